@@ -1,0 +1,140 @@
+# diagc top-level Makefile.
+#
+#   make            build lib/libdiagc.a and bin/diagc (installs missing
+#                   system packages first via scripts/install-deps.sh)
+#   make test       run tests/run (make test T=lexer runs a subset)
+#   make demo       run the two examples
+#   make bench      run bench/run if present
+#   make lexer-check  regenerate generator/lexer/c_lexer.c and fail if it differs
+#   make clean
+#
+# Objects go under build/.  Safe with -j.
+
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+
+AR ?= ar
+RE2C := $(shell command -v re2c 2>/dev/null)
+RE2C_FLAGS := -W -Werror --no-generation-date --no-version
+
+DEPFLAGS = -MMD -MP
+HOST_CFLAGS := -std=c99 -Wall -Wextra -Werror -pedantic -O2
+RT_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -pedantic -Iruntime/include -fPIC -pthread
+ASAN_CFLAGS := -std=c11 -g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+               -Wall -Wextra -Iruntime/include -pthread
+
+# Evaluated once, on first use (after `deps` may have installed LuaJIT).
+LUAJIT_CFLAGS = $(eval LUAJIT_CFLAGS := $(shell pkg-config --cflags luajit))$(LUAJIT_CFLAGS)
+LUAJIT_LIBS = $(eval LUAJIT_LIBS := $(shell pkg-config --libs luajit))$(LUAJIT_LIBS)
+
+TCC_LIB_DIR := $(or $(DIAGC_TCC_LIB),/usr/lib/x86_64-linux-gnu/tcc)
+
+RUNTIME_SRCS := $(sort $(wildcard runtime/src/*.c))
+RUNTIME_OBJS := $(patsubst runtime/src/%.c,build/runtime/%.o,$(RUNTIME_SRCS))
+ASAN_OBJS := $(patsubst runtime/src/%.c,build/asan/runtime/%.o,$(RUNTIME_SRCS))
+LEXER_RE := generator/lexer/c_lexer.re
+LEXER_C := generator/lexer/c_lexer.c
+HOST_OBJS := build/host/main.o build/host/c_lexer.o
+
+.PHONY: all test demo bench lexer-check clean deps asan-runtime FORCE
+
+all: lib/libdiagc.a bin/diagc
+
+# ---------------------------------------------------------------------------
+# System packages: a cheap check; the install script runs only if it fails.
+
+CHECK_DEPS = command -v $(firstword $(CC)) >/dev/null 2>&1 \
+  && command -v $(AR) >/dev/null 2>&1 \
+  && command -v pkg-config >/dev/null 2>&1 \
+  && pkg-config --exists luajit \
+  && echo '\#include <libtcc.h>' | $(CC) -E -x c - >/dev/null 2>&1 \
+  && test -f "$$($(CC) -print-file-name=libtcc.a)" \
+  && test -f $(TCC_LIB_DIR)/libtcc1.a
+
+deps:
+	@$(CHECK_DEPS) || bash scripts/install-deps.sh
+
+# ---------------------------------------------------------------------------
+# Runtime library
+
+# Rewritten only when the list of runtime sources changes, so that removing
+# a source rebuilds the archive.
+build/runtime.list: FORCE
+	@mkdir -p $(@D)
+	@echo '$(RUNTIME_SRCS)' | cmp -s - $@ || echo '$(RUNTIME_SRCS)' > $@
+
+build/runtime/%.o: runtime/src/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(RT_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+lib/libdiagc.a: $(RUNTIME_OBJS) build/runtime.list
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $(RUNTIME_OBJS)
+
+# Sanitized copy of the runtime for tests/c (tests/run builds it).
+build/asan/runtime/%.o: runtime/src/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+build/asan/libdiagc.a: $(ASAN_OBJS) build/runtime.list
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $(ASAN_OBJS)
+
+asan-runtime: build/asan/libdiagc.a
+
+# ---------------------------------------------------------------------------
+# bin/diagc
+
+ifneq ($(RE2C),)
+# (re2c writes the output's name into #line directives: generate in place)
+$(LEXER_C): $(LEXER_RE)
+	$(RE2C) $(RE2C_FLAGS) -o $@ $< && chmod 644 $@
+endif
+
+build/host/main.o: generator/host/main.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Igenerator/lexer $(LUAJIT_CFLAGS) -c $< -o $@
+
+build/host/c_lexer.o: $(LEXER_C) | deps
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Igenerator/lexer -c $< -o $@
+
+# -rdynamic and the whole
+# runtime archive let TinyCC-compiled code and LuaJIT's ffi.C find diagc_*.
+bin/diagc: $(HOST_OBJS) lib/libdiagc.a
+	@mkdir -p $(@D)
+	$(CC) -rdynamic $(LDFLAGS) -o $@ $(HOST_OBJS) \
+	  -Wl,--whole-archive lib/libdiagc.a -Wl,--no-whole-archive \
+	  $(LUAJIT_LIBS) -ltcc -ldl -lm -lpthread
+
+# ---------------------------------------------------------------------------
+
+test: all asan-runtime
+	tests/run $(T)
+
+demo: all
+	bin/diagc run examples/discrete_counter.lua --until 0.06
+	bin/diagc run examples/pendulum.lua --until 2
+
+bench: all
+	@if [ -x bench/run ]; then bench/run; \
+	elif [ -f bench/run ]; then bash bench/run; \
+	else echo "make bench: no bench/run"; fi
+
+lexer-check:
+	@command -v re2c >/dev/null 2>&1 || { echo "lexer-check: re2c is not installed" >&2; exit 1; }
+	@mkdir -p build
+	@cp -p $(LEXER_C) build/c_lexer.saved.c
+	re2c $(RE2C_FLAGS) -o $(LEXER_C) $(LEXER_RE) && chmod 644 $(LEXER_C)
+	@# unchanged: keep the old mtime so nothing is rebuilt
+	@if cmp -s build/c_lexer.saved.c $(LEXER_C); then touch -r build/c_lexer.saved.c $(LEXER_C); fi
+	git diff --exit-code -- $(LEXER_C)
+
+clean:
+	rm -rf build
+	rm -f bin/diagc lib/libdiagc.a
+	-rmdir bin lib 2>/dev/null || true
+
+-include $(RUNTIME_OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(HOST_OBJS:.o=.d)

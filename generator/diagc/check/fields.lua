@@ -1,0 +1,134 @@
+-- check/fields.lua: validation of one declaration's fields.
+local errors = require("diagc.errors")
+local util = require("diagc.util")
+
+local M = {}
+
+local C_KEYWORDS = {}
+for w in ([[auto break case char const continue default do double else enum extern
+  float for goto if inline int long register restrict return short signed sizeof static
+  struct switch typedef union unsigned void volatile while _Bool _Complex _Imaginary
+  main NULL]]):gmatch("%S+") do C_KEYWORDS[w] = true end
+M.C_KEYWORDS = C_KEYWORDS
+
+-- Only these keys (besides positional ones up to npos) are allowed.
+function M.only(item, allowed, npos)
+  npos = npos or 0
+  local set = {}
+  for _, k in ipairs(allowed) do set[k] = true end
+  for _, k in ipairs(util.sorted_keys(item.args)) do
+    if type(k) == "number" then
+      if k < 1 or k > npos or math.floor(k) ~= k then
+        if npos == 0 then
+          errors.raise(item.loc, "%s takes only named fields (%s)", item._item,
+            table.concat(allowed, ", "))
+        end
+        errors.raise(item.loc, "%s takes %d positional value%s; found one at position %s",
+          item._item, npos, npos == 1 and "" or "s", tostring(k))
+      end
+    elseif not set[k] then
+      local best = util.suggest(tostring(k), allowed)
+      errors.raise(item.loc, "%s has no field '%s'%s", item._item, tostring(k),
+        best and string.format("; did you mean '%s'?", best)
+          or string.format(" (fields: %s)", table.concat(allowed, ", ")))
+    end
+  end
+end
+
+function M.identifier(loc, what, s)
+  if type(s) ~= "string" then
+    errors.raise(loc, "%s must be a string name, got %s", what, type(s))
+  end
+  if not s:match("^[A-Za-z][A-Za-z0-9_]*$") then
+    errors.raise(loc, "%s '%s' is not a valid name: use letters, digits and _ starting with a letter", what, s)
+  end
+  if s:find("__", 1, true) then
+    errors.raise(loc, "%s '%s' contains '__', which diagc reserves for path separators", what, s)
+  end
+  if C_KEYWORDS[s] then
+    errors.raise(loc, "%s '%s' is a C keyword; choose another name", what, s)
+  end
+  return s
+end
+
+-- The name of a declaration: args[1] or args.name.
+function M.name(item, what)
+  local n = item.args[1]
+  if n == nil then n = item.args.name end
+  if n == nil then
+    errors.raise(item.loc, "%s needs a name, as in %s { \"name\", ... }", item._item, item._item)
+  end
+  return M.identifier(item.loc, what or (item._item .. " name"), n)
+end
+
+function M.positive_int(loc, what, v)
+  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v > 1e7 then
+    errors.raise(loc, "%s must be a positive integer, got %s", what, tostring(v))
+  end
+  return v
+end
+
+function M.number(loc, what, v)
+  if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
+    errors.raise(loc, "%s must be a finite number, got %s", what, tostring(v))
+  end
+  return v
+end
+
+-- A vector of finite numbers; a single number is accepted as a 1-vector.
+function M.vector(loc, what, v, size)
+  if type(v) == "number" then v = { v } end
+  if type(v) ~= "table" then
+    errors.raise(loc, "%s must be a list of numbers such as {0, 1}, got %s", what, type(v))
+  end
+  local out = {}
+  local n = #v
+  for k in pairs(v) do
+    if type(k) ~= "number" or k < 1 or k > n or k ~= math.floor(k) then
+      errors.raise(loc, "%s must be a plain list of numbers such as {0, 1}", what)
+    end
+  end
+  for i = 1, n do out[i] = M.number(loc, what .. "[" .. (i - 1) .. "]", v[i]) end
+  if size and n ~= size then
+    errors.raise(loc, "%s has %d value%s but the size is %d", what, n, n == 1 and "" or "s", size)
+  end
+  if n == 0 then errors.raise(loc, "%s is empty; give at least one value", what) end
+  return out
+end
+
+function M.c_code(loc, what, v)
+  if type(v) ~= "string" then
+    errors.raise(loc, "%s must be a string of C statements (use [[ ... ]]), got %s", what, type(v))
+  end
+  return v
+end
+
+function M.c_type(loc, what, v)
+  if type(v) ~= "string" or not v:match("^[%w_ ]+[%w_]$") then
+    errors.raise(loc, "%s must be a C type name such as \"my_struct\" or \"int\", got %s",
+      what, type(v) == "string" and ("'" .. v .. "'") or type(v))
+  end
+  return v
+end
+
+-- Find where a calc body's text sits in its spec file: {file, line, col}.
+function M.locate(sources, loc, text)
+  local src = sources[loc.file]
+  if not src or text == "" then return { file = loc.file, line = loc.line, col = 1 } end
+  local pos, line = 1, 1
+  while line < loc.line do
+    local nl = src:find("\n", pos, true)
+    if not nl then break end
+    pos, line = nl + 1, line + 1
+  end
+  local s = src:find(text, pos, true)
+  if not s then return { file = loc.file, line = loc.line, col = 1 } end
+  local before = src:sub(pos, s - 1)
+  local l = line
+  for _ in before:gmatch("\n") do l = l + 1 end
+  local last_nl = before:match(".*()\n")
+  local col = last_nl and (s - (pos + last_nl - 1)) or (s - pos + 1)
+  return { file = loc.file, line = l, col = col }
+end
+
+return M

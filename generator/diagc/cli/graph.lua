@@ -1,0 +1,74 @@
+-- cli/graph.lua: diagc graph SPEC.lua -- the diagram and its ticket graph
+-- as Graphviz DOT.  One cluster per (sub)context; inside, the trackers that
+-- take part in some subscription; edges point from a prerequisite to its
+-- subscriber (the direction invalidation travels).
+local errors = require("diagc.errors")
+local cli = require("diagc.cli.main")
+local compile = require("diagc.compile")
+
+local M = {}
+
+local function q(s) return '"' .. tostring(s):gsub('[\\"]', "\\%0") .. '"' end
+
+function M.dot(gen, all)
+  local F, G = gen.flat, gen.graph
+  local lines = { "digraph " .. q(gen.prefix) .. " {", "  rankdir=LR;", "  node [fontsize=10];" }
+  local used = {}
+  for _, n in ipairs(G.nodes) do
+    if all or #n.subs > 0 or #n.pres > 0 then used[n.id] = true end
+  end
+  local function emit_ctx(ctx, indent)
+    local label = ctx.path == "" and ("diagram " .. ctx.type.name)
+      or (ctx.path .. " (" .. ctx.kind .. " " .. ctx.type.name .. ")")
+    lines[#lines + 1] = indent .. "subgraph " .. q("cluster_" .. ctx.id) .. " {"
+    lines[#lines + 1] = indent .. "  label=" .. q(label) .. ";"
+    for _, n in ipairs(G.nodes) do
+      if n.ctx == ctx and used[n.id] then
+        local attrs = {}
+        if n.entry then
+          attrs[#attrs + 1] = "shape=box, style=filled, fillcolor=lightyellow"
+        elseif n.name:match("^input:") or n.name:match("^output:") then
+          attrs[#attrs + 1] = "shape=cds"
+        elseif n.name:match("^fixed:") then
+          attrs[#attrs + 1] = "shape=note"
+        else
+          attrs[#attrs + 1] = "shape=ellipse"
+        end
+        if n.suppressed then attrs[#attrs + 1] = "style=dashed, fontcolor=gray" end
+        lines[#lines + 1] = string.format("%s  n%d [label=%s, %s];", indent, n.id, q(n.name),
+          table.concat(attrs, ", "))
+      end
+    end
+    for _, ch in ipairs(ctx.children) do emit_ctx(ch, indent .. "  ") end
+    lines[#lines + 1] = indent .. "}"
+  end
+  emit_ctx(F.root, "  ")
+  for _, n in ipairs(G.nodes) do
+    for _, s in ipairs(n.subs) do
+      if used[n.id] and used[s.id] then
+        local style = (n.ctx ~= s.ctx) and " [color=blue, penwidth=1.5]" or ""
+        lines[#lines + 1] = string.format("  n%d -> n%d%s;", n.id, s.id, style)
+      end
+    end
+  end
+  lines[#lines + 1] = "}"
+  return table.concat(lines, "\n") .. "\n"
+end
+
+function M.main(args)
+  local o, pos = cli.parse(args, { flags = { ["-o"] = true, ["--all"] = false } }, "diagc graph")
+  if #pos ~= 1 then errors.raise(nil, "diagc graph: expected one spec file") end
+  local gen = compile.compile(pos[1], {})
+  local text = M.dot(gen, o["--all"])
+  if o["-o"] then
+    local f, err = io.open(o["-o"], "wb")
+    if not f then errors.raise(nil, "cannot write '%s': %s", o["-o"], tostring(err)) end
+    f:write(text)
+    f:close()
+  else
+    io.stdout:write(text)
+  end
+  return 0
+end
+
+return M

@@ -1,0 +1,37 @@
+-- coder/emit.lua: a line buffer that knows its own line numbers, so calc
+-- bodies can be wrapped in #line directives pointing at the spec.
+local M = {}
+M.__index = M
+
+function M.new(file_name)
+  return setmetatable({ lines = {}, file = file_name }, M)
+end
+
+function M:line(s)
+  self.lines[#self.lines + 1] = s or ""
+end
+
+function M:linef(fmt, ...)
+  self.lines[#self.lines + 1] = string.format(fmt, ...)
+end
+
+-- A user's C text at its spec location: columns are kept by padding the
+-- first line to the column where the text started in the spec.
+function M:user_code(text, loc, indent)
+  local body = text:gsub("\r", "")
+  self:linef('#line %d "%s"', loc.line, loc.file)
+  local first = true
+  for l in (body .. "\n"):gmatch("(.-)\n") do
+    if first and loc.col and loc.col > 1 then l = string.rep(" ", loc.col - 1) .. l end
+    self:line(first and l or l)
+    first = false
+  end
+  self:linef('#line %d "%s"', #self.lines + 2, self.file)
+  local _ = indent
+end
+
+function M:text()
+  return table.concat(self.lines, "\n") .. "\n"
+end
+
+return M

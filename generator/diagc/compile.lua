@@ -1,0 +1,53 @@
+-- compile.lua: the whole pipeline, one stage per module:
+--   spec.load -> check -> flatten -> tickets.graph -> tickets.loops
+--   -> masks -> coder.c_model
+local M = {}
+
+M.VERSION = "0.1.0"
+
+local function host_lexer()
+  local ok, host = pcall(require, "diagc_host")
+  if ok and host.lex_c then return host.lex_c end
+  return nil
+end
+
+-- Sanitize a name into a C identifier prefix.
+function M.prefix_of(name)
+  local p = name:gsub("[^%w_]", "_")
+  if not p:match("^[A-Za-z]") then p = "m_" .. p end
+  return p
+end
+
+-- opts: {prefix=, header_name=, source_name=, spec_name=}
+-- Returns {header=, source=, prefix=, flat=, entry_points=, model=}
+function M.compile(path, opts)
+  opts = opts or {}
+  local loaded = require("diagc.spec.load").load(path)
+  return M.compile_loaded(loaded, opts)
+end
+
+function M.compile_loaded(loaded, opts)
+  local model = require("diagc.check").check(loaded)
+  local F = require("diagc.flatten").flatten(model)
+  local G = require("diagc.tickets.graph").build(F)
+  require("diagc.tickets.loops").compute(F)
+  local eps = require("diagc.masks").compute(F, G)
+  local prefix = opts.prefix or M.prefix_of(model.root.name)
+  local header_name = opts.header_name or (prefix .. ".h")
+  local gen = require("diagc.coder.c_model").generate(F, eps, {
+    prefix = prefix,
+    header_name = header_name,
+    source_name = opts.source_name or (prefix .. ".c"),
+    spec_name = opts.spec_name or loaded.main,
+    version = M.VERSION,
+    leaf_types = model.leaf_types,
+    sources = loaded.sources,
+    lex = opts.lex == nil and host_lexer() or opts.lex or nil,
+    default_accuracy = 1e-4,
+  })
+  gen.header_name = header_name
+  gen.prefix, gen.flat, gen.entry_points, gen.model, gen.graph = prefix, F, eps, model, G
+  return gen
+end
+
+return M

@@ -1,0 +1,72 @@
+-- driver.lua: the diagc command line.  Dispatches to a subcommand and
+-- turns diagc errors into one line on stderr and exit status 2.
+local errors = require("diagc.errors")
+local compile = require("diagc.compile")
+
+local M = {}
+
+local USAGE = [[
+usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check]
+       diagc run SPEC.lua [--until T] [--csv FILE] [--integrator NAME] [--step H]
+                          [--accuracy A] [-p system.param=value ...] [--stats]
+       diagc graph SPEC.lua [-o FILE.dot] [--all]
+       diagc test [FILE|DIR ...] [--filter PATTERN]
+       diagc --help | --version
+
+  SPEC.lua -o OUT.c  generate OUT.c and OUT.h (C99, no heap, no globals)
+  run                compile in-process with TinyCC, simulate, print logged
+                     outputs as CSV (header t,<logger names>)
+  graph              the diagram and its ticket graph as Graphviz DOT
+  test               run Lua test files that JIT-compile models
+  --debug            show Lua tracebacks for errors (any command)
+]]
+
+local function out(s) io.stdout:write(s) end
+
+local subcommands = {
+  run = "diagc.cli.run",
+  graph = "diagc.cli.graph",
+  test = "diagc.testing.runner",
+}
+
+function M.main(args)
+  local debug_mode = false
+  local rest = {}
+  for _, a in ipairs(args) do
+    if a == "--debug" then debug_mode = true else rest[#rest + 1] = a end
+  end
+  args = rest
+  if #args == 0 or args[1] == "--help" or args[1] == "-h" or args[1] == "help" then
+    out(USAGE)
+    return #args == 0 and 2 or 0
+  end
+  if args[1] == "--version" then
+    out("diagc " .. compile.VERSION .. "\n")
+    return 0
+  end
+  local ok, res = xpcall(function()
+    local sub = subcommands[args[1]]
+    if sub then
+      local a = {}
+      for i = 2, #args do a[#a + 1] = args[i] end
+      return require(sub).main(a, { debug = debug_mode })
+    end
+    return require("diagc.cli.generate").main(args, { debug = debug_mode })
+  end, function(e)
+    if errors.is(e) then
+      if debug_mode then e.trace = debug.traceback("", 2) end
+      return e
+    end
+    return { internal = true, msg = tostring(e), trace = debug.traceback("", 2) }
+  end)
+  if ok then return res or 0 end
+  if errors.is(res) then
+    io.stderr:write("diagc: " .. errors.format(res) .. "\n")
+    if res.trace then io.stderr:write(res.trace .. "\n") end
+    return 2
+  end
+  io.stderr:write("diagc: internal error: " .. res.msg .. "\n" .. res.trace .. "\n")
+  return 70
+end
+
+return M

@@ -1,0 +1,57 @@
+-- jit.lua: compile generated C in-process with libtcc (through the host
+-- executable) and hand back the model's symbols.
+local errors = require("diagc.errors")
+
+local M = {}
+
+local cache = {} -- content hash -> compiled state (kept alive for the run)
+
+local function host()
+  local ok, h = pcall(require, "diagc_host")
+  if not ok then
+    errors.raise(nil, "the JIT needs the diagc executable (bin/diagc); run diagc from there")
+  end
+  return h
+end
+
+-- One translation unit: the header inlined where the source includes it.
+function M.unit(gen)
+  local inc = '#include "' .. gen.header_name .. '"'
+  local s, e = gen.source:find(inc, 1, true)
+  return gen.source:sub(1, s - 1) .. gen.header .. gen.source:sub(e + 1)
+end
+
+-- Turn tcc's messages into one diagc error (the first error wins).
+local function compile_error(msgs)
+  for line in (msgs .. "\n"):gmatch("(.-)\n") do
+    local file, l, rest = line:match("^(.-):(%d+): error: (.*)$")
+    if file then
+      errors.raise({ file = file, line = tonumber(l) }, "C error in generated code: %s", rest)
+    end
+  end
+  errors.raise(nil, "C compilation failed: %s", msgs:gsub("\n", "; "))
+end
+
+-- Compile a generated model; returns {state=, symbol=fn(name)}.
+function M.compile(gen, opts)
+  opts = opts or {}
+  local unit = M.unit(gen)
+  local key = unit .. "\0" .. (opts.options or "")
+  local hit = cache[key]
+  if hit then return hit end
+  local h = host()
+  local state, msgs = h.tcc_compile(unit, {
+    options = opts.options or "-Wall",
+    name = gen.prefix .. ".c",
+    defines = opts.defines,
+  })
+  if not state then compile_error(msgs or "unknown error") end
+  local r = {
+    state = state,
+    symbol = function(name) return h.tcc_symbol(state, name) end,
+  }
+  cache[key] = r
+  return r
+end
+
+return M

@@ -1,0 +1,107 @@
+-- tickets/loops.lua: evaluation dependencies between cache entries, and
+-- algebraic-loop detection.  An entry's eval must first evaluate the
+-- entries its calc reads (listed cache entries, built-in values, and the
+-- outputs that drive its input ports).  A cycle here is an algebraic loop
+-- (through direct-feedthrough ports) or a cycle of cache entries.
+local errors = require("diagc.errors")
+local scope = require("diagc.tickets.scope")
+
+local M = {}
+
+local function entry_path(e)
+  return e.ctx.path == "" and e.name or (e.ctx.path .. "." .. e.name)
+end
+M.entry_path = entry_path
+
+-- Resolve a calc's read parameters, in a leaf context, to eval deps:
+-- returns list of {entry=, via=input port path or nil, loc=}
+function M.calc_deps(F, ctx, params)
+  local deps, seen = {}, {}
+  local function add(e, via, loc)
+    if e and not seen[e] then
+      seen[e] = true
+      deps[#deps + 1] = { entry = e, via = via, loc = loc }
+    end
+  end
+  for _, p in ipairs(params) do
+    local k = p.key
+    if k:match("^input:") then
+      local port = k:sub(7)
+      local r = F.resolve_input(ctx, port)
+      local src = ctx.input_src[port]
+      add(r.entry, (ctx.path == "" and port or (ctx.path .. "." .. port)), src.loc or ctx.loc)
+    elseif k:match("^cache:") then
+      add(ctx.entries[k])
+    elseif k:match("^builtin:xcdot") then
+      add(ctx.entries.xcdot)
+    elseif k:match("^builtin:") then
+      add(ctx.entries[k:sub(9)])
+    end
+  end
+  return deps
+end
+
+function M.compute(F)
+  for _, e in ipairs(F.entries) do
+    if e.calc then
+      e.params = scope.params(e.ctx.type, e.calc)
+      e.deps = M.calc_deps(F, e.ctx, e.params)
+    else
+      e.deps = {}
+      for _, p in ipairs(e.parts) do e.deps[#e.deps + 1] = { entry = p } end
+    end
+  end
+  -- cycle detection (iterative DFS)
+  local color, parent, parent_dep = {}, {}, {}
+  for _, root in ipairs(F.entries) do
+    if not color[root] then
+      local stack = { { e = root, i = 0 } }
+      color[root] = 1
+      while #stack > 0 do
+        local top = stack[#stack]
+        top.i = top.i + 1
+        local d = top.e.deps[top.i]
+        if not d then
+          color[top.e] = 2
+          stack[#stack] = nil
+        else
+          local n = d.entry
+          if color[n] == 1 then
+            -- back edge top.e -> n: the cycle is n ... top.e -> n
+            local chain = {}
+            local cur, dep = top.e, d
+            while true do
+              table.insert(chain, 1, { e = cur, dep = dep })
+              if cur == n then break end
+              dep = parent_dep[cur]
+              cur = parent[cur]
+            end
+            -- chain[i].e reads chain[i].dep.entry; print in data-flow order
+            local names, loc = {}, nil
+            for i = #chain, 1, -1 do
+              local c = chain[i]
+              names[#names + 1] = entry_path(c.dep.entry)
+              if c.dep.via then names[#names + 1] = c.dep.via; loc = loc or c.dep.loc end
+            end
+            names[#names + 1] = names[1]
+            local is_ports = false
+            for _, c in ipairs(chain) do if c.dep.via then is_ports = true end end
+            if is_ports then
+              errors.raise(loc, "algebraic loop through direct-feedthrough ports: %s; break it with "
+                .. "a state (e.g. a discrete delay) or narrow the prerequisites of an output so it "
+                .. "does not read its inputs", table.concat(names, " → "))
+            end
+            errors.raise(chain[1].e.calc and chain[1].e.calc.loc or nil,
+              "cycle of cache entries: %s", table.concat(names, " → "))
+          elseif not color[n] then
+            color[n] = 1
+            parent[n], parent_dep[n] = top.e, d
+            stack[#stack + 1] = { e = n, i = 0 }
+          end
+        end
+      end
+    end
+  end
+end
+
+return M

@@ -1,0 +1,65 @@
+-- util.lua: small helpers shared by the stages.
+local M = {}
+
+function M.edit_distance(a, b)
+  a, b = tostring(a), tostring(b)
+  local la, lb = #a, #b
+  if math.abs(la - lb) > 3 then return 99 end
+  local prev = {}
+  for j = 0, lb do prev[j] = j end
+  for i = 1, la do
+    local cur = { [0] = i }
+    for j = 1, lb do
+      local cost = (a:sub(i, i) == b:sub(j, j)) and 0 or 1
+      cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+    end
+    prev = cur
+  end
+  return prev[lb]
+end
+
+-- closest candidate within distance 2, or nil
+function M.suggest(name, candidates)
+  local best, bestd = nil, 3
+  for _, c in ipairs(candidates) do
+    local d = M.edit_distance(name, c)
+    if d < bestd then best, bestd = c, d end
+  end
+  return best
+end
+
+-- Shortest decimal that reads back as the same double, as a C literal.
+function M.c_double(x)
+  if x ~= x then error("NaN has no C literal") end
+  if x == math.huge then return "HUGE_VAL" end
+  if x == -math.huge then return "(-HUGE_VAL)" end
+  if x == 0 then return (1 / x < 0) and "-0.0" or "0.0" end
+  local s
+  for p = 1, 17 do
+    s = string.format("%." .. p .. "g", x)
+    if tonumber(s) == x then break end
+  end
+  if not s:find("[%.eEn]") then s = s .. ".0" end
+  return s
+end
+
+function M.c_string(s)
+  return '"' .. s:gsub('[\\"]', "\\%0"):gsub("\n", "\\n") .. '"'
+end
+
+function M.sorted_keys(t)
+  local ks = {}
+  for k in pairs(t) do ks[#ks + 1] = k end
+  table.sort(ks, function(a, b) return tostring(a) < tostring(b) end)
+  return ks
+end
+
+function M.dirname(p)
+  return p:match("^(.*)/[^/]*$") or "."
+end
+
+function M.basename(p)
+  return p:match("([^/]*)$")
+end
+
+return M

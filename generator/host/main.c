@@ -1,0 +1,584 @@
+/* generator/host/main.c: bin/diagc, a LuaJIT host with an embedded TinyCC.
+ *
+ * Runs require("diagc.driver").main(args) with package.path rooted at
+ * ROOT/generator and the C module `diagc_host` preloaded:
+ *
+ *   root()                      -> ROOT
+ *   tcc_compile(source[, opts]) -> handle[, warnings] | nil, errors
+ *       opts.include_paths = {dir, ...}, opts.defines = {NAME = "value"|true},
+ *       opts.options = "-Wall -Werror", opts.name = "chunk name"
+ *   tcc_symbol(handle, name)    -> lightuserdata | nil
+ *   lex_c(text)                 -> {{kind=, text=, line=, col=}, ...} | nil, "line:col: message"
+ *   write_file_atomic(path, s)  -> true | nil, err
+ *   isatty(fd)                  -> boolean
+ *   now()                       -> monotonic seconds (double)
+ *
+ * Code compiled by tcc_compile stays valid while its handle is reachable;
+ * the handle's __gc frees it.  Undefined symbols in that code resolve
+ * against this executable (linked -rdynamic with the whole runtime
+ * library) and the shared libraries it loaded (libc, libm, libdl).
+ */
+#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include <libtcc.h>
+
+#include "c_lexer.h"
+
+#define EXIT_INTERNAL 70
+#define TCC_HANDLE_MT "diagc_host.tcc_state"
+#define DEFAULT_TCC_LIB "/usr/lib/x86_64-linux-gnu/tcc"
+
+static char *g_root;
+
+/* ------------------------------------------------------------------ */
+/* Small helpers                                                       */
+
+static char *xstrdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p == NULL) {
+    fputs("diagc: out of memory\n", stderr);
+    exit(EXIT_INTERNAL);
+  }
+  memcpy(p, s, n);
+  return p;
+}
+
+/* Removes the last path component of `path` in place ("/a/b" -> "/a",
+ * "/a" -> "/"). */
+static void strip_component(char *path) {
+  char *slash = strrchr(path, '/');
+  if (slash == NULL) {
+    strcpy(path, ".");
+  } else if (slash == path) {
+    path[1] = '\0';
+  } else {
+    *slash = '\0';
+  }
+}
+
+static char *find_root(const char *argv0) {
+  const char *env = getenv("DIAGC_ROOT");
+  char *exe;
+  size_t n;
+  if (env != NULL && env[0] != '\0') {
+    char *root = xstrdup(env);
+    n = strlen(root);
+    while (n > 1 && root[n - 1] == '/') root[--n] = '\0';
+    return root;
+  }
+  exe = realpath("/proc/self/exe", NULL);
+  if (exe == NULL && argv0 != NULL) exe = realpath(argv0, NULL);
+  if (exe == NULL) return xstrdup(".");
+  strip_component(exe); /* ROOT/bin */
+  strip_component(exe); /* ROOT */
+  return exe;
+}
+
+/* ------------------------------------------------------------------ */
+/* TinyCC                                                              */
+
+typedef struct tcc_handle {
+  TCCState *s;
+  int relocated;
+  char *msgs; /* every error/warning, joined with "\n" */
+  size_t len, cap;
+} tcc_handle;
+
+static void tcc_on_message(void *opaque, const char *msg) {
+  tcc_handle *h = opaque;
+  size_t n = strlen(msg), need = h->len + n + 2;
+  if (need > h->cap) {
+    size_t cap = h->cap ? h->cap : 256;
+    char *p;
+    while (cap < need) cap *= 2;
+    p = realloc(h->msgs, cap);
+    if (p == NULL) return; /* drop the message rather than fail inside tcc */
+    h->msgs = p;
+    h->cap = cap;
+  }
+  if (h->len > 0) h->msgs[h->len++] = '\n';
+  memcpy(h->msgs + h->len, msg, n);
+  h->len += n;
+  h->msgs[h->len] = '\0';
+}
+
+static void tcc_handle_free(tcc_handle *h) {
+  if (h->s != NULL) tcc_delete(h->s);
+  h->s = NULL;
+  h->relocated = 0;
+  free(h->msgs);
+  h->msgs = NULL;
+  h->len = h->cap = 0;
+}
+
+static int tcc_handle_gc(lua_State *L) {
+  tcc_handle *h = luaL_checkudata(L, 1, TCC_HANDLE_MT);
+  tcc_handle_free(h);
+  return 0;
+}
+
+static int tcc_handle_tostring(lua_State *L) {
+  tcc_handle *h = luaL_checkudata(L, 1, TCC_HANDLE_MT);
+  lua_pushfstring(L, "tcc_state (%s%p)", h->s ? "" : "closed, ", (void *)h);
+  return 1;
+}
+
+static const char *tcc_lib_dir(void) {
+  const char *env = getenv("DIAGC_TCC_LIB");
+  return (env != NULL && env[0] != '\0') ? env : DEFAULT_TCC_LIB;
+}
+
+/* tcc_set_options() calls exit(1) on an unknown option (a fatal tcc_error
+ * outside of compilation).  So each distinct options string is first tried
+ * in a forked child; returns 1 if it is safe, else 0 with the child's
+ * messages in `err`.  Accepted strings are remembered. */
+static char *g_ok_options[16];
+
+static void tcc_on_message_fd(void *opaque, const char *msg) {
+  int fd = *(int *)opaque;
+  size_t n = strlen(msg), off = 0;
+  while (off < n) {
+    ssize_t w = write(fd, msg + off, n - off);
+    if (w <= 0) return;
+    off += (size_t)w;
+  }
+  if (write(fd, "\n", 1) < 0) return;
+}
+
+static int tcc_options_ok(const char *options, char *err, size_t errcap) {
+  int fds[2], status = 0, i;
+  size_t n = 0;
+  ssize_t r;
+  pid_t pid;
+  err[0] = '\0';
+  for (i = 0; i < 16 && g_ok_options[i] != NULL; i++)
+    if (strcmp(g_ok_options[i], options) == 0) return 1;
+  if (pipe(fds) != 0) return 1; /* cannot check: let tcc have it */
+  fflush(NULL);
+  pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return 1;
+  }
+  if (pid == 0) {
+    TCCState *s;
+    close(fds[0]);
+    s = tcc_new();
+    if (s != NULL) {
+      tcc_set_error_func(s, &fds[1], tcc_on_message_fd);
+      tcc_set_options(s, options);
+      tcc_delete(s);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  for (;;) {
+    r = read(fds[0], err + n, errcap - 1 - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    n += (size_t)r;
+    if (n >= errcap - 1) break;
+  }
+  err[n] = '\0';
+  while (n > 0 && err[n - 1] == '\n') err[--n] = '\0';
+  close(fds[0]);
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    for (i = 0; i < 16; i++) {
+      if (g_ok_options[i] == NULL) {
+        g_ok_options[i] = xstrdup(options);
+        break;
+      }
+    }
+    return 1;
+  }
+  return 0;
+}
+
+/* Pushes nil and the collected messages (or a generic one); frees h. */
+static int tcc_fail(lua_State *L, tcc_handle *h, const char *name, const char *what) {
+  lua_pushnil(L);
+  if (h->len > 0)
+    lua_pushlstring(L, h->msgs, h->len);
+  else
+    lua_pushfstring(L, "%s: %s", name, what);
+  tcc_handle_free(h);
+  return 2;
+}
+
+/* Reads opts[field] as an optional string (nil if absent). */
+static const char *opt_string(lua_State *L, int opts, const char *field) {
+  const char *s = NULL;
+  if (opts == 0) return NULL;
+  lua_getfield(L, opts, field);
+  if (!lua_isnil(L, -1)) {
+    if (lua_type(L, -1) != LUA_TSTRING)
+      luaL_error(L, "tcc_compile: opts.%s must be a string", field);
+    s = lua_tostring(L, -1); /* kept alive by the opts table */
+  }
+  lua_pop(L, 1);
+  return s;
+}
+
+static int l_tcc_compile(lua_State *L) {
+  size_t srclen;
+  const char *src = luaL_checklstring(L, 1, &srclen);
+  int opts = 0;
+  const char *name, *options, *lib = tcc_lib_dir();
+  tcc_handle *h;
+
+  if (!lua_isnoneornil(L, 2)) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    opts = 2;
+  }
+  name = opt_string(L, opts, "name");
+  if (name == NULL) name = "<string>";
+  options = opt_string(L, opts, "options");
+  if (memchr(src, '\0', srclen) != NULL) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: source contains a NUL byte", name);
+    return 2;
+  }
+  if (options != NULL) {
+    char err[1024];
+    if (!tcc_options_ok(options, err, sizeof err)) {
+      lua_pushnil(L);
+      if (err[0] != '\0')
+        lua_pushstring(L, err);
+      else
+        lua_pushfstring(L, "%s: invalid tcc options \"%s\"", name, options);
+      return 2;
+    }
+  }
+
+  h = lua_newuserdata(L, sizeof *h);
+  memset(h, 0, sizeof *h);
+  luaL_getmetatable(L, TCC_HANDLE_MT);
+  lua_setmetatable(L, -2);
+  /* From here on a Lua error leaves h to the garbage collector. */
+
+  h->s = tcc_new();
+  if (h->s == NULL) return tcc_fail(L, h, name, "tcc_new failed");
+  tcc_set_error_func(h->s, h, tcc_on_message);
+  tcc_set_lib_path(h->s, lib);
+  if (options != NULL) tcc_set_options(h->s, options);
+  if (tcc_set_output_type(h->s, TCC_OUTPUT_MEMORY) < 0)
+    return tcc_fail(L, h, name, "tcc_set_output_type failed");
+
+  lua_pushfstring(L, "%s/include", lib);
+  tcc_add_sysinclude_path(h->s, lua_tostring(L, -1));
+  lua_pop(L, 1);
+  lua_pushfstring(L, "%s/runtime/include", g_root);
+  tcc_add_include_path(h->s, lua_tostring(L, -1));
+  lua_pop(L, 1);
+
+  if (opts != 0) {
+    lua_getfield(L, opts, "include_paths");
+    if (!lua_isnil(L, -1)) {
+      int i, n;
+      luaL_checktype(L, -1, LUA_TTABLE);
+      n = (int)lua_objlen(L, -1);
+      for (i = 1; i <= n; i++) {
+        lua_rawgeti(L, -1, i);
+        if (lua_type(L, -1) != LUA_TSTRING)
+          return luaL_error(L, "tcc_compile: opts.include_paths[%d] must be a string", i);
+        tcc_add_include_path(h->s, lua_tostring(L, -1));
+        lua_pop(L, 1);
+      }
+    }
+    lua_pop(L, 1);
+
+    lua_getfield(L, opts, "defines");
+    if (!lua_isnil(L, -1)) {
+      int t = lua_gettop(L);
+      luaL_checktype(L, t, LUA_TTABLE);
+      lua_pushnil(L);
+      while (lua_next(L, t) != 0) {
+        const char *value = NULL;
+        if (lua_type(L, -2) != LUA_TSTRING)
+          return luaL_error(L, "tcc_compile: opts.defines keys must be strings");
+        if (lua_type(L, -1) == LUA_TBOOLEAN) {
+          if (!lua_toboolean(L, -1)) { /* false: not defined */
+            lua_pop(L, 1);
+            continue;
+          }
+        } else if (lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER) {
+          lua_pushvalue(L, -1); /* convert a copy, not the value lua_next sees */
+          value = lua_tostring(L, -1);
+          lua_replace(L, -2);
+        } else {
+          return luaL_error(L, "tcc_compile: opts.defines.%s must be a string, number or boolean",
+                            lua_tostring(L, -2));
+        }
+        tcc_define_symbol(h->s, lua_tostring(L, -2), value);
+        lua_pop(L, 1);
+      }
+    }
+    lua_pop(L, 1);
+  }
+
+  if (tcc_compile_string(h->s, src) < 0) return tcc_fail(L, h, name, "compilation failed");
+#ifdef TCC_RELOCATE_AUTO
+  if (tcc_relocate(h->s, TCC_RELOCATE_AUTO) < 0) return tcc_fail(L, h, name, "relocation failed");
+#else
+  if (tcc_relocate(h->s) < 0) return tcc_fail(L, h, name, "relocation failed");
+#endif
+  h->relocated = 1;
+  if (h->len > 0) { /* warnings */
+    lua_pushlstring(L, h->msgs, h->len);
+    free(h->msgs);
+    h->msgs = NULL;
+    h->len = h->cap = 0;
+    return 2;
+  }
+  return 1;
+}
+
+static int l_tcc_symbol(lua_State *L) {
+  tcc_handle *h = luaL_checkudata(L, 1, TCC_HANDLE_MT);
+  const char *name = luaL_checkstring(L, 2);
+  void *p;
+  if (h->s == NULL || !h->relocated) return luaL_error(L, "tcc_symbol: handle is not usable");
+  p = tcc_get_symbol(h->s, name);
+  if (p == NULL)
+    lua_pushnil(L);
+  else
+    lua_pushlightuserdata(L, p);
+  return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Lexer, files, misc                                                  */
+
+static int l_lex_c(lua_State *L) {
+  size_t len;
+  const char *text = luaL_checklstring(L, 1, &len);
+  c_lexer lx;
+  c_token t;
+  int n = 0;
+  c_lexer_init(&lx, text, len); /* Lua strings are NUL-terminated */
+  lua_newtable(L);
+  for (;;) {
+    c_tok_kind k = c_lexer_next(&lx, &t);
+    if (k == C_TOK_EOF) break;
+    if (k == C_TOK_ERROR) {
+      lua_pushnil(L);
+      lua_pushfstring(L, "%d:%d: %s", t.line, t.col, t.message);
+      return 2;
+    }
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, c_tok_kind_name(k));
+    lua_setfield(L, -2, "kind");
+    lua_pushlstring(L, text + t.offset, t.length);
+    lua_setfield(L, -2, "text");
+    lua_pushinteger(L, t.line);
+    lua_setfield(L, -2, "line");
+    lua_pushinteger(L, t.col);
+    lua_setfield(L, -2, "col");
+    lua_rawseti(L, -2, ++n);
+  }
+  return 1;
+}
+
+static int push_errno(lua_State *L, const char *path, int err) {
+  lua_pushnil(L);
+  lua_pushfstring(L, "%s: %s", path, strerror(err));
+  return 2;
+}
+
+static int l_write_file_atomic(lua_State *L) {
+  size_t len, off = 0;
+  const char *path = luaL_checkstring(L, 1);
+  const char *content = luaL_checklstring(L, 2, &len);
+  const char *slash = strrchr(path, '/');
+  const char *tmp = NULL;
+  int fd = -1, attempt, err;
+
+  for (attempt = 0; attempt < 100 && fd < 0; attempt++) {
+    /* DIR/.NAME.tmpPID.N: hidden, in the same directory as `path` */
+    lua_settop(L, 2);
+    if (slash != NULL)
+      lua_pushlstring(L, path, (size_t)(slash - path + 1));
+    else
+      lua_pushliteral(L, "");
+    lua_pushfstring(L, "%s.%s.tmp%d.%d", lua_tostring(L, -1), slash ? slash + 1 : path,
+                    (int)getpid(), attempt);
+    tmp = lua_tostring(L, -1);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd < 0 && errno != EEXIST) return push_errno(L, path, errno);
+  }
+  if (fd < 0) return push_errno(L, path, EEXIST);
+
+  while (off < len) {
+    ssize_t w = write(fd, content + off, len - off);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      err = errno;
+      close(fd);
+      unlink(tmp);
+      return push_errno(L, path, err);
+    }
+    off += (size_t)w;
+  }
+  if (close(fd) != 0) {
+    err = errno;
+    unlink(tmp);
+    return push_errno(L, path, err);
+  }
+  if (rename(tmp, path) != 0) {
+    err = errno;
+    unlink(tmp);
+    return push_errno(L, path, err);
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+static int l_isatty(lua_State *L) {
+  int fd = (int)luaL_checkinteger(L, 1);
+  lua_pushboolean(L, isatty(fd));
+  return 1;
+}
+
+static int l_now(lua_State *L) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  lua_pushnumber(L, (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9);
+  return 1;
+}
+
+static int l_root(lua_State *L) {
+  lua_pushstring(L, g_root);
+  return 1;
+}
+
+static const luaL_Reg host_funcs[] = {
+  {"root", l_root},
+  {"tcc_compile", l_tcc_compile},
+  {"tcc_symbol", l_tcc_symbol},
+  {"lex_c", l_lex_c},
+  {"write_file_atomic", l_write_file_atomic},
+  {"isatty", l_isatty},
+  {"now", l_now},
+  {NULL, NULL}
+};
+
+static int luaopen_diagc_host(lua_State *L) {
+  if (luaL_newmetatable(L, TCC_HANDLE_MT)) {
+    lua_pushcfunction(L, tcc_handle_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, tcc_handle_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushliteral(L, "locked");
+    lua_setfield(L, -2, "__metatable");
+  }
+  lua_pop(L, 1);
+  lua_newtable(L);
+  luaL_register(L, NULL, host_funcs);
+  return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* main                                                                */
+
+/* Message handler: turns any error value into "msg\nstack traceback:...". */
+static int on_error(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (msg == NULL) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+      msg = lua_tostring(L, -1);
+    else
+      msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  }
+  luaL_traceback(L, L, msg, 1);
+  return 1;
+}
+
+typedef struct pmain_args {
+  int argc;
+  char **argv;
+} pmain_args;
+
+static int pmain(lua_State *L) {
+  pmain_args *a = lua_touserdata(L, 1);
+  const char *old;
+  int i;
+
+  luaL_openlibs(L);
+
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "path");
+  old = lua_tostring(L, -1);
+  lua_pushfstring(L, "%s/generator/?.lua;%s/generator/?/init.lua;%s", g_root, g_root,
+                  old ? old : "");
+  lua_setfield(L, -3, "path");
+  lua_pop(L, 1);
+  lua_getfield(L, -1, "preload");
+  lua_pushcfunction(L, luaopen_diagc_host);
+  lua_setfield(L, -2, "diagc_host");
+  lua_pop(L, 2);
+
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "diagc.driver");
+  lua_call(L, 1, 1);
+  lua_getfield(L, -1, "main");
+  if (!lua_isfunction(L, -1)) return luaL_error(L, "diagc.driver.main is not a function");
+  lua_createtable(L, a->argc > 1 ? a->argc - 1 : 0, 0);
+  for (i = 1; i < a->argc; i++) {
+    lua_pushstring(L, a->argv[i]);
+    lua_rawseti(L, -2, i);
+  }
+  lua_call(L, 1, 1);
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  lua_State *L;
+  pmain_args a;
+  int status, code = 0;
+
+  g_root = find_root(argc > 0 ? argv[0] : NULL);
+  L = luaL_newstate();
+  if (L == NULL) {
+    fputs("diagc: internal error: cannot create a Lua state\n", stderr);
+    return EXIT_INTERNAL;
+  }
+  a.argc = argc;
+  a.argv = argv;
+  lua_pushcfunction(L, on_error);
+  lua_pushcfunction(L, pmain);
+  lua_pushlightuserdata(L, &a);
+  status = lua_pcall(L, 1, 1, 1);
+  if (status != 0) {
+    const char *msg = lua_tostring(L, -1);
+    fprintf(stderr, "diagc: internal error: %s\n", msg ? msg : "(no message)");
+    code = EXIT_INTERNAL;
+  } else if (lua_type(L, -1) == LUA_TNUMBER) {
+    code = (int)lua_tonumber(L, -1);
+  } else if (lua_type(L, -1) == LUA_TBOOLEAN) {
+    code = lua_toboolean(L, -1) ? 0 : 1;
+  }
+  fflush(stdout);
+  lua_close(L);
+  free(g_root);
+  return code;
+}

@@ -1,0 +1,202 @@
+/* generator/lexer/c_lexer.re: C99 tokenizer for diagc (see c_lexer.h).
+ *
+ * Regenerate with (the Makefile does this when re2c is installed):
+ *   re2c -W -Werror --no-generation-date --no-version \
+ *        -o generator/lexer/c_lexer.c generator/lexer/c_lexer.re
+ * and commit the result; `make lexer-check` verifies that it is current.
+ *
+ * End of input: re2c's EOF rule with a NUL sentinel at src[len]; NUL bytes
+ * inside the text are ordinary bytes.
+ */
+#include "c_lexer.h"
+
+typedef const unsigned char *cursor_t;
+
+/*!re2c
+  re2c:define:YYCTYPE = "unsigned char";
+  re2c:yyfill:enable = 0;
+  re2c:eof = 0;
+
+  nl       = "\r"? "\n";
+  splice   = "\\" nl;
+  blank    = [ \t\v\f\r];
+  anychar  = [^];
+
+  comment_body = ([^*] | "*"+ [^*/])*;
+  comment      = "/*" comment_body "*"+ "/";
+  comment_open = "/*" comment_body "*"*;
+
+  id_start = [a-zA-Z_\x80-\xff];
+  id_char  = [a-zA-Z_0-9\x80-\xff];
+  ident    = id_start id_char*;
+
+  digits   = [0-9]+;
+  hexdig   = [0-9a-fA-F];
+  int_sfx  = [uU] ("l" | "L" | "ll" | "LL")? | ("l" | "L" | "ll" | "LL") [uU]?;
+  int_lit  = ([1-9] [0-9]* | "0" [0-7]* | "0" [xX] hexdig+) int_sfx?;
+  dec_frac = [0-9]* "." digits | digits ".";
+  dec_exp  = [eE] [+-]? digits;
+  hex_frac = hexdig* "." hexdig+ | hexdig+ ".";
+  bin_exp  = [pP] [+-]? digits;
+  flt_sfx  = [fFlL];
+  flt_lit  = (dec_frac dec_exp? | digits dec_exp) flt_sfx?
+           | "0" [xX] (hex_frac | hexdig+) bin_exp flt_sfx?;
+
+  enc_pfx  = "L" | "u" | "U" | "u8";
+  escape   = "\\" anychar | "\\" "\r\n";
+  str_body = ([^"\\\n] | escape)*;
+  chr_body = ([^'\\\n] | escape);
+  string   = enc_pfx? ["] str_body ["];
+  string_open = enc_pfx? ["] str_body;
+  charlit  = ("L" | "u" | "U")? ['] chr_body+ ['];
+  char_open  = ("L" | "u" | "U")? ['] chr_body*;
+  char_empty = ("L" | "u" | "U")? "''";
+
+  punct = "[" | "]" | "(" | ")" | "{" | "}" | "." | "->"
+        | "++" | "--" | "&" | "*" | "+" | "-" | "~" | "!"
+        | "/" | "%" | "<<" | ">>" | "<" | ">" | "<=" | ">=" | "==" | "!="
+        | "^" | "|" | "&&" | "||"
+        | "?" | ":" | ";" | "..."
+        | "=" | "*=" | "/=" | "%=" | "+=" | "-=" | "<<=" | ">>="
+        | "&=" | "^=" | "|=" | ","
+        | "<:" | ":>" | "<%" | "%>";
+  hash  = "#" | "##" | "%:" | "%:%:";
+*/
+
+void c_lexer_init(c_lexer *lx, const char *src, size_t len) {
+  lx->src = src;
+  lx->cur = src;
+  lx->lim = src + len;
+  lx->mark = src;
+  lx->line_start = src;
+  lx->line = 1;
+  lx->bol = 1;
+  lx->failed = 0;
+}
+
+const char *c_tok_kind_name(c_tok_kind kind) {
+  switch (kind) {
+  case C_TOK_IDENT: return "ident";
+  case C_TOK_NUMBER: return "number";
+  case C_TOK_STRING: return "string";
+  case C_TOK_CHAR: return "char";
+  case C_TOK_PUNCT: return "punct";
+  case C_TOK_PP: return "pp";
+  case C_TOK_EOF: return "eof";
+  case C_TOK_ERROR: return "error";
+  }
+  return "?";
+}
+
+/* Brings lx->line/line_start up to date for position `p` (monotonic). */
+static void count_lines(c_lexer *lx, const char *p) {
+  const char *q;
+  for (q = lx->mark; q < p; q++) {
+    if (*q == '\n') {
+      lx->line++;
+      lx->line_start = q + 1;
+    }
+  }
+  lx->mark = p;
+}
+
+static c_tok_kind emit(c_lexer *lx, c_token *tok, c_tok_kind kind,
+                       const char *start, const char *end, const char *msg) {
+  count_lines(lx, start);
+  tok->kind = kind;
+  tok->offset = (size_t)(start - lx->src);
+  tok->length = (size_t)(end - start);
+  tok->line = lx->line;
+  tok->col = (int)(start - lx->line_start) + 1;
+  tok->message = msg;
+  lx->cur = end;
+  lx->bol = 0;
+  if (kind == C_TOK_ERROR) {
+    lx->failed = 1;
+    lx->error = *tok;
+  }
+  return kind;
+}
+
+/* Scans the rest of a preprocessor line; `p` is just after the '#'.
+ * Returns the end of the directive (before the newline, a trailing //
+ * comment or EOF), or NULL with *err_at and *err set on an unterminated
+ * comment. */
+static const char *scan_pp_line(const char *p, const char *lim,
+                                const char **err_at, const char **err) {
+  cursor_t YYCURSOR = (cursor_t)p, YYMARKER, YYLIMIT = (cursor_t)lim, start;
+  for (;;) {
+    start = YYCURSOR;
+    /*!re2c
+      $                      { return (const char *)start; }
+      nl | "//"              { return (const char *)start; }
+      splice | comment       { continue; }
+      string | charlit       { continue; }
+      comment_open           { *err_at = (const char *)start;
+                               *err = "unterminated comment"; return NULL; }
+      anychar                { continue; }
+    */
+  }
+}
+
+c_tok_kind c_lexer_next(c_lexer *lx, c_token *tok) {
+  cursor_t YYCURSOR, YYMARKER, YYLIMIT = (cursor_t)lx->lim, start;
+  if (lx->failed) {
+    *tok = lx->error;
+    return C_TOK_ERROR;
+  }
+  YYCURSOR = (cursor_t)lx->cur;
+  for (;;) {
+    start = YYCURSOR;
+#define TOKEN(kind) emit(lx, tok, (kind), (const char *)start, (const char *)YYCURSOR, NULL)
+#define ERROR(msg) emit(lx, tok, C_TOK_ERROR, (const char *)start, (const char *)YYCURSOR, (msg))
+    /*!re2c
+      $ {
+        lx->cur = (const char *)start;
+        count_lines(lx, (const char *)start);
+        tok->kind = C_TOK_EOF;
+        tok->offset = (size_t)((const char *)start - lx->src);
+        tok->length = 0;
+        tok->line = lx->line;
+        tok->col = (int)((const char *)start - lx->line_start) + 1;
+        tok->message = NULL;
+        return C_TOK_EOF;
+      }
+
+      "\n"              { lx->bol = 1; continue; }
+      blank+ | splice   { continue; }
+      "//" [^\n]*       { continue; }
+      comment           { continue; }
+      comment_open      { return ERROR("unterminated comment"); }
+
+      ident             { return TOKEN(C_TOK_IDENT); }
+      int_lit | flt_lit { return TOKEN(C_TOK_NUMBER); }
+      string            { return TOKEN(C_TOK_STRING); }
+      string_open       { return ERROR("unterminated string literal"); }
+      charlit           { return TOKEN(C_TOK_CHAR); }
+      char_open         { return ERROR("unterminated character constant"); }
+      char_empty        { return ERROR("empty character constant"); }
+
+      hash {
+        if (lx->bol) {
+          const char *err_at = NULL, *err = NULL;
+          const char *end = scan_pp_line((const char *)start + 1, lx->lim, &err_at, &err);
+          if (end == NULL) {
+            emit(lx, tok, C_TOK_ERROR, err_at, err_at + 2, err);
+            return C_TOK_ERROR;
+          }
+          while (end > (const char *)start + 1 &&
+                 (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' ||
+                  end[-1] == '\v' || end[-1] == '\f'))
+            end--;
+          return emit(lx, tok, C_TOK_PP, (const char *)start, end, NULL);
+        }
+        return TOKEN(C_TOK_PUNCT);
+      }
+      punct             { return TOKEN(C_TOK_PUNCT); }
+      anychar           { return TOKEN(C_TOK_PUNCT); }
+    */
+#undef TOKEN
+#undef ERROR
+  }
+}

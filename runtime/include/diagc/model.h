@@ -1,0 +1,165 @@
+/* diagc/model.h: the contract between a generated model and the runtime.
+ *
+ * Every generated model exports one `const diagc_model NAME_model` that
+ * describes it completely: sizes, offsets into its context, names, the
+ * events, the loggers and a table of functions.  The runtime (simulator,
+ * executor, CLI) works through this descriptor only, never through
+ * model-specific code.  A context is an opaque, pointer-free block of
+ * `context_size` bytes; clone it with memcpy.
+ *
+ * C99.  No allocation, no global mutable state.
+ */
+#ifndef DIAGC_MODEL_H
+#define DIAGC_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DIAGC_ABI_VERSION 1
+
+/* Status codes returned by eval functions and calc bodies. */
+#define DIAGC_OK 0
+#define DIAGC_E_FROZEN 1    /* a stale entry was read while the cache is frozen */
+#define DIAGC_E_CALC 2      /* a calc body returned a nonzero status */
+
+/* Event handler statuses, ordered by severity as in Drake. */
+#define DIAGC_DID_NOTHING 0
+#define DIAGC_SUCCEEDED 1
+#define DIAGC_REACHED_TERMINATION 2
+#define DIAGC_FAILED 3
+
+/* Event triggers and kinds. */
+#define DIAGC_TRIGGER_INITIALIZATION 0
+#define DIAGC_TRIGGER_PER_STEP 1
+#define DIAGC_TRIGGER_PERIODIC 2
+
+#define DIAGC_PUBLISH 0
+#define DIAGC_DISCRETE_UPDATE 1
+#define DIAGC_UNRESTRICTED_UPDATE 2
+
+/* Kinds of mutable sources (for diagc_source_desc.kind). */
+#define DIAGC_SRC_TIME 0
+#define DIAGC_SRC_ACCURACY 1
+#define DIAGC_SRC_Q 2          /* one leaf's q */
+#define DIAGC_SRC_V 3
+#define DIAGC_SRC_Z 4
+#define DIAGC_SRC_XD 5         /* one discrete group */
+#define DIAGC_SRC_XA 6         /* one abstract state */
+#define DIAGC_SRC_PN 7         /* one numeric parameter group */
+#define DIAGC_SRC_PA 8         /* one abstract parameter */
+#define DIAGC_SRC_FIXED_INPUT 9
+#define DIAGC_SRC_INPUT 10     /* an exported input of the root diagram */
+
+/* FFI-BEGIN (the region below is read by LuaJIT's FFI: no preprocessor) */
+typedef int (*diagc_eval_fn)(void *ctx, const double **value);
+
+/* An output port (leaf output, or diagram output at any level) or a vector
+ * cache entry that can be evaluated.  `eval` is lazy. */
+typedef struct diagc_value_desc {
+  const char *name;      /* dotted path, e.g. "pid.ctl.y" */
+  int size;              /* number of doubles; 0 for an abstract value */
+  diagc_eval_fn eval;
+} diagc_value_desc;
+
+/* A settable source.  Numeric sources are `size` doubles stored at
+ * `offset` bytes into the context; `set` copies them in and applies the
+ * source's precomputed invalidation mask.  Abstract sources have size 0 and
+ * byte_size > 0 and are set with `set` from a value of their C type. */
+typedef struct diagc_source_desc {
+  const char *name;      /* dotted path, e.g. "plant.k"; "t", "accuracy" */
+  int kind;              /* DIAGC_SRC_* */
+  int size;              /* doubles (0 for abstract sources) */
+  size_t offset;         /* byte offset in the context */
+  size_t byte_size;      /* bytes */
+  void (*set)(void *ctx, const void *value);
+} diagc_source_desc;
+
+/* An event declared by a leaf.  For updates, `handler` reads the context
+ * (pre-update values) and writes into `state_buf`, a state-sized buffer
+ * (diagc_model.state_size bytes) that the caller preloads with the current
+ * state (bytes [state_offset, state_offset+state_size) of the context).
+ * `apply` copies this event's declared writes from the buffer into the
+ * context and applies the matching invalidation masks.  For publishes,
+ * state_buf is NULL and apply is NULL.  Handlers return DIAGC_DID_NOTHING,
+ * DIAGC_SUCCEEDED, DIAGC_REACHED_TERMINATION or DIAGC_FAILED. */
+typedef struct diagc_event_desc {
+  const char *name;      /* "leafpath.eventname" */
+  int leaf;              /* index into diagc_model.leaf_names */
+  int trigger;           /* DIAGC_TRIGGER_* */
+  int kind;              /* DIAGC_PUBLISH / _DISCRETE_UPDATE / _UNRESTRICTED_UPDATE */
+  double period, offset; /* periodic events only */
+  int (*handler)(void *ctx, void *state_buf);
+  void (*apply)(void *ctx, const void *state_buf);
+} diagc_event_desc;
+
+/* A logger declared in the spec: samples value `value` (index into
+ * diagc_model.outputs) with period 0 (every step) or period h (offset 0). */
+typedef struct diagc_logger_desc {
+  const char *name;      /* column name, e.g. "example.Sn" */
+  int output;            /* index into diagc_model.outputs */
+  int size;
+  double period;
+} diagc_logger_desc;
+
+/* A cache entry, for counters and diagnostics. */
+typedef struct diagc_cache_desc {
+  const char *name;      /* "leafpath.entry"; built-ins use their ticket name,
+                            e.g. "pend.xcdot", ".xcdot" for the root diagram */
+  int size;              /* doubles, 0 if abstract or storage-free */
+  diagc_eval_fn eval;    /* brings the entry up to date; *value is its
+                            storage (NULL for storage-free entries) */
+} diagc_cache_desc;
+
+typedef struct diagc_model {
+  int abi_version;                 /* DIAGC_ABI_VERSION */
+  const char *name;
+  size_t context_size;
+  size_t state_offset, state_size; /* the state block inside the context */
+  size_t time_offset;              /* double t */
+  size_t xc_offset;                /* double xc[nxc] = q(all) v(all) z(all) */
+  size_t xd_offset;                /* double xd[nxd] */
+  int nq, nv, nz, nxc, nxd;
+  const char *const *xc_names;     /* nxc names, "pend.theta" */
+  const char *const *xd_names;     /* nxd names, "counter.x[0]" */
+  int n_leaves;
+  const char *const *leaf_names;
+  int n_outputs;  const diagc_value_desc *outputs;   /* every output port */
+  int n_cache;    const diagc_cache_desc *cache;     /* every cache entry */
+  int n_sources;  const diagc_source_desc *sources;
+  int n_events;   const diagc_event_desc *events;
+  int n_loggers;  const diagc_logger_desc *loggers;
+  size_t n_eval_offset, n_calc_offset, n_inval_offset; /* uint64_t[n_cache] */
+  double default_accuracy;
+  void (*init)(void *ctx);                    /* defaults, t = 0, all stale */
+  void (*set_time)(void *ctx, double t);
+  void (*set_accuracy)(void *ctx, double a);
+  void (*set_xc)(void *ctx, const double *xc);
+  double *(*mutable_xc)(void *ctx);           /* invalidates like set_xc */
+  void (*set_state)(void *ctx, const void *state); /* whole state block */
+  int (*calc_derivatives)(void *ctx, const double **xcdot);
+  void (*set_caching)(void *ctx, int on);
+  void (*freeze_cache)(void *ctx, int frozen);
+  void (*invalidate_all)(void *ctx);
+} diagc_model;
+
+/* FFI-END */
+
+/* Helpers used by generated code: counters of invalidations. */
+static inline void diagc_count_bits(uint64_t *counts, uint64_t mask) {
+  while (mask) {
+    int b = 0;
+    uint64_t m = mask & (~mask + 1u);
+    while (!((m >> b) & 1u)) b++;
+    counts[b]++;
+    mask &= mask - 1u;
+  }
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

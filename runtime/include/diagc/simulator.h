@@ -1,0 +1,143 @@
+/* diagc/simulator.h: a model-agnostic hybrid simulator over diagc_model.
+ *
+ * Reproduces the semantics of Drake's Simulator (systems/analysis/
+ * simulator.cc, integrator_base.cc):
+ *
+ *  - diagc_sim_initialize(): initialization events (unrestricted updates,
+ *    then discrete updates), then only the publishes of the initialization,
+ *    per-step and t0-timed events.  Updates of per-step and t0-timed events
+ *    run at the start of the first step.
+ *  - diagc_sim_advance_to(t_max): steps until t >= t_max.  Each step runs the
+ *    pending unrestricted then discrete updates, computes the next periodic
+ *    event time t_e, integrates toward min(t_e, t_max) (ties: update, then
+ *    publish, then boundary), then runs the per-step and reached timed
+ *    publishes on x-(t).  At t_max publishes fire and due updates stay
+ *    pending for the next call; advance_to(now) takes one step.
+ *  - Loggers (diagc_model.loggers) behave like Drake's VectorLogSink and are
+ *    delivered through a callback, one call per publish instant in which at
+ *    least one logger fired.
+ *
+ * All memory is allocated by diagc_sim_create(); initialize and advance_to
+ * never allocate.  A simulator is not thread-safe, but separate simulators
+ * are independent (the runtime has no global mutable state).
+ *
+ * C99.
+ */
+#ifndef DIAGC_SIMULATOR_H
+#define DIAGC_SIMULATOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diagc/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return codes.  0 is success; DIAGC_SIM_TERMINATED (positive) means a
+ * handler returned DIAGC_REACHED_TERMINATION and the simulation stopped
+ * early (not an error: diagc_sim_error() names the event, and advance_to may
+ * be called again); negative values are errors, described by
+ * diagc_sim_error().  After an error the simulator must be re-initialized. */
+#define DIAGC_SIM_OK 0
+#define DIAGC_SIM_TERMINATED 1
+#define DIAGC_SIM_E_ARG (-1)        /* bad argument (t_max < t, NaN, name) */
+#define DIAGC_SIM_E_MODEL (-2)      /* invalid model descriptor */
+#define DIAGC_SIM_E_NOMEM (-3)      /* allocation failed (create only) */
+#define DIAGC_SIM_E_EVENT (-4)      /* an event handler returned DIAGC_FAILED */
+#define DIAGC_SIM_E_EVAL (-5)       /* calc_derivatives / output eval failed */
+#define DIAGC_SIM_E_NONFINITE (-6)  /* NaN or infinity in the continuous state */
+#define DIAGC_SIM_E_STEP (-7)       /* step size fell below the minimum */
+#define DIAGC_SIM_E_TIME (-8)       /* time changed externally since the last
+                                       initialize/advance_to */
+#define DIAGC_SIM_E_STATE (-9)      /* used after an error without
+                                       re-initializing */
+
+typedef struct diagc_sim_options {
+  /* "explicit_euler", "runge_kutta2", "runge_kutta3" (default) or
+   * "runge_kutta4".  The string is only read by create/set_options. */
+  const char *integrator;
+  double accuracy;       /* target accuracy, default 1e-4 */
+  double max_step;       /* maximum step size, default 0.1 */
+  int error_control;     /* 1 (default): error-controlled stepping for
+                            integrators that estimate errors (runge_kutta3);
+                            0: fixed steps of `fixed_step` */
+  double fixed_step;     /* step of fixed-step integration; 0 (default)
+                            means "same as max_step" */
+  double initial_step;   /* initial step size target for error control,
+                            default 1e-4; 0 or NaN means max_step / 10.
+                            Clamped to max_step. */
+  double min_step;       /* requested minimum step (error control), default
+                            0: the working minimum max(1e-14, 1e-14 |t|) */
+  int suppress_initialization_events; /* default 0 */
+} diagc_sim_options;
+
+typedef struct diagc_sim_statistics {
+  int64_t steps;               /* simulator steps (Drake num_steps_taken),
+                                  including steps that did not move time */
+  int64_t integrator_steps;    /* accepted integration steps */
+  int64_t rejected_steps;      /* step-size shrinkages from error control */
+  int64_t derivative_evals;    /* calls to calc_derivatives */
+  int64_t discrete_updates;    /* applied discrete update rounds */
+  int64_t unrestricted_updates;/* applied unrestricted update rounds */
+  int64_t publishes;           /* publish rounds that did something */
+  int64_t log_rows;            /* log callback invocations */
+  double initial_step;         /* first accepted integration step, NaN if none */
+  double smallest_step;        /* smallest accepted step > 0, NaN if none */
+  double largest_step;         /* largest accepted step, NaN if none */
+  double smallest_adapted_step;/* Drake's smallest step chosen by error
+                                  control, NaN if none */
+} diagc_sim_statistics;
+
+/* Called once per publish instant in which at least one logger fired.
+ * fired[i] (i < model->n_loggers) is 1 if logger i sampled at t;
+ * values[i] points at its logger.size doubles (valid during the call only),
+ * or is NULL when it did not fire. */
+typedef void (*diagc_log_fn)(void *user, double t, const unsigned char *fired,
+                             const double *const *values);
+
+typedef struct diagc_sim diagc_sim;
+
+/* Fills the defaults listed above. */
+void diagc_sim_options_init(diagc_sim_options *opt);
+
+/* Allocates a simulator and its context (m->context_size bytes, initialized
+ * with m->init).  opt may be NULL for defaults.  Returns NULL on an invalid
+ * model, invalid options or out of memory; diagc_sim_create_ex() also
+ * reports why in err (if err != NULL and errlen > 0). */
+diagc_sim *diagc_sim_create(const diagc_model *m, const diagc_sim_options *opt);
+diagc_sim *diagc_sim_create_ex(const diagc_model *m,
+                               const diagc_sim_options *opt,
+                               char *err, size_t errlen);
+void diagc_sim_destroy(diagc_sim *sim);
+
+/* Selects the integrator by name; nonzero (DIAGC_SIM_E_ARG) if unknown.
+ * The integrator's step-size history is reset. */
+int diagc_sim_set_integrator(diagc_sim *sim, const char *name);
+const char *diagc_sim_integrator(const diagc_sim *sim);
+/* Replaces all options (validated as by create); takes effect on the next
+ * step.  Changing the integrator resets its step-size history. */
+int diagc_sim_set_options(diagc_sim *sim, const diagc_sim_options *opt);
+/* Returns 1 if `name` is a known integrator. */
+int diagc_integrator_known(const char *name);
+
+const diagc_model *diagc_sim_model(const diagc_sim *sim);
+/* The context: the caller may set sources through the descriptor, e.g.
+ * m->set_xc(diagc_sim_context(sim), x0), before diagc_sim_initialize(). */
+void *diagc_sim_context(diagc_sim *sim);
+double diagc_sim_time(const diagc_sim *sim);
+
+void diagc_sim_set_log_callback(diagc_sim *sim, diagc_log_fn fn, void *user);
+
+int diagc_sim_initialize(diagc_sim *sim);
+int diagc_sim_advance_to(diagc_sim *sim, double t_max);
+
+/* One-line message about the last error or termination ("" if none). */
+const char *diagc_sim_error(const diagc_sim *sim);
+int diagc_sim_stats(const diagc_sim *sim, diagc_sim_statistics *stats);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

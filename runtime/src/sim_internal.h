@@ -1,0 +1,97 @@
+/* Internal to simulator.c and integrators.c. */
+#ifndef DIAGC_SIM_INTERNAL_H
+#define DIAGC_SIM_INTERNAL_H
+
+#include "diagc/simulator.h"
+
+/* Integrators. */
+enum { DIAGC_INT_EULER, DIAGC_INT_RK2, DIAGC_INT_RK3, DIAGC_INT_RK4 };
+
+typedef struct diagc_integrator_desc {
+  const char *name;
+  int supports_error_estimation;
+  int error_order;
+} diagc_integrator_desc;
+
+/* Results of diagc_integrate_no_further_than (Drake's StepResult). */
+enum {
+  DIAGC_STEP_REACHED_PUBLISH,
+  DIAGC_STEP_REACHED_UPDATE,
+  DIAGC_STEP_REACHED_BOUNDARY,
+  DIAGC_STEP_TIME_ADVANCED
+};
+
+/* An event of the model (index < m->n_events) or a logger (index
+ * m->n_events + i), as the simulator schedules it. */
+typedef struct diagc_sim_event {
+  int kind;      /* DIAGC_PUBLISH / _DISCRETE_UPDATE / _UNRESTRICTED_UPDATE */
+  int trigger;   /* DIAGC_TRIGGER_* */
+  int leaf;      /* loggers: n_leaves (after every leaf) */
+  int group;     /* periodic timing group, -1 otherwise */
+} diagc_sim_event;
+
+struct diagc_sim {
+  const diagc_model *m;
+  unsigned char *ctx;
+  unsigned char *state_buf;   /* state_size bytes (>= 1) */
+  int nxc;
+  /* integrator scratch, nxc doubles each */
+  double *xsave, *x0, *xt, *k0, *k1, *k2, *k3, *errv;
+
+  /* options */
+  diagc_sim_options opt;      /* opt.integrator points at a static name */
+  int integ;
+  int fixed_mode;             /* 1: fixed steps */
+  double max_step_in_use;     /* max_step, or fixed_step in fixed mode */
+  double accuracy_in_use;
+  double initial_target;
+  double ideal_next;          /* NaN until error control chose a step */
+
+  /* events */
+  int n_ev;                   /* n_events + n_loggers */
+  diagc_sim_event *ev;
+  int *order[3];              /* per kind, indices sorted by (leaf, trigger,
+                                 index) */
+  int n_order[3];
+  int n_groups;
+  double *g_period, *g_offset, *g_next;
+  unsigned char *g_kinds;     /* bit (1 << kind) for each kind in the group */
+  unsigned char *g_fired;     /* groups due at the last computed time */
+  int timed_triggered;        /* the fired groups are merged */
+  unsigned char *sel;         /* n_ev scratch flags: selected for this round */
+
+  /* loggers */
+  diagc_log_fn log_fn;
+  void *log_user;
+  unsigned char *log_fired;
+  const double **log_vals;
+
+  /* state */
+  int initialized;
+  int broken;
+  double last_known_time;
+  diagc_sim_statistics st;
+  char err[320];
+};
+
+extern const diagc_integrator_desc diagc_integrators[4];
+
+/* integrators.c */
+int diagc_find_integrator(const char *name);
+void diagc_sim_reset_integrator_stats(diagc_sim *s);
+/* Takes one step no further than min(publish, update, boundary) (Drake's
+ * IntegrateNoFurtherThanTime).  Returns 0 or a negative DIAGC_SIM_E_*;
+ * *result gets a DIAGC_STEP_*. */
+int diagc_integrate_no_further_than(diagc_sim *s, double publish_time,
+                                    double update_time, double boundary_time,
+                                    int *result);
+
+/* simulator.c */
+double diagc_sim_ctx_time(const diagc_sim *s);
+void diagc_sim_set_err(diagc_sim *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,772 @@
+/* The hybrid simulator: Drake's Simulator::Initialize / AdvanceTo over a
+ * diagc_model descriptor (see diagc/simulator.h).  Integrators and step-size
+ * control live in integrators.c. */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/* Which events a round selects. */
+enum {
+  PHASE_INIT_UPDATE,  /* initialization updates */
+  PHASE_INIT_PUBLISH, /* initialization + per-step + t0-timed publishes */
+  PHASE_STEP          /* per-step + (if triggered) timed events */
+};
+
+/* Drake's EventStatus accumulation: the first event of the highest
+ * severity wins. */
+typedef struct acc_t {
+  int sev;     /* DIAGC_DID_NOTHING .. DIAGC_FAILED */
+  int ev;      /* event index (model events, then loggers), -1 if none */
+  int raw;     /* the status the handler returned / eval's return code */
+} acc_t;
+
+static void keep_more_severe(acc_t *a, int sev, int ev, int raw) {
+  if (sev > a->sev) {
+    a->sev = sev;
+    a->ev = ev;
+    a->raw = raw;
+  }
+}
+
+/* ---- small helpers ------------------------------------------------------ */
+
+double diagc_sim_ctx_time(const diagc_sim *s) {
+  double t;
+  memcpy(&t, s->ctx + s->m->time_offset, sizeof t);
+  return t;
+}
+
+void diagc_sim_set_err(diagc_sim *s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->err, sizeof s->err, fmt, ap);
+  va_end(ap);
+}
+
+static void set_errbuf(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void set_errbuf(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  if (!err || errlen == 0) return;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+static const char *event_name(const diagc_sim *s, int e) {
+  const char *nm;
+  if (e < 0) return "?";
+  if (e < s->m->n_events) {
+    nm = s->m->events[e].name;
+  } else {
+    nm = s->m->loggers[e - s->m->n_events].name;
+  }
+  return nm ? nm : "(unnamed)";
+}
+
+static const char *kind_name(int kind) {
+  switch (kind) {
+    case DIAGC_PUBLISH: return "publish";
+    case DIAGC_DISCRETE_UPDATE: return "discrete update";
+    default: return "unrestricted update";
+  }
+}
+
+/* Drake's GetPreviousNormalizedValue. */
+static double previous_normalized(double t) {
+  if (t > -DBL_MIN && t <= DBL_MIN) return -DBL_MIN;
+  return nextafter(t, -INFINITY);
+}
+
+/* Drake's LeafSystem::GetNextSampleTime: exactly offset + k*period, strictly
+ * after t, computed from scratch. */
+static double next_sample_time(double period, double offset, double t) {
+  double k, next;
+  if (t < offset) return offset;
+  k = ceil((t - offset) / period);
+  next = offset + k * period;
+  if (next <= t) next = offset + (k + 1) * period;
+  return next;
+}
+
+/* ---- options ----------------------------------------------------------- */
+
+void diagc_sim_options_init(diagc_sim_options *opt) {
+  if (!opt) return;
+  memset(opt, 0, sizeof *opt);
+  opt->integrator = "runge_kutta3";
+  opt->accuracy = 1e-4;
+  opt->max_step = 0.1;
+  opt->error_control = 1;
+  opt->fixed_step = 0;
+  opt->initial_step = 1e-4;
+  opt->min_step = 0;
+  opt->suppress_initialization_events = 0;
+}
+
+int diagc_integrator_known(const char *name) {
+  return diagc_find_integrator(name) >= 0;
+}
+
+/* Validates opt and installs it into s (which is untouched on failure). */
+static int apply_options(diagc_sim *s, const diagc_sim_options *opt,
+                         char *err, size_t errlen) {
+  diagc_sim_options o;
+  int integ;
+  double acc;
+
+  if (opt) {
+    o = *opt;
+  } else {
+    diagc_sim_options_init(&o);
+  }
+  if (!o.integrator) o.integrator = "runge_kutta3";
+  integ = diagc_find_integrator(o.integrator);
+  if (integ < 0) {
+    set_errbuf(err, errlen,
+               "unknown integrator '%s' (known: explicit_euler, "
+               "runge_kutta2, runge_kutta3, runge_kutta4)",
+               o.integrator);
+    return DIAGC_SIM_E_ARG;
+  }
+  if (!(o.max_step > 0) || isinf(o.max_step)) {
+    set_errbuf(err, errlen, "max_step must be positive and finite (%g)",
+               o.max_step);
+    return DIAGC_SIM_E_ARG;
+  }
+  if (!(o.fixed_step >= 0) || isinf(o.fixed_step)) {
+    set_errbuf(err, errlen, "fixed_step must be >= 0 and finite (%g)",
+               o.fixed_step);
+    return DIAGC_SIM_E_ARG;
+  }
+  if (o.accuracy <= 0) {
+    set_errbuf(err, errlen, "accuracy must be positive (%g)", o.accuracy);
+    return DIAGC_SIM_E_ARG;
+  }
+  if (o.initial_step < 0 || isinf(o.initial_step)) {
+    set_errbuf(err, errlen, "initial_step must be >= 0 and finite (%g)",
+               o.initial_step);
+    return DIAGC_SIM_E_ARG;
+  }
+  if (!(o.min_step >= 0) || isinf(o.min_step)) {
+    set_errbuf(err, errlen, "min_step must be >= 0 and finite (%g)",
+               o.min_step);
+    return DIAGC_SIM_E_ARG;
+  }
+
+  o.integrator = diagc_integrators[integ].name; /* static storage */
+  if (integ != s->integ) s->ideal_next = NAN;
+  s->integ = integ;
+  s->opt = o;
+  s->fixed_mode =
+      !diagc_integrators[integ].supports_error_estimation || !o.error_control;
+  if (s->fixed_mode) {
+    s->max_step_in_use = o.fixed_step > 0 ? o.fixed_step : o.max_step;
+  } else {
+    s->max_step_in_use = o.max_step;
+  }
+  /* RK3's DoInitialize: NaN -> 1e-3, looser than 0.1 -> 0.1. */
+  acc = o.accuracy;
+  if (isnan(acc)) acc = 1e-3;
+  if (acc > 1e-1) acc = 1e-1;
+  s->accuracy_in_use = acc;
+  s->initial_target = (isnan(o.initial_step) || o.initial_step == 0)
+                          ? o.max_step * 0.1
+                          : o.initial_step;
+  if (s->initial_target > s->max_step_in_use)
+    s->initial_target = s->max_step_in_use;
+  return 0;
+}
+
+int diagc_sim_set_options(diagc_sim *s, const diagc_sim_options *opt) {
+  int rc = apply_options(s, opt, s->err, sizeof s->err);
+  return rc;
+}
+
+int diagc_sim_set_integrator(diagc_sim *s, const char *name) {
+  diagc_sim_options o = s->opt;
+  o.integrator = name;
+  if (diagc_find_integrator(name) < 0) {
+    diagc_sim_set_err(s, "unknown integrator '%s'", name ? name : "(null)");
+    return DIAGC_SIM_E_ARG;
+  }
+  s->ideal_next = NAN;
+  return apply_options(s, &o, s->err, sizeof s->err);
+}
+
+const char *diagc_sim_integrator(const diagc_sim *s) {
+  return diagc_integrators[s->integ].name;
+}
+
+/* ---- create / destroy -------------------------------------------------- */
+
+static int validate_model(const diagc_model *m, char *err, size_t errlen) {
+  int i;
+  if (!m) {
+    set_errbuf(err, errlen, "no model");
+    return DIAGC_SIM_E_MODEL;
+  }
+  if (m->abi_version != DIAGC_ABI_VERSION) {
+    set_errbuf(err, errlen, "model '%s': ABI version %d, runtime expects %d",
+               m->name ? m->name : "?", m->abi_version, DIAGC_ABI_VERSION);
+    return DIAGC_SIM_E_MODEL;
+  }
+#define BAD(...)                          \
+  do {                                    \
+    set_errbuf(err, errlen, __VA_ARGS__); \
+    return DIAGC_SIM_E_MODEL;             \
+  } while (0)
+  if (m->context_size == 0) BAD("model: context_size is 0");
+  if (!m->init || !m->set_time) BAD("model: init and set_time are required");
+  if (m->time_offset + sizeof(double) > m->context_size)
+    BAD("model: time_offset out of range");
+  if (m->state_offset + m->state_size > m->context_size)
+    BAD("model: state block out of range");
+  if (m->nxc < 0 || m->nxd < 0 || m->n_events < 0 || m->n_loggers < 0 ||
+      m->n_outputs < 0)
+    BAD("model: negative count");
+  if (m->nxc > 0) {
+    if (!m->calc_derivatives) BAD("model: nxc > 0 needs calc_derivatives");
+    if (!m->set_xc && !m->mutable_xc)
+      BAD("model: nxc > 0 needs set_xc or mutable_xc");
+    if (m->xc_offset + (size_t)m->nxc * sizeof(double) > m->context_size)
+      BAD("model: xc out of range");
+  }
+  if (m->n_events > 0 && !m->events) BAD("model: events missing");
+  for (i = 0; i < m->n_events; i++) {
+    const diagc_event_desc *e = &m->events[i];
+    const char *nm = e->name ? e->name : "?";
+    if (e->kind < DIAGC_PUBLISH || e->kind > DIAGC_UNRESTRICTED_UPDATE)
+      BAD("model: event %d (%s): bad kind %d", i, nm, e->kind);
+    if (e->trigger < DIAGC_TRIGGER_INITIALIZATION ||
+        e->trigger > DIAGC_TRIGGER_PERIODIC)
+      BAD("model: event %d (%s): bad trigger %d", i, nm, e->trigger);
+    if (!e->handler) BAD("model: event %d (%s): no handler", i, nm);
+    if (e->kind != DIAGC_PUBLISH && !e->apply)
+      BAD("model: event %d (%s): update without apply", i, nm);
+    if (e->leaf < 0 || (m->n_leaves > 0 && e->leaf >= m->n_leaves))
+      BAD("model: event %d (%s): bad leaf %d", i, nm, e->leaf);
+    if (e->trigger == DIAGC_TRIGGER_PERIODIC &&
+        (!(e->period > 0) || isinf(e->period) || !(e->offset >= 0) ||
+         isinf(e->offset)))
+      BAD("model: event %d (%s): bad period %g / offset %g", i, nm,
+          e->period, e->offset);
+  }
+  if (m->n_loggers > 0 && !m->loggers) BAD("model: loggers missing");
+  for (i = 0; i < m->n_loggers; i++) {
+    const diagc_logger_desc *l = &m->loggers[i];
+    const char *nm = l->name ? l->name : "?";
+    if (l->output < 0 || l->output >= m->n_outputs || !m->outputs)
+      BAD("model: logger %d (%s): bad output %d", i, nm, l->output);
+    if (!m->outputs[l->output].eval)
+      BAD("model: logger %d (%s): output has no eval", i, nm);
+    if (l->size < 0 || l->size != m->outputs[l->output].size)
+      BAD("model: logger %d (%s): size %d != output size %d", i, nm, l->size,
+          m->outputs[l->output].size);
+    if (!(l->period >= 0) || isinf(l->period))
+      BAD("model: logger %d (%s): bad period %g", i, nm, l->period);
+  }
+#undef BAD
+  return 0;
+}
+
+typedef struct sort_key {
+  int leaf, trigger, idx;
+} sort_key;
+
+static int cmp_key(const void *pa, const void *pb) {
+  const sort_key *a = (const sort_key *)pa, *b = (const sort_key *)pb;
+  if (a->leaf != b->leaf) return a->leaf < b->leaf ? -1 : 1;
+  if (a->trigger != b->trigger) return a->trigger < b->trigger ? -1 : 1;
+  return a->idx < b->idx ? -1 : (a->idx > b->idx);
+}
+
+diagc_sim *diagc_sim_create(const diagc_model *m,
+                            const diagc_sim_options *opt) {
+  return diagc_sim_create_ex(m, opt, NULL, 0);
+}
+
+diagc_sim *diagc_sim_create_ex(const diagc_model *m,
+                               const diagc_sim_options *opt, char *err,
+                               size_t errlen) {
+  diagc_sim *s;
+  int i, k, n_ev, nx;
+  sort_key *keys = NULL;
+
+  if (err && errlen) err[0] = 0;
+  if (validate_model(m, err, errlen) != 0) return NULL;
+
+  s = (diagc_sim *)calloc(1, sizeof *s);
+  if (!s) goto oom;
+  s->m = m;
+  s->nxc = m->nxc;
+  s->integ = -1;
+  s->ideal_next = NAN;
+  if (apply_options(s, opt, err, errlen) != 0) {
+    free(s);
+    return NULL;
+  }
+
+  n_ev = m->n_events + m->n_loggers;
+  s->n_ev = n_ev;
+  nx = m->nxc > 0 ? m->nxc : 1;
+  s->ctx = (unsigned char *)calloc(1, m->context_size);
+  s->state_buf =
+      (unsigned char *)calloc(1, m->state_size > 0 ? m->state_size : 1);
+  s->xsave = (double *)calloc((size_t)nx * 8, sizeof(double));
+  s->ev = (diagc_sim_event *)calloc((size_t)(n_ev > 0 ? n_ev : 1),
+                                    sizeof *s->ev);
+  for (k = 0; k < 3; k++)
+    s->order[k] = (int *)calloc((size_t)(n_ev > 0 ? n_ev : 1), sizeof(int));
+  s->g_period = (double *)calloc((size_t)(n_ev > 0 ? n_ev : 1), sizeof(double));
+  s->g_offset = (double *)calloc((size_t)(n_ev > 0 ? n_ev : 1), sizeof(double));
+  s->g_next = (double *)calloc((size_t)(n_ev > 0 ? n_ev : 1), sizeof(double));
+  s->g_kinds = (unsigned char *)calloc((size_t)(n_ev > 0 ? n_ev : 1), 1);
+  s->g_fired = (unsigned char *)calloc((size_t)(n_ev > 0 ? n_ev : 1), 1);
+  s->sel = (unsigned char *)calloc((size_t)(n_ev > 0 ? n_ev : 1), 1);
+  s->log_fired =
+      (unsigned char *)calloc((size_t)(m->n_loggers > 0 ? m->n_loggers : 1), 1);
+  s->log_vals = (const double **)calloc(
+      (size_t)(m->n_loggers > 0 ? m->n_loggers : 1), sizeof(double *));
+  keys = (sort_key *)calloc((size_t)(n_ev > 0 ? n_ev : 1), sizeof *keys);
+  if (!s->ctx || !s->state_buf || !s->xsave || !s->ev || !s->order[0] ||
+      !s->order[1] || !s->order[2] || !s->g_period || !s->g_offset || !s->g_next ||
+      !s->g_kinds || !s->g_fired || !s->sel || !s->log_fired ||
+      !s->log_vals || !keys)
+    goto oom;
+  s->x0 = s->xsave + nx;
+  s->xt = s->xsave + 2 * nx;
+  s->k0 = s->xsave + 3 * nx;
+  s->k1 = s->xsave + 4 * nx;
+  s->k2 = s->xsave + 5 * nx;
+  s->k3 = s->xsave + 6 * nx;
+  s->errv = s->xsave + 7 * nx;
+
+  /* Events and loggers, with periodic timing groups. */
+  for (i = 0; i < n_ev; i++) {
+    diagc_sim_event *e = &s->ev[i];
+    double period = 0, offset = 0;
+    if (i < m->n_events) {
+      const diagc_event_desc *d = &m->events[i];
+      e->kind = d->kind;
+      e->trigger = d->trigger;
+      e->leaf = d->leaf;
+      period = d->period;
+      offset = d->offset;
+    } else {
+      const diagc_logger_desc *l = &m->loggers[i - m->n_events];
+      e->kind = DIAGC_PUBLISH;
+      e->trigger =
+          l->period > 0 ? DIAGC_TRIGGER_PERIODIC : DIAGC_TRIGGER_PER_STEP;
+      e->leaf = INT_MAX; /* a log sink added after every other system */
+      period = l->period;
+      offset = 0;
+    }
+    e->group = -1;
+    if (e->trigger == DIAGC_TRIGGER_PERIODIC) {
+      int g;
+      for (g = 0; g < s->n_groups; g++)
+        if (s->g_period[g] == period && s->g_offset[g] == offset) break;
+      if (g == s->n_groups) {
+        s->g_period[g] = period;
+        s->g_offset[g] = offset;
+        s->n_groups++;
+      }
+      s->g_kinds[g] |= (unsigned char)(1u << e->kind);
+      e->group = g;
+    }
+  }
+  /* Per-kind dispatch order: leaf, then initialization / per-step / timed,
+   * then declaration order (Drake's merged event collections). */
+  for (k = 0; k < 3; k++) {
+    int n = 0;
+    for (i = 0; i < n_ev; i++) {
+      if (s->ev[i].kind != k) continue;
+      keys[n].leaf = s->ev[i].leaf;
+      keys[n].trigger = s->ev[i].trigger;
+      keys[n].idx = i;
+      n++;
+    }
+    if (n > 1) qsort(keys, (size_t)n, sizeof *keys, cmp_key);
+    for (i = 0; i < n; i++) s->order[k][i] = keys[i].idx;
+    s->n_order[k] = n;
+  }
+  free(keys);
+
+  m->init(s->ctx);
+  diagc_sim_reset_integrator_stats(s);
+  return s;
+
+oom:
+  free(keys);
+  set_errbuf(err, errlen, "out of memory");
+  diagc_sim_destroy(s);
+  return NULL;
+}
+
+void diagc_sim_destroy(diagc_sim *s) {
+  int k;
+  if (!s) return;
+  free(s->ctx);
+  free(s->state_buf);
+  free(s->xsave);
+  free(s->ev);
+  for (k = 0; k < 3; k++) free(s->order[k]);
+  free(s->g_period);
+  free(s->g_offset);
+  free(s->g_next);
+  free(s->g_kinds);
+  free(s->g_fired);
+  free(s->sel);
+  free(s->log_fired);
+  free(s->log_vals);
+  free(s);
+}
+
+/* ---- accessors --------------------------------------------------------- */
+
+const diagc_model *diagc_sim_model(const diagc_sim *s) { return s->m; }
+void *diagc_sim_context(diagc_sim *s) { return s->ctx; }
+double diagc_sim_time(const diagc_sim *s) { return diagc_sim_ctx_time(s); }
+const char *diagc_sim_error(const diagc_sim *s) { return s->err; }
+
+void diagc_sim_set_log_callback(diagc_sim *s, diagc_log_fn fn, void *user) {
+  s->log_fn = fn;
+  s->log_user = user;
+}
+
+int diagc_sim_stats(const diagc_sim *s, diagc_sim_statistics *out) {
+  if (!s || !out) return DIAGC_SIM_E_ARG;
+  *out = s->st;
+  return 0;
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+static int selected(const diagc_sim *s, int e, int phase) {
+  const diagc_sim_event *ev = &s->ev[e];
+  switch (ev->trigger) {
+    case DIAGC_TRIGGER_INITIALIZATION:
+      return (phase == PHASE_INIT_UPDATE || phase == PHASE_INIT_PUBLISH) &&
+             !s->opt.suppress_initialization_events;
+    case DIAGC_TRIGGER_PER_STEP:
+      return phase != PHASE_INIT_UPDATE;
+    default:
+      return phase != PHASE_INIT_UPDATE && s->timed_triggered &&
+             s->g_fired[ev->group];
+  }
+}
+
+static int normalize_status(int st) {
+  return (st >= DIAGC_DID_NOTHING && st <= DIAGC_FAILED) ? st : DIAGC_FAILED;
+}
+
+/* Computes the next periodic event time after t (Drake's
+ * CalcNextUpdateTime), marks the due groups and returns the kinds due. */
+static int calc_next_update_time(diagc_sim *s, double t, double *t_next,
+                                 unsigned *kinds) {
+  int g;
+  double tmin = INFINITY;
+  *kinds = 0;
+  for (g = 0; g < s->n_groups; g++) {
+    double tn = next_sample_time(s->g_period[g], s->g_offset[g], t);
+    if (!(tn > t)) {
+      diagc_sim_set_err(s,
+                        "at t = %.17g the next time of period %g, offset %g "
+                        "is no longer representable",
+                        t, s->g_period[g], s->g_offset[g]);
+      return DIAGC_SIM_E_TIME;
+    }
+    s->g_next[g] = tn;
+    if (tn < tmin) tmin = tn;
+  }
+  for (g = 0; g < s->n_groups; g++) {
+    s->g_fired[g] = (unsigned char)(s->g_next[g] == tmin);
+    if (s->g_fired[g]) *kinds |= s->g_kinds[g];
+  }
+  *t_next = tmin;
+  return 0;
+}
+
+/* Runs the selected update events of one kind: preload the state buffer,
+ * call the handlers (stop at the first failure), then, unless every
+ * handler did nothing or one failed, apply the fired events in order. */
+static void handle_updates(diagc_sim *s, int kind, int phase, acc_t *outer) {
+  const diagc_model *m = s->m;
+  const int *ord = s->order[kind];
+  const int n = s->n_order[kind];
+  acc_t a = {DIAGC_DID_NOTHING, -1, 0};
+  int j, any = 0;
+
+  for (j = 0; j < n; j++) {
+    int e = ord[j];
+    s->sel[e] = (unsigned char)selected(s, e, phase);
+    any |= s->sel[e];
+  }
+  if (!any) return;
+  memcpy(s->state_buf, s->ctx + m->state_offset, m->state_size);
+  for (j = 0; j < n; j++) {
+    int e = ord[j], st;
+    if (!s->sel[e]) continue;
+    st = m->events[e].handler(s->ctx, s->state_buf);
+    keep_more_severe(&a, normalize_status(st), e, st);
+    if (a.sev == DIAGC_FAILED) break;
+  }
+  keep_more_severe(outer, a.sev, a.ev, a.raw);
+  if (a.sev == DIAGC_DID_NOTHING || a.sev == DIAGC_FAILED) return;
+  for (j = 0; j < n; j++) {
+    int e = ord[j];
+    if (s->sel[e]) m->events[e].apply(s->ctx, s->state_buf);
+  }
+  if (kind == DIAGC_DISCRETE_UPDATE)
+    s->st.discrete_updates++;
+  else
+    s->st.unrestricted_updates++;
+}
+
+/* Runs every selected publish (all of them, even after a failure), samples
+ * the loggers among them and delivers one log row. */
+static void handle_publishes(diagc_sim *s, int phase, acc_t *outer) {
+  const diagc_model *m = s->m;
+  const int *ord = s->order[DIAGC_PUBLISH];
+  const int n = s->n_order[DIAGC_PUBLISH];
+  acc_t a = {DIAGC_DID_NOTHING, -1, 0};
+  int j, logged = 0, any = 0;
+
+  for (j = 0; j < n; j++) {
+    int e = ord[j], st;
+    if (!selected(s, e, phase)) continue;
+    if (!any) {
+      any = 1;
+      if (m->n_loggers > 0) {
+        memset(s->log_fired, 0, (size_t)m->n_loggers);
+        memset((void *)s->log_vals, 0,
+               (size_t)m->n_loggers * sizeof(double *));
+      }
+    }
+    if (e < m->n_events) {
+      st = m->events[e].handler(s->ctx, NULL);
+      keep_more_severe(&a, normalize_status(st), e, st);
+    } else {
+      const int li = e - m->n_events;
+      const diagc_logger_desc *l = &m->loggers[li];
+      const double *v = NULL;
+      int rc = m->outputs[l->output].eval(s->ctx, &v);
+      if (rc != 0 || (v == NULL && l->size > 0)) {
+        keep_more_severe(&a, DIAGC_FAILED, e, rc);
+      } else {
+        s->log_fired[li] = 1;
+        s->log_vals[li] = v;
+        logged = 1;
+        keep_more_severe(&a, DIAGC_SUCCEEDED, e, DIAGC_SUCCEEDED);
+      }
+    }
+  }
+  if (logged) {
+    s->st.log_rows++;
+    if (s->log_fn)
+      s->log_fn(s->log_user, diagc_sim_ctx_time(s), s->log_fired,
+                (const double *const *)s->log_vals);
+  }
+  if (a.sev != DIAGC_DID_NOTHING && a.sev != DIAGC_FAILED) s->st.publishes++;
+  keep_more_severe(outer, a.sev, a.ev, a.raw);
+}
+
+/* Formats the message for a failed or terminating status. */
+static void report_status(diagc_sim *s, const acc_t *a) {
+  const double t = diagc_sim_ctx_time(s);
+  const int e = a->ev;
+  if (e >= s->m->n_events) {
+    const diagc_logger_desc *l = &s->m->loggers[e - s->m->n_events];
+    const char *on = s->m->outputs[l->output].name;
+    diagc_sim_set_err(s,
+                      "logger '%s': eval of output '%s' failed (status %d) "
+                      "at t = %.17g",
+                      event_name(s, e), on ? on : "?", a->raw, t);
+    return;
+  }
+  if (a->sev == DIAGC_REACHED_TERMINATION) {
+    diagc_sim_set_err(s, "%s event '%s' reached termination at t = %.17g",
+                      kind_name(s->ev[e].kind), event_name(s, e), t);
+  } else if (a->raw != DIAGC_FAILED) {
+    diagc_sim_set_err(s,
+                      "%s event '%s' returned an invalid status %d at "
+                      "t = %.17g",
+                      kind_name(s->ev[e].kind), event_name(s, e), a->raw, t);
+  } else {
+    diagc_sim_set_err(s, "%s event '%s' failed at t = %.17g",
+                      kind_name(s->ev[e].kind), event_name(s, e), t);
+  }
+}
+
+static int fail_event(diagc_sim *s, const acc_t *a) {
+  report_status(s, a);
+  s->broken = 1;
+  return a->ev >= s->m->n_events ? DIAGC_SIM_E_EVAL : DIAGC_SIM_E_EVENT;
+}
+
+static int check_finite_xc(diagc_sim *s) {
+  int i;
+  const double *x = (const double *)(const void *)(s->ctx + s->m->xc_offset);
+  for (i = 0; i < s->nxc; i++) {
+    if (!isfinite(x[i])) {
+      const char *nm = s->m->xc_names ? s->m->xc_names[i] : NULL;
+      diagc_sim_set_err(s,
+                        "non-finite continuous state %s (xc[%d]) = %g at "
+                        "t = %.17g",
+                        nm ? nm : "(unnamed)", i, x[i], diagc_sim_ctx_time(s));
+      s->broken = 1;
+      return DIAGC_SIM_E_NONFINITE;
+    }
+  }
+  return 0;
+}
+
+/* ---- Initialize / AdvanceTo -------------------------------------------- */
+
+int diagc_sim_initialize(diagc_sim *s) {
+  const double t0 = diagc_sim_ctx_time(s);
+  acc_t acc = {DIAGC_DID_NOTHING, -1, 0};
+
+  s->initialized = 0;
+  s->broken = 0;
+  s->err[0] = 0;
+  s->timed_triggered = 0;
+  /* Reset statistics (the integrator's step-size history is kept, as in
+   * Drake, where IntegratorBase::Initialize leaves the ideal next step). */
+  memset(&s->st, 0, sizeof s->st);
+  diagc_sim_reset_integrator_stats(s);
+
+  if (!s->opt.suppress_initialization_events) {
+    handle_updates(s, DIAGC_UNRESTRICTED_UPDATE, PHASE_INIT_UPDATE, &acc);
+    if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
+    handle_updates(s, DIAGC_DISCRETE_UPDATE, PHASE_INIT_UPDATE, &acc);
+    if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
+  }
+
+  if (acc.sev != DIAGC_REACHED_TERMINATION) {
+    /* Timed events due now: query from the double just below t0 (Drake
+     * perturbs the context time, then restores it). */
+    const double tp = previous_normalized(t0);
+    unsigned kinds;
+    double te = INFINITY;
+    int rc;
+    s->m->set_time(s->ctx, tp);
+    rc = calc_next_update_time(s, tp, &te, &kinds);
+    s->m->set_time(s->ctx, t0);
+    if (rc != 0) {
+      s->broken = 1;
+      return rc;
+    }
+    s->timed_triggered = (te == t0);
+    /* Only publishes; the updates run at the start of the first step. */
+    handle_publishes(s, PHASE_INIT_PUBLISH, &acc);
+    if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
+  }
+
+  s->last_known_time = diagc_sim_ctx_time(s);
+  s->initialized = 1;
+  if (acc.sev == DIAGC_REACHED_TERMINATION) {
+    report_status(s, &acc);
+    return DIAGC_SIM_TERMINATED;
+  }
+  return DIAGC_SIM_OK;
+}
+
+int diagc_sim_advance_to(diagc_sim *s, double t_max) {
+  double t;
+  int rc;
+
+  if (!s->initialized) {
+    rc = diagc_sim_initialize(s);
+    if (rc != DIAGC_SIM_OK) return rc;
+  }
+  if (s->broken) {
+    diagc_sim_set_err(s,
+                      "the simulator stopped on an error; call "
+                      "diagc_sim_initialize() before advancing again");
+    return DIAGC_SIM_E_STATE;
+  }
+  t = diagc_sim_ctx_time(s);
+  if (!(t == s->last_known_time)) {
+    diagc_sim_set_err(s,
+                      "simulation time has changed (%.17g -> %.17g) since "
+                      "the last initialize/advance_to; resetting time "
+                      "requires diagc_sim_initialize()",
+                      s->last_known_time, t);
+    return DIAGC_SIM_E_TIME;
+  }
+  if (isnan(t_max) || t_max < t) {
+    diagc_sim_set_err(s, "advance_to(%.17g): target is before t = %.17g",
+                      t_max, t);
+    return DIAGC_SIM_E_ARG;
+  }
+  s->err[0] = 0;
+
+  for (;;) {
+    acc_t acc = {DIAGC_DID_NOTHING, -1, 0};
+
+    /* 1. pending updates: unrestricted, then discrete */
+    handle_updates(s, DIAGC_UNRESTRICTED_UPDATE, PHASE_STEP, &acc);
+    if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
+    handle_updates(s, DIAGC_DISCRETE_UPDATE, PHASE_STEP, &acc);
+    if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
+
+    if (acc.sev != DIAGC_REACHED_TERMINATION) {
+      unsigned kinds;
+      double te, next_update = INFINITY, next_publish = INFINITY;
+      int result;
+
+      /* 2. next timed event */
+      rc = calc_next_update_time(s, diagc_sim_ctx_time(s), &te, &kinds);
+      if (rc != 0) {
+        s->broken = 1;
+        return rc;
+      }
+      if (kinds & ((1u << DIAGC_DISCRETE_UPDATE) |
+                   (1u << DIAGC_UNRESTRICTED_UPDATE)))
+        next_update = te;
+      if (kinds & (1u << DIAGC_PUBLISH)) next_publish = te;
+
+      /* 3. integrate (or jump) */
+      rc = diagc_integrate_no_further_than(s, next_publish, next_update,
+                                           t_max, &result);
+      if (rc != 0) {
+        s->broken = 1;
+        return rc;
+      }
+      s->timed_triggered = (result == DIAGC_STEP_REACHED_UPDATE ||
+                            result == DIAGC_STEP_REACHED_PUBLISH);
+      /* 4. count the step */
+      s->st.steps++;
+      if ((rc = check_finite_xc(s)) != 0) return rc;
+
+      /* 5. per-step and reached timed publishes on x-(t) */
+      handle_publishes(s, PHASE_STEP, &acc);
+      if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
+    }
+
+    if (acc.sev == DIAGC_REACHED_TERMINATION) {
+      report_status(s, &acc);
+      s->last_known_time = diagc_sim_ctx_time(s);
+      return DIAGC_SIM_TERMINATED;
+    }
+    /* 6. done? */
+    if (diagc_sim_ctx_time(s) >= t_max) break;
+  }
+  s->last_known_time = diagc_sim_ctx_time(s);
+  return DIAGC_SIM_OK;
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# scripts/install-deps.sh [EXTRA_PACKAGE...]
+#
+# Installs the Debian packages diagc needs (plus any named on the command
+# line, e.g. libgsl-dev for a benchmark).  Idempotent: does nothing when
+# everything is installed; otherwise, as root, runs `apt-get update` once and
+# installs what is missing.  Not root and something missing: prints the
+# command to run and exits 1.
+set -euo pipefail
+
+packages=(
+  build-essential
+  clang
+  tcc
+  libtcc-dev
+  luajit
+  libluajit-5.1-dev
+  re2c
+  pkg-config
+  gnuplot-nox
+  valgrind
+)
+packages+=("$@")
+
+installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q ' installed$'
+}
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "install-deps: not a Debian system; install by hand: ${packages[*]}" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  installed "$p" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}" >&2
+  echo "install-deps: run: sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update </dev/null
+apt-get install -y --no-install-recommends "${missing[@]}" </dev/null
+
+still=()
+for p in "${missing[@]}"; do
+  installed "$p" || still+=("$p")
+done
+if [ ${#still[@]} -ne 0 ]; then
+  echo "install-deps: failed to install: ${still[*]}" >&2
+  exit 1
+fi
