@@ -1,0 +1,54 @@
+-- testing/ffi.lua: LuaJIT FFI declarations of the runtime's public headers,
+-- read from the headers themselves (preprocessor lines dropped, numeric
+-- #defines turned into constants), so they cannot drift apart.
+local ffi = require("ffi")
+
+local M = { const = {} }
+
+local function read(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
+-- Strip comments and preprocessor directives; skip __cplusplus blocks;
+-- collect numeric #defines.
+local function to_cdef(text)
+  text = text:gsub("/%*.-%*/", function(c) return (c:gsub("[^\n]", "")) end)
+  text = text:gsub("//[^\n]*", "")
+  local out, skip = {}, 0
+  for line in (text .. "\n"):gmatch("(.-)\n") do
+    local d = line:match("^%s*#%s*(%w+)")
+    if d then
+      if d == "ifdef" and line:find("__cplusplus") then skip = skip + 1
+      elseif (d == "if" or d == "ifdef" or d == "ifndef") and skip > 0 then skip = skip + 1
+      elseif d == "endif" and skip > 0 then skip = skip - 1
+      elseif d == "define" and skip == 0 then
+        local name, val = line:match("^%s*#%s*define%s+([%w_]+)%s+%(?%s*(%-?[%d%.eE+]+)%s*%)?%s*$")
+        if name and tonumber(val) then M.const[name] = tonumber(val) end
+      end
+    elseif skip == 0 then
+      out[#out + 1] = line
+    end
+  end
+  return table.concat(out, "\n")
+end
+
+local done = false
+function M.load(root)
+  if done then return M end
+  done = true
+  local inc = root .. "/runtime/include/diagc/"
+  local model = read(inc .. "model.h")
+  to_cdef(model) -- constants
+  local region = model:match("/%* FFI%-BEGIN.-%*/(.-)/%* FFI%-END %*/")
+  ffi.cdef(to_cdef(region))
+  ffi.cdef(to_cdef(read(inc .. "simulator.h")))
+  ffi.cdef("typedef struct _IO_FILE FILE; FILE *fopen(const char *, const char *);"
+    .. " FILE *fdopen(int, const char *); int fclose(FILE *); int fflush(FILE *);")
+  ffi.cdef(to_cdef(read(inc .. "csv.h")))
+  return M
+end
+
+return M

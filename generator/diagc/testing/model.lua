@@ -1,0 +1,306 @@
+-- testing/model.lua: a JIT-compiled model driven from Lua.
+--   local m = diagc.jit("examples/pendulum.lua")
+--   local ctx = m:context()
+--   ctx:set("pend.theta", 0.3); ctx:get("pend.angle"); ctx:eval("pend.energy")
+-- Everything goes through the model's descriptor (diagc_model), exactly as
+-- the runtime does.
+local ffi = require("ffi")
+local errors = require("diagc.errors")
+local compile = require("diagc.compile")
+local jit = require("diagc.jit")
+local dffi = require("diagc.testing.ffi")
+
+local M = {}
+
+local Model, Context, Sim = {}, {}, {}
+Model.__index, Context.__index, Sim.__index = Model, Context, Sim
+
+local dptr = ffi.typeof("double *")
+local cdptr = ffi.typeof("const double *[1]")
+
+local function root()
+  return require("diagc_host").root()
+end
+
+-- spec: a path, or a diagram value built in the test file (then `loaded`
+-- needs the calling file's sources to locate calc bodies).
+function M.jit(spec, opts)
+  opts = opts or {}
+  dffi.load(root())
+  local gen
+  if type(spec) == "string" then
+    gen = compile.compile(spec, { prefix = opts.prefix })
+  else
+    local info = debug.getinfo(2, "S")
+    local file = info.source:sub(1, 1) == "@" and info.source:sub(2) or "?"
+    local sources = {}
+    local f = io.open(file, "rb")
+    if f then sources[file] = f:read("*a"); f:close() end
+    gen = compile.compile_loaded({ root = spec, sources = sources, main = file }, { prefix = opts.prefix })
+  end
+  local c = jit.compile(gen, { defines = opts.defines })
+  local sym = c.symbol(gen.prefix .. "_model")
+  if sym == nil then errors.raise(nil, "generated model has no descriptor symbol") end
+  local m = setmetatable({ gen = gen, compiled = c, prefix = gen.prefix,
+    desc = ffi.cast("const diagc_model *", sym) }, Model)
+  m:_index()
+  return m
+end
+
+function Model:_index()
+  local d = self.desc
+  self.sources, self.outputs, self.cache, self.elements = {}, {}, {}, {}
+  for i = 0, d.n_sources - 1 do
+    local s = d.sources[i]
+    self.sources[ffi.string(s.name)] = s
+  end
+  for i = 0, d.n_outputs - 1 do
+    local o = d.outputs[i]
+    self.outputs[ffi.string(o.name)] = o
+  end
+  for i = 0, d.n_cache - 1 do
+    self.cache[ffi.string(d.cache[i].name)] = { desc = d.cache[i], index = i }
+  end
+  -- element names: xc elements ("pend.theta") and xd elements
+  for i = 0, d.nxc - 1 do
+    self.elements[ffi.string(d.xc_names[i])] = tonumber(d.xc_offset) + 8 * i
+  end
+  for i = 0, d.nxd - 1 do
+    self.elements[ffi.string(d.xd_names[i])] = tonumber(d.xd_offset) + 8 * i
+  end
+end
+
+function Model:symbol(name)
+  return self.compiled.symbol(name)
+end
+
+function Model:context()
+  local d = self.desc
+  local n = math.ceil(tonumber(d.context_size) / 8)
+  local buf = ffi.new("double[?]", n)
+  local ctx = setmetatable({ model = self, buf = buf, ptr = ffi.cast("void *", buf) }, Context)
+  d.init(ctx.ptr)
+  return ctx
+end
+
+-- Wrap an existing context pointer (e.g. the simulator's).
+function Model:wrap(ptr, keep)
+  return setmetatable({ model = self, ptr = ffi.cast("void *", ptr), keep = keep }, Context)
+end
+
+local function read_doubles(ptr, off, n)
+  local p = ffi.cast(dptr, ffi.cast("char *", ptr) + off)
+  if n == 1 then return p[0] end
+  local t = {}
+  for i = 1, n do t[i] = p[i - 1] end
+  return t
+end
+
+local function to_doubles(v, n, what)
+  if type(v) == "number" then v = { v } end
+  if type(v) ~= "table" or #v ~= n then
+    error(string.format("%s expects %d value%s", what, n, n == 1 and "" or "s"), 3)
+  end
+  local a = ffi.new("double[?]", n)
+  for i = 1, n do a[i - 1] = v[i] end
+  return a
+end
+
+-- set a source (group) or a single state element by name
+function Context:set(name, value)
+  local m = self.model
+  if name == "t" or name == "time" then m.desc.set_time(self.ptr, value); return end
+  local s = m.sources[name]
+  if s then
+    if s.size == 0 then
+      error("'" .. name .. "' is abstract; use ctx:set_abstract(name, pointer)", 2)
+    end
+    s.set(self.ptr, to_doubles(value, s.size, name))
+    return
+  end
+  local off = m.elements[name]
+  if off then
+    -- the leaf's group that holds this element
+    for sname, src in pairs(m.sources) do
+      local so = tonumber(src.offset)
+      if src.size > 0 and off >= so and off < so + 8 * src.size
+          and (src.kind >= dffi.const.DIAGC_SRC_Q and src.kind <= dffi.const.DIAGC_SRC_XD) then
+        local cur = read_doubles(self.ptr, so, src.size)
+        if type(cur) == "number" then cur = { cur } end
+        cur[(off - so) / 8 + 1] = value
+        src.set(self.ptr, to_doubles(cur, src.size, sname))
+        return
+      end
+    end
+  end
+  error("no settable source named '" .. tostring(name) .. "'", 2)
+end
+
+-- set an abstract source from a cdata value of its C type
+function Context:set_abstract(name, cdata_ptr)
+  local s = self.model.sources[name]
+  if not s then error("no source named '" .. tostring(name) .. "'", 2) end
+  s.set(self.ptr, cdata_ptr)
+end
+
+-- evaluate an output port or a vector cache entry; returns number or table
+function Context:try_eval(name)
+  local m = self.model
+  local o = m.outputs[name]
+  local c = m.cache[name]
+  local fn, size
+  if o then fn, size = o.eval, o.size
+  elseif c then fn, size = c.desc.eval, c.desc.size
+  else error("no output port or cache entry named '" .. tostring(name) .. "'", 3) end
+  local out = cdptr()
+  local rc = fn(self.ptr, out)
+  if rc ~= 0 then return rc end
+  if out[0] == nil or size == 0 then return 0, nil end
+  local v = ffi.cast(dptr, out[0])
+  if size == 1 then return 0, v[0] end
+  local t = {}
+  for i = 1, size do t[i] = v[i - 1] end
+  return 0, t
+end
+
+function Context:eval(name)
+  local rc, v = self:try_eval(name)
+  if rc ~= 0 then
+    error(string.format("eval of '%s' failed with status %d%s", name, rc,
+      rc == dffi.const.DIAGC_E_FROZEN and " (cache frozen)" or ""), 2)
+  end
+  return v
+end
+
+-- get: a source, a state element, the time, or (by eval) an output/cache entry
+function Context:get(name)
+  local m = self.model
+  if name == "t" or name == "time" then return read_doubles(self.ptr, tonumber(m.desc.time_offset), 1) end
+  local s = m.sources[name]
+  if s and s.size > 0 then return read_doubles(self.ptr, tonumber(s.offset), s.size) end
+  local off = m.elements[name]
+  if off then return read_doubles(self.ptr, off, 1) end
+  if m.outputs[name] or m.cache[name] then
+    local rc, v = self:try_eval(name)
+    if rc ~= 0 then error(string.format("eval of '%s' failed with status %d", name, rc), 2) end
+    return v
+  end
+  error("nothing named '" .. tostring(name) .. "' in model " .. m.prefix, 2)
+end
+
+function Context:time() return self:get("t") end
+function Context:set_time(t) self.model.desc.set_time(self.ptr, t) end
+
+function Context:derivatives()
+  local out = cdptr()
+  local rc = self.model.desc.calc_derivatives(self.ptr, out)
+  if rc ~= 0 then error("calc_derivatives failed with status " .. rc, 2) end
+  local n = self.model.desc.nxc
+  local t = {}
+  for i = 1, n do t[i] = out[0][i - 1] end
+  return t
+end
+
+-- per-entry counters {evals=, calcs=, invalidations=} of a cache entry
+-- (a leaf output port's entry has the port's name)
+function Context:counters(name)
+  local m = self.model
+  local c = m.cache[name]
+  if not c then error("no cache entry named '" .. tostring(name) .. "'", 2) end
+  local d = m.desc
+  local function at(off)
+    local p = ffi.cast("uint64_t *", ffi.cast("char *", self.ptr) + off)
+    return tonumber(p[c.index])
+  end
+  return { evals = at(tonumber(d.n_eval_offset)), calcs = at(tonumber(d.n_calc_offset)),
+    invalidations = at(tonumber(d.n_inval_offset)) }
+end
+
+function Context:set_caching(on) self.model.desc.set_caching(self.ptr, on and 1 or 0) end
+function Context:freeze(on) self.model.desc.freeze_cache(self.ptr, (on == nil or on) and 1 or 0) end
+function Context:invalidate_all() self.model.desc.invalidate_all(self.ptr) end
+
+function Context:clone()
+  local c = self.model:context()
+  ffi.copy(c.ptr, self.ptr, tonumber(self.model.desc.context_size))
+  return c
+end
+
+-- the raw bytes (for bit-for-bit comparisons)
+function Context:bytes()
+  return ffi.string(self.ptr, tonumber(self.model.desc.context_size))
+end
+
+-- names of every cache entry, in bit order
+function Model:cache_names()
+  local t = {}
+  for i = 0, self.desc.n_cache - 1 do t[#t + 1] = ffi.string(self.desc.cache[i].name) end
+  return t
+end
+
+------------------------------------------------------------------ simulator
+function Model:simulator(opts)
+  opts = opts or {}
+  local o = ffi.new("diagc_sim_options")
+  ffi.C.diagc_sim_options_init(o)
+  local keep = {}
+  for k, v in pairs(opts) do
+    if k == "integrator" then keep.name = v; o.integrator = v else o[k] = v end
+  end
+  local err = ffi.new("char[256]")
+  local s = ffi.C.diagc_sim_create_ex(self.desc, o, err, 256)
+  if s == nil then error("simulator: " .. ffi.string(err), 2) end
+  s = ffi.gc(s, ffi.C.diagc_sim_destroy)
+  local sim = setmetatable({ model = self, sim = s, keep = keep, logs = {} }, Sim)
+  -- collect logger samples
+  local d = self.desc
+  local names = {}
+  for i = 0, d.n_loggers - 1 do
+    names[i] = ffi.string(d.loggers[i].name)
+    sim.logs[names[i]] = { t = {}, v = {}, size = d.loggers[i].size }
+  end
+  if d.n_loggers > 0 then
+    local cb = ffi.cast("diagc_log_fn", function(_, t, fired, values)
+      for i = 0, d.n_loggers - 1 do
+        if fired[i] ~= 0 then
+          local l = sim.logs[names[i]]
+          l.t[#l.t + 1] = t
+          if l.size == 1 then l.v[#l.v + 1] = values[i][0]
+          else
+            local row = {}
+            for j = 1, l.size do row[j] = values[i][j - 1] end
+            l.v[#l.v + 1] = row
+          end
+        end
+      end
+    end)
+    sim.cb = cb
+    ffi.C.diagc_sim_set_log_callback(s, cb, nil)
+  end
+  sim.context = self:wrap(ffi.C.diagc_sim_context(s), sim)
+  return sim
+end
+
+local function check(sim, rc)
+  if rc < 0 then error("simulator: " .. ffi.string(ffi.C.diagc_sim_error(sim.sim)), 3) end
+  return rc
+end
+function Sim:initialize() return check(self, ffi.C.diagc_sim_initialize(self.sim)) end
+function Sim:advance_to(t) return check(self, ffi.C.diagc_sim_advance_to(self.sim, t)) end
+function Sim:try_advance_to(t)
+  local rc = ffi.C.diagc_sim_advance_to(self.sim, t)
+  return rc, rc < 0 and ffi.string(ffi.C.diagc_sim_error(self.sim)) or nil
+end
+function Sim:time() return ffi.C.diagc_sim_time(self.sim) end
+function Sim:log(name)
+  local l = self.logs[name]
+  if not l then error("no logger named '" .. tostring(name) .. "'", 2) end
+  return l
+end
+function Sim:stats()
+  local st = ffi.new("diagc_sim_statistics")
+  ffi.C.diagc_sim_stats(self.sim, st)
+  return st
+end
+
+return M
