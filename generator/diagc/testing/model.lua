@@ -109,7 +109,10 @@ end
 -- set a source (group) or a single state element by name
 function Context:set(name, value)
   local m = self.model
-  if name == "t" or name == "time" then m.desc.set_time(self.ptr, value); return end
+  if name == "t" or name == "time" then
+    m.desc.set_time(self.ptr, type(value) == "table" and value[1] or value)
+    return
+  end
   local s = m.sources[name]
   if s then
     if s.size == 0 then
