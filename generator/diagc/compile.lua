@@ -46,6 +46,7 @@ function M.compile_loaded(loaded, opts)
     default_accuracy = 1e-4,
   })
   gen.header_name = header_name
+  gen.source_name = opts.source_name or (prefix .. ".c")
   gen.prefix, gen.flat, gen.entry_points, gen.model, gen.graph = prefix, F, eps, model, G
   return gen
 end

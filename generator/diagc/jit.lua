@@ -22,11 +22,20 @@ function M.unit(gen)
 end
 
 -- Turn tcc's messages into one diagc error (the first error wins).
-local function compile_error(msgs)
+local function compile_error(gen, msgs)
   for line in (msgs .. "\n"):gmatch("(.-)\n") do
     local file, l, rest = line:match("^(.-):(%d+): error: (.*)$")
     if file then
-      errors.raise({ file = file, line = tonumber(l) }, "C error in generated code: %s", rest)
+      local loc = { file = file, line = tonumber(l) }
+      local map = (file == gen.source_name and gen.source_restore)
+        or (file == gen.header_name and gen.header_restore) or nil
+      local spec_loc = map and map[loc.line]
+      if spec_loc then
+        errors.raise(spec_loc, "C error in a calc body: %s", rest)
+      elseif file == gen.source_name or file == gen.header_name then
+        errors.raise(loc, "C error in generated code: %s", rest)
+      end
+      errors.raise(loc, "C error in a calc body: %s", rest)
     end
   end
   errors.raise(nil, "C compilation failed: %s", msgs:gsub("\n", "; "))
@@ -45,7 +54,7 @@ function M.compile(gen, opts)
     name = gen.prefix .. ".c",
     defines = opts.defines,
   })
-  if not state then compile_error(msgs or "unknown error") end
+  if not state then compile_error(gen, msgs or "unknown error") end
   local r = {
     state = state,
     symbol = function(name) return h.tcc_symbol(state, name) end,

@@ -624,7 +624,7 @@ function M.generate(F, eps, opts)
 
   H:line()
   H:linef("#endif /* %s */", guard)
-  return { header = H:text(), source = C:text() }
+  return { header = H:text(), source = C:text(), source_restore = C.restore, header_restore = H.restore }
 end
 
 return M

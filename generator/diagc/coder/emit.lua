@@ -4,7 +4,10 @@ local M = {}
 M.__index = M
 
 function M.new(file_name)
-  return setmetatable({ lines = {}, file = file_name }, M)
+  -- restore[n]: the spec location of the user line just before generated
+  -- line n (compilers sometimes report an error in a body's last line on
+  -- the next line, after the #line that returns to generated code)
+  return setmetatable({ lines = {}, file = file_name, restore = {} }, M)
 end
 
 function M:line(s)
@@ -20,13 +23,15 @@ end
 function M:user_code(text, loc, indent)
   local body = text:gsub("\r", "")
   self:linef('#line %d "%s"', loc.line, loc.file)
-  local first = true
+  local first, n = true, 0
   for l in (body .. "\n"):gmatch("(.-)\n") do
+    n = n + 1
     if first and loc.col and loc.col > 1 then l = string.rep(" ", loc.col - 1) .. l end
     self:line(first and l or l)
     first = false
   end
   self:linef('#line %d "%s"', #self.lines + 2, self.file)
+  self.restore[#self.lines + 1] = { file = loc.file, line = loc.line + n - 1 }
   local _ = indent
 end
 

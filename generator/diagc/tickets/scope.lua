@@ -137,9 +137,20 @@ function M.check_body(leaf, calc, params, lex)
   local inscope = {}
   for _, p in ipairs(params) do inscope[p.name] = true end
   local ns = namespace(leaf)
+  -- names the body declares itself (locals, struct members) shadow ours
+  local TYPE_WORDS = { double = true, float = true, int = true, long = true, short = true,
+    char = true, unsigned = true, signed = true, _Bool = true, size_t = true }
+  local declared = {}
+  for i, tk in ipairs(toks) do
+    if tk.kind == "ident" and i > 1 then
+      local j = i - 1
+      while j > 1 and toks[j].text == "*" do j = j - 1 end
+      if TYPE_WORDS[toks[j].text] then declared[tk.text] = true end
+    end
+  end
   local prev
   for _, tk in ipairs(toks) do
-    if tk.kind == "ident" and not inscope[tk.text] and ns[tk.text]
+    if tk.kind == "ident" and not inscope[tk.text] and ns[tk.text] and not declared[tk.text]
         and not (prev and prev.kind == "punct" and (prev.text == "." or prev.text == "->")) then
       local n = ns[tk.text]
       local loc = loc_of(tk.line, tk.col)
