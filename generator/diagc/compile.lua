@@ -33,6 +33,11 @@ function M.compile_loaded(loaded, opts)
   require("diagc.tickets.loops").compute(F)
   local eps = require("diagc.masks").compute(F, G)
   local prefix = opts.prefix or M.prefix_of(model.root.name)
+  if prefix:lower() == "diagc" or prefix:lower():match("^diagc_") then
+    require("diagc.errors").raise(opts.prefix and nil or model.root.loc,
+      "model name '%s' is reserved: it would clash with the runtime's diagc_ names; "
+      .. "rename the diagram or pass --name", prefix)
+  end
   local header_name = opts.header_name or (prefix .. ".h")
   local gen = require("diagc.coder.c_model").generate(F, eps, {
     prefix = prefix,
@@ -46,6 +51,7 @@ function M.compile_loaded(loaded, opts)
     default_accuracy = 1e-4,
   })
   gen.header_name = header_name
+  gen.sources = loaded.sources
   gen.source_name = opts.source_name or (prefix .. ".c")
   gen.prefix, gen.flat, gen.entry_points, gen.model, gen.graph = prefix, F, eps, model, G
   return gen

@@ -22,7 +22,18 @@ function M.unit(gen)
 end
 
 -- Turn tcc's messages into one diagc error (the first error wins).
-local function compile_error(gen, msgs)
+-- The first spec location that mentions `word`, for errors with no line.
+local function find_in_sources(gen, word)
+  for _, file in ipairs(require("diagc.util").sorted_keys(gen.sources or {})) do
+    local n = 0
+    for line in (gen.sources[file] .. "\n"):gmatch("(.-)\n") do
+      n = n + 1
+      if line:find("%f[%w_]" .. word .. "%f[^%w_]") then return { file = file, line = n } end
+    end
+  end
+end
+
+local function compile_error(gen, msgs, allow_undefined)
   for line in (msgs .. "\n"):gmatch("(.-)\n") do
     local file, l, rest = line:match("^(.-):(%d+): error: (.*)$")
     if file then
@@ -31,11 +42,22 @@ local function compile_error(gen, msgs)
         or (file == gen.header_name and gen.header_restore) or nil
       local spec_loc = map and map[loc.line]
       if spec_loc then
-        errors.raise(spec_loc, "C error in a calc body: %s", rest)
-      elseif file == gen.source_name or file == gen.header_name then
+        errors.raise(spec_loc, "C error in %s: %s", spec_loc.block.what, rest)
+      elseif file == gen.source_name or file == gen.header_name or file == "<string>" then
         errors.raise(loc, "C error in generated code: %s", rest)
       end
-      errors.raise(loc, "C error in a calc body: %s", rest)
+      for _, b in ipairs(gen.user_blocks or {}) do
+        if b.file == file and loc.line >= b.first and loc.line <= b.last then
+          errors.raise(loc, "C error in %s: %s", b.what, rest)
+        end
+      end
+      errors.raise(loc, "C error: %s", rest)
+    end
+    local sym = line:match("undefined symbol '([^']+)'")
+    if sym then
+      if allow_undefined then return end
+      errors.raise(find_in_sources(gen, sym), "undefined symbol '%s': spec code calls or uses it but "
+        .. "nothing defines it; define it in a c_preamble (or link it when you build the generated C)", sym)
     end
   end
   errors.raise(nil, "C compilation failed: %s", msgs:gsub("\n", "; "))
@@ -54,7 +76,10 @@ function M.compile(gen, opts)
     name = gen.prefix .. ".c",
     defines = opts.defines,
   })
-  if not state then compile_error(gen, msgs or "unknown error") end
+  if not state then
+    compile_error(gen, msgs or "unknown error", opts.allow_undefined)
+    return nil
+  end
   local r = {
     state = state,
     symbol = function(name) return h.tcc_symbol(state, name) end,

@@ -20,7 +20,9 @@ end
 
 -- closest candidate within distance 2, or nil
 function M.suggest(name, candidates)
-  local best, bestd = nil, 3
+  -- within distance 2 (3 for long names); none for one- or two-letter names
+  local limit = #name <= 2 and 0 or (#name >= 8 and 3 or 2)
+  local best, bestd = nil, limit + 1
   for _, c in ipairs(candidates) do
     local d = M.edit_distance(name, c)
     if d < bestd then best, bestd = c, d end

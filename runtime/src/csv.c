@@ -16,7 +16,16 @@ int diagc_format_double(char *buf, size_t bufsize, double v) {
     strcpy(best, v > 0 ? "inf" : "-inf");
     best_len = v > 0 ? 3 : 4;
   } else {
-    for (n = 1; n <= 17; n++) {
+    int start = 1, ex;
+    /* Fast path: the nearest 15-digit decimal is at least as close to v as
+     * any shorter one, so if it does not round-trip no shorter one does --
+     * unless v is a power of two, whose rounding interval is asymmetric. */
+    if (frexp(fabs(v), &ex) != 0.5) {
+      int len = snprintf(tmp, sizeof tmp, "%.15g", v);
+      if (len > 0 && len < (int)sizeof tmp && strtod(tmp, NULL) != v)
+        start = 16;
+    }
+    for (n = start; n <= 17; n++) {
       int len = snprintf(tmp, sizeof tmp, "%.*g", n, v);
       const char *e;
       if (len < 0 || len >= (int)sizeof tmp) continue;

@@ -244,6 +244,7 @@ static int validate_model(const diagc_model *m, char *err, size_t errlen) {
       BAD("model: nxc > 0 needs set_xc or mutable_xc");
     if (m->xc_offset + (size_t)m->nxc * sizeof(double) > m->context_size)
       BAD("model: xc out of range");
+    if (m->xc_offset % sizeof(double) != 0) BAD("model: xc is misaligned");
   }
   if (m->n_events > 0 && !m->events) BAD("model: events missing");
   for (i = 0; i < m->n_events; i++) {

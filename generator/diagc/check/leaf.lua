@@ -199,6 +199,24 @@ function M.check(spec, sources, type_id)
     end
   end
 
+  -- an abstract value's C type must be a C type or defined in this leaf's c_preamble
+  local BUILTIN_TYPES = { int = true, double = true, float = true, char = true, long = true,
+    short = true, unsigned = true, signed = true, _Bool = true, size_t = true }
+  for w in ("int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t"):gmatch("%S+") do
+    BUILTIN_TYPES[w] = true
+  end
+  local function check_ctype(it, what)
+    local last = it.ctype:match("([%w_]+)$")
+    if BUILTIN_TYPES[last] then return end
+    for _, pre in ipairs(leaf.preambles) do
+      if pre.text:find("%f[%w_]" .. last .. "%f[^%w_]") then return end
+    end
+    errors.raise(it.loc, "%s '%s': unknown C type '%s'; define it in a c_preamble", what, it.name, it.ctype)
+  end
+  for _, it in ipairs(leaf.by_kind.xa) do check_ctype(it, "abstract_state") end
+  for _, it in ipairs(leaf.by_kind.pa) do check_ctype(it, "abstract_parameter") end
+  for _, it in ipairs(leaf.by_kind.cache) do if it.ctype then check_ctype(it, "cache_entry") end end
+
   local function calc_of(item, kind, name, default_prereqs, self_name)
     local a = item.args
     if a.calc == nil then

@@ -70,30 +70,18 @@ function M.main(args)
   C.diagc_sim_set_log_callback(sim.sim, ffi.cast("diagc_log_fn", C.diagc_csv_log_callback), w)
 
   local host = require("diagc_host")
-  local progress = host.isatty(2) and t_end > 0
   local function fail(rc)
     C.fflush(f)
     errors.raise(nil, "diagc run: simulation failed: %s", ffi.string(C.diagc_sim_error(sim.sim)))
     return rc
   end
+  -- one AdvanceTo: splitting the run (e.g. for a progress bar) would add
+  -- step boundaries and change the results
+  local t0 = host.now()
   local rc = C.diagc_sim_initialize(sim.sim)
   if rc < 0 then fail(rc) end
-  local t0 = host.now()
-  if progress then
-    local chunks = 50
-    for k = 1, chunks do
-      rc = C.diagc_sim_advance_to(sim.sim, k == chunks and t_end or t_end * k / chunks)
-      if rc < 0 then io.stderr:write("\n"); fail(rc) end
-      if rc == 1 then break end
-      if host.now() - t0 > 0.5 then
-        io.stderr:write(string.format("\r[%-50s] %3d%%  t = %g", string.rep("#", k), 2 * k, C.diagc_sim_time(sim.sim)))
-      end
-    end
-    if host.now() - t0 > 0.5 then io.stderr:write("\n") end
-  else
-    rc = C.diagc_sim_advance_to(sim.sim, t_end)
-    if rc < 0 then fail(rc) end
-  end
+  rc = C.diagc_sim_advance_to(sim.sim, t_end)
+  if rc < 0 then fail(rc) end
   C.fflush(f)
   if o["--csv"] then C.fclose(f) end
   if w.error ~= 0 then errors.raise(nil, "diagc run: writing the CSV failed") end

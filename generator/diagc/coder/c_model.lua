@@ -45,7 +45,7 @@ function M.generate(F, eps, opts)
     for _, pre in ipairs(lt.preambles) do
       if not seen_pre[pre.text] then
         seen_pre[pre.text] = true
-        H:user_code(pre.text, pre.loc)
+        H:user_code(pre.text, pre.loc, "a c_preamble")
       end
     end
   end
@@ -154,7 +154,7 @@ function M.generate(F, eps, opts)
         C:line("{")
         for _, p in ipairs(ps) do C:linef("  (void)%s;", p.name) end
         C:line("  {")
-        C:user_code(calc.body, calc.body_loc)
+        C:user_code(calc.body, calc.body_loc, "a calc body")
         C:line("  }")
         C:linef("  return %s;", calc.kind == "event" and "DIAGC_SUCCEEDED" or "0")
         C:line("}")
@@ -245,9 +245,16 @@ function M.generate(F, eps, opts)
     C:line()
   end
 
-  -- invalidation: one function per entry point
+  -- invalidation: one function per entry point (numbered: paths are
+  -- arbitrary, so names built from them could collide)
+  local inv = {}
+  for i, ep in ipairs(eps) do
+    inv[ep] = string.format("%s__inv_%d", P, i - 1)
+    if ep.cname then inv[ep.cname] = inv[ep] end
+  end
   for _, ep in ipairs(eps) do
-    C:linef("static void %s__inv_%s(%s_context *c)", P, ep.cname, P)
+    C:linef("/* invalidation for a change of %s */", ep.name)
+    C:linef("static void %s(%s_context *c)", inv[ep], P)
     C:line("{")
     if #ep.words == 0 then C:line("  (void)c;") end
     local i = 1
@@ -268,8 +275,6 @@ function M.generate(F, eps, opts)
     C:line("}")
     C:line()
   end
-  local ep_by = {}
-  for _, ep in ipairs(eps) do ep_by[ep.cname] = ep end
 
   -- public API
   H:linef("/* Initialize a context: defaults, t = 0, every cache entry stale. */")
@@ -287,7 +292,7 @@ function M.generate(F, eps, opts)
       if a.init then
         C:linef("  {")
         C:linef("    static const %s init =", a.ctype)
-        C:user_code(a.init, require("diagc.check.fields").locate(opts.sources, a.item.loc, a.init))
+        C:user_code(a.init, require("diagc.check.fields").locate(opts.sources, a.item.loc, a.init), "an init")
         C:line("    ;")
         C:linef("    c->%s.%s = init;", where, a.field)
         C:line("  }")
@@ -300,7 +305,7 @@ function M.generate(F, eps, opts)
     if e.field and e.item.init then
       C:linef("  {")
       C:linef("    static const %s init =", e.ctype)
-      C:user_code(e.item.init, require("diagc.check.fields").locate(opts.sources, e.item.loc, e.item.init))
+      C:user_code(e.item.init, require("diagc.check.fields").locate(opts.sources, e.item.loc, e.item.init), "an init")
       C:line("    ;")
       C:linef("    c->%s = init;", e.field)
       C:line("  }")
@@ -316,7 +321,7 @@ function M.generate(F, eps, opts)
     C:linef("void %s_%s(%s_context *c%s)", P, name, P, params)
     C:line("{")
     for _, l in ipairs(body_lines) do C:line("  " .. l) end
-    C:linef("  %s__inv_%s(c);", P, ep_name)
+    C:linef("  %s(c);", inv[ep_name])
     C:line("}")
     C:line()
   end
@@ -341,7 +346,7 @@ function M.generate(F, eps, opts)
   proto(string.format("double *%s_mutable_xc(%s_context *c)", P, P))
   C:linef("double *%s_mutable_xc(%s_context *c)", P, P)
   C:line("{")
-  C:linef("  %s__inv_xc(c);", P)
+  C:linef("  %s(c);", inv.xc)
   C:line("  return c->x.xc;")
   C:line("}")
   C:line()
@@ -378,11 +383,11 @@ function M.generate(F, eps, opts)
         string.format("offsetof(%s_context, %s)", P, field), "sizeof(" .. ep.item.ctype .. ")", "set_" .. ep.cname)
     elseif ep.kind == "input" or ep.kind == "fixed" then
       local s = ep.slot
-      setter("set_" .. ep.cname, ", const double *v", { copy_in("c->u + " .. s.offset, s.size) }, ep.cname,
+      setter(ep.api, ", const double *v", { copy_in("c->u + " .. s.offset, s.size) }, ep,
         (ep.kind == "input" and "Set exported input " or "Set fixed input ") .. s.name .. ".")
       src(s.name, ep.kind == "input" and "DIAGC_SRC_INPUT" or "DIAGC_SRC_FIXED_INPUT", s.size,
         string.format("offsetof(%s_context, u) + %d * sizeof(double)", P, s.offset),
-        s.size .. " * sizeof(double)", "set_" .. ep.cname)
+        s.size .. " * sizeof(double)", ep.api)
     end
   end
 
@@ -467,7 +472,7 @@ function M.generate(F, eps, opts)
           if w == "q" or w == "v" or w == "z" then
             local off = ctx["x" .. w]
             C:linef("  memcpy(c->x.xc + %d, b->xc + %d, %d * sizeof(double));", off, off, ctx["n" .. w])
-            C:linef("  %s__inv_%s(c);", P, ctx.cpath .. "__" .. w)
+            C:linef("  %s(c);", inv[ctx.cpath .. "__" .. w])
           else
             local it = ctx.type.names[w]
             if it.kind == "xd" then
@@ -476,7 +481,7 @@ function M.generate(F, eps, opts)
             else
               C:linef("  c->x.%s = b->%s;", ctx.xa_field[w], ctx.xa_field[w])
             end
-            C:linef("  %s__inv_%s(c);", P, ctx.cpath .. "__" .. w)
+            C:linef("  %s(c);", inv[ctx.cpath .. "__" .. w])
           end
         end
         C:line("}")
@@ -624,7 +629,11 @@ function M.generate(F, eps, opts)
 
   H:line()
   H:linef("#endif /* %s */", guard)
-  return { header = H:text(), source = C:text(), source_restore = C.restore, header_restore = H.restore }
+  local blocks = {}
+  for _, b in ipairs(H.blocks) do blocks[#blocks + 1] = b end
+  for _, b in ipairs(C.blocks) do blocks[#blocks + 1] = b end
+  return { header = H:text(), source = C:text(), source_restore = C.restore,
+    header_restore = H.restore, user_blocks = blocks }
 end
 
 return M

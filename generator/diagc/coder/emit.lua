@@ -7,7 +7,7 @@ function M.new(file_name)
   -- restore[n]: the spec location of the user line just before generated
   -- line n (compilers sometimes report an error in a body's last line on
   -- the next line, after the #line that returns to generated code)
-  return setmetatable({ lines = {}, file = file_name, restore = {} }, M)
+  return setmetatable({ lines = {}, file = file_name, restore = {}, blocks = {} }, M)
 end
 
 function M:line(s)
@@ -20,7 +20,8 @@ end
 
 -- A user's C text at its spec location: columns are kept by padding the
 -- first line to the column where the text started in the spec.
-function M:user_code(text, loc, indent)
+-- what: how errors in this text are described ("a calc body", "a c_preamble")
+function M:user_code(text, loc, what)
   local body = text:gsub("\r", "")
   self:linef('#line %d "%s"', loc.line, loc.file)
   local first, n = true, 0
@@ -31,8 +32,9 @@ function M:user_code(text, loc, indent)
     first = false
   end
   self:linef('#line %d "%s"', #self.lines + 2, self.file)
-  self.restore[#self.lines + 1] = { file = loc.file, line = loc.line + n - 1 }
-  local _ = indent
+  local block = { file = loc.file, first = loc.line, last = loc.line + n - 1, what = what or "spec code" }
+  self.restore[#self.lines + 1] = { file = loc.file, line = block.last, block = block }
+  self.blocks[#self.blocks + 1] = block
 end
 
 function M:text()

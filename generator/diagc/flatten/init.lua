@@ -239,11 +239,17 @@ function M.flatten(model)
   for i, o in ipairs(F.outputs) do out_index[o.path] = i - 1 end
 
   -- loggers from every diagram, names prefixed by the diagram's path
+  local log_names = {}
   for _, ctx in ipairs(F.contexts) do
     if ctx.kind == "diagram" then
       for _, l in ipairs(ctx.type.logs) do
         local path = join(ctx.by_name[l.source.sys.name].path, l.source.port.name)
-        F.logs[#F.logs + 1] = { name = ctx.path == "" and l.name or join(ctx.path, l.name),
+        local lname = ctx.path == "" and l.name or join(ctx.path, l.name)
+        if log_names[lname] then
+          errors.raise(l.loc, "a logger named '%s' already exists; give this one name = \"...\"", lname)
+        end
+        log_names[lname] = true
+        F.logs[#F.logs + 1] = { name = lname,
           output = out_index[path], size = l.source.port.size, period = l.period, loc = l.loc }
       end
     end

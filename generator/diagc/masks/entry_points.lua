@@ -75,10 +75,9 @@ function M.list(F, G)
     end
   end
   for _, s in ipairs(F.u_slots) do
-    local name = s.kind == "input" and s.name or s.name
-    local cname = s.kind == "input" and ("input__" .. s.name)
-      or ("fixed__" .. s.name:gsub("%.", "__"))
-    s.ep = ep(name, cname, { G.node(s.ctx, "fixed:" .. s.port.name) }, { kind = s.kind, slot = s })
+    -- public setters: P_set_input_<name> (root inputs) and P_fix_<path>
+    local api = s.kind == "input" and ("set_input_" .. s.name) or ("fix_" .. s.name:gsub("%.", "__"))
+    s.ep = ep(s.name, nil, { G.node(s.ctx, "fixed:" .. s.port.name) }, { kind = s.kind, slot = s, api = api })
   end
   return eps
 end

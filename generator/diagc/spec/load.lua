@@ -44,13 +44,16 @@ end
 -- Returns { root = system, sources = {file = text}, main = path }.
 -- `value` may be a path or an already built system (for diagc.jit(spec)).
 function M.load(path)
-  local sources, cache, loading = {}, {}, {}
+  local sources, cache, loading, stack = {}, {}, {}, {}
 
   local function run(file, from_loc)
     file = normalize(file)
     if cache[file] ~= nil then return cache[file] end
     if loading[file] then
-      errors.raise(from_loc, "import cycle: '%s' imports itself", file)
+      local chain = {}
+      for i = loading[file], #stack do chain[#chain + 1] = stack[i] end
+      chain[#chain + 1] = file
+      errors.raise(from_loc, "import cycle: %s", table.concat(chain, " → "))
     end
     local text = read_file(file)
     if not text then
@@ -75,9 +78,11 @@ function M.load(path)
       return run(target, loc)
     end
     setfenv(chunk, dsl.environment(import))
-    loading[file] = true
+    stack[#stack + 1] = file
+    loading[file] = #stack
     local ok, res = xpcall(chunk, function(e) return lua_error_to_diagc(e) end)
     loading[file] = nil
+    stack[#stack] = nil
     if not ok then error(res, 0) end
     cache[file] = res == nil and false or res
     return res

@@ -154,6 +154,12 @@ function M.check_body(leaf, calc, params, lex)
         and not (prev and prev.kind == "punct" and (prev.text == "." or prev.text == "->")) then
       local n = ns[tk.text]
       local loc = loc_of(tk.line, tk.col)
+      local base = tk.text:match("^(.*)_next$")
+      if base and calc.kind == "event" and calc.event_kind ~= "publish" then
+        errors.raise(loc, "%s of leaf \"%s\" writes '%s', but '%s' is not in its writes {%s}; "
+          .. "add \"%s\" to writes", what_calc(leaf, calc), leaf.name, tk.text, base,
+          table.concat(calc.writes or {}, ", "), base)
+      end
       if n.never then
         errors.raise(loc, "%s of leaf \"%s\" reads '%s' (%s): %s", what_calc(leaf, calc), leaf.name,
           tk.text, n.what, n.never)

@@ -39,7 +39,9 @@ extern "C" {
  * handler returned DIAGC_REACHED_TERMINATION and the simulation stopped
  * early (not an error: diagc_sim_error() names the event, and advance_to may
  * be called again); negative values are errors, described by
- * diagc_sim_error().  After an error the simulator must be re-initialized. */
+ * diagc_sim_error().  After an error other than DIAGC_SIM_E_ARG and
+ * DIAGC_SIM_E_TIME, advance_to returns DIAGC_SIM_E_STATE until
+ * diagc_sim_initialize() is called again. */
 #define DIAGC_SIM_OK 0
 #define DIAGC_SIM_TERMINATED 1
 #define DIAGC_SIM_E_ARG (-1)        /* bad argument (t_max < t, NaN, name) */
@@ -82,7 +84,8 @@ typedef struct diagc_sim_statistics {
   int64_t discrete_updates;    /* applied discrete update rounds */
   int64_t unrestricted_updates;/* applied unrestricted update rounds */
   int64_t publishes;           /* publish rounds that did something */
-  int64_t log_rows;            /* log callback invocations */
+  int64_t log_rows;            /* publish instants with a logger sample
+                                  (= log callback invocations) */
   double initial_step;         /* first accepted integration step, NaN if none */
   double smallest_step;        /* smallest accepted step > 0, NaN if none */
   double largest_step;         /* largest accepted step, NaN if none */

@@ -1,0 +1,9 @@
+-- expect: diagc: FILE:8: algebraic loop through direct-feedthrough ports: g.y → g.u → g.y; break it with a state (e.g. a discrete delay) or narrow the prerequisites of an output so it does not read its inputs
+local Gain = leaf "Gain" {
+  input_port { "u", size = 1 },
+  output_port { "y", size = 1, prerequisites = { "u" }, calc = [[ y[0] = 0.5 * u[0]; ]] },
+}
+return diagram "top" {
+  system { "g", Gain },
+  connect { "g.y", "g.u" },
+}
