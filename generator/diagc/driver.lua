@@ -8,7 +8,7 @@ local M = {}
 local USAGE = [[
 usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check]
        diagc run SPEC.lua [--until T] [--csv FILE] [--integrator NAME] [--step H]
-                          [--accuracy A] [-p system.param=value ...] [--stats]
+                          [--accuracy A] [--max-step H] [-p system.param=value ...] [--stats]
        diagc graph SPEC.lua [-o FILE.dot] [--all]
        diagc test [FILE|DIR ...] [--filter PATTERN]
        diagc --help | --version

@@ -11,7 +11,6 @@ local M = {}
 local FLAGS = {
   ["--until"] = true, ["--csv"] = true, ["--integrator"] = true, ["--step"] = true,
   ["--accuracy"] = true, ["-p"] = true, ["--stats"] = false, ["--max-step"] = true,
-  ["--plot"] = true,
 }
 
 function M.main(args)
@@ -56,6 +55,8 @@ function M.main(args)
     sim.context:set(name, vals)
   end
 
+  -- the requested accuracy is also the context's accuracy (calcs may read it)
+  if opts.accuracy then sim.context:set("accuracy", opts.accuracy) end
   local f
   if o["--csv"] then
     f = C.fopen(o["--csv"], "w")
@@ -82,6 +83,10 @@ function M.main(args)
   if rc < 0 then fail(rc) end
   rc = C.diagc_sim_advance_to(sim.sim, t_end)
   if rc < 0 then fail(rc) end
+  if rc == 1 then
+    io.stderr:write(string.format("diagc run: an event handler reached termination at t = %.17g\n",
+      C.diagc_sim_time(sim.sim)))
+  end
   C.fflush(f)
   if o["--csv"] then C.fclose(f) end
   if w.error ~= 0 then errors.raise(nil, "diagc run: writing the CSV failed") end

@@ -575,7 +575,9 @@ function M.generate(F, eps, opts)
     C:linef("static const diagc_cache_desc %s[%d] = {", t_cache, #F.entries)
     for _, e in ipairs(F.entries) do
       local path = e.ctx.path == "" and ("." .. e.name) or loops.entry_path(e)
-      C:linef("  {%s, %d, %s__v_cache%d},", util.c_string(path), (e.field or not e.offset) and 0 or e.size, P, e.index)
+      local size = (e.field or not e.offset) and 0 or e.size
+      if e.kind == "diagram_computed" and e.ticket == "xcdot" and e.ctx == F.root then size = F.nxc end
+      C:linef("  {%s, %d, %s__v_cache%d},", util.c_string(path), size, P, e.index)
     end
     C:line("};")
   end

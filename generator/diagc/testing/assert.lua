@@ -6,6 +6,12 @@ local function fmt(v)
   if type(v) == "table" then
     local t = {}
     for i, x in ipairs(v) do t[i] = fmt(x) end
+    local keys = {}
+    for k in pairs(v) do
+      if type(k) ~= "number" or k < 1 or k > #v or k ~= math.floor(k) then keys[#keys + 1] = k end
+    end
+    table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+    for _, k in ipairs(keys) do t[#t + 1] = tostring(k) .. "=" .. fmt(v[k]) end
     return "{" .. table.concat(t, ", ") .. "}"
   end
   if type(v) == "number" then return string.format("%.17g", v) end
@@ -27,17 +33,18 @@ function M.near(a, b, tol, level)
   local function cmp(x, y, path)
     if type(x) == "table" or type(y) == "table" then
       if type(x) ~= "table" or type(y) ~= "table" or #x ~= #y then
-        error(string.format("near: shapes differ at %s: %s vs %s", path, fmt(x), fmt(y)), level + 2)
+        error(string.format("near: shapes differ at %s: %s vs %s", path, fmt(x), fmt(y)), 0)
       end
       for i = 1, #x do cmp(x[i], y[i], path .. "[" .. i .. "]") end
       return
     end
     if type(x) ~= "number" or type(y) ~= "number" or not close(x, y, rtol, atol) then
       error(string.format("near: %s: got %s, expected %s (rtol %g, atol %g)", path, fmt(x), fmt(y),
-        rtol, atol), level + 2)
+        rtol, atol), 0)
     end
   end
-  cmp(a, b, "value")
+  local ok, e = pcall(cmp, a, b, "value")
+  if not ok then error(e, level) end
 end
 
 function M.eq(a, b, what)
