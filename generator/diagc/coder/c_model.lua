@@ -287,29 +287,23 @@ function M.generate(F, eps, opts)
   if #xd0 > 0 then C:linef("  memcpy(c->x.xd, %s__xd0, sizeof %s__xd0);", P, P) end
   if #pn0 > 0 then C:linef("  memcpy(c->p.pn, %s__pn0, sizeof %s__pn0);", P, P) end
   if #u0 > 0 then C:linef("  memcpy(c->u, %s__u0, sizeof %s__u0);", P, P) end
-  local function abstract_init(list, where)
-    for _, a in ipairs(list) do
-      if a.init then
-        C:linef("  {")
-        C:linef("    static const %s init =", a.ctype)
-        C:user_code(a.init, require("diagc.check.fields").locate(opts.sources, a.item.loc, a.init), "an init")
-        C:line("    ;")
-        C:linef("    c->%s.%s = init;", where, a.field)
-        C:line("  }")
-      end
-    end
+  -- a C initializer written in the spec, copied into the context
+  local function emit_init(ctype, text, item, lvalue)
+    C:line("  {")
+    C:linef("    static const %s init =", ctype)
+    C:user_code(text, require("diagc.check.fields").locate(opts.sources, item.loc, text), "an init")
+    C:line("    ;")
+    C:linef("    c->%s = init;", lvalue)
+    C:line("  }")
   end
-  abstract_init(F.xa, "x")
-  abstract_init(F.pa, "p")
+  for _, a in ipairs(F.xa) do
+    if a.init then emit_init(a.ctype, a.init, a.item, "x." .. a.field) end
+  end
+  for _, a in ipairs(F.pa) do
+    if a.init then emit_init(a.ctype, a.init, a.item, "p." .. a.field) end
+  end
   for _, e in ipairs(F.entries) do
-    if e.field and e.item.init then
-      C:linef("  {")
-      C:linef("    static const %s init =", e.ctype)
-      C:user_code(e.item.init, require("diagc.check.fields").locate(opts.sources, e.item.loc, e.item.init), "an init")
-      C:line("    ;")
-      C:linef("    c->%s = init;", e.field)
-      C:line("  }")
-    end
+    if e.field and e.item.init then emit_init(e.ctype, e.item.init, e.item, e.field) end
   end
   C:line("  c->cache_on = ~UINT64_C(0);")
   C:line("}")
@@ -469,20 +463,17 @@ function M.generate(F, eps, opts)
         C:linef("  %s_context *c = (%s_context *)vc;", P, P)
         C:linef("  const %s_state *b = (const %s_state *)vb;", P, P)
         for _, w in ipairs(ev.writes) do
+          local it = ctx.type.names[w]
           if w == "q" or w == "v" or w == "z" then
             local off = ctx["x" .. w]
             C:linef("  memcpy(c->x.xc + %d, b->xc + %d, %d * sizeof(double));", off, off, ctx["n" .. w])
-            C:linef("  %s(c);", inv[ctx.cpath .. "__" .. w])
+          elseif it.kind == "xd" then
+            local off = ctx.xd_off[w]
+            C:linef("  memcpy(c->x.xd + %d, b->xd + %d, %d * sizeof(double));", off, off, it.size)
           else
-            local it = ctx.type.names[w]
-            if it.kind == "xd" then
-              local off = ctx.xd_off[w]
-              C:linef("  memcpy(c->x.xd + %d, b->xd + %d, %d * sizeof(double));", off, off, it.size)
-            else
-              C:linef("  c->x.%s = b->%s;", ctx.xa_field[w], ctx.xa_field[w])
-            end
-            C:linef("  %s(c);", inv[ctx.cpath .. "__" .. w])
+            C:linef("  c->x.%s = b->%s;", ctx.xa_field[w], ctx.xa_field[w])
           end
+          C:linef("  %s(c);", inv[ctx.cpath .. "__" .. w])
         end
         C:line("}")
         C:line()
