@@ -4,7 +4,7 @@
 #                   system packages first via scripts/install-deps.sh)
 #   make test       run tests/run (make test T=lexer runs a subset)
 #   make demo       run the two examples
-#   make bench      run bench/run if present
+#   make bench      run bench/run (every suite bench/*/run)
 #   make lexer-check  regenerate generator/lexer/c_lexer.c and fail if it differs
 #   make clean
 #
