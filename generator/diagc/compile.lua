@@ -1,5 +1,6 @@
 -- compile.lua: the whole pipeline, one stage per module:
 --   spec.load -> check -> flatten -> tickets.graph -> tickets.loops
+--   -> tickets.eval_paths
 --   -> masks -> coder.c_model
 local M = {}
 
@@ -31,6 +32,7 @@ function M.compile_loaded(loaded, opts)
   local F = require("diagc.flatten").flatten(model)
   local G = require("diagc.tickets.graph").build(F)
   require("diagc.tickets.loops").compute(F)
+  F.eval_paths = require("diagc.tickets.eval_paths").compute(F)
   local eps = require("diagc.masks").compute(F, G)
   local prefix = opts.prefix or M.prefix_of(model.root.name)
   if prefix:lower() == "diagc" or prefix:lower():match("^diagc_") then

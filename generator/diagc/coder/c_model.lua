@@ -5,6 +5,7 @@
 local emit = require("diagc.coder.emit")
 local util = require("diagc.util")
 local scope = require("diagc.tickets.scope")
+local bit = require("bit")
 local loops = require("diagc.tickets.loops")
 
 local M = {}
@@ -208,39 +209,138 @@ function M.generate(F, eps, opts)
     return math.floor(e.index / 64), "(UINT64_C(1) << " .. (e.index % 64) .. ")"
   end
 
-  -- eval functions, one per cache entry
-  for _, e in ipairs(F.entries) do
-    C:linef("static int %s__eval_%d(%s_context *c);", P, e.index, P)
-  end
-  C:line()
-  for _, e in ipairs(F.entries) do
+  -- eval functions, one per cache entry.  An entry alone on its eval path
+  -- (tickets/eval_paths.lua) evaluates its deps and computes itself; an
+  -- entry on a longer path hands over to the path's function, which scans
+  -- back to the last up-to-date entry and computes forward from there.
+  local function valid_test(e)
     local w, b = word_bit(e)
-    C:linef("/* %s */", loops.entry_path(e))
-    C:linef("static int %s__eval_%d(%s_context *c)", P, e.index, P)
-    C:line("{")
-    C:linef("  %s__CNT(c->n_eval[%d]++);", P, e.index)
-    C:linef("  if (c->valid[%d] & c->cache_on & %s) return 0;", w, b)
-    C:line("  if (c->frozen) return DIAGC_E_FROZEN;")
-    if #e.deps > 0 then
-      C:line("  {")
-      C:line("    int rc;")
-      for _, d in ipairs(e.deps) do
-        C:linef("    if ((rc = %s__eval_%d(c)) != 0) return rc;", P, d.entry.index)
-      end
-      C:line("  }")
+    return string.format("c->valid[%d] & c->cache_on & %s", w, b)
+  end
+  -- the work of computing e once its predecessor (if skip) is up to date
+  local function emit_compute(e, indent, skip)
+    local side = {}
+    for _, d in ipairs(e.deps) do
+      if d.entry ~= skip then side[#side + 1] = d.entry end
+    end
+    if skip then C:linef("%s%s__CNT(c->n_eval[%d]++);", indent, P, skip.index) end
+    for _, d in ipairs(side) do
+      C:linef("%sif ((rc = %s__eval_%d(c)) != 0) return rc;", indent, P, d.index)
     end
     if e.calc then
       local args = {}
       for _, p in ipairs(e.params) do args[#args + 1] = arg_expr(e.ctx, p, e) end
-      C:linef("  if (%s(%s) != 0) return DIAGC_E_CALC;", calc_fn_name(e.ctx.type, e.calc), table.concat(args, ", "))
+      C:linef("%sif (%s(%s) != 0) return DIAGC_E_CALC;", indent, calc_fn_name(e.ctx.type, e.calc), table.concat(args, ", "))
     elseif e.ticket ~= "xcdot" then
       local terms = {}
       for _, p in ipairs(e.parts) do terms[#terms + 1] = "c->cache[" .. p.offset .. "]" end
-      C:linef("  c->cache[%d] = %s;", e.offset, table.concat(terms, " + "))
+      C:linef("%sc->cache[%d] = %s;", indent, e.offset, table.concat(terms, " + "))
     end
-    C:linef("  %s__CNT(c->n_calc[%d]++);", P, e.index)
-    C:linef("  c->valid[%d] |= %s;", w, b)
-    C:line("  return 0;")
+    local w, b = word_bit(e)
+    C:linef("%s%s__CNT(c->n_calc[%d]++);", indent, P, e.index)
+    C:linef("%sc->valid[%d] |= %s;", indent, w, b)
+    return #side
+  end
+  -- steps per single-entry block of a path function
+  local BLOCK = 64
+  local function needs_rc(list, first_skip)
+    for i, e in ipairs(list) do
+      local skip = (i > 1 or first_skip) and e.pred or nil
+      for _, d in ipairs(e.deps) do
+        if d.entry ~= skip then return true end
+      end
+    end
+    return false
+  end
+
+  for _, e in ipairs(F.entries) do
+    C:linef("static int %s__eval_%d(%s_context *c);", P, e.index, P)
+  end
+  for _, path in ipairs(F.eval_paths) do
+    if #path.entries > 1 then
+      C:linef("static int %s__path_%d(%s_context *c, int to);", P, path.id, P)
+    end
+  end
+  C:line()
+  for _, path in ipairs(F.eval_paths) do
+    local list = path.entries
+    if #list > 1 then
+      local names = {}
+      for _, e in ipairs(list) do names[#names + 1] = loops.entry_path(e) end
+      local text = table.concat(names, " -> ")
+      if #text > 200 then text = names[1] .. " -> ... -> " .. names[#names] .. " (" .. #list .. " entries)" end
+      C:linef("/* eval path %d: %s */", path.id, text)
+      C:linef("static int %s__path_%d(%s_context *c, int to)", P, path.id, P)
+      C:line("{")
+      if needs_rc(list, false) then C:line("  int rc;") end
+      -- Two copies of the steps.  The straight copy is entered only at
+      -- its top or at a block boundary (every BLOCK steps: label B<k>), so
+      -- the compiler keeps each value in registers for the next step
+      -- instead of reloading it from the cache.  The ladder copy (L<k>)
+      -- starts just after the last up-to-date entry and runs to the end of
+      -- that block, then continues in the straight copy.
+      local n = #list
+      local function step(k, indent)
+        local e = list[k + 1]
+        emit_compute(e, indent, k > 0 and e.pred or nil)
+        if k < n - 1 then C:linef("%sif (to == %d) return 0;", indent, k) end
+      end
+      -- where to start: the last up-to-date entry before `to`
+      C:line("  switch (to) {")
+      for k = n - 1, 1, -1 do C:linef("  case %d: goto S%d;", k, k) end
+      C:line("  default: goto B0;")
+      C:line("  }")
+      -- the scan tests a run of entries whose valid bits share a word with
+      -- one AND before testing them one by one
+      local run_start, word_of = {}, function(e) return math.floor(e.index / 64) end
+      for k = 0, n - 1 do
+        local w = word_of(list[k + 1])
+        run_start[k] = (k > 0 and word_of(list[k]) == w) and run_start[k - 1] or k
+      end
+      for k = n - 1, 1, -1 do
+        C:linef("S%d:", k)
+        local top, a = k - 1, run_start[k - 1]
+        if top - a + 1 >= 4 and (k == n - 1 or run_start[k] ~= a) then
+          local mask = 0ULL
+          for j = a, top do mask = bit.bor(mask, bit.lshift(1ULL, list[j + 1].index % 64)) end
+          C:linef("  if (!(c->valid[%d] & c->cache_on & UINT64_C(0x%s))) goto %s;", word_of(list[top + 1]),
+            bit.tohex(mask, 16), a == 0 and "B0" or ("S" .. a))
+        end
+        C:linef("  if (%s) goto %s%d;", valid_test(list[k]), k % BLOCK == 0 and "B" or "L", k)
+      end
+      for k = 0, n - 1 do
+        if k % BLOCK == 0 then C:linef("B%d: /* %s */", k, loops.entry_path(list[k + 1]))
+        else C:linef("  /* %s */", loops.entry_path(list[k + 1])) end
+        step(k, "  ")
+      end
+      C:line("  return 0;")
+      for k = 1, n - 1 do
+        if k % BLOCK ~= 0 then
+          C:linef("L%d: /* %s */", k, loops.entry_path(list[k + 1]))
+          step(k, "  ")
+          if k == n - 1 then C:line("  return 0;")
+          elseif (k + 1) % BLOCK == 0 then C:linef("  goto B%d;", k + 1) end
+        end
+      end
+      C:line("}")
+      C:line()
+    end
+  end
+  for _, e in ipairs(F.entries) do
+    C:linef("/* %s */", loops.entry_path(e))
+    C:linef("static int %s__eval_%d(%s_context *c)", P, e.index, P)
+    C:line("{")
+    C:linef("  %s__CNT(c->n_eval[%d]++);", P, e.index)
+    C:linef("  if (%s) return 0;", valid_test(e))
+    C:line("  if (c->frozen) return DIAGC_E_FROZEN;")
+    if #e.path.entries > 1 then
+      C:linef("  return %s__path_%d(c, %d);", P, e.path.id, e.pos)
+    else
+      if #e.deps > 0 then C:line("  {") C:line("    int rc;") end
+      emit_compute(e, #e.deps > 0 and "    " or "  ", nil)
+      if #e.deps > 0 then C:line("  }") end
+      C:line("  return 0;")
+    end
     C:line("}")
     C:line()
   end
