@@ -41,9 +41,9 @@ local function lua_error_to_diagc(e)
   return errors.new(nil, msg)
 end
 
--- Returns { root = system, sources = {file = text}, main = path }.
--- `value` may be a path or an already built system (for diagc.jit(spec)).
-function M.load(path)
+-- Runs a spec file (and the files it imports) in the sandbox; returns what
+-- it returned and the texts of the files read.
+local function run_file(path)
   local sources, cache, loading, stack = {}, {}, {}, {}
 
   local function run(file, from_loc)
@@ -89,6 +89,13 @@ function M.load(path)
   end
 
   local root = run(path, nil)
+  return root, sources
+end
+
+-- Returns { root = system, sources = {file = text}, main = path }.
+-- `value` may be a path or an already built system (for diagc.jit(spec)).
+function M.load(path)
+  local root, sources = run_file(path)
   if not dsl.is_system(root) then
     errors.raise({ file = normalize(path), line = 1 },
       "the spec must return a diagram, as in: return diagram \"name\" { ... } (it returned %s)",
@@ -100,6 +107,12 @@ function M.load(path)
       root.name:lower(), root.name)
   end
   return { root = root, sources = sources, main = normalize(path) }
+end
+
+-- What a spec file returns, whatever it is (a leaf, a diagram, a table of
+-- systems): `dsl.import` in test files.
+function M.import_value(path)
+  return (run_file(path))
 end
 
 M.normalize = normalize

@@ -91,7 +91,7 @@ function M.main(args)
     local tests, prefix = {}, {}
     local env = setmetatable({}, { __index = _G })
     env.diagc = { jit = model.jit, compile = require("diagc.compile").compile, root = host.root(),
-      dsl = require("diagc.spec.dsl").environment(function(path) return require("diagc.spec.load").load(path).root end) }
+      dsl = require("diagc.spec.dsl").environment(function(path) return require("diagc.spec.load").import_value(path) end) }
     for k, v in pairs(assertions) do env[k] = v end
     env.test = function(name, fn)
       local full = table.concat(prefix, ".") .. (#prefix > 0 and "." or "") .. name
