@@ -103,6 +103,14 @@ function M.check(spec, sources, type_id)
     return it
   end
 
+  local explicit_event_names = {}
+  for _, item in ipairs(spec.items) do
+    if EVENT_ITEMS[item._item] then
+      local n = item.args[1] or item.args.name
+      if type(n) == "string" then explicit_event_names[n] = true end
+    end
+  end
+
   -- pass 1: sources and ports (names must exist before prerequisites refer to them)
   local deferred = {}
   for _, item in ipairs(spec.items) do
@@ -257,7 +265,12 @@ function M.check(spec, sources, type_id)
       if name ~= nil then
         fields.identifier(item.loc, "event name", name)
       else
-        name = kind .. "_" .. (#leaf.events)
+        -- kind_<n>, skipping names the leaf gives its events explicitly and
+        -- names already given
+        local n = #leaf.events
+        while explicit_event_names[kind .. "_" .. n] do n = n + 1 end
+        name = kind .. "_" .. n
+        explicit_event_names[name] = true
       end
       for _, e in ipairs(leaf.events) do
         if e.name == name then errors.raise(item.loc, "leaf \"%s\" already has an event named '%s'", leaf.name, name) end
