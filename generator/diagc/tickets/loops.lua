@@ -87,6 +87,23 @@ function M.compute(F)
             local is_ports = false
             for _, c in ipairs(chain) do if c.dep.via then is_ports = true end end
             if is_ports then
+              -- an entry in the loop that lists no prerequisites reads its
+              -- inputs only because the default (all_sources) includes them
+              local defaulted
+              for i = #chain, 1, -1 do
+                local c = chain[i].e.calc
+                if c and c.default_prereqs and chain[i].dep.via then defaulted = chain[i].e; break end
+              end
+              if defaulted then
+                local ok, host = pcall(require, "diagc_host")
+                local reads = scope.reads(defaulted.ctx.type, defaulted.calc, ok and host.lex_c or nil)
+                local list = {}
+                for _, r in ipairs(reads or {}) do list[#list + 1] = string.format("%q", r) end
+                errors.raise(loc, "algebraic loop through direct-feedthrough ports: %s; %s lists no "
+                  .. "prerequisites, so it defaults to all_sources, which includes its input ports: "
+                  .. "list only what its calc reads%s", table.concat(names, " → "), entry_path(defaulted),
+                  #list > 0 and (": prerequisites = { " .. table.concat(list, ", ") .. " }") or "")
+              end
               errors.raise(loc, "algebraic loop through direct-feedthrough ports: %s; break it with "
                 .. "a state (e.g. a discrete delay) or narrow the prerequisites of an output so it "
                 .. "does not read its inputs", table.concat(names, " → "))

@@ -119,6 +119,25 @@ local function what_calc(leaf, calc)
   return builtin.computed[calc.kind]:gsub("_", " ")
 end
 
+-- The prerequisite names a calc body reads (the tickets that would grant
+-- each value it names), in order of first use; nil without a lexer.
+function M.reads(leaf, calc, lex)
+  if not lex then return nil end
+  local toks = lex(calc.body)
+  if not toks then return nil end
+  local ns, out, seen, prev = namespace(leaf), {}, {}, nil
+  for _, tk in ipairs(toks) do
+    local n = tk.kind == "ident" and ns[tk.text]
+    if n and n.fix and not seen[n.fix]
+        and not (prev and prev.kind == "punct" and (prev.text == "." or prev.text == "->")) then
+      seen[n.fix] = true
+      out[#out + 1] = n.fix
+    end
+    prev = tk
+  end
+  return out
+end
+
 -- Check a calc body: every identifier naming a value of this leaf must be
 -- in scope.  `lex` is the host's C lexer (may be nil: the C compiler then
 -- reports the undeclared name instead).
