@@ -1,6 +1,8 @@
--- testing/runner.lua: diagc test [FILE|DIR ...] [--filter PATTERN]
--- Runs Lua test files.  Each test runs in a forked child, so a crash in
--- generated code fails that test only.  Prints "ok NAME (T ms)" or
+-- testing/runner.lua: diagc test [FILE|DIR ...] [--filter PATTERN] [--timeout S]
+-- Runs Lua test files.  Each file, and each test within it, runs in a
+-- forked child, so a crash in generated code fails that test (or that
+-- file's top level) only; a test or top level that runs longer than
+-- --timeout seconds (default 120; 0: none) is killed and fails.  Prints "ok NAME (T ms)" or
 -- "FAIL NAME: where: why" per test and ends with "N passed, N failed".
 local ffi = require("ffi")
 local errors = require("diagc.errors")
@@ -18,6 +20,7 @@ long write(int fd, const void *buf, unsigned long n);
 int waitpid(int pid, int *status, int options);
 void _exit(int status);
 int fflush(void *stream);
+unsigned int alarm(unsigned int seconds);
 ]]
 
 local function list_files(paths)
@@ -37,7 +40,12 @@ local function list_files(paths)
   return files
 end
 
-local function run_forked(fn)
+local SIGNALS = { [6] = " (abort)", [8] = " (floating point exception)", [11] = " (segmentation fault)" }
+
+-- Runs fn() in a forked child, killed by SIGALRM after `timeout` seconds
+-- (0: none).  Returns true and what fn returned (a string, or "") or false
+-- and why it failed.
+local function run_forked(fn, timeout)
   io.stdout:flush()
   io.stderr:flush()
   local fds = ffi.new("int[2]")
@@ -45,11 +53,12 @@ local function run_forked(fn)
   local pid = ffi.C.fork()
   if pid == 0 then
     ffi.C.close(fds[0])
+    if timeout and timeout > 0 then ffi.C.alarm(timeout) end
     local ok, e = xpcall(fn, function(err)
       if errors.is(err) then return errors.format(err) end
       return tostring(err)
     end)
-    local msg = ok and "ok" or ("FAIL " .. tostring(e):gsub("\n", " | "))
+    local msg = ok and ("ok " .. tostring(e or "")) or ("FAIL " .. tostring(e):gsub("\n", " | "))
     io.stdout:flush()
     ffi.C.write(fds[1], msg, #msg)
     ffi.C._exit(0)
@@ -66,73 +75,131 @@ local function run_forked(fn)
   ffi.C.waitpid(pid, status, 0)
   local st = status[0]
   local sig = st % 128
+  if sig == 14 then return false, "timed out after " .. timeout .. " s (--timeout)" end
   if sig ~= 0 and sig ~= 127 then
-    return false, "crashed with signal " .. sig .. (sig == 11 and " (segmentation fault)" or "")
-      .. (sig == 6 and " (abort)" or "") .. (sig == 8 and " (floating point exception)" or "")
+    return false, "crashed with signal " .. sig .. (SIGNALS[sig] or "")
   end
   local msg = table.concat(chunks)
-  if msg == "ok" then return true end
+  if msg:sub(1, 3) == "ok " then return true, msg:sub(4) end
   if msg == "" then return false, "the test process exited without reporting" end
   return false, msg:sub(6)
 end
 
-function M.main(args)
-  local o, paths = cli.parse(args, { flags = { ["--filter"] = true } }, "diagc test")
-  local filter = o["--filter"] or os.getenv("DIAGC_TEST_FILTER")
-  if filter == "" then filter = nil end
-  if #paths == 0 then paths = { "tests" } end
-  local files = list_files(paths)
-  if #files == 0 then errors.raise(nil, "diagc test: no test files found in %s", table.concat(paths, " ")) end
+-- Runs one test file: its top level (which declares the tests), then each
+-- selected test in its own forked child.  Writes "ok"/"FAIL" lines and
+-- sends one byte per result ('+' or '-') to fd `report`.
+local function run_file(file, filter, timeout, report)
   local host = require("diagc_host")
-  local passed, failed = 0, 0
   local model = require("diagc.testing.model")
-
-  for _, file in ipairs(files) do
-    local tests, prefix = {}, {}
-    local env = setmetatable({}, { __index = _G })
-    env.diagc = { jit = model.jit, compile = require("diagc.compile").compile, root = host.root(),
-      dsl = require("diagc.spec.dsl").environment(function(path) return require("diagc.spec.load").import_value(path) end) }
-    for k, v in pairs(assertions) do env[k] = v end
-    env.test = function(name, fn)
-      local full = table.concat(prefix, ".") .. (#prefix > 0 and "." or "") .. name
-      tests[#tests + 1] = { name = full, fn = fn }
-    end
-    env.group = function(name, fn)
-      prefix[#prefix + 1] = name
-      fn()
-      prefix[#prefix] = nil
-    end
-    local chunk, perr = loadfile(file)
-    local ok, err
-    if chunk then
-      setfenv(chunk, env)
-      ok, err = xpcall(chunk, function(e)
-        if errors.is(e) then return errors.format(e) end
-        return tostring(e)
-      end)
-    else
-      ok, err = false, perr
-    end
-    if not ok then
-      failed = failed + 1
-      io.stdout:write(string.format("FAIL %s: %s\n", file, tostring(err):gsub("\n", " | ")))
-    end
-    for _, t in ipairs(tests) do
-      if not filter or t.name:find(filter, 1, true) then
-        local t0 = host.now()
-        local good, why = run_forked(t.fn)
-        local ms = (host.now() - t0) * 1000
-        if good then
-          passed = passed + 1
-          io.stdout:write(string.format("ok %s (%.1f ms)\n", t.name, ms))
-        else
-          failed = failed + 1
-          io.stdout:write(string.format("FAIL %s: %s\n", t.name, why))
-        end
-        io.stdout:flush()
+  local function result(good, line)
+    io.stdout:write(line, "\n")
+    io.stdout:flush()
+    ffi.C.write(report, good and "+" or "-", 1)
+  end
+  local tests, prefix = {}, {}
+  local env = setmetatable({}, { __index = _G })
+  env.diagc = { jit = model.jit, compile = require("diagc.compile").compile, root = host.root(),
+    dsl = require("diagc.spec.dsl").environment(function(path)
+      return require("diagc.spec.load").import_value(path)
+    end) }
+  for k, v in pairs(assertions) do env[k] = v end
+  env.test = function(name, fn)
+    local full = table.concat(prefix, ".") .. (#prefix > 0 and "." or "") .. name
+    tests[#tests + 1] = { name = full, fn = fn }
+  end
+  env.group = function(name, fn)
+    prefix[#prefix + 1] = name
+    fn()
+    prefix[#prefix] = nil
+  end
+  local chunk, perr = loadfile(file)
+  local ok, err
+  if chunk then
+    setfenv(chunk, env)
+    if timeout > 0 then ffi.C.alarm(timeout) end
+    ok, err = xpcall(chunk, function(e)
+      if errors.is(e) then return errors.format(e) end
+      return tostring(e)
+    end)
+    ffi.C.alarm(0)
+  else
+    ok, err = false, perr
+  end
+  if not ok then
+    result(false, string.format("FAIL %s: %s", file, tostring(err):gsub("\n", " | ")))
+  end
+  for _, t in ipairs(tests) do
+    if not filter or t.name:find(filter, 1, true) then
+      local t0 = host.now()
+      local good, why = run_forked(t.fn, timeout)
+      local ms = (host.now() - t0) * 1000
+      if good then
+        result(true, string.format("ok %s (%.1f ms)", t.name, ms))
+      else
+        result(false, string.format("FAIL %s: %s", t.name, why))
       end
     end
   end
+end
+
+function M.main(args)
+  local o, paths = cli.parse(args, { flags = { ["--filter"] = true, ["--timeout"] = true } }, "diagc test")
+  local filter = o["--filter"] or os.getenv("DIAGC_TEST_FILTER")
+  if filter == "" then filter = nil end
+  local timeout = 120
+  if o["--timeout"] then
+    timeout = cli.number("diagc test", "--timeout", o["--timeout"])
+    if timeout < 0 or timeout ~= math.floor(timeout) then
+      errors.raise(nil, "diagc test: --timeout must be a whole number of seconds (0: none)")
+    end
+  end
+  if #paths == 0 then paths = { "tests" } end
+  local files = list_files(paths)
+  if #files == 0 then errors.raise(nil, "diagc test: no test files found in %s", table.concat(paths, " ")) end
+  local passed, failed = 0, 0
+
+  -- each file in a forked child too: a crash or a hang in a file's top
+  -- level (or in the runner) fails that file only
+  for _, file in ipairs(files) do
+    io.stdout:flush()
+    local fds = ffi.new("int[2]")
+    assert(ffi.C.pipe(fds) == 0)
+    local pid = ffi.C.fork()
+    if pid == 0 then
+      ffi.C.close(fds[0])
+      local ok, e = pcall(run_file, file, filter, timeout, fds[1])
+      if not ok then
+        io.stdout:write(string.format("FAIL %s: %s\n", file, tostring(e):gsub("\n", " | ")))
+        ffi.C.write(fds[1], "-", 1)
+      end
+      io.stdout:flush()
+      ffi.C.write(fds[1], ".", 1)
+      ffi.C._exit(0)
+    end
+    ffi.C.close(fds[1])
+    local buf, done = ffi.new("char[256]"), false
+    while true do
+      local n = ffi.C.read(fds[0], buf, 256)
+      if n <= 0 then break end
+      for k = 0, tonumber(n) - 1 do
+        local ch = buf[k]
+        if ch == 43 then passed = passed + 1
+        elseif ch == 45 then failed = failed + 1
+        elseif ch == 46 then done = true end
+      end
+    end
+    ffi.C.close(fds[0])
+    local status = ffi.new("int[1]")
+    ffi.C.waitpid(pid, status, 0)
+    if not done then
+      local sig = status[0] % 128
+      failed = failed + 1
+      io.stdout:write(string.format("FAIL %s: %s\n", file, sig == 14
+        and ("top level timed out after " .. timeout .. " s (--timeout)")
+        or (sig ~= 0 and ("crashed with signal " .. sig .. (SIGNALS[sig] or "")) or "the runner exited early")))
+    end
+  end
+  io.stdout:flush()
   io.stdout:write(string.format("%d passed, %d failed\n", passed, failed))
   return failed > 0 and 1 or 0
 end
