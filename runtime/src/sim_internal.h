@@ -5,7 +5,17 @@
 #include "diagc/simulator.h"
 
 /* Integrators. */
-enum { DIAGC_INT_EULER, DIAGC_INT_RK2, DIAGC_INT_RK3, DIAGC_INT_RK4 };
+enum {
+  DIAGC_INT_EULER,
+  DIAGC_INT_RK2,
+  DIAGC_INT_RK3,
+  DIAGC_INT_RK4,
+  DIAGC_INT_SEMI_EULER,
+  DIAGC_INT_BS3,
+  DIAGC_INT_DP54,
+  DIAGC_INT_IMPLICIT_EULER,
+  DIAGC_N_INTEGRATORS
+};
 
 typedef struct diagc_integrator_desc {
   const char *name;
@@ -37,6 +47,29 @@ struct diagc_sim {
   int nxc;
   /* integrator scratch, nxc doubles each */
   double *xsave, *x0, *xt, *k0, *k1, *k2, *k3, *errv;
+  double *k4, *k5, *k6, *xa, *xb, *g, *dx, *fx;
+  /* first-same-as-last: the derivative at the end of the last step of an
+   * FSAL integrator (bogacki_shampine3, dormand_prince54), valid while
+   * nothing but that integrator touched the context */
+  double *fsal_k, *fsal_x;
+  double fsal_t;
+  int fsal_valid;
+  /* implicit_euler: Jacobian and iteration matrix (nxc*nxc each) and the
+   * LU pivots; allocated when the integrator is selected (never during
+   * advance_to) */
+  double *jac, *iter_m;
+  int *piv;
+
+  /* witness functions */
+  int n_wit;
+  double *w0, *w1;           /* values at the step start and end */
+  double *wx0;               /* continuous state at the step start */
+  unsigned char *wit_ev_fired; /* n_ev: event's witness triggered in the
+                                  last step */
+
+  /* progress hook */
+  diagc_progress_fn progress_fn;
+  void *progress_user;
 
   /* options */
   diagc_sim_options opt;      /* opt.integrator points at a static name */
@@ -74,11 +107,14 @@ struct diagc_sim {
   char err[320];
 };
 
-extern const diagc_integrator_desc diagc_integrators[4];
+extern const diagc_integrator_desc diagc_integrators[DIAGC_N_INTEGRATORS];
 
 /* integrators.c */
 int diagc_find_integrator(const char *name);
 void diagc_sim_reset_integrator_stats(diagc_sim *s);
+/* Allocates the scratch the selected integrator needs beyond the common
+ * vectors (implicit_euler's matrices).  Called by create / set_options. */
+int diagc_integrator_alloc(diagc_sim *s);
 /* Takes one step no further than min(publish, update, boundary) (Drake's
  * IntegrateNoFurtherThanTime).  Returns 0 or a negative DIAGC_SIM_E_*;
  * *result gets a DIAGC_STEP_*. */

@@ -138,7 +138,9 @@ static int apply_options(diagc_sim *s, const diagc_sim_options *opt,
   if (integ < 0) {
     set_errbuf(err, errlen,
                "unknown integrator '%s' (known: explicit_euler, "
-               "runge_kutta2, runge_kutta3, runge_kutta4)",
+               "semi_explicit_euler, runge_kutta2, runge_kutta3, "
+               "runge_kutta4, bogacki_shampine3, dormand_prince54, "
+               "implicit_euler)",
                o.integrator);
     return DIAGC_SIM_E_ARG;
   }
@@ -193,6 +195,8 @@ static int apply_options(diagc_sim *s, const diagc_sim_options *opt,
 
 int diagc_sim_set_options(diagc_sim *s, const diagc_sim_options *opt) {
   int rc = apply_options(s, opt, s->err, sizeof s->err);
+  if (rc == 0 && (rc = diagc_integrator_alloc(s)) != 0)
+    diagc_sim_set_err(s, "out of memory for the integrator's matrices");
   return rc;
 }
 
@@ -204,7 +208,7 @@ int diagc_sim_set_integrator(diagc_sim *s, const char *name) {
     return DIAGC_SIM_E_ARG;
   }
   s->ideal_next = NAN;
-  return apply_options(s, &o, s->err, sizeof s->err);
+  return diagc_sim_set_options(s, &o);
 }
 
 const char *diagc_sim_integrator(const diagc_sim *s) {
@@ -253,7 +257,7 @@ static int validate_model(const diagc_model *m, char *err, size_t errlen) {
     if (e->kind < DIAGC_PUBLISH || e->kind > DIAGC_UNRESTRICTED_UPDATE)
       BAD("model: event %d (%s): bad kind %d", i, nm, e->kind);
     if (e->trigger < DIAGC_TRIGGER_INITIALIZATION ||
-        e->trigger > DIAGC_TRIGGER_PERIODIC)
+        e->trigger > DIAGC_TRIGGER_WITNESS)
       BAD("model: event %d (%s): bad trigger %d", i, nm, e->trigger);
     if (!e->handler) BAD("model: event %d (%s): no handler", i, nm);
     if (e->kind != DIAGC_PUBLISH && !e->apply)
@@ -279,6 +283,22 @@ static int validate_model(const diagc_model *m, char *err, size_t errlen) {
           m->outputs[l->output].size);
     if (!(l->period >= 0) || isinf(l->period))
       BAD("model: logger %d (%s): bad period %g", i, nm, l->period);
+  }
+  if (m->n_witnesses < 0 || (m->n_witnesses > 0 && !m->witnesses))
+    BAD("model: witnesses missing");
+  for (i = 0; i < m->n_witnesses; i++) {
+    const diagc_witness_desc *w = &m->witnesses[i];
+    const char *nm = w->name ? w->name : "?";
+    if (!w->calc) BAD("model: witness %d (%s): no calc", i, nm);
+    if (w->direction < DIAGC_WITNESS_POSITIVE_TO_NONPOSITIVE ||
+        w->direction > DIAGC_WITNESS_CROSSING)
+      BAD("model: witness %d (%s): bad direction %d", i, nm, w->direction);
+    if (w->event < -1 || w->event >= m->n_events)
+      BAD("model: witness %d (%s): bad event %d", i, nm, w->event);
+    if (w->event >= 0 &&
+        m->events[w->event].trigger != DIAGC_TRIGGER_WITNESS)
+      BAD("model: witness %d (%s): event %d is not a witness event", i, nm,
+          w->event);
   }
 #undef BAD
   return 0;
@@ -320,6 +340,7 @@ diagc_sim *diagc_sim_create_ex(const diagc_model *m,
     free(s);
     return NULL;
   }
+  if (diagc_integrator_alloc(s) != 0) goto oom;
 
   n_ev = m->n_events + m->n_loggers;
   s->n_ev = n_ev;
@@ -327,7 +348,12 @@ diagc_sim *diagc_sim_create_ex(const diagc_model *m,
   s->ctx = (unsigned char *)calloc(1, m->context_size);
   s->state_buf =
       (unsigned char *)calloc(1, m->state_size > 0 ? m->state_size : 1);
-  s->xsave = (double *)calloc((size_t)nx * 8, sizeof(double));
+  s->xsave = (double *)calloc((size_t)nx * 19, sizeof(double));
+  s->n_wit = m->n_witnesses;
+  s->w0 = (double *)calloc((size_t)(s->n_wit > 0 ? s->n_wit : 1) * 2,
+                           sizeof(double));
+  s->wit_ev_fired =
+      (unsigned char *)calloc((size_t)(n_ev > 0 ? n_ev : 1), 1);
   s->ev = (diagc_sim_event *)calloc((size_t)(n_ev > 0 ? n_ev : 1),
                                     sizeof *s->ev);
   for (k = 0; k < 3; k++)
@@ -346,8 +372,9 @@ diagc_sim *diagc_sim_create_ex(const diagc_model *m,
   if (!s->ctx || !s->state_buf || !s->xsave || !s->ev || !s->order[0] ||
       !s->order[1] || !s->order[2] || !s->g_period || !s->g_offset || !s->g_next ||
       !s->g_kinds || !s->g_fired || !s->sel || !s->log_fired ||
-      !s->log_vals || !keys)
+      !s->log_vals || !keys || !s->w0 || !s->wit_ev_fired)
     goto oom;
+  s->w1 = s->w0 + (s->n_wit > 0 ? s->n_wit : 1);
   s->x0 = s->xsave + nx;
   s->xt = s->xsave + 2 * nx;
   s->k0 = s->xsave + 3 * nx;
@@ -355,6 +382,17 @@ diagc_sim *diagc_sim_create_ex(const diagc_model *m,
   s->k2 = s->xsave + 5 * nx;
   s->k3 = s->xsave + 6 * nx;
   s->errv = s->xsave + 7 * nx;
+  s->k4 = s->xsave + 8 * nx;
+  s->k5 = s->xsave + 9 * nx;
+  s->k6 = s->xsave + 10 * nx;
+  s->xa = s->xsave + 11 * nx;
+  s->xb = s->xsave + 12 * nx;
+  s->g = s->xsave + 13 * nx;
+  s->dx = s->xsave + 14 * nx;
+  s->fx = s->xsave + 15 * nx;
+  s->wx0 = s->xsave + 16 * nx;
+  s->fsal_k = s->xsave + 17 * nx;
+  s->fsal_x = s->xsave + 18 * nx;
 
   /* Events and loggers, with periodic timing groups. */
   for (i = 0; i < n_ev; i++) {
@@ -434,6 +472,11 @@ void diagc_sim_destroy(diagc_sim *s) {
   free(s->sel);
   free(s->log_fired);
   free(s->log_vals);
+  free(s->jac);
+  free(s->iter_m);
+  free(s->piv);
+  free(s->w0);
+  free(s->wit_ev_fired);
   free(s);
 }
 
@@ -447,6 +490,12 @@ const char *diagc_sim_error(const diagc_sim *s) { return s->err; }
 void diagc_sim_set_log_callback(diagc_sim *s, diagc_log_fn fn, void *user) {
   s->log_fn = fn;
   s->log_user = user;
+}
+
+void diagc_sim_set_progress_callback(diagc_sim *s, diagc_progress_fn fn,
+                                     void *user) {
+  s->progress_fn = fn;
+  s->progress_user = user;
 }
 
 int diagc_sim_stats(const diagc_sim *s, diagc_sim_statistics *out) {
@@ -465,6 +514,8 @@ static int selected(const diagc_sim *s, int e, int phase) {
              !s->opt.suppress_initialization_events;
     case DIAGC_TRIGGER_PER_STEP:
       return phase != PHASE_INIT_UPDATE;
+    case DIAGC_TRIGGER_WITNESS:
+      return phase == PHASE_STEP && s->wit_ev_fired[e];
     default:
       return phase != PHASE_INIT_UPDATE && s->timed_triggered &&
              s->g_fired[ev->group];
@@ -532,6 +583,7 @@ static void handle_updates(diagc_sim *s, int kind, int phase, acc_t *outer) {
     int e = ord[j];
     if (s->sel[e]) m->events[e].apply(s->ctx, s->state_buf);
   }
+  s->fsal_valid = 0;
   if (kind == DIAGC_DISCRETE_UPDATE)
     s->st.discrete_updates++;
   else
@@ -636,6 +688,116 @@ static int check_finite_xc(diagc_sim *s) {
   return 0;
 }
 
+/* ---- witness functions (Drake's IntegrateContinuousState and
+ * IsolateWitnessTriggers) ------------------------------------------------ */
+
+static int eval_witnesses(diagc_sim *s, double *w) {
+  int i;
+  for (i = 0; i < s->n_wit; i++) {
+    const diagc_witness_desc *d = &s->m->witnesses[i];
+    int rc = d->calc(s->ctx, &w[i]);
+    if (rc != 0) {
+      diagc_sim_set_err(s, "witness '%s' failed (status %d) at t = %.17g",
+                        d->name ? d->name : "?", rc, diagc_sim_ctx_time(s));
+      return DIAGC_SIM_E_EVAL;
+    }
+    if (isnan(w[i])) {
+      diagc_sim_set_err(s, "witness '%s' is NaN at t = %.17g",
+                        d->name ? d->name : "?", diagc_sim_ctx_time(s));
+      return DIAGC_SIM_E_NONFINITE;
+    }
+  }
+  return 0;
+}
+
+static int witness_triggers(int direction, double w0, double w1) {
+  const int down = w0 > 0 && w1 <= 0, up = w0 < 0 && w1 >= 0;
+  switch (direction) {
+    case DIAGC_WITNESS_POSITIVE_TO_NONPOSITIVE: return down;
+    case DIAGC_WITNESS_NEGATIVE_TO_NONNEGATIVE: return up;
+    default: return down || up;
+  }
+}
+
+static int any_witness_triggers(const diagc_sim *s, const double *w) {
+  int i;
+  for (i = 0; i < s->n_wit; i++)
+    if (witness_triggers(s->m->witnesses[i].direction, s->w0[i], w[i]))
+      return 1;
+  return 0;
+}
+
+/* Restores (t0, wx0) and integrates to exactly t (Drake's integrate_forward
+ * inside IsolateWitnessTriggers). */
+static int integrate_from_start_to(diagc_sim *s, double t0, double t) {
+  int rc, r;
+  s->fsal_valid = 0;
+  s->m->set_time(s->ctx, t0);
+  if (s->nxc > 0) {
+    if (s->m->set_xc) {
+      s->m->set_xc(s->ctx, s->wx0);
+    } else {
+      memcpy(s->m->mutable_xc(s->ctx), s->wx0,
+             (size_t)s->nxc * sizeof(double));
+    }
+  }
+  while (diagc_sim_ctx_time(s) < t) {
+    rc = diagc_integrate_no_further_than(s, INFINITY, INFINITY, t, &r);
+    if (rc != 0) return rc;
+  }
+  return 0;
+}
+
+/* Integrates one step (as diagc_integrate_no_further_than), then ends it
+ * early at an isolated witness crossing.  Marks the events of triggered
+ * witnesses in wit_ev_fired. */
+static int integrate_step(diagc_sim *s, double next_publish,
+                          double next_update, double t_max, int *result) {
+  const diagc_model *m = s->m;
+  double t0, a, b, iso, wmin;
+  int rc, i;
+
+  memset(s->wit_ev_fired, 0, (size_t)(s->n_ev > 0 ? s->n_ev : 1));
+  if (s->n_wit == 0)
+    return diagc_integrate_no_further_than(s, next_publish, next_update,
+                                           t_max, result);
+  t0 = diagc_sim_ctx_time(s);
+  if (s->nxc > 0)
+    memcpy(s->wx0, s->ctx + m->xc_offset, (size_t)s->nxc * sizeof(double));
+  if ((rc = eval_witnesses(s, s->w0)) != 0) return rc;
+  rc = diagc_integrate_no_further_than(s, next_publish, next_update, t_max,
+                                       result);
+  if (rc != 0) return rc;
+  if ((rc = eval_witnesses(s, s->w1)) != 0) return rc;
+  if (!any_witness_triggers(s, s->w1)) return 0;
+
+  /* Isolate by bisection, re-integrating from t0, to 1% of the accuracy
+   * (Drake's witness isolation length with a characteristic time of 1). */
+  *result = DIAGC_STEP_TIME_ADVANCED;
+  wmin = fabs(diagc_sim_ctx_time(s)) * 1e-14;
+  if (wmin < 1e-14) wmin = 1e-14;
+  if (wmin < s->opt.min_step) wmin = s->opt.min_step;
+  iso = 0.01 * s->accuracy_in_use;
+  if (iso < wmin) iso = wmin;
+  a = t0;
+  b = diagc_sim_ctx_time(s);
+  for (;;) {
+    const double c = (a + b) / 2;
+    if ((rc = integrate_from_start_to(s, t0, c)) != 0) return rc;
+    if ((rc = eval_witnesses(s, s->w1)) != 0) return rc;
+    if (!any_witness_triggers(s, s->w1)) return 0; /* the step ends at c */
+    b = c;
+    if (b - a < iso || !(c > a)) break;
+  }
+  for (i = 0; i < s->n_wit; i++) {
+    const diagc_witness_desc *d = &m->witnesses[i];
+    if (d->event >= 0 && witness_triggers(d->direction, s->w0[i], s->w1[i]))
+      s->wit_ev_fired[d->event] = 1;
+  }
+  s->st.witness_triggers++;
+  return 0;
+}
+
 /* ---- Initialize / AdvanceTo -------------------------------------------- */
 
 int diagc_sim_initialize(diagc_sim *s) {
@@ -644,8 +806,10 @@ int diagc_sim_initialize(diagc_sim *s) {
 
   s->initialized = 0;
   s->broken = 0;
+  s->fsal_valid = 0;
   s->err[0] = 0;
   s->timed_triggered = 0;
+  memset(s->wit_ev_fired, 0, (size_t)(s->n_ev > 0 ? s->n_ev : 1));
   /* Reset statistics (the integrator's step-size history is kept, as in
    * Drake, where IntegratorBase::Initialize leaves the ideal next step). */
   memset(&s->st, 0, sizeof s->st);
@@ -716,6 +880,8 @@ int diagc_sim_advance_to(diagc_sim *s, double t_max) {
     return DIAGC_SIM_E_ARG;
   }
   s->err[0] = 0;
+  /* the caller may have changed parameters or inputs since the last call */
+  s->fsal_valid = 0;
 
   for (;;) {
     acc_t acc = {DIAGC_DID_NOTHING, -1, 0};
@@ -743,8 +909,7 @@ int diagc_sim_advance_to(diagc_sim *s, double t_max) {
       if (kinds & (1u << DIAGC_PUBLISH)) next_publish = te;
 
       /* 3. integrate (or jump) */
-      rc = diagc_integrate_no_further_than(s, next_publish, next_update,
-                                           t_max, &result);
+      rc = integrate_step(s, next_publish, next_update, t_max, &result);
       if (rc != 0) {
         s->broken = 1;
         return rc;
@@ -755,9 +920,10 @@ int diagc_sim_advance_to(diagc_sim *s, double t_max) {
       s->st.steps++;
       if ((rc = check_finite_xc(s)) != 0) return rc;
 
-      /* 5. per-step and reached timed publishes on x-(t) */
+      /* 5. per-step, reached timed and witness publishes on x-(t) */
       handle_publishes(s, PHASE_STEP, &acc);
       if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
+      if (s->progress_fn) s->progress_fn(s->progress_user, diagc_sim_ctx_time(s));
     }
 
     if (acc.sev == DIAGC_REACHED_TERMINATION) {

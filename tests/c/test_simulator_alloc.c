@@ -19,6 +19,7 @@
 #include "diagc/simulator.h"
 #include "models/check.h"
 #include "models/decay.c"
+#include "models/bouncing.c"
 #include "models/event_model.c"
 #include "models/example_discrete.c"
 #include "models/sample_hold.c"
@@ -198,6 +199,13 @@ int main(void) {
   run_counted("alloc.decay_rk4", &dm, "runge_kutta4", 1.0, 3.0);
   run_counted("alloc.decay_euler", &dm, "explicit_euler", 1.0, 3.0);
   run_counted("alloc.decay_rk2", &dm, "runge_kutta2", 1.0, 3.0);
+  run_counted("alloc.decay_semi_explicit_euler", &dm, "semi_explicit_euler", 1.0, 3.0);
+  run_counted("alloc.decay_bogacki_shampine3", &dm, "bogacki_shampine3", 1.0, 3.0);
+  run_counted("alloc.decay_dormand_prince54", &dm, "dormand_prince54", 1.0, 3.0);
+  run_counted("alloc.decay_implicit_euler", &dm, "implicit_euler", 1.0, 3.0);
+  /* witnesses: isolation, re-integration and witness events */
+  run_counted("alloc.bouncing_ball_rk3", &bb_model, "runge_kutta3", 1.0, 2.0);
+  run_counted("alloc.bouncing_ball_implicit_euler", &bb_model, "implicit_euler", 1.0, 2.0);
   run_counted("alloc.sample_hold", &sample_hold_model, "runge_kutta3", 1.0,
               2.0);
   em_reset();

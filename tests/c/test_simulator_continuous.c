@@ -217,6 +217,9 @@ int main(void) {
   test_sample_hold("runge_kutta3");
   test_sample_hold("runge_kutta4");
   test_sample_hold("explicit_euler");
+  test_sample_hold("bogacki_shampine3");
+  test_sample_hold("dormand_prince54");
+  test_sample_hold("implicit_euler");
   test_nonfinite();
   test_logging();
   return check_exit();

@@ -81,7 +81,7 @@ function M.check(spec, sources, type_id)
     kind = "leaf", name = spec.name, loc = spec.loc, id = type_id,
     preambles = {}, q = {}, v = {}, z = {}, q0 = {}, v0 = {}, z0 = {},
     by_kind = { xd = {}, xa = {}, pn = {}, pa = {}, input = {}, output = {}, cache = {} },
-    names = {}, name_order = {}, computed = {}, events = {}, calcs = {},
+    names = {}, name_order = {}, computed = {}, events = {}, calcs = {}, witnesses = {},
   }
   fields.identifier(spec.loc, "leaf name", spec.name)
   local has_xc = false
@@ -319,10 +319,15 @@ function M.check(spec, sources, type_id)
         end
       end
       leaf.events[#leaf.events + 1] = ev
+    elseif k == "witness" then
+      require("diagc.check.witness").check(leaf, item, sources, check_prereqs)
     end
   end
 
-  for _, c in ipairs(leaf.calcs) do
+  local all_calcs = {}
+  for _, c in ipairs(leaf.calcs) do all_calcs[#all_calcs + 1] = c end
+  for _, w in ipairs(leaf.witnesses) do all_calcs[#all_calcs + 1] = w.calc end
+  for _, c in ipairs(all_calcs) do
     for _, t in ipairs(c.prereqs) do
       if builtin.computed[t] and not leaf.computed[t] then
         errors.raise(c.loc, "prerequisite '%s' names a value leaf \"%s\" does not declare; "

@@ -623,6 +623,10 @@ function M.generate(F, eps, opts)
   end
   C:line()
 
+  -- witness functions (coder/witness.lua)
+  local wit = require("diagc.coder.witness").emit(C, F, { P = P, opts = opts, arg_expr = arg_expr,
+    n_events = #ev_rows })
+
   -- descriptor tables
   local function names_table(name, list)
     if #list == 0 then return "NULL" end
@@ -717,7 +721,8 @@ function M.generate(F, eps, opts)
     "calc_derivatives", "set_caching", "freeze_cache" }) do
     C:linef("  %s__v_%s,", P, f)
   end
-  C:linef("  %s__v_invalidate_all", P)
+  C:linef("  %s__v_invalidate_all,", P)
+  C:linef("  %d, %s", wit.n, wit.table)
   C:line("};")
 
   H:line()

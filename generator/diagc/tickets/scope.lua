@@ -116,6 +116,7 @@ local function what_calc(leaf, calc)
   if calc.kind == "output" then return "output port '" .. calc.name .. "'" end
   if calc.kind == "cache" then return "cache entry '" .. calc.name .. "'" end
   if calc.kind == "event" then return "event '" .. calc.name .. "'" end
+  if calc.kind == "witness" then return "witness '" .. calc.name .. "'" end
   return builtin.computed[calc.kind]:gsub("_", " ")
 end
 

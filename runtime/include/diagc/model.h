@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define DIAGC_ABI_VERSION 1
+#define DIAGC_ABI_VERSION 2
 
 /* Status codes returned by eval functions and calc bodies. */
 #define DIAGC_OK 0
@@ -36,6 +36,13 @@ extern "C" {
 #define DIAGC_TRIGGER_INITIALIZATION 0
 #define DIAGC_TRIGGER_PER_STEP 1
 #define DIAGC_TRIGGER_PERIODIC 2
+#define DIAGC_TRIGGER_WITNESS 3    /* fired by a witness function's zero crossing */
+
+/* Witness directions (Drake's WitnessFunctionDirection), over a step
+ * (t0, t1] with values w0 = w(t0), w1 = w(t1). */
+#define DIAGC_WITNESS_POSITIVE_TO_NONPOSITIVE 0 /* w0 > 0 and w1 <= 0 */
+#define DIAGC_WITNESS_NEGATIVE_TO_NONNEGATIVE 1 /* w0 < 0 and w1 >= 0 */
+#define DIAGC_WITNESS_CROSSING 2                /* either of the above */
 
 #define DIAGC_PUBLISH 0
 #define DIAGC_DISCRETE_UPDATE 1
@@ -96,6 +103,19 @@ typedef struct diagc_event_desc {
   void (*apply)(void *ctx, const void *state_buf);
 } diagc_event_desc;
 
+/* A witness function (zero crossing) declared by a leaf.  `calc` evaluates
+ * the witness at the context into *value and returns 0 (nonzero: failure).
+ * When it triggers, the event `event` (an index into diagc_model.events
+ * whose trigger is DIAGC_TRIGGER_WITNESS, or -1 for none) fires: a publish
+ * at the isolated time, or an update at the start of the next step. */
+typedef struct diagc_witness_desc {
+  const char *name;      /* "leafpath.witnessname" */
+  int leaf;              /* index into diagc_model.leaf_names */
+  int direction;         /* DIAGC_WITNESS_* */
+  int (*calc)(void *ctx, double *value);
+  int event;
+} diagc_witness_desc;
+
 /* A logger declared in the spec: samples value `value` (index into
  * diagc_model.outputs) with period 0 (every step) or period h (offset 0). */
 typedef struct diagc_logger_desc {
@@ -144,6 +164,7 @@ typedef struct diagc_model {
   void (*set_caching)(void *ctx, int on);
   void (*freeze_cache)(void *ctx, int frozen);
   void (*invalidate_all)(void *ctx);
+  int n_witnesses; const diagc_witness_desc *witnesses; /* zero crossings */
 } diagc_model;
 
 /* FFI-END */

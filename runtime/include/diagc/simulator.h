@@ -57,8 +57,12 @@ extern "C" {
                                        re-initializing */
 
 typedef struct diagc_sim_options {
-  /* "explicit_euler", "runge_kutta2", "runge_kutta3" (default) or
-   * "runge_kutta4".  The string is only read by create/set_options. */
+  /* "runge_kutta3" (default, error-controlled), "explicit_euler",
+   * "semi_explicit_euler", "runge_kutta2", "runge_kutta4" (fixed step),
+   * "bogacki_shampine3", "dormand_prince54" (error-controlled) or
+   * "implicit_euler" (Newton iterations on a finite-difference Jacobian;
+   * error control by step doubling).  The string is only read by
+   * create/set_options. */
   const char *integrator;
   double accuracy;       /* target accuracy, default 1e-4 */
   double max_step;       /* maximum step size, default 0.1 */
@@ -91,6 +95,10 @@ typedef struct diagc_sim_statistics {
   double largest_step;         /* largest accepted step, NaN if none */
   double smallest_adapted_step;/* Drake's smallest step chosen by error
                                   control, NaN if none */
+  int64_t witness_triggers;    /* steps ended by an isolated witness
+                                  crossing */
+  int64_t newton_failures;     /* implicit_euler: Newton iterations that
+                                  did not converge (step retried) */
 } diagc_sim_statistics;
 
 /* Called once per publish instant in which at least one logger fired.
@@ -99,6 +107,11 @@ typedef struct diagc_sim_statistics {
  * or is NULL when it did not fire. */
 typedef void (*diagc_log_fn)(void *user, double t, const unsigned char *fired,
                              const double *const *values);
+
+/* Called after every simulator step (also steps that did not move time)
+ * with the time reached.  For progress display; it must not modify the
+ * simulator or its context. */
+typedef void (*diagc_progress_fn)(void *user, double t);
 
 typedef struct diagc_sim diagc_sim;
 
@@ -132,6 +145,9 @@ void *diagc_sim_context(diagc_sim *sim);
 double diagc_sim_time(const diagc_sim *sim);
 
 void diagc_sim_set_log_callback(diagc_sim *sim, diagc_log_fn fn, void *user);
+/* Installs (fn != NULL) or removes the progress hook. */
+void diagc_sim_set_progress_callback(diagc_sim *sim, diagc_progress_fn fn,
+                                     void *user);
 
 int diagc_sim_initialize(diagc_sim *sim);
 int diagc_sim_advance_to(diagc_sim *sim, double t_max);

@@ -1,0 +1,96 @@
+-- coder/witness.lua: the C of witness functions (zero crossings).
+-- Called by coder/c_model.lua after the events are emitted: writes one
+-- calc function per leaf type and witness (the spec's body, which sets the
+-- double `value`), one descriptor-facing function per leaf instance that
+-- brings the calc's cache prerequisites up to date and calls it, and the
+-- diagc_witness_desc table.  A witness's event is an ordinary leaf event
+-- (trigger "witness"), already emitted by c_model.lua; the table refers to
+-- it by its index in the events table.
+local util = require("diagc.util")
+local scope = require("diagc.tickets.scope")
+local loops = require("diagc.tickets.loops")
+
+local M = {}
+
+-- C: the source emitter; F: the flattened model; a: {P=, opts=, arg_expr=,
+-- n_events=}.  Returns {n = count, table = C name or "NULL"}.
+function M.emit(C, F, a)
+  local P, opts = a.P, a.opts
+  local function fn_name(lt, w)
+    return string.format("%s__L%d_%s__wit_%s", P, lt.id, lt.name, w.name)
+  end
+
+  -- calc functions, one per leaf type and witness
+  local params = {}
+  for _, lt in ipairs(opts.leaf_types) do
+    for _, w in ipairs(lt.witnesses or {}) do
+      local ps = scope.params(lt, w.calc)
+      scope.check_body(lt, w.calc, ps, opts.lex)
+      params[w] = ps
+      local args = {}
+      for _, p in ipairs(ps) do
+        local sep = p.ctype:sub(-1) == "*" and "" or " "
+        args[#args + 1] = p.ctype .. sep .. p.name
+      end
+      args[#args + 1] = "double *diagc_value_out"
+      C:linef("static int %s(%s)", fn_name(lt, w), table.concat(args, ", "))
+      C:line("{")
+      C:line("  double value = 0;")
+      for _, p in ipairs(ps) do C:linef("  (void)%s;", p.name) end
+      C:line("  {")
+      C:user_code(w.calc.body, w.calc.body_loc, "a witness calc")
+      C:line("  }")
+      C:line("  *diagc_value_out = value;")
+      C:line("  return 0;")
+      C:line("}")
+      C:line()
+    end
+  end
+
+  -- event indices, in the order c_model.lua lists the events
+  local ev_index, n_ev = {}, 0
+  for _, ctx in ipairs(F.leaves) do
+    for _, ev in ipairs(ctx.type.events) do
+      ev_index[ctx] = ev_index[ctx] or {}
+      ev_index[ctx][ev] = n_ev
+      n_ev = n_ev + 1
+    end
+  end
+  assert(n_ev == a.n_events, "witness coder: event order differs from the events table")
+
+  -- per-instance evaluation functions and the table rows
+  local rows = {}
+  for _, ctx in ipairs(F.leaves) do
+    for _, w in ipairs(ctx.type.witnesses or {}) do
+      local id = #rows
+      local ps = params[w]
+      local deps = loops.calc_deps(F, ctx, ps)
+      C:linef("/* witness %s.%s */", ctx.path, w.name)
+      C:linef("static int %s__wit_%d(void *vc, double *value)", P, id)
+      C:line("{")
+      C:linef("  %s_context *c = (%s_context *)vc;", P, P)
+      C:line("  (void)c;")
+      for _, d in ipairs(deps) do
+        C:linef("  if (%s__eval_%d(c) != 0) return DIAGC_E_CALC;", P, d.entry.index)
+      end
+      local args = {}
+      for _, p in ipairs(ps) do args[#args + 1] = a.arg_expr(ctx, p, nil, "b") end
+      args[#args + 1] = "value"
+      C:linef("  return %s(%s);", fn_name(ctx.type, w), table.concat(args, ", "))
+      C:line("}")
+      C:line()
+      rows[#rows + 1] = string.format("  {%s, %d, %s, %s__wit_%d, %d},",
+        util.c_string(ctx.path .. "." .. w.name), ctx.leaf_index, w.c_direction, P, id,
+        w.event and ev_index[ctx][w.event] or -1)
+    end
+  end
+  if #rows == 0 then return { n = 0, table = "NULL" } end
+  local t = P .. "__witnesses"
+  C:linef("static const diagc_witness_desc %s[%d] = {", t, #rows)
+  for _, r in ipairs(rows) do C:line(r) end
+  C:line("};")
+  C:line()
+  return { n = #rows, table = t }
+end
+
+return M
