@@ -326,6 +326,66 @@ function M.generate(F, eps, opts)
       C:line()
     end
   end
+  -- The root diagram's built-in sums (xcdot above all: the simulator's hot
+  -- path) read most of the model.  Their eval runs one flat schedule: every
+  -- entry they depend on, in prerequisite order, each computed if stale, and
+  -- the valid bits set at the end.  Because a stale entry's dependents are
+  -- always stale too, this computes exactly the entries a recursive lazy eval
+  -- would, with the same n_eval/n_calc counts, without the calls.
+  local function closure_order(root)
+    local order, seen = {}, { [root] = true }
+    local stack = { { e = root, i = 0 } }
+    while #stack > 0 do
+      local top = stack[#stack]
+      top.i = top.i + 1
+      local d = top.e.deps[top.i]
+      if not d then
+        order[#order + 1] = top.e
+        stack[#stack] = nil
+      elseif not seen[d.entry] then
+        seen[d.entry] = true
+        stack[#stack + 1] = { e = d.entry, i = 0 }
+      end
+    end
+    return order
+  end
+  local scheduled = {}
+  for _, k in ipairs({ "xcdot", "pe", "ke", "pc", "pnc" }) do
+    local e = F.root.entries[k]
+    if e and #e.deps > 0 then scheduled[e] = closure_order(e) end
+  end
+  local function emit_schedule(order)
+    local words, wlist = {}, {}
+    for _, x in ipairs(order) do
+      local w = math.floor(x.index / 64)
+      if not words[w] then words[w] = 0ULL; wlist[#wlist + 1] = w end
+      words[w] = bit.bor(words[w], bit.lshift(1ULL, x.index % 64))
+    end
+    table.sort(wlist)
+    for _, w in ipairs(wlist) do
+      C:linef("  const uint64_t v%d = c->valid[%d] & c->cache_on;", w, w)
+    end
+    for _, x in ipairs(order) do
+      local w, b = word_bit(x)
+      C:linef("  if (!(v%d & %s)) { /* %s */", w, b, loops.entry_path(x))
+      for _, d in ipairs(x.deps) do C:linef("    %s__CNT(c->n_eval[%d]++);", P, d.entry.index) end
+      if x.calc then
+        local args = {}
+        for _, p in ipairs(x.params) do args[#args + 1] = arg_expr(x.ctx, p, x) end
+        C:linef("    if (%s(%s) != 0) return DIAGC_E_CALC;", calc_fn_name(x.ctx.type, x.calc), table.concat(args, ", "))
+      elseif x.ticket ~= "xcdot" then
+        local terms = {}
+        for _, p in ipairs(x.parts) do terms[#terms + 1] = "c->cache[" .. p.offset .. "]" end
+        C:linef("    c->cache[%d] = %s;", x.offset, table.concat(terms, " + "))
+      end
+      C:linef("    %s__CNT(c->n_calc[%d]++);", P, x.index)
+      C:line("  }")
+    end
+    for _, w in ipairs(wlist) do
+      C:linef("  c->valid[%d] |= UINT64_C(0x%s);", w, bit.tohex(words[w], 16))
+    end
+  end
+
   for _, e in ipairs(F.entries) do
     C:linef("/* %s */", loops.entry_path(e))
     C:linef("static int %s__eval_%d(%s_context *c)", P, e.index, P)
@@ -333,7 +393,10 @@ function M.generate(F, eps, opts)
     C:linef("  %s__CNT(c->n_eval[%d]++);", P, e.index)
     C:linef("  if (%s) return 0;", valid_test(e))
     C:line("  if (c->frozen) return DIAGC_E_FROZEN;")
-    if #e.path.entries > 1 then
+    if scheduled[e] then
+      emit_schedule(scheduled[e])
+      C:line("  return 0;")
+    elseif #e.path.entries > 1 then
       C:linef("  return %s__path_%d(c, %d);", P, e.path.id, e.pos)
     else
       if #e.deps > 0 then C:line("  {") C:line("    int rc;") end
