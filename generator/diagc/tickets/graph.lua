@@ -8,19 +8,24 @@ local builtin = require("diagc.tickets.builtin")
 local M = {}
 
 function M.build(F)
-  local G = { nodes = {}, by_key = {} }
+  -- nodes by context, then by ticket name (no key strings to build)
+  local G = { nodes = {}, by_ctx = {} }
 
   local function node(ctx, name)
-    local key = ctx.id .. ":" .. name
-    local n = G.by_key[key]
+    local t = G.by_ctx[ctx]
+    if not t then t = {}; G.by_ctx[ctx] = t end
+    local n = t[name]
     if not n then
       n = { id = #G.nodes + 1, ctx = ctx, name = name, subs = {}, pres = {} }
       G.nodes[n.id] = n
-      G.by_key[key] = n
+      t[name] = n
     end
     return n
   end
-  G.node = function(ctx, name) return G.by_key[ctx.id .. ":" .. name] end
+  G.node = function(ctx, name)
+    local t = G.by_ctx[ctx]
+    return t and t[name]
+  end
   -- `sub` subscribes to `pre`: a change of pre notifies sub
   local function subscribe(sub, pre)
     pre.subs[#pre.subs + 1] = sub
@@ -129,9 +134,10 @@ function M.build(F)
     end
   end
   -- deterministic subscriber order
+  local function by_id(a, b) return a.id < b.id end
   for _, n in ipairs(G.nodes) do
-    table.sort(n.subs, function(a, b) return a.id < b.id end)
-    table.sort(n.pres, function(a, b) return a.id < b.id end)
+    if #n.subs > 1 then table.sort(n.subs, by_id) end
+    if #n.pres > 1 then table.sort(n.pres, by_id) end
   end
   return G
 end
