@@ -110,6 +110,24 @@ bin/diagc: $(HOST_OBJS) lib/libdiagc.a
 	  $(LUAJIT_LIBS) -ltcc -ldl -lm -lpthread
 
 # ---------------------------------------------------------------------------
+# bin/diagc-topology: iRobot topology replay on the executor (tools/topology)
+
+TOPOLOGY_SRCS := $(sort $(wildcard tools/topology/*.c))
+TOPOLOGY_OBJS := $(patsubst tools/topology/%.c,build/tools/topology/%.o,$(TOPOLOGY_SRCS))
+
+all: bin/diagc-topology
+
+build/tools/topology/%.o: tools/topology/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(RT_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+bin/diagc-topology: $(TOPOLOGY_OBJS) lib/libdiagc.a
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(TOPOLOGY_OBJS) lib/libdiagc.a -lpthread -lm
+
+-include $(TOPOLOGY_OBJS:.o=.d)
+
+# ---------------------------------------------------------------------------
 
 test: all asan-runtime
 	tests/run $(T)

@@ -9,8 +9,10 @@ local USAGE = [[
 usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check]
        diagc run SPEC.lua [--until T] [--csv FILE] [--integrator NAME] [--step H]
                           [--accuracy A] [--max-step H] [-p system.param=value ...] [--stats]
+                          [--plot FILE.png] [--progress | --no-progress]
        diagc graph SPEC.lua [-o FILE.dot] [--all]
        diagc test [FILE|DIR ...] [--filter PATTERN]
+       diagc deploy SPEC.lua [-o APP.c] [--run] [--duration S] [--threads N] [--cc CC]
        diagc --help | --version
 
   SPEC.lua -o OUT.c  generate OUT.c and OUT.h (C99, no heap, no globals)
@@ -18,6 +20,9 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check]
                      outputs as CSV (header t,<logger names>)
   graph              the diagram and its ticket graph as Graphviz DOT
   test               run Lua test files that JIT-compile models
+  deploy             one model per subsystem of the root diagram, wired over
+                     topics, on the executor (docs/executor.md); --run builds
+                     and runs the app
   --debug            show Lua tracebacks for errors (any command)
 ]]
 
@@ -26,6 +31,7 @@ local function out(s) io.stdout:write(s) end
 local subcommands = {
   run = "diagc.cli.run",
   graph = "diagc.cli.graph",
+  deploy = "diagc.cli.deploy",
   test = "diagc.testing.runner",
 }
 

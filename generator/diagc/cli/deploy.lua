@@ -1,0 +1,224 @@
+-- cli/deploy.lua: diagc deploy SPEC.lua -o app.c [--run [--duration S] [--threads N] [--cc CC]]
+--
+-- Splits the spec's root diagram at its direct subsystems: each becomes one
+-- model (generated C, its own context, one mutually exclusive callback
+-- group of the executor); the root's wiring becomes topics:
+--   connect { "a.y", "b.u" }          topic "a.y": a publishes its output y
+--                                      after each of its periodic events,
+--                                      b subscribes its input u
+--   export_input { "b.u", as = "n" }  topic "n": b subscribes u (fed from
+--                                      outside the process's models)
+--   export_output { "a.y", as = "n" } topic "n": a also publishes y there
+--   fix_input { "b.u", value = v }    b's input is fixed to v
+-- Writes, beside app.c, one NAME.c/NAME.h per subsystem (named after it)
+-- and app.c: the binding tables and a main() calling diagc_deploy_main()
+-- (runtime/include/diagc/deploy.h).  --run compiles them with the runtime
+-- library and runs the app (default 2 s), which prints latency figures.
+local errors = require("diagc.errors")
+local cli = require("diagc.cli.main")
+local compile = require("diagc.compile")
+local dsl = require("diagc.spec.dsl")
+local util = require("diagc.util")
+
+local M = {}
+
+local FLAGS = {
+  ["-o"] = true, ["--run"] = false, ["--duration"] = true, ["--threads"] = true,
+  ["--cc"] = true, ["--no-check"] = false,
+}
+
+local function shq(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+
+local function cstr(s)
+  return '"' .. s:gsub('[\\"]', "\\%0"):gsub("\n", "\\n") .. '"'
+end
+
+local function write(path, text)
+  local ok, host = pcall(require, "diagc_host")
+  if ok then
+    local okw, err = host.write_file_atomic(path, text)
+    if not okw then errors.raise(nil, "diagc deploy: cannot write '%s': %s", path, tostring(err)) end
+    return
+  end
+  local f, err = io.open(path, "wb")
+  if not f then errors.raise(nil, "diagc deploy: cannot write '%s': %s", path, tostring(err)) end
+  f:write(text)
+  f:close()
+end
+
+local function exit_code(a, b, c)
+  if type(a) == "number" then return a >= 256 and math.floor(a / 256) or a end
+  if a == true then return 0 end
+  if b == "exit" then return c end
+  return 1
+end
+
+-- The deployment plan: { models = {{name, prefix, spec_items, inputs = {{port, topic}}, outputs = ...}} }
+local function plan(loaded, checked)
+  local root = checked.root
+  if root.kind ~= "diagram" or #root.systems == 0 then
+    errors.raise(root.loc, "diagc deploy: the root diagram must contain the systems to deploy")
+  end
+  local raw = {}
+  for _, it in ipairs(loaded.root.items) do
+    if it._item == "system" then raw[it.args[1]] = it end
+  end
+  local models, by_name = {}, {}
+  local prefixes = {}
+  for _, s in ipairs(root.systems) do
+    local prefix = compile.prefix_of(s.name)
+    if prefix == "app" or prefixes[prefix] then
+      errors.raise(s.loc, "diagc deploy: subsystem '%s' would be written to %s.c, which is taken; rename it",
+        s.name, prefix)
+    end
+    prefixes[prefix] = true
+    local m = { name = s.name, prefix = prefix, sys = s, raw = raw[s.name], inputs = {}, outputs = {},
+      fixed = {}, seen_out = {} }
+    models[#models + 1] = m
+    by_name[s.name] = m
+  end
+  local function add_output(m, port, topic)
+    local key = port .. "\0" .. topic
+    if not m.seen_out[key] then
+      m.seen_out[key] = true
+      m.outputs[#m.outputs + 1] = { port = port, topic = topic }
+    end
+  end
+  for _, c in ipairs(root.connections) do
+    local topic = c.from.sys.name .. "." .. c.from.port.name
+    add_output(by_name[c.from.sys.name], c.from.port.name, topic)
+    local dst = by_name[c.to.sys.name]
+    dst.inputs[#dst.inputs + 1] = { port = c.to.port.name, topic = topic }
+  end
+  for _, p in ipairs(root.inputs) do
+    for _, t in ipairs(p.targets) do
+      local dst = by_name[t.sys.name]
+      dst.inputs[#dst.inputs + 1] = { port = t.port.name, topic = p.name }
+    end
+  end
+  for _, p in ipairs(root.outputs) do
+    add_output(by_name[p.source.sys.name], p.source.port.name, p.name)
+  end
+  for _, f in ipairs(root.fixed) do
+    by_name[f.target.sys.name].fixed[f.target.port.name] = f.value
+  end
+  return models
+end
+
+-- A diagram holding one subsystem with every port exported under its own
+-- name (fixed inputs stay fixed).
+local function wrapper(m)
+  local env = dsl.environment(function() errors.raise(nil, "import is not available here") end)
+  local items = { env.system(m.raw.args) }
+  local ports = require("diagc.check.diagram").ports
+  for _, p in ipairs(ports(m.sys.type, "input")) do
+    local ref = m.name .. "." .. p.name
+    if m.fixed[p.name] then
+      items[#items + 1] = env.fix_input { ref, value = m.fixed[p.name] }
+    else
+      items[#items + 1] = env.export_input { ref, as = p.name }
+    end
+  end
+  for _, p in ipairs(ports(m.sys.type, "output")) do
+    items[#items + 1] = env.export_output { m.name .. "." .. p.name, as = p.name }
+  end
+  return env.diagram(m.name)(items)
+end
+
+local function app_source(spec_path, models)
+  local out = {}
+  local function w(s) out[#out + 1] = s end
+  w(string.format("/* app.c: generated by diagc %s deploy from %s. Do not edit.\n", compile.VERSION, spec_path))
+  w(" * Build: cc -std=c11 -O2 -IROOT/runtime/include app.c")
+  for _, m in ipairs(models) do w(" " .. m.prefix .. ".c") end
+  w(" ROOT/lib/libdiagc.a -lm -lpthread */\n")
+  w("#include \"diagc/deploy.h\"\n")
+  for _, m in ipairs(models) do w(string.format("#include \"%s.h\"\n", m.prefix)) end
+  w("\n")
+  for _, m in ipairs(models) do
+    for _, kind in ipairs({ "inputs", "outputs" }) do
+      if #m[kind] > 0 then
+        w(string.format("static const diagc_deploy_port %s_%s[%d] = {\n", m.prefix, kind, #m[kind]))
+        for _, p in ipairs(m[kind]) do w(string.format("  {%s, %s},\n", cstr(p.port), cstr(p.topic))) end
+        w("};\n")
+      end
+    end
+  end
+  w(string.format("\nstatic const diagc_deploy_model models[%d] = {\n", #models))
+  for _, m in ipairs(models) do
+    w(string.format("  {%s, &%s_model, %d, %s, %d, %s},\n", cstr(m.name), m.prefix,
+      #m.inputs, #m.inputs > 0 and (m.prefix .. "_inputs") or "NULL",
+      #m.outputs, #m.outputs > 0 and (m.prefix .. "_outputs") or "NULL"))
+  end
+  w("};\n\n")
+  w(string.format("int main(int argc, char **argv) { return diagc_deploy_main(models, %d, argc, argv); }\n", #models))
+  return table.concat(out)
+end
+
+function M.main(args)
+  local o, pos = cli.parse(args, { flags = FLAGS }, "diagc deploy")
+  if #pos ~= 1 then
+    errors.raise(nil, "diagc deploy: expected one spec file, as in: diagc deploy spec.lua -o app.c [--run]")
+  end
+  local outc = o["-o"]
+  if not outc and not o["--run"] then
+    errors.raise(nil, "diagc deploy: missing -o APP.c (or --run to build and run in a temporary directory)")
+  end
+  if outc and not outc:match("%.c$") then errors.raise(nil, "diagc deploy: -o must name a .c file, got '%s'", outc) end
+  local duration = o["--duration"] and cli.number("diagc deploy", "--duration", o["--duration"]) or 2
+  if not (duration > 0) then errors.raise(nil, "diagc deploy: --duration must be > 0") end
+  local threads = o["--threads"] and cli.number("diagc deploy", "--threads", o["--threads"]) or 2
+  if threads < 0 or threads ~= math.floor(threads) then
+    errors.raise(nil, "diagc deploy: --threads must be an integer >= 0")
+  end
+  if (o["--duration"] or o["--threads"] or o["--cc"]) and not o["--run"] then
+    errors.raise(nil, "diagc deploy: --duration, --threads and --cc apply to --run")
+  end
+
+  local loaded = require("diagc.spec.load").load(pos[1])
+  local checked = require("diagc.check").check(loaded)
+  local models = plan(loaded, checked)
+
+  local tmpdir
+  if not outc then
+    local p = io.popen("mktemp -d \"${TMPDIR:-/tmp}/diagc-deploy.XXXXXX\"")
+    tmpdir = p and p:read("*l")
+    if p then p:close() end
+    if not tmpdir or tmpdir == "" then errors.raise(nil, "diagc deploy: cannot create a temporary directory") end
+    outc = tmpdir .. "/app.c"
+  end
+  local dir = util.dirname(outc)
+  local files = {}
+  for _, m in ipairs(models) do
+    local wl = { root = wrapper(m), sources = loaded.sources, main = loaded.main }
+    local gen = compile.compile_loaded(wl, {
+      prefix = m.prefix, header_name = m.prefix .. ".h", source_name = m.prefix .. ".c",
+    })
+    if not o["--no-check"] and pcall(require, "diagc_host") then
+      require("diagc.jit").compile(gen, { options = "-Wall -Werror", allow_undefined = true })
+    end
+    write(dir .. "/" .. m.prefix .. ".h", gen.header)
+    write(dir .. "/" .. m.prefix .. ".c", gen.source)
+    files[#files + 1] = dir .. "/" .. m.prefix .. ".c"
+  end
+  write(outc, app_source(loaded.main, models))
+  if not o["--run"] then return 0 end
+
+  local root = require("diagc_host").root()
+  local lib = root .. "/lib/libdiagc.a"
+  if not io.open(lib, "rb") then errors.raise(nil, "diagc deploy: %s is missing; run make", lib) end
+  local cc = o["--cc"] or os.getenv("CC") or "cc"
+  local exe = dir .. "/app"
+  local cmd = { cc, "-std=c11 -O2", "-I" .. shq(root .. "/runtime/include"), "-I" .. shq(dir), shq(outc) }
+  for _, f in ipairs(files) do cmd[#cmd + 1] = shq(f) end
+  cmd[#cmd + 1] = shq(lib) .. " -lm -lpthread -o " .. shq(exe)
+  io.stdout:flush()
+  local rc = exit_code(os.execute(table.concat(cmd, " ")))
+  if rc ~= 0 then errors.raise(nil, "diagc deploy: compiling the app failed (%s)", cc) end
+  io.stdout:flush()
+  rc = exit_code(os.execute(string.format("%s --duration %s --threads %d", shq(exe), tostring(duration), threads)))
+  if tmpdir then os.execute("rm -rf " .. shq(tmpdir)) end
+  return rc
+end
+
+return M
