@@ -11,7 +11,7 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check]
                           [--accuracy A] [--max-step H] [-p system.param=value ...] [--stats]
                           [--plot FILE.png] [--progress | --no-progress]
        diagc graph SPEC.lua [-o FILE.dot] [--all]
-       diagc test [FILE|DIR ...] [--filter PATTERN]
+       diagc test [FILE|DIR ...] [--filter PATTERN] [--timeout S]
        diagc deploy SPEC.lua [-o APP.c] [--run] [--duration S] [--threads N] [--cc CC]
        diagc --help | --version
 
