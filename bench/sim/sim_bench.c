@@ -1,17 +1,21 @@
 /* bench/sim: steps per second of diagc's simulator on generated models
  * against the same simulator on hand-written descriptors, a hand-written
- * RK4 loop, and GSL's gsl_odeiv2 (rk4, rkf45).
+ * RK4 loop, and GSL's gsl_odeiv2 (rk4; rkf45, rkck, rk8pd).
  *
  *   sim_bench MODEL fixed STEPS REPS H
  *       fixed-step RK4, STEPS steps of H; prints per implementation the
  *       best and median ns per step, derivative evaluations per step and
  *       the final state's first element (a checksum)
- *   sim_bench MODEL ec T REPS ACCURACY
- *       error-controlled integration over [0, T]: diagc dormand_prince54
- *       and runge_kutta3 (maximum step 1) against GSL rkf45 (epsabs =
- *       ACCURACY, epsrel = 0); prints best and median ms, steps,
- *       evaluations and the max-norm error at T against GSL rk8pd at
- *       1e-13
+ *   sim_bench MODEL wp T REPS TOL...
+ *       work-precision: error-controlled integration over [0, T] at each
+ *       tolerance TOL (from loose to tight) with diagc's dormand_prince54,
+ *       bogacki_shampine3 and runge_kutta3 (accuracy = TOL) and GSL's
+ *       rkf45, rkck and rk8pd (epsabs = TOL, epsrel = 0; also at ten times
+ *       the first and a tenth of the last TOL); prints per implementation and
+ *       tolerance ("wp" lines) the best and median ms, steps, evaluations
+ *       and the max-norm error at T against GSL rk8pd at 1e-14; then, per
+ *       diagc point ("eq" lines), the time GSL needs for the same error
+ *       (log-log interpolation between its points) divided by diagc's
  * MODEL: pendulum or chain.  Implementations are run round-robin. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -75,7 +79,7 @@ static void run_diagc(const diagc_model *m, const char *integ, int fixed,
     o.max_step = h;
   } else {
     o.accuracy = acc;
-    o.max_step = 1.0;
+    o.max_step = t_end; /* no step limit, like GSL's driver */
   }
   sim = diagc_sim_create(m, &o);
   if (!sim) {
@@ -156,8 +160,9 @@ int main(int argc, char **argv) {
   result last[MAXIMPL];
   int n_impl, reps, i, k;
   double par;
-  if (argc != 6) {
-    fprintf(stderr, "usage: sim_bench pendulum|chain fixed|ec N REPS H|ACC\n");
+  if (argc < 6 || (strcmp(argv[2], "fixed") == 0 && argc != 6)) {
+    fprintf(stderr, "usage: sim_bench pendulum|chain fixed STEPS REPS H\n"
+                    "       sim_bench pendulum|chain wp T REPS TOL...\n");
     return 2;
   }
   if (strcmp(argv[1], "pendulum") == 0) {
@@ -201,31 +206,107 @@ int main(int argc, char **argv) {
              last[i].out[0]);
     }
   } else {
-    const double t_end = atof(argv[3]), acc = par;
-    result ref;
-    run_gsl_adaptive(gsl_odeiv2_step_rk8pd, t_end, 1e-13, &ref);
-    names[0] = "generated_dormand_prince54";
-    names[1] = "generated_runge_kutta3";
-    names[2] = "handwritten_descriptor_dormand_prince54";
-    names[3] = "gsl_rkf45";
-    n_impl = 4;
-    for (k = 0; k < reps; k++) {
-      run_diagc(gen_m, "dormand_prince54", 0, 0, t_end, acc, &last[0]);
-      run_diagc(gen_m, "runge_kutta3", 0, 0, t_end, acc, &last[1]);
-      run_diagc(hw_m, "dormand_prince54", 0, 0, t_end, acc, &last[2]);
-      run_gsl_adaptive(gsl_odeiv2_step_rkf45, t_end, acc, &last[3]);
-      for (i = 0; i < n_impl; i++) times[i][k] = last[i].secs * 1e3;
-    }
-    for (i = 0; i < n_impl; i++) {
-      double err = 0;
-      int j;
-      qsort(times[i], (size_t)reps, sizeof(double), cmp_d);
-      for (j = 0; j < nx; j++) {
-        double d = fabs(last[i].out[j] - ref.out[j]);
-        if (d > err) err = d;
+    /* work-precision: diagc at the given tolerances, GSL also one decade
+     * looser and one tighter (so that its errors bracket diagc's) */
+    enum { NT = 18 };
+    static const char *const names_wp[] = {
+        "dormand_prince54", "bogacki_shampine3", "runge_kutta3",
+        "rkf45",            "rkck",              "rk8pd"};
+    const gsl_odeiv2_step_type *gtypes[3];
+    const double t_end = atof(argv[3]);
+    static double wt[6][NT][64], werr[6][NT], wbest[6][NT];
+    static long wsteps[6][NT], wevals[6][NT];
+    double tols[NT], ref_fine[MAXN], ref_diff = 0;
+    char tolstr[NT][32];
+    int nt = 0, t, j, d, g;
+    result ref, ref2;
+    gtypes[0] = gsl_odeiv2_step_rkf45;
+    gtypes[1] = gsl_odeiv2_step_rkck;
+    gtypes[2] = gsl_odeiv2_step_rk8pd;
+    tols[nt++] = 10 * atof(argv[5]);
+    for (j = 5; j < argc && nt < NT - 1; j++) tols[nt++] = atof(argv[j]);
+    tols[nt] = tols[nt - 1] / 10;
+    nt++;
+    for (t = 0; t < nt; t++) { /* "1e-4" */
+      char buf[32], *e;
+      snprintf(buf, sizeof buf, "%.0e", tols[t]);
+      e = strchr(buf, 'e');
+      if (e && (e[1] == '-' || e[1] == '+')) {
+        char *q = e + 2;
+        while (q[0] == '0' && q[1]) memmove(q, q + 1, strlen(q));
+        if (e[1] == '+') memmove(e + 1, e + 2, strlen(e + 1));
       }
-      printf("%s %.3f %.3f %ld %ld %.3g\n", names[i], times[i][0],
-             times[i][reps / 2], last[i].steps, last[i].evals, err);
+      snprintf(tolstr[t], sizeof tolstr[t], "%s", buf);
+    }
+    run_gsl_adaptive(gsl_odeiv2_step_rk8pd, t_end, 1e-14, &ref);
+    run_gsl_adaptive(gsl_odeiv2_step_rk8pd, t_end, 1e-13, &ref2);
+    memcpy(ref_fine, ref.out, sizeof ref_fine);
+    for (j = 0; j < nx; j++) {
+      const double dd = fabs(ref2.out[j] - ref_fine[j]);
+      if (dd > ref_diff) ref_diff = dd;
+    }
+    for (k = 0; k < reps; k++) {
+      for (t = 0; t < nt; t++) {
+        for (i = 0; i < 6; i++) {
+          result r;
+          if (i < 3) {
+            if (t == 0 || t == nt - 1) continue;
+            run_diagc(gen_m, names_wp[i], 0, 0, t_end, tols[t], &r);
+          } else {
+            run_gsl_adaptive(gtypes[i - 3], t_end, tols[t], &r);
+          }
+          wt[i][t][k] = r.secs * 1e3;
+          wsteps[i][t] = r.steps;
+          wevals[i][t] = r.evals;
+          werr[i][t] = 0;
+          for (j = 0; j < nx; j++) {
+            const double dd = fabs(r.out[j] - ref_fine[j]);
+            if (dd > werr[i][t]) werr[i][t] = dd;
+          }
+        }
+      }
+    }
+    printf("ref rk8pd %.3g\n", ref_diff);
+    for (i = 0; i < 6; i++) {
+      for (t = 0; t < nt; t++) {
+        if (i < 3 && (t == 0 || t == nt - 1)) continue;
+        qsort(wt[i][t], (size_t)reps, sizeof(double), cmp_d);
+        wbest[i][t] = wt[i][t][0];
+        printf("wp %s %s %s %.4f %.4f %ld %ld %.3g\n", i < 3 ? "diagc" : "gsl",
+               names_wp[i], tolstr[t], wt[i][t][0], wt[i][t][reps / 2],
+               wsteps[i][t], wevals[i][t], werr[i][t]);
+      }
+    }
+    /* GSL's time at diagc's achieved error: log-log interpolation between
+     * the closest pair of GSL points whose errors bracket it (none outside
+     * GSL's range) */
+    for (d = 0; d < 3; d++) {
+      for (t = 1; t < nt - 1; t++) {
+        const double e = werr[d][t];
+        printf("eq %s %s %.3g", names_wp[d], tolstr[t], e);
+        for (g = 3; g < 6; g++) {
+          double best_ratio = NAN, span = INFINITY;
+          int a, b;
+          for (a = 0; a < nt; a++) {
+            for (b = 0; b < nt; b++) {
+              const double ea = werr[g][a], eb = werr[g][b];
+              double f, tg;
+              if (!(ea >= e && eb <= e && ea > eb && eb > 0)) continue;
+              if (!(log(ea / eb) < span)) continue;
+              span = log(ea / eb);
+              f = (log(e) - log(ea)) / (log(eb) - log(ea));
+              tg = exp(log(wbest[g][a]) +
+                       f * (log(wbest[g][b]) - log(wbest[g][a])));
+              best_ratio = tg / wbest[d][t];
+            }
+          }
+          if (isnan(best_ratio))
+            printf(" n/a");
+          else
+            printf(" %.2f", best_ratio);
+        }
+        printf("\n");
+      }
     }
   }
   return 0;

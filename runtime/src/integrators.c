@@ -7,10 +7,18 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim_internal.h"
+
+/* The stage loops are element-wise (no reassociation), so vectorizing them
+ * leaves every result bit-identical; GCC's -O2 cost model alone would
+ * not vectorize them. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
+#endif
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
@@ -67,6 +75,33 @@ int diagc_integrator_alloc(diagc_sim *s) {
 
 /* ---- context access ---------------------------------------------------- */
 
+/* Copies and bitwise comparisons of n doubles: inline for small systems,
+ * where a library call costs more than the work. */
+enum { SMALL_N = 8 };
+
+static void vcopy(double *dst, const double *src, int n) {
+  if (n <= SMALL_N) {
+    int i;
+    for (i = 0; i < n; i++) dst[i] = src[i];
+  } else {
+    memcpy(dst, src, (size_t)n * sizeof(double));
+  }
+}
+
+static int vsame(const double *a, const double *b, int n) {
+  if (n <= SMALL_N) {
+    int i;
+    for (i = 0; i < n; i++) {
+      uint64_t u, v;
+      memcpy(&u, &a[i], sizeof u);
+      memcpy(&v, &b[i], sizeof v);
+      if (u != v) return 0;
+    }
+    return 1;
+  }
+  return memcmp(a, b, (size_t)n * sizeof(double)) == 0;
+}
+
 static const double *xc_now(const diagc_sim *s) {
   return (const double *)(const void *)(s->ctx + s->m->xc_offset);
 }
@@ -82,6 +117,17 @@ static void put_xc(diagc_sim *s, const double *x) {
 
 static void put_time(diagc_sim *s, double t) { s->m->set_time(s->ctx, t); }
 
+/* A stage's state is formed in place in the context when the model offers
+ * mutable_xc (which invalidates like set_xc), else in s->xt and then copied
+ * in with set_xc.  Either way the context holds exactly the same values. */
+static double *xc_begin(diagc_sim *s) {
+  return s->m->mutable_xc ? s->m->mutable_xc(s->ctx) : s->xt;
+}
+
+static void xc_end(diagc_sim *s, const double *x) {
+  if (!s->m->mutable_xc) s->m->set_xc(s->ctx, x);
+}
+
 /* Evaluates xcdot at the context into out. */
 static int eval_xcdot(diagc_sim *s, double *out) {
   const double *d = NULL;
@@ -92,7 +138,7 @@ static int eval_xcdot(diagc_sim *s, double *out) {
                       rc, diagc_sim_ctx_time(s));
     return DIAGC_SIM_E_EVAL;
   }
-  memcpy(out, d, (size_t)s->nxc * sizeof(double));
+  vcopy(out, d, s->nxc);
   return 0;
 }
 
@@ -103,8 +149,8 @@ static int eval_xcdot(diagc_sim *s, double *out) {
 static int eval_first_stage(diagc_sim *s, double t0, const double *x0,
                             double *out) {
   if (s->fsal_valid && s->fsal_t == t0 &&
-      memcmp(s->fsal_x, x0, (size_t)s->nxc * sizeof(double)) == 0) {
-    memcpy(out, s->fsal_k, (size_t)s->nxc * sizeof(double));
+      vsame(s->fsal_x, x0, s->nxc)) {
+    vcopy(out, s->fsal_k, s->nxc);
     return 0;
   }
   return eval_xcdot(s, out);
@@ -112,8 +158,8 @@ static int eval_first_stage(diagc_sim *s, double t0, const double *x0,
 
 static void keep_last_stage(diagc_sim *s, double t1, const double *x1,
                             const double *k) {
-  memcpy(s->fsal_x, x1, (size_t)s->nxc * sizeof(double));
-  memcpy(s->fsal_k, k, (size_t)s->nxc * sizeof(double));
+  vcopy(s->fsal_x, x1, s->nxc);
+  vcopy(s->fsal_k, k, s->nxc);
   s->fsal_t = t1;
   s->fsal_valid = 1;
 }
@@ -123,11 +169,13 @@ static void keep_last_stage(diagc_sim *s, double t1, const double *x1,
 static int step_euler(diagc_sim *s, double h) {
   int i, n = s->nxc, rc;
   const double t0 = diagc_sim_ctx_time(s);
-  memcpy(s->x0, xc_now(s), (size_t)n * sizeof(double));
+  double *x;
+  vcopy(s->x0, xc_now(s), n);
   if ((rc = eval_xcdot(s, s->k0)) != 0) return rc;
-  for (i = 0; i < n; i++) s->xt[i] = s->x0[i] + s->k0[i] * h;
   put_time(s, t0 + h);
-  put_xc(s, s->xt);
+  x = xc_begin(s);
+  for (i = 0; i < n; i++) x[i] = s->x0[i] + s->k0[i] * h;
+  xc_end(s, x);
   return 0;
 }
 
@@ -135,15 +183,17 @@ static int step_euler(diagc_sim *s, double h) {
 static int step_rk2(diagc_sim *s, double h) {
   int i, n = s->nxc, rc;
   const double t0 = diagc_sim_ctx_time(s);
-  memcpy(s->x0, xc_now(s), (size_t)n * sizeof(double));
+  double *x;
+  vcopy(s->x0, xc_now(s), n);
   if ((rc = eval_xcdot(s, s->k0)) != 0) return rc;
-  for (i = 0; i < n; i++) s->xt[i] = s->x0[i] + s->k0[i] * h;
   put_time(s, t0 + h);
-  put_xc(s, s->xt);
+  x = xc_begin(s);
+  for (i = 0; i < n; i++) x[i] = s->x0[i] + s->k0[i] * h;
+  xc_end(s, x);
   if ((rc = eval_xcdot(s, s->k1)) != 0) return rc;
-  for (i = 0; i < n; i++)
-    s->xt[i] += s->k1[i] * (h / 2) + s->k0[i] * (-h / 2);
-  put_xc(s, s->xt);
+  x = xc_begin(s);
+  for (i = 0; i < n; i++) x[i] += s->k1[i] * (h / 2) + s->k0[i] * (-h / 2);
+  xc_end(s, x);
   return 0;
 }
 
@@ -152,31 +202,34 @@ static int step_rk3(diagc_sim *s, double h) {
   int i, n = s->nxc, rc;
   const double t0 = diagc_sim_ctx_time(s);
   const double h6 = h / 6.0;
-  memcpy(s->x0, xc_now(s), (size_t)n * sizeof(double));
+  double *x;
+  vcopy(s->x0, xc_now(s), n);
   if ((rc = eval_xcdot(s, s->k0)) != 0) return rc;
   /* stage a at t0 + h/2 */
-  for (i = 0; i < n; i++) s->xt[i] = s->x0[i] + s->k0[i] * (h / 2);
   put_time(s, t0 + h / 2);
-  put_xc(s, s->xt);
+  x = xc_begin(s);
+  for (i = 0; i < n; i++) x[i] = s->x0[i] + s->k0[i] * (h / 2);
+  xc_end(s, x);
   if ((rc = eval_xcdot(s, s->k1)) != 0) return rc;
   /* stage b at t1: x0 - h f0 + 2h fa */
-  for (i = 0; i < n; i++)
-    s->xt[i] = s->x0[i] + (s->k0[i] * (-h) + s->k1[i] * (2 * h));
   put_time(s, t0 + h);
-  put_xc(s, s->xt);
-  if ((rc = eval_xcdot(s, s->k2)) != 0) return rc;
-  /* x1 = x0 + h/6 f0 + 2/3 h fa + h/6 fb */
+  x = xc_begin(s);
   for (i = 0; i < n; i++)
-    s->xt[i] = s->x0[i] +
-               (s->k0[i] * h6 + s->k1[i] * (4 * h6) + s->k2[i] * h6);
-  put_xc(s, s->xt);
-  /* err = |x0 + h fa - x1| */
+    x[i] = s->x0[i] + (s->k0[i] * (-h) + s->k1[i] * (2 * h));
+  xc_end(s, x);
+  if ((rc = eval_xcdot(s, s->k2)) != 0) return rc;
+  /* x1 = x0 + h/6 f0 + 2/3 h fa + h/6 fb; err = |x0 + h fa - x1| */
+  x = xc_begin(s);
   for (i = 0; i < n; i++) {
     double e = s->x0[i];
+    const double x1 =
+        s->x0[i] + (s->k0[i] * h6 + s->k1[i] * (4 * h6) + s->k2[i] * h6);
+    x[i] = x1;
     e += s->k1[i] * h;
-    e += s->xt[i] * -1.0;
+    e += x1 * -1.0;
     s->errv[i] = fabs(e);
   }
+  xc_end(s, x);
   return 0;
 }
 
@@ -184,23 +237,28 @@ static int step_rk3(diagc_sim *s, double h) {
 static int step_rk4(diagc_sim *s, double h) {
   int i, n = s->nxc, rc;
   const double t0 = diagc_sim_ctx_time(s);
-  memcpy(s->x0, xc_now(s), (size_t)n * sizeof(double));
+  double *x;
+  vcopy(s->x0, xc_now(s), n);
   if ((rc = eval_xcdot(s, s->k0)) != 0) return rc;
-  for (i = 0; i < n; i++) s->xt[i] = s->x0[i] + s->k0[i] * (h / 2);
   put_time(s, t0 + h / 2);
-  put_xc(s, s->xt);
+  x = xc_begin(s);
+  for (i = 0; i < n; i++) x[i] = s->x0[i] + s->k0[i] * (h / 2);
+  xc_end(s, x);
   if ((rc = eval_xcdot(s, s->k1)) != 0) return rc;
-  for (i = 0; i < n; i++) s->xt[i] = s->x0[i] + s->k1[i] * (h / 2);
-  put_xc(s, s->xt);
+  x = xc_begin(s);
+  for (i = 0; i < n; i++) x[i] = s->x0[i] + s->k1[i] * (h / 2);
+  xc_end(s, x);
   if ((rc = eval_xcdot(s, s->k2)) != 0) return rc;
-  for (i = 0; i < n; i++) s->xt[i] = s->x0[i] + s->k2[i] * h;
   put_time(s, t0 + h);
-  put_xc(s, s->xt);
+  x = xc_begin(s);
+  for (i = 0; i < n; i++) x[i] = s->x0[i] + s->k2[i] * h;
+  xc_end(s, x);
   if ((rc = eval_xcdot(s, s->k3)) != 0) return rc;
+  x = xc_begin(s);
   for (i = 0; i < n; i++)
-    s->xt[i] = s->x0[i] + (s->k0[i] * (h / 6) + s->k1[i] * (h / 3) +
-                           s->k2[i] * (h / 3) + s->k3[i] * (h / 6));
-  put_xc(s, s->xt);
+    x[i] = s->x0[i] + (s->k0[i] * (h / 6) + s->k1[i] * (h / 3) +
+                       s->k2[i] * (h / 3) + s->k3[i] * (h / 6));
+  xc_end(s, x);
   return 0;
 }
 
@@ -213,7 +271,7 @@ static int step_rk4(diagc_sim *s, double h) {
 static int step_semi_euler(diagc_sim *s, double h) {
   int i, n = s->nxc, nq = s->m->nq, rc;
   const double t0 = diagc_sim_ctx_time(s);
-  memcpy(s->x0, xc_now(s), (size_t)n * sizeof(double));
+  vcopy(s->x0, xc_now(s), n);
   if ((rc = eval_xcdot(s, s->k0)) != 0) return rc;
   for (i = 0; i < nq; i++) s->xt[i] = s->x0[i];
   for (i = nq; i < n; i++) s->xt[i] = s->x0[i] + s->k0[i] * h;
@@ -233,24 +291,28 @@ static int step_semi_euler(diagc_sim *s, double h) {
 static int step_bs3(diagc_sim *s, double h) {
   int i, n = s->nxc, rc;
   const double t0 = diagc_sim_ctx_time(s);
-  memcpy(s->x0, xc_now(s), (size_t)n * sizeof(double));
+  double *x;
+  vcopy(s->x0, xc_now(s), n);
   if ((rc = eval_first_stage(s, t0, s->x0, s->k0)) != 0) return rc;
-  for (i = 0; i < n; i++) s->xt[i] = s->x0[i] + s->k0[i] * (h / 2);
   put_time(s, t0 + h / 2);
-  put_xc(s, s->xt);
+  x = xc_begin(s);
+  for (i = 0; i < n; i++) x[i] = s->x0[i] + s->k0[i] * (h / 2);
+  xc_end(s, x);
   if ((rc = eval_xcdot(s, s->k1)) != 0) return rc;
-  for (i = 0; i < n; i++) s->xt[i] = s->x0[i] + s->k1[i] * (0.75 * h);
   put_time(s, t0 + 0.75 * h);
-  put_xc(s, s->xt);
+  x = xc_begin(s);
+  for (i = 0; i < n; i++) x[i] = s->x0[i] + s->k1[i] * (0.75 * h);
+  xc_end(s, x);
   if ((rc = eval_xcdot(s, s->k2)) != 0) return rc;
-  for (i = 0; i < n; i++)
-    s->xt[i] = s->x0[i] + (s->k0[i] * (2.0 / 9.0 * h) +
-                           s->k1[i] * (1.0 / 3.0 * h) +
-                           s->k2[i] * (4.0 / 9.0 * h));
   put_time(s, t0 + h);
-  put_xc(s, s->xt);
+  x = xc_begin(s);
+  for (i = 0; i < n; i++)
+    x[i] = s->x0[i] + (s->k0[i] * (2.0 / 9.0 * h) +
+                       s->k1[i] * (1.0 / 3.0 * h) +
+                       s->k2[i] * (4.0 / 9.0 * h));
+  xc_end(s, x);
   if ((rc = eval_xcdot(s, s->k3)) != 0) return rc;
-  keep_last_stage(s, t0 + h, s->xt, s->k3);
+  keep_last_stage(s, t0 + h, x, s->k3);
   for (i = 0; i < n; i++)
     s->errv[i] = fabs(s->k0[i] * (-5.0 / 72.0 * h) + s->k1[i] * (1.0 / 12.0 * h) +
                       s->k2[i] * (1.0 / 9.0 * h) + s->k3[i] * (-1.0 / 8.0 * h));
@@ -276,46 +338,50 @@ static int step_dp54(diagc_sim *s, double h) {
                       e5 = -17253.0 / 339200, e6 = 22.0 / 525, e7 = -1.0 / 40;
   int i, n = s->nxc, rc;
   const double t0 = diagc_sim_ctx_time(s);
+  const double *x0 = s->x0;
   double *k1 = s->k0, *k2 = s->k1, *k3 = s->k2, *k4 = s->k3, *k5 = s->k4,
-         *k6 = s->k5, *k7 = s->k6;
-  memcpy(s->x0, xc_now(s), (size_t)n * sizeof(double));
-  if ((rc = eval_first_stage(s, t0, s->x0, k1)) != 0) return rc;
-  for (i = 0; i < n; i++) s->xt[i] = s->x0[i] + k1[i] * (a21 * h);
+         *k6 = s->k5, *k7 = s->k6, *x;
+  vcopy(s->x0, xc_now(s), n);
+  if ((rc = eval_first_stage(s, t0, x0, k1)) != 0) return rc;
   put_time(s, t0 + c2 * h);
-  put_xc(s, s->xt);
+  x = xc_begin(s);
+  for (i = 0; i < n; i++) x[i] = x0[i] + k1[i] * (a21 * h);
+  xc_end(s, x);
   if ((rc = eval_xcdot(s, k2)) != 0) return rc;
-  for (i = 0; i < n; i++)
-    s->xt[i] = s->x0[i] + (k1[i] * (a31 * h) + k2[i] * (a32 * h));
   put_time(s, t0 + c3 * h);
-  put_xc(s, s->xt);
+  x = xc_begin(s);
+  for (i = 0; i < n; i++)
+    x[i] = x0[i] + (k1[i] * (a31 * h) + k2[i] * (a32 * h));
+  xc_end(s, x);
   if ((rc = eval_xcdot(s, k3)) != 0) return rc;
-  for (i = 0; i < n; i++)
-    s->xt[i] = s->x0[i] +
-               (k1[i] * (a41 * h) + k2[i] * (a42 * h) + k3[i] * (a43 * h));
   put_time(s, t0 + c4 * h);
-  put_xc(s, s->xt);
+  x = xc_begin(s);
+  for (i = 0; i < n; i++)
+    x[i] = x0[i] + (k1[i] * (a41 * h) + k2[i] * (a42 * h) + k3[i] * (a43 * h));
+  xc_end(s, x);
   if ((rc = eval_xcdot(s, k4)) != 0) return rc;
-  for (i = 0; i < n; i++)
-    s->xt[i] = s->x0[i] + (k1[i] * (a51 * h) + k2[i] * (a52 * h) +
-                           k3[i] * (a53 * h) + k4[i] * (a54 * h));
   put_time(s, t0 + c5 * h);
-  put_xc(s, s->xt);
+  x = xc_begin(s);
+  for (i = 0; i < n; i++)
+    x[i] = x0[i] + (k1[i] * (a51 * h) + k2[i] * (a52 * h) +
+                    k3[i] * (a53 * h) + k4[i] * (a54 * h));
+  xc_end(s, x);
   if ((rc = eval_xcdot(s, k5)) != 0) return rc;
-  for (i = 0; i < n; i++)
-    s->xt[i] = s->x0[i] + (k1[i] * (a61 * h) + k2[i] * (a62 * h) +
-                           k3[i] * (a63 * h) + k4[i] * (a64 * h) +
-                           k5[i] * (a65 * h));
   put_time(s, t0 + h);
-  put_xc(s, s->xt);
-  if ((rc = eval_xcdot(s, k6)) != 0) return rc;
+  x = xc_begin(s);
   for (i = 0; i < n; i++)
-    s->xt[i] = s->x0[i] + (k1[i] * (b1 * h) + k3[i] * (b3 * h) +
-                           k4[i] * (b4 * h) + k5[i] * (b5 * h) +
-                           k6[i] * (b6 * h));
-  put_xc(s, s->xt);
+    x[i] = x0[i] + (k1[i] * (a61 * h) + k2[i] * (a62 * h) +
+                    k3[i] * (a63 * h) + k4[i] * (a64 * h) + k5[i] * (a65 * h));
+  xc_end(s, x);
+  if ((rc = eval_xcdot(s, k6)) != 0) return rc;
+  x = xc_begin(s);
+  for (i = 0; i < n; i++)
+    x[i] = x0[i] + (k1[i] * (b1 * h) + k3[i] * (b3 * h) + k4[i] * (b4 * h) +
+                    k5[i] * (b5 * h) + k6[i] * (b6 * h));
+  xc_end(s, x);
   if (s->fixed_mode) return 0; /* the error estimate is not needed */
   if ((rc = eval_xcdot(s, k7)) != 0) return rc;
-  keep_last_stage(s, t0 + h, s->xt, k7);
+  keep_last_stage(s, t0 + h, x, k7);
   for (i = 0; i < n; i++)
     s->errv[i] = fabs(k1[i] * (e1 * h) + k3[i] * (e3 * h) + k4[i] * (e4 * h) +
                       k5[i] * (e5 * h) + k6[i] * (e6 * h) + k7[i] * (e7 * h));
@@ -478,7 +544,7 @@ static int ie_substep(diagc_sim *s, double t1, const double *xs,
 static int step_implicit_euler(diagc_sim *s, double h) {
   int i, n = s->nxc, rc, conv;
   const double t0 = diagc_sim_ctx_time(s);
-  memcpy(s->x0, xc_now(s), (size_t)n * sizeof(double));
+  vcopy(s->x0, xc_now(s), n);
   if ((rc = eval_xcdot(s, s->k0)) != 0) return rc;
   if ((rc = form_jacobian(s, s->k0)) != 0) return rc;
   if (s->fixed_mode) {
@@ -592,10 +658,32 @@ static int calc_adjusted_step(diagc_sim *s, double err, double h,
     }
     return 0;
   }
-  if (err == 0)
+  if (err == 0) {
     hn = kMaxGrow * h;
-  else
-    hn = kSafety * h * pow(acc / err, 1.0 / diagc_integrators[s->integ].error_order);
+  } else {
+    /* Drake's kSafety * h * (acc / err)^(1/p), whose exact value only
+     * matters between the clamps below: where the ratio puts it certainly
+     * inside [0.9 h, 1.2 h) (the step is kept), above 5 h or below 0.1 h,
+     * the outcome is known without pow().  The margins (1e-9 relative) are
+     * far wider than pow's rounding, so the result is the same. */
+    const int p = diagc_integrators[s->integ].error_order;
+    const double r = acc / err;
+    double keep = 1, grow = 1, shrink = 1;
+    int j;
+    for (j = 0; j < p; j++) {
+      keep *= kHysteresisHigh / kSafety;
+      grow *= kMaxGrow / kSafety;
+      shrink *= kMinShrink / kSafety;
+    }
+    if (!*at_min && r >= 1 && r < keep * (1 - 1e-9))
+      hn = h; /* as Drake: grows by less than 1.2, or shrinks with err <= acc */
+    else if (r > grow * (1 + 1e-9))
+      hn = kMaxGrow * h;
+    else if (r < shrink * (1 - 1e-9) && !*at_min)
+      hn = kMinShrink * h;
+    else
+      hn = kSafety * h * pow(r, 1.0 / p);
+  }
 
   if (hn > h) {
     *at_min = 0;
@@ -649,7 +737,8 @@ static int step_error_controlled(diagc_sim *s, double h_max, int *full_step) {
   double h = s->ideal_next;
   int at_min = 0, ok = 0, rc;
 
-  memcpy(s->xsave, xc_now(s), (size_t)s->nxc * sizeof(double));
+  /* a rejected step restores the context from s->x0, which every stepper
+   * fills with the state at the step's start and never changes */
   if (isnan(h)) h = s->initial_target;
 
   do {
@@ -676,7 +765,7 @@ static int step_error_controlled(diagc_sim *s, double h_max, int *full_step) {
       s->st.rejected_steps++;
       h = next;
       put_time(s, t_cur);
-      put_xc(s, s->xsave);
+      put_xc(s, s->x0);
     }
   } while (!ok);
   *full_step = (h == h_max);

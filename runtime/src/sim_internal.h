@@ -2,6 +2,8 @@
 #ifndef DIAGC_SIM_INTERNAL_H
 #define DIAGC_SIM_INTERNAL_H
 
+#include <string.h>
+
 #include "diagc/simulator.h"
 
 /* Integrators. */
@@ -122,8 +124,14 @@ int diagc_integrate_no_further_than(diagc_sim *s, double publish_time,
                                     double update_time, double boundary_time,
                                     int *result);
 
+/* The context's time (inline: read several times per integration step). */
+static inline double diagc_sim_ctx_time(const diagc_sim *s) {
+  double t;
+  memcpy(&t, s->ctx + s->m->time_offset, sizeof t);
+  return t;
+}
+
 /* simulator.c */
-double diagc_sim_ctx_time(const diagc_sim *s);
 void diagc_sim_set_err(diagc_sim *s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
