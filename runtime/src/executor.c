@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -126,6 +127,26 @@ void diagc_exec_config_init(diagc_exec_config *cfg) {
   cfg->max_entities = 256;
 }
 
+/* Starts a thread; with prio > 0, under SCHED_FIFO at that priority.
+ * Returns 0, DIAGC_EXEC_E_SCHED (not permitted) or DIAGC_EXEC_E_THREAD. */
+static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg, int prio) {
+  pthread_attr_t a;
+  struct sched_param sp;
+  int rc;
+  if (prio <= 0) return pthread_create(t, NULL, fn, arg) == 0 ? 0 : DIAGC_EXEC_E_THREAD;
+  if (prio > 99) prio = 99;
+  memset(&sp, 0, sizeof sp);
+  sp.sched_priority = prio;
+  pthread_attr_init(&a);
+  pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+  pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+  pthread_attr_setschedparam(&a, &sp);
+  rc = pthread_create(t, &a, fn, arg);
+  pthread_attr_destroy(&a);
+  if (rc == 0) return 0;
+  return rc == EPERM ? DIAGC_EXEC_E_SCHED : DIAGC_EXEC_E_THREAD;
+}
+
 static void abs_deadline(struct timespec *ts, int64_t t_ns) {
   if (t_ns < 0) t_ns = 0;
   ts->tv_sec = (time_t)(t_ns / 1000000000);
@@ -138,6 +159,7 @@ diagc_exec *diagc_exec_create(const diagc_exec_config *cfg_in) {
   if (cfg.threads < 0 || cfg.max_groups <= 0 || cfg.max_entities <= 0) return NULL;
   if (cfg.ordering != DIAGC_EXEC_FIFO && cfg.ordering != DIAGC_EXEC_TIMERS_FIRST) return NULL;
   if (cfg.clock != DIAGC_CLOCK_MONOTONIC && cfg.clock != DIAGC_CLOCK_MANUAL) return NULL;
+  if (cfg.rt_priority < 0 || cfg.rt_priority > 99) return NULL;
   diagc_exec *ex = calloc(1, sizeof *ex);
   if (!ex) return NULL;
   ex->cfg = cfg;
@@ -598,15 +620,14 @@ int diagc_exec_prepare(diagc_exec *ex) {
     }
     ex->prepared = 1;
     for (int i = 0; i < ex->nthreads - 1; i++) {
-      if (pthread_create(&ex->helpers[i], NULL, helper_main, ex) != 0) {
-        rc = DIAGC_EXEC_E_THREAD;
-        break;
-      }
+      rc = start_thread(&ex->helpers[i], helper_main, ex, ex->cfg.rt_priority);
+      if (rc != 0) break;
       ex->nhelpers++;
     }
     if (rc == 0 && ex->cfg.clock == DIAGC_CLOCK_MONOTONIC) {
-      if (pthread_create(&ex->timer_thread, NULL, timer_main, ex) != 0) rc = DIAGC_EXEC_E_THREAD;
-      else ex->timer_started = 1;
+      int tp = ex->cfg.rt_priority > 0 ? ex->cfg.rt_priority + 1 : 0;
+      rc = start_thread(&ex->timer_thread, timer_main, ex, tp);
+      if (rc == 0) ex->timer_started = 1;
     }
     if (ex->cfg.clock == DIAGC_CLOCK_MANUAL) poll_timers(ex, ex->manual_now);
   }

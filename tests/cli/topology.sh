@@ -52,6 +52,17 @@ lost=$(field lost "$out")
 if [ -n "$recv" ] && [ "$recv" -gt 0 ] && [ "$lost" = 0 ]; then echo "ok topology_threads4"
 else echo "FAIL topology_threads4: $out"; fi
 
+# real-time scheduling: runs under SCHED_FIFO where permitted (root here),
+# and a value out of range is a usage error
+out=$("$topo" "$dir/$(ls "$dir" | head -1)" --duration 1 --rt-priority 20 --json 2>&1); rc=$?
+recv=$(field received "$out")
+if [ $rc -eq 0 ] && [ -n "$recv" ] && [ "$recv" -gt 0 ]; then echo "ok topology_rt_priority"
+elif [ $rc -eq 2 ] && grep -q "not permitted" <<<"$out"; then echo "ok topology_rt_priority # not permitted here: checked the error"
+else echo "FAIL topology_rt_priority: exit $rc: $out"; fi
+out=$("$topo" "$dir/$(ls "$dir" | head -1)" --rt-priority 0 2>&1); rc=$?
+if [ $rc -eq 2 ] && [ "$(wc -l <<<"$out")" = 1 ]; then echo "ok topology_rt_priority_range"
+else echo "FAIL topology_rt_priority_range: exit $rc: $out"; fi
+
 # virtual clock: deterministic, exact counts.  A publisher of period P fires
 # at k*P < D (k >= 1), i.e. ceil(D/P) - 1 times in D seconds; each firing
 # reaches every subscriber of its topic.

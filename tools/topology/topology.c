@@ -1,13 +1,16 @@
 /* diagc-topology: replays an iRobot benchmark topology on diagc's executor.
  *
  *   diagc-topology FILE.json [--threads N] [--duration S] [--json] [--virtual]
+ *                  [--rt-priority P]
  *
  * Prints per topic and in total: received messages, mean/sd/min/max
  * latency, late (> min(20% of the period, 5 ms)), too late (> min(period,
  * 50 ms); excluded from the latency statistics) and lost (gaps in the
  * tracking number), plus CPU and RSS.  --json prints the totals as one JSON
  * object.  Bad arguments or input: one line on stderr, exit status 2. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,26 +33,35 @@ static int parse_num(const char *s, double lo, double hi, double *out) {
 
 int main(int argc, char **argv) {
   const char *file = NULL;
-  int threads = 1, as_json = 0, virtual_clock = 0;
+  int threads = 1, as_json = 0, virtual_clock = 0, rt_priority = 0;
   double duration = 5.0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       printf("usage: diagc-topology FILE.json [--threads N] [--duration S] [--json] [--virtual]\n"
+             "                      [--rt-priority P]\n"
              "  --threads N   workers per executor (0 = max(hardware threads, 2); default 1)\n"
              "  --duration S  seconds of publishing (default 5)\n"
              "  --json        print the totals as one JSON object\n"
              "  --virtual     deterministic virtual clock: one executor, one worker, time\n"
-             "                jumps from timer to timer (latencies are 0, counts exact)\n");
+             "                jumps from timer to timer (latencies are 0, counts exact)\n"
+             "  --rt-priority P  run every thread SCHED_FIFO at priority P (1..99), so\n"
+             "                other processes cannot delay them (needs root or\n"
+             "                CAP_SYS_NICE); default: normal scheduling\n");
       return 0;
     } else if (strcmp(a, "--json") == 0) {
       as_json = 1;
     } else if (strcmp(a, "--virtual") == 0) {
       virtual_clock = 1;
-    } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--duration") == 0) {
+    } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--duration") == 0 ||
+               strcmp(a, "--rt-priority") == 0) {
       if (i + 1 >= argc) return usage_error("missing value after", a);
       double v;
-      if (strcmp(a, "--threads") == 0) {
+      if (strcmp(a, "--rt-priority") == 0) {
+        if (!parse_num(argv[i + 1], 1, 98, &v) || v != (int)v)
+          return usage_error("--rt-priority expects an integer in [1, 98], got", argv[i + 1]);
+        rt_priority = (int)v;
+      } else if (strcmp(a, "--threads") == 0) {
         if (!parse_num(argv[i + 1], 0, 256, &v) || v != (int)v)
           return usage_error("--threads expects an integer in [0, 256], got", argv[i + 1]);
         threads = (int)v;
@@ -68,6 +80,16 @@ int main(int argc, char **argv) {
     }
   }
   if (!file) return usage_error("expected a topology file (see --help)", NULL);
+  if (rt_priority > 0) {
+    /* every thread started from here on inherits the policy */
+    struct sched_param sp;
+    memset(&sp, 0, sizeof sp);
+    sp.sched_priority = rt_priority;
+    if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
+      return usage_error(errno == EPERM ? "--rt-priority: real-time scheduling is not permitted "
+                                          "(run as root or grant CAP_SYS_NICE)"
+                                        : "--rt-priority: cannot set SCHED_FIFO", NULL);
+  }
   char err[512];
   replay_topology *t = replay_load(file, err, sizeof err);
   if (!t) return usage_error(err, NULL);

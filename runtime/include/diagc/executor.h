@@ -58,6 +58,8 @@ extern "C" {
 #define DIAGC_EXEC_E_SHUTDOWN (-5)  /* the executor was shut down */
 #define DIAGC_EXEC_E_REJECTED (-6)  /* delivery refused (queue full, reject) */
 #define DIAGC_EXEC_E_THREAD (-7)    /* a thread could not be started */
+#define DIAGC_EXEC_E_SCHED (-8)     /* rt_priority: real-time scheduling not
+                                       permitted */
 
 /* Ordering of items inside a group. */
 #define DIAGC_EXEC_FIFO 0
@@ -94,6 +96,14 @@ typedef struct diagc_exec_config {
   int clock;          /* DIAGC_CLOCK_MONOTONIC (default) or _MANUAL */
   int max_groups;     /* capacity of the group table (default 64) */
   int max_entities;   /* capacity of the entity table (default 256) */
+  int rt_priority;    /* 0 (default): the executor's threads inherit the
+                         scheduling of the thread that prepares it; 1..99:
+                         its worker threads run SCHED_FIFO at this priority
+                         and its timer thread one above (capped at 99), so
+                         other processes cannot delay them.  Needs
+                         CAP_SYS_NICE (or root); without it, prepare/spin
+                         fail with DIAGC_EXEC_E_SCHED.  The spinning thread
+                         itself is the caller's: set its policy yourself. */
 } diagc_exec_config;
 
 /* What a callback receives.  `data` is valid during the call only. */
