@@ -720,7 +720,7 @@ static void test_rt_priority(void) {
   atomic_store(&cb_runs, 0);
   int rc = diagc_exec_prepare(ex);
   if (rc == DIAGC_EXEC_E_SCHED) {
-    check(1, "executor_rt_priority_workers", "");
+    check(1, "executor_rt_priority_workers", "%s", "not permitted");
     printf("# rt_priority: SCHED_FIFO not permitted here; checked the error code only\n");
   } else {
     int r = rc == 0 ? diagc_exec_spin_until(ex, twenty_runs, NULL, diagc_exec_now(ex) + 30LL * 1000000000) : -99;

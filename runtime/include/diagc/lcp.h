@@ -1,0 +1,125 @@
+/* diagc/lcp.h: a boxed linear complementarity solver with friction index.
+ *
+ * Solves, for x in R^n, with w = A x - b (A dense, row-major, n x n):
+ *
+ *   x_i = L_i  =>  w_i >= 0,    x_i = H_i  =>  w_i <= 0,
+ *   L_i < x_i < H_i  =>  w_i = 0,
+ *
+ * where [L_i, H_i] = [lo[i], hi[i]] for rows with findex[i] = -1 (or
+ * findex == NULL), and [lo[i] x_j, hi[i] x_j] for friction rows with
+ * findex[i] = j >= 0: the bounds move with the solution (the "coupled"
+ * problem, solved as such, not with the bounds frozen at a first guess).
+ *
+ * Methods: pivoting (an active-set iteration exact to round-off, backed by
+ * Lemke's method and, for huge friction coefficients, continuation in mu),
+ * projected Gauss-Seidel, and the default automatic mode (pivot, verify
+ * the true coupled conditions, fall back through PGS-started pivoting,
+ * Lemke, continuation and PGS rounds until one verifies).
+ * No heap allocation: the caller owns the workspace.  Inputs are never
+ * modified; x never holds NaN or infinity on return.  See docs/lcp.md.
+ *
+ * C99.
+ */
+#ifndef DIAGC_LCP_H
+#define DIAGC_LCP_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return values of diagc_lcp_solve. */
+enum {
+  DIAGC_LCP_SOLVED = 0,     /* violation <= opt->tol                       */
+  DIAGC_LCP_SOLVED_TOL = 1, /* opt->tol < violation <= opt->accept_tol     */
+  DIAGC_LCP_FAILED = 2,     /* no such x found; x is the best one seen     */
+  DIAGC_LCP_BAD_ARG = -1,   /* invalid argument; x is left unchanged       */
+  DIAGC_LCP_NO_WORKSPACE = -2 /* workspace missing or smaller than needed  */
+};
+
+/* Methods (diagc_lcp_options.method; diagc_lcp_stats.method). */
+enum {
+  DIAGC_LCP_AUTO = 0,  /* pivoting with PGS-assisted fallbacks (default)      */
+  DIAGC_LCP_PIVOT = 1, /* pivoting only: active set, Lemke, continuation      */
+  DIAGC_LCP_PGS = 2,   /* projected Gauss-Seidel only                         */
+  DIAGC_LCP_PIVOT_AFTER_PGS = 3, /* stats only: AUTO needed the PGS fallback  */
+  DIAGC_LCP_LEMKE = 4, /* stats only: the active-set iteration did not settle
+                          and Lemke's method (then active-set polish) did   */
+  DIAGC_LCP_CONTINUATION = 5 /* stats only: solved by continuation in mu
+                          (friction capped at 1, 10, ..., then uncapped)    */
+};
+
+typedef struct diagc_lcp_options {
+  int method;          /* DIAGC_LCP_AUTO, _PIVOT or _PGS                    */
+  double tol;          /* SOLVED when violation <= tol (default 1e-9)       */
+  double accept_tol;   /* SOLVED_TOL when violation <= this (default 1e-6)  */
+  double cfm;          /* constraint force mixing: solve with A + cfm*I
+                          (default 0; the violation is then that of the
+                          regularized problem)                              */
+  int max_pivot_iter;  /* active-set iterations per pivoting run
+                          (default 0: 40 + n/5)                             */
+  int max_pgs_iter;    /* PGS sweeps (PGS method; default 10000)            */
+  int fallback_rounds; /* AUTO: PGS + re-pivot rounds (default 4)           */
+  int fallback_sweeps; /* AUTO: PGS sweeps in the first round, doubled in
+                          each later one (default 50)                       */
+  int warm_start;      /* 1 (default): x on entry is the starting point;
+                          0: start from x = 0                               */
+  void *workspace;     /* caller-owned, diagc_lcp_workspace_size(n) bytes,
+                          aligned for double                                */
+  size_t workspace_size;
+} diagc_lcp_options;
+
+typedef struct diagc_lcp_stats {
+  int method;          /* method that produced x (DIAGC_LCP_PIVOT, _PGS or
+                          _PIVOT_AFTER_PGS)                                  */
+  int iterations;      /* active-set iterations + PGS sweeps                */
+  int pivots;          /* row state changes (active-set method) plus Lemke
+                          pivots                                            */
+  int pgs_sweeps;      /* PGS sweeps                                         */
+  int rank_drops;      /* dependent columns dropped in the last factorization */
+  double violation;    /* diagc_lcp_violation of the returned x (with cfm)   */
+} diagc_lcp_stats;
+
+/* Bytes of workspace diagc_lcp_solve needs for n unknowns (0 if n < 0 or
+ * the size would overflow). */
+size_t diagc_lcp_workspace_size(int n);
+
+/* Fills *opt with the defaults and the given workspace. */
+void diagc_lcp_options_init(diagc_lcp_options *opt, void *workspace,
+                            size_t workspace_size);
+
+/* Solves the problem.  x: warm start on entry (zeros allowed), solution on
+ * return.  findex may be NULL (all rows have constant bounds).  opt must
+ * not be NULL (it carries the workspace): without one the call returns
+ * DIAGC_LCP_NO_WORKSPACE.  stats may be NULL.
+ *
+ * Requirements (else DIAGC_LCP_BAD_ARG): n >= 0; A and b finite; for
+ * constant rows lo[i] <= hi[i], lo[i] < +inf, hi[i] > -inf; for friction
+ * rows lo[i] <= 0 <= hi[i] and findex[i] = j with 0 <= j < n, j != i and
+ * findex[j] = -1 (friction rows point at constant-bound rows). */
+int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
+                    const double *hi, const int *findex, double *x,
+                    const diagc_lcp_options *opt, diagc_lcp_stats *stats);
+
+/* The violation of the coupled conditions at x (0 for an exact solution),
+ * scored against the given arrays; findex may be NULL.  Per row, with
+ * w_i = A_i x - b_i and [L, H] the bounds (scaled by x_j for friction
+ * rows; swapped if x_j < 0; [0, 0] if x_j = 0):
+ *   x outside [L - t, H + t]  ->  its distance to [L, H]
+ *   H - L < t                 ->  0
+ *   x <= L + t (at L)         ->  max(0, -w_i)
+ *   x >= H - t (at H)         ->  max(0,  w_i)
+ *   otherwise                 ->  |w_i|
+ * with t = DIAGC_LCP_BOUND_TOL; the result is the maximum over rows (NaN
+ * anywhere gives +inf). */
+#define DIAGC_LCP_BOUND_TOL 1e-7
+double diagc_lcp_violation(int n, const double *A, const double *b,
+                           const double *lo, const double *hi,
+                           const int *findex, const double *x);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DIAGC_LCP_H */

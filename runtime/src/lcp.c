@@ -1,0 +1,968 @@
+/* lcp.c: boxed LCP with friction index (see diagc/lcp.h, docs/lcp.md).
+ *
+ * Active-set method ("pivot"): a block principal pivoting iteration on the
+ * coupled problem.  Each row is FREE (w_i = 0), at LO or at HI.  For a
+ * friction row at a bound the bound is s_i * x_j with x_j the unknown
+ * normal, a linear equation, so every choice of states gives a square
+ * linear system; it is reduced to the FREE unknowns (bound friction rows
+ * fold into their normal's column) and solved by Gaussian elimination
+ * with row pivoting, which drops (sets to zero) numerically dependent
+ * columns, so duplicated contacts and rank-deficient A do not break it.
+ * The states are then updated from y_i = x_i - w_i / A_ii against the
+ * bounds at the new x (the semismooth-Newton / primal-dual active-set
+ * rule); when the number of rows changing state stops decreasing, only
+ * the lowest-numbered one is changed per step (Murty's rule).  It stops
+ * when the coupled violation is at most tol, or after NOPROG steps
+ * without progress.
+ *
+ * Lemke's method on an equivalent standard LCP (friction rows split as in
+ * the Stewart-Trinkle / Anitescu-Potra formulations), lexicographic ratio
+ * test; its answer is polished by one active-set solve on its active set.
+ *
+ * Continuation in mu for huge friction coefficients (sliding contacts
+ * whose normal impulses are of order 1/mu).
+ *
+ * PGS: projected Gauss-Seidel with the friction bounds taken from the
+ * current normal values, warm-started, its stopping test the violation.
+ *
+ * AUTO: active set; then (if the violation is still above tol) a few PGS
+ * sweeps and the active set again; Lemke (up to 4 variants); continuation
+ * in mu; rounds of PGS + active set.  The best point seen is returned.
+ */
+#include "diagc/lcp.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+enum { ST_FREE = 0, ST_LO = 1, ST_HI = 2 };
+
+#define DROP_REL 1e-11 /* pivot below DROP_REL * max|diag|: dependent column */
+#define ALIGN 64
+#define NOPROG 12     /* active-set steps without halving the violation: stop */
+#define EARLY_PGS 40  /* AUTO: PGS sweeps before the first re-pivot          */
+#define EARLY_PIV 15  /* AUTO: active-set steps after those sweeps           */
+
+/* Workspace: a shared big region (the reduced matrix K of the active-set
+ * method, n*n, or the Lemke tableau, N*(N+1) + N with N <= 4n LCP
+ * variables), N_DBL_VECS vectors of n doubles, N_INT_VECS vectors of n ints
+ * and the Lemke labels (6 vectors of N ints, plus one). */
+#define N_DBL_VECS 11
+#define N_INT_VECS 6
+
+static size_t big_doubles(size_t n) { return 4 * n * (4 * n + 1) + 4 * n; }
+
+size_t diagc_lcp_workspace_size(int n) {
+  size_t nn;
+  if (n < 0) return 0;
+  nn = (size_t)n;
+  if (nn > 4096) { /* overflow guard: 16 n^2 doubles must fit in size_t */
+    if (nn > ((size_t)1 << (sizeof(size_t) * 4 - 4))) return 0;
+  }
+  return big_doubles(nn) * sizeof(double) + N_DBL_VECS * nn * sizeof(double) +
+         (N_INT_VECS * nn + 6 * 4 * nn + 1) * sizeof(int) + 2 * ALIGN;
+}
+
+void diagc_lcp_options_init(diagc_lcp_options *opt, void *workspace,
+                            size_t workspace_size) {
+  if (!opt) return;
+  memset(opt, 0, sizeof *opt);
+  opt->method = DIAGC_LCP_AUTO;
+  opt->tol = 1e-9;
+  opt->accept_tol = 1e-6;
+  opt->cfm = 0.0;
+  opt->max_pivot_iter = 0;
+  opt->max_pgs_iter = 10000;
+  opt->fallback_rounds = 4;
+  opt->fallback_sweeps = 50;
+  opt->warm_start = 1;
+  opt->workspace = workspace;
+  opt->workspace_size = workspace_size;
+}
+
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+  int n;
+  const double *A, *b, *lo, *hi;
+  const int *fx; /* may be NULL */
+  double cfm;
+  double tol;
+  double droptol;
+  /* workspace */
+  double *K;     /* n*n reduced matrix */
+  double *rhs;   /* n */
+  double *xc;    /* n candidate x */
+  double *w;     /* n w at xc */
+  double *best;  /* n best x so far */
+  double *cinv;  /* n 1/(A_ii+cfm) or 0 */
+  double *mult;  /* n bound multiplier (friction) or value (constant) */
+  double *sol;   /* n reduced solution */
+  int *state, *pos, *freel, *pivcol, *chg, *linked;
+  double *x0;    /* n Lemke: x = x0 + sum of signed variables */
+  double *slo, *shi, *sx; /* n continuation: capped bounds, stage point */
+  int stage;     /* 1 while solving a capped continuation stage */
+  int states_ok; /* the states of the last pivot_run verified */
+  double sbest_v;
+  int *basic, *nonb, *vrow, *vsgn, *vlink, *ties; /* Lemke labels, variables */
+  int lemke_pivots;
+  double best_v;
+  int have_best;
+  int rank_drops;
+  int pivots;
+  int iters;
+  int sweeps;
+} ctx;
+
+static void bounds(const ctx *c, int i, const double *x, double *L, double *H) {
+  int j = c->fx ? c->fx[i] : -1;
+  if (j < 0) {
+    *L = c->lo[i];
+    *H = c->hi[i];
+  } else {
+    double xj = x[j], a, bb;
+    if (xj == 0.0) {
+      *L = 0.0;
+      *H = 0.0;
+      return;
+    }
+    a = c->lo[i] * xj;
+    bb = c->hi[i] * xj;
+    if (xj > 0) {
+      *L = a;
+      *H = bb;
+    } else {
+      *L = bb;
+      *H = a;
+    }
+  }
+}
+
+static double row_viol(double xi, double wi, double L, double H, double t) {
+  if (!(xi == xi) || !(wi == wi)) return INFINITY;
+  if (xi < L - t) return L - xi;
+  if (xi > H + t) return xi - H;
+  if (H - L < t) return 0.0;
+  if (xi <= L + t && (xi - L) <= (H - xi)) return wi < 0 ? -wi : 0.0;
+  if (xi >= H - t) return wi > 0 ? wi : 0.0;
+  return fabs(wi);
+}
+
+/* w = A x + cfm x - b */
+static void residual(const ctx *c, const double *x, double *w) {
+  int n = c->n, i, k;
+  for (i = 0; i < n; i++) {
+    const double *Ai = c->A + (size_t)i * n;
+    double s = 0.0;
+    for (k = 0; k < n; k++) s += Ai[k] * x[k];
+    w[i] = s + c->cfm * x[i] - c->b[i];
+  }
+}
+
+static double violation_w(const ctx *c, const double *x, const double *w) {
+  int i;
+  double v = 0.0;
+  for (i = 0; i < c->n; i++) {
+    double L, H, r;
+    bounds(c, i, x, &L, &H);
+    r = row_viol(x[i], w[i], L, H, DIAGC_LCP_BOUND_TOL);
+    if (!(r <= v)) v = r; /* also catches NaN -> inf below */
+  }
+  return v == v ? v : INFINITY;
+}
+
+static int all_finite(const double *x, int n) {
+  int i;
+  for (i = 0; i < n; i++)
+    if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+static void keep_best(ctx *c, const double *x, double v) {
+  if (c->stage) { /* a capped stage: its own best, not the answer's */
+    if (v < c->sbest_v) {
+      memcpy(c->sx, x, sizeof(double) * (size_t)c->n);
+      c->sbest_v = v;
+    }
+    return;
+  }
+  if (!c->have_best || v < c->best_v) {
+    memcpy(c->best, x, sizeof(double) * (size_t)c->n);
+    c->best_v = v;
+    c->have_best = 1;
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The linear system of a state assignment. */
+
+/* Sets c->mult for bound rows from the state and the current x (used for
+ * the sign of the normal).  Constant rows: the bound value; friction rows:
+ * the multiplier s with x_i = s x_j. */
+static void set_mult(ctx *c, int i, const double *x) {
+  int j = c->fx ? c->fx[i] : -1;
+  int st = c->state[i];
+  if (st == ST_FREE) return;
+  if (j < 0) {
+    c->mult[i] = st == ST_LO ? c->lo[i] : c->hi[i];
+  } else {
+    int neg = x[j] < 0;
+    if (st == ST_LO)
+      c->mult[i] = neg ? c->hi[i] : c->lo[i];
+    else
+      c->mult[i] = neg ? c->lo[i] : c->hi[i];
+    /* infinite multiplier: the row cannot be at that bound unless x_j = 0;
+       treat as free (sticking) */
+    if (!isfinite(c->mult[i])) c->state[i] = ST_FREE;
+  }
+}
+
+/* Solves the system of the current states into c->xc.  Returns 0, or -1
+ * when the result is not finite. */
+static int solve_states(ctx *c) {
+  int n = c->n, m = 0, i, k, r, col, rank;
+  double *K = c->K, *rhs = c->rhs, *x = c->xc, *sol = c->sol;
+  const double *A = c->A;
+
+  for (i = 0; i < n; i++) {
+    if (c->state[i] == ST_FREE) {
+      c->pos[i] = m;
+      c->freel[m++] = i;
+    } else {
+      c->pos[i] = -1;
+    }
+  }
+  /* values of bound rows: constants first, then friction rows (their
+     normals have constant bounds, so x_j is free or a constant) */
+  for (i = 0; i < n; i++) {
+    int j = c->fx ? c->fx[i] : -1;
+    c->linked[i] = 0;
+    if (c->state[i] == ST_FREE) continue;
+    if (j < 0) x[i] = c->mult[i];
+  }
+  for (i = 0; i < n; i++) {
+    int j = c->fx ? c->fx[i] : -1;
+    if (c->state[i] == ST_FREE || j < 0) continue;
+    if (c->pos[j] < 0)
+      x[i] = c->mult[i] * x[j];
+    else
+      c->linked[i] = 1;
+  }
+  /* K = A_FF (+cfm) + sum over linked rows k of mult_k A_{F,k} e_{pos j}^T;
+     rhs = b_F - A_{F,const bound} x */
+  for (r = 0; r < m; r++) {
+    int ir = c->freel[r];
+    const double *Ai = A + (size_t)ir * n;
+    double *Kr = K + (size_t)r * m;
+    double s = c->b[ir];
+    for (col = 0; col < m; col++) Kr[col] = Ai[c->freel[col]];
+    Kr[r] += c->cfm;
+    for (k = 0; k < n; k++) {
+      if (c->state[k] == ST_FREE) continue;
+      if (c->linked[k])
+        Kr[c->pos[c->fx[k]]] += c->mult[k] * Ai[k];
+      else
+        s -= Ai[k] * x[k];
+    }
+    rhs[r] = s;
+  }
+  /* Gaussian elimination with row pivoting; dependent columns dropped */
+  rank = 0;
+  c->rank_drops = 0;
+  for (col = 0; col < m; col++) {
+    int p = -1;
+    double big = c->droptol, piv;
+    for (r = rank; r < m; r++) {
+      double a = fabs(K[(size_t)r * m + col]);
+      if (a > big) {
+        big = a;
+        p = r;
+      }
+    }
+    if (p < 0) {
+      c->pivcol[col] = -1; /* dropped: sol = 0 */
+      c->rank_drops++;
+      continue;
+    }
+    if (p != rank) {
+      double *Rp = K + (size_t)p * m, *Rr = K + (size_t)rank * m, t;
+      for (k = col; k < m; k++) {
+        t = Rp[k];
+        Rp[k] = Rr[k];
+        Rr[k] = t;
+      }
+      t = rhs[p];
+      rhs[p] = rhs[rank];
+      rhs[rank] = t;
+    }
+    c->pivcol[col] = rank;
+    piv = K[(size_t)rank * m + col];
+    {
+      const double *Rr = K + (size_t)rank * m;
+      for (r = rank + 1; r < m; r++) {
+        double *Rq = K + (size_t)r * m;
+        double f = Rq[col] / piv;
+        if (f == 0.0) continue;
+        Rq[col] = 0.0;
+        for (k = col + 1; k < m; k++) Rq[k] -= f * Rr[k];
+        rhs[r] -= f * rhs[rank];
+      }
+    }
+    rank++;
+  }
+  for (col = m - 1; col >= 0; col--) {
+    int pr = c->pivcol[col];
+    const double *Rr;
+    double s;
+    if (pr < 0) {
+      sol[col] = 0.0;
+      continue;
+    }
+    Rr = K + (size_t)pr * m;
+    s = rhs[pr];
+    for (k = col + 1; k < m; k++) s -= Rr[k] * sol[k];
+    sol[col] = s / Rr[col];
+  }
+  for (r = 0; r < m; r++) x[c->freel[r]] = sol[r];
+  for (i = 0; i < n; i++)
+    if (c->linked[i]) x[i] = c->mult[i] * x[c->fx[i]];
+  if (!all_finite(x, n)) return -1;
+  return 0;
+}
+
+/* The state a row should take at (x, w): the projection rule. */
+static int want_state(const ctx *c, int i, const double *x, const double *w,
+                      const int *nstate) {
+  double L, H, y;
+  bounds(c, i, x, &L, &H);
+  y = x[i] - c->cinv[i] * w[i];
+  if (c->fx && c->fx[i] >= 0 && x[c->fx[i]] == 0.0) {
+    /* collapsed friction box: stick if the normal is free (its value will
+       move), otherwise sit at the bound */
+    if (nstate[c->fx[i]] == ST_FREE) return ST_FREE;
+    return y > 0 ? ST_HI : ST_LO;
+  }
+  if (H - L <= 0.0) return y > L ? ST_HI : ST_LO;
+  if (y <= L) return ST_LO;
+  if (y >= H) return ST_HI;
+  return ST_FREE;
+}
+
+/* For a nearly exact point (from Lemke): rows within round-off of a bound
+ * sit at it, the others follow the projection rule. */
+static int near_state(const ctx *c, int i, const double *x, const double *w,
+                      const int *nstate) {
+  double L, H, d = 1e-9 * (1.0 + fabs(x[i]));
+  if (c->fx && c->fx[i] >= 0 && x[c->fx[i]] == 0.0) return want_state(c, i, x, w, nstate);
+  bounds(c, i, x, &L, &H);
+  if (H - L > 2 * d) {
+    if (x[i] - L <= d) return ST_LO;
+    if (H - x[i] <= d) return ST_HI;
+  }
+  return want_state(c, i, x, w, nstate);
+}
+
+/* Assigns the states from the point x (with residual w). */
+static void init_states(ctx *c, const double *x, const double *w, int near) {
+  int n = c->n, i;
+  for (i = 0; i < n; i++)
+    if (!c->fx || c->fx[i] < 0)
+      c->state[i] = near ? near_state(c, i, x, w, c->state) : want_state(c, i, x, w, c->state);
+  for (i = 0; i < n; i++)
+    if (c->fx && c->fx[i] >= 0)
+      c->state[i] = near ? near_state(c, i, x, w, c->state) : want_state(c, i, x, w, c->state);
+  for (i = 0; i < n; i++) set_mult(c, i, x);
+}
+
+/* The pivoting method from the point x0 (its residual in w0).  Returns the
+ * best violation reached (the point is in c->best when it improved). */
+static double pivot_run(ctx *c, const double *x0, const double *w0, int maxit, int near) {
+  int n = c->n, it, i, nchg, best_nchg = n + 1, stall = 0, single = 0, noprog = 0;
+  double v, run_best = INFINITY;
+  /* near: 0 states from the projection rule at x0, 1 the same but rows
+     within round-off of a bound sit at it, 2 keep the current states
+     (they solved a neighbouring problem) */
+  if (near == 2) {
+    for (i = 0; i < n; i++) set_mult(c, i, x0);
+  } else {
+    init_states(c, x0, w0, near);
+  }
+  c->states_ok = 0;
+  for (it = 0; it < maxit; it++) {
+    c->iters++;
+    if (solve_states(c) != 0) break;
+    residual(c, c->xc, c->w);
+    v = violation_w(c, c->xc, c->w);
+    keep_best(c, c->xc, v);
+    if (v < 0.5 * run_best) {
+      noprog = 0;
+    } else if (++noprog > NOPROG) {
+      break; /* not converging: let the caller fall back */
+    }
+    if (v < run_best) run_best = v;
+    if (v <= c->tol) {
+      c->states_ok = 1;
+      break;
+    }
+    /* new states, normals first (friction rows read their normal's state) */
+    nchg = 0;
+    for (i = 0; i < n; i++)
+      if (!c->fx || c->fx[i] < 0) c->chg[i] = want_state(c, i, c->xc, c->w, c->chg);
+    for (i = 0; i < n; i++)
+      if (c->fx && c->fx[i] >= 0) c->chg[i] = want_state(c, i, c->xc, c->w, c->chg);
+    for (i = 0; i < n; i++)
+      if (c->chg[i] != c->state[i]) nchg++;
+    if (nchg == 0) break; /* a fixed point that does not verify */
+    if (nchg < best_nchg) {
+      best_nchg = nchg;
+      stall = 0;
+    } else if (++stall >= 3) {
+      single = 1;
+    }
+    if (single) {
+      for (i = 0; i < n; i++)
+        if (c->chg[i] != c->state[i]) {
+          c->state[i] = c->chg[i];
+          c->pivots++;
+          break;
+        }
+    } else {
+      for (i = 0; i < n; i++)
+        if (c->chg[i] != c->state[i]) {
+          c->state[i] = c->chg[i];
+          c->pivots++;
+        }
+    }
+    for (i = 0; i < n; i++) set_mult(c, i, c->xc);
+  }
+  return run_best;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Lemke's method on an equivalent standard LCP (z >= 0, q + M z >= 0, z'(q + M z) = 0).
+ *
+ * Variables (x = x0 + sum over x-type variables a of vsgn[a] z_a):
+ *   [lo, inf)        z = x - lo            row  w
+ *   (-inf, hi]       z = hi - x            row -w
+ *   [lo, hi]         z = x - lo            row  w + s,   s: row (hi-lo) - z
+ *   (-inf, inf)      z+ - z-               rows w, -w
+ *   lo = hi          fixed, no variable
+ *   friction [l xn, h xn]: x = p+ - p-, p+ row w + g+, p- row -w + g-,
+ *                    g+ row h xn - p+, g- row -l xn - p-  (as in the
+ *                    Stewart-Trinkle / Anitescu-Potra formulations; the
+ *                    matrix is copositive for PSD A)
+ * vrow[a]: the x row of an x-type variable, or -1 - (index of the variable
+ * it bounds) for a dual g/s variable; vlink[a]: the dual of an x-type
+ * variable (-1 if none); vsgn[a]: +-1 (x-type); for g-variables vsgn holds
+ * the kind (+1: h, -1: -l, 0: constant box).
+ * Returns the number of variables. */
+static int lemke_vars(ctx *c) {
+  int n = c->n, i, N = 0;
+  for (i = 0; i < n; i++) {
+    int j = c->fx ? c->fx[i] : -1;
+    double lo = c->lo[i], hi = c->hi[i];
+    if (j >= 0) {
+      c->x0[i] = 0.0;
+      if (hi > 0) {
+        int a = N++, g = N++;
+        c->vrow[a] = i, c->vsgn[a] = 1, c->vlink[a] = g;
+        c->vrow[g] = -1 - a, c->vsgn[g] = 1, c->vlink[g] = -1;
+      }
+      if (lo < 0) {
+        int a = N++, g = N++;
+        c->vrow[a] = i, c->vsgn[a] = -1, c->vlink[a] = g;
+        c->vrow[g] = -1 - a, c->vsgn[g] = -1, c->vlink[g] = -1;
+      }
+    } else if (lo == hi) {
+      c->x0[i] = lo;
+    } else if (isfinite(lo) && isfinite(hi)) {
+      int a = N++, g = N++;
+      c->x0[i] = lo;
+      c->vrow[a] = i, c->vsgn[a] = 1, c->vlink[a] = g;
+      c->vrow[g] = -1 - a, c->vsgn[g] = 0, c->vlink[g] = -1;
+    } else if (isfinite(lo)) {
+      int a = N++;
+      c->x0[i] = lo;
+      c->vrow[a] = i, c->vsgn[a] = 1, c->vlink[a] = -1;
+    } else if (isfinite(hi)) {
+      int a = N++;
+      c->x0[i] = hi;
+      c->vrow[a] = i, c->vsgn[a] = -1, c->vlink[a] = -1;
+    } else {
+      int a = N++, d = N++;
+      c->x0[i] = 0.0;
+      c->vrow[a] = i, c->vsgn[a] = 1, c->vlink[a] = -1;
+      c->vrow[d] = i, c->vsgn[d] = -1, c->vlink[d] = -1;
+    }
+  }
+  return N;
+}
+
+/* Lemke's ratio test for the entering column: the lexicographic minimum
+ * of (t_r, row r of B^-1) / -T[r][enter] over rows with T[r][enter] < 0,
+ * z0 preferred at the first level.  Returns the row, or -1 (a ray). */
+static int lemke_ratio(ctx *c, const double *T, const double *t, int N, int W,
+                       int enter, int z0lab, double *best_out) {
+  int r, nt = 0, j, k;
+  double colmax = 0.0, eps, best = INFINITY, tol;
+  int *ties = c->ties;
+  for (r = 0; r < N; r++) {
+    double a = fabs(T[(size_t)r * W + enter]);
+    if (a > colmax) colmax = a;
+  }
+  eps = 1e-15 * colmax;
+  for (r = 0; r < N; r++) {
+    double cf = T[(size_t)r * W + enter];
+    if (cf < -eps) {
+      double ratio = t[r] / -cf;
+      if (ratio < 0) ratio = 0;
+      if (ratio < best) best = ratio;
+    }
+  }
+  *best_out = best;
+  if (best == INFINITY) return -1;
+  tol = 1e-11 * (1.0 + best);
+  for (r = 0; r < N; r++) {
+    double cf = T[(size_t)r * W + enter];
+    if (cf < -eps) {
+      double ratio = t[r] / -cf;
+      if (ratio < 0) ratio = 0;
+      if (ratio <= best + tol) {
+        if (c->basic[r] == z0lab) return r;
+        ties[nt++] = r;
+      }
+    }
+  }
+  /* lexicographic refinement over the columns of B^-1: column j is e_row
+     if w_j is basic, else minus the tableau column of w_j */
+  for (j = 0; j < N && nt > 1; j++) {
+    int col = -1, brow = -1, m = 0;
+    double mn = INFINITY;
+    for (k = 0; k <= N; k++)
+      if (c->nonb[k] == j) col = k;
+    if (col < 0)
+      for (k = 0; k < N; k++)
+        if (c->basic[k] == j) brow = k;
+    for (k = 0; k < nt; k++) {
+      int rr = ties[k];
+      double cf = -T[(size_t)rr * W + enter];
+      double val = (col >= 0 ? -T[(size_t)rr * W + col] : (rr == brow ? 1.0 : 0.0)) / cf;
+      if (val < mn) mn = val;
+    }
+    tol = 1e-11 * (1.0 + fabs(mn));
+    for (k = 0; k < nt; k++) {
+      int rr = ties[k];
+      double cf = -T[(size_t)rr * W + enter];
+      double val = (col >= 0 ? -T[(size_t)rr * W + col] : (rr == brow ? 1.0 : 0.0)) / cf;
+      if (val <= mn + tol) ties[m++] = rr;
+    }
+    nt = m;
+  }
+  if (nt == 1) return ties[0];
+  { /* still tied: the largest pivot */
+    int bestr = ties[0];
+    for (k = 1; k < nt; k++)
+      if (T[(size_t)ties[k] * W + enter] < T[(size_t)bestr * W + enter]) bestr = ties[k];
+    return bestr;
+  }
+}
+
+/* Runs Lemke's method; on success writes x into c->xc and returns 0. */
+static int lemke_run(ctx *c, int maxpiv, int variant) {
+  int n = c->n, N = lemke_vars(c), W = 0, a, b, r, k, it;
+  double *T, *t, *xw = c->w;
+  int enter, leave_row, z0lab;
+  if (N == 0) {
+    memcpy(c->xc, c->x0, sizeof(double) * (size_t)n);
+    return 0;
+  }
+  W = N + 1; /* tableau columns: z_1..z_N, z0 */
+  T = c->K;
+  t = c->K + (size_t)N * W;
+  /* xw = A x0 - b (+ cfm x0) */
+  residual(c, c->x0, xw);
+  for (a = 0; a < N; a++) {
+    double *Ta = T + (size_t)a * W;
+    int ia = c->vrow[a];
+    memset(Ta, 0, sizeof(double) * (size_t)W);
+    /* covering vector: ones, or (retries) a fixed pseudo-random positive one */
+    Ta[N] = variant < 2 ? 1.0 : 1.0 + (double)(((unsigned)a * 2654435761u + (unsigned)variant * 40503u) % 1024u) / 1024.0;
+    if (ia >= 0) {
+      const double *Ai = c->A + (size_t)ia * n;
+      double sa = c->vsgn[a];
+      t[a] = sa * xw[ia];
+      for (b = 0; b < N; b++) {
+        int ib = c->vrow[b];
+        if (ib >= 0) Ta[b] = sa * c->vsgn[b] * (Ai[ib] + (ib == ia ? c->cfm : 0.0));
+      }
+      if (c->vlink[a] >= 0) Ta[c->vlink[a]] = 1.0;
+    } else {
+      int xa = -1 - ia, row = c->vrow[xa];
+      int kind = c->vsgn[a];
+      Ta[xa] = -1.0;
+      if (kind == 0) {
+        t[a] = c->hi[row] - c->lo[row];
+      } else {
+        /* the row coef*x_n - p, scaled by 1/coef (a positive row scaling
+           keeps the complementarity; it keeps huge mu out of the tableau) */
+        int jn = c->fx[row];
+        double coef = kind > 0 ? c->hi[row] : -c->lo[row];
+        double sc = (variant & 1) ? 1.0 : 1.0 / coef;
+        Ta[xa] = -sc;
+        t[a] = coef * sc * c->x0[jn];
+        for (b = 0; b < N; b++)
+          if (c->vrow[b] == jn) Ta[b] += coef * sc * c->vsgn[b];
+      }
+    }
+  }
+  /* labels: w_a = a, z_a = N + a, z0 = 2N */
+  z0lab = 2 * N;
+  for (a = 0; a < N; a++) c->basic[a] = a;
+  for (b = 0; b < N; b++) c->nonb[b] = N + b;
+  c->nonb[N] = z0lab;
+  /* trivial solution */
+  {
+    double mn = 0.0;
+    leave_row = -1;
+    for (a = 0; a < N; a++) {
+      double ra = t[a] / T[(size_t)a * W + N];
+      if (ra < mn) mn = ra, leave_row = a;
+    }
+    if (leave_row < 0) {
+      memcpy(c->xc, c->x0, sizeof(double) * (size_t)n);
+      return 0;
+    }
+  }
+  enter = N; /* column of z0 */
+  for (it = 0; it < maxpiv; it++) {
+    int col = enter, lab;
+    double p, *Tr = T + (size_t)leave_row * W;
+    /* Jordan exchange at (leave_row, col) */
+    p = Tr[col];
+    if (p == 0.0 || !isfinite(p)) return -1;
+    for (k = 0; k < W; k++) Tr[k] = k == col ? 1.0 / p : -Tr[k] / p;
+    t[leave_row] = -t[leave_row] / p;
+    for (r = 0; r < N; r++) {
+      double *Ti, f;
+      if (r == leave_row) continue;
+      Ti = T + (size_t)r * W;
+      f = Ti[col];
+      if (f == 0.0) continue;
+      for (k = 0; k < W; k++) Ti[k] = k == col ? f * Tr[col] : Ti[k] + f * Tr[k];
+      t[r] += f * t[leave_row];
+    }
+    lab = c->basic[leave_row];
+    c->basic[leave_row] = c->nonb[col];
+    c->nonb[col] = lab;
+    c->lemke_pivots++;
+    if (lab == z0lab) break; /* z0 left: a solution */
+    /* entering: the complement of the variable that left */
+    {
+      int comp = lab < N ? lab + N : lab - N;
+      double best = INFINITY;
+      enter = -1;
+      for (k = 0; k < W; k++)
+        if (c->nonb[k] == comp) enter = k;
+      if (enter < 0) return -1;
+      leave_row = lemke_ratio(c, T, t, N, W, enter, z0lab, &best);
+      if (leave_row < 0) return -1; /* secondary ray */
+    }
+  }
+  if (it == maxpiv) return -1;
+  /* x from the basic z variables */
+  memcpy(c->xc, c->x0, sizeof(double) * (size_t)n);
+  for (r = 0; r < N; r++) {
+    int lab = c->basic[r];
+    if (lab >= N && lab < 2 * N) {
+      int v = lab - N, row = c->vrow[v];
+      if (row >= 0) c->xc[row] += c->vsgn[v] * (t[r] > 0 ? t[r] : 0.0);
+    }
+  }
+  return all_finite(c->xc, n) ? 0 : -1;
+}
+
+/* Lemke on the equivalent standard LCP, then polish its active set.  The
+ * tableau can lose accuracy on badly scaled problems (huge mu): variants
+ * differ in the scaling of the friction-bound rows and in the covering
+ * vector, and are tried until one verifies. */
+static double *cur_best_v(ctx *c) { return c->stage ? &c->sbest_v : &c->best_v; }
+
+static void lemke_attempts(ctx *c, int maxit, int *used) {
+  int n = c->n, variant, maxpiv = 25 * n + 50;
+  size_t nn = (size_t)n;
+  for (variant = 0; variant < (c->stage ? 1 : 4) && *cur_best_v(c) > c->tol; variant++) {
+    double v;
+    if (lemke_run(c, maxpiv, variant) != 0) continue;
+    residual(c, c->xc, c->w);
+    v = violation_w(c, c->xc, c->w);
+    keep_best(c, c->xc, v);
+    if (!c->stage) *used = DIAGC_LCP_LEMKE;
+    /* polish: the tableau accumulates round-off; an exact solve on its
+       active set removes it (kept only if better) */
+    memcpy(c->sol, c->xc, sizeof(double) * nn);
+    memcpy(c->rhs, c->w, sizeof(double) * nn);
+    pivot_run(c, c->sol, c->rhs, maxit, 1);
+  }
+}
+
+/* Continuation in the friction coefficient: solve with the friction
+ * multipliers capped at 1, 10, 100, ... (each stage started from the
+ * previous stage's answer), ending with the problem itself.  Sliding
+ * contacts under a huge mu carry normal impulses of order 1/mu that the
+ * active-set iteration finds easily by following them down. */
+static void mu_continuation(ctx *c, int maxit, int *used) {
+  int n = c->n, i;
+  size_t nn = (size_t)n;
+  const double *lo0 = c->lo, *hi0 = c->hi;
+  double maxmu = 0.0, cap = 1.0;
+  if (!c->fx) return;
+  for (i = 0; i < n; i++)
+    if (c->fx[i] >= 0) {
+      if (-lo0[i] > maxmu) maxmu = -lo0[i];
+      if (hi0[i] > maxmu) maxmu = hi0[i];
+    }
+  if (!(maxmu > 10.0)) return;
+  memset(c->sx, 0, sizeof(double) * nn);
+  for (;;) {
+    int final = !(cap < maxmu);
+    if (final) {
+      c->lo = lo0, c->hi = hi0, c->stage = 0;
+    } else {
+      for (i = 0; i < n; i++) {
+        int fr = c->fx[i] >= 0;
+        c->slo[i] = fr && lo0[i] < -cap ? -cap : lo0[i];
+        c->shi[i] = fr && hi0[i] > cap ? cap : hi0[i];
+      }
+      c->lo = c->slo, c->hi = c->shi, c->stage = 1;
+      c->sbest_v = INFINITY;
+    }
+    memcpy(c->sol, c->sx, sizeof(double) * nn);
+    residual(c, c->sol, c->rhs);
+    /* from the previous stage's active set when it verified */
+    pivot_run(c, c->sol, c->rhs, maxit, (cap > 1.0 && c->states_ok) ? 2 : 0);
+    if (*cur_best_v(c) > c->tol) lemke_attempts(c, maxit, used);
+    if (final) break;
+    cap *= 10.0;
+  }
+  if (c->best_v <= c->tol) *used = DIAGC_LCP_CONTINUATION;
+}
+
+/* Projected Gauss-Seidel on x for up to `sweeps` sweeps; tests the
+ * violation every few sweeps and stops at tol.  Returns the last
+ * violation computed (w holds the residual at x on return). */
+static double pgs_run(ctx *c, double *x, int sweeps) {
+  int n = c->n, s, i, k, every = n <= 30 ? 4 : 2;
+  double v = INFINITY;
+  for (s = 1; s <= sweeps; s++) {
+    for (i = 0; i < n; i++) {
+      const double *Ai = c->A + (size_t)i * n;
+      double r = c->b[i] - c->cfm * x[i], L, H, xi;
+      for (k = 0; k < n; k++) r -= Ai[k] * x[k];
+      if (c->cinv[i] != 0.0)
+        xi = x[i] + c->cinv[i] * r;
+      else
+        xi = x[i];
+      bounds(c, i, x, &L, &H);
+      if (xi < L) xi = L;
+      if (xi > H) xi = H;
+      if (isfinite(xi)) x[i] = xi;
+    }
+    c->sweeps++;
+    c->iters++;
+    if (s % every == 0 || s == sweeps) {
+      residual(c, x, c->w);
+      v = violation_w(c, x, c->w);
+      keep_best(c, x, v);
+      if (v <= c->tol) break;
+    }
+  }
+  return v;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static int check_args(int n, const double *A, const double *b, const double *lo,
+                      const double *hi, const int *fx, const double *x) {
+  int i;
+  size_t k, nn;
+  if (n < 0) return 0;
+  if (n == 0) return 1;
+  if (!A || !b || !lo || !hi || !x) return 0;
+  nn = (size_t)n * (size_t)n;
+  for (k = 0; k < nn; k++)
+    if (!isfinite(A[k])) return 0;
+  for (i = 0; i < n; i++) {
+    int j = fx ? fx[i] : -1;
+    if (!isfinite(b[i])) return 0;
+    if (lo[i] != lo[i] || hi[i] != hi[i]) return 0;
+    if (j < 0) {
+      if (j != -1) return 0;
+      if (!(lo[i] <= hi[i]) || lo[i] == INFINITY || hi[i] == -INFINITY) return 0;
+    } else {
+      if (j >= n || j == i || fx[j] != -1) return 0;
+      if (!(lo[i] <= 0.0) || !(hi[i] >= 0.0)) return 0;
+    }
+  }
+  return 1;
+}
+
+int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
+                    const double *hi, const int *findex, double *x,
+                    const diagc_lcp_options *opt, diagc_lcp_stats *stats) {
+  ctx c;
+  char *p;
+  size_t nn;
+  int i, method, status, used = DIAGC_LCP_PIVOT, maxit;
+  double maxdiag = 0.0, v;
+
+  if (stats) memset(stats, 0, sizeof *stats);
+  if (!opt || !opt->workspace) return DIAGC_LCP_NO_WORKSPACE;
+  if (!check_args(n, A, b, lo, hi, findex, x)) return DIAGC_LCP_BAD_ARG;
+  if (!(opt->tol >= 0) || !(opt->cfm >= 0) || !isfinite(opt->cfm)) return DIAGC_LCP_BAD_ARG;
+  method = opt->method;
+  if (method != DIAGC_LCP_AUTO && method != DIAGC_LCP_PIVOT && method != DIAGC_LCP_PGS)
+    return DIAGC_LCP_BAD_ARG;
+  if (opt->workspace_size < diagc_lcp_workspace_size(n)) return DIAGC_LCP_NO_WORKSPACE;
+  if (n == 0) {
+    if (stats) stats->method = method == DIAGC_LCP_PGS ? DIAGC_LCP_PGS : DIAGC_LCP_PIVOT;
+    return DIAGC_LCP_SOLVED;
+  }
+
+  memset(&c, 0, sizeof c);
+  c.n = n;
+  c.A = A;
+  c.b = b;
+  c.lo = lo;
+  c.hi = hi;
+  c.fx = findex;
+  c.cfm = opt->cfm;
+  c.tol = opt->tol;
+  nn = (size_t)n;
+  p = (char *)opt->workspace;
+  p += (ALIGN - (uintptr_t)p % ALIGN) % ALIGN;
+  c.K = (double *)p;
+  p += big_doubles(nn) * sizeof(double);
+  c.rhs = (double *)p, p += nn * sizeof(double);
+  c.xc = (double *)p, p += nn * sizeof(double);
+  c.w = (double *)p, p += nn * sizeof(double);
+  c.best = (double *)p, p += nn * sizeof(double);
+  c.cinv = (double *)p, p += nn * sizeof(double);
+  c.mult = (double *)p, p += nn * sizeof(double);
+  c.sol = (double *)p, p += nn * sizeof(double);
+  c.x0 = (double *)p, p += nn * sizeof(double);
+  c.slo = (double *)p, p += nn * sizeof(double);
+  c.shi = (double *)p, p += nn * sizeof(double);
+  c.sx = (double *)p, p += nn * sizeof(double);
+  c.state = (int *)p, p += nn * sizeof(int);
+  c.pos = (int *)p, p += nn * sizeof(int);
+  c.freel = (int *)p, p += nn * sizeof(int);
+  c.pivcol = (int *)p, p += nn * sizeof(int);
+  c.chg = (int *)p, p += nn * sizeof(int);
+  c.linked = (int *)p, p += nn * sizeof(int);
+  c.basic = (int *)p, p += 4 * nn * sizeof(int);
+  c.nonb = (int *)p, p += (4 * nn + 1) * sizeof(int);
+  c.vrow = (int *)p, p += 4 * nn * sizeof(int);
+  c.vsgn = (int *)p, p += 4 * nn * sizeof(int);
+  c.vlink = (int *)p, p += 4 * nn * sizeof(int);
+  c.ties = (int *)p;
+
+  for (i = 0; i < n; i++) {
+    double d = A[(size_t)i * n + i] + c.cfm;
+    if (fabs(d) > maxdiag) maxdiag = fabs(d);
+  }
+  c.droptol = DROP_REL * (maxdiag > 0 ? maxdiag : 1.0);
+  for (i = 0; i < n; i++) {
+    double d = A[(size_t)i * n + i] + c.cfm;
+    c.cinv[i] = d > c.droptol ? 1.0 / d : 0.0;
+  }
+  maxit = opt->max_pivot_iter > 0 ? opt->max_pivot_iter : 40 + n / 5;
+
+  /* starting point: the warm start (non-finite entries read as 0) */
+  for (i = 0; i < n; i++) c.xc[i] = (opt->warm_start && isfinite(x[i])) ? x[i] : 0.0;
+  residual(&c, c.xc, c.w);
+  v = violation_w(&c, c.xc, c.w);
+  keep_best(&c, c.xc, v);
+
+  if (method == DIAGC_LCP_PGS) {
+    used = DIAGC_LCP_PGS;
+    memcpy(c.sol, c.xc, sizeof(double) * nn); /* sol: the PGS iterate */
+    if (c.best_v > c.tol) pgs_run(&c, c.sol, opt->max_pgs_iter > 0 ? opt->max_pgs_iter : 1);
+  } else if (c.best_v > c.tol) {
+    memcpy(c.sol, c.xc, sizeof(double) * nn);
+    memcpy(c.rhs, c.w, sizeof(double) * nn);
+    /* pivot_run reads (x0, w0) = (sol, rhs) once, before overwriting them */
+    pivot_run(&c, c.sol, c.rhs, maxit, 0);
+    if (c.best_v > c.tol && method == DIAGC_LCP_AUTO) {
+      /* a few PGS sweeps usually land near the right active set, from
+         which the active-set iteration converges in a few steps: much
+         cheaper than Lemke's method when it works */
+      memcpy(c.sol, c.best, sizeof(double) * nn);
+      pgs_run(&c, c.sol, EARLY_PGS);
+      if (c.best_v > c.tol) {
+        residual(&c, c.sol, c.rhs);
+        pivot_run(&c, c.sol, c.rhs, EARLY_PIV, 0);
+      }
+      if (c.best_v <= c.tol) used = DIAGC_LCP_PIVOT_AFTER_PGS;
+    }
+    if (c.best_v > c.tol) {
+      lemke_attempts(&c, maxit, &used);
+      if (c.best_v > c.tol) mu_continuation(&c, maxit, &used);
+    }
+    if (c.best_v > c.tol && method == DIAGC_LCP_AUTO) {
+      int round, sweeps = opt->fallback_sweeps > 0 ? opt->fallback_sweeps : 50;
+      for (round = 0; round < opt->fallback_rounds && c.best_v > c.tol; round++) {
+        double *xp = c.sol; /* the PGS iterate (pivot_run reads it first) */
+        memcpy(xp, c.best, sizeof(double) * nn);
+        pgs_run(&c, xp, sweeps);
+        used = DIAGC_LCP_PIVOT_AFTER_PGS;
+        if (c.best_v <= c.tol) break;
+        residual(&c, xp, c.w);
+        memcpy(c.rhs, c.w, sizeof(double) * nn);
+        pivot_run(&c, xp, c.rhs, maxit, 0);
+        sweeps *= 2;
+      }
+    }
+  }
+
+  /* the answer: the best point seen (always finite) */
+  memcpy(x, c.best, sizeof(double) * nn);
+  v = c.best_v;
+  if (v <= opt->tol)
+    status = DIAGC_LCP_SOLVED;
+  else if (v <= opt->accept_tol)
+    status = DIAGC_LCP_SOLVED_TOL;
+  else
+    status = DIAGC_LCP_FAILED;
+  if (stats) {
+    stats->method = used;
+    stats->iterations = c.iters;
+    stats->pivots = c.pivots + c.lemke_pivots;
+    stats->pgs_sweeps = c.sweeps;
+    stats->rank_drops = c.rank_drops;
+    stats->violation = v;
+  }
+  return status;
+}
+
+double diagc_lcp_violation(int n, const double *A, const double *b,
+                           const double *lo, const double *hi,
+                           const int *findex, const double *x) {
+  ctx c;
+  int i, k;
+  double v = 0.0;
+  if (n <= 0) return 0.0;
+  memset(&c, 0, sizeof c);
+  c.n = n;
+  c.lo = lo;
+  c.hi = hi;
+  c.fx = findex;
+  for (i = 0; i < n; i++) {
+    const double *Ai = A + (size_t)i * n;
+    double w = -b[i], L, H, r;
+    for (k = 0; k < n; k++) w += Ai[k] * x[k];
+    bounds(&c, i, x, &L, &H);
+    r = row_viol(x[i], w, L, H, DIAGC_LCP_BOUND_TOL);
+    if (!(r <= v)) v = r;
+  }
+  return v == v ? v : INFINITY;
+}
