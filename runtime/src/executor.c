@@ -42,6 +42,7 @@ typedef struct exec_ent {
   int *src; /* service: the client of each request slot */
   int *ring, rhead, rcount;
   int *freel, nfree;
+  int writing;        /* slots reserved by producers copying outside the lock */
   int service; /* client: its service */
   /* statistics */
   int high_water;
@@ -637,6 +638,8 @@ int diagc_exec_prepare(diagc_exec *ex) {
 
 /* ---- events ------------------------------------------------------------- */
 
+static void commit_locked(diagc_exec *ex, int ent, int slot, size_t size, int src, int dropped);
+
 /* Puts a message into a queue entity (lock held).  Returns 0, or
  * DIAGC_EXEC_E_REJECTED; *dropped is set when the oldest was evicted. */
 static int put_locked(diagc_exec *ex, int ent, const void *msg, size_t size, int src, int *dropped) {
@@ -647,8 +650,11 @@ static int put_locked(diagc_exec *ex, int ent, const void *msg, size_t size, int
     return DIAGC_EXEC_E_REJECTED;
   }
   int slot;
-  if (e->rcount == e->depth) {
-    if (e->overflow == DIAGC_OVERFLOW_REJECT) {
+  if (e->rcount + e->writing >= e->depth) {
+    /* full (messages being copied in count): with drop-oldest, evict the
+     * oldest queued one; if every place is taken by a copy in progress
+     * (as many concurrent producers as the depth), refuse this one */
+    if (e->overflow == DIAGC_OVERFLOW_REJECT || e->rcount == 0) {
       e->rejected++;
       return DIAGC_EXEC_E_REJECTED;
     }
@@ -662,6 +668,13 @@ static int put_locked(diagc_exec *ex, int ent, const void *msg, size_t size, int
     slot = e->freel[--e->nfree];
   }
   memcpy(e->slots + (size_t)slot * e->slot_size, msg, size);
+  commit_locked(ex, ent, slot, size, src, *dropped);
+  return DIAGC_EXEC_OK;
+}
+
+/* Queues a message already copied into `slot` (lock held). */
+static void commit_locked(diagc_exec *ex, int ent, int slot, size_t size, int src, int dropped) {
+  exec_ent *e = &ex->ents[ent];
   e->len[slot] = size;
   e->src[slot] = src;
   e->arrival[slot] = now_locked(ex);
@@ -669,9 +682,13 @@ static int put_locked(diagc_exec *ex, int ent, const void *msg, size_t size, int
   e->rcount++;
   e->accepted++;
   if (e->rcount > e->high_water) e->high_water = e->rcount;
-  if (!*dropped) enqueue(ex, ent);
-  return DIAGC_EXEC_OK;
+  if (!dropped) enqueue(ex, ent);
 }
+
+/* Messages at least this large are copied into their slot outside the
+ * executor's lock, so that a big message (a point cloud) does not stall
+ * every other thread of the executor while it is copied. */
+#define COPY_OUTSIDE_LOCK_MIN 4096
 
 static int deliver(diagc_exec *ex, int ent, int kind, const void *msg, size_t size, int src) {
   if (!ex || ent < 0) return DIAGC_EXEC_E_ARG;
@@ -683,8 +700,30 @@ static int deliver(diagc_exec *ex, int ent, int kind, const void *msg, size_t si
     pthread_mutex_unlock(&ex->mu);
     return DIAGC_EXEC_E_ARG;
   }
-  int dropped = 0;
-  int rc = put_locked(ex, ent, msg, size, src, &dropped);
+  int dropped = 0, rc;
+  exec_ent *e = &ex->ents[ent];
+  if (size >= COPY_OUTSIDE_LOCK_MIN && !ex->shut && ex->prepared &&
+      e->rcount + e->writing < e->depth) {
+    /* reserve a free slot (there is one: slots = depth + one per worker
+     * that may hold one), copy without the lock, then queue it */
+    int slot = e->freel[--e->nfree];
+    e->offered++;
+    e->writing++;
+    pthread_mutex_unlock(&ex->mu);
+    memcpy(e->slots + (size_t)slot * e->slot_size, msg, size);
+    pthread_mutex_lock(&ex->mu);
+    e->writing--;
+    if (ex->shut) {
+      e->freel[e->nfree++] = slot;
+      e->rejected++;
+      rc = DIAGC_EXEC_E_REJECTED;
+    } else {
+      commit_locked(ex, ent, slot, size, src, 0);
+      rc = DIAGC_EXEC_OK;
+    }
+  } else {
+    rc = put_locked(ex, ent, msg, size, src, &dropped);
+  }
   diagc_exec_overflow_fn hook = ex->hook;
   void *hu = ex->hook_user;
   pthread_mutex_unlock(&ex->mu);
