@@ -598,6 +598,13 @@ int diagc_exec_prepare(diagc_exec *ex) {
     g->oq.v = calloc((size_t)g->oq.cap, sizeof(exec_item));
     if (!g->tq.v || !g->oq.v) rc = DIAGC_EXEC_E_NOMEM;
   }
+  /* touch every message slot now: a first write to a fresh page faults,
+   * and a burst of faults (megabytes of big-message slots) would otherwise
+   * land on the first deliveries as a millisecond stall */
+  for (int i = 0; i < ex->nents && rc == 0; i++) {
+    exec_ent *e = &ex->ents[i];
+    if (e->slots) memset(e->slots, 0, (size_t)e->nslots * e->slot_size);
+  }
   if (rc == 0) {
     ex->scratch = calloc((size_t)ex->nthreads, sizeof *ex->scratch);
     if (!ex->scratch) rc = DIAGC_EXEC_E_NOMEM;
