@@ -7,6 +7,7 @@ local util = require("diagc.util")
 local scope = require("diagc.tickets.scope")
 local bit = require("bit")
 local loops = require("diagc.tickets.loops")
+local eval_paths = require("diagc.tickets.eval_paths")
 
 local M = {}
 
@@ -217,6 +218,19 @@ function M.generate(F, eps, opts)
     local w, b = word_bit(e)
     return string.format("c->valid[%d] & c->cache_on & %s", w, b)
   end
+  -- the statement that computes e's value: its calc, or the sum of its
+  -- parts (a diagram's energies); a diagram's xcdot is its children's
+  local function emit_value(e, indent)
+    if e.calc then
+      local args = {}
+      for _, p in ipairs(e.params) do args[#args + 1] = arg_expr(e.ctx, p, e) end
+      C:linef("%sif (%s(%s) != 0) return DIAGC_E_CALC;", indent, calc_fn_name(e.ctx.type, e.calc), table.concat(args, ", "))
+    elseif e.ticket ~= "xcdot" then
+      local terms = {}
+      for _, p in ipairs(e.parts) do terms[#terms + 1] = "c->cache[" .. p.offset .. "]" end
+      C:linef("%sc->cache[%d] = %s;", indent, e.offset, table.concat(terms, " + "))
+    end
+  end
   -- the work of computing e once its predecessor (if skip) is up to date
   local function emit_compute(e, indent, skip)
     local side = {}
@@ -227,15 +241,7 @@ function M.generate(F, eps, opts)
     for _, d in ipairs(side) do
       C:linef("%sif ((rc = %s__eval_%d(c)) != 0) return rc;", indent, P, d.index)
     end
-    if e.calc then
-      local args = {}
-      for _, p in ipairs(e.params) do args[#args + 1] = arg_expr(e.ctx, p, e) end
-      C:linef("%sif (%s(%s) != 0) return DIAGC_E_CALC;", indent, calc_fn_name(e.ctx.type, e.calc), table.concat(args, ", "))
-    elseif e.ticket ~= "xcdot" then
-      local terms = {}
-      for _, p in ipairs(e.parts) do terms[#terms + 1] = "c->cache[" .. p.offset .. "]" end
-      C:linef("%sc->cache[%d] = %s;", indent, e.offset, table.concat(terms, " + "))
-    end
+    emit_value(e, indent)
     local w, b = word_bit(e)
     C:linef("%s%s__CNT(c->n_calc[%d]++);", indent, P, e.index)
     C:linef("%sc->valid[%d] |= %s;", indent, w, b)
@@ -332,27 +338,10 @@ function M.generate(F, eps, opts)
   -- the valid bits set at the end.  Because a stale entry's dependents are
   -- always stale too, this computes exactly the entries a recursive lazy eval
   -- would, with the same n_eval/n_calc counts, without the calls.
-  local function closure_order(root)
-    local order, seen = {}, { [root] = true }
-    local stack = { { e = root, i = 0 } }
-    while #stack > 0 do
-      local top = stack[#stack]
-      top.i = top.i + 1
-      local d = top.e.deps[top.i]
-      if not d then
-        order[#order + 1] = top.e
-        stack[#stack] = nil
-      elseif not seen[d.entry] then
-        seen[d.entry] = true
-        stack[#stack + 1] = { e = d.entry, i = 0 }
-      end
-    end
-    return order
-  end
   local scheduled = {}
   for _, k in ipairs({ "xcdot", "pe", "ke", "pc", "pnc" }) do
     local e = F.root.entries[k]
-    if e and #e.deps > 0 then scheduled[e] = closure_order(e) end
+    if e and #e.deps > 0 then scheduled[e] = eval_paths.post_order({ e }) end
   end
   local function emit_schedule(order)
     local words, wlist = {}, {}
@@ -369,15 +358,7 @@ function M.generate(F, eps, opts)
       local w, b = word_bit(x)
       C:linef("  if (!(v%d & %s)) { /* %s */", w, b, loops.entry_path(x))
       for _, d in ipairs(x.deps) do C:linef("    %s__CNT(c->n_eval[%d]++);", P, d.entry.index) end
-      if x.calc then
-        local args = {}
-        for _, p in ipairs(x.params) do args[#args + 1] = arg_expr(x.ctx, p, x) end
-        C:linef("    if (%s(%s) != 0) return DIAGC_E_CALC;", calc_fn_name(x.ctx.type, x.calc), table.concat(args, ", "))
-      elseif x.ticket ~= "xcdot" then
-        local terms = {}
-        for _, p in ipairs(x.parts) do terms[#terms + 1] = "c->cache[" .. p.offset .. "]" end
-        C:linef("    c->cache[%d] = %s;", x.offset, table.concat(terms, " + "))
-      end
+      emit_value(x, "    ")
       C:linef("    %s__CNT(c->n_calc[%d]++);", P, x.index)
       C:line("  }")
     end

@@ -19,30 +19,35 @@
 -- their first entry.
 local M = {}
 
-function M.compute(F)
-  local entries = F.entries
-  -- topological order (deps first), iterative post-order DFS; the graph is
-  -- acyclic (tickets/loops.lua has rejected cycles)
-  local order, state = {}, {}
-  for _, root in ipairs(entries) do
-    if not state[root] then
-      state[root] = 1
+-- The entries reachable from `roots` through their eval deps, deps first
+-- (iterative post-order DFS; the graph is acyclic: tickets/loops.lua has
+-- rejected cycles).
+function M.post_order(roots)
+  local order, seen = {}, {}
+  for _, root in ipairs(roots) do
+    if not seen[root] then
+      seen[root] = true
       local stack = { { e = root, i = 0 } }
       while #stack > 0 do
         local top = stack[#stack]
         top.i = top.i + 1
         local d = top.e.deps[top.i]
         if not d then
-          state[top.e] = 2
           order[#order + 1] = top.e
           stack[#stack] = nil
-        elseif not state[d.entry] then
-          state[d.entry] = 1
+        elseif not seen[d.entry] then
+          seen[d.entry] = true
           stack[#stack + 1] = { e = d.entry, i = 0 }
         end
       end
     end
   end
+  return order
+end
+
+function M.compute(F)
+  local entries = F.entries
+  local order = M.post_order(entries)
 
   local depth, succ = {}, {}
   for _, e in ipairs(order) do
