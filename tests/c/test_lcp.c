@@ -509,11 +509,70 @@ static void test_arguments(void) {
         "sizes %zu %zu", diagc_lcp_workspace_size(10), diagc_lcp_workspace_size(11));
 }
 
+/* The incremental Dantzig pass (symmetric A): frictionless problems are
+ * frozen-bound problems, so the pass alone must solve them exactly (one
+ * counted iteration, no PGS, no Lemke), also with duplicated contacts
+ * (dependent columns kept out of the factor) and with box, limit and
+ * bilateral rows.  Non-symmetric A skips the pass. */
+static void dantzig_group(const char *tag, int nc, int nb, int nextra, int dup, int count) {
+  char name[160];
+  int k, bad = 0;
+  char detail[160] = "";
+  snprintf(name, sizeof name, "dantzig_%s_nc%d_nb%d", tag, nc, nb);
+  for (k = 0; k < count; k++) {
+    lcpg_spec sp;
+    lcpg_problem g;
+    prob p;
+    double *x, vref;
+    diagc_lcp_stats st;
+    int rc;
+    memset(&sp, 0, sizeof sp);
+    sp.nc = nc, sp.nb = nb, sp.nextra = nextra, sp.dup = dup;
+    if (lcpg_make(&g, &sp, (uint64_t)(104729 * k + 17 * nc + nb)) != 0) {
+      printf("FAIL %s: out of memory\n", name);
+      failures++;
+      return;
+    }
+    p = from_gen(&g);
+    x = calloc((size_t)g.n, sizeof(double));
+    rc = solve_checked(name, &p, x, DIAGC_LCP_PIVOT, 0, &st, &vref);
+    if (!bad && (rc != DIAGC_LCP_SOLVED || !(vref <= 1e-9) || st.method != DIAGC_LCP_PIVOT ||
+                 st.pgs_sweeps != 0 || (vref > 0 && st.iterations != 1))) {
+      bad = 1;
+      snprintf(detail, sizeof detail, "problem %d: rc %d viol %.3g method %d iterations %d", k, rc,
+               vref, st.method, st.iterations);
+    }
+    free(x);
+    lcpg_free(&g);
+  }
+  CHECK(name, !bad, "%s", detail);
+}
+
+static void test_dantzig(void) {
+  diagc_lcp_stats st;
+  double vref;
+  dantzig_group("frictionless", 10, 5, 0, 0, 10);
+  dantzig_group("frictionless_rank_deficient", 12, 2, 0, 0, 10);
+  dantzig_group("frictionless_duplicated", 8, 3, 0, 3, 10);
+  dantzig_group("frictionless_box_limit_bilateral", 6, 4, 5, 0, 10);
+  {
+    /* non-symmetric P-matrix: [[2,1,0],[0,2,1],[1,0,2]] x = (3,3,3) -> x = 1 */
+    double A[9] = {2, 1, 0, 0, 2, 1, 1, 0, 2}, b[3] = {3, 3, 3}, lo[3] = {0, 0, 0},
+           hi[3] = {INFINITY, INFINITY, INFINITY}, x[3] = {0, 0, 0};
+    prob p = {3, A, b, lo, hi, NULL};
+    int rc = solve_checked("nonsymmetric", &p, x, DIAGC_LCP_AUTO, 0, &st, &vref);
+    CHECK("nonsymmetric_p_matrix", rc == DIAGC_LCP_SOLVED && fabs(x[0] - 1) < 1e-14 &&
+                                       fabs(x[1] - 1) < 1e-14 && fabs(x[2] - 1) < 1e-14,
+          "rc %d x = (%.17g, %.17g, %.17g)", rc, x[0], x[1], x[2]);
+  }
+}
+
 int main(void) {
   test_metric();
   test_analytic();
   test_arguments();
   test_degenerate();
+  test_dantzig();
   test_warm_start_and_pgs();
   test_fclib();
   test_random();

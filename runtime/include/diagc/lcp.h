@@ -10,7 +10,9 @@
  * findex[i] = j >= 0: the bounds move with the solution (the "coupled"
  * problem, solved as such, not with the bounds frozen at a first guess).
  *
- * Methods: pivoting (an active-set iteration exact to round-off, backed by
+ * Methods: pivoting (for symmetric A an incremental Dantzig pass on the
+ * problem with frozen friction bounds seeds an active-set iteration on the
+ * coupled problem, exact to round-off, backed by
  * Lemke's method and, for huge friction coefficients, continuation in mu),
  * projected Gauss-Seidel, and the default automatic mode (pivot, verify
  * the true coupled conditions, fall back through PGS-started pivoting,
@@ -73,9 +75,10 @@ typedef struct diagc_lcp_options {
 typedef struct diagc_lcp_stats {
   int method;          /* method that produced x (DIAGC_LCP_PIVOT, _PGS or
                           _PIVOT_AFTER_PGS)                                  */
-  int iterations;      /* active-set iterations + PGS sweeps                */
-  int pivots;          /* row state changes (active-set method) plus Lemke
-                          pivots                                            */
+  int iterations;      /* Dantzig passes + active-set iterations + PGS
+                          sweeps                                            */
+  int pivots;          /* Dantzig steps, row state changes (active-set
+                          method) and Lemke pivots                          */
   int pgs_sweeps;      /* PGS sweeps                                         */
   int rank_drops;      /* dependent columns dropped in the last factorization */
   double violation;    /* diagc_lcp_violation of the returned x (with cfm)   */
