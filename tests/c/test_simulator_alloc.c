@@ -65,18 +65,8 @@ int main(void) {
   diagc_model dm = decay_model, em;
   resolve();
   {
-    /* self-check: the interposer counts */
-    void *volatile p;
-    alloc_calls = 0;
-    counting = 1;
-    p = malloc(24);
-    p = realloc(p, 48);
-    free(p);
-    p = calloc(3, 8);
-    free(p);
-    counting = 0;
-    check(alloc_calls == 3, "alloc.interposer_counts", "counted %ld",
-          alloc_calls);
+    long n = counting_self_check();
+    check(n == 3, "alloc.interposer_counts", "counted %ld", n);
   }
   dm.n_loggers = 1;
   dm.loggers = decay_logger_step;
