@@ -233,25 +233,23 @@ function M.generate(F, eps, opts)
   end
   -- the work of computing e once its predecessor (if skip) is up to date
   local function emit_compute(e, indent, skip)
-    local side = {}
-    for _, d in ipairs(e.deps) do
-      if d.entry ~= skip then side[#side + 1] = d.entry end
-    end
     if skip then C:linef("%s%s__CNT(c->n_eval[%d]++);", indent, P, skip.index) end
-    for _, d in ipairs(side) do
-      C:linef("%sif ((rc = %s__eval_%d(c)) != 0) return rc;", indent, P, d.index)
+    for _, d in ipairs(e.deps) do
+      if d.entry ~= skip then
+        C:linef("%sif ((rc = %s__eval_%d(c)) != 0) return rc;", indent, P, d.entry.index)
+      end
     end
     emit_value(e, indent)
     local w, b = word_bit(e)
     C:linef("%s%s__CNT(c->n_calc[%d]++);", indent, P, e.index)
     C:linef("%sc->valid[%d] |= %s;", indent, w, b)
-    return #side
   end
   -- steps per single-entry block of a path function
   local BLOCK = 64
-  local function needs_rc(list, first_skip)
+  -- whether a path's steps call evals (of deps other than the predecessor)
+  local function needs_rc(list)
     for i, e in ipairs(list) do
-      local skip = (i > 1 or first_skip) and e.pred or nil
+      local skip = i > 1 and e.pred or nil
       for _, d in ipairs(e.deps) do
         if d.entry ~= skip then return true end
       end
@@ -278,7 +276,7 @@ function M.generate(F, eps, opts)
       C:linef("/* eval path %d: %s */", path.id, text)
       C:linef("static int %s__path_%d(%s_context *c, int to)", P, path.id, P)
       C:line("{")
-      if needs_rc(list, false) then C:line("  int rc;") end
+      if needs_rc(list) then C:line("  int rc;") end
       -- Two copies of the steps.  The straight copy is entered only at
       -- its top or at a block boundary (every BLOCK steps: label B<k>), so
       -- the compiler keeps each value in registers for the next step
