@@ -42,10 +42,14 @@ end
 
 local SIGNALS = { [6] = " (abort)", [8] = " (floating point exception)", [11] = " (segmentation fault)" }
 
--- Runs fn() in a forked child, killed by SIGALRM after `timeout` seconds
--- (0: none).  Returns true and what fn returned (a string, or "") or false
--- and why it failed.
-local function run_forked(fn, timeout)
+local function crash_text(sig)
+  return "crashed with signal " .. sig .. (SIGNALS[sig] or "")
+end
+
+-- Forks: the child runs child(fd), fd being the write end of a pipe, and
+-- exits; the parent hands each chunk read from the pipe to on_chunk(s) and
+-- returns the signal that ended the child (0 if it exited).
+local function fork_piped(child, on_chunk)
   io.stdout:flush()
   io.stderr:flush()
   local fds = ffi.new("int[2]")
@@ -53,6 +57,29 @@ local function run_forked(fn, timeout)
   local pid = ffi.C.fork()
   if pid == 0 then
     ffi.C.close(fds[0])
+    child(fds[1])
+    io.stdout:flush()
+    ffi.C._exit(0)
+  end
+  ffi.C.close(fds[1])
+  local buf = ffi.new("char[4096]")
+  while true do
+    local n = ffi.C.read(fds[0], buf, 4096)
+    if n <= 0 then break end
+    on_chunk(ffi.string(buf, n))
+  end
+  ffi.C.close(fds[0])
+  local status = ffi.new("int[1]")
+  ffi.C.waitpid(pid, status, 0)
+  return status[0] % 128
+end
+
+-- Runs fn() in a forked child, killed by SIGALRM after `timeout` seconds
+-- (0: none).  Returns true and what fn returned (a string, or "") or false
+-- and why it failed.
+local function run_forked(fn, timeout)
+  local chunks = {}
+  local sig = fork_piped(function(fd)
     if timeout and timeout > 0 then ffi.C.alarm(timeout) end
     local ok, e = xpcall(fn, function(err)
       if errors.is(err) then return errors.format(err) end
@@ -60,25 +87,10 @@ local function run_forked(fn, timeout)
     end)
     local msg = ok and ("ok " .. tostring(e or "")) or ("FAIL " .. tostring(e):gsub("\n", " | "))
     io.stdout:flush()
-    ffi.C.write(fds[1], msg, #msg)
-    ffi.C._exit(0)
-  end
-  ffi.C.close(fds[1])
-  local chunks, buf = {}, ffi.new("char[4096]")
-  while true do
-    local n = ffi.C.read(fds[0], buf, 4096)
-    if n <= 0 then break end
-    chunks[#chunks + 1] = ffi.string(buf, n)
-  end
-  ffi.C.close(fds[0])
-  local status = ffi.new("int[1]")
-  ffi.C.waitpid(pid, status, 0)
-  local st = status[0]
-  local sig = st % 128
+    ffi.C.write(fd, msg, #msg)
+  end, function(chunk) chunks[#chunks + 1] = chunk end)
   if sig == 14 then return false, "timed out after " .. timeout .. " s (--timeout)" end
-  if sig ~= 0 and sig ~= 127 then
-    return false, "crashed with signal " .. sig .. (SIGNALS[sig] or "")
-  end
+  if sig ~= 0 and sig ~= 127 then return false, crash_text(sig) end
   local msg = table.concat(chunks)
   if msg:sub(1, 3) == "ok " then return true, msg:sub(4) end
   if msg == "" then return false, "the test process exited without reporting" end
@@ -161,42 +173,28 @@ function M.main(args)
   -- each file in a forked child too: a crash or a hang in a file's top
   -- level (or in the runner) fails that file only
   for _, file in ipairs(files) do
-    io.stdout:flush()
-    local fds = ffi.new("int[2]")
-    assert(ffi.C.pipe(fds) == 0)
-    local pid = ffi.C.fork()
-    if pid == 0 then
-      ffi.C.close(fds[0])
-      local ok, e = pcall(run_file, file, filter, timeout, fds[1])
+    local done = false
+    local sig = fork_piped(function(fd)
+      local ok, e = pcall(run_file, file, filter, timeout, fd)
       if not ok then
         io.stdout:write(string.format("FAIL %s: %s\n", file, tostring(e):gsub("\n", " | ")))
-        ffi.C.write(fds[1], "-", 1)
+        ffi.C.write(fd, "-", 1)
       end
       io.stdout:flush()
-      ffi.C.write(fds[1], ".", 1)
-      ffi.C._exit(0)
-    end
-    ffi.C.close(fds[1])
-    local buf, done = ffi.new("char[256]"), false
-    while true do
-      local n = ffi.C.read(fds[0], buf, 256)
-      if n <= 0 then break end
-      for k = 0, tonumber(n) - 1 do
-        local ch = buf[k]
-        if ch == 43 then passed = passed + 1
-        elseif ch == 45 then failed = failed + 1
-        elseif ch == 46 then done = true end
+      ffi.C.write(fd, ".", 1)
+    end, function(chunk)
+      for k = 1, #chunk do
+        local ch = chunk:sub(k, k)
+        if ch == "+" then passed = passed + 1
+        elseif ch == "-" then failed = failed + 1
+        elseif ch == "." then done = true end
       end
-    end
-    ffi.C.close(fds[0])
-    local status = ffi.new("int[1]")
-    ffi.C.waitpid(pid, status, 0)
+    end)
     if not done then
-      local sig = status[0] % 128
       failed = failed + 1
       io.stdout:write(string.format("FAIL %s: %s\n", file, sig == 14
         and ("top level timed out after " .. timeout .. " s (--timeout)")
-        or (sig ~= 0 and ("crashed with signal " .. sig .. (SIGNALS[sig] or "")) or "the runner exited early")))
+        or (sig ~= 0 and crash_text(sig) or "the runner exited early")))
     end
   end
   io.stdout:flush()
