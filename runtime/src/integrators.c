@@ -320,8 +320,93 @@ static int step_bs3(diagc_sim *s, double h) {
 }
 
 /* Dormand-Prince 5(4), FSAL; the fifth-order solution is propagated and
- * errv gets |x5 - x4|. */
-static int step_dp54(diagc_sim *s, double h) {
+ * errv gets |x5 - x4|.
+ *
+ * This is the hot path of error-controlled integration, and for a small
+ * model a step's time is mostly the latency of its chain of stages (each
+ * stage's state needs the previous stage's derivative).  So the step keeps
+ * that chain short: each stage loop reads the derivative
+ * just evaluated straight from the model's storage, copying it into its k
+ * on the way, instead of from a copy made first (one store-to-load round
+ * trip less per stage); the last stage's derivative and state are written
+ * to the FSAL buffers, which become the next step's k1 and x0 by swapping
+ * pointers, not by copying; and a rejected attempt leaves its first stage
+ * for the retry.  The descriptor's functions are read once per step and
+ * the scratch vectors are restrict-qualified (distinct slices of s->xsave,
+ * never overlapping the context, a separate allocation).  The arithmetic,
+ * term for term and in the same order, is that of the plain version, so
+ * results are bit-identical. */
+typedef struct stage_io {
+  void *ctx;
+  void (*set_time)(void *ctx, double t);
+  double *(*mutable_xc)(void *ctx);
+  void (*set_xc)(void *ctx, const double *xc);
+  int (*calc)(void *ctx, const double **xcdot);
+  double *xt; /* where a stage is formed without mutable_xc */
+} stage_io;
+
+static void stage_io_init(diagc_sim *s, stage_io *io) {
+  io->ctx = s->ctx;
+  io->set_time = s->m->set_time;
+  io->mutable_xc = s->m->mutable_xc;
+  io->set_xc = s->m->set_xc;
+  io->calc = s->m->calc_derivatives;
+  io->xt = s->xt;
+}
+
+/* Sets the stage time and returns where to form the stage's state. */
+static inline double *stage_begin(const stage_io *io, double t) {
+  io->set_time(io->ctx, t);
+  return io->mutable_xc ? io->mutable_xc(io->ctx) : io->xt;
+}
+
+static inline void stage_end(const stage_io *io, const double *x) {
+  if (!io->mutable_xc) io->set_xc(io->ctx, x);
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int stage_eval_failed(diagc_sim *s, int rc) {
+  diagc_sim_set_err(s, "calc_derivatives failed (status %d) at t = %.17g",
+                    rc, diagc_sim_ctx_time(s));
+  return DIAGC_SIM_E_EVAL;
+}
+
+/* Evaluates the derivatives at the context; *d points at the model's
+ * storage.  The stage loops read *d directly while they write the next
+ * stage's state through mutable_xc (and copy it into the stage's k on the
+ * way): one store-to-load round trip less on the critical path of every
+ * stage than copying it out first.  This relies on the descriptor contract
+ * that set_time and mutable_xc only invalidate (they do not change the
+ * values calc_derivatives returned), and that xcdot's storage does not
+ * overlap xc. */
+static inline int stage_eval(diagc_sim *s, const stage_io *io,
+                             const double **d) {
+  int rc;
+  *d = NULL;
+  rc = io->calc(io->ctx, d);
+  s->st.derivative_evals++;
+  if (rc != 0 || *d == NULL) return stage_eval_failed(s, rc);
+  return 0;
+}
+
+static void swap_vec(double **a, double **b) {
+  double *t = *a;
+  *a = *b;
+  *b = t;
+}
+
+/* Dormand-Prince's stages.  d is the derivative just evaluated (the newest
+ * k, still in the model's storage).  With error control, the last stage
+ * k7 = f(t0 + h, x1) goes to k7 and x1 to xf as well as to the context:
+ * they become the next step's k1 and x0 (first same as last). */
+static int dp54_stages(diagc_sim *s, const stage_io *io, double t0, double h,
+                       int n, const double *restrict x0, double *restrict k1,
+                       double *restrict k2, double *restrict k3,
+                       double *restrict k4, double *restrict k5,
+                       double *restrict k6, double *restrict k7,
+                       double *restrict xf, double *restrict errv) {
   static const double c2 = 1.0 / 5, c3 = 3.0 / 10, c4 = 4.0 / 5, c5 = 8.0 / 9;
   static const double a21 = 1.0 / 5;
   static const double a31 = 3.0 / 40, a32 = 9.0 / 40;
@@ -336,56 +421,115 @@ static int step_dp54(diagc_sim *s, double h) {
   /* b(5th) - b(4th) */
   static const double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920,
                       e5 = -17253.0 / 339200, e6 = 22.0 / 525, e7 = -1.0 / 40;
-  int i, n = s->nxc, rc;
-  const double t0 = diagc_sim_ctx_time(s);
-  const double *x0 = s->x0;
-  double *k1 = s->k0, *k2 = s->k1, *k3 = s->k2, *k4 = s->k3, *k5 = s->k4,
-         *k6 = s->k5, *k7 = s->k6, *x;
-  vcopy(s->x0, xc_now(s), n);
-  if ((rc = eval_first_stage(s, t0, x0, k1)) != 0) return rc;
-  put_time(s, t0 + c2 * h);
-  x = xc_begin(s);
-  for (i = 0; i < n; i++) x[i] = x0[i] + k1[i] * (a21 * h);
-  xc_end(s, x);
-  if ((rc = eval_xcdot(s, k2)) != 0) return rc;
-  put_time(s, t0 + c3 * h);
-  x = xc_begin(s);
-  for (i = 0; i < n; i++)
-    x[i] = x0[i] + (k1[i] * (a31 * h) + k2[i] * (a32 * h));
-  xc_end(s, x);
-  if ((rc = eval_xcdot(s, k3)) != 0) return rc;
-  put_time(s, t0 + c4 * h);
-  x = xc_begin(s);
-  for (i = 0; i < n; i++)
-    x[i] = x0[i] + (k1[i] * (a41 * h) + k2[i] * (a42 * h) + k3[i] * (a43 * h));
-  xc_end(s, x);
-  if ((rc = eval_xcdot(s, k4)) != 0) return rc;
-  put_time(s, t0 + c5 * h);
-  x = xc_begin(s);
-  for (i = 0; i < n; i++)
-    x[i] = x0[i] + (k1[i] * (a51 * h) + k2[i] * (a52 * h) +
-                    k3[i] * (a53 * h) + k4[i] * (a54 * h));
-  xc_end(s, x);
-  if ((rc = eval_xcdot(s, k5)) != 0) return rc;
-  put_time(s, t0 + h);
-  x = xc_begin(s);
-  for (i = 0; i < n; i++)
-    x[i] = x0[i] + (k1[i] * (a61 * h) + k2[i] * (a62 * h) +
-                    k3[i] * (a63 * h) + k4[i] * (a64 * h) + k5[i] * (a65 * h));
-  xc_end(s, x);
-  if ((rc = eval_xcdot(s, k6)) != 0) return rc;
-  x = xc_begin(s);
-  for (i = 0; i < n; i++)
-    x[i] = x0[i] + (k1[i] * (b1 * h) + k3[i] * (b3 * h) + k4[i] * (b4 * h) +
-                    k5[i] * (b5 * h) + k6[i] * (b6 * h));
-  xc_end(s, x);
+  int i, rc;
+  double *x;
+  const double *d;
+
+  x = stage_begin(io, t0 + c2 * h);
+  {
+    const double f1 = a21 * h;
+    for (i = 0; i < n; i++) x[i] = x0[i] + k1[i] * f1;
+  }
+  stage_end(io, x);
+  if ((rc = stage_eval(s, io, &d)) != 0) return rc;
+  x = stage_begin(io, t0 + c3 * h);
+  {
+    const double f1 = a31 * h, f2 = a32 * h;
+    for (i = 0; i < n; i++) {
+      const double kn = d[i];
+      k2[i] = kn;
+      x[i] = x0[i] + (k1[i] * f1 + kn * f2);
+    }
+  }
+  stage_end(io, x);
+  if ((rc = stage_eval(s, io, &d)) != 0) return rc;
+  x = stage_begin(io, t0 + c4 * h);
+  {
+    const double f1 = a41 * h, f2 = a42 * h, f3 = a43 * h;
+    for (i = 0; i < n; i++) {
+      const double kn = d[i];
+      k3[i] = kn;
+      x[i] = x0[i] + (k1[i] * f1 + k2[i] * f2 + kn * f3);
+    }
+  }
+  stage_end(io, x);
+  if ((rc = stage_eval(s, io, &d)) != 0) return rc;
+  x = stage_begin(io, t0 + c5 * h);
+  {
+    const double f1 = a51 * h, f2 = a52 * h, f3 = a53 * h, f4 = a54 * h;
+    for (i = 0; i < n; i++) {
+      const double kn = d[i];
+      k4[i] = kn;
+      x[i] = x0[i] + (k1[i] * f1 + k2[i] * f2 + k3[i] * f3 + kn * f4);
+    }
+  }
+  stage_end(io, x);
+  if ((rc = stage_eval(s, io, &d)) != 0) return rc;
+  x = stage_begin(io, t0 + h);
+  {
+    const double f1 = a61 * h, f2 = a62 * h, f3 = a63 * h, f4 = a64 * h,
+                 f5 = a65 * h;
+    for (i = 0; i < n; i++) {
+      const double kn = d[i];
+      k5[i] = kn;
+      x[i] = x0[i] + (k1[i] * f1 + k2[i] * f2 + k3[i] * f3 + k4[i] * f4 +
+                      kn * f5);
+    }
+  }
+  stage_end(io, x);
+  if ((rc = stage_eval(s, io, &d)) != 0) return rc;
+  /* the solution, at the time already set */
+  x = io->mutable_xc ? io->mutable_xc(io->ctx) : io->xt;
+  {
+    const double f1 = b1 * h, f3 = b3 * h, f4 = b4 * h, f5 = b5 * h,
+                 f6 = b6 * h;
+    for (i = 0; i < n; i++) {
+      const double kn = d[i];
+      const double x1 = x0[i] + (k1[i] * f1 + k3[i] * f3 + k4[i] * f4 +
+                                 k5[i] * f5 + kn * f6);
+      k6[i] = kn;
+      x[i] = x1;
+      xf[i] = x1;
+    }
+  }
+  stage_end(io, x);
   if (s->fixed_mode) return 0; /* the error estimate is not needed */
-  if ((rc = eval_xcdot(s, k7)) != 0) return rc;
-  keep_last_stage(s, t0 + h, x, k7);
-  for (i = 0; i < n; i++)
-    s->errv[i] = fabs(k1[i] * (e1 * h) + k3[i] * (e3 * h) + k4[i] * (e4 * h) +
-                      k5[i] * (e5 * h) + k6[i] * (e6 * h) + k7[i] * (e7 * h));
+  if ((rc = stage_eval(s, io, &d)) != 0) return rc;
+  {
+    const double f1 = e1 * h, f3 = e3 * h, f4 = e4 * h, f5 = e5 * h,
+                 f6 = e6 * h, f7 = e7 * h;
+    for (i = 0; i < n; i++) {
+      const double kn = d[i];
+      k7[i] = kn;
+      errv[i] = fabs(k1[i] * f1 + k3[i] * f3 + k4[i] * f4 + k5[i] * f5 +
+                     k6[i] * f6 + kn * f7);
+    }
+  }
+  s->fsal_t = t0 + h;
+  s->fsal_valid = 1;
   return 0;
+}
+
+static int step_dp54(diagc_sim *s, double h) {
+  stage_io io;
+  const double t0 = diagc_sim_ctx_time(s);
+  const int n = s->nxc;
+  stage_io_init(s, &io);
+  if (s->fsal_valid && s->fsal_t == t0 && vsame(s->fsal_x, xc_now(s), n)) {
+    /* first same as last: the buffers holding the last step's end state
+     * and derivative become this step's x0 and k1 (no copy) */
+    swap_vec(&s->x0, &s->fsal_x);
+    swap_vec(&s->k0, &s->fsal_k);
+  } else {
+    const double *d;
+    int rc;
+    vcopy(s->x0, xc_now(s), n);
+    if ((rc = stage_eval(s, &io, &d)) != 0) return rc;
+    vcopy(s->k0, d, n);
+  }
+  s->fsal_valid = 0;
+  return dp54_stages(s, &io, t0, h, n, s->x0, s->k0, s->k1, s->k2, s->k3,
+                     s->k4, s->k5, s->fsal_k, s->fsal_x, s->errv);
 }
 
 /* ---- implicit Euler ------------------------------------------------------
@@ -766,6 +910,14 @@ static int step_error_controlled(diagc_sim *s, double h_max, int *full_step) {
       h = next;
       put_time(s, t_cur);
       put_xc(s, s->x0);
+      if (s->integ == DIAGC_INT_DP54 || s->integ == DIAGC_INT_BS3) {
+        /* the retry's first stage is the derivative at the restored start,
+         * which the rejected attempt evaluated into k0 */
+        swap_vec(&s->x0, &s->fsal_x);
+        swap_vec(&s->k0, &s->fsal_k);
+        s->fsal_t = t_cur;
+        s->fsal_valid = 1;
+      }
     }
   } while (!ok);
   *full_step = (h == h_max);

@@ -68,6 +68,7 @@ struct diagc_sim {
   double *wx0;               /* continuous state at the step start */
   unsigned char *wit_ev_fired; /* n_ev: event's witness triggered in the
                                   last step */
+  int wit_any_fired;          /* some wit_ev_fired entry is set */
 
   /* progress hook */
   diagc_progress_fn progress_fn;
@@ -94,6 +95,9 @@ struct diagc_sim {
   unsigned char *g_fired;     /* groups due at the last computed time */
   int timed_triggered;        /* the fired groups are merged */
   unsigned char *sel;         /* n_ev scratch flags: selected for this round */
+  int n_per_step[3];          /* per kind: per-step events (publishes:
+                                 with per-step loggers), which a simulator
+                                 step always selects */
 
   /* loggers */
   diagc_log_fn log_fn;

@@ -428,6 +428,7 @@ diagc_sim *diagc_sim_create_ex(const diagc_model *m,
       s->g_kinds[g] |= (unsigned char)(1u << e->kind);
       e->group = g;
     }
+    if (e->trigger == DIAGC_TRIGGER_PER_STEP) s->n_per_step[e->kind]++;
   }
   /* Per-kind dispatch order: leaf, then initialization / per-step / timed,
    * then declaration order (Drake's merged event collections). */
@@ -521,6 +522,15 @@ static int selected(const diagc_sim *s, int e, int phase) {
       return phase != PHASE_INIT_UPDATE && s->timed_triggered &&
              s->g_fired[ev->group];
   }
+}
+
+/* Whether a round of PHASE_STEP may select an event of this kind: cheap
+ * guards for the common step at which nothing is due.  When it returns 0,
+ * selected() is 0 for every event of the kind (initialization events are
+ * never selected in PHASE_STEP, timed ones need timed_triggered, witness
+ * ones a set wit_ev_fired entry). */
+static int step_may_select(const diagc_sim *s, int kind) {
+  return s->n_per_step[kind] > 0 || s->timed_triggered || s->wit_any_fired;
 }
 
 static int normalize_status(int st) {
@@ -774,6 +784,7 @@ static int integrate_step(diagc_sim *s, double next_publish,
     return diagc_integrate_no_further_than(s, next_publish, next_update,
                                            t_max, result);
   memset(s->wit_ev_fired, 0, (size_t)(s->n_ev > 0 ? s->n_ev : 1));
+  s->wit_any_fired = 0;
   t0 = diagc_sim_ctx_time(s);
   if (s->nxc > 0)
     memcpy(s->wx0, s->ctx + m->xc_offset, (size_t)s->nxc * sizeof(double));
@@ -804,8 +815,11 @@ static int integrate_step(diagc_sim *s, double next_publish,
   }
   for (i = 0; i < s->n_wit; i++) {
     const diagc_witness_desc *d = &m->witnesses[i];
-    if (d->event >= 0 && witness_triggers(d->direction, s->w0[i], s->w1[i]))
+    if (d->event >= 0 &&
+        witness_triggers(d->direction, s->w0[i], s->w1[i])) {
       s->wit_ev_fired[d->event] = 1;
+      s->wit_any_fired = 1;
+    }
   }
   s->st.witness_triggers++;
   return 0;
@@ -823,6 +837,7 @@ int diagc_sim_initialize(diagc_sim *s) {
   s->err[0] = 0;
   s->timed_triggered = 0;
   memset(s->wit_ev_fired, 0, (size_t)(s->n_ev > 0 ? s->n_ev : 1));
+  s->wit_any_fired = 0;
   /* Reset statistics (the integrator's step-size history is kept, as in
    * Drake, where IntegratorBase::Initialize leaves the ideal next step). */
   memset(&s->st, 0, sizeof s->st);
@@ -900,21 +915,29 @@ int diagc_sim_advance_to(diagc_sim *s, double t_max) {
     acc_t acc = {DIAGC_DID_NOTHING, -1, 0};
 
     /* 1. pending updates: unrestricted, then discrete */
-    handle_updates(s, DIAGC_UNRESTRICTED_UPDATE, PHASE_STEP, &acc);
-    if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
-    handle_updates(s, DIAGC_DISCRETE_UPDATE, PHASE_STEP, &acc);
-    if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
+    if (step_may_select(s, DIAGC_UNRESTRICTED_UPDATE)) {
+      handle_updates(s, DIAGC_UNRESTRICTED_UPDATE, PHASE_STEP, &acc);
+      if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
+    }
+    if (step_may_select(s, DIAGC_DISCRETE_UPDATE)) {
+      handle_updates(s, DIAGC_DISCRETE_UPDATE, PHASE_STEP, &acc);
+      if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
+    }
 
     if (acc.sev != DIAGC_REACHED_TERMINATION) {
       unsigned kinds;
       double te, next_update = INFINITY, next_publish = INFINITY;
       int result;
 
-      /* 2. next timed event */
-      rc = calc_next_update_time(s, diagc_sim_ctx_time(s), &te, &kinds);
-      if (rc != 0) {
-        s->broken = 1;
-        return rc;
+      /* 2. next timed event (none without periodic events) */
+      te = INFINITY;
+      kinds = 0;
+      if (s->n_groups > 0) {
+        rc = calc_next_update_time(s, diagc_sim_ctx_time(s), &te, &kinds);
+        if (rc != 0) {
+          s->broken = 1;
+          return rc;
+        }
       }
       if (kinds & ((1u << DIAGC_DISCRETE_UPDATE) |
                    (1u << DIAGC_UNRESTRICTED_UPDATE)))
@@ -934,8 +957,10 @@ int diagc_sim_advance_to(diagc_sim *s, double t_max) {
       if ((rc = check_finite_xc(s)) != 0) return rc;
 
       /* 5. per-step, reached timed and witness publishes on x-(t) */
-      handle_publishes(s, PHASE_STEP, &acc);
-      if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
+      if (step_may_select(s, DIAGC_PUBLISH)) {
+        handle_publishes(s, PHASE_STEP, &acc);
+        if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
+      }
       if (s->progress_fn) s->progress_fn(s->progress_user, diagc_sim_ctx_time(s));
     }
 

@@ -186,6 +186,81 @@ static void eval_counts(void) {
   }
 }
 
+/* First same as last, checked against re-evaluation: a per-step
+ * unrestricted update that writes the state back unchanged makes every
+ * step start from a context the integrator did not leave (its stored last
+ * stage is discarded and the first stage evaluated afresh), which must
+ * not change a bit of the result; a model without mutable_xc (stages
+ * copied in with set_xc) must not either.  Derivative evaluations: a
+ * first-same-as-last method with s stages costs 1 + (s - 1) per attempt
+ * when the last stage carries over, and a rejected attempt's retry reuses
+ * the first stage at the restored start. */
+static int touch_handler(void *ctx, void *state_buf) {
+  (void)ctx;
+  (void)state_buf; /* preloaded with the current state: unchanged */
+  return DIAGC_SUCCEEDED;
+}
+static void touch_apply(void *ctx, const void *state_buf) {
+  osc_set_state(ctx, state_buf);
+}
+static const diagc_event_desc touch_event = {
+    "osc.touch", 0, DIAGC_TRIGGER_PER_STEP, DIAGC_UNRESTRICTED_UPDATE, 0, 0,
+    touch_handler, touch_apply};
+
+static int run_osc_model(const diagc_model *m, const char *integ,
+                         double xc_out[2], diagc_sim_statistics *st) {
+  diagc_sim_options o;
+  diagc_sim *sim;
+  int rc;
+  diagc_sim_options_init(&o);
+  o.integrator = integ;
+  o.accuracy = 1e-9;
+  o.max_step = 10;
+  o.initial_step = 0.5; /* too large: the first attempts are rejected */
+  sim = diagc_sim_create(m, &o);
+  if (!sim) return -100;
+  rc = diagc_sim_advance_to(sim, 10.0);
+  memcpy(xc_out, ((const osc_ctx *)diagc_sim_context(sim))->xc,
+         2 * sizeof(double));
+  diagc_sim_stats(sim, st);
+  diagc_sim_destroy(sim);
+  return rc;
+}
+
+static void fsal_test(const char *integ, int stages) {
+  diagc_model touched = osc_model, copied = osc_model;
+  diagc_sim_statistics a, b, c;
+  double xa[2], xb[2], xc[2];
+  char name[96];
+  int ra, rb, rc;
+  touched.n_events = 1;
+  touched.events = &touch_event;
+  copied.mutable_xc = NULL;
+  ra = run_osc_model(&osc_model, integ, xa, &a);
+  rb = run_osc_model(&touched, integ, xb, &b);
+  rc = run_osc_model(&copied, integ, xc, &c);
+  snprintf(name, sizeof name, "fsal.%s.bit_identical", integ);
+  check(ra == 0 && rb == 0 && rc == 0 && memcmp(xa, xb, sizeof xa) == 0 &&
+            memcmp(xa, xc, sizeof xa) == 0 &&
+            a.integrator_steps == b.integrator_steps &&
+            a.rejected_steps == b.rejected_steps &&
+            b.unrestricted_updates == b.steps,
+        name, "rc %d/%d/%d q %.17g / %.17g / %.17g steps %lld / %lld", ra,
+        rb, rc, xa[0], xb[0], xc[0], (long long)a.integrator_steps,
+        (long long)b.integrator_steps);
+  snprintf(name, sizeof name, "fsal.%s.evals", integ);
+  check(a.rejected_steps > 0 &&
+            a.derivative_evals ==
+                1 + (stages - 1) * (a.integrator_steps + a.rejected_steps) &&
+            c.derivative_evals == a.derivative_evals &&
+            b.derivative_evals ==
+                b.integrator_steps +
+                    (stages - 1) * (b.integrator_steps + b.rejected_steps),
+        name, "steps %lld rejected %lld evals %lld (touched %lld)",
+        (long long)a.integrator_steps, (long long)a.rejected_steps,
+        (long long)a.derivative_evals, (long long)b.derivative_evals);
+}
+
 static int n_progress;
 static double progress_t;
 static void on_progress(void *user, double t) {
@@ -238,6 +313,8 @@ int main(void) {
   implicit_closed_form();
   semi_explicit_recurrence();
   eval_counts();
+  fsal_test("bogacki_shampine3", 4);
+  fsal_test("dormand_prince54", 7);
   progress_test();
   return check_exit();
 }

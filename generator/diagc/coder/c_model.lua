@@ -352,6 +352,21 @@ function M.generate(F, eps, opts)
     for _, w in ipairs(wlist) do
       C:linef("  const uint64_t v%d = c->valid[%d] & c->cache_on;", w, w)
     end
+    -- When every entry of the schedule is stale (the simulator's case: it
+    -- changes xc before each derivative), the same steps run with no tests:
+    -- one straight block the C compiler schedules as a whole.
+    local stale = {}
+    for _, w in ipairs(wlist) do
+      stale[#stale + 1] = string.format("(v%d & UINT64_C(0x%s))", w, bit.tohex(words[w], 16))
+    end
+    C:linef("  if (!(%s)) {", table.concat(stale, " | "))
+    for _, x in ipairs(order) do
+      C:linef("    /* %s */", loops.entry_path(x))
+      for _, d in ipairs(x.deps) do C:linef("    %s__CNT(c->n_eval[%d]++);", P, d.entry.index) end
+      emit_value(x, "    ")
+      C:linef("    %s__CNT(c->n_calc[%d]++);", P, x.index)
+    end
+    C:line("  } else {")
     for _, x in ipairs(order) do
       local w, b = word_bit(x)
       C:linef("  if (!(v%d & %s)) { /* %s */", w, b, loops.entry_path(x))
@@ -360,6 +375,7 @@ function M.generate(F, eps, opts)
       C:linef("    %s__CNT(c->n_calc[%d]++);", P, x.index)
       C:line("  }")
     end
+    C:line("  }")
     for _, w in ipairs(wlist) do
       C:linef("  c->valid[%d] |= UINT64_C(0x%s);", w, bit.tohex(words[w], 16))
     end
