@@ -11,7 +11,7 @@ typedef struct bent {
   int kind, group;
   diagc_exec_fn fn;
   void *user;
-  int64_t period, due;
+  int64_t period, due, offset;
   int armed;
   int guard;
   size_t msg_size, slot;
@@ -92,10 +92,19 @@ int base_prepare(base_exec *ex) {
   int64_t now = diagc_monotonic_ns();
   for (int i = 0; i < ex->n; i++)
     if (ex->e[i].kind == DIAGC_ENT_TIMER) {
+      ex->e[i].offset = ex->e[i].due;
       ex->e[i].due += now;
       ex->e[i].armed = 1;
     }
   return 0;
+}
+
+void base_set_epoch(base_exec *ex, int64_t epoch_ns) {
+  pthread_mutex_lock(&ex->mu);
+  for (int i = 0; i < ex->n; i++)
+    if (ex->e[i].kind == DIAGC_ENT_TIMER) ex->e[i].due = epoch_ns + ex->e[i].offset;
+  pthread_cond_broadcast(&ex->cv);
+  pthread_mutex_unlock(&ex->mu);
 }
 
 int base_deliver(base_exec *ex, int sub, const void *msg, size_t size) {

@@ -22,6 +22,8 @@ int base_add_timer(base_exec *ex, int group, int64_t period_ns, int64_t offset_n
 int base_add_subscription(base_exec *ex, int group, size_t msg_size, int depth, diagc_exec_fn fn, void *user);
 int base_add_guard(base_exec *ex, int group, diagc_exec_fn fn, void *user);
 int base_prepare(base_exec *ex);
+/* After prepare: every timer next fires at epoch_ns + its offset. */
+void base_set_epoch(base_exec *ex, int64_t epoch_ns);
 int base_deliver(base_exec *ex, int sub, const void *msg, size_t size);
 int base_trigger(base_exec *ex, int guard);
 /* One harvest, each ready entity executed once (rclcpp spin_some). */

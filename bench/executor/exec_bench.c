@@ -325,9 +325,10 @@ static void b_stop(void *ex) { base_stop_timers(ex); }
 static int b_idle(void *ex) { return base_idle(ex); }
 static void b_shutdown(void *ex, uint64_t *p, uint64_t *d) { base_shutdown(ex, p, d); }
 static void b_destroy(void *ex) { base_destroy(ex); }
+static void b_start_at(void *ex, int64_t t) { base_set_epoch(ex, t); }
 static const replay_backend baseline_backend = {
   "baseline", b_create, b_add_group, b_add_timer, b_add_sub, b_prepare, b_deliver,
-  b_spin, b_stop, b_idle, b_shutdown, b_destroy,
+  b_spin, b_stop, b_idle, b_shutdown, b_destroy, b_start_at,
 };
 
 static int bench_topo(const char *file, int threads, double seconds, const char *impl) {
@@ -339,16 +340,18 @@ static int bench_topo(const char *file, int threads, double seconds, const char 
   }
   replay_result r;
   const replay_backend *be = strcmp(impl, "baseline") == 0 ? &baseline_backend : &replay_diagc_backend;
-  int rc = replay_run(t, be, threads, seconds, &r, err, sizeof err);
+  int rc = replay_run(t, be, threads, seconds, 1, &r, err, sizeof err);
   replay_free(t);
   if (rc) {
     fprintf(stderr, "exec_bench: %s\n", err);
     return 1;
   }
   printf("RESULT topo %s threads=%d received=%llu mean_us=%.1f max_us=%.1f late=%llu too_late=%llu lost=%llu "
-         "cpu=%.1f\n",
+         "cpu=%.1f probe_top=%d stalls=%llu stalled_ms=%.1f stall_max_us=%.0f late_in_stall=%llu late_rec=%llu\n",
          be->name, threads, (unsigned long long)r.received, r.mean_us, r.max_us, (unsigned long long)r.late,
-         (unsigned long long)r.too_late, (unsigned long long)r.lost, r.cpu_percent);
+         (unsigned long long)r.too_late, (unsigned long long)r.lost, r.cpu_percent,
+         r.probe_top_priority == r.probe_cpus, (unsigned long long)r.probe_stalls, r.probe_stalled_ms, r.probe_max_us, (unsigned long long)r.late_in_stall,
+         (unsigned long long)r.late_recorded);
   replay_result_free(&r);
   return 0;
 }

@@ -78,11 +78,18 @@ struct diagc_exec {
   void *pred_user;
   int64_t deadline;
   int in_callback, nidle, searching;
+  /* timers: there is no timer thread.  next_due is the earliest due time of
+   * an armed timer (NO_DUE: none).  During spin and spin_until one idle
+   * worker, the keeper, sleeps on timer_cv until next_due (the others sleep
+   * on work_cv without a timeout) and queues the due timers itself; every
+   * delivery, trigger and finished callback also queues the timers that are
+   * due, so a timer's item gets its sequence number at its due time, as if
+   * a timer thread had queued it, whenever a worker or a producer is awake. */
+  int64_t next_due, keeper_until;
+  int keeper;
   /* threads */
   pthread_t *helpers;
   int nhelpers;
-  pthread_t timer_thread;
-  int timer_started;
   int64_t manual_now, epoch;
   unsigned char **scratch;
   size_t scratch_size;
@@ -91,6 +98,8 @@ struct diagc_exec {
 };
 
 static _Thread_local diagc_exec *tl_in_callback;
+
+#define NO_DUE INT64_MAX
 
 int64_t diagc_monotonic_ns(void) {
   struct timespec ts;
@@ -164,6 +173,7 @@ diagc_exec *diagc_exec_create(const diagc_exec_config *cfg_in) {
   diagc_exec *ex = calloc(1, sizeof *ex);
   if (!ex) return NULL;
   ex->cfg = cfg;
+  ex->next_due = NO_DUE;
   if (cfg.threads == 0) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     ex->nthreads = n < 2 ? 2 : (int)n;
@@ -342,11 +352,38 @@ static exec_item ring_pop(item_ring *r) {
   return it;
 }
 
+/* Wakes one idle worker ("searching": one is already on its way).  The
+ * keeper is woken only when no other worker is idle. */
 static void wake_one(diagc_exec *ex) {
-  if (ex->nidle > 0 && !ex->searching) {
+  if (ex->searching) return;
+  if (ex->nidle > 0) {
     ex->searching = 1;
     pthread_cond_signal(&ex->work_cv);
+  } else if (ex->keeper) {
+    ex->searching = 1;
+    pthread_cond_signal(&ex->timer_cv);
   }
+}
+
+/* Wakes every waiting thread, the keeper included (session end, cancel,
+ * shutdown). */
+static void wake_all(diagc_exec *ex) {
+  pthread_cond_broadcast(&ex->work_cv);
+  pthread_cond_broadcast(&ex->timer_cv);
+}
+
+/* 1 if the current session keeps the timers running (spin, spin_until on
+ * the monotonic clock). */
+static int keeps_timers(const diagc_exec *ex) {
+  return ex->cfg.clock == DIAGC_CLOCK_MONOTONIC && (ex->session == S_SPIN || ex->session == S_UNTIL) &&
+         !ex->session_done && !ex->cancel && !ex->shut;
+}
+
+/* If timers are armed and no worker keeps them, wakes an idle one: it will
+ * find no work and become the keeper.  Called before a worker runs a
+ * callback, so that timers stay on time while it is busy. */
+static void ensure_keeper(diagc_exec *ex) {
+  if (!ex->keeper && ex->next_due != NO_DUE && ex->nidle > 0 && keeps_timers(ex)) wake_one(ex);
 }
 
 static void ready_push(diagc_exec *ex, int g) {
@@ -384,15 +421,23 @@ static int queued_count(const exec_ent *e) {
 
 /* Fires every due timer (ordered by due time, then id). */
 static void poll_timers(diagc_exec *ex, int64_t now) {
-  if (ex->timers_stopped || ex->shut) return;
+  if (ex->timers_stopped || ex->shut) {
+    ex->next_due = NO_DUE;
+    return;
+  }
   for (;;) {
     int best = -1;
+    int64_t next = NO_DUE;
     for (int i = 0; i < ex->nents; i++) {
       exec_ent *e = &ex->ents[i];
-      if (e->kind == DIAGC_ENT_TIMER && e->armed && e->due <= now &&
-          (best < 0 || e->due < ex->ents[best].due)) best = i;
+      if (e->kind != DIAGC_ENT_TIMER || !e->armed) continue;
+      if (e->due <= now && (best < 0 || e->due < ex->ents[best].due)) best = i;
+      else if (e->due > now && e->due < next) next = e->due;
     }
-    if (best < 0) return;
+    if (best < 0) {
+      ex->next_due = next;
+      return;
+    }
     exec_ent *e = &ex->ents[best];
     e->armed = 0;
     e->sched = e->due;
@@ -416,35 +461,54 @@ static void rearm(diagc_exec *ex, exec_ent *e) {
   }
   e->due = next;
   e->armed = 1;
+  if (next < ex->next_due) ex->next_due = next;
   if (ex->cfg.clock == DIAGC_CLOCK_MANUAL) poll_timers(ex, now);
-  else pthread_cond_signal(&ex->timer_cv);
+  else if (ex->keeper && next < ex->keeper_until) pthread_cond_signal(&ex->timer_cv);
 }
 
-static void *timer_main(void *arg) {
-  diagc_exec *ex = arg;
-  pthread_mutex_lock(&ex->mu);
-  while (!ex->destroying) {
-    if (ex->shut || ex->timers_stopped) {
-      pthread_cond_wait(&ex->timer_cv, &ex->mu);
-      continue;
-    }
-    int64_t now = diagc_monotonic_ns();
+/* Queues the timers that are due on the monotonic clock (lock held).  A
+ * worker of this executor (`worker` = 1) is awake and about to take work:
+ * no other worker is woken for the first item.  Other callers (producers,
+ * introspection) wake workers as usual. */
+static void catch_up_timers(diagc_exec *ex, int worker) {
+  if (ex->cfg.clock != DIAGC_CLOCK_MONOTONIC || ex->next_due == NO_DUE) return;
+  int64_t now = diagc_monotonic_ns();
+  if (now < ex->next_due) return;
+  if (!worker) {
     poll_timers(ex, now);
-    int64_t next = -1;
-    for (int i = 0; i < ex->nents; i++) {
-      exec_ent *e = &ex->ents[i];
-      if (e->kind == DIAGC_ENT_TIMER && e->armed && (next < 0 || e->due < next)) next = e->due;
-    }
-    if (next < 0) {
-      pthread_cond_wait(&ex->timer_cv, &ex->mu);
-    } else {
-      struct timespec ts;
-      abs_deadline(&ts, next);
-      pthread_cond_timedwait(&ex->timer_cv, &ex->mu, &ts);
-    }
+    return;
   }
-  pthread_mutex_unlock(&ex->mu);
-  return NULL;
+  int searching = ex->searching;
+  ex->searching = 1;
+  poll_timers(ex, now);
+  ex->searching = searching;
+}
+
+/* Waits for work (lock held) until signalled or `deadline` (< 0: none).  An
+ * idle worker of a session that keeps timers becomes the keeper if there is
+ * none: it waits on timer_cv until the next due time as well, then returns
+ * to queue the due timers and run the first itself (no wake-up hop). */
+static void idle_wait(diagc_exec *ex, int64_t deadline) {
+  struct timespec ts;
+  if (!ex->keeper && ex->next_due != NO_DUE && keeps_timers(ex)) {
+    int64_t until = ex->next_due;
+    if (deadline >= 0 && deadline < until) until = deadline;
+    ex->keeper = 1;
+    ex->keeper_until = until;
+    abs_deadline(&ts, until);
+    pthread_cond_timedwait(&ex->timer_cv, &ex->mu, &ts);
+    ex->keeper = 0;
+  } else {
+    ex->nidle++;
+    if (deadline >= 0) {
+      abs_deadline(&ts, deadline);
+      pthread_cond_timedwait(&ex->work_cv, &ex->mu, &ts);
+    } else {
+      pthread_cond_wait(&ex->work_cv, &ex->mu);
+    }
+    ex->nidle--;
+  }
+  ex->searching = 0;
 }
 
 /* Picks the next item of the session (lock held).  Returns 0 if none. */
@@ -526,6 +590,7 @@ static void run_item(diagc_exec *ex, int worker, exec_item it) {
   }
   /* another group is ready: let one more worker look for it */
   if (ex->rcount > 0) wake_one(ex);
+  ensure_keeper(ex);
   ex->in_callback++;
   diagc_exec_pred pred = ex->session == S_UNTIL ? ex->pred : NULL;
   void *pred_user = ex->pred_user;
@@ -551,11 +616,11 @@ static void run_item(diagc_exec *ex, int worker, exec_item it) {
   group_check(ex, e->group);
   if (ex->session == S_SOME && it.seq <= ex->limit && --ex->remaining == 0) {
     ex->session_done = 1;
-    pthread_cond_broadcast(&ex->work_cv);
+    wake_all(ex);
   }
   if (pred_true && ex->session == S_UNTIL) {
     ex->session_done = 2;
-    pthread_cond_broadcast(&ex->work_cv);
+    wake_all(ex);
   }
   if (ex->in_callback == 0) pthread_cond_broadcast(&ex->done_cv);
 }
@@ -568,15 +633,15 @@ static void *helper_main(void *arg) {
     if (pthread_equal(ex->helpers[i], pthread_self())) worker = i + 1;
   while (!ex->destroying) {
     exec_item it;
-    if (ex->session != S_NONE && !ex->session_done && !ex->shut && take(ex, &it)) {
-      ex->searching = 0;
-      run_item(ex, worker < 0 ? 1 : worker, it);
-      continue;
+    if (ex->session != S_NONE && !ex->session_done && !ex->shut) {
+      catch_up_timers(ex, 1);
+      if (take(ex, &it)) {
+        ex->searching = 0;
+        run_item(ex, worker < 0 ? 1 : worker, it);
+        continue;
+      }
     }
-    ex->nidle++;
-    pthread_cond_wait(&ex->work_cv, &ex->mu);
-    ex->nidle--;
-    ex->searching = 0;
+    idle_wait(ex, -1);
   }
   pthread_mutex_unlock(&ex->mu);
   return NULL;
@@ -619,11 +684,13 @@ int diagc_exec_prepare(diagc_exec *ex) {
   }
   if (rc == 0) {
     ex->epoch = now_locked(ex);
+    ex->next_due = NO_DUE;
     for (int i = 0; i < ex->nents; i++) {
       exec_ent *e = &ex->ents[i];
       if (e->kind == DIAGC_ENT_TIMER) {
         e->due = ex->epoch + e->offset;
         e->armed = 1;
+        if (e->due < ex->next_due) ex->next_due = e->due;
       }
     }
     ex->prepared = 1;
@@ -632,12 +699,30 @@ int diagc_exec_prepare(diagc_exec *ex) {
       if (rc != 0) break;
       ex->nhelpers++;
     }
-    if (rc == 0 && ex->cfg.clock == DIAGC_CLOCK_MONOTONIC) {
-      int tp = ex->cfg.rt_priority > 0 ? ex->cfg.rt_priority + 1 : 0;
-      rc = start_thread(&ex->timer_thread, timer_main, ex, tp);
-      if (rc == 0) ex->timer_started = 1;
-    }
     if (ex->cfg.clock == DIAGC_CLOCK_MANUAL) poll_timers(ex, ex->manual_now);
+  }
+  pthread_mutex_unlock(&ex->mu);
+  return rc;
+}
+
+int diagc_exec_set_epoch(diagc_exec *ex, int64_t epoch_ns) {
+  if (!ex || epoch_ns < 0) return DIAGC_EXEC_E_ARG;
+  pthread_mutex_lock(&ex->mu);
+  int rc = DIAGC_EXEC_OK;
+  if (!ex->prepared) rc = DIAGC_EXEC_E_STATE;
+  else if (ex->shut) rc = DIAGC_EXEC_E_SHUTDOWN;
+  else {
+    ex->epoch = epoch_ns;
+    ex->next_due = NO_DUE;
+    for (int i = 0; i < ex->nents; i++) {
+      exec_ent *e = &ex->ents[i];
+      if (e->kind != DIAGC_ENT_TIMER || !e->armed) continue;
+      e->due = epoch_ns + e->offset;
+      if (e->due < ex->next_due) ex->next_due = e->due;
+    }
+    if (ex->timers_stopped) ex->next_due = NO_DUE;
+    if (ex->cfg.clock == DIAGC_CLOCK_MANUAL) poll_timers(ex, ex->manual_now);
+    else pthread_cond_broadcast(&ex->timer_cv); /* the keeper sleeps until the new time */
   }
   pthread_mutex_unlock(&ex->mu);
   return rc;
@@ -709,6 +794,7 @@ static int deliver(diagc_exec *ex, int ent, int kind, const void *msg, size_t si
   }
   int dropped = 0, rc;
   exec_ent *e = &ex->ents[ent];
+  catch_up_timers(ex, 0); /* a timer due before this message is queued before it */
   if (size >= COPY_OUTSIDE_LOCK_MIN && !ex->shut && ex->prepared &&
       e->rcount + e->writing < e->depth) {
     /* reserve a free slot (there is one: slots = depth + one per worker
@@ -759,6 +845,7 @@ int diagc_exec_trigger(diagc_exec *ex, int guard) {
     rc = DIAGC_EXEC_E_ARG;
   } else {
     exec_ent *e = &ex->ents[guard];
+    catch_up_timers(ex, 0);
     e->offered++;
     if (ex->shut || !ex->prepared) {
       e->rejected++;
@@ -806,6 +893,7 @@ static int begin_session(diagc_exec *ex, int kind) {
   ex->session = kind;
   ex->session_done = 0;
   ex->cancel = 0;
+  catch_up_timers(ex, 1);
   return DIAGC_EXEC_OK; /* lock held */
 }
 
@@ -815,48 +903,40 @@ static void session_loop(diagc_exec *ex) {
     if (ex->session_done || ex->cancel || ex->shut) break;
     if (ex->session == S_UNTIL && ex->deadline >= 0 && now_locked(ex) >= ex->deadline) break;
     exec_item it;
+    catch_up_timers(ex, 1);
     if (take(ex, &it)) {
       ex->searching = 0;
       run_item(ex, 0, it);
       continue;
     }
-    ex->nidle++;
-    if (ex->session == S_UNTIL && ex->deadline >= 0) {
-      if (ex->cfg.clock == DIAGC_CLOCK_MANUAL) {
-        /* idle on a manual clock: jump to the next timer before the
-         * deadline (virtual time), or to the deadline and stop */
-        if (ex->in_callback == 0 && ex->rcount == 0) {
-          ex->nidle--;
-          int64_t next = -1;
-          for (int i = 0; i < ex->nents; i++) {
-            exec_ent *e = &ex->ents[i];
-            if (e->kind == DIAGC_ENT_TIMER && e->armed && (next < 0 || e->due < next)) next = e->due;
-          }
-          if (!ex->timers_stopped && next >= 0 && next < ex->deadline) {
-            if (next > ex->manual_now) ex->manual_now = next;
-            poll_timers(ex, ex->manual_now);
-            continue;
-          }
-          if (ex->manual_now < ex->deadline) ex->manual_now = ex->deadline;
-          break;
-        }
-        pthread_cond_wait(&ex->work_cv, &ex->mu);
-      } else {
-        struct timespec ts;
-        abs_deadline(&ts, ex->deadline);
-        pthread_cond_timedwait(&ex->work_cv, &ex->mu, &ts);
-      }
-    } else {
-      pthread_cond_wait(&ex->work_cv, &ex->mu);
+    if (ex->cfg.clock == DIAGC_CLOCK_MONOTONIC) {
+      idle_wait(ex, ex->session == S_UNTIL ? ex->deadline : -1);
+      continue;
     }
-    ex->nidle--;
-    ex->searching = 0;
+    /* manual clock */
+    if (ex->session == S_UNTIL && ex->deadline >= 0 && ex->in_callback == 0 && ex->rcount == 0) {
+      /* idle: jump to the next timer before the deadline (virtual time),
+       * or to the deadline and stop */
+      int64_t next = -1;
+      for (int i = 0; i < ex->nents; i++) {
+        exec_ent *e = &ex->ents[i];
+        if (e->kind == DIAGC_ENT_TIMER && e->armed && (next < 0 || e->due < next)) next = e->due;
+      }
+      if (!ex->timers_stopped && next >= 0 && next < ex->deadline) {
+        if (next > ex->manual_now) ex->manual_now = next;
+        poll_timers(ex, ex->manual_now);
+        continue;
+      }
+      if (ex->manual_now < ex->deadline) ex->manual_now = ex->deadline;
+      break;
+    }
+    idle_wait(ex, -1);
   }
 }
 
 static int end_session(diagc_exec *ex) {
   ex->session_done = 3;
-  pthread_cond_broadcast(&ex->work_cv);
+  wake_all(ex);
   while (ex->in_callback > 0) pthread_cond_wait(&ex->done_cv, &ex->mu);
   ex->session = S_NONE;
   unpark_all(ex);
@@ -914,7 +994,7 @@ int diagc_exec_spin_until(diagc_exec *ex, diagc_exec_pred pred, void *user, int6
 void diagc_exec_cancel(diagc_exec *ex) {
   pthread_mutex_lock(&ex->mu);
   ex->cancel = 1;
-  pthread_cond_broadcast(&ex->work_cv);
+  wake_all(ex);
   pthread_mutex_unlock(&ex->mu);
 }
 
@@ -923,12 +1003,14 @@ void diagc_exec_stop_timers(diagc_exec *ex) {
   ex->timers_stopped = 1;
   for (int i = 0; i < ex->nents; i++)
     if (ex->ents[i].kind == DIAGC_ENT_TIMER) ex->ents[i].armed = 0;
-  pthread_cond_signal(&ex->timer_cv);
+  ex->next_due = NO_DUE;
+  pthread_cond_broadcast(&ex->timer_cv);
   pthread_mutex_unlock(&ex->mu);
 }
 
 int diagc_exec_idle(diagc_exec *ex) {
   pthread_mutex_lock(&ex->mu);
+  catch_up_timers(ex, 0);
   int idle = ex->in_callback == 0;
   for (int i = 0; idle && i < ex->ngroups; i++)
     if (group_has_work(&ex->groups[i])) idle = 0;
@@ -955,6 +1037,7 @@ static void totals_locked(diagc_exec *ex, diagc_exec_report *r) {
 int diagc_exec_report_totals(diagc_exec *ex, diagc_exec_report *r) {
   if (!ex || !r) return DIAGC_EXEC_E_ARG;
   pthread_mutex_lock(&ex->mu);
+  catch_up_timers(ex, 0);
   totals_locked(ex, r);
   pthread_mutex_unlock(&ex->mu);
   return DIAGC_EXEC_OK;
@@ -963,11 +1046,12 @@ int diagc_exec_report_totals(diagc_exec *ex, diagc_exec_report *r) {
 int diagc_exec_shutdown(diagc_exec *ex, diagc_exec_report *report) {
   if (!ex) return DIAGC_EXEC_E_ARG;
   pthread_mutex_lock(&ex->mu);
+  if (!ex->shut) catch_up_timers(ex, 0); /* due timers are pending, not lost */
   ex->shut = 1;
   for (int i = 0; i < ex->nents; i++)
     if (ex->ents[i].kind == DIAGC_ENT_TIMER) ex->ents[i].armed = 0;
-  pthread_cond_broadcast(&ex->work_cv);
-  pthread_cond_broadcast(&ex->timer_cv);
+  ex->next_due = NO_DUE;
+  wake_all(ex);
   if (tl_in_callback != ex) {
     while (ex->in_callback > 0) pthread_cond_wait(&ex->done_cv, &ex->mu);
   }
@@ -979,6 +1063,7 @@ int diagc_exec_shutdown(diagc_exec *ex, diagc_exec_report *report) {
 int diagc_exec_get_stats(diagc_exec *ex, int ent, diagc_exec_entity_stats *st) {
   if (!ex || !st) return DIAGC_EXEC_E_ARG;
   pthread_mutex_lock(&ex->mu);
+  catch_up_timers(ex, 0);
   if (ent < 0 || ent >= ex->nents) {
     pthread_mutex_unlock(&ex->mu);
     return DIAGC_EXEC_E_ARG;
@@ -1005,11 +1090,9 @@ void diagc_exec_destroy(diagc_exec *ex) {
   diagc_exec_shutdown(ex, NULL);
   pthread_mutex_lock(&ex->mu);
   ex->destroying = 1;
-  pthread_cond_broadcast(&ex->work_cv);
-  pthread_cond_broadcast(&ex->timer_cv);
+  wake_all(ex);
   pthread_mutex_unlock(&ex->mu);
   for (int i = 0; i < ex->nhelpers; i++) pthread_join(ex->helpers[i], NULL);
-  if (ex->timer_started) pthread_join(ex->timer_thread, NULL);
   for (int i = 0; i < ex->nents; i++) {
     exec_ent *e = &ex->ents[i];
     free(e->slots); free(e->arrival); free(e->len); free(e->src); free(e->ring); free(e->freel);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/topology.sh: bin/diagc-topology replays the four iRobot
 # topologies (2 s each) with received > 0, nothing lost and the accounting
-# published = received + dropped; bad input exits with status 2.
+# published = received + dropped; the stall probe reports; bad input exits
+# with status 2.
 set -u
 topo=bin/diagc-topology
 if [ ! -x "$topo" ] || [ -n "$(find tools/topology runtime/src -newer "$topo" -name '*.[ch]' 2>/dev/null | head -1)" ]; then
@@ -91,6 +92,21 @@ if [ -f "$dir/cedar.json" ]; then
   if [ "$(field received "$out")" = 749 ]; then echo "ok topology_virtual_cedar_exact_counts"
   else echo "FAIL topology_virtual_cedar_exact_counts: want received 749: $out"; fi
 fi
+
+# the stall probe: one probe per CPU, 1 ms wake-ups (about 1000 per CPU and
+# second); the late messages it attributes to stalls are a subset of the
+# late ones
+out=$("$topo" "$dir/$(ls "$dir" | head -1)" --duration 0.5 --probe --json 2>&1); rc=$?
+cpus=$(field probe_cpus "$out"); late=$(field late "$out"); in_stall=$(field late_in_stall "$out")
+if [ $rc -eq 0 ] && [ "$cpus" = "$(getconf _NPROCESSORS_ONLN)" ] && [ -n "$(field probe_stalls "$out")" ] &&
+   [ -n "$in_stall" ] && [ "$in_stall" -le "$late" ]; then echo "ok topology_probe"
+else echo "FAIL topology_probe: exit $rc: $out"; fi
+out=$("$topo" "$dir/$(ls "$dir" | head -1)" --duration 0.3 --probe 2>&1)
+if grep -q '^probe: .* late messages in flight during a stall: [0-9]* of [0-9]*$' <<<"$out"; then echo "ok topology_probe_text"
+else echo "FAIL topology_probe_text: $out"; fi
+out=$("$topo" "$dir/$(ls "$dir" | head -1)" --duration 0.3 --probe --virtual 2>&1); rc=$?
+if [ $rc -eq 2 ] && [ "$(wc -l <<<"$out")" = 1 ]; then echo "ok topology_probe_not_virtual"
+else echo "FAIL topology_probe_not_virtual: exit $rc: $out"; fi
 
 # text report has a total line
 out=$("$topo" "$dir/$(ls "$dir" | head -1)" --duration 0.3 2>&1)

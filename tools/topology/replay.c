@@ -1,16 +1,19 @@
 /* replay.c: iRobot topology replay (see replay.h). */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* pthread_setaffinity_np for the stall probe */
 #include "replay.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "json.h"
 
@@ -272,14 +275,14 @@ void replay_free(replay_topology *t) {
 
 /* ---- running ----------------------------------------------------------------- */
 
-typedef struct link { void *ex; int sub; } link;
+typedef struct topic_link { void *ex; int sub; } topic_link;
 
 typedef struct topic_rt {
   char name[NAME_MAX_LEN + 1];
   double period_ms;
   size_t bytes;
   int npubs, nlinks;
-  link *links;
+  topic_link *links;
 } topic_rt;
 
 /* Virtual mode: stamps and receive times come from the executor's clock. */
@@ -294,6 +297,13 @@ typedef struct pub_rt {
   size_t bytes;
   uint64_t tracking, offered;
 } pub_rt;
+
+/* Late messages, recorded for the stall probe: [stamp, receive time] of
+ * each (late_iv[2i], late_iv[2i + 1]); preallocated, so receiving does not
+ * allocate. */
+static int64_t *late_iv;
+static int late_cap;
+static atomic_int late_n;
 
 typedef struct sub_rt {
   topic_rt *topic;
@@ -332,6 +342,13 @@ static void receive_cb(void *user, const diagc_exec_event *ev) {
     if (h.tracking > *last + 1) s->lost += h.tracking - *last - 1;
     if (h.tracking > *last) *last = h.tracking;
   }
+  if (lat > s->late_ns && late_iv) {
+    int i = atomic_fetch_add(&late_n, 1);
+    if (i < late_cap) {
+      late_iv[2 * i] = h.stamp_ns;
+      late_iv[2 * i + 1] = now;
+    }
+  }
   if (lat > s->too_late_ns) {
     s->too_late++;
     return; /* excluded from the latency statistics */
@@ -366,6 +383,64 @@ static double cpu_seconds(void) {
          ru.ru_stime.tv_usec / 1e6;
 }
 
+/* Time from the end of preparation to the common start of the timers:
+ * enough to start one spin thread per executor. */
+#define START_MARGIN_NS 20000000
+
+/* ---- the stall probe ---------------------------------------------------------
+ * One thread per CPU, pinned, at the highest SCHED_FIFO priority where that
+ * is permitted (else with the scheduling of the replay's threads), wakes
+ * every PROBE_PERIOD_NS on an absolute CLOCK_MONOTONIC deadline and
+ * measures how late it woke.  A wake-up late by at least PROBE_STALL_NS is
+ * a stall: for that long, that CPU ran no thread of this process, whatever
+ * its priority.  At the top priority nothing in the process can cause
+ * that: the hypervisor did not run the virtual CPU, or the kernel held it. */
+#define PROBE_PERIOD_NS 1000000
+#define PROBE_STALL_NS 500000
+
+typedef struct probe_rt {
+  pthread_t th;
+  int cpu, started;
+  int64_t end;
+  int64_t *iv; /* stalls: [due, woke] pairs */
+  int cap, n;
+  uint64_t wakeups, stalls;
+  int64_t max_late, stalled;
+  int top_priority; /* runs at the highest SCHED_FIFO priority */
+} probe_rt;
+
+static void *probe_main(void *arg) {
+  probe_rt *p = arg;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(p->cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  struct sched_param sp;
+  memset(&sp, 0, sizeof sp);
+  sp.sched_priority = sched_get_priority_max(SCHED_FIFO);
+  p->top_priority = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
+  int64_t next = diagc_monotonic_ns();
+  while (next < p->end) {
+    next += PROBE_PERIOD_NS;
+    struct timespec ts = { (time_t)(next / 1000000000), (long)(next % 1000000000) };
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
+    }
+    int64_t late = diagc_monotonic_ns() - next;
+    p->wakeups++;
+    if (late > p->max_late) p->max_late = late;
+    if (late >= PROBE_STALL_NS) {
+      p->stalls++;
+      p->stalled += late;
+      if (p->n < p->cap) {
+        p->iv[2 * p->n] = next;
+        p->iv[2 * p->n + 1] = next + late;
+        p->n++;
+      }
+    }
+  }
+  return NULL;
+}
+
 static int find_topic(topic_rt *topics, int n, const char *name) {
   for (int i = 0; i < n; i++)
     if (strcmp(topics[i].name, name) == 0) return i;
@@ -373,9 +448,11 @@ static int find_topic(topic_rt *topics, int n, const char *name) {
 }
 
 static int run_impl(const replay_topology *t, const replay_backend *be, int threads, double duration_s,
-                    int virtual_clock, replay_result *res, char *err, size_t errlen) {
+                    int virtual_clock, int probe, replay_result *res, char *err, size_t errlen) {
   memset(res, 0, sizeof *res);
   int rc = 0;
+  int nprobes = 0;
+  probe_rt *probes = NULL;
   /* instances: node copies */
   int ninst = 0, maxpubs = 0, maxsubs = 0;
   for (int i = 0; i < t->nnodes; i++) {
@@ -456,7 +533,7 @@ static int run_impl(const replay_topology *t, const replay_backend *be, int thre
       topics[k].nlinks += t->nodes[i].number;
     }
   for (int k = 0; k < ntopics; k++) {
-    topics[k].links = calloc((size_t)topics[k].nlinks + 1, sizeof(link));
+    topics[k].links = calloc((size_t)topics[k].nlinks + 1, sizeof(topic_link));
     if (!topics[k].links) {
       rc = errf(err, errlen, "out of memory");
       goto out;
@@ -534,6 +611,35 @@ static int run_impl(const replay_topology *t, const replay_backend *be, int thre
       goto out;
     }
   }
+  if (probe && !virtual_clock) {
+    /* the probes' and the late messages' records, before any thread runs */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    nprobes = ncpu < 1 ? 1 : ncpu > 256 ? 256 : (int)ncpu;
+    int cap = (int)(duration_s * 1e9 / PROBE_PERIOD_NS) + 16;
+    late_cap = 65536;
+    late_iv = calloc((size_t)late_cap * 2, sizeof *late_iv);
+    probes = calloc((size_t)nprobes, sizeof *probes);
+    if (!late_iv || !probes) {
+      rc = errf(err, errlen, "out of memory");
+      goto out;
+    }
+    for (int i = 0; i < nprobes; i++) {
+      probes[i].cpu = i;
+      probes[i].cap = cap;
+      probes[i].iv = calloc((size_t)cap * 2, sizeof *probes[i].iv);
+      if (!probes[i].iv) {
+        rc = errf(err, errlen, "out of memory");
+        goto out;
+      }
+    }
+  }
+  if (!virtual_clock) {
+    /* preparing touches every message slot (megabytes for the big topics),
+     * so the executors are ready at different times: start every timer
+     * clock at one instant, after the spin threads below have started */
+    int64_t start = diagc_monotonic_ns() + START_MARGIN_NS;
+    for (int e = 0; e < nexec; e++) be->start_at(execs[e], start);
+  }
   double cpu0 = cpu_seconds();
   int64_t t0 = diagc_monotonic_ns();
   int started = 0;
@@ -554,7 +660,13 @@ static int run_impl(const replay_topology *t, const replay_backend *be, int thre
       if (pthread_create(&th[e], NULL, spin_main, &sa[e]) != 0) break;
       started++;
     }
+    for (int i = 0; probes && started == nexec && i < nprobes; i++) {
+      probes[i].end = t0 + (int64_t)llround(duration_s * 1e9);
+      if (probes[i].iv && pthread_create(&probes[i].th, NULL, probe_main, &probes[i]) == 0) probes[i].started = 1;
+    }
     if (started == nexec) sleep_s(duration_s);
+    for (int i = 0; probes && i < nprobes; i++)
+      if (probes[i].started) pthread_join(probes[i].th, NULL);
     /* stop publishing, drain (messages in flight may still cascade) */
     for (int e = 0; e < nexec; e++) be->stop_timers(execs[e]);
     for (int quiet = 0, spins = 0; quiet < 3 && spins < 20000; spins++) {
@@ -624,6 +736,29 @@ static int run_impl(const replay_topology *t, const replay_backend *be, int thre
     tscored += scored;
   }
   res->mean_us = tscored ? tsum / (double)tscored : 0;
+  if (probes) {
+    /* the stalls, and the late messages in flight during one */
+    res->probe = 1;
+    for (int i = 0; i < nprobes; i++) {
+      if (!probes[i].started) continue;
+      res->probe_cpus++;
+      res->probe_top_priority += probes[i].top_priority;
+      res->probe_wakeups += probes[i].wakeups;
+      res->probe_stalls += probes[i].stalls;
+      res->probe_stalled_ms += (double)probes[i].stalled / 1e6;
+      if ((double)probes[i].max_late / 1e3 > res->probe_max_us) res->probe_max_us = (double)probes[i].max_late / 1e3;
+    }
+    int nl = atomic_load(&late_n);
+    res->late_recorded = (uint64_t)(nl < late_cap ? nl : late_cap);
+    for (uint64_t k = 0; k < res->late_recorded; k++) {
+      int64_t a = late_iv[2 * k], b = late_iv[2 * k + 1];
+      int hit = 0;
+      for (int i = 0; i < nprobes && !hit; i++)
+        for (int j = 0; j < probes[i].n && !hit; j++)
+          hit = probes[i].iv[2 * j] < b && probes[i].iv[2 * j + 1] > a;
+      res->late_in_stall += (uint64_t)hit;
+    }
+  }
   res->pending = pending;
   res->dropped = dropped;
   if (res->published != res->received + res->dropped + res->pending)
@@ -633,6 +768,12 @@ static int run_impl(const replay_topology *t, const replay_backend *be, int thre
 out:
   for (int e = 0; e < nexec; e++) be->destroy(execs[e]);
   virtual_ex = NULL;
+  for (int i = 0; probes && i < nprobes; i++) free(probes[i].iv);
+  free(probes);
+  free(late_iv);
+  late_iv = NULL;
+  late_cap = 0;
+  atomic_store(&late_n, 0);
   for (int k = 0; topics && k < ntopics; k++) free(topics[k].links);
   for (int j = 0; pubs && j < npubs; j++) free(pubs[j].buf);
   if (pubs && npubs < maxpubs) free(pubs[npubs].buf);
@@ -649,13 +790,13 @@ out:
   return rc;
 }
 
-int replay_run(const replay_topology *t, const replay_backend *be, int threads, double duration_s,
+int replay_run(const replay_topology *t, const replay_backend *be, int threads, double duration_s, int probe,
                replay_result *res, char *err, size_t errlen) {
-  return run_impl(t, be, threads, duration_s, 0, res, err, errlen);
+  return run_impl(t, be, threads, duration_s, 0, probe, res, err, errlen);
 }
 
 int replay_run_virtual(const replay_topology *t, double duration_s, replay_result *res, char *err, size_t errlen) {
-  return run_impl(t, &replay_diagc_backend, 1, duration_s, 1, res, err, errlen);
+  return run_impl(t, &replay_diagc_backend, 1, duration_s, 1, 0, res, err, errlen);
 }
 
 void replay_result_free(replay_result *res) {
@@ -692,8 +833,9 @@ static void d_shutdown(void *ex, uint64_t *pending, uint64_t *dropped) {
   *dropped += r.dropped + r.rejected;
 }
 static void d_destroy(void *ex) { diagc_exec_destroy(ex); }
+static void d_start_at(void *ex, int64_t t) { diagc_exec_set_epoch(ex, t); }
 
 const replay_backend replay_diagc_backend = {
   "diagc", d_create, d_add_group, d_add_timer, d_add_sub, d_prepare, d_deliver,
-  d_spin, d_stop_timers, d_idle, d_shutdown, d_destroy,
+  d_spin, d_stop_timers, d_idle, d_shutdown, d_destroy, d_start_at,
 };

@@ -31,6 +31,9 @@ typedef struct replay_backend {
    * refused ones to *dropped */
   void (*shutdown)(void *ex, uint64_t *pending, uint64_t *dropped);
   void (*destroy)(void *ex);
+  /* after prepare: the timers first fire at t_ns + their offset (every
+   * executor in phase, however long preparing took) */
+  void (*start_at)(void *ex, int64_t t_ns);
 } replay_backend;
 
 extern const replay_backend replay_diagc_backend;
@@ -52,6 +55,12 @@ typedef struct replay_result {
   double mean_us, max_us;
   double duration_s, cpu_percent;
   long max_rss_kb;
+  /* with the stall probe (replay_run's `probe`): */
+  int probe, probe_cpus, probe_top_priority; /* probes at the top SCHED_FIFO priority */
+  uint64_t probe_wakeups, probe_stalls; /* stalls: wake-ups >= 0.5 ms late */
+  double probe_max_us, probe_stalled_ms;
+  uint64_t late_recorded;               /* late messages (too late included) */
+  uint64_t late_in_stall;               /* ... in flight during a stall */
 } replay_result;
 
 typedef struct replay_topology replay_topology;
@@ -61,8 +70,13 @@ typedef struct replay_topology replay_topology;
 replay_topology *replay_load(const char *path, char *err, size_t errlen);
 void replay_free(replay_topology *t);
 /* Runs for duration_s seconds (wall clock), then stops the publishers,
- * drains every queue and scores.  Returns 0, or -1 with a message in err. */
-int replay_run(const replay_topology *t, const replay_backend *be, int threads, double duration_s,
+ * drains every queue and scores.  Returns 0, or -1 with a message in err.
+ * probe != 0: meanwhile one probe thread per CPU (pinned, at the highest
+ * SCHED_FIFO priority if permitted, else with the calling thread's
+ * scheduling) wakes every 1 ms and measures how late it wakes; the result
+ * counts the stalls (wake-ups >= 0.5 ms late) and the late messages whose
+ * flight [stamp, receive] overlaps one. */
+int replay_run(const replay_topology *t, const replay_backend *be, int threads, double duration_s, int probe,
                replay_result *res, char *err, size_t errlen);
 /* The same on a deterministic virtual clock: every node in one diagc
  * executor with a manual clock and one worker; time jumps from one timer to

@@ -19,6 +19,12 @@
  *  - A due timer is disarmed and queues one item; it is re-armed only when
  *    its callback returns (missed periods are skipped and counted), so a
  *    timer never has more than one pending event and never bursts.
+ *  - There is no timer thread.  While spin or spin_until runs, one idle
+ *    worker (the "keeper") waits with a timeout until the executor's next
+ *    timer deadline, then queues the due timers and runs the first itself;
+ *    the other idle workers wait without a timeout.  Deliveries, triggers
+ *    and finished callbacks also queue timers that have come due, so a
+ *    timer's item is ordered by its due time among the other items.
  *  - Ordering inside a group: FIFO by sequence number (default), or
  *    timers first (opt-in per executor; an overrunning timer can then
  *    starve the group's other entities).
@@ -30,7 +36,8 @@
  * fixed-capacity queues (depth x message size); the first spin (or
  * diagc_exec_prepare) allocates the per-group FIFOs, sized to the sum of
  * their entities' capacities so that they can never overflow, and starts
- * the worker and timer threads.  After that nothing allocates: deliveries,
+ * the worker threads (threads - 1 of them; the spinning thread is the
+ * first worker).  After that nothing allocates: deliveries,
  * timers and spins use only this memory, which diagc_exec_destroy() frees.
  *
  * Topology is fixed at setup: groups and entities can be added only before
@@ -66,10 +73,11 @@ extern "C" {
 #define DIAGC_EXEC_TIMERS_FIRST 1
 
 /* Clocks. */
-#define DIAGC_CLOCK_MONOTONIC 0     /* CLOCK_MONOTONIC, a timer thread */
+#define DIAGC_CLOCK_MONOTONIC 0     /* CLOCK_MONOTONIC; idle workers wait
+                                       for the next timer deadline */
 #define DIAGC_CLOCK_MANUAL 1        /* time moves only through
-                                       diagc_exec_advance_clock(); no timer
-                                       thread; deterministic */
+                                       diagc_exec_advance_clock();
+                                       deterministic */
 
 /* Group kinds. */
 #define DIAGC_GROUP_EXCLUSIVE 0
@@ -99,8 +107,8 @@ typedef struct diagc_exec_config {
   int rt_priority;    /* 0 (default): the executor's threads inherit the
                          scheduling of the thread that prepares it; 1..99:
                          its worker threads run SCHED_FIFO at this priority
-                         and its timer thread one above (capped at 99), so
-                         other processes cannot delay them.  Needs
+                         (they also fire the timers: there is no timer
+                         thread), so other processes cannot delay them.  Needs
                          CAP_SYS_NICE (or root); without it, prepare/spin
                          fail with DIAGC_EXEC_E_SCHED.  The spinning thread
                          itself is the caller's: set its policy yourself. */
@@ -182,6 +190,12 @@ void diagc_exec_set_overflow_hook(diagc_exec *ex, diagc_exec_overflow_fn fn,
 /* Ends setup: allocates the group FIFOs, starts the threads, arms the
  * timers (epoch = now).  Called by the first spin if not called before. */
 int diagc_exec_prepare(diagc_exec *ex);
+/* After prepare: moves the epoch, so that every armed timer next fires at
+ * epoch_ns + its offset (executor clock; a timer whose item is queued or
+ * running keeps its phase until it is re-armed).  Preparing several
+ * executors, then giving them one epoch a little ahead, starts their
+ * timers in phase, whatever the time spent preparing each. */
+int diagc_exec_set_epoch(diagc_exec *ex, int64_t epoch_ns);
 
 /* ---- events (thread-safe, any thread, also from callbacks) ------------- */
 
