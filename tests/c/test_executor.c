@@ -15,28 +15,7 @@
 
 #include "diagc/executor.h"
 
-static int failures;
-
-static void check(int cond, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-#include <stdarg.h>
-static void check(int cond, const char *name, const char *fmt, ...) {
-  if (cond) {
-    printf("ok %s\n", name);
-    return;
-  }
-  failures++;
-  printf("FAIL %s: ", name);
-  va_list ap;
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  printf("\n");
-}
-
-static void sleep_us(long us) {
-  struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-  nanosleep(&ts, NULL);
-}
+#include "check.h"
 
 static diagc_exec *make(int threads, int ordering, int clock) {
   diagc_exec_config c;

@@ -8,7 +8,6 @@
  * ThreadSanitizer too. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,27 +16,7 @@
 
 #include "diagc/executor.h"
 
-static int failures;
-
-static void check(int cond, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void check(int cond, const char *name, const char *fmt, ...) {
-  if (cond) {
-    printf("ok %s\n", name);
-    return;
-  }
-  failures++;
-  printf("FAIL %s: ", name);
-  va_list ap;
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  printf("\n");
-}
-
-static void sleep_us(long us) {
-  struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-  nanosleep(&ts, NULL);
-}
+#include "check.h"
 
 /* Liveness bound for waits on progress (not a timing assertion). */
 #define PATIENCE_NS 20000000000LL
