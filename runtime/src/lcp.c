@@ -1,5 +1,13 @@
 /* lcp.c: boxed LCP with friction index (see diagc/lcp.h, docs/lcp.md).
  *
+ * Coupled incremental pivoting ("coupled", lcp_coupled.c): Dantzig/Baraff
+ * pivoting on the coupled problem itself, with an updated inverse of the
+ * clamped block in which friction rows at a bound fold into their normal's
+ * column.  The default path: up to CP_ORDERS attempts with different row
+ * orders (the method can stop on Painleve-like configurations or cycles),
+ * each verified with the true coupled violation and, if it does not
+ * verify, polished by a few active-set steps on its index sets.
+ *
  * Active-set method ("pivot"): a block principal pivoting iteration on the
  * coupled problem.  Each row is FREE (w_i = 0), at LO or at HI.  For a
  * friction row at a bound the bound is s_i * x_j with x_j the unknown
@@ -15,12 +23,13 @@
  * when the coupled violation is at most tol, or after NOPROG steps
  * without progress.
  *
- * Before it, for symmetric A (checked per call), an incremental Dantzig
- * (Baraff) pass solves the problem with the friction bounds frozen at lo/hi
- * times the normal impulses of the normal-only phase, with an LDL^T factor
- * of the clamped block updated per pivot (O(k^2)); its states seed the
- * active-set iteration on the coupled problem, and it is re-run (up to
- * DZ_REPS times) with the bounds taken from the newest normals.
+ * For symmetric A, an incremental Dantzig (Baraff) pass solves the problem
+ * with the friction bounds frozen at lo/hi times the normal impulses of the
+ * normal-only phase, with an LDL^T factor of the clamped block updated per
+ * pivot (O(k^2)); its states seed the active-set iteration on the coupled
+ * problem, and it is re-run (up to DZ_REPS times) with the bounds taken
+ * from the newest normals.  (The first fallback after the coupled
+ * pivoting.)
  *
  * Lemke's method on an equivalent standard LCP (friction rows split as in
  * the Stewart-Trinkle / Anitescu-Potra formulations), lexicographic ratio
@@ -32,10 +41,12 @@
  * PGS: projected Gauss-Seidel with the friction bounds taken from the
  * current normal values, warm-started, its stopping test the violation.
  *
- * AUTO: (a warm start: active set from it;) Dantzig pass + active set;
- * active set from the best point; then (if the violation is still above tol) a few PGS
- * sweeps and the active set again; Lemke (up to 4 variants); continuation
- * in mu; rounds of PGS + active set.  The best point seen is returned.
+ * AUTO: (a warm start: active set from it;) coupled pivoting; then, if
+ * the violation is still above tol: Dantzig pass + active set; active set
+ * from the best point; a few PGS sweeps and the active set again; Lemke
+ * (up to 4 variants); continuation in mu; rounds of PGS + active set; and
+ * if all that fails, the point-dependent stages once more from the
+ * starting point.  The best point seen is returned.
  */
 #include "diagc/lcp.h"
 
@@ -43,7 +54,7 @@
 #include <stdint.h>
 #include <string.h>
 
-enum { ST_FREE = 0, ST_LO = 1, ST_HI = 2 };
+#include "lcp_internal.h"
 
 #define DZ_REPS 2 /* Dantzig passes re-run with the friction bounds updated */
 #define DZ_PIV 3  /* coupled active-set steps after each of them but the last */
@@ -52,15 +63,29 @@ enum { ST_FREE = 0, ST_LO = 1, ST_HI = 2 };
 #define NOPROG 12     /* active-set steps without halving the violation: stop */
 #define EARLY_PGS 40  /* AUTO: PGS sweeps before the first re-pivot          */
 #define EARLY_PIV 15  /* AUTO: active-set steps after those sweeps           */
+#define CP_POLISH 3   /* active-set steps polishing the coupled pivoting     */
+#ifndef CP_ORDERS
+#define CP_ORDERS 8   /* coupled pivoting: row orders tried (attempts)       */
+#endif
+#ifndef CP_BUDGET0
+#define CP_BUDGET0 2  /* coupled pivoting: pivots per row, first attempt   */
+#endif
+#ifndef CP_BUDGET1
+#define CP_BUDGET1 1  /* ... and in the attempts with other orders         */
+#endif
 
 /* Workspace: a shared big region (the reduced matrix K of the active-set
- * method, n*n, or the Lemke tableau, N*(N+1) + N with N <= 4n LCP
- * variables), N_DBL_VECS vectors of n doubles, N_INT_VECS vectors of n ints
+ * method, n*n, the coupled pivoting's inverse and scratch, 2n*n + 16n, or
+ * the Lemke tableau, N*(N+1) + N with N <= 4n LCP variables), N_DBL_VECS
+ * vectors of n doubles, N_INT_VECS vectors of n ints
  * and the Lemke labels (6 vectors of N ints, plus one). */
-#define N_DBL_VECS 11
+#define N_DBL_VECS 12
 #define N_INT_VECS 6
 
-static size_t big_doubles(size_t n) { return 4 * n * (4 * n + 1) + 4 * n; }
+static size_t big_doubles(size_t n) {
+  size_t lemke = 4 * n * (4 * n + 1) + 4 * n, cp = DIAGC__CP_WORK_DOUBLES(n);
+  return lemke > cp ? lemke : cp;
+}
 
 size_t diagc_lcp_workspace_size(int n) {
   size_t nn;
@@ -105,12 +130,16 @@ typedef struct {
   double *xc;    /* n candidate x */
   double *w;     /* n w at xc */
   double *best;  /* n best x so far */
-  double *cinv;  /* n 1/(A_ii+cfm) or 0 */
+  double *cinv;  /* n 1/(A_ii+cfm) or 0 (set on first use: need_cinv) */
+  int cinv_ok;
   double *mult;  /* n bound multiplier (friction) or value (constant) */
   double *sol;   /* n reduced solution */
   int *state, *pos, *freel, *pivcol, *chg, *linked;
   double *x0;    /* n Lemke: x = x0 + sum of signed variables */
   double *slo, *shi, *sx; /* n continuation: capped bounds, stage point */
+  double *alt;   /* n AUTO: the starting point (second chance) */
+  double alt_v;
+  const diagc_lcp_options *opt;
   int stage;     /* 1 while solving a capped continuation stage */
   int states_ok; /* the states of the last pivot_run verified */
   double sbest_v;
@@ -159,14 +188,24 @@ static double row_viol(double xi, double wi, double L, double H, double t) {
 }
 
 /* w = A x + cfm x - b */
-static void residual(const ctx *c, const double *x, double *w) {
-  int n = c->n, i, k;
-  for (i = 0; i < n; i++) {
-    const double *Ai = c->A + (size_t)i * n;
-    double s = -c->b[i]; /* the order of diagc_lcp_violation: the same bits */
-    for (k = 0; k < n; k++) s += Ai[k] * x[k];
-    w[i] = s + c->cfm * x[i];
+/* A_i x - b_i with four partial sums (the same order wherever w is
+ * computed for the metric: the same bits as diagc_lcp_violation) */
+static double row_res(int n, const double *Ai, const double *x, double bi) {
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  int k;
+  for (k = 0; k + 3 < n; k += 4) {
+    s0 += Ai[k] * x[k];
+    s1 += Ai[k + 1] * x[k + 1];
+    s2 += Ai[k + 2] * x[k + 2];
+    s3 += Ai[k + 3] * x[k + 3];
   }
+  for (; k < n; k++) s0 += Ai[k] * x[k];
+  return ((s0 + s1) + (s2 + s3)) - bi;
+}
+
+static void residual(const ctx *c, const double *x, double *w) {
+  int n = c->n, i;
+  for (i = 0; i < n; i++) w[i] = row_res(n, c->A + (size_t)i * n, x, c->b[i]) + c->cfm * x[i];
 }
 
 static double violation_w(const ctx *c, const double *x, const double *w) {
@@ -384,6 +423,18 @@ static void init_states(ctx *c, const double *x, const double *w, int near) {
   for (i = 0; i < n; i++) set_mult(c, i, x);
 }
 
+/* c->cinv, computed when a method first needs it (the coupled pivoting
+ * does not). */
+static void need_cinv(ctx *c) {
+  int i;
+  if (c->cinv_ok) return;
+  for (i = 0; i < c->n; i++) {
+    double d = c->A[(size_t)i * c->n + i] + c->cfm;
+    c->cinv[i] = d > c->droptol ? 1.0 / d : 0.0;
+  }
+  c->cinv_ok = 1;
+}
+
 /* The pivoting method from the point x0 (its residual in w0).  Returns the
  * best violation reached (the point is in c->best when it improved). */
 static double pivot_run(ctx *c, const double *x0, const double *w0, int maxit, int near) {
@@ -392,6 +443,7 @@ static double pivot_run(ctx *c, const double *x0, const double *w0, int maxit, i
   /* near: 0 states from the projection rule at x0, 1 the same but rows
      within round-off of a bound sit at it, 2 keep the current states
      (they solved a neighbouring problem) */
+  need_cinv(c);
   if (near == 2) {
     for (i = 0; i < n; i++) set_mult(c, i, x0);
   } else {
@@ -823,6 +875,16 @@ static int lemke_ratio(ctx *c, const double *T, const double *t, int N, int W,
   }
 }
 
+/* y += a x (distinct rows of the tableau) */
+static void row_axpy(int m, double a, const double *restrict xv, double *restrict yv) {
+  int k;
+  for (k = 0; k + 1 < m; k += 2) {
+    yv[k] += a * xv[k];
+    yv[k + 1] += a * xv[k + 1];
+  }
+  if (k < m) yv[k] += a * xv[k];
+}
+
 /* Runs Lemke's method; on success writes x into c->xc and returns 0. */
 static int lemke_run(ctx *c, int maxpiv, int variant) {
   int n = c->n, N = lemke_vars(c), W = 0, a, b, r, k, it;
@@ -904,7 +966,8 @@ static int lemke_run(ctx *c, int maxpiv, int variant) {
       Ti = T + (size_t)r * W;
       f = Ti[col];
       if (f == 0.0) continue;
-      for (k = 0; k < W; k++) Ti[k] = k == col ? f * Tr[col] : Ti[k] + f * Tr[k];
+      row_axpy(W, f, Tr, Ti);
+      Ti[col] = f * Tr[col];
       t[r] += f * t[leave_row];
     }
     lab = c->basic[leave_row];
@@ -1009,6 +1072,7 @@ static void mu_continuation(ctx *c, int maxit, int *used) {
 static double pgs_run(ctx *c, double *x, int sweeps) {
   int n = c->n, s, i, k, every = n <= 30 ? 4 : 2;
   double v = INFINITY;
+  need_cinv(c);
   for (s = 1; s <= sweeps; s++) {
     for (i = 0; i < n; i++) {
       const double *Ai = c->A + (size_t)i * n;
@@ -1037,6 +1101,49 @@ static double pgs_run(ctx *c, double *x, int sweeps) {
 
 /* ------------------------------------------------------------------------ */
 
+/* The AUTO stages that start from the best point so far: the active set
+ * from it, a few PGS sweeps then the active set (part 0); rounds of PGS
+ * and the active set with growing sweep counts (part 1). */
+static void seeded_stages(ctx *c, int method, int maxit, int *used_out, int part, int extra) {
+  int used = *used_out;
+  if (part == 0) {
+    if (c->best_v > c->tol && method != DIAGC_LCP_COUPLED) {
+      memcpy(c->sol, c->best, sizeof(double) * (size_t)c->n);
+      residual(c, c->sol, c->rhs);
+      /* pivot_run reads (x0, w0) = (sol, rhs) once, before overwriting them */
+      pivot_run(c, c->sol, c->rhs, maxit, 0);
+    }
+    if (c->best_v > c->tol && method == DIAGC_LCP_AUTO) {
+      /* a few PGS sweeps usually land near the right active set, from
+         which the active-set iteration converges in a few steps: much
+         cheaper than Lemke's method when it works */
+      memcpy(c->sol, c->best, sizeof(double) * (size_t)c->n);
+      pgs_run(c, c->sol, EARLY_PGS);
+      if (c->best_v > c->tol) {
+        residual(c, c->sol, c->rhs);
+        pivot_run(c, c->sol, c->rhs, EARLY_PIV, 0);
+      }
+      if (c->best_v <= c->tol) used = DIAGC_LCP_PIVOT_AFTER_PGS;
+    }
+  } else {
+    if (c->best_v > c->tol && method == DIAGC_LCP_AUTO) {
+      int round, sweeps = c->opt->fallback_sweeps > 0 ? c->opt->fallback_sweeps : 50;
+      for (round = 0; round < c->opt->fallback_rounds + extra && c->best_v > c->tol; round++) {
+        double *xp = c->sol; /* the PGS iterate (pivot_run reads it first) */
+        memcpy(xp, c->best, sizeof(double) * (size_t)c->n);
+        pgs_run(c, xp, sweeps);
+        used = DIAGC_LCP_PIVOT_AFTER_PGS;
+        if (c->best_v <= c->tol) break;
+        residual(c, xp, c->w);
+        memcpy(c->rhs, c->w, sizeof(double) * (size_t)c->n);
+        pivot_run(c, xp, c->rhs, maxit, 0);
+        sweeps *= 2;
+      }
+    }
+  }
+  *used_out = used;
+}
+
 static int check_args(int n, const double *A, const double *b, const double *lo,
                       const double *hi, const int *fx, const double *x) {
   int i;
@@ -1045,8 +1152,19 @@ static int check_args(int n, const double *A, const double *b, const double *lo,
   if (n == 0) return 1;
   if (!A || !b || !lo || !hi || !x) return 0;
   nn = (size_t)n * (size_t)n;
-  for (k = 0; k < nn; k++)
-    if (!isfinite(A[k])) return 0;
+  {
+    /* inf * 0 and NaN * 0 are NaN: one branch for all of A */
+    double z0 = 0.0, z1 = 0.0, z2 = 0.0, z3 = 0.0;
+    for (k = 0; k + 3 < nn; k += 4) {
+      z0 += A[k] * 0.0;
+      z1 += A[k + 1] * 0.0;
+      z2 += A[k + 2] * 0.0;
+      z3 += A[k + 3] * 0.0;
+    }
+    for (; k < nn; k++) z0 += A[k] * 0.0;
+    z0 += z1 + z2 + z3;
+    if (z0 != z0) return 0;
+  }
   for (i = 0; i < n; i++) {
     int j = fx ? fx[i] : -1;
     if (!isfinite(b[i])) return 0;
@@ -1076,11 +1194,13 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
   if (!check_args(n, A, b, lo, hi, findex, x)) return DIAGC_LCP_BAD_ARG;
   if (!(opt->tol >= 0) || !(opt->cfm >= 0) || !isfinite(opt->cfm)) return DIAGC_LCP_BAD_ARG;
   method = opt->method;
-  if (method != DIAGC_LCP_AUTO && method != DIAGC_LCP_PIVOT && method != DIAGC_LCP_PGS)
+  if (method != DIAGC_LCP_AUTO && method != DIAGC_LCP_PIVOT && method != DIAGC_LCP_PGS &&
+      method != DIAGC_LCP_COUPLED)
     return DIAGC_LCP_BAD_ARG;
   if (opt->workspace_size < diagc_lcp_workspace_size(n)) return DIAGC_LCP_NO_WORKSPACE;
+  if (method == DIAGC_LCP_COUPLED) used = DIAGC_LCP_COUPLED;
   if (n == 0) {
-    if (stats) stats->method = method == DIAGC_LCP_PGS ? DIAGC_LCP_PGS : DIAGC_LCP_PIVOT;
+    if (stats) stats->method = method == DIAGC_LCP_PGS ? DIAGC_LCP_PGS : used;
     return DIAGC_LCP_SOLVED;
   }
 
@@ -1093,6 +1213,7 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
   c.fx = findex;
   c.cfm = opt->cfm;
   c.tol = opt->tol;
+  c.opt = opt;
   nn = (size_t)n;
   p = (char *)opt->workspace;
   p += (ALIGN - (uintptr_t)p % ALIGN) % ALIGN;
@@ -1109,6 +1230,7 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
   c.slo = (double *)p, p += nn * sizeof(double);
   c.shi = (double *)p, p += nn * sizeof(double);
   c.sx = (double *)p, p += nn * sizeof(double);
+  c.alt = (double *)p, p += nn * sizeof(double);
   c.state = (int *)p, p += nn * sizeof(int);
   c.pos = (int *)p, p += nn * sizeof(int);
   c.freel = (int *)p, p += nn * sizeof(int);
@@ -1135,17 +1257,29 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
         break;
       }
   }
-  for (i = 0; i < n; i++) {
-    double d = A[(size_t)i * n + i] + c.cfm;
-    c.cinv[i] = d > c.droptol ? 1.0 / d : 0.0;
-  }
   maxit = opt->max_pivot_iter > 0 ? opt->max_pivot_iter : 40 + n / 5;
 
   /* starting point: the warm start (non-finite entries read as 0) */
   for (i = 0; i < n; i++) c.xc[i] = (opt->warm_start && isfinite(x[i])) ? x[i] : 0.0;
-  residual(&c, c.xc, c.w);
-  v = violation_w(&c, c.xc, c.w);
-  keep_best(&c, c.xc, v);
+  {
+    int zero = 1;
+    for (i = 0; i < n && zero; i++) zero = c.xc[i] == 0.0;
+    memcpy(c.alt, c.xc, sizeof(double) * nn);
+    if (zero && method != DIAGC_LCP_PGS) {
+      /* x = 0: the coupled pivoting starts there anyway (and solves a
+         problem that x = 0 solves at once); its violation is computed
+         only if it is still the best point at the end */
+      memcpy(c.best, c.xc, sizeof(double) * nn);
+      c.best_v = INFINITY;
+      c.have_best = 1;
+      c.alt_v = -1.0; /* not computed */
+    } else {
+      residual(&c, c.xc, c.w);
+      v = violation_w(&c, c.xc, c.w);
+      keep_best(&c, c.xc, v);
+      c.alt_v = v;
+    }
+  }
 
   if (method == DIAGC_LCP_PGS) {
     used = DIAGC_LCP_PGS;
@@ -1160,7 +1294,36 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
       memcpy(c.rhs, c.w, sizeof(double) * nn);
       pivot_run(&c, c.sol, c.rhs, maxit, 0);
     }
-    if (c.best_v > c.tol && sym && dz_run(&c, NULL) == 0) {
+    if (c.best_v > c.tol) {
+      /* coupled incremental pivoting (lcp_coupled.c), polished by a few
+         active-set steps on its index sets when it does not verify */
+      diagc__cp_args a;
+      a.n = n, a.A = A, a.b = b, a.lo = lo, a.hi = hi, a.fx = findex;
+      a.cfm = c.cfm, a.droptol = c.droptol;
+      a.max_pivots = opt->max_pivot_iter > 0 ? opt->max_pivot_iter * 4 : CP_BUDGET0 * n + 20;
+      a.work = c.K, a.iwork = c.basic, a.sym = sym;
+      for (a.order = 0; a.order < CP_ORDERS && c.best_v > c.tol; a.order++) {
+        int rc;
+        c.iters++;
+        if (a.order == 1) a.max_pivots = opt->max_pivot_iter > 0 ? opt->max_pivot_iter * 4 : CP_BUDGET1 * n + 20;
+        rc = diagc__lcp_cp(&a, c.xc, c.state, &c.pivots);
+        if (rc == -2) break; /* not applicable */
+        residual(&c, c.xc, c.w);
+        v = violation_w(&c, c.xc, c.w);
+        keep_best(&c, c.xc, v);
+        if (c.best_v <= c.tol) used = DIAGC_LCP_COUPLED;
+        if (rc != 0) continue;
+        if (v > c.tol) { /* polish: active-set steps from its index sets */
+          memcpy(c.sol, c.xc, sizeof(double) * nn);
+          memcpy(c.rhs, c.w, sizeof(double) * nn);
+          pivot_run(&c, c.sol, c.rhs, method == DIAGC_LCP_COUPLED ? maxit : CP_POLISH, 2);
+        }
+        if (c.best_v <= c.tol) used = DIAGC_LCP_COUPLED;
+      }
+    }
+    if (method == DIAGC_LCP_COUPLED) {
+      /* that method alone */
+    } else if (c.best_v > c.tol && sym && dz_run(&c, NULL) == 0) {
       /* the incremental Dantzig pass, then the coupled active set from
          its states */
       int rep;
@@ -1179,45 +1342,38 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
         keep_best(&c, c.xc, v);
       }
     }
-    if (c.best_v > c.tol) {
-      memcpy(c.sol, c.best, sizeof(double) * nn);
-      residual(&c, c.sol, c.rhs);
-      /* pivot_run reads (x0, w0) = (sol, rhs) once, before overwriting them */
-      pivot_run(&c, c.sol, c.rhs, maxit, 0);
-    }
-    if (c.best_v > c.tol && method == DIAGC_LCP_AUTO) {
-      /* a few PGS sweeps usually land near the right active set, from
-         which the active-set iteration converges in a few steps: much
-         cheaper than Lemke's method when it works */
-      memcpy(c.sol, c.best, sizeof(double) * nn);
-      pgs_run(&c, c.sol, EARLY_PGS);
-      if (c.best_v > c.tol) {
-        residual(&c, c.sol, c.rhs);
-        pivot_run(&c, c.sol, c.rhs, EARLY_PIV, 0);
-      }
-      if (c.best_v <= c.tol) used = DIAGC_LCP_PIVOT_AFTER_PGS;
-    }
-    if (c.best_v > c.tol) {
+    if (method != DIAGC_LCP_COUPLED) seeded_stages(&c, method, maxit, &used, 0, 0);
+    if (c.best_v > c.tol && method != DIAGC_LCP_COUPLED) {
       lemke_attempts(&c, maxit, &used);
       if (c.best_v > c.tol) mu_continuation(&c, maxit, &used);
     }
-    if (c.best_v > c.tol && method == DIAGC_LCP_AUTO) {
-      int round, sweeps = opt->fallback_sweeps > 0 ? opt->fallback_sweeps : 50;
-      for (round = 0; round < opt->fallback_rounds && c.best_v > c.tol; round++) {
-        double *xp = c.sol; /* the PGS iterate (pivot_run reads it first) */
-        memcpy(xp, c.best, sizeof(double) * nn);
-        pgs_run(&c, xp, sweeps);
-        used = DIAGC_LCP_PIVOT_AFTER_PGS;
-        if (c.best_v <= c.tol) break;
-        residual(&c, xp, c.w);
-        memcpy(c.rhs, c.w, sizeof(double) * nn);
-        pivot_run(&c, xp, c.rhs, maxit, 0);
-        sweeps *= 2;
+    if (c.best_v > c.tol && method == DIAGC_LCP_AUTO) seeded_stages(&c, method, maxit, &used, 1, 0);
+    if (c.best_v > c.tol && method == DIAGC_LCP_AUTO && c.alt_v < 0.0) {
+      residual(&c, c.alt, c.w);
+      c.alt_v = violation_w(&c, c.alt, c.w);
+    }
+    if (c.best_v > c.tol && method == DIAGC_LCP_AUTO && c.alt_v < INFINITY) {
+      /* second chance: the same stages from the starting point, in case
+         the points seen so far (a coupled attempt that stopped near a
+         solution) mislead them */
+      double bv = c.best_v;
+      memcpy(c.x0, c.best, sizeof(double) * nn);
+      memcpy(c.best, c.alt, sizeof(double) * nn);
+      c.best_v = c.alt_v;
+      seeded_stages(&c, method, maxit, &used, 0, 0);
+      if (c.best_v > c.tol) seeded_stages(&c, method, maxit, &used, 1, 2);
+      if (!(c.best_v < bv)) { /* not better: keep the first answer */
+        memcpy(c.best, c.x0, sizeof(double) * nn);
+        c.best_v = bv;
       }
     }
   }
 
   /* the answer: the best point seen (always finite) */
+  if (!(c.best_v < INFINITY)) { /* still the start, never scored */
+    residual(&c, c.best, c.w);
+    c.best_v = violation_w(&c, c.best, c.w);
+  }
   memcpy(x, c.best, sizeof(double) * nn);
   v = c.best_v;
   if (v <= opt->tol)
@@ -1241,7 +1397,7 @@ double diagc_lcp_violation(int n, const double *A, const double *b,
                            const double *lo, const double *hi,
                            const int *findex, const double *x) {
   ctx c;
-  int i, k;
+  int i;
   double v = 0.0;
   if (n <= 0) return 0.0;
   memset(&c, 0, sizeof c);
@@ -1250,9 +1406,7 @@ double diagc_lcp_violation(int n, const double *A, const double *b,
   c.hi = hi;
   c.fx = findex;
   for (i = 0; i < n; i++) {
-    const double *Ai = A + (size_t)i * n;
-    double w = -b[i], L, H, r;
-    for (k = 0; k < n; k++) w += Ai[k] * x[k];
+    double w = row_res(n, A + (size_t)i * n, x, b[i]), L, H, r;
     bounds(&c, i, x, &L, &H);
     r = row_viol(x[i], w, L, H, DIAGC_LCP_BOUND_TOL);
     if (!(r <= v)) v = r;

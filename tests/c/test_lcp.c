@@ -430,7 +430,8 @@ static void test_warm_start_and_pgs(void) {
   /* and the pivoting method on the same problem: stats sensible */
   memset(x, 0, sizeof(double) * (size_t)g.n);
   rc = solve_checked("pivot_stats", &p, x, DIAGC_LCP_PIVOT, 0, &st, &vref);
-  CHECK("pivot_stats_sensible", rc == DIAGC_LCP_SOLVED && st.method == DIAGC_LCP_PIVOT &&
+  CHECK("pivot_stats_sensible", rc == DIAGC_LCP_SOLVED &&
+                                    (st.method == DIAGC_LCP_PIVOT || st.method == DIAGC_LCP_COUPLED) &&
                                     st.iterations >= 1 && st.pgs_sweeps == 0 && st.violation <= 1e-9,
         "rc %d method %d iterations %d sweeps %d viol %g", rc, st.method, st.iterations, st.pgs_sweeps,
         st.violation);
@@ -509,11 +510,11 @@ static void test_arguments(void) {
         "sizes %zu %zu", diagc_lcp_workspace_size(10), diagc_lcp_workspace_size(11));
 }
 
-/* The incremental Dantzig pass (symmetric A): frictionless problems are
- * frozen-bound problems, so the pass alone must solve them exactly (one
- * counted iteration, no PGS, no Lemke), also with duplicated contacts
- * (dependent columns kept out of the factor) and with box, limit and
- * bilateral rows.  Non-symmetric A skips the pass. */
+/* The incremental pivoting pass: on frictionless problems the coupled
+ * pivoting (DIAGC_LCP_COUPLED) is a plain Dantzig pass, which alone must
+ * solve them exactly (one counted iteration, no PGS, no Lemke), also with
+ * duplicated contacts (dependent columns kept out of the factor) and with
+ * box, limit and bilateral rows. */
 static void dantzig_group(const char *tag, int nc, int nb, int nextra, int dup, int count) {
   char name[160];
   int k, bad = 0;
@@ -536,7 +537,7 @@ static void dantzig_group(const char *tag, int nc, int nb, int nextra, int dup, 
     p = from_gen(&g);
     x = calloc((size_t)g.n, sizeof(double));
     rc = solve_checked(name, &p, x, DIAGC_LCP_PIVOT, 0, &st, &vref);
-    if (!bad && (rc != DIAGC_LCP_SOLVED || !(vref <= 1e-9) || st.method != DIAGC_LCP_PIVOT ||
+    if (!bad && (rc != DIAGC_LCP_SOLVED || !(vref <= 1e-9) || (st.method != DIAGC_LCP_PIVOT && st.method != DIAGC_LCP_COUPLED) ||
                  st.pgs_sweeps != 0 || (vref > 0 && st.iterations != 1))) {
       bad = 1;
       snprintf(detail, sizeof detail, "problem %d: rc %d viol %.3g method %d iterations %d", k, rc,

@@ -1,5 +1,6 @@
 /* No heap allocation inside diagc_lcp_solve, whatever path it takes
- * (active set, PGS-started re-pivot, Lemke, continuation in mu, PGS).
+ * (coupled pivoting, active set, PGS-started re-pivot, Lemke, continuation
+ * in mu, PGS).
  *
  * The allocation counter is the interposer of counting_alloc.h. */
 #define _GNU_SOURCE
@@ -63,5 +64,6 @@ int main(void) {
   run_counted("lcp_alloc.pivot", 8, 2, 0.5, 2, 0, DIAGC_LCP_PIVOT, 4);
   run_counted("lcp_alloc.pivot_cycling", 2, 1, 1e6, 0, 0, DIAGC_LCP_PIVOT, 1612);
   run_counted("lcp_alloc.pgs", 8, 2, 0.5, 2, 0, DIAGC_LCP_PGS, 5);
+  run_counted("lcp_alloc.coupled", 10, 3, 100.0, 2, 1, DIAGC_LCP_COUPLED, 6);
   return 0;
 }

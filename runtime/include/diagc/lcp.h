@@ -10,13 +10,16 @@
  * findex[i] = j >= 0: the bounds move with the solution (the "coupled"
  * problem, solved as such, not with the bounds frozen at a first guess).
  *
- * Methods: pivoting (for symmetric A an incremental Dantzig pass on the
- * problem with frozen friction bounds seeds an active-set iteration on the
- * coupled problem, exact to round-off, backed by
+ * Methods: coupled incremental pivoting (Dantzig/Baraff-style pivoting on
+ * the coupled problem, friction rows at a bound folded into their normal's
+ * column, an updated inverse of the clamped block), pivoting (an
+ * active-set iteration on the coupled problem, exact to round-off, seeded
+ * by the coupled pivoting or a frozen-bounds Dantzig pass, backed by
  * Lemke's method and, for huge friction coefficients, continuation in mu),
- * projected Gauss-Seidel, and the default automatic mode (pivot, verify
- * the true coupled conditions, fall back through PGS-started pivoting,
- * Lemke, continuation and PGS rounds until one verifies).
+ * projected Gauss-Seidel, and the default automatic mode (coupled
+ * pivoting, verify the true coupled conditions, fall back through the
+ * active set, PGS-started pivoting, Lemke, continuation and PGS rounds
+ * until one verifies).
  * No heap allocation: the caller owns the workspace.  Inputs are never
  * modified; x never holds NaN or infinity on return.  See docs/lcp.md.
  *
@@ -48,19 +51,26 @@ enum {
   DIAGC_LCP_PIVOT_AFTER_PGS = 3, /* stats only: AUTO needed the PGS fallback  */
   DIAGC_LCP_LEMKE = 4, /* stats only: the active-set iteration did not settle
                           and Lemke's method (then active-set polish) did   */
-  DIAGC_LCP_CONTINUATION = 5 /* stats only: solved by continuation in mu
+  DIAGC_LCP_CONTINUATION = 5, /* stats only: solved by continuation in mu
                           (friction capped at 1, 10, ..., then uncapped)    */
+  DIAGC_LCP_COUPLED = 6 /* coupled incremental pivoting (an updated inverse
+                          of the clamped block, friction rows at a bound
+                          folded into their normal's column), polished by
+                          active-set steps; as a method: that alone, no
+                          fallbacks.  In stats: AUTO/PIVOT verified there */
 };
 
 typedef struct diagc_lcp_options {
-  int method;          /* DIAGC_LCP_AUTO, _PIVOT or _PGS                    */
+  int method;          /* DIAGC_LCP_AUTO, _PIVOT, _PGS or _COUPLED          */
   double tol;          /* SOLVED when violation <= tol (default 1e-9)       */
   double accept_tol;   /* SOLVED_TOL when violation <= this (default 1e-6)  */
   double cfm;          /* constraint force mixing: solve with A + cfm*I
                           (default 0; the violation is then that of the
                           regularized problem)                              */
   int max_pivot_iter;  /* active-set iterations per pivoting run
-                          (default 0: 40 + n/5)                             */
+                          (default 0: 40 + n/5); if set, also a quarter of
+                          the pivot budget of each coupled-pivoting attempt
+                          (default 0: 2n + 20, then n + 20)                 */
   int max_pgs_iter;    /* PGS sweeps (PGS method; default 10000)            */
   int fallback_rounds; /* AUTO: PGS + re-pivot rounds (default 4)           */
   int fallback_sweeps; /* AUTO: PGS sweeps in the first round, doubled in
@@ -73,12 +83,12 @@ typedef struct diagc_lcp_options {
 } diagc_lcp_options;
 
 typedef struct diagc_lcp_stats {
-  int method;          /* method that produced x (DIAGC_LCP_PIVOT, _PGS or
-                          _PIVOT_AFTER_PGS)                                  */
-  int iterations;      /* Dantzig passes + active-set iterations + PGS
-                          sweeps                                            */
-  int pivots;          /* Dantzig steps, row state changes (active-set
-                          method) and Lemke pivots                          */
+  int method;          /* method that produced x (DIAGC_LCP_COUPLED, _PIVOT,
+                          _PGS, _PIVOT_AFTER_PGS, _LEMKE, _CONTINUATION)     */
+  int iterations;      /* coupled-pivoting attempts + Dantzig passes +
+                          active-set iterations + PGS sweeps                */
+  int pivots;          /* coupled and Dantzig pivots, row state changes
+                          (active-set method) and Lemke pivots              */
   int pgs_sweeps;      /* PGS sweeps                                         */
   int rank_drops;      /* dependent columns dropped in the last factorization */
   double violation;    /* diagc_lcp_violation of the returned x (with cfm)   */

@@ -1,0 +1,812 @@
+/* lcp_coupled.c: incremental (Dantzig/Baraff-style) pivoting on the coupled
+ * friction problem, with an updated inverse of the clamped block.
+ *
+ * Rows are processed one at a time, constant-bound rows first, then
+ * friction rows.  A processed row is clamped (in the set C: w_i = 0, x_i
+ * free), at a bound, or (a numerically dependent column) inside with
+ * w_i = 0 but not in C.  A friction row t at a bound has x_t = s_t x_j with
+ * s_t = lo_t or hi_t and j = findex[t] its normal: linear in x_j, so its
+ * column folds into the normal's: the clamped system is
+ *     (A_CC + A_{C,T} S_{T,C}) dx_C = rhs,
+ * nonsymmetric once a friction row is at a bound.  Its inverse M^-1 is kept
+ * explicitly and updated per pivot in O(k^2): bordering when a row joins C,
+ * the block-inverse formula when one leaves, Sherman-Morrison when a
+ * friction row's column folds into (or out of) its normal's.  Each driving
+ * step checks that the clamped rows' w stay at zero along the computed
+ * direction; if not, M^-1 is rebuilt from scratch (Gauss-Jordan).
+ *
+ * The row being driven moves toward complementarity; the ratio test covers
+ * its own w reaching 0, its bound (for a friction row, a bound moving with
+ * its normal), clamped rows reaching a bound (again moving bounds for
+ * friction rows: x_t and s x_j move at different rates), and rows at a
+ * bound whose w reaches 0.  Friction rows whose normal is 0 and does not
+ * move have the box [0, 0]: they follow the sign of their w.
+ *
+ * The coupled problem is not monotone (the folded matrix is not a
+ * P-matrix).  After a pivot the row that changed state may move the wrong
+ * way; the drive then continues backward (the driven row retreats), as in
+ * Cottle and Dantzig's principal pivoting.  Rows that block the drive in
+ * both of their states (a Painleve-like configuration), a driven friction
+ * row caught by its moving bound, and numerically dependent rows are
+ * deferred: left at their bound (or value) and processed again at the end.
+ *
+ * Not a complete algorithm: the driving direction can fail to block (an
+ * unbounded ray) or rows can defer each other in a cycle; a pivot budget
+ * and a limit on re-processing bound the work, and the caller verifies the
+ * answer, retries with other row orders and falls back to other methods.
+ *
+ * CP_FAIL(reason) / CP_NOTE(reason) / CP_TRACE(...) are instrumentation
+ * hooks (a driver that includes this file can define them to record why
+ * an attempt stopped and trace the pivots); by default they do nothing.
+ */
+#include "lcp_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#ifndef CP_FAIL
+#define CP_FAIL(r) return -1
+#define CP_NOTE(r) (void)0
+#endif
+#define CP_UNPROC (-1)
+#define CP_EPS 1e-13
+#define CP_REDO 2 /* a row processed again more often: a cycle */
+
+typedef struct {
+  int n, k, budget, sym;
+  const double *A, *b, *lo, *hi;
+  const int *fx;
+  double cfm, droptol, maxdiag;
+  double *Mi;  /* k x k inverse of the clamped matrix, row stride n */
+  double *M2;  /* n x n scratch for a rebuild */
+  double *x, *w, *dx, *dw, *u, *v, *col, *rowv, *s, *rp;
+  int *cl, *pos, *st, *sup, *ch;
+  int *def, *stack, nstack; /* deferred rows (at a bound, w not tracked) */
+  int *cnt;                 /* times a row was processed again */
+  int *chs, *chl;           /* friction rows of normal j: chl[chs[j] .. chs[j+1]) */
+  int nsup;
+  int *pivots;
+} cp;
+
+static double ap(const cp *z, int r, int c) {
+  return z->A[(size_t)r * z->n + c] + (r == c ? z->cfm : 0.0);
+}
+static int fxo(const cp *z, int i) { return z->fx[i]; } /* never NULL here */
+/* a friction row at a bound: its column is folded into its normal's */
+static int folded(const cp *z, int t) {
+  return fxo(z, t) >= 0 && (z->st[t] == ST_LO || z->st[t] == ST_HI);
+}
+
+/* Dense kernels (restrict: they vectorize; dot with four partial sums). */
+static void cp_axpy(int m, double a, const double *restrict xv, double *restrict yv) {
+  int i;
+  for (i = 0; i < m; i++) yv[i] += a * xv[i];
+}
+static double cp_dot(int m, const double *restrict xv, const double *restrict yv) {
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  int i;
+  for (i = 0; i + 3 < m; i += 4) {
+    s0 += xv[i] * yv[i];
+    s1 += xv[i + 1] * yv[i + 1];
+    s2 += xv[i + 2] * yv[i + 2];
+    s3 += xv[i + 3] * yv[i + 3];
+  }
+  for (; i < m; i++) s0 += xv[i] * yv[i];
+  return (s0 + s1) + (s2 + s3);
+}
+
+/* Inverts the clamped matrix into M^-1 (Gauss-Jordan, partial pivoting).
+ * Returns -1, or the position of a numerically dependent column. */
+static int cp_invert(cp *z) {
+  int n = z->n, k = z->k, r, c, t, col;
+  double *M = z->M2, *Mi = z->Mi;
+  for (r = 0; r < k; r++)
+    for (c = 0; c < k; c++) M[(size_t)r * n + c] = ap(z, z->cl[r], z->cl[c]);
+  for (t = 0; t < n; t++) {
+    int j = fxo(z, t), p;
+    if (!folded(z, t) || (p = z->pos[j]) < 0) continue;
+    for (r = 0; r < k; r++) M[(size_t)r * n + p] += z->s[t] * z->A[(size_t)z->cl[r] * n + t];
+  }
+  for (r = 0; r < k; r++)
+    for (c = 0; c < k; c++) Mi[(size_t)r * n + c] = r == c ? 1.0 : 0.0;
+  for (col = 0; col < k; col++) {
+    int p = -1;
+    double big = z->droptol, piv;
+    for (r = col; r < k; r++) {
+      double a = fabs(M[(size_t)r * n + col]);
+      if (a > big) big = a, p = r;
+    }
+    if (p < 0) return col; /* column col depends on the ones before */
+    if (p != col) {
+      for (c = 0; c < k; c++) {
+        double a = M[(size_t)p * n + c], bb = Mi[(size_t)p * n + c];
+        M[(size_t)p * n + c] = M[(size_t)col * n + c];
+        M[(size_t)col * n + c] = a;
+        Mi[(size_t)p * n + c] = Mi[(size_t)col * n + c];
+        Mi[(size_t)col * n + c] = bb;
+      }
+    }
+    piv = 1.0 / M[(size_t)col * n + col];
+    for (c = 0; c < k; c++) {
+      M[(size_t)col * n + c] *= piv;
+      Mi[(size_t)col * n + c] *= piv;
+    }
+    for (r = 0; r < k; r++) {
+      double f;
+      if (r == col) continue;
+      f = M[(size_t)r * n + col];
+      if (f == 0.0) continue;
+      for (c = 0; c < k; c++) {
+        M[(size_t)r * n + c] -= f * M[(size_t)col * n + c];
+        Mi[(size_t)r * n + c] -= f * Mi[(size_t)col * n + c];
+      }
+    }
+  }
+  return -1;
+}
+
+static void cp_defer(cp *z, int r);
+
+/* Rebuilds M^-1 from the index sets.  A member whose column turns out
+ * numerically dependent (the folded matrix can become singular) leaves C:
+ * inside its box with w = 0, x fixed, deferred.  Returns 0, or -1. */
+static int cp_rebuild(cp *z) {
+  int tries;
+  for (tries = 0; tries <= z->n; tries++) {
+    int col = cp_invert(z), u, last;
+    if (col < 0) return 0;
+    u = z->cl[col];
+    last = z->k - 1;
+    z->pos[u] = -1;
+    if (col != last) {
+      z->cl[col] = z->cl[last];
+      z->pos[z->cl[col]] = col;
+    }
+    z->k = last;
+    cp_defer(z, u);
+  }
+  return -1;
+}
+
+/* Adds row u to C (bordering).  Returns 1 if added, 0 if its column is
+ * numerically dependent (then it stays out of C). */
+static int cp_add(cp *z, int u) {
+  int n = z->n, k = z->k, a, b, t, nch = 0;
+  double d = ap(z, u, u), sigma, *Mi = z->Mi;
+  const double *Au = z->A + (size_t)u * n;
+  for (t = z->chs[u]; t < z->chs[u + 1]; t++)
+    if (folded(z, z->chl[t])) z->ch[nch++] = z->chl[t];
+  for (a = 0; a < k; a++) {
+    int r = z->cl[a];
+    double sum = ap(z, r, u);
+    for (t = 0; t < nch; t++) sum += z->s[z->ch[t]] * z->A[(size_t)r * n + z->ch[t]];
+    z->col[a] = sum;
+    z->rowv[a] = ap(z, u, r);
+  }
+  for (t = 0; t < nch; t++) d += z->s[z->ch[t]] * Au[z->ch[t]];
+  for (a = 0; a < k; a++) { /* the folded friction rows of the members */
+    int m = z->cl[a], e;
+    for (e = z->chs[m]; e < z->chs[m + 1]; e++) {
+      t = z->chl[e];
+      if (folded(z, t)) z->rowv[a] += z->s[t] * Au[t];
+    }
+  }
+  /* u = M^-1 col, v = rowv^T M^-1 */
+  for (a = 0; a < k; a++) {
+    const double *Ma = Mi + (size_t)a * n;
+    double sum = 0.0;
+    sum = cp_dot(k, Ma, z->col);
+    z->u[a] = sum;
+    z->v[a] = 0.0;
+  }
+  for (a = 0; a < k; a++) {
+    const double *Ma = Mi + (size_t)a * n;
+    double ra = z->rowv[a];
+    if (ra == 0.0) continue;
+    cp_axpy(k, ra, Ma, z->v);
+  }
+  sigma = d;
+  for (a = 0; a < k; a++) sigma -= z->rowv[a] * z->u[a];
+  if (!(fabs(sigma) > z->droptol)) return 0;
+  sigma = 1.0 / sigma;
+  for (a = 0; a < k; a++) {
+    double *Ma = Mi + (size_t)a * n, ua = z->u[a] * sigma;
+    cp_axpy(k, ua, z->v, Ma);
+    Ma[k] = -ua;
+  }
+  for (b = 0; b < k; b++) Mi[(size_t)k * n + b] = -z->v[b] * sigma;
+  Mi[(size_t)k * n + k] = sigma;
+  z->cl[k] = u;
+  z->pos[u] = k;
+  z->k = k + 1;
+  return 1;
+}
+
+/* Removes the member at position p from C.  Returns 0, or -1 when the
+ * rest is singular. */
+static int cp_remove(cp *z, int p) {
+  int n = z->n, k = z->k, a, b, last = k - 1, rebuild = 0;
+  double *Mi = z->Mi, q = Mi[(size_t)p * n + p], scale = 0.0;
+  for (a = 0; a < k; a++) {
+    double r1 = fabs(Mi[(size_t)p * n + a]), c1 = fabs(Mi[(size_t)a * n + p]);
+    if (r1 > scale) scale = r1;
+    if (c1 > scale) scale = c1;
+  }
+  if (!(fabs(q) > 1e-10 * scale)) {
+    rebuild = 1;
+  } else {
+    for (b = 0; b < k; b++) z->rp[b] = Mi[(size_t)p * n + b] / q;
+    for (a = 0; a < k; a++) {
+      double *Ma = Mi + (size_t)a * n, f = Ma[p];
+      if (a == p || f == 0.0) continue;
+      cp_axpy(k, -f, z->rp, Ma);
+    }
+  }
+  z->pos[z->cl[p]] = -1;
+  if (p != last) {
+    for (b = 0; b < k; b++) Mi[(size_t)p * n + b] = Mi[(size_t)last * n + b];
+    for (a = 0; a < k; a++) Mi[(size_t)a * n + p] = Mi[(size_t)a * n + last];
+    z->cl[p] = z->cl[last];
+    z->pos[z->cl[p]] = p;
+  }
+  z->k = last;
+  return rebuild ? cp_rebuild(z) : 0;
+}
+
+/* Column p of the clamped matrix changes by ds * A[C, t] (friction row t
+ * folding into, ds = s_t, or out of, ds = -s_t, its normal at position p):
+ * Sherman-Morrison.  Returns 0, or -1 (singular). */
+static int cp_fold(cp *z, int p, int t, double ds) {
+  int n = z->n, k = z->k, a, b;
+  double *Mi = z->Mi, den;
+  if (ds == 0.0) return 0;
+  for (a = 0; a < k; a++) z->col[a] = ds * z->A[(size_t)z->cl[a] * n + t];
+  for (a = 0; a < k; a++) {
+    const double *Ma = Mi + (size_t)a * n;
+    double sum = 0.0;
+    sum = cp_dot(k, Ma, z->col);
+    z->u[a] = sum;
+  }
+  den = 1.0 + z->u[p];
+  if (!(fabs(den) > 1e-10)) return cp_rebuild(z);
+  for (b = 0; b < k; b++) z->rp[b] = Mi[(size_t)p * n + b] / den;
+  for (a = 0; a < k; a++) {
+    double *Ma = Mi + (size_t)a * n, f = z->u[a];
+    if (f == 0.0) continue;
+    cp_axpy(k, -f, z->rp, Ma);
+  }
+  return 0;
+}
+
+/* Sets x_q (a snap to a bound), keeping w = A x - b consistent. */
+static void cp_setx(cp *z, int q, double val) {
+  int n = z->n, r;
+  double d = val - z->x[q];
+  if (d == 0.0) return;
+  z->x[q] = val;
+  for (r = 0; r < n; r++) z->w[r] += d * z->A[(size_t)r * n + q];
+  z->w[q] += d * z->cfm;
+}
+
+/* x_q from 0 to its initial value (x holds it already; w follows). */
+static void cp_setx_from0(cp *z, int q) {
+  double v = z->x[q];
+  z->x[q] = 0.0;
+  cp_setx(z, q, v);
+}
+
+/* Puts friction row t at bound state st (its normal is processed). */
+static int cp_to_bound(cp *z, int t, int st) {
+  int j = z->fx[t];
+  z->st[t] = st;
+  z->s[t] = st == ST_LO ? z->lo[t] : z->hi[t];
+  cp_setx(z, t, z->s[t] * z->x[j]);
+  if (z->pos[j] >= 0) return cp_fold(z, z->pos[j], t, z->s[t]);
+  return 0;
+}
+
+static void sup_add(cp *z, int q, double d) {
+  if (z->dx[q] == 0.0 && d != 0.0) z->sup[z->nsup++] = q;
+  z->dx[q] = d;
+}
+
+/* Friction rows with a collapsed box whose normal does not move follow the
+ * sign of their w. */
+static void cp_fix_collapsed(cp *z) {
+  int t;
+  if (!z->fx) return;
+  for (t = 0; t < z->n; t++) {
+    int j = z->fx[t];
+    if (j < 0 || !folded(z, t) || z->x[j] != 0.0 || z->pos[j] >= 0) continue;
+    z->st[t] = z->w[t] >= 0.0 ? ST_LO : ST_HI;
+    z->s[t] = z->st[t] == ST_LO ? z->lo[t] : z->hi[t];
+  }
+}
+
+/* Defers row r (at a bound): its w is no longer tracked until it is
+ * processed again. */
+static void cp_defer(cp *z, int r) {
+  if (z->def[r]) return;
+  z->def[r] = 1;
+  z->stack[z->nstack++] = r;
+}
+
+/* Drives row i to complementarity.  Returns 0, or -1. */
+static int cp_drive(cp *z, int i, double dir) {
+  int n = z->n, a, r, q, j = fxo(z, i), tries;
+  int zero = 0, lastwho = -1, lastkind = 0, dead = 0; /* degenerate steps */
+  int turns = 0, flips = 0;                          /* retreats */
+  int chk = -1, chk_side = 0; /* the row that changed state at the last event */
+  double tolw = 1e-13 * (1.0 + fabs(z->b[i]));
+  for (;;) {
+    int kind = 0, who = -1, wst = 0, k;
+    double s, t, wi = z->w[i], maxdx = 0.0, err = 0.0;
+    if (--z->budget < 0) CP_FAIL(1);
+    if (fabs(wi) <= tolw) { /* complementary within round-off */
+      z->w[i] = 0.0;
+      z->st[i] = ST_FREE;
+      if (!cp_add(z, i)) cp_defer(z, i);
+      return 0;
+    }
+    for (tries = 0;; tries++) {
+      k = z->k;
+      /* dx_C = -M^-1 e_i dir, e_i the column of i with its folded
+         friction rows (a normal driven again after being deferred) */
+      int nch = 0, ns0, e;
+      for (e = z->chs[i]; e < z->chs[i + 1]; e++)
+        if (folded(z, z->chl[e])) z->ch[nch++] = z->chl[e];
+      for (a = 0; a < k; a++) {
+        double sum = ap(z, z->cl[a], i);
+        for (q = 0; q < nch; q++) sum += z->s[z->ch[q]] * z->A[(size_t)z->cl[a] * n + z->ch[q]];
+        z->col[a] = -dir * sum;
+      }
+      z->nsup = 0;
+      for (a = 0; a < k; a++) {
+        const double *Ma = z->Mi + (size_t)a * n;
+        double sum = 0.0;
+        sum = cp_dot(k, Ma, z->col);
+        sup_add(z, z->cl[a], sum);
+      }
+      sup_add(z, i, dir);
+      ns0 = z->nsup; /* folded friction rows move with their normal */
+      for (a = 0; a < ns0; a++) {
+        int m = z->sup[a];
+        for (e = z->chs[m]; e < z->chs[m + 1]; e++) {
+          q = z->chl[e];
+          if (folded(z, q)) sup_add(z, q, z->s[q] * z->dx[m]);
+        }
+      }
+      maxdx = 0.0;
+      for (a = 0; a < z->nsup; a++)
+        if (fabs(z->dx[z->sup[a]]) > maxdx) maxdx = fabs(z->dx[z->sup[a]]);
+      if (z->sym) { /* dw = sum over the support of dx_q A[q, :] (rows: contiguous) */
+        double *dw = z->dw;
+        if (z->cfm == 0.0)
+          memset(dw, 0, sizeof(double) * (size_t)n);
+        else
+          for (r = 0; r < n; r++) dw[r] = z->cfm * z->dx[r];
+        for (a = 0; a < z->nsup; a++) {
+          const double *Aq = z->A + (size_t)z->sup[a] * n;
+          double d = z->dx[z->sup[a]];
+          cp_axpy(n, d, Aq, dw);
+        }
+      } else {
+        for (r = 0; r < n; r++) {
+          const double *Ar = z->A + (size_t)r * n;
+          double sum = 0.0;
+          for (a = 0; a < z->nsup; a++) sum += Ar[z->sup[a]] * z->dx[z->sup[a]];
+          z->dw[r] = sum + z->cfm * z->dx[r];
+        }
+      }
+      err = 0.0;
+      for (a = 0; a < k; a++)
+        if (fabs(z->dw[z->cl[a]]) > err) err = fabs(z->dw[z->cl[a]]);
+      if (!(err == err) || !(maxdx < INFINITY)) err = INFINITY;
+      if (err <= 1e-9 * z->maxdiag * (1.0 + maxdx)) break;
+      for (a = 0; a < z->nsup; a++) z->dx[z->sup[a]] = 0.0;
+      if (tries > 0) CP_FAIL(2);
+      if (cp_rebuild(z) != 0) CP_FAIL(8);
+    }
+    for (a = 0; a < k; a++) z->dw[z->cl[a]] = 0.0;
+    /* the row that changed state at the last event must move into its
+       new state's region: a row that entered C away from the bound it
+       left, a row that reached a bound with its w away from zero on the
+       allowed side.  If it would not (possible once friction columns
+       fold: the clamped matrix is not a P-matrix), the drive continues
+       backward, x_i retreating (Cottle-Dantzig's rule: the row's
+       complement drives) */
+    if (chk >= 0) {
+      double rho;
+      int jc = fxo(z, chk);
+      if (z->pos[chk] >= 0) { /* entered C from side chk_side */
+        if (jc < 0)
+          rho = chk_side == ST_LO ? z->dx[chk] : -z->dx[chk];
+        else
+          rho = chk_side == ST_LO ? z->dx[chk] - z->lo[chk] * z->dx[jc]
+                                  : z->hi[chk] * z->dx[jc] - z->dx[chk];
+      } else { /* at a bound */
+        rho = chk_side == ST_LO ? z->dw[chk] : -z->dw[chk];
+      }
+      chk = -1;
+      if (rho < -CP_EPS) {
+        dir = -dir;
+        for (a = 0; a < z->nsup; a++) z->dx[z->sup[a]] = -z->dx[z->sup[a]];
+        for (r = 0; r < n; r++) z->dw[r] = -z->dw[r];
+        if (++flips > 4 * n + 8) CP_FAIL(4);
+      }
+    }
+    /* ratio test */
+    s = INFINITY;
+    if ((wi < 0.0 && z->dw[i] > z->droptol) || (wi > 0.0 && z->dw[i] < -z->droptol)) {
+      s = -wi / z->dw[i]; /* w_i reaches 0 */
+      if (s < 0) s = 0;
+      kind = 1;
+    } else if (fabs(z->dw[i]) <= z->droptol) {
+      z->dw[i] = 0.0;
+    }
+    if (j < 0) {
+      double sb = dir > 0 ? z->hi[i] - z->x[i] : z->x[i] - z->lo[i];
+      if (sb < 0) sb = 0;
+      if (sb <= s) s = sb, kind = 2;
+    } else {
+      double g, rate, dxj = z->dx[j];
+      if (dir > 0)
+        g = z->hi[i] * z->x[j] - z->x[i], rate = z->hi[i] * dxj - 1.0;
+      else
+        g = z->x[i] - z->lo[i] * z->x[j], rate = -1.0 - z->lo[i] * dxj;
+      if (rate < -CP_EPS) {
+        t = (g > 0 ? g : 0) / -rate;
+        if (t <= s) s = t, kind = 2;
+      }
+      /* the bound behind it can catch up, moving with the normal */
+      if (dir > 0)
+        g = z->x[i] - z->lo[i] * z->x[j], rate = 1.0 - z->lo[i] * dxj;
+      else
+        g = z->hi[i] * z->x[j] - z->x[i], rate = z->hi[i] * dxj + 1.0;
+      if (rate < -CP_EPS) {
+        t = (g > 0 ? g : 0) / -rate;
+        if (t < s) s = t, kind = 6;
+      }
+    }
+    for (a = 0; a < k; a++) {
+      int c = z->cl[a], jc = fxo(z, c);
+      double d = z->dx[c];
+      if (jc < 0) {
+        if (d > CP_EPS) {
+          t = (z->hi[c] - z->x[c]) / d;
+          if (t < s) s = t < 0 ? 0 : t, kind = 3, who = c, wst = ST_HI;
+        } else if (d < -CP_EPS) {
+          t = (z->lo[c] - z->x[c]) / d;
+          if (t < s) s = t < 0 ? 0 : t, kind = 3, who = c, wst = ST_LO;
+        }
+      } else {
+        double dxj = z->dx[jc], g, rate;
+        g = z->hi[c] * z->x[jc] - z->x[c];
+        rate = z->hi[c] * dxj - d;
+        if (rate < -CP_EPS) {
+          t = (g > 0 ? g : 0) / -rate;
+          if (t < s) s = t, kind = 3, who = c, wst = ST_HI;
+        }
+        g = z->x[c] - z->lo[c] * z->x[jc];
+        rate = d - z->lo[c] * dxj;
+        if (rate < -CP_EPS) {
+          t = (g > 0 ? g : 0) / -rate;
+          if (t < s) s = t, kind = 3, who = c, wst = ST_LO;
+        }
+      }
+    }
+    /* rows out of C: at a bound, their w reaching 0; friction rows inside
+       but out of C (dependent columns: x fixed), their box moving with the
+       normal */
+    for (r = 0; r < n; r++) {
+      double d = z->dw[r];
+      int sr = z->st[r], jr = z->fx[r];
+      if (r == i) continue;
+      if (sr == ST_FREE) {
+        double dxj, g;
+        if (jr < 0 || z->pos[r] >= 0) continue;
+        dxj = z->dx[jr];
+        if (z->hi[r] * dxj < -CP_EPS) {
+          g = z->hi[r] * z->x[jr] - z->x[r];
+          t = (g > 0 ? g : 0) / -(z->hi[r] * dxj);
+          if (t < s) s = t, kind = 5, who = r, wst = ST_HI;
+        }
+        if (-z->lo[r] * dxj < -CP_EPS) {
+          g = z->x[r] - z->lo[r] * z->x[jr];
+          t = (g > 0 ? g : 0) / (z->lo[r] * dxj);
+          if (t < s) s = t, kind = 5, who = r, wst = ST_LO;
+        }
+        continue;
+      }
+      if ((sr != ST_LO && sr != ST_HI) || z->def[r]) continue;
+      if (jr < 0) {
+        if (!(z->hi[r] > z->lo[r])) continue;
+      } else if (z->x[jr] == 0.0 && z->dx[jr] == 0.0) {
+        continue; /* collapsed box, normal not moving */
+      }
+      if (sr == ST_LO && d < -CP_EPS) {
+        t = -z->w[r] / d;
+        if (t < s) s = t < 0 ? 0 : t, kind = 4, who = r;
+      } else if (sr == ST_HI && d > CP_EPS) {
+        t = -z->w[r] / d;
+        if (t < s) s = t < 0 ? 0 : t, kind = 4, who = r;
+      }
+    }
+    if (!(s < INFINITY)) {
+      for (a = 0; a < z->nsup; a++) z->dx[z->sup[a]] = 0.0;
+      /* nothing blocks and w_i moves away from 0 (a negative Schur
+         complement, possible once friction columns fold): turn back */
+      if (wi * z->dw[i] > 0.0 && fabs(z->dw[i]) > z->droptol && ++turns <= 2) {
+        dir = -dir;
+        continue;
+      }
+      CP_FAIL(3);
+    }
+    /* degenerate (zero-length) steps: a cycle if they go on, or if a row
+       goes straight back (both of its states block the drive) */
+    if (s <= 1e-14 * (1.0 + fabs(z->x[i]))) {
+      if (++zero > 2 * z->k + 8) CP_FAIL(8);
+      /* a row going straight back: both of its states block the drive */
+      dead = who >= 0 && who == lastwho && kind != lastkind;
+      lastwho = who, lastkind = kind;
+    } else {
+      zero = 0, lastwho = -1, dead = 0;
+    }
+    /* step */
+    for (a = 0; a < z->nsup; a++) {
+      q = z->sup[a];
+      z->x[q] += s * z->dx[q];
+    }
+    cp_axpy(n, s, z->dw, z->w);
+    for (a = 0; a < z->nsup; a++) {
+      q = z->sup[a];
+      if (folded(z, q)) cp_setx(z, q, z->s[q] * z->x[z->fx[q]]);
+      z->dx[q] = 0.0;
+    }
+    (*z->pivots)++;
+#ifdef CP_TRACE
+    CP_TRACE(z, i, dir, kind, who, wst, s);
+#endif
+    cp_fix_collapsed(z);
+    if (kind == 1) {
+      z->w[i] = 0.0;
+      z->st[i] = ST_FREE;
+      if (!cp_add(z, i)) cp_defer(z, i); /* dependent: inside, w_i = 0, not in C */
+      return 0;
+    } else if (kind == 2) {
+      int bst = dir > 0 ? ST_HI : ST_LO;
+      if (j < 0) {
+        cp_setx(z, i, dir > 0 ? z->hi[i] : z->lo[i]);
+        z->st[i] = bst;
+      } else if (cp_to_bound(z, i, bst) != 0) {
+        CP_FAIL(5);
+      }
+      /* after a retreat, the bound it started from: w_i on the wrong side */
+      if (bst == ST_HI ? z->w[i] > tolw : z->w[i] < -tolw) cp_defer(z, i);
+      return 0;
+    } else if (kind == 3) {
+      if (cp_remove(z, z->pos[who]) != 0) CP_FAIL(4);
+      if (fxo(z, who) < 0) {
+        cp_setx(z, who, wst == ST_HI ? z->hi[who] : z->lo[who]);
+        z->st[who] = wst;
+      } else if (cp_to_bound(z, who, wst) != 0) {
+        CP_FAIL(5);
+      }
+      if (dead)
+        cp_defer(z, who);
+      else
+        chk = who, chk_side = wst;
+    } else if (kind == 6) {
+      /* at the bound behind it with w_i still on the wrong side: deferred */
+      if (cp_to_bound(z, i, dir > 0 ? ST_LO : ST_HI) != 0) CP_FAIL(5);
+      cp_defer(z, i);
+      return 0;
+    } else if (kind == 5) {
+      if (cp_to_bound(z, who, wst) != 0) CP_FAIL(5);
+    } else if (dead) {
+      cp_defer(z, who); /* stays at its bound */
+    } else {
+      int jw = fxo(z, who), old = z->st[who];
+      z->w[who] = 0.0;
+      if (jw >= 0 && z->pos[jw] >= 0 && cp_fold(z, z->pos[jw], who, -z->s[who]) != 0) CP_FAIL(6);
+      z->st[who] = ST_FREE;
+      /* a negative Schur complement: with `who` in C its x leaves the box at
+         once, and at its bound its w leaves zero (a Painleve-like
+         configuration): no complementary continuation of the drive with
+         it; it goes back to its bound, deferred */
+      if (!cp_add(z, who))
+        cp_defer(z, who); /* dependent: tracked again at the end */
+      else
+        chk = who, chk_side = old;
+    }
+  }
+}
+
+/* Processes row i (unprocessed: x_i inside its box or at a bound). */
+static int cp_process(cp *z, int i) {
+  int j = fxo(z, i);
+  double wi = z->w[i], tolw = 1e-13 * (1.0 + fabs(z->b[i]));
+  if (j < 0) {
+    if (z->lo[i] == z->hi[i]) {
+      z->st[i] = ST_LO;
+      return 0;
+    }
+    if (z->x[i] == z->lo[i] && wi >= 0.0) {
+      z->st[i] = ST_LO;
+      return 0;
+    }
+    if (z->x[i] == z->hi[i] && wi <= 0.0) {
+      z->st[i] = ST_HI;
+      return 0;
+    }
+  } else {
+    double L = z->lo[i] * z->x[j], H = z->hi[i] * z->x[j];
+    if (z->x[j] == 0.0 && z->pos[j] < 0) { /* collapsed box [0, 0] */
+      z->st[i] = wi >= 0.0 ? ST_LO : ST_HI;
+      z->s[i] = z->st[i] == ST_LO ? z->lo[i] : z->hi[i];
+      cp_setx(z, i, 0.0);
+      return 0;
+    }
+    if (z->x[i] == L && wi >= 0.0) return cp_to_bound(z, i, ST_LO);
+    if (z->x[i] == H && wi <= 0.0) return cp_to_bound(z, i, ST_HI);
+  }
+  if (fabs(wi) <= tolw) {
+    z->w[i] = 0.0;
+    z->st[i] = ST_FREE;
+    if (!cp_add(z, i)) cp_defer(z, i);
+    return 0;
+  }
+  return cp_drive(z, i, wi < 0.0 ? 1.0 : -1.0);
+}
+
+int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) {
+  int n = ar->n, i, phase, step, off, redo = 2 * n + 8, rc = 0, natural;
+  size_t nn = (size_t)n;
+  double *p = ar->work;
+  cp z;
+  memset(&z, 0, sizeof z);
+  z.n = n;
+  z.A = ar->A, z.b = ar->b, z.lo = ar->lo, z.hi = ar->hi, z.fx = ar->fx;
+  z.cfm = ar->cfm;
+  z.droptol = ar->droptol;
+  z.budget = ar->max_pivots;
+  z.sym = ar->sym;
+  z.pivots = pivots;
+  if (ar->fx)
+    for (i = 0; i < n; i++) {
+      int j = ar->fx[i];
+      if (j < 0) continue;
+      if (!(ar->lo[j] >= 0.0) || !isfinite(ar->lo[i]) || !isfinite(ar->hi[i])) return -2;
+    }
+  z.Mi = p, p += nn * nn;
+  z.M2 = p, p += nn * nn;
+  z.x = p, p += nn + 1;
+  z.w = p, p += nn + 1;
+  z.dx = p, p += nn + 1;
+  z.dw = p, p += nn + 1;
+  z.u = p, p += nn + 1;
+  z.v = p, p += nn + 1;
+  z.col = p, p += nn + 1;
+  z.rowv = p, p += nn + 1;
+  z.s = p, p += nn + 1;
+  z.rp = p;
+  z.cl = ar->iwork;
+  z.pos = z.cl + n;
+  z.st = z.pos + n;
+  z.sup = z.st + n;
+  z.ch = z.sup + n;
+  z.def = z.ch + n;
+  z.stack = z.def + n;
+  z.cnt = z.stack + n;
+  if (!z.fx) { /* no friction rows: an array of -1 (the last n ints) */
+    int *nofx = z.cnt + 3 * n + 1;
+    for (i = 0; i < n; i++) nofx[i] = -1;
+    z.fx = nofx;
+  }
+  z.chs = z.cnt + n;
+  z.chl = z.chs + n + 1;
+  z.nstack = 0;
+  for (i = 0; i < n; i++) {
+    double d = fabs(ap(&z, i, i));
+    if (d > z.maxdiag) z.maxdiag = d;
+    z.x[i] = fxo(&z, i) >= 0 ? 0.0 : ar->lo[i] > 0 ? ar->lo[i] : ar->hi[i] < 0 ? ar->hi[i] : 0.0;
+    z.dx[i] = 0.0;
+    z.s[i] = 0.0;
+    z.st[i] = CP_UNPROC;
+    z.pos[i] = -1;
+    z.def[i] = 0;
+    z.cnt[i] = 0;
+  }
+  if (z.maxdiag == 0.0) z.maxdiag = 1.0;
+  /* the friction rows of each row, grouped (counting sort) */
+  for (i = 0; i <= n; i++) z.chs[i] = 0;
+  for (i = 0; i < n; i++)
+    if (fxo(&z, i) >= 0) z.chs[z.fx[i] + 1]++;
+  for (i = 0; i < n; i++) z.chs[i + 1] += z.chs[i];
+  for (i = 0; i < n; i++) z.cnt[i] = z.chs[i]; /* fill cursors (cnt reset below) */
+  for (i = 0; i < n; i++)
+    if (fxo(&z, i) >= 0) z.chl[z.cnt[z.fx[i]]++] = i;
+  for (i = 0; i < n; i++) z.cnt[i] = 0;
+  for (i = 0; i < n; i++) z.w[i] = -z.b[i];
+  for (i = 0; i < n; i++) /* w = A x - b: x is 0 but for rows whose box excludes 0 */
+    if (z.x[i] != 0.0) cp_setx_from0(&z, i);
+  /* order NATURAL: rows in turn, each contact's normal then its friction
+     rows (when every friction row follows its normal) */
+  natural = ar->order == CP_NATURAL;
+  if (natural && z.fx)
+    for (i = 0; i < n; i++)
+      if (z.fx[i] >= i) natural = 0;
+  /* the order: constant rows first, then friction rows (order 0: in
+     turn; 1: reversed; >= 2: a fixed permutation, i -> (step i + off) mod n
+     with step prime to n) */
+  {
+    static const int steps[] = {7, 11, 13, 17, 19, 23, 29, 31};
+    step = 1, off = 0;
+    if (ar->order >= 2) {
+      int t = ar->order - 2, g, aa, bb;
+      step = steps[t % 8];
+      for (;;) { /* step prime to n */
+        aa = step, bb = n;
+        while (bb) g = aa % bb, aa = bb, bb = g;
+        if (aa == 1) break;
+        step += 2;
+      }
+      off = (t * 5 + 3) % n;
+    }
+  }
+  for (phase = 0; phase < 2; phase++) {
+    int ii;
+    for (ii = 0; ii < n; ii++) {
+      int i = phase == 0 ? ii : ar->order == 1 ? n - 1 - ii
+                                : (int)(((long long)step * ii + off) % n),
+          j = fxo(&z, i);
+      if (natural) { /* one pass in row order */
+        if (phase == 1) break;
+        if (cp_process(&z, i) != 0) { rc = -1; goto out; }
+        continue;
+      }
+      if ((j >= 0) != phase) continue;
+      if (cp_process(&z, i) != 0) { rc = -1; goto out; }
+    }
+  }
+  /* the deferred rows, from their bound; then any row out of C whose
+     complementarity broke since (dependent columns are not tracked) */
+  for (;;) {
+    if (z.nstack == 0) {
+      for (i = 0; i < n; i++) {
+        double tolw = 1e-11 * (1.0 + fabs(z.b[i]));
+        int j = fxo(&z, i);
+        if (j < 0 ? z.lo[i] == z.hi[i] : (z.x[j] == 0.0 && z.pos[j] < 0)) continue; /* [L, L] */
+        if ((z.st[i] == ST_LO && z.w[i] < -tolw) || (z.st[i] == ST_HI && z.w[i] > tolw) ||
+            (z.st[i] == ST_FREE && z.pos[i] < 0 && fabs(z.w[i]) > tolw))
+          cp_defer(&z, i);
+      }
+      if (z.nstack == 0) break;
+    }
+    {
+    int r = z.stack[--z.nstack], j = fxo(&z, r);
+    z.def[r] = 0;
+    if (--z.budget < 0) { rc = -1; goto out; }
+    if (--redo < 0 || ++z.cnt[r] > CP_REDO) { CP_NOTE(9); rc = -1; goto out; } /* rows deferring each other in turn */
+    {
+      double tolw = 1e-13 * (1.0 + fabs(z.b[r]));
+      if ((z.st[r] == ST_LO && z.w[r] >= -tolw) || (z.st[r] == ST_HI && z.w[r] <= tolw) ||
+          (z.st[r] == ST_FREE && fabs(z.w[r]) <= tolw))
+        continue;
+    }
+    if (folded(&z, r) && z.pos[j] >= 0 && cp_fold(&z, z.pos[j], r, -z.s[r]) != 0) { rc = -1; goto out; }
+    z.st[r] = CP_UNPROC;
+    z.s[r] = 0.0;
+    if (cp_process(&z, r) != 0) { rc = -1; goto out; }
+    }
+  }
+out:
+  /* the point and states reached (on failure: a start for other methods;
+     rows not processed are inside their box) */
+  for (i = 0; i < n; i++) {
+    if (!isfinite(z.x[i])) return -2;
+    x[i] = z.x[i];
+    state[i] = z.st[i] == ST_HI ? ST_HI : z.st[i] == ST_LO ? ST_LO : ST_FREE;
+  }
+  return rc;
+}

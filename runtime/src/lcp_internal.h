@@ -1,0 +1,35 @@
+/* lcp_internal.h: shared between lcp.c and lcp_coupled.c (not installed). */
+#ifndef DIAGC_LCP_INTERNAL_H
+#define DIAGC_LCP_INTERNAL_H
+
+/* Row states shared by the pivoting methods. */
+enum { ST_FREE = 0, ST_LO = 1, ST_HI = 2 };
+
+/* Coupled incremental pivoting (lcp_coupled.c). */
+typedef struct {
+  int n;
+  const double *A, *b, *lo, *hi;
+  const int *fx;   /* may be NULL */
+  double cfm;
+  double droptol;  /* Schur complements below this: dependent column */
+  int max_pivots;  /* pivot budget */
+  int sym;         /* A symmetric (rows serve as columns) */
+  int order;       /* 0: rows in order; 1: friction rows in reverse order;
+                      CP_NATURAL: one pass in row order; else permuted */
+  double *work;    /* DIAGC__CP_WORK_DOUBLES(n) doubles */
+  int *iwork;      /* 11 n + 1 ints */
+} diagc__cp_args;
+
+#define CP_NATURAL 2
+#define DIAGC__CP_WORK_DOUBLES(n) (2 * (size_t)(n) * (size_t)(n) + 16 * (size_t)(n) + 16)
+
+/* Runs the method from x = 0.  On return x holds its point and state[] the
+ * row states (ST_FREE for clamped rows and rows not processed).  Returns 0
+ * when every row was processed; -1 when it failed (budget, cycling,
+ * unbounded ray, singular update: x and state are where it stopped); -2
+ * when it is not applicable (a friction row whose normal may be negative,
+ * infinite friction multipliers) or x is not finite (x, state unusable).
+ * *pivots is incremented per pivot. */
+int diagc__lcp_cp(const diagc__cp_args *a, double *x, int *state, int *pivots);
+
+#endif
