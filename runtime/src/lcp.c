@@ -3,9 +3,10 @@
  * Coupled incremental pivoting ("coupled", lcp_coupled.c): Dantzig/Baraff
  * pivoting on the coupled problem itself, with an updated inverse of the
  * clamped block in which friction rows at a bound fold into their normal's
- * column.  The default path: up to CP_ORDERS attempts with different row
- * orders (the method can stop on Painleve-like configurations or cycles),
- * each verified with the true coupled violation and, if it does not
+ * column.  The default path: up to CP_ORDERS attempts (the method can stop
+ * on Painleve-like configurations or cycles; later attempts process first
+ * the rows at which earlier ones stopped, friction rows otherwise in turn
+ * and in reverse by turns), each verified with the true coupled violation and, if it does not
  * verify, polished by a few active-set steps on its index sets.
  *
  * Active-set method ("pivot"): a block principal pivoting iteration on the
@@ -65,7 +66,7 @@
 #define EARLY_PIV 15  /* AUTO: active-set steps after those sweeps           */
 #define CP_POLISH 3   /* active-set steps polishing the coupled pivoting     */
 #ifndef CP_ORDERS
-#define CP_ORDERS 8   /* coupled pivoting: row orders tried (attempts)       */
+#define CP_ORDERS 8   /* coupled pivoting: attempts at most                  */
 #endif
 #ifndef CP_BUDGET0
 #define CP_BUDGET0 2  /* coupled pivoting: pivots per row, first attempt   */
@@ -1145,25 +1146,40 @@ static void seeded_stages(ctx *c, int method, int maxit, int *used_out, int part
 }
 
 static int check_args(int n, const double *A, const double *b, const double *lo,
-                      const double *hi, const int *fx, const double *x) {
+                      const double *hi, const int *fx, const double *x, double *asym) {
   int i;
-  size_t k, nn;
+  *asym = 0.0;
   if (n < 0) return 0;
   if (n == 0) return 1;
   if (!A || !b || !lo || !hi || !x) return 0;
-  nn = (size_t)n * (size_t)n;
   {
-    /* inf * 0 and NaN * 0 are NaN: one branch for all of A */
-    double z0 = 0.0, z1 = 0.0, z2 = 0.0, z3 = 0.0;
-    for (k = 0; k + 3 < nn; k += 4) {
-      z0 += A[k] * 0.0;
-      z1 += A[k + 1] * 0.0;
-      z2 += A[k + 2] * 0.0;
-      z3 += A[k + 3] * 0.0;
+    /* one pass over the pairs (A_ik, A_ki): d = A_ik - A_ki is not finite
+       when either is not (inf - inf, NaN: NaN), and d * 0 is then NaN (one
+       branch for all of A); max |d| says whether A is symmetric */
+    double z0 = 0.0, z1 = 0.0, m0 = 0.0, m1 = 0.0;
+    size_t nn = (size_t)n;
+    for (i = 0; i < n; i++) {
+      const double *Ai = A + (size_t)i * nn, *Aci = A + i;
+      size_t k;
+      z0 += Ai[i] * 0.0;
+      for (k = 0; k + 1 < (size_t)i; k += 2) {
+        double d0 = Ai[k] - Aci[k * nn], d1 = Ai[k + 1] - Aci[(k + 1) * nn];
+        z0 += d0 * 0.0;
+        z1 += d1 * 0.0;
+        d0 = fabs(d0), d1 = fabs(d1);
+        m0 = d0 > m0 ? d0 : m0;
+        m1 = d1 > m1 ? d1 : m1;
+      }
+      for (; k < (size_t)i; k++) {
+        double d0 = Ai[k] - Aci[k * nn];
+        z0 += d0 * 0.0;
+        d0 = fabs(d0);
+        m0 = d0 > m0 ? d0 : m0;
+      }
     }
-    for (; k < nn; k++) z0 += A[k] * 0.0;
-    z0 += z1 + z2 + z3;
+    z0 += z1;
     if (z0 != z0) return 0;
+    *asym = m0 > m1 ? m0 : m1;
   }
   for (i = 0; i < n; i++) {
     int j = fx ? fx[i] : -1;
@@ -1187,11 +1203,11 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
   char *p;
   size_t nn;
   int i, method, status, used = DIAGC_LCP_PIVOT, maxit, sym = 1;
-  double maxdiag = 0.0, v;
+  double maxdiag = 0.0, v, asym;
 
   if (stats) memset(stats, 0, sizeof *stats);
   if (!opt || !opt->workspace) return DIAGC_LCP_NO_WORKSPACE;
-  if (!check_args(n, A, b, lo, hi, findex, x)) return DIAGC_LCP_BAD_ARG;
+  if (!check_args(n, A, b, lo, hi, findex, x, &asym)) return DIAGC_LCP_BAD_ARG;
   if (!(opt->tol >= 0) || !(opt->cfm >= 0) || !isfinite(opt->cfm)) return DIAGC_LCP_BAD_ARG;
   method = opt->method;
   if (method != DIAGC_LCP_AUTO && method != DIAGC_LCP_PIVOT && method != DIAGC_LCP_PGS &&
@@ -1249,14 +1265,7 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
     if (fabs(d) > maxdiag) maxdiag = fabs(d);
   }
   c.droptol = DROP_REL * (maxdiag > 0 ? maxdiag : 1.0);
-  for (i = 0; i < n && sym; i++) {
-    int k;
-    for (k = 0; k < i; k++)
-      if (fabs(A[(size_t)i * n + k] - A[(size_t)k * n + i]) > 1e-12 * maxdiag) {
-        sym = 0;
-        break;
-      }
-  }
+  sym = asym <= 1e-12 * maxdiag;
   maxit = opt->max_pivot_iter > 0 ? opt->max_pivot_iter : 40 + n / 5;
 
   /* starting point: the warm start (non-finite entries read as 0) */
@@ -1298,16 +1307,31 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
       /* coupled incremental pivoting (lcp_coupled.c), polished by a few
          active-set steps on its index sets when it does not verify */
       diagc__cp_args a;
+      int leads[CP_ORDERS], nlead = 0, frow = -1, att, tried[2] = {-1, -1};
       a.n = n, a.A = A, a.b = b, a.lo = lo, a.hi = hi, a.fx = findex;
+      a.lead = leads, a.nlead = 0, a.fail_row = &frow;
       a.cfm = c.cfm, a.droptol = c.droptol;
       a.max_pivots = opt->max_pivot_iter > 0 ? opt->max_pivot_iter * 4 : CP_BUDGET0 * n + 20;
       a.work = c.K, a.iwork = c.basic, a.sym = sym;
-      for (a.order = 0; a.order < CP_ORDERS && c.best_v > c.tol; a.order++) {
+      for (att = 0; att < CP_ORDERS && c.best_v > c.tol; att++) {
         int rc;
+        /* attempt 0: friction rows in turn; then the rows at which
+           attempts stopped go first, the friction rows in turn and in
+           reverse by turns */
+        a.order = att == 0 ? 0 : (att & 1) ^ 1;
+        if (tried[a.order] == nlead) a.order ^= 1; /* it would repeat itself */
+        if (tried[a.order] == nlead) break;         /* nothing new to try */
+        tried[a.order] = nlead;
+        a.nlead = nlead;
         c.iters++;
-        if (a.order == 1) a.max_pivots = opt->max_pivot_iter > 0 ? opt->max_pivot_iter * 4 : CP_BUDGET1 * n + 20;
+        if (att == 1) a.max_pivots = opt->max_pivot_iter > 0 ? opt->max_pivot_iter * 4 : CP_BUDGET1 * n + 20;
         rc = diagc__lcp_cp(&a, c.xc, c.state, &c.pivots);
         if (rc == -2) break; /* not applicable */
+        if (rc != 0 && frow >= 0) {
+          int e, seen = 0;
+          for (e = 0; e < nlead; e++) seen |= leads[e] == frow;
+          if (!seen && nlead < CP_ORDERS) leads[nlead++] = frow;
+        }
         residual(&c, c.xc, c.w);
         v = violation_w(&c, c.xc, c.w);
         keep_best(&c, c.xc, v);

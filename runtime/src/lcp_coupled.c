@@ -33,7 +33,8 @@
  * Not a complete algorithm: the driving direction can fail to block (an
  * unbounded ray) or rows can defer each other in a cycle; a pivot budget
  * and a limit on re-processing bound the work, and the caller verifies the
- * answer, retries with other row orders and falls back to other methods.
+ * answer, retries with other row orders (the rows at which attempts
+ * stopped first: args lead, fail_row) and falls back to other methods.
  *
  * CP_FAIL(reason) / CP_NOTE(reason) / CP_TRACE(...) are instrumentation
  * hooks (a driver that includes this file can define them to record why
@@ -51,6 +52,7 @@
 #define CP_UNPROC (-1)
 #define CP_EPS 1e-13
 #define CP_REDO 2 /* a row processed again more often: a cycle */
+#define CP_RING 8 /* pivots remembered by the cycle check */
 
 typedef struct {
   int n, k, budget, sym;
@@ -66,6 +68,7 @@ typedef struct {
   int *chs, *chl;           /* friction rows of normal j: chl[chs[j] .. chs[j+1]) */
   int nsup;
   int *pivots;
+  int cur; /* the row being processed at the top level */
 } cp;
 
 static double ap(const cp *z, int r, int c) {
@@ -77,10 +80,17 @@ static int folded(const cp *z, int t) {
   return fxo(z, t) >= 0 && (z->st[t] == ST_LO || z->st[t] == ST_HI);
 }
 
-/* Dense kernels (restrict: they vectorize; dot with four partial sums). */
+/* Dense kernels (restrict, unrolled by four: straight-line code that -O2
+ * vectorizes; dot with four partial sums). */
 static void cp_axpy(int m, double a, const double *restrict xv, double *restrict yv) {
   int i;
-  for (i = 0; i < m; i++) yv[i] += a * xv[i];
+  for (i = 0; i + 3 < m; i += 4) { /* unrolled: -O2 vectorizes it (SLP) */
+    yv[i] += a * xv[i];
+    yv[i + 1] += a * xv[i + 1];
+    yv[i + 2] += a * xv[i + 2];
+    yv[i + 3] += a * xv[i + 3];
+  }
+  for (; i < m; i++) yv[i] += a * xv[i];
 }
 static double cp_dot(int m, const double *restrict xv, const double *restrict yv) {
   double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
@@ -168,11 +178,13 @@ static int cp_rebuild(cp *z) {
   return -1;
 }
 
-/* Adds row u to C (bordering).  Returns 1 if added, 0 if its column is
- * numerically dependent (then it stays out of C). */
-static int cp_add(cp *z, int u) {
+/* Adds row u to C (bordering).  have_u: z->u holds M^-1 col already (the
+ * driving direction of row u, which joins C at the end of its drive).
+ * Returns 1 if added, 0 if its column is numerically dependent (then it
+ * stays out of C). */
+static int cp_add(cp *z, int u, int have_u) {
   int n = z->n, k = z->k, a, b, t, nch = 0;
-  double d = ap(z, u, u), sigma, *Mi = z->Mi;
+  double d = ap(z, u, u), sigma, *Mi = z->Mi, *v;
   const double *Au = z->A + (size_t)u * n;
   for (t = z->chs[u]; t < z->chs[u + 1]; t++)
     if (folded(z, z->chl[t])) z->ch[nch++] = z->chl[t];
@@ -191,19 +203,19 @@ static int cp_add(cp *z, int u) {
       if (folded(z, t)) z->rowv[a] += z->s[t] * Au[t];
     }
   }
-  /* u = M^-1 col, v = rowv^T M^-1 */
+  /* u = M^-1 col, v = rowv^T M^-1 (v is computed even when M is
+     symmetric: taking v = u there, which would save k^2 flops, perturbs
+     M^-1 at round-off level and with it the pivot paths of the hard,
+     non-monotone problems; in the benchmark set more of them then
+     needed the fallbacks) */
+  if (!have_u)
+    for (a = 0; a < k; a++) z->u[a] = cp_dot(k, Mi + (size_t)a * n, z->col);
+  v = z->v;
+  for (a = 0; a < k; a++) v[a] = 0.0;
   for (a = 0; a < k; a++) {
-    const double *Ma = Mi + (size_t)a * n;
-    double sum = 0.0;
-    sum = cp_dot(k, Ma, z->col);
-    z->u[a] = sum;
-    z->v[a] = 0.0;
-  }
-  for (a = 0; a < k; a++) {
-    const double *Ma = Mi + (size_t)a * n;
     double ra = z->rowv[a];
     if (ra == 0.0) continue;
-    cp_axpy(k, ra, Ma, z->v);
+    cp_axpy(k, ra, Mi + (size_t)a * n, v);
   }
   sigma = d;
   for (a = 0; a < k; a++) sigma -= z->rowv[a] * z->u[a];
@@ -211,10 +223,10 @@ static int cp_add(cp *z, int u) {
   sigma = 1.0 / sigma;
   for (a = 0; a < k; a++) {
     double *Ma = Mi + (size_t)a * n, ua = z->u[a] * sigma;
-    cp_axpy(k, ua, z->v, Ma);
+    cp_axpy(k, ua, v, Ma);
     Ma[k] = -ua;
   }
-  for (b = 0; b < k; b++) Mi[(size_t)k * n + b] = -z->v[b] * sigma;
+  for (b = 0; b < k; b++) Mi[(size_t)k * n + b] = -v[b] * sigma;
   Mi[(size_t)k * n + k] = sigma;
   z->cl[k] = u;
   z->pos[u] = k;
@@ -313,13 +325,15 @@ static void sup_add(cp *z, int q, double d) {
 /* Friction rows with a collapsed box whose normal does not move follow the
  * sign of their w. */
 static void cp_fix_collapsed(cp *z) {
-  int t;
-  if (!z->fx) return;
-  for (t = 0; t < z->n; t++) {
-    int j = z->fx[t];
-    if (j < 0 || !folded(z, t) || z->x[j] != 0.0 || z->pos[j] >= 0) continue;
-    z->st[t] = z->w[t] >= 0.0 ? ST_LO : ST_HI;
-    z->s[t] = z->st[t] == ST_LO ? z->lo[t] : z->hi[t];
+  int j, e;
+  for (j = 0; j < z->n; j++) { /* normals with friction rows, at 0, out of C */
+    if (z->chs[j] == z->chs[j + 1] || z->x[j] != 0.0 || z->pos[j] >= 0) continue;
+    for (e = z->chs[j]; e < z->chs[j + 1]; e++) {
+      int t = z->chl[e];
+      if (!folded(z, t)) continue;
+      z->st[t] = z->w[t] >= 0.0 ? ST_LO : ST_HI;
+      z->s[t] = z->st[t] == ST_LO ? z->lo[t] : z->hi[t];
+    }
   }
 }
 
@@ -331,11 +345,27 @@ static void cp_defer(cp *z, int r) {
   z->stack[z->nstack++] = r;
 }
 
+/* A signature of the index sets (each row's state, membership of C), the
+ * driven row and the direction. */
+static unsigned long long cp_signature(const cp *z, int i, double dir) {
+  unsigned long long h = (unsigned long long)(i * 2 + (dir > 0)) * 0x9E3779B97F4A7C15ull;
+  int r;
+  for (r = 0; r < z->n; r++) {
+    unsigned long long v = (unsigned long long)(r * 5 + (z->pos[r] >= 0 ? 4 : z->st[r] + 1)) + 1;
+    v *= 0xBF58476D1CE4E5B9ull;
+    h += v ^ (v >> 29);
+  }
+  return h;
+}
+
 /* Drives row i to complementarity.  Returns 0, or -1. */
 static int cp_drive(cp *z, int i, double dir) {
   int n = z->n, a, r, q, j = fxo(z, i), tries;
   int zero = 0, lastwho = -1, lastkind = 0, dead = 0; /* degenerate steps */
   int turns = 0, flips = 0;                          /* retreats */
+  unsigned long long ring[CP_RING]; /* recent index-set signatures ... */
+  double ringw[2 * CP_RING];        /* ... and w_i, x_i there (cycle check) */
+  int nring = 0, steps = 0, have_u;
   int chk = -1, chk_side = 0; /* the row that changed state at the last event */
   double tolw = 1e-13 * (1.0 + fabs(z->b[i]));
   for (;;) {
@@ -345,7 +375,7 @@ static int cp_drive(cp *z, int i, double dir) {
     if (fabs(wi) <= tolw) { /* complementary within round-off */
       z->w[i] = 0.0;
       z->st[i] = ST_FREE;
-      if (!cp_add(z, i)) cp_defer(z, i);
+      if (!cp_add(z, i, 0)) cp_defer(z, i);
       return 0;
     }
     for (tries = 0;; tries++) {
@@ -558,12 +588,35 @@ static int cp_drive(cp *z, int i, double dir) {
       z->x[q] += s * z->dx[q];
     }
     cp_axpy(n, s, z->dw, z->w);
+    /* row i joins C: M^-1 times its column is -dir dx_C (unless x_i ends
+       at 0, where its friction rows' collapsed boxes may flip below) */
+    have_u = kind == 1 && z->x[i] != 0.0;
+    if (have_u)
+      for (a = 0; a < k; a++) z->u[a] = -dir * z->dx[z->cl[a]];
     for (a = 0; a < z->nsup; a++) {
       q = z->sup[a];
-      if (folded(z, q)) cp_setx(z, q, z->s[q] * z->x[z->fx[q]]);
+      /* folded rows moved with their normal: x_q = s_q x_j up to
+         round-off (w followed through dw) */
+      if (folded(z, q)) z->x[q] = z->s[q] * z->x[z->fx[q]];
       z->dx[q] = 0.0;
     }
     (*z->pivots)++;
+    if (zero == 0 && ++steps > 2) { /* after a nondegenerate step (the
+         third of the drive on: most drives end sooner), the same index sets
+         (and w_i, x_i) as a few such steps ago: a cycle (possible once friction
+         columns fold); it would only burn the budget.  Degenerate steps
+         are left to the dead-end rule above */
+      unsigned long long h = cp_signature(z, i, dir);
+      int e, lim = nring < CP_RING ? nring : CP_RING;
+      for (e = 0; e < lim; e++)
+        if (ring[e] == h && fabs(ringw[2 * e] - z->w[i]) <= 1e-12 * (1.0 + fabs(z->w[i])) &&
+            fabs(ringw[2 * e + 1] - z->x[i]) <= 1e-12 * (1.0 + fabs(z->x[i])))
+          CP_FAIL(10);
+      ring[nring % CP_RING] = h;
+      ringw[2 * (nring % CP_RING)] = z->w[i];
+      ringw[2 * (nring % CP_RING) + 1] = z->x[i];
+      nring++;
+    }
 #ifdef CP_TRACE
     CP_TRACE(z, i, dir, kind, who, wst, s);
 #endif
@@ -571,7 +624,7 @@ static int cp_drive(cp *z, int i, double dir) {
     if (kind == 1) {
       z->w[i] = 0.0;
       z->st[i] = ST_FREE;
-      if (!cp_add(z, i)) cp_defer(z, i); /* dependent: inside, w_i = 0, not in C */
+      if (!cp_add(z, i, have_u)) cp_defer(z, i); /* dependent: inside, w_i = 0, not in C */
       return 0;
     } else if (kind == 2) {
       int bst = dir > 0 ? ST_HI : ST_LO;
@@ -614,7 +667,7 @@ static int cp_drive(cp *z, int i, double dir) {
          once, and at its bound its w leaves zero (a Painleve-like
          configuration): no complementary continuation of the drive with
          it; it goes back to its bound, deferred */
-      if (!cp_add(z, who))
+      if (!cp_add(z, who, 0))
         cp_defer(z, who); /* dependent: tracked again at the end */
       else
         chk = who, chk_side = old;
@@ -653,14 +706,14 @@ static int cp_process(cp *z, int i) {
   if (fabs(wi) <= tolw) {
     z->w[i] = 0.0;
     z->st[i] = ST_FREE;
-    if (!cp_add(z, i)) cp_defer(z, i);
+    if (!cp_add(z, i, 0)) cp_defer(z, i);
     return 0;
   }
   return cp_drive(z, i, wi < 0.0 ? 1.0 : -1.0);
 }
 
 int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) {
-  int n = ar->n, i, phase, step, off, redo = 2 * n + 8, rc = 0, natural;
+  int n = ar->n, i, phase, redo = 2 * n + 8, rc = 0;
   size_t nn = (size_t)n;
   double *p = ar->work;
   cp z;
@@ -730,42 +783,21 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
   for (i = 0; i < n; i++) z.w[i] = -z.b[i];
   for (i = 0; i < n; i++) /* w = A x - b: x is 0 but for rows whose box excludes 0 */
     if (z.x[i] != 0.0) cp_setx_from0(&z, i);
-  /* order NATURAL: rows in turn, each contact's normal then its friction
-     rows (when every friction row follows its normal) */
-  natural = ar->order == CP_NATURAL;
-  if (natural && z.fx)
-    for (i = 0; i < n; i++)
-      if (z.fx[i] >= i) natural = 0;
-  /* the order: constant rows first, then friction rows (order 0: in
-     turn; 1: reversed; >= 2: a fixed permutation, i -> (step i + off) mod n
-     with step prime to n) */
-  {
-    static const int steps[] = {7, 11, 13, 17, 19, 23, 29, 31};
-    step = 1, off = 0;
-    if (ar->order >= 2) {
-      int t = ar->order - 2, g, aa, bb;
-      step = steps[t % 8];
-      for (;;) { /* step prime to n */
-        aa = step, bb = n;
-        while (bb) g = aa % bb, aa = bb, bb = g;
-        if (aa == 1) break;
-        step += 2;
-      }
-      off = (t * 5 + 3) % n;
-    }
-  }
+  /* constant rows first, then friction rows (order 0: in turn, 1: in
+     reverse); in each phase the lead rows first (rows at which earlier
+     attempts stopped: taking a troublesome row early changes the path) */
   for (phase = 0; phase < 2; phase++) {
-    int ii;
+    int ii, e;
+    for (e = 0; e < ar->nlead; e++) {
+      int i = ar->lead[e];
+      if ((fxo(&z, i) >= 0) != phase || z.st[i] != CP_UNPROC) continue;
+      z.cur = i;
+      if (cp_process(&z, i) != 0) { rc = -1; goto out; }
+    }
     for (ii = 0; ii < n; ii++) {
-      int i = phase == 0 ? ii : ar->order == 1 ? n - 1 - ii
-                                : (int)(((long long)step * ii + off) % n),
-          j = fxo(&z, i);
-      if (natural) { /* one pass in row order */
-        if (phase == 1) break;
-        if (cp_process(&z, i) != 0) { rc = -1; goto out; }
-        continue;
-      }
-      if ((j >= 0) != phase) continue;
+      int i = phase == 1 && ar->order == 1 ? n - 1 - ii : ii;
+      if ((fxo(&z, i) >= 0) != phase || z.st[i] != CP_UNPROC) continue;
+      z.cur = i;
       if (cp_process(&z, i) != 0) { rc = -1; goto out; }
     }
   }
@@ -786,6 +818,7 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
     {
     int r = z.stack[--z.nstack], j = fxo(&z, r);
     z.def[r] = 0;
+    z.cur = r;
     if (--z.budget < 0) { rc = -1; goto out; }
     if (--redo < 0 || ++z.cnt[r] > CP_REDO) { CP_NOTE(9); rc = -1; goto out; } /* rows deferring each other in turn */
     {
@@ -801,6 +834,7 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
     }
   }
 out:
+  if (ar->fail_row) *ar->fail_row = rc != 0 ? z.cur : -1;
   /* the point and states reached (on failure: a start for other methods;
      rows not processed are inside their box) */
   for (i = 0; i < n; i++) {

@@ -14,13 +14,15 @@ typedef struct {
   double droptol;  /* Schur complements below this: dependent column */
   int max_pivots;  /* pivot budget */
   int sym;         /* A symmetric (rows serve as columns) */
-  int order;       /* 0: rows in order; 1: friction rows in reverse order;
-                      CP_NATURAL: one pass in row order; else permuted */
+  int order;       /* 0: rows in order; 1: friction rows in reverse order */
+  const int *lead; /* rows processed first in their phase (may be NULL) */
+  int nlead;
+  int *fail_row;   /* if not NULL: the row being processed when it failed
+                      (-1 when it did not fail) */
   double *work;    /* DIAGC__CP_WORK_DOUBLES(n) doubles */
   int *iwork;      /* 11 n + 1 ints */
 } diagc__cp_args;
 
-#define CP_NATURAL 2
 #define DIAGC__CP_WORK_DOUBLES(n) (2 * (size_t)(n) * (size_t)(n) + 16 * (size_t)(n) + 16)
 
 /* Runs the method from x = 0.  On return x holds its point and state[] the
