@@ -359,20 +359,21 @@ function M.generate(F, eps, opts)
     for _, w in ipairs(wlist) do
       stale[#stale + 1] = string.format("(v%d & UINT64_C(0x%s))", w, bit.tohex(words[w], 16))
     end
-    C:linef("  if (!(%s)) {", table.concat(stale, " | "))
-    for _, x in ipairs(order) do
-      C:linef("    /* %s */", loops.entry_path(x))
+    local function step(x)
       for _, d in ipairs(x.deps) do C:linef("    %s__CNT(c->n_eval[%d]++);", P, d.entry.index) end
       emit_value(x, "    ")
       C:linef("    %s__CNT(c->n_calc[%d]++);", P, x.index)
+    end
+    C:linef("  if (!(%s)) {", table.concat(stale, " | "))
+    for _, x in ipairs(order) do
+      C:linef("    /* %s */", loops.entry_path(x))
+      step(x)
     end
     C:line("  } else {")
     for _, x in ipairs(order) do
       local w, b = word_bit(x)
       C:linef("  if (!(v%d & %s)) { /* %s */", w, b, loops.entry_path(x))
-      for _, d in ipairs(x.deps) do C:linef("    %s__CNT(c->n_eval[%d]++);", P, d.entry.index) end
-      emit_value(x, "    ")
-      C:linef("    %s__CNT(c->n_calc[%d]++);", P, x.index)
+      step(x)
       C:line("  }")
     end
     C:line("  }")
