@@ -146,6 +146,7 @@ typedef struct {
   double sbest_v;
   int *basic, *nonb, *vrow, *vsgn, *vlink, *ties; /* Lemke labels, variables */
   int lemke_pivots;
+  int lemke_tried; /* Lemke's variants ran on the problem itself (not a stage) */
   double best_v;
   int have_best;
   int rank_drops;
@@ -1010,6 +1011,12 @@ static double *cur_best_v(ctx *c) { return c->stage ? &c->sbest_v : &c->best_v; 
 static void lemke_attempts(ctx *c, int maxit, int *used) {
   int n = c->n, variant, maxpiv = 25 * n + 50;
   size_t nn = (size_t)n;
+  /* Lemke's method does not depend on the starting point: on the problem
+     itself, running the variants again would repeat the same pivots */
+  if (!c->stage) {
+    if (c->lemke_tried) return;
+    c->lemke_tried = 1;
+  }
   for (variant = 0; variant < (c->stage ? 1 : 4) && *cur_best_v(c) > c->tol; variant++) {
     double v;
     if (lemke_run(c, maxpiv, variant) != 0) continue;
@@ -1027,7 +1034,8 @@ static void lemke_attempts(ctx *c, int maxit, int *used) {
 
 /* Continuation in the friction coefficient: solve with the friction
  * multipliers capped at 1, 10, 100, ... (each stage started from the
- * previous stage's answer), ending with the problem itself.  Sliding
+ * previous stage's answer), ending with the problem itself (there without
+ * Lemke's method, already tried on it: lemke_attempts).  Sliding
  * contacts under a huge mu carry normal impulses of order 1/mu that the
  * active-set iteration finds easily by following them down. */
 static void mu_continuation(ctx *c, int maxit, int *used) {

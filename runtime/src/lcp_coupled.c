@@ -136,20 +136,18 @@ static int cp_invert(cp *z) {
         Mi[(size_t)col * n + c] = bb;
       }
     }
+    /* M's columns up to col are never read again: only those after it
+       are updated */
     piv = 1.0 / M[(size_t)col * n + col];
-    for (c = 0; c < k; c++) {
-      M[(size_t)col * n + c] *= piv;
-      Mi[(size_t)col * n + c] *= piv;
-    }
+    for (c = col + 1; c < k; c++) M[(size_t)col * n + c] *= piv;
+    for (c = 0; c < k; c++) Mi[(size_t)col * n + c] *= piv;
     for (r = 0; r < k; r++) {
       double f;
       if (r == col) continue;
       f = M[(size_t)r * n + col];
       if (f == 0.0) continue;
-      for (c = 0; c < k; c++) {
-        M[(size_t)r * n + c] -= f * M[(size_t)col * n + c];
-        Mi[(size_t)r * n + c] -= f * Mi[(size_t)col * n + c];
-      }
+      for (c = col + 1; c < k; c++) M[(size_t)r * n + c] -= f * M[(size_t)col * n + c];
+      cp_axpy(k, -f, Mi + (size_t)col * n, Mi + (size_t)r * n);
     }
   }
   return -1;
