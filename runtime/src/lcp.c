@@ -244,6 +244,16 @@ static void keep_best(ctx *c, const double *x, double v) {
   }
 }
 
+/* Scores x: fills c->w with its residual, keeps x if it is the best so far
+ * and returns its violation. */
+static double score(ctx *c, const double *x) {
+  double v;
+  residual(c, x, c->w);
+  v = violation_w(c, x, c->w);
+  keep_best(c, x, v);
+  return v;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The linear system of a state assignment. */
 
@@ -455,9 +465,7 @@ static double pivot_run(ctx *c, const double *x0, const double *w0, int maxit, i
   for (it = 0; it < maxit; it++) {
     c->iters++;
     if (solve_states(c) != 0) break;
-    residual(c, c->xc, c->w);
-    v = violation_w(c, c->xc, c->w);
-    keep_best(c, c->xc, v);
+    v = score(c, c->xc);
     if (v < 0.5 * run_best) {
       noprog = 0;
     } else if (++noprog > NOPROG) {
@@ -1018,11 +1026,8 @@ static void lemke_attempts(ctx *c, int maxit, int *used) {
     c->lemke_tried = 1;
   }
   for (variant = 0; variant < (c->stage ? 1 : 4) && *cur_best_v(c) > c->tol; variant++) {
-    double v;
     if (lemke_run(c, maxpiv, variant) != 0) continue;
-    residual(c, c->xc, c->w);
-    v = violation_w(c, c->xc, c->w);
-    keep_best(c, c->xc, v);
+    score(c, c->xc);
     if (!c->stage) *used = DIAGC_LCP_LEMKE;
     /* polish: the tableau accumulates round-off; an exact solve on its
        active set removes it (kept only if better) */
@@ -1099,9 +1104,7 @@ static double pgs_run(ctx *c, double *x, int sweeps) {
     c->sweeps++;
     c->iters++;
     if (s % every == 0 || s == sweeps) {
-      residual(c, x, c->w);
-      v = violation_w(c, x, c->w);
-      keep_best(c, x, v);
+      v = score(c, x);
       if (v <= c->tol) break;
     }
   }
@@ -1291,9 +1294,7 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
       c.have_best = 1;
       c.alt_v = -1.0; /* not computed */
     } else {
-      residual(&c, c.xc, c.w);
-      v = violation_w(&c, c.xc, c.w);
-      keep_best(&c, c.xc, v);
+      v = score(&c, c.xc);
       c.alt_v = v;
     }
   }
@@ -1340,9 +1341,7 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
           for (e = 0; e < nlead; e++) seen |= leads[e] == frow;
           if (!seen && nlead < CP_ORDERS) leads[nlead++] = frow;
         }
-        residual(&c, c.xc, c.w);
-        v = violation_w(&c, c.xc, c.w);
-        keep_best(&c, c.xc, v);
+        v = score(&c, c.xc);
         if (c.best_v <= c.tol) used = DIAGC_LCP_COUPLED;
         if (rc != 0) continue;
         if (v > c.tol) { /* polish: active-set steps from its index sets */
@@ -1359,9 +1358,7 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
       /* the incremental Dantzig pass, then the coupled active set from
          its states */
       int rep;
-      residual(&c, c.xc, c.w);
-      v = violation_w(&c, c.xc, c.w);
-      keep_best(&c, c.xc, v);
+      v = score(&c, c.xc);
       for (rep = 0; v > c.tol; rep++) {
         memcpy(c.sol, c.xc, sizeof(double) * nn);
         memcpy(c.rhs, c.w, sizeof(double) * nn);
@@ -1369,9 +1366,7 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
         pivot_run(&c, c.sol, c.rhs, rep < DZ_REPS ? DZ_PIV : maxit, 2);
         if (c.best_v <= c.tol || rep >= DZ_REPS) break;
         if (dz_run(&c, c.x0) != 0) break;
-        residual(&c, c.xc, c.w);
-        v = violation_w(&c, c.xc, c.w);
-        keep_best(&c, c.xc, v);
+        v = score(&c, c.xc);
       }
     }
     if (method != DIAGC_LCP_COUPLED) seeded_stages(&c, method, maxit, &used, 0, 0);
