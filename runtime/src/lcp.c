@@ -4,9 +4,10 @@
  * pivoting on the coupled problem itself, with an updated inverse of the
  * clamped block in which friction rows at a bound fold into their normal's
  * column.  The default path: up to CP_ORDERS attempts (the method can stop
- * on Painleve-like configurations or cycles; later attempts process first
- * the rows at which earlier ones stopped, friction rows otherwise in turn
- * and in reverse by turns), each verified with the true coupled violation and, if it does not
+ * on Painleve-like configurations or cycles; the first takes the friction
+ * rows widest box first, later attempts process first the rows at which
+ * earlier ones stopped, friction rows otherwise in turn and in reverse by
+ * turns), each verified with the true coupled violation and, if it does not
  * verify, polished by a few active-set steps on its index sets.
  *
  * Active-set method ("pivot"): a block principal pivoting iteration on the
@@ -1316,18 +1317,20 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
       /* coupled incremental pivoting (lcp_coupled.c), polished by a few
          active-set steps on its index sets when it does not verify */
       diagc__cp_args a;
-      int leads[CP_ORDERS], nlead = 0, frow = -1, att, tried[2] = {-1, -1};
+      int leads[CP_ORDERS], nlead = 0, frow = -1, att, tried[3] = {-1, -1, -1};
       a.n = n, a.A = A, a.b = b, a.lo = lo, a.hi = hi, a.fx = findex;
       a.lead = leads, a.nlead = 0, a.fail_row = &frow;
       a.cfm = c.cfm, a.droptol = c.droptol;
+      /* driven rows: |w| below a tenth of tol (at most 1e-10) is zero */
+      a.wtol = 0.1 * c.tol < 1e-10 ? 0.1 * c.tol : 1e-10;
       a.max_pivots = opt->max_pivot_iter > 0 ? opt->max_pivot_iter * 4 : CP_BUDGET0 * n + 20;
       a.work = c.K, a.iwork = c.basic, a.sym = sym;
       for (att = 0; att < CP_ORDERS && c.best_v > c.tol; att++) {
         int rc;
-        /* attempt 0: friction rows in turn; then the rows at which
-           attempts stopped go first, the friction rows in turn and in
-           reverse by turns */
-        a.order = att == 0 ? 0 : (att & 1) ^ 1;
+        /* attempt 0: friction rows the widest box first; then the rows
+           at which attempts stopped go first, the friction rows in turn
+           and in reverse by turns */
+        a.order = att == 0 ? 2 : (att & 1) ^ 1;
         if (tried[a.order] == nlead) a.order ^= 1; /* it would repeat itself */
         if (tried[a.order] == nlead) break;         /* nothing new to try */
         tried[a.order] = nlead;

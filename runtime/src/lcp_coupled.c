@@ -2,9 +2,10 @@
  * friction problem, with an updated inverse of the clamped block.
  *
  * Rows are processed one at a time, constant-bound rows first, then
- * friction rows.  A processed row is clamped (in the set C: w_i = 0, x_i
- * free), at a bound, or (a numerically dependent column) inside with
- * w_i = 0 but not in C.  A friction row t at a bound has x_t = s_t x_j with
+ * friction rows (in the first attempt widest box (hi - lo) x_j first).
+ * A processed row is clamped (in the set C: w_i = 0, x_i free), at a
+ * bound, or (a numerically dependent column) inside with w_i = 0 but not
+ * in C.  A friction row t at a bound has x_t = s_t x_j with
  * s_t = lo_t or hi_t and j = findex[t] its normal: linear in x_j, so its
  * column folds into the normal's: the clamped system is
  *     (A_CC + A_{C,T} S_{T,C}) dx_C = rhs,
@@ -15,7 +16,9 @@
  * step checks that the clamped rows' w stay at zero along the computed
  * direction; if not, M^-1 is rebuilt from scratch (Gauss-Jordan).
  *
- * The row being driven moves toward complementarity; the ratio test covers
+ * The row being driven moves toward complementarity (a |w_i| below
+ * wtol (1 + |b_i|), wtol = min(tol / 10, 1e-10), counts as zero: the
+ * clamped rows' w are only as accurate as M^-1); the ratio test covers
  * its own w reaching 0, its bound (for a friction row, a bound moving with
  * its normal), clamped rows reaching a bound (again moving bounds for
  * friction rows: x_t and s x_j move at different rates), and rows at a
@@ -59,6 +62,7 @@ typedef struct {
   const double *A, *b, *lo, *hi;
   const int *fx;
   double cfm, droptol, maxdiag;
+  double wtol; /* a driven row with |w| <= wtol (1 + |b|) is complementary */
   double *Mi;  /* k x k inverse of the clamped matrix, row stride n */
   double *M2;  /* n x n scratch for a rebuild */
   double *x, *w, *dx, *dw, *u, *v, *col, *rowv, *s, *rp;
@@ -366,11 +370,15 @@ static int cp_drive(cp *z, int i, double dir) {
   int nring = 0, steps = 0, have_u;
   int chk = -1, chk_side = 0; /* the row that changed state at the last event */
   double tolw = 1e-13 * (1.0 + fabs(z->b[i]));
+  /* w_i this small is zero: the clamped rows' w are held to zero only up
+     to the accuracy of M^-1 (see the check below), so a w_i of that size
+     is noise, and driving it only wanders along a near-null direction */
+  double tola = z->wtol * (1.0 + fabs(z->b[i])) > tolw ? z->wtol * (1.0 + fabs(z->b[i])) : tolw;
   for (;;) {
     int kind = 0, who = -1, wst = 0, k;
     double s, t, wi = z->w[i], maxdx = 0.0, err = 0.0;
     if (--z->budget < 0) CP_FAIL(1);
-    if (fabs(wi) <= tolw) { /* complementary within round-off */
+    if (fabs(wi) <= tola) { /* complementary within round-off */
       z->w[i] = 0.0;
       z->st[i] = ST_FREE;
       if (!cp_add(z, i, 0)) cp_defer(z, i);
@@ -720,6 +728,7 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
   z.A = ar->A, z.b = ar->b, z.lo = ar->lo, z.hi = ar->hi, z.fx = ar->fx;
   z.cfm = ar->cfm;
   z.droptol = ar->droptol;
+  z.wtol = ar->wtol;
   z.budget = ar->max_pivots;
   z.sym = ar->sym;
   z.pivots = pivots;
@@ -782,8 +791,9 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
   for (i = 0; i < n; i++) /* w = A x - b: x is 0 but for rows whose box excludes 0 */
     if (z.x[i] != 0.0) cp_setx_from0(&z, i);
   /* constant rows first, then friction rows (order 0: in turn, 1: in
-     reverse); in each phase the lead rows first (rows at which earlier
-     attempts stopped: taking a troublesome row early changes the path) */
+     reverse, 2: the largest box first); in each phase the lead rows first
+     (rows at which earlier attempts stopped: taking a troublesome row
+     early changes the path) */
   for (phase = 0; phase < 2; phase++) {
     int ii, e;
     for (e = 0; e < ar->nlead; e++) {
@@ -791,6 +801,27 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
       if ((fxo(&z, i) >= 0) != phase || z.st[i] != CP_UNPROC) continue;
       z.cur = i;
       if (cp_process(&z, i) != 0) { rc = -1; goto out; }
+    }
+    /* order 2: the friction row whose box (hi - lo) x_j is the widest at
+       the time, i.e. the contacts pressed hardest first: their friction
+       rows mostly end clamped inside, and the contacts whose normal is
+       small (a narrow box that moves with it: the source of the
+       non-monotone events) come last, their normal settled meanwhile.
+       (On the benchmark's problems, n = 30, 3 first attempts of 300
+       fail, against 22 with the rows in turn.)  O(n) per row: O(n^2) per
+       attempt, below the pivots' cost */
+    while (phase == 1 && ar->order == 2) {
+      int best = -1;
+      double bw = -1.0;
+      for (i = 0; i < n; i++) {
+        double wd;
+        if (fxo(&z, i) < 0 || z.st[i] != CP_UNPROC) continue;
+        wd = (z.hi[i] - z.lo[i]) * z.x[z.fx[i]];
+        if (best < 0 || wd > bw) best = i, bw = wd;
+      }
+      if (best < 0) break;
+      z.cur = best;
+      if (cp_process(&z, best) != 0) { rc = -1; goto out; }
     }
     for (ii = 0; ii < n; ii++) {
       int i = phase == 1 && ar->order == 1 ? n - 1 - ii : ii;

@@ -12,9 +12,12 @@ typedef struct {
   const int *fx;   /* may be NULL */
   double cfm;
   double droptol;  /* Schur complements below this: dependent column */
+  double wtol;     /* a driven row with |w_i| <= wtol (1 + |b_i|) is
+                      complementary (at least 1e-13 is used) */
   int max_pivots;  /* pivot budget */
   int sym;         /* A symmetric (rows serve as columns) */
-  int order;       /* 0: rows in order; 1: friction rows in reverse order */
+  int order;       /* 0: rows in order; 1: friction rows in reverse order;
+                      2: friction rows by their box's width, widest first */
   const int *lead; /* rows processed first in their phase (may be NULL) */
   int nlead;
   int *fail_row;   /* if not NULL: the row being processed when it failed
