@@ -1157,41 +1157,86 @@ static void seeded_stages(ctx *c, int method, int maxit, int *used_out, int part
   *used_out = used;
 }
 
+/* Checks the arguments (0: invalid).  Also sets *maxdiag = max |A_ii + cfm|
+ * and *sym: A symmetric to 1e-12 maxdiag. */
 static int check_args(int n, const double *A, const double *b, const double *lo,
-                      const double *hi, const int *fx, const double *x, double *asym) {
+                      const double *hi, const int *fx, const double *x, double cfm,
+                      double *maxdiag, int *sym) {
   int i;
-  *asym = 0.0;
+  *maxdiag = 0.0;
+  *sym = 1;
   if (n < 0) return 0;
   if (n == 0) return 1;
   if (!A || !b || !lo || !hi || !x) return 0;
   {
-    /* one pass over the pairs (A_ik, A_ki): d = A_ik - A_ki is not finite
-       when either is not (inf - inf, NaN: NaN), and d * 0 is then NaN (one
-       branch for all of A); max |d| says whether A is symmetric */
-    double z0 = 0.0, z1 = 0.0, m0 = 0.0, m1 = 0.0;
-    size_t nn = (size_t)n;
+    size_t nn = (size_t)n, k;
+    double md = 0.0, tol;
     for (i = 0; i < n; i++) {
-      const double *Ai = A + (size_t)i * nn, *Aci = A + i;
-      size_t k;
-      z0 += Ai[i] * 0.0;
-      for (k = 0; k + 1 < (size_t)i; k += 2) {
-        double d0 = Ai[k] - Aci[k * nn], d1 = Ai[k + 1] - Aci[(k + 1) * nn];
-        z0 += d0 * 0.0;
-        z1 += d1 * 0.0;
-        d0 = fabs(d0), d1 = fabs(d1);
-        m0 = d0 > m0 ? d0 : m0;
-        m1 = d1 > m1 ? d1 : m1;
+      double a = A[(size_t)i * nn + i];
+      if (!isfinite(a)) return 0;
+      a = fabs(a + cfm);
+      if (a > md) md = a;
+    }
+    *maxdiag = md;
+    tol = 1e-12 * md;
+    /* the pairs (A_ik, A_ki) in 2 x 2 blocks; first the common case: all
+       |A_ik - A_ki| <= tol (a NaN or an infinity fails it: A_ik - A_ki is
+       not finite when either is not), one test per pair */
+    for (i = 0; i + 1 < n; i += 2) { /* rows i, i + 1 against columns i, i + 1 */
+      const double *R0 = A + (size_t)i * nn, *R1 = R0 + nn;
+      for (k = 0; k < (size_t)i; k += 2) { /* i even: k + 1 < i */
+        const double *C0 = A + k * nn + i, *C1 = C0 + nn;
+        if (!(fabs(R0[k] - C0[0]) <= tol) || !(fabs(R0[k + 1] - C1[0]) <= tol) ||
+            !(fabs(R1[k] - C0[1]) <= tol) || !(fabs(R1[k + 1] - C1[1]) <= tol))
+          goto full;
       }
-      for (; k < (size_t)i; k++) {
-        double d0 = Ai[k] - Aci[k * nn];
-        z0 += d0 * 0.0;
-        d0 = fabs(d0);
-        m0 = d0 > m0 ? d0 : m0;
+      if (!(fabs(R1[i] - R0[i + 1]) <= tol)) goto full;
+    }
+    if (i < n) { /* the last row of an odd n */
+      const double *Ai = A + (size_t)i * nn;
+      for (k = 0; k < (size_t)i; k++)
+        if (!(fabs(Ai[k] - A[k * nn + i]) <= tol)) goto full;
+    }
+    goto done;
+  full: {
+    /* d = A_ik - A_ki is not finite when either is not (inf - inf, NaN:
+       NaN), and d * 0 is then NaN (one branch for all of A); max |d|
+       says whether A is symmetric */
+    double z0 = 0.0, z1 = 0.0, m0 = 0.0, m1 = 0.0;
+    for (i = 0; i + 1 < n; i += 2) {
+      const double *R0 = A + (size_t)i * nn, *R1 = R0 + nn;
+      double d;
+      for (k = 0; k < (size_t)i; k += 2) {
+        const double *C0 = A + k * nn + i, *C1 = C0 + nn;
+        double d00 = R0[k] - C0[0], d01 = R0[k + 1] - C1[0];
+        double d10 = R1[k] - C0[1], d11 = R1[k + 1] - C1[1];
+        z0 += d00 * 0.0 + d01 * 0.0;
+        z1 += d10 * 0.0 + d11 * 0.0;
+        d00 = fabs(d00), d01 = fabs(d01), d10 = fabs(d10), d11 = fabs(d11);
+        d00 = d00 > d01 ? d00 : d01;
+        d10 = d10 > d11 ? d10 : d11;
+        m0 = d00 > m0 ? d00 : m0;
+        m1 = d10 > m1 ? d10 : m1;
+      }
+      d = R1[i] - R0[i + 1];
+      z0 += d * 0.0;
+      d = fabs(d);
+      m0 = d > m0 ? d : m0;
+    }
+    if (i < n) {
+      const double *Ai = A + (size_t)i * nn;
+      for (k = 0; k < (size_t)i; k++) {
+        double d = Ai[k] - A[k * nn + i];
+        z1 += d * 0.0;
+        d = fabs(d);
+        m1 = d > m1 ? d : m1;
       }
     }
     z0 += z1;
     if (z0 != z0) return 0;
-    *asym = m0 > m1 ? m0 : m1;
+    *sym = (m0 > m1 ? m0 : m1) <= tol;
+  }
+  done:;
   }
   for (i = 0; i < n; i++) {
     int j = fx ? fx[i] : -1;
@@ -1214,12 +1259,12 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
   ctx c;
   char *p;
   size_t nn;
-  int i, method, status, used = DIAGC_LCP_PIVOT, maxit, sym = 1;
-  double maxdiag = 0.0, v, asym;
+  int i, method, status, used = DIAGC_LCP_PIVOT, maxit, sym = 1, warm;
+  double maxdiag = 0.0, v;
 
   if (stats) memset(stats, 0, sizeof *stats);
   if (!opt || !opt->workspace) return DIAGC_LCP_NO_WORKSPACE;
-  if (!check_args(n, A, b, lo, hi, findex, x, &asym)) return DIAGC_LCP_BAD_ARG;
+  if (!check_args(n, A, b, lo, hi, findex, x, opt->cfm, &maxdiag, &sym)) return DIAGC_LCP_BAD_ARG;
   if (!(opt->tol >= 0) || !(opt->cfm >= 0) || !isfinite(opt->cfm)) return DIAGC_LCP_BAD_ARG;
   method = opt->method;
   if (method != DIAGC_LCP_AUTO && method != DIAGC_LCP_PIVOT && method != DIAGC_LCP_PGS &&
@@ -1272,19 +1317,21 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
   c.vlink = (int *)p, p += 4 * nn * sizeof(int);
   c.ties = (int *)p;
 
-  for (i = 0; i < n; i++) {
-    double d = A[(size_t)i * n + i] + c.cfm;
-    if (fabs(d) > maxdiag) maxdiag = fabs(d);
-  }
-  c.droptol = DROP_REL * (maxdiag > 0 ? maxdiag : 1.0);
-  sym = asym <= 1e-12 * maxdiag;
+  c.droptol = DROP_REL * (maxdiag > 0 ? maxdiag : 1.0); /* maxdiag, sym: check_args */
   maxit = opt->max_pivot_iter > 0 ? opt->max_pivot_iter : 40 + n / 5;
 
   /* starting point: the warm start (non-finite entries read as 0) */
-  for (i = 0; i < n; i++) c.xc[i] = (opt->warm_start && isfinite(x[i])) ? x[i] : 0.0;
   {
     int zero = 1;
-    for (i = 0; i < n && zero; i++) zero = c.xc[i] == 0.0;
+    if (opt->warm_start)
+      for (i = 0; i < n; i++) {
+        double xi = isfinite(x[i]) ? x[i] : 0.0;
+        c.xc[i] = xi;
+        if (xi != 0.0) zero = 0;
+      }
+    else
+      memset(c.xc, 0, sizeof(double) * nn);
+    warm = !zero;
     memcpy(c.alt, c.xc, sizeof(double) * nn);
     if (zero && method != DIAGC_LCP_PGS) {
       /* x = 0: the coupled pivoting starts there anyway (and solves a
@@ -1305,9 +1352,6 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
     memcpy(c.sol, c.xc, sizeof(double) * nn); /* sol: the PGS iterate */
     if (c.best_v > c.tol) pgs_run(&c, c.sol, opt->max_pgs_iter > 0 ? opt->max_pgs_iter : 1);
   } else if (c.best_v > c.tol) {
-    int warm = 0;
-    for (i = 0; i < n; i++)
-      if (c.xc[i] != 0.0) warm = 1;
     if (warm) { /* a warm start near a solution: the active set from it */
       memcpy(c.sol, c.xc, sizeof(double) * nn);
       memcpy(c.rhs, c.w, sizeof(double) * nn);

@@ -70,9 +70,18 @@ typedef struct {
   int *def, *stack, nstack; /* deferred rows (at a bound, w not tracked) */
   int *cnt;                 /* times a row was processed again */
   int *chs, *chl;           /* friction rows of normal j: chl[chs[j] .. chs[j+1]) */
+  int *nrm, nnrm;           /* the rows with friction rows, in order */
+  int *cd;                  /* cd[r] = 0: row r cannot block a drive
+                               (unprocessed, or FREE: in C or a constant
+                               row); kept by cp_cand on each change */
+  int *rows, nrows;         /* the rows the ratio test scans, in order: the
+                               constant rows while no friction row is
+                               processed (the others are unprocessed), then
+                               all */
   int nsup;
   int *pivots;
-  int cur; /* the row being processed at the top level */
+  int cur;  /* the row being processed at the top level */
+  int fric; /* friction rows are being processed (before: none is at a bound) */
 } cp;
 
 static double ap(const cp *z, int r, int c) {
@@ -83,9 +92,18 @@ static int fxo(const cp *z, int i) { return z->fx[i]; } /* never NULL here */
 static int folded(const cp *z, int t) {
   return fxo(z, t) >= 0 && (z->st[t] == ST_LO || z->st[t] == ST_HI);
 }
+/* the same for a row known to be a friction row (chl's entries) */
+static int bnd(const cp *z, int t) { return z->st[t] == ST_LO || z->st[t] == ST_HI; }
+/* Updates cd[r] after a change of r's state or membership of C: a row
+ * the ratio test looks at (at a bound; inside, out of C, a friction row:
+ * its box moves with the normal).  A superset is harmless. */
+static void cp_cand(cp *z, int r) {
+  int sr = z->st[r];
+  z->cd[r] = sr == ST_LO || sr == ST_HI || (sr == ST_FREE && z->pos[r] < 0 && z->fx[r] >= 0);
+}
 
-/* Dense kernels (restrict, unrolled by four: straight-line code that -O2
- * vectorizes; dot with four partial sums). */
+/* Dense kernels (restrict, unrolled: straight-line code that -O2
+ * vectorizes; dots with four partial sums). */
 static void cp_axpy(int m, double a, const double *restrict xv, double *restrict yv) {
   int i;
   for (i = 0; i + 3 < m; i += 4) { /* unrolled: -O2 vectorizes it (SLP) */
@@ -96,17 +114,102 @@ static void cp_axpy(int m, double a, const double *restrict xv, double *restrict
   }
   for (; i < m; i++) yv[i] += a * xv[i];
 }
-static double cp_dot(int m, const double *restrict xv, const double *restrict yv) {
-  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+/* y += a0 x0 + a1 x1 + a2 x2 + a3 x3, added in that order (the same bits
+ * as four cp_axpy calls, one pass over y) */
+static void cp_axpy4(int m, const double *restrict a, const double *restrict x0,
+                     const double *restrict x1, const double *restrict x2,
+                     const double *restrict x3, double *restrict yv) {
+  double a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
   int i;
-  for (i = 0; i + 3 < m; i += 4) {
-    s0 += xv[i] * yv[i];
-    s1 += xv[i + 1] * yv[i + 1];
-    s2 += xv[i + 2] * yv[i + 2];
-    s3 += xv[i + 3] * yv[i + 3];
+  for (i = 0; i + 1 < m; i += 2) {
+    yv[i] = (((yv[i] + a0 * x0[i]) + a1 * x1[i]) + a2 * x2[i]) + a3 * x3[i];
+    yv[i + 1] = (((yv[i + 1] + a0 * x0[i + 1]) + a1 * x1[i + 1]) + a2 * x2[i + 1]) + a3 * x3[i + 1];
   }
-  for (; i < m; i++) s0 += xv[i] * yv[i];
-  return (s0 + s1) + (s2 + s3);
+  for (; i < m; i++) yv[i] = (((yv[i] + a0 * x0[i]) + a1 * x1[i]) + a2 * x2[i]) + a3 * x3[i];
+}
+/* y += a0 X_r0 + ... + a7 X_r7 (X's rows at stride ld), added in that
+ * order (the same bits as two cp_axpy4 calls, one pass over y) */
+static void cp_axpy8(int m, const double *restrict a, const int *r, const double *X, size_t ld,
+                     double *restrict yv) {
+  const double *restrict x0 = X + (size_t)r[0] * ld, *restrict x1 = X + (size_t)r[1] * ld;
+  const double *restrict x2 = X + (size_t)r[2] * ld, *restrict x3 = X + (size_t)r[3] * ld;
+  const double *restrict x4 = X + (size_t)r[4] * ld, *restrict x5 = X + (size_t)r[5] * ld;
+  const double *restrict x6 = X + (size_t)r[6] * ld, *restrict x7 = X + (size_t)r[7] * ld;
+  double a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], a4 = a[4], a5 = a[5], a6 = a[6], a7 = a[7];
+  int i;
+  for (i = 0; i + 1 < m; i += 2) {
+    yv[i] = (((((((yv[i] + a0 * x0[i]) + a1 * x1[i]) + a2 * x2[i]) + a3 * x3[i]) + a4 * x4[i]) +
+              a5 * x5[i]) + a6 * x6[i]) + a7 * x7[i];
+    yv[i + 1] = (((((((yv[i + 1] + a0 * x0[i + 1]) + a1 * x1[i + 1]) + a2 * x2[i + 1]) +
+                    a3 * x3[i + 1]) + a4 * x4[i + 1]) + a5 * x5[i + 1]) + a6 * x6[i + 1]) +
+                a7 * x7[i + 1];
+  }
+  if (i < m)
+    yv[i] = (((((((yv[i] + a0 * x0[i]) + a1 * x1[i]) + a2 * x2[i]) + a3 * x3[i]) + a4 * x4[i]) +
+              a5 * x5[i]) + a6 * x6[i]) + a7 * x7[i];
+}
+/* y += a0 x0 + a1 x1 (in that order) */
+static void cp_axpy2(int m, const double *restrict a, const double *restrict x0,
+                     const double *restrict x1, double *restrict yv) {
+  double a0 = a[0], a1 = a[1];
+  int i;
+  for (i = 0; i + 1 < m; i += 2) {
+    yv[i] = (yv[i] + a0 * x0[i]) + a1 * x1[i];
+    yv[i + 1] = (yv[i + 1] + a0 * x0[i + 1]) + a1 * x1[i + 1];
+  }
+  for (; i < m; i++) yv[i] = (yv[i] + a0 * x0[i]) + a1 * x1[i];
+}
+/* y += sum over e of a[e] X_{r[e]} (X's rows at stride ld), in order */
+static void cp_axpys(int m, int cnt, const double *a, const int *r, const double *X, size_t ld,
+                     double *restrict yv) {
+  int e = 0;
+  for (; e + 7 < cnt; e += 8) cp_axpy8(m, a + e, r + e, X, ld, yv);
+  if (e + 3 < cnt) {
+    cp_axpy4(m, a + e, X + (size_t)r[e] * ld, X + (size_t)r[e + 1] * ld, X + (size_t)r[e + 2] * ld,
+             X + (size_t)r[e + 3] * ld, yv);
+    e += 4;
+  }
+  for (; e + 3 < cnt; e += 4)
+    cp_axpy4(m, a + e, X + (size_t)r[e] * ld, X + (size_t)r[e + 1] * ld, X + (size_t)r[e + 2] * ld,
+             X + (size_t)r[e + 3] * ld, yv);
+  if (e + 1 < cnt) {
+    cp_axpy2(m, a + e, X + (size_t)r[e] * ld, X + (size_t)r[e + 1] * ld, yv);
+    e += 2;
+  }
+  if (e < cnt) cp_axpy(m, a[e], X + (size_t)r[e] * ld, yv);
+}
+/* y = X x for the m x m block of X (row stride ld): a dot per row with
+ * four partial sums, all in one call (the blocks are small: per-call
+ * overhead matters) */
+static void cp_mv(int m, const double *X, size_t ld, const double *restrict xv,
+                  double *restrict yv) {
+  int a, i;
+  for (a = 0; a < m; a++) {
+    const double *restrict Xa = X + (size_t)a * ld;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    for (i = 0; i + 3 < m; i += 4) {
+      s0 += Xa[i] * xv[i];
+      s1 += Xa[i + 1] * xv[i + 1];
+      s2 += Xa[i + 2] * xv[i + 2];
+      s3 += Xa[i + 3] * xv[i + 3];
+    }
+    for (; i < m; i++) s0 += Xa[i] * xv[i];
+    yv[a] = (s0 + s1) + (s2 + s3);
+  }
+}
+/* X_a += c_a r for the rows a < m of the m x m block of X (row stride ld),
+ * skipping rows with c_a = 0 (cp_axpy per row, in one loop) */
+static void cp_ger(int m, double *X, size_t ld, const double *c, const double *restrict r) {
+  int a, i;
+  for (a = 0; a < m; a++) {
+    double *restrict Xa = X + (size_t)a * ld, ca = c[a];
+    if (ca == 0.0) continue;
+    for (i = 0; i + 1 < m; i += 2) {
+      Xa[i] += ca * r[i];
+      Xa[i + 1] += ca * r[i + 1];
+    }
+    if (i < m) Xa[i] += ca * r[i];
+  }
 }
 
 /* Inverts the clamped matrix into M^-1 (Gauss-Jordan, partial pivoting).
@@ -170,6 +273,7 @@ static int cp_rebuild(cp *z) {
     u = z->cl[col];
     last = z->k - 1;
     z->pos[u] = -1;
+    cp_cand(z, u);
     if (col != last) {
       z->cl[col] = z->cl[last];
       z->pos[z->cl[col]] = col;
@@ -185,53 +289,68 @@ static int cp_rebuild(cp *z) {
  * Returns 1 if added, 0 if its column is numerically dependent (then it
  * stays out of C). */
 static int cp_add(cp *z, int u, int have_u) {
-  int n = z->n, k = z->k, a, b, t, nch = 0;
+  int n = z->n, k = z->k, a, b, t, nch = 0, nz = 0;
   double d = ap(z, u, u), sigma, *Mi = z->Mi, *v;
-  const double *Au = z->A + (size_t)u * n;
-  for (t = z->chs[u]; t < z->chs[u + 1]; t++)
-    if (folded(z, z->chl[t])) z->ch[nch++] = z->chl[t];
+  const double *A = z->A, *Au = A + (size_t)u * n, *s = z->s;
+  const int *cl = z->cl, *chs = z->chs, *chl = z->chl;
+  int *ch = z->ch, fric = z->fric;
+  if (fric) /* (before: no friction row is at a bound) */
+    for (t = chs[u]; t < chs[u + 1]; t++)
+      if (bnd(z, chl[t])) ch[nch++] = chl[t];
+  for (t = 0; t < nch; t++) d += s[ch[t]] * Au[ch[t]];
+  /* row u's entries (rowv, with the members' folded friction rows) and,
+     unless M^-1 col is known, its column (col, with its own); u is not
+     in C: no diagonal entry (+ 0.0: what ap adds off the diagonal) */
   for (a = 0; a < k; a++) {
-    int r = z->cl[a];
-    double sum = ap(z, r, u);
-    for (t = 0; t < nch; t++) sum += z->s[z->ch[t]] * z->A[(size_t)r * n + z->ch[t]];
-    z->col[a] = sum;
-    z->rowv[a] = ap(z, u, r);
-  }
-  for (t = 0; t < nch; t++) d += z->s[z->ch[t]] * Au[z->ch[t]];
-  for (a = 0; a < k; a++) { /* the folded friction rows of the members */
-    int m = z->cl[a], e;
-    for (e = z->chs[m]; e < z->chs[m + 1]; e++) {
-      t = z->chl[e];
-      if (folded(z, t)) z->rowv[a] += z->s[t] * Au[t];
+    int r = cl[a], e;
+    double rv = Au[r] + 0.0;
+    if (!have_u) {
+      const double *Ar = A + (size_t)r * n;
+      double sum = Ar[u] + 0.0;
+      for (t = 0; t < nch; t++) sum += s[ch[t]] * Ar[ch[t]];
+      z->col[a] = sum;
     }
+    if (fric)
+      for (e = chs[r]; e < chs[r + 1]; e++) {
+        t = chl[e];
+        if (bnd(z, t)) rv += s[t] * Au[t];
+      }
+    z->rowv[a] = rv;
+    if (rv != 0.0) z->rp[nz] = rv, z->sup[nz++] = a; /* rp, sup: scratch
+                                         here (no drive step is open) */
   }
   /* u = M^-1 col, v = rowv^T M^-1 (v is computed even when M is
      symmetric: taking v = u there, which would save k^2 flops, perturbs
      M^-1 at round-off level and with it the pivot paths of the hard,
      non-monotone problems; in the benchmark set more of them then
-     needed the fallbacks) */
-  if (!have_u)
-    for (a = 0; a < k; a++) z->u[a] = cp_dot(k, Mi + (size_t)a * n, z->col);
+     needed the fallbacks, also with an update that keeps M^-1 exactly
+     symmetric, (u_a u_b) sigma) */
+  if (!have_u) cp_mv(k, Mi, (size_t)n, z->col, z->u);
   v = z->v;
   for (a = 0; a < k; a++) v[a] = 0.0;
-  for (a = 0; a < k; a++) {
-    double ra = z->rowv[a];
-    if (ra == 0.0) continue;
-    cp_axpy(k, ra, Mi + (size_t)a * n, v);
-  }
+  cp_axpys(k, nz, z->rp, z->sup, Mi, (size_t)n, v);
   sigma = d;
   for (a = 0; a < k; a++) sigma -= z->rowv[a] * z->u[a];
-  if (!(fabs(sigma) > z->droptol)) return 0;
+  if (!(fabs(sigma) > z->droptol)) {
+    cp_cand(z, u); /* stays out of C */
+    return 0;
+  }
   sigma = 1.0 / sigma;
-  for (a = 0; a < k; a++) {
-    double *Ma = Mi + (size_t)a * n, ua = z->u[a] * sigma;
-    cp_axpy(k, ua, v, Ma);
+  for (a = 0; a < k; a++) { /* M^-1 += sigma u v^T, bordered by -sigma u,
+                               -sigma v^T and sigma */
+    double *restrict Ma = Mi + (size_t)a * n, ua = z->u[a] * sigma;
+    for (b = 0; b + 1 < k; b += 2) {
+      Ma[b] += ua * v[b];
+      Ma[b + 1] += ua * v[b + 1];
+    }
+    if (b < k) Ma[b] += ua * v[b];
     Ma[k] = -ua;
   }
   for (b = 0; b < k; b++) Mi[(size_t)k * n + b] = -v[b] * sigma;
   Mi[(size_t)k * n + k] = sigma;
   z->cl[k] = u;
   z->pos[u] = k;
+  z->cd[u] = 0;
   z->k = k + 1;
   return 1;
 }
@@ -250,13 +369,12 @@ static int cp_remove(cp *z, int p) {
     rebuild = 1;
   } else {
     for (b = 0; b < k; b++) z->rp[b] = Mi[(size_t)p * n + b] / q;
-    for (a = 0; a < k; a++) {
-      double *Ma = Mi + (size_t)a * n, f = Ma[p];
-      if (a == p || f == 0.0) continue;
-      cp_axpy(k, -f, z->rp, Ma);
-    }
+    for (a = 0; a < k; a++) z->u[a] = -Mi[(size_t)a * n + p];
+    z->u[p] = 0.0; /* row p: not updated (it is dropped) */
+    cp_ger(k, Mi, (size_t)n, z->u, z->rp);
   }
   z->pos[z->cl[p]] = -1;
+  cp_cand(z, z->cl[p]);
   if (p != last) {
     for (b = 0; b < k; b++) Mi[(size_t)p * n + b] = Mi[(size_t)last * n + b];
     for (a = 0; a < k; a++) Mi[(size_t)a * n + p] = Mi[(size_t)a * n + last];
@@ -275,20 +393,12 @@ static int cp_fold(cp *z, int p, int t, double ds) {
   double *Mi = z->Mi, den;
   if (ds == 0.0) return 0;
   for (a = 0; a < k; a++) z->col[a] = ds * z->A[(size_t)z->cl[a] * n + t];
-  for (a = 0; a < k; a++) {
-    const double *Ma = Mi + (size_t)a * n;
-    double sum = 0.0;
-    sum = cp_dot(k, Ma, z->col);
-    z->u[a] = sum;
-  }
+  cp_mv(k, Mi, (size_t)n, z->col, z->u);
   den = 1.0 + z->u[p];
   if (!(fabs(den) > 1e-10)) return cp_rebuild(z);
   for (b = 0; b < k; b++) z->rp[b] = Mi[(size_t)p * n + b] / den;
-  for (a = 0; a < k; a++) {
-    double *Ma = Mi + (size_t)a * n, f = z->u[a];
-    if (f == 0.0) continue;
-    cp_axpy(k, -f, z->rp, Ma);
-  }
+  for (a = 0; a < k; a++) z->u[a] = -z->u[a];
+  cp_ger(k, Mi, (size_t)n, z->u, z->rp);
   return 0;
 }
 
@@ -298,7 +408,10 @@ static void cp_setx(cp *z, int q, double val) {
   double d = val - z->x[q];
   if (d == 0.0) return;
   z->x[q] = val;
-  for (r = 0; r < n; r++) z->w[r] += d * z->A[(size_t)r * n + q];
+  if (z->sym) /* column q: row q (contiguous) */
+    cp_axpy(n, d, z->A + (size_t)q * n, z->w);
+  else
+    for (r = 0; r < n; r++) z->w[r] += d * z->A[(size_t)r * n + q];
   z->w[q] += d * z->cfm;
 }
 
@@ -313,28 +426,36 @@ static void cp_setx_from0(cp *z, int q) {
 static int cp_to_bound(cp *z, int t, int st) {
   int j = z->fx[t];
   z->st[t] = st;
+  z->cd[t] = 1;
   z->s[t] = st == ST_LO ? z->lo[t] : z->hi[t];
   cp_setx(z, t, z->s[t] * z->x[j]);
   if (z->pos[j] >= 0) return cp_fold(z, z->pos[j], t, z->s[t]);
   return 0;
 }
 
-static void sup_add(cp *z, int q, double d) {
-  if (z->dx[q] == 0.0 && d != 0.0) z->sup[z->nsup++] = q;
-  z->dx[q] = d;
+/* dx_q = d for a row q not in the support sup[0 .. ns) yet (dx_q = 0):
+ * q joins it if d is nonzero, with d in dv (dx on the support, gathered);
+ * returns the new ns */
+static int sup_add(double *dx, int *sup, double *dv, int ns, int q, double d) {
+  dx[q] = d;
+  if (d != 0.0) sup[ns] = q, dv[ns++] = d;
+  return ns;
 }
 
 /* Friction rows with a collapsed box whose normal does not move follow the
  * sign of their w. */
 static void cp_fix_collapsed(cp *z) {
-  int j, e;
-  for (j = 0; j < z->n; j++) { /* normals with friction rows, at 0, out of C */
-    if (z->chs[j] == z->chs[j + 1] || z->x[j] != 0.0 || z->pos[j] >= 0) continue;
-    for (e = z->chs[j]; e < z->chs[j + 1]; e++) {
-      int t = z->chl[e];
-      if (!folded(z, t)) continue;
-      z->st[t] = z->w[t] >= 0.0 ? ST_LO : ST_HI;
-      z->s[t] = z->st[t] == ST_LO ? z->lo[t] : z->hi[t];
+  int a, e, nnrm = z->nnrm, *st = z->st;
+  const int *nrm = z->nrm, *chs = z->chs, *chl = z->chl, *pos = z->pos;
+  const double *x = z->x, *w = z->w;
+  for (a = 0; a < nnrm; a++) { /* normals with friction rows, at 0, out of C */
+    int j = nrm[a];
+    if (x[j] != 0.0 || pos[j] >= 0) continue;
+    for (e = chs[j]; e < chs[j + 1]; e++) {
+      int t = chl[e];
+      if (st[t] != ST_LO && st[t] != ST_HI) continue;
+      st[t] = w[t] >= 0.0 ? ST_LO : ST_HI;
+      z->s[t] = st[t] == ST_LO ? z->lo[t] : z->hi[t];
     }
   }
 }
@@ -367,8 +488,10 @@ static int cp_drive(cp *z, int i, double dir) {
   int turns = 0, flips = 0;                          /* retreats */
   unsigned long long ring[CP_RING]; /* recent index-set signatures ... */
   double ringw[2 * CP_RING];        /* ... and w_i, x_i there (cycle check) */
-  int nring = 0, steps = 0, have_u;
+  int nring = 0, steps = 0, have_u, e, nsf = 0;
   int chk = -1, chk_side = 0; /* the row that changed state at the last event */
+  const int *st, *cd;
+  const double *dw;
   double tolw = 1e-13 * (1.0 + fabs(z->b[i]));
   /* w_i this small is zero: the clamped rows' w are held to zero only up
      to the accuracy of M^-1 (see the check below), so a w_i of that size
@@ -389,43 +512,43 @@ static int cp_drive(cp *z, int i, double dir) {
       /* dx_C = -M^-1 e_i dir, e_i the column of i with its folded
          friction rows (a normal driven again after being deferred) */
       int nch = 0, ns0, e;
-      for (e = z->chs[i]; e < z->chs[i + 1]; e++)
-        if (folded(z, z->chl[e])) z->ch[nch++] = z->chl[e];
+      if (z->fric) /* (before: no friction row is at a bound) */
+        for (e = z->chs[i]; e < z->chs[i + 1]; e++)
+          if (bnd(z, z->chl[e])) z->ch[nch++] = z->chl[e];
       for (a = 0; a < k; a++) {
-        double sum = ap(z, z->cl[a], i);
+        double sum = z->A[(size_t)z->cl[a] * n + i] + 0.0; /* ap: i is not in C */
         for (q = 0; q < nch; q++) sum += z->s[z->ch[q]] * z->A[(size_t)z->cl[a] * n + z->ch[q]];
         z->col[a] = -dir * sum;
       }
-      z->nsup = 0;
-      for (a = 0; a < k; a++) {
-        const double *Ma = z->Mi + (size_t)a * n;
-        double sum = 0.0;
-        sum = cp_dot(k, Ma, z->col);
-        sup_add(z, z->cl[a], sum);
-      }
-      sup_add(z, i, dir);
-      ns0 = z->nsup; /* folded friction rows move with their normal */
-      for (a = 0; a < ns0; a++) {
-        int m = z->sup[a];
-        for (e = z->chs[m]; e < z->chs[m + 1]; e++) {
-          q = z->chl[e];
-          if (folded(z, q)) sup_add(z, q, z->s[q] * z->dx[m]);
+      cp_mv(k, z->Mi, (size_t)n, z->col, z->v);
+      { /* the support of dx (members, i, folded friction rows: each row
+           once, dx = 0 on entry), rp: dx on it, gathered */
+        double *dx = z->dx, *rp = z->rp;
+        int *sup = z->sup, ns = 0;
+        const int *chs = z->chs, *chl = z->chl, *cl = z->cl;
+        for (a = 0; a < k; a++) ns = sup_add(dx, sup, rp, ns, cl[a], z->v[a]);
+        ns = sup_add(dx, sup, rp, ns, i, dir);
+        nsf = ns; /* then the folded friction rows: they move with their normal */
+        ns0 = z->fric ? ns : 0;
+        for (a = 0; a < ns0; a++) {
+          int m = sup[a];
+          for (e = chs[m]; e < chs[m + 1]; e++) {
+            q = chl[e];
+            if (bnd(z, q)) ns = sup_add(dx, sup, rp, ns, q, z->s[q] * rp[a]);
+          }
         }
+        z->nsup = ns;
+        maxdx = 0.0;
+        for (a = 0; a < ns; a++)
+          if (fabs(rp[a]) > maxdx) maxdx = fabs(rp[a]);
       }
-      maxdx = 0.0;
-      for (a = 0; a < z->nsup; a++)
-        if (fabs(z->dx[z->sup[a]]) > maxdx) maxdx = fabs(z->dx[z->sup[a]]);
       if (z->sym) { /* dw = sum over the support of dx_q A[q, :] (rows: contiguous) */
         double *dw = z->dw;
         if (z->cfm == 0.0)
           memset(dw, 0, sizeof(double) * (size_t)n);
         else
           for (r = 0; r < n; r++) dw[r] = z->cfm * z->dx[r];
-        for (a = 0; a < z->nsup; a++) {
-          const double *Aq = z->A + (size_t)z->sup[a] * n;
-          double d = z->dx[z->sup[a]];
-          cp_axpy(n, d, Aq, dw);
-        }
+        cp_axpys(n, z->nsup, z->rp, z->sup, z->A, (size_t)n, dw);
       } else {
         for (r = 0; r < n; r++) {
           const double *Ar = z->A + (size_t)r * n;
@@ -435,15 +558,18 @@ static int cp_drive(cp *z, int i, double dir) {
         }
       }
       err = 0.0;
-      for (a = 0; a < k; a++)
-        if (fabs(z->dw[z->cl[a]]) > err) err = fabs(z->dw[z->cl[a]]);
+      for (a = 0; a < k; a++) { /* the clamped rows' dw: 0 up to round-off
+                                   (set to 0: recomputed on a retry) */
+        double e = fabs(z->dw[z->cl[a]]);
+        if (e > err) err = e;
+        z->dw[z->cl[a]] = 0.0;
+      }
       if (!(err == err) || !(maxdx < INFINITY)) err = INFINITY;
       if (err <= 1e-9 * z->maxdiag * (1.0 + maxdx)) break;
       for (a = 0; a < z->nsup; a++) z->dx[z->sup[a]] = 0.0;
       if (tries > 0) CP_FAIL(2);
       if (cp_rebuild(z) != 0) CP_FAIL(8);
     }
-    for (a = 0; a < k; a++) z->dw[z->cl[a]] = 0.0;
     /* the row that changed state at the last event must move into its
        new state's region: a row that entered C away from the bound it
        left, a row that reached a bound with its w away from zero on the
@@ -466,7 +592,10 @@ static int cp_drive(cp *z, int i, double dir) {
       chk = -1;
       if (rho < -CP_EPS) {
         dir = -dir;
-        for (a = 0; a < z->nsup; a++) z->dx[z->sup[a]] = -z->dx[z->sup[a]];
+        for (a = 0; a < z->nsup; a++) {
+          z->dx[z->sup[a]] = -z->dx[z->sup[a]];
+          z->rp[a] = -z->rp[a];
+        }
         for (r = 0; r < n; r++) z->dw[r] = -z->dw[r];
         if (++flips > 4 * n + 8) CP_FAIL(4);
       }
@@ -534,14 +663,21 @@ static int cp_drive(cp *z, int i, double dir) {
     /* rows out of C: at a bound, their w reaching 0; friction rows inside
        but out of C (dependent columns: x fixed), their box moving with the
        normal */
-    for (r = 0; r < n; r++) {
-      double d = z->dw[r];
-      int sr = z->st[r], jr = z->fx[r];
-      if (r == i) continue;
-      if (sr == ST_FREE) {
-        double dxj, g;
-        if (jr < 0 || z->pos[r] >= 0) continue;
-        dxj = z->dx[jr];
+    st = z->st, dw = z->dw, cd = z->cd;
+    for (e = 0; e < z->nrows; e++) {
+      int sr, jr;
+      double d;
+      r = z->rows[e];
+      if (!cd[r]) continue; /* the cheap tests first */
+      sr = st[r];
+      if (sr == ST_LO) {
+        if (!((d = dw[r]) < -CP_EPS)) continue;
+      } else if (sr == ST_HI) {
+        if (!((d = dw[r]) > CP_EPS)) continue;
+      } else {
+        if (sr != ST_FREE || z->pos[r] >= 0 || (jr = z->fx[r]) < 0 || r == i) continue;
+        /* a friction row inside, out of C */
+        double dxj = z->dx[jr], g;
         if (z->hi[r] * dxj < -CP_EPS) {
           g = z->hi[r] * z->x[jr] - z->x[r];
           t = (g > 0 ? g : 0) / -(z->hi[r] * dxj);
@@ -554,16 +690,11 @@ static int cp_drive(cp *z, int i, double dir) {
         }
         continue;
       }
-      if ((sr != ST_LO && sr != ST_HI) || z->def[r]) continue;
-      if (jr < 0) {
-        if (!(z->hi[r] > z->lo[r])) continue;
-      } else if (z->x[jr] == 0.0 && z->dx[jr] == 0.0) {
-        continue; /* collapsed box, normal not moving */
-      }
-      if (sr == ST_LO && d < -CP_EPS) {
-        t = -z->w[r] / d;
-        if (t < s) s = t < 0 ? 0 : t, kind = 4, who = r;
-      } else if (sr == ST_HI && d > CP_EPS) {
+      { /* at a bound, w moving toward 0 */
+        if (r == i || z->def[r]) continue;
+        jr = z->fx[r];
+        if (jr < 0 ? !(z->hi[r] > z->lo[r]) : (z->x[jr] == 0.0 && z->dx[jr] == 0.0))
+          continue; /* a fixed row; a collapsed box, normal not moving */
         t = -z->w[r] / d;
         if (t < s) s = t < 0 ? 0 : t, kind = 4, who = r;
       }
@@ -588,10 +719,12 @@ static int cp_drive(cp *z, int i, double dir) {
     } else {
       zero = 0, lastwho = -1, dead = 0;
     }
-    /* step */
-    for (a = 0; a < z->nsup; a++) {
+    /* step (rp: dx gathered); folded rows moved with their normal: x_q =
+       s_q x_j up to round-off (w followed through dw) */
+    for (a = 0; a < nsf; a++) z->x[z->sup[a]] += s * z->rp[a];
+    for (; a < z->nsup; a++) {
       q = z->sup[a];
-      z->x[q] += s * z->dx[q];
+      z->x[q] = z->s[q] * z->x[z->fx[q]];
     }
     cp_axpy(n, s, z->dw, z->w);
     /* row i joins C: M^-1 times its column is -dir dx_C (unless x_i ends
@@ -599,13 +732,7 @@ static int cp_drive(cp *z, int i, double dir) {
     have_u = kind == 1 && z->x[i] != 0.0;
     if (have_u)
       for (a = 0; a < k; a++) z->u[a] = -dir * z->dx[z->cl[a]];
-    for (a = 0; a < z->nsup; a++) {
-      q = z->sup[a];
-      /* folded rows moved with their normal: x_q = s_q x_j up to
-         round-off (w followed through dw) */
-      if (folded(z, q)) z->x[q] = z->s[q] * z->x[z->fx[q]];
-      z->dx[q] = 0.0;
-    }
+    for (a = 0; a < z->nsup; a++) z->dx[z->sup[a]] = 0.0;
     (*z->pivots)++;
     if (zero == 0 && ++steps > 2) { /* after a nondegenerate step (the
          third of the drive on: most drives end sooner), the same index sets
@@ -626,7 +753,7 @@ static int cp_drive(cp *z, int i, double dir) {
 #ifdef CP_TRACE
     CP_TRACE(z, i, dir, kind, who, wst, s);
 #endif
-    cp_fix_collapsed(z);
+    if (z->fric) cp_fix_collapsed(z);
     if (kind == 1) {
       z->w[i] = 0.0;
       z->st[i] = ST_FREE;
@@ -637,6 +764,7 @@ static int cp_drive(cp *z, int i, double dir) {
       if (j < 0) {
         cp_setx(z, i, dir > 0 ? z->hi[i] : z->lo[i]);
         z->st[i] = bst;
+        z->cd[i] = 1;
       } else if (cp_to_bound(z, i, bst) != 0) {
         CP_FAIL(5);
       }
@@ -648,6 +776,7 @@ static int cp_drive(cp *z, int i, double dir) {
       if (fxo(z, who) < 0) {
         cp_setx(z, who, wst == ST_HI ? z->hi[who] : z->lo[who]);
         z->st[who] = wst;
+        z->cd[who] = 1;
       } else if (cp_to_bound(z, who, wst) != 0) {
         CP_FAIL(5);
       }
@@ -688,20 +817,24 @@ static int cp_process(cp *z, int i) {
   if (j < 0) {
     if (z->lo[i] == z->hi[i]) {
       z->st[i] = ST_LO;
+      z->cd[i] = 1;
       return 0;
     }
     if (z->x[i] == z->lo[i] && wi >= 0.0) {
       z->st[i] = ST_LO;
+      z->cd[i] = 1;
       return 0;
     }
     if (z->x[i] == z->hi[i] && wi <= 0.0) {
       z->st[i] = ST_HI;
+      z->cd[i] = 1;
       return 0;
     }
   } else {
     double L = z->lo[i] * z->x[j], H = z->hi[i] * z->x[j];
     if (z->x[j] == 0.0 && z->pos[j] < 0) { /* collapsed box [0, 0] */
       z->st[i] = wi >= 0.0 ? ST_LO : ST_HI;
+      z->cd[i] = 1;
       z->s[i] = z->st[i] == ST_LO ? z->lo[i] : z->hi[i];
       cp_setx(z, i, 0.0);
       return 0;
@@ -732,12 +865,6 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
   z.budget = ar->max_pivots;
   z.sym = ar->sym;
   z.pivots = pivots;
-  if (ar->fx)
-    for (i = 0; i < n; i++) {
-      int j = ar->fx[i];
-      if (j < 0) continue;
-      if (!(ar->lo[j] >= 0.0) || !isfinite(ar->lo[i]) || !isfinite(ar->hi[i])) return -2;
-    }
   z.Mi = p, p += nn * nn;
   z.M2 = p, p += nn * nn;
   z.x = p, p += nn + 1;
@@ -758,36 +885,54 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
   z.def = z.ch + n;
   z.stack = z.def + n;
   z.cnt = z.stack + n;
-  if (!z.fx) { /* no friction rows: an array of -1 (the last n ints) */
-    int *nofx = z.cnt + 3 * n + 1;
+  z.chs = z.cnt + n;
+  z.chl = z.chs + n + 1;
+  z.nrm = z.chl + 2 * n; /* after chl and the -1 array */
+  z.rows = z.nrm + n;
+  z.cd = z.rows + n;
+  if (!z.fx) { /* no friction rows: an array of -1 (after chl) */
+    int *nofx = z.chl + n;
     for (i = 0; i < n; i++) nofx[i] = -1;
     z.fx = nofx;
   }
-  z.chs = z.cnt + n;
-  z.chl = z.chs + n + 1;
   z.nstack = 0;
-  for (i = 0; i < n; i++) {
-    double d = fabs(ap(&z, i, i));
-    if (d > z.maxdiag) z.maxdiag = d;
-    z.x[i] = fxo(&z, i) >= 0 ? 0.0 : ar->lo[i] > 0 ? ar->lo[i] : ar->hi[i] < 0 ? ar->hi[i] : 0.0;
-    z.dx[i] = 0.0;
-    z.s[i] = 0.0;
-    z.st[i] = CP_UNPROC;
-    z.pos[i] = -1;
-    z.def[i] = 0;
-    z.cnt[i] = 0;
+  { /* one pass over the rows: the start point, the states, the friction
+       rows of each row counted (grouped below: counting sort) */
+    const int *fx = z.fx;
+    const double *A = z.A, *lo = z.lo, *hi = z.hi;
+    double *xx = z.x, *w = z.w, maxdiag = 0.0;
+    int *chs = z.chs, *chl = z.chl, tot = 0;
+    memset(chs, 0, sizeof(int) * (nn + 1));
+    for (i = 0; i < n; i++) {
+      int j = fx[i];
+      double d = fabs(A[(size_t)i * nn + i] + z.cfm);
+      if (d > maxdiag) maxdiag = d;
+      if (j >= 0) {
+        if (!(lo[j] >= 0.0) || !isfinite(lo[i]) || !isfinite(hi[i])) return -2;
+        xx[i] = 0.0;
+        chs[j]++;
+      } else {
+        xx[i] = lo[i] > 0 ? lo[i] : hi[i] < 0 ? hi[i] : 0.0;
+      }
+      w[i] = -z.b[i];
+      z.dx[i] = 0.0;
+      z.s[i] = 0.0;
+      z.st[i] = CP_UNPROC;
+      z.cd[i] = 0;
+      z.pos[i] = -1;
+      z.def[i] = 0;
+      z.cnt[i] = 0;
+    }
+    z.maxdiag = maxdiag == 0.0 ? 1.0 : maxdiag;
+    for (i = 0; i < n; i++) chs[i] = tot += chs[i]; /* block ends ... */
+    chs[n] = tot;
+    for (i = n - 1; i >= 0; i--) /* ... moved to the block starts */
+      if (fx[i] >= 0) chl[--chs[fx[i]]] = i;
+    for (i = 0, z.nnrm = 0, z.nrows = 0; i < n; i++) {
+      if (chs[i] != chs[i + 1]) z.nrm[z.nnrm++] = i;
+      if (fx[i] < 0) z.rows[z.nrows++] = i;
+    }
   }
-  if (z.maxdiag == 0.0) z.maxdiag = 1.0;
-  /* the friction rows of each row, grouped (counting sort) */
-  for (i = 0; i <= n; i++) z.chs[i] = 0;
-  for (i = 0; i < n; i++)
-    if (fxo(&z, i) >= 0) z.chs[z.fx[i] + 1]++;
-  for (i = 0; i < n; i++) z.chs[i + 1] += z.chs[i];
-  for (i = 0; i < n; i++) z.cnt[i] = z.chs[i]; /* fill cursors (cnt reset below) */
-  for (i = 0; i < n; i++)
-    if (fxo(&z, i) >= 0) z.chl[z.cnt[z.fx[i]]++] = i;
-  for (i = 0; i < n; i++) z.cnt[i] = 0;
-  for (i = 0; i < n; i++) z.w[i] = -z.b[i];
   for (i = 0; i < n; i++) /* w = A x - b: x is 0 but for rows whose box excludes 0 */
     if (z.x[i] != 0.0) cp_setx_from0(&z, i);
   /* constant rows first, then friction rows (order 0: in turn, 1: in
@@ -796,6 +941,9 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
      early changes the path) */
   for (phase = 0; phase < 2; phase++) {
     int ii, e;
+    z.fric = phase;
+    if (phase == 1)
+      for (z.nrows = 0; z.nrows < n; z.nrows++) z.rows[z.nrows] = z.nrows;
     for (e = 0; e < ar->nlead; e++) {
       int i = ar->lead[e];
       if ((fxo(&z, i) >= 0) != phase || z.st[i] != CP_UNPROC) continue;
@@ -858,6 +1006,7 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
     }
     if (folded(&z, r) && z.pos[j] >= 0 && cp_fold(&z, z.pos[j], r, -z.s[r]) != 0) { rc = -1; goto out; }
     z.st[r] = CP_UNPROC;
+    z.cd[r] = 0;
     z.s[r] = 0.0;
     if (cp_process(&z, r) != 0) { rc = -1; goto out; }
     }
