@@ -956,20 +956,28 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
        small (a narrow box that moves with it: the source of the
        non-monotone events) come last, their normal settled meanwhile.
        (On the benchmark's problems, n = 30, 3 first attempts of 300
-       fail, against 22 with the rows in turn.)  O(n) per row: O(n^2) per
-       attempt, below the pivots' cost */
-    while (phase == 1 && ar->order == 2) {
-      int best = -1;
-      double bw = -1.0;
-      for (i = 0; i < n; i++) {
-        double wd;
-        if (fxo(&z, i) < 0 || z.st[i] != CP_UNPROC) continue;
-        wd = (z.hi[i] - z.lo[i]) * z.x[z.fx[i]];
-        if (best < 0 || wd > bw) best = i, bw = wd;
+       fail, against 22 with the rows in turn.)  The unprocessed friction
+       rows are kept in a list in row order (ties go to the lowest row):
+       O(f) per row, O(f^2) per attempt, below the pivots' cost */
+    if (phase == 1 && ar->order == 2) {
+      int *ul = z.cd + n, m = 0, a;
+      for (i = 0; i < n; i++)
+        if (z.fx[i] >= 0 && z.st[i] == CP_UNPROC) ul[m++] = i;
+      while (m > 0) {
+        int best = 0;
+        double bw = -1.0;
+        for (a = 0; a < m; a++) {
+          int t = ul[a];
+          double wd = (z.hi[t] - z.lo[t]) * z.x[z.fx[t]];
+          if (wd > bw) best = a, bw = wd;
+        }
+        i = ul[best];
+        for (a = best; a + 1 < m; a++) ul[a] = ul[a + 1];
+        m--;
+        if (z.st[i] != CP_UNPROC) continue;
+        z.cur = i;
+        if (cp_process(&z, i) != 0) { rc = -1; goto out; }
       }
-      if (best < 0) break;
-      z.cur = best;
-      if (cp_process(&z, best) != 0) { rc = -1; goto out; }
     }
     for (ii = 0; ii < n; ii++) {
       int i = phase == 1 && ar->order == 1 ? n - 1 - ii : ii;
