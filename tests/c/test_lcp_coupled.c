@@ -252,9 +252,50 @@ static void test_small(void) {
   }
 }
 
+/* The caller's tol sets both the verification and the noise level below
+ * which a driven row counts as complementary (min(tol / 10, 1e-10)): with
+ * a loose tol (1e-6) or a tight one (1e-12), AUTO's status must match the
+ * reference violation against that tol on every problem, and every
+ * problem must end within accept_tol. */
+static void test_user_tol(void) {
+  static const double tols[2] = {1e-6, 1e-12};
+  int t, k;
+  for (t = 0; t < 2; t++) {
+    int bad = 0, solved = 0, count = 0;
+    double worst = 0.0;
+    for (k = 0; k < 24; k++) {
+      lcpg_spec sp;
+      lcpg_problem g;
+      diagc_lcp_options o;
+      diagc_lcp_stats st;
+      double *x, v;
+      int rc;
+      memset(&sp, 0, sizeof sp);
+      sp.nc = 10, sp.nb = k % 2 ? 5 : 3, sp.mu = (k % 4 == 3) ? 100.0 : 0.3 * (k % 4);
+      lcpg_make(&g, &sp, 777000 + (uint64_t)k);
+      x = calloc((size_t)g.n, sizeof(double));
+      diagc_lcp_options_init(&o, ws_buf, diagc_lcp_workspace_size(g.n));
+      o.tol = tols[t];
+      rc = diagc_lcp_solve(g.n, g.A, g.b, g.lo, g.hi, g.findex, x, &o, &st);
+      v = ref_viol(g.n, g.A, g.b, g.lo, g.hi, g.findex, x, 0.0);
+      if ((rc == DIAGC_LCP_SOLVED) != (v <= tols[t]) || !(v <= o.accept_tol)) bad++;
+      if (rc == DIAGC_LCP_SOLVED) solved++;
+      if (v > worst) worst = v;
+      count++;
+      free(x);
+      lcpg_free(&g);
+    }
+    CHECK(t == 0 ? "coupled_user_tol_loose" : "coupled_user_tol_tight",
+          bad == 0 && solved >= (t == 0 ? count : count * 3 / 4),
+          "%d of %d with a dishonest status or above accept_tol, %d solved to %.0e (worst %.3g)",
+          bad, count, solved, tols[t], worst);
+  }
+}
+
 int main(void) {
   test_small();
   test_agreement();
   test_random();
+  test_user_tol();
   return failures ? 1 : 0;
 }
