@@ -194,16 +194,7 @@ static double row_viol(double xi, double wi, double L, double H, double t) {
 /* A_i x - b_i with four partial sums (the same order wherever w is
  * computed for the metric: the same bits as diagc_lcp_violation) */
 static double row_res(int n, const double *Ai, const double *x, double bi) {
-  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-  int k;
-  for (k = 0; k + 3 < n; k += 4) {
-    s0 += Ai[k] * x[k];
-    s1 += Ai[k + 1] * x[k + 1];
-    s2 += Ai[k + 2] * x[k + 2];
-    s3 += Ai[k + 3] * x[k + 3];
-  }
-  for (; k < n; k++) s0 += Ai[k] * x[k];
-  return ((s0 + s1) + (s2 + s3)) - bi;
+  return diagc__dot4(n, Ai, x) - bi;
 }
 
 static void residual(const ctx *c, const double *x, double *w) {

@@ -183,19 +183,8 @@ static void cp_axpys(int m, int cnt, const double *a, const int *r, const double
  * overhead matters) */
 static void cp_mv(int m, const double *X, size_t ld, const double *restrict xv,
                   double *restrict yv) {
-  int a, i;
-  for (a = 0; a < m; a++) {
-    const double *restrict Xa = X + (size_t)a * ld;
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    for (i = 0; i + 3 < m; i += 4) {
-      s0 += Xa[i] * xv[i];
-      s1 += Xa[i + 1] * xv[i + 1];
-      s2 += Xa[i + 2] * xv[i + 2];
-      s3 += Xa[i + 3] * xv[i + 3];
-    }
-    for (; i < m; i++) s0 += Xa[i] * xv[i];
-    yv[a] = (s0 + s1) + (s2 + s3);
-  }
+  int a;
+  for (a = 0; a < m; a++) yv[a] = diagc__dot4(m, X + (size_t)a * ld, xv);
 }
 /* X_a += c_a r for the rows a < m of the m x m block of X (row stride ld),
  * skipping rows with c_a = 0 (cp_axpy per row, in one loop) */

@@ -2,6 +2,23 @@
 #ifndef DIAGC_LCP_INTERNAL_H
 #define DIAGC_LCP_INTERNAL_H
 
+/* x . y over m entries with four partial sums, combined as
+ * (s0 + s1) + (s2 + s3): one summation order wherever a residual or a
+ * direction is computed (the residual then has the same bits as
+ * diagc_lcp_violation's). */
+static inline double diagc__dot4(int m, const double *restrict xv, const double *restrict yv) {
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  int i;
+  for (i = 0; i + 3 < m; i += 4) {
+    s0 += xv[i] * yv[i];
+    s1 += xv[i + 1] * yv[i + 1];
+    s2 += xv[i + 2] * yv[i + 2];
+    s3 += xv[i + 3] * yv[i + 3];
+  }
+  for (; i < m; i++) s0 += xv[i] * yv[i];
+  return (s0 + s1) + (s2 + s3);
+}
+
 /* Row states shared by the pivoting methods. */
 enum { ST_FREE = 0, ST_LO = 1, ST_HI = 2 };
 
