@@ -55,6 +55,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "lcp_internal.h"
 
@@ -1170,29 +1173,57 @@ static int check_args(int n, const double *A, const double *b, const double *lo,
     }
     *maxdiag = md;
     tol = 1e-12 * md;
-    /* the pairs (A_ik, A_ki) in 2 x 2 blocks; first the common case: all
-       |A_ik - A_ki| <= tol (a NaN or an infinity fails it: A_ik - A_ki is
-       not finite when either is not), one test per pair */
+    /* the pairs (A_ik, A_ki) in 2 x 2 blocks; first the common case, a
+       symmetric A: per pair of rows, the sum of |A_ik - A_ki| is at most
+       tol (then each is: the order of the sum does not matter; a NaN or
+       an infinity fails it: A_ik - A_ki is not finite when either is
+       not), one test per pair of rows */
     for (i = 0; i + 1 < n; i += 2) { /* rows i, i + 1 against columns i, i + 1 */
       const double *R0 = A + (size_t)i * nn, *R1 = R0 + nn;
+      double s0 = fabs(R1[i] - R0[i + 1]), s1 = 0.0;
+#ifdef __SSE2__ /* the 2 x 2 blocks in registers: row i's pair against
+                   column i's (unpacklo), row i + 1's against i + 1's */
+      __m128d a0 = _mm_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, acc;
+      __m128d am = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+      double h[2];
+      for (k = 0; k + 2 < (size_t)i; k += 4) { /* two blocks: four sums */
+        const double *C0 = A + k * nn + i, *C2 = C0 + 2 * nn;
+        __m128d c0 = _mm_loadu_pd(C0), c1 = _mm_loadu_pd(C0 + nn);
+        __m128d c2 = _mm_loadu_pd(C2), c3 = _mm_loadu_pd(C2 + nn);
+        a0 = _mm_add_pd(a0, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R0 + k), _mm_unpacklo_pd(c0, c1)), am));
+        a1 = _mm_add_pd(a1, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R1 + k), _mm_unpackhi_pd(c0, c1)), am));
+        a2 = _mm_add_pd(a2, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R0 + k + 2), _mm_unpacklo_pd(c2, c3)), am));
+        a3 = _mm_add_pd(a3, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R1 + k + 2), _mm_unpackhi_pd(c2, c3)), am));
+      }
+      if (k < (size_t)i) {
+        const double *C0 = A + k * nn + i;
+        __m128d c0 = _mm_loadu_pd(C0), c1 = _mm_loadu_pd(C0 + nn);
+        a0 = _mm_add_pd(a0, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R0 + k), _mm_unpacklo_pd(c0, c1)), am));
+        a1 = _mm_add_pd(a1, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R1 + k), _mm_unpackhi_pd(c0, c1)), am));
+      }
+      acc = _mm_add_pd(_mm_add_pd(a0, a1), _mm_add_pd(a2, a3));
+      _mm_storeu_pd(h, acc);
+      s1 = h[0] + h[1];
+#else
       for (k = 0; k < (size_t)i; k += 2) { /* i even: k + 1 < i */
         const double *C0 = A + k * nn + i, *C1 = C0 + nn;
-        if (!(fabs(R0[k] - C0[0]) <= tol) || !(fabs(R0[k + 1] - C1[0]) <= tol) ||
-            !(fabs(R1[k] - C0[1]) <= tol) || !(fabs(R1[k + 1] - C1[1]) <= tol))
-          goto full;
+        s0 += fabs(R0[k] - C0[0]) + fabs(R0[k + 1] - C1[0]);
+        s1 += fabs(R1[k] - C0[1]) + fabs(R1[k + 1] - C1[1]);
       }
-      if (!(fabs(R1[i] - R0[i + 1]) <= tol)) goto full;
+#endif
+      if (!(s0 + s1 <= tol)) goto full;
     }
     if (i < n) { /* the last row of an odd n */
       const double *Ai = A + (size_t)i * nn;
-      for (k = 0; k < (size_t)i; k++)
-        if (!(fabs(Ai[k] - A[k * nn + i]) <= tol)) goto full;
+      double s0 = 0.0;
+      for (k = 0; k < (size_t)i; k++) s0 += fabs(Ai[k] - A[k * nn + i]);
+      if (!(s0 <= tol)) goto full;
     }
     goto done;
   full: {
     /* d = A_ik - A_ki is not finite when either is not (inf - inf, NaN:
-       NaN), and d * 0 is then NaN (one branch for all of A); max |d|
-       says whether A is symmetric */
+       NaN) or when it overflows, and d * 0 is then NaN (one branch for all
+       of A); max |d| says whether A is symmetric */
     double z0 = 0.0, z1 = 0.0, m0 = 0.0, m1 = 0.0;
     for (i = 0; i + 1 < n; i += 2) {
       const double *R0 = A + (size_t)i * nn, *R1 = R0 + nn;
@@ -1224,8 +1255,14 @@ static int check_args(int n, const double *A, const double *b, const double *lo,
       }
     }
     z0 += z1;
-    if (z0 != z0) return 0;
-    *sym = (m0 > m1 ? m0 : m1) <= tol;
+    if (z0 != z0) { /* a difference is not finite: an entry, or an overflow
+                       (A_ik = 1e308, A_ki = -1e308: finite, not symmetric) */
+      for (k = 0; k < nn * nn; k++)
+        if (!isfinite(A[k])) return 0;
+      *sym = 0;
+    } else {
+      *sym = (m0 > m1 ? m0 : m1) <= tol;
+    }
   }
   done:;
   }

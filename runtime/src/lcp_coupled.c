@@ -946,23 +946,38 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
        non-monotone events) come last, their normal settled meanwhile.
        (On the benchmark's problems, n = 30, 3 first attempts of 300
        fail, against 22 with the rows in turn.)  The unprocessed friction
-       rows are kept in a list in row order (ties go to the lowest row):
-       O(f) per row, O(f^2) per attempt, below the pivots' cost */
+       rows are kept in a list in row order (ties go to the lowest row),
+       with their box width hi - lo and normal alongside; a row taken is
+       marked dead in place (width -1 on a spare x slot of 1: never above
+       the running maxima's start, -1), the live range [s0, m) trimmed at
+       both ends.  O(f) per row, O(f^2) per attempt (two running maxima,
+       over the even and the odd places: two short dependency chains),
+       below the pivots' cost */
     if (phase == 1 && ar->order == 2) {
-      int *ul = z.cd + n, m = 0, a;
+      int *ul = z.cd + n, *uj = ul + n, m = 0, s0 = 0, a;
+      double *ud = z.rp + nn + 1;
+      z.x[n] = 1.0; /* the dead entries' x (x has n + 1 slots) */
       for (i = 0; i < n; i++)
-        if (z.fx[i] >= 0 && z.st[i] == CP_UNPROC) ul[m++] = i;
-      while (m > 0) {
-        int best = 0;
-        double bw = -1.0;
-        for (a = 0; a < m; a++) {
-          int t = ul[a];
-          double wd = (z.hi[t] - z.lo[t]) * z.x[z.fx[t]];
-          if (wd > bw) best = a, bw = wd;
+        if (z.fx[i] >= 0 && z.st[i] == CP_UNPROC)
+          ul[m] = i, uj[m] = z.fx[i], ud[m++] = z.hi[i] - z.lo[i];
+      while (m > s0) {
+        int best, p0 = s0, p1 = m;
+        double w0 = -1.0, w1 = -1.0;
+        const double *xx = z.x;
+        for (a = s0; a + 1 < m; a += 2) {
+          double wa = ud[a] * xx[uj[a]], wb = ud[a + 1] * xx[uj[a + 1]];
+          if (wa > w0) w0 = wa, p0 = a;
+          if (wb > w1) w1 = wb, p1 = a + 1;
         }
+        if (a < m) {
+          double wa = ud[a] * xx[uj[a]];
+          if (wa > w0) w0 = wa, p0 = a;
+        }
+        best = w1 > w0 || (w1 == w0 && p1 < p0) ? p1 : p0;
         i = ul[best];
-        for (a = best; a + 1 < m; a++) ul[a] = ul[a + 1];
-        m--;
+        ud[best] = -1.0, uj[best] = n;
+        while (s0 < m && uj[s0] == n) s0++;
+        while (m > s0 && uj[m - 1] == n) m--;
         if (z.st[i] != CP_UNPROC) continue;
         z.cur = i;
         if (cp_process(&z, i) != 0) { rc = -1; goto out; }

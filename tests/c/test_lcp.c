@@ -444,6 +444,17 @@ static void test_arguments(void) {
   rc = diagc_lcp_solve(2, A, b, lo, hi, fx, x, &o, &st);
   CHECK("bad_arg_nan_in_A", rc == DIAGC_LCP_BAD_ARG && x[0] == 7, "rc %d", rc);
   A[1] = 0;
+  { /* finite entries whose difference A_01 - A_10 overflows: a valid (not
+       symmetric) A (a P-matrix; x = (0, 1), w = (1e308 - 1, 0), and,
+       within the bound tolerance, x = (-1e-308, 1e-308), w = 0) */
+    double Ah[4] = {1, 1e308, -1e308, 1}, bh[2] = {1, 1}, loh[2] = {0, 0},
+           hih[2] = {INFINITY, INFINITY}, xh[2] = {0, 0};
+    rc = diagc_lcp_solve(2, Ah, bh, loh, hih, NULL, xh, &o, &st);
+    CHECK("huge_asymmetric_entries_valid",
+          rc == DIAGC_LCP_SOLVED && isfinite(xh[0]) && isfinite(xh[1]) &&
+              diagc_lcp_violation(2, Ah, bh, loh, hih, NULL, xh) <= 1e-9,
+          "rc %d x = (%g, %g)", rc, xh[0], xh[1]);
+  }
   o.method = 42;
   rc = diagc_lcp_solve(2, A, b, lo, hi, fx, x, &o, &st);
   CHECK("bad_arg_method", rc == DIAGC_LCP_BAD_ARG, "rc %d", rc);
