@@ -45,6 +45,7 @@
  */
 #include "lcp_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -70,14 +71,13 @@ typedef struct {
   int *def, *stack, nstack; /* deferred rows (at a bound, w not tracked) */
   int *cnt;                 /* times a row was processed again */
   int *chs, *chl;           /* friction rows of normal j: chl[chs[j] .. chs[j+1]) */
-  int *nrm, nnrm;           /* the rows with friction rows, in order */
-  int *cd;                  /* cd[r] = 0: row r cannot block a drive
+  unsigned *cd;             /* bit r clear: row r cannot block a drive
                                (unprocessed, or FREE: in C or a constant
-                               row); kept by cp_cand on each change */
-  int *rows, nrows;         /* the rows the ratio test scans, in order: the
-                               constant rows while no friction row is
-                               processed (the others are unprocessed), then
-                               all */
+                               row); kept by cp_cand on each change; the
+                               ratio test visits the set bits, in row
+                               order */
+  unsigned *out;            /* bit j set: j has friction rows and is out
+                               of C (kept with pos[]) */
   int nsup;
   int *pivots;
   int cur;  /* the row being processed at the top level */
@@ -94,12 +94,36 @@ static int folded(const cp *z, int t) {
 }
 /* the same for a row known to be a friction row (chl's entries) */
 static int bnd(const cp *z, int t) { return z->st[t] == ST_LO || z->st[t] == ST_HI; }
-/* Updates cd[r] after a change of r's state or membership of C: a row
- * the ratio test looks at (at a bound; inside, out of C, a friction row:
- * its box moves with the normal).  A superset is harmless. */
+/* Bit sets of rows, in words of CP_WB bits. */
+#define CP_WB ((int)(sizeof(unsigned) * CHAR_BIT))
+static void bit_put(unsigned *set, int r, int on) {
+  unsigned m = 1u << (r % CP_WB);
+  if (on)
+    set[r / CP_WB] |= m;
+  else
+    set[r / CP_WB] &= ~m;
+}
+/* the lowest set bit of v != 0 */
+static int bit_low(unsigned v) {
+#if defined(__GNUC__) && !defined(__TINYC__)
+  return __builtin_ctz(v);
+#else
+  int c = 0;
+  while (!(v & 1u)) v >>= 1, c++;
+  return c;
+#endif
+}
+/* Sets pos[r] (-1: out of C), keeping the set `out`. */
+static void cp_pos(cp *z, int r, int p) {
+  z->pos[r] = p;
+  if (z->chs[r] != z->chs[r + 1]) bit_put(z->out, r, p < 0);
+}
+/* Updates cd's bit r after a change of r's state or membership of C: a
+ * row the ratio test looks at (at a bound; inside, out of C, a friction
+ * row: its box moves with the normal).  A superset is harmless. */
 static void cp_cand(cp *z, int r) {
   int sr = z->st[r];
-  z->cd[r] = sr == ST_LO || sr == ST_HI || (sr == ST_FREE && z->pos[r] < 0 && z->fx[r] >= 0);
+  bit_put(z->cd, r, sr == ST_LO || sr == ST_HI || (sr == ST_FREE && z->pos[r] < 0 && z->fx[r] >= 0));
 }
 
 /* Dense kernels (restrict, unrolled: straight-line code that -O2
@@ -261,7 +285,7 @@ static int cp_rebuild(cp *z) {
     if (col < 0) return 0;
     u = z->cl[col];
     last = z->k - 1;
-    z->pos[u] = -1;
+    cp_pos(z, u, -1);
     cp_cand(z, u);
     if (col != last) {
       z->cl[col] = z->cl[last];
@@ -338,8 +362,8 @@ static int cp_add(cp *z, int u, int have_u) {
   for (b = 0; b < k; b++) Mi[(size_t)k * n + b] = -v[b] * sigma;
   Mi[(size_t)k * n + k] = sigma;
   z->cl[k] = u;
-  z->pos[u] = k;
-  z->cd[u] = 0;
+  cp_pos(z, u, k);
+  bit_put(z->cd, u, 0);
   z->k = k + 1;
   return 1;
 }
@@ -362,7 +386,7 @@ static int cp_remove(cp *z, int p) {
     z->u[p] = 0.0; /* row p: not updated (it is dropped) */
     cp_ger(k, Mi, (size_t)n, z->u, z->rp);
   }
-  z->pos[z->cl[p]] = -1;
+  cp_pos(z, z->cl[p], -1);
   cp_cand(z, z->cl[p]);
   if (p != last) {
     for (b = 0; b < k; b++) Mi[(size_t)p * n + b] = Mi[(size_t)last * n + b];
@@ -415,7 +439,7 @@ static void cp_setx_from0(cp *z, int q) {
 static int cp_to_bound(cp *z, int t, int st) {
   int j = z->fx[t];
   z->st[t] = st;
-  z->cd[t] = 1;
+  bit_put(z->cd, t, 1);
   z->s[t] = st == ST_LO ? z->lo[t] : z->hi[t];
   cp_setx(z, t, z->s[t] * z->x[j]);
   if (z->pos[j] >= 0) return cp_fold(z, z->pos[j], t, z->s[t]);
@@ -434,19 +458,22 @@ static int sup_add(double *dx, int *sup, double *dv, int ns, int q, double d) {
 /* Friction rows with a collapsed box whose normal does not move follow the
  * sign of their w. */
 static void cp_fix_collapsed(cp *z) {
-  int a, e, nnrm = z->nnrm, *st = z->st;
-  const int *nrm = z->nrm, *chs = z->chs, *chl = z->chl, *pos = z->pos;
+  int e, wd, nw = (z->n + CP_WB - 1) / CP_WB, *st = z->st;
+  const int *chs = z->chs, *chl = z->chl;
   const double *x = z->x, *w = z->w;
-  for (a = 0; a < nnrm; a++) { /* normals with friction rows, at 0, out of C */
-    int j = nrm[a];
-    if (x[j] != 0.0 || pos[j] >= 0) continue;
-    for (e = chs[j]; e < chs[j + 1]; e++) {
-      int t = chl[e];
-      if (st[t] != ST_LO && st[t] != ST_HI) continue;
-      st[t] = w[t] >= 0.0 ? ST_LO : ST_HI;
-      z->s[t] = st[t] == ST_LO ? z->lo[t] : z->hi[t];
+  unsigned bits;
+  for (wd = 0; wd < nw; wd++)
+    for (bits = z->out[wd]; bits; bits &= bits - 1) { /* normals with friction
+                                                         rows, out of C ... */
+      int j = wd * CP_WB + bit_low(bits);
+      if (x[j] != 0.0) continue; /* ... at 0 */
+      for (e = chs[j]; e < chs[j + 1]; e++) {
+        int t = chl[e];
+        if (st[t] != ST_LO && st[t] != ST_HI) continue;
+        st[t] = w[t] >= 0.0 ? ST_LO : ST_HI;
+        z->s[t] = st[t] == ST_LO ? z->lo[t] : z->hi[t];
+      }
     }
-  }
 }
 
 /* Defers row r (at a bound): its w is no longer tracked until it is
@@ -477,10 +504,12 @@ static int cp_drive(cp *z, int i, double dir) {
   int turns = 0, flips = 0;                          /* retreats */
   unsigned long long ring[CP_RING]; /* recent index-set signatures ... */
   double ringw[2 * CP_RING];        /* ... and w_i, x_i there (cycle check) */
-  int nring = 0, steps = 0, have_u, e, nsf = 0;
+  int nring = 0, steps = 0, have_u, nsf = 0;
   int chk = -1, chk_side = 0; /* the row that changed state at the last event */
-  const int *st, *cd;
+  const int *st;
   const double *dw;
+  int wd, nw = (n + CP_WB - 1) / CP_WB;
+  unsigned bits;
   double tolw = 1e-13 * (1.0 + fabs(z->b[i]));
   /* w_i this small is zero: the clamped rows' w are held to zero only up
      to the accuracy of M^-1 (see the check below), so a w_i of that size
@@ -652,12 +681,12 @@ static int cp_drive(cp *z, int i, double dir) {
     /* rows out of C: at a bound, their w reaching 0; friction rows inside
        but out of C (dependent columns: x fixed), their box moving with the
        normal */
-    st = z->st, dw = z->dw, cd = z->cd;
-    for (e = 0; e < z->nrows; e++) {
+    st = z->st, dw = z->dw;
+    for (wd = 0; wd < nw; wd++)
+    for (bits = z->cd[wd]; bits; bits &= bits - 1) { /* in row order */
       int sr, jr;
       double d;
-      r = z->rows[e];
-      if (!cd[r]) continue; /* the cheap tests first */
+      r = wd * CP_WB + bit_low(bits);
       sr = st[r];
       if (sr == ST_LO) {
         if (!((d = dw[r]) < -CP_EPS)) continue;
@@ -753,7 +782,7 @@ static int cp_drive(cp *z, int i, double dir) {
       if (j < 0) {
         cp_setx(z, i, dir > 0 ? z->hi[i] : z->lo[i]);
         z->st[i] = bst;
-        z->cd[i] = 1;
+        bit_put(z->cd, i, 1);
       } else if (cp_to_bound(z, i, bst) != 0) {
         CP_FAIL(5);
       }
@@ -765,7 +794,7 @@ static int cp_drive(cp *z, int i, double dir) {
       if (fxo(z, who) < 0) {
         cp_setx(z, who, wst == ST_HI ? z->hi[who] : z->lo[who]);
         z->st[who] = wst;
-        z->cd[who] = 1;
+        bit_put(z->cd, who, 1);
       } else if (cp_to_bound(z, who, wst) != 0) {
         CP_FAIL(5);
       }
@@ -806,24 +835,24 @@ static int cp_process(cp *z, int i) {
   if (j < 0) {
     if (z->lo[i] == z->hi[i]) {
       z->st[i] = ST_LO;
-      z->cd[i] = 1;
+      bit_put(z->cd, i, 1);
       return 0;
     }
     if (z->x[i] == z->lo[i] && wi >= 0.0) {
       z->st[i] = ST_LO;
-      z->cd[i] = 1;
+      bit_put(z->cd, i, 1);
       return 0;
     }
     if (z->x[i] == z->hi[i] && wi <= 0.0) {
       z->st[i] = ST_HI;
-      z->cd[i] = 1;
+      bit_put(z->cd, i, 1);
       return 0;
     }
   } else {
     double L = z->lo[i] * z->x[j], H = z->hi[i] * z->x[j];
     if (z->x[j] == 0.0 && z->pos[j] < 0) { /* collapsed box [0, 0] */
       z->st[i] = wi >= 0.0 ? ST_LO : ST_HI;
-      z->cd[i] = 1;
+      bit_put(z->cd, i, 1);
       z->s[i] = z->st[i] == ST_LO ? z->lo[i] : z->hi[i];
       cp_setx(z, i, 0.0);
       return 0;
@@ -841,7 +870,7 @@ static int cp_process(cp *z, int i) {
 }
 
 int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) {
-  int n = ar->n, i, phase, redo = 2 * n + 8, rc = 0;
+  int n = ar->n, i, phase, redo = 2 * n + 8, rc = 0, nw = (n + CP_WB - 1) / CP_WB;
   size_t nn = (size_t)n;
   double *p = ar->work;
   cp z;
@@ -876,9 +905,11 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
   z.cnt = z.stack + n;
   z.chs = z.cnt + n;
   z.chl = z.chs + n + 1;
-  z.nrm = z.chl + 2 * n; /* after chl and the -1 array */
-  z.rows = z.nrm + n;
-  z.cd = z.rows + n;
+  /* after chl and the -1 array: the bit sets (int storage, read as
+     unsigned), then the order-2 list */
+  z.cd = (unsigned *)(z.chl + 2 * n);
+  z.out = z.cd + nw;
+  memset(z.cd, 0, sizeof(unsigned) * 2 * (size_t)nw);
   if (!z.fx) { /* no friction rows: an array of -1 (after chl) */
     int *nofx = z.chl + n;
     for (i = 0; i < n; i++) nofx[i] = -1;
@@ -907,7 +938,6 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
       z.dx[i] = 0.0;
       z.s[i] = 0.0;
       z.st[i] = CP_UNPROC;
-      z.cd[i] = 0;
       z.pos[i] = -1;
       z.def[i] = 0;
       z.cnt[i] = 0;
@@ -917,10 +947,8 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
     chs[n] = tot;
     for (i = n - 1; i >= 0; i--) /* ... moved to the block starts */
       if (fx[i] >= 0) chl[--chs[fx[i]]] = i;
-    for (i = 0, z.nnrm = 0, z.nrows = 0; i < n; i++) {
-      if (chs[i] != chs[i + 1]) z.nrm[z.nnrm++] = i;
-      if (fx[i] < 0) z.rows[z.nrows++] = i;
-    }
+    for (i = 0; i < n; i++)
+      if (chs[i] != chs[i + 1]) bit_put(z.out, i, 1); /* out of C */
   }
   for (i = 0; i < n; i++) /* w = A x - b: x is 0 but for rows whose box excludes 0 */
     if (z.x[i] != 0.0) cp_setx_from0(&z, i);
@@ -931,8 +959,6 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
   for (phase = 0; phase < 2; phase++) {
     int ii, e;
     z.fric = phase;
-    if (phase == 1)
-      for (z.nrows = 0; z.nrows < n; z.nrows++) z.rows[z.nrows] = z.nrows;
     for (e = 0; e < ar->nlead; e++) {
       int i = ar->lead[e];
       if ((fxo(&z, i) >= 0) != phase || z.st[i] != CP_UNPROC) continue;
@@ -954,7 +980,7 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
        over the even and the odd places: two short dependency chains),
        below the pivots' cost */
     if (phase == 1 && ar->order == 2) {
-      int *ul = z.cd + n, *uj = ul + n, m = 0, s0 = 0, a;
+      int *ul = (int *)(z.out + nw), *uj = ul + n, m = 0, s0 = 0, a;
       double *ud = z.rp + nn + 1;
       z.x[n] = 1.0; /* the dead entries' x (x has n + 1 slots) */
       for (i = 0; i < n; i++)
@@ -1018,7 +1044,7 @@ int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) 
     }
     if (folded(&z, r) && z.pos[j] >= 0 && cp_fold(&z, z.pos[j], r, -z.s[r]) != 0) { rc = -1; goto out; }
     z.st[r] = CP_UNPROC;
-    z.cd[r] = 0;
+    bit_put(z.cd, r, 0);
     z.s[r] = 0.0;
     if (cp_process(&z, r) != 0) { rc = -1; goto out; }
     }

@@ -40,7 +40,7 @@ typedef struct {
   int *fail_row;   /* if not NULL: the row being processed when it failed
                       (-1 when it did not fail) */
   double *work;    /* DIAGC__CP_WORK_DOUBLES(n) doubles */
-  int *iwork;      /* 16 n + 1 ints */
+  int *iwork;      /* 15 n + 1 ints */
 } diagc__cp_args;
 
 #define DIAGC__CP_WORK_DOUBLES(n) (2 * (size_t)(n) * (size_t)(n) + 16 * (size_t)(n) + 16)
