@@ -13,21 +13,6 @@
 #define DIAGC_TESTS_COUNTING_ALLOC_H
 #ifndef _GNU_SOURCE
 #error "define _GNU_SOURCE before any #include (dlsym's RTLD_NEXT)"
-/* The number of calls counted for one malloc, realloc and calloc (3 when
- * the interposer works). */
-static long counting_self_check(void) {
-  void *volatile p;
-  alloc_calls = 0;
-  counting = 1;
-  p = malloc(24);
-  p = realloc(p, 48);
-  free(p);
-  p = calloc(3, 8);
-  free(p);
-  counting = 0;
-  return alloc_calls;
-}
-
 #endif
 #include <dlfcn.h>
 #include <stddef.h>
@@ -48,21 +33,6 @@ typedef int (*posix_memalign_fn)(void **, size_t, size_t);
 #define NOSAN __attribute__((no_sanitize("address", "undefined")))
 #else
 #define NOSAN
-/* The number of calls counted for one malloc, realloc and calloc (3 when
- * the interposer works). */
-static long counting_self_check(void) {
-  void *volatile p;
-  alloc_calls = 0;
-  counting = 1;
-  p = malloc(24);
-  p = realloc(p, 48);
-  free(p);
-  p = calloc(3, 8);
-  free(p);
-  counting = 0;
-  return alloc_calls;
-}
-
 #endif
 
 static malloc_fn real_malloc;
