@@ -69,6 +69,10 @@
 #define EARLY_PGS 40  /* AUTO: PGS sweeps before the first re-pivot          */
 #define EARLY_PIV 15  /* AUTO: active-set steps after those sweeps           */
 #define CP_POLISH 3   /* active-set steps polishing the coupled pivoting     */
+#define START_PGS 1000 /* AUTO: PGS sweeps from the start point, at most     */
+#define START_PGS0 25  /* ... in the first round (doubled per round)         */
+#define START_STALL 0.8 /* ... stop when a round does not cut its violation
+                           below this share of the previous round's        */
 #ifndef CP_ORDERS
 #define CP_ORDERS 8   /* coupled pivoting: attempts at most                  */
 #endif
@@ -1108,6 +1112,36 @@ static double pgs_run(ctx *c, double *x, int sweeps) {
 
 /* ------------------------------------------------------------------------ */
 
+/* AUTO, before Lemke's method: PGS from the starting point (not from the
+ * best point so far: the points where pivoting stopped can sit in a region
+ * where PGS stalls), in rounds of doubling length, each followed by a few
+ * active-set steps from the PGS iterate (which carries on unchanged).  On
+ * degenerate problems (rank-deficient A, a large mu) where every pivoting
+ * attempt stops, PGS often still converges, and the active set of its
+ * iterate verifies long before PGS reaches the tolerance by itself.  A
+ * round that does not cut the PGS violation to START_STALL of the previous
+ * round's ends the stage (PGS stalls on such problems when mu ~ 1). */
+static void start_pgs_stage(ctx *c, int *used) {
+  int n = c->n, sweeps = START_PGS0, total = 0;
+  size_t nn = (size_t)n;
+  double *xs = c->sx, prev = INFINITY;
+  memcpy(xs, c->alt, sizeof(double) * nn);
+  while (total < START_PGS && c->best_v > c->tol) {
+    double v;
+    if (sweeps > START_PGS - total) sweeps = START_PGS - total;
+    v = pgs_run(c, xs, sweeps);
+    total += sweeps;
+    if (c->best_v <= c->tol) break;
+    memcpy(c->sol, xs, sizeof(double) * nn);
+    residual(c, c->sol, c->rhs);
+    pivot_run(c, c->sol, c->rhs, EARLY_PIV, 0);
+    if (!(v <= START_STALL * prev)) break;
+    prev = v;
+    sweeps *= 2;
+  }
+  if (c->best_v <= c->tol) *used = DIAGC_LCP_PIVOT_AFTER_PGS;
+}
+
 /* The AUTO stages that start from the best point so far: the active set
  * from it, a few PGS sweeps then the active set (part 0); rounds of PGS
  * and the active set with growing sweep counts (part 1). */
@@ -1445,6 +1479,7 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
       }
     }
     if (method != DIAGC_LCP_COUPLED) seeded_stages(&c, method, maxit, &used, 0, 0);
+    if (c.best_v > c.tol && method == DIAGC_LCP_AUTO) start_pgs_stage(&c, &used);
     if (c.best_v > c.tol && method != DIAGC_LCP_COUPLED) {
       lemke_attempts(&c, maxit, &used);
       if (c.best_v > c.tol) mu_continuation(&c, maxit, &used);
