@@ -45,8 +45,9 @@
  *
  * AUTO: (a warm start: active set from it;) coupled pivoting; then, if
  * the violation is still above tol: Dantzig pass + active set; active set
- * from the best point; a few PGS sweeps and the active set again; Lemke
- * (up to 4 variants); continuation in mu; rounds of PGS + active set; and
+ * from the best point; a few PGS sweeps and the active set again; PGS
+ * from the starting point in doubling rounds, the active set after each
+ * (start_pgs_stage); Lemke (up to 4 variants); continuation in mu; rounds of PGS + active set; and
  * if all that fails, the point-dependent stages once more from the
  * starting point.  The best point seen is returned.
  */

@@ -244,6 +244,35 @@ static void test_degenerate(void) {
   /* regularized (constraint force mixing): the solution of A + cfm I */
   random_group("cfm_duplicated", 6, 2, 0.5, 0, 0, 3, 4, DIAGC_LCP_AUTO, 1e-6);
   {
+    /* mu = 100 on a rank-deficient scene (20 contacts on 6 bodies: A is
+       60 x 60 of rank 36), the benchmark's n = 60 problem 59: every
+       coupled-pivoting attempt and the Dantzig pass stop, Lemke's method
+       fails too; PGS from the start point (x = 0) converges, and the
+       active set of its iterate verifies (AUTO step 5, docs/lcp.md).  The
+       counts pin that stage: at most 40 early sweeps plus its budget of
+       1000, and about 2000 pivots, where reaching Lemke's method (step 6)
+       adds about 1800 more. */
+    lcpg_spec sp;
+    lcpg_problem g;
+    prob q;
+    double *x;
+    memset(&sp, 0, sizeof sp);
+    sp.nc = 20, sp.nb = 6, sp.mu = 100.0;
+    if (lcpg_make(&g, &sp, 1000003ull * 60 + 59) == 0) {
+      q = from_gen(&g);
+      x = calloc((size_t)g.n, sizeof(double));
+      rc = solve_checked("degenerate_mu100_start_pgs", &q, x, DIAGC_LCP_AUTO, 0, &st, &vref);
+      CHECK("degenerate_mu100_start_pgs",
+            rc == DIAGC_LCP_SOLVED && vref <= 1e-9 && st.method == DIAGC_LCP_PIVOT_AFTER_PGS &&
+                st.pgs_sweeps <= 1040 && st.pivots < 2600,
+            "rc %d violation %.3g method %d sweeps %d pivots %d", rc, vref, st.method, st.pgs_sweeps, st.pivots);
+      free(x);
+      lcpg_free(&g);
+    } else {
+      CHECK("degenerate_mu100_start_pgs", 0, "out of memory");
+    }
+  }
+  {
     /* all separating: b = -J v* with v* moving away: b_n < 0 -> x = 0 */
     double A[9] = {2, 0.3, 0.1, 0.3, 1.5, 0.2, 0.1, 0.2, 1.2}, b[3] = {-1, 0.4, -0.2},
            lo[3] = {0, -1, -1}, hi[3] = {INFINITY, 1, 1}, x[3] = {0.3, 0.1, -0.1};
