@@ -107,6 +107,21 @@ static char *resolve(const char *dir, const char *rel) {
   return r;
 }
 
+/* A copy of `s` with control characters as \xNN, for one-line messages
+ * (the caller exits right after: not freed). */
+static char *esc(const char *s) {
+  size_t n = strlen(s), i, j = 0;
+  char *p = malloc(4 * n + 1);
+  if (p == NULL) return (char *)s;
+  for (i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c < 0x20 || c == 0x7f) j += (size_t)sprintf(p + j, "\\x%02x", c);
+    else p[j++] = (char)c;
+  }
+  p[j] = '\0';
+  return p;
+}
+
 #define DRIVER_LUA "generator/diagc/driver.lua"
 #define MODEL_H "diagc/model.h"
 
@@ -125,7 +140,7 @@ static void find_root(const char *argv0) {
   if (env != NULL && env[0] != '\0') {
     if (!has_file(env, DRIVER_LUA)) {
       fprintf(stderr, "diagc: DIAGC_ROOT=%s does not contain %s; unset DIAGC_ROOT, or point it at a "
-              "diagc checkout or at PREFIX/share/diagc\n", env, DRIVER_LUA);
+              "diagc checkout or at PREFIX/share/diagc\n", esc(env), DRIVER_LUA);
       exit(2);
     }
     root = realpath(env, NULL);
@@ -146,13 +161,13 @@ static void find_root(const char *argv0) {
     if (root == NULL) {
       fprintf(stderr, "diagc: cannot find the Lua modules: no %s in %s or %s; "
               "reinstall with make install, or set DIAGC_ROOT to PREFIX/share/diagc or to a diagc checkout\n",
-              DRIVER_LUA, up, share);
+              DRIVER_LUA, esc(up), esc(share));
       exit(2);
     }
     free(exe);
   }
   if (root == NULL) {
-    fprintf(stderr, "diagc: cannot resolve DIAGC_ROOT=%s: %s\n", env, strerror(errno));
+    fprintf(stderr, "diagc: cannot resolve DIAGC_ROOT=%s: %s\n", esc(env), strerror(errno));
     exit(2);
   }
   g_root = root;
@@ -165,7 +180,7 @@ static void find_root(const char *argv0) {
     char *pinc = prefix ? join(prefix, "include") : NULL;
     if (pinc == NULL || !has_file(pinc, MODEL_H)) {
       fprintf(stderr, "diagc: cannot find the runtime headers: no %s in %s or %s; "
-              "reinstall with make install\n", MODEL_H, inc, pinc ? pinc : "PREFIX/include");
+              "reinstall with make install\n", MODEL_H, esc(inc), pinc ? esc(pinc) : "PREFIX/include");
       exit(2);
     }
     g_include = pinc;
