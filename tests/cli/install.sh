@@ -92,6 +92,10 @@ check installed_test $? "$(tail -3 "$tmp/test.log")"
 "$D" test "$prefix/share/diagc/examples/pendulum_test.lua" >"$tmp/test2.log" 2>&1
 check installed_examples_root $? "$(tail -3 "$tmp/test2.log")"
 
+# DIAGC_ROOT may name an installed share/diagc: the headers are then PREFIX/include
+out=$(DIAGC_ROOT="$prefix/share/diagc" "$project/bin/diagc" run spring_mass.lua --until 1 2>&1 | tail -1)
+near diagc_root_installed_tree "${out#*,}" "$(cos_of 1)" 1e-3
+
 # --- a C product with pkg-config ---------------------------------------------
 cat > main.c <<'EOF'
 /* x(1) of the spring-mass model, simulated with the diagc runtime. */
