@@ -10,12 +10,17 @@ local M = {}
 -- diagc.pc and the CMake package; tests/cli/install.sh checks they agree.
 local function read_version()
   local src = debug.getinfo(1, "S").source
-  local dir = src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]*$") or "."
-  local f = io.open(dir .. "/../../VERSION", "rb")
+  -- ROOT/generator/diagc/compile.lua -> ROOT/VERSION
+  local path = src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]+/[^/]+/[^/]+$")
+  path = (path or "../..") .. "/VERSION"
+  local f = io.open(path, "rb")
   local v = f and f:read("*l")
   if f then f:close() end
   if not v or not v:match("^%d+%.%d+%.%d+$") then
-    error("diagc: cannot read a version (MAJOR.MINOR.PATCH) from " .. dir .. "/../../VERSION", 0)
+    -- a broken checkout or install: one line, exit 2 (not an internal error)
+    io.stderr:write("diagc: cannot read the version (MAJOR.MINOR.PATCH) from " .. path
+      .. "; reinstall with make install\n")
+    os.exit(2)
   end
   return v
 end

@@ -114,3 +114,20 @@ check "uninstall removed a file outside the prefix" test -f "$T/outside"
 check "uninstall removed a file the manifest does not list" test -f "$T/p/bin/other"
 check "uninstall kept a listed file" test ! -e "$T/p/bin/diagc"
 hdone
+
+hcase install.version_file_missing
+mkdir -p "$T/r/generator" "$T/r/runtime"
+cp -r "$ROOT/generator/diagc" "$T/r/generator/"
+ln -s "$ROOT/runtime/include" "$T/r/runtime/include"
+hrun -- env DIAGC_ROOT="$T/r" "$DIAGC" --version
+expect_exit 2
+expect_error "cannot read the version \(MAJOR\.MINOR\.PATCH\) from $T/r/VERSION"
+printf 'not a version\n' >"$T/r/VERSION"
+hrun -- env DIAGC_ROOT="$T/r" "$DIAGC" --version
+expect_exit 2
+expect_error "cannot read the version"
+printf '7.8.9\n' >"$T/r/VERSION"
+hrun -- env DIAGC_ROOT="$T/r" "$DIAGC" --version
+expect_exit 0
+expect_stdout_match '^diagc 7\.8\.9$'
+hdone
