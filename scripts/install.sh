@@ -40,19 +40,26 @@ MAJOR=${BASH_REMATCH[1]}
 SHLIB=libdiagc.so.$VERSION
 SONAME=libdiagc.so.$MAJOR
 
-installed=()
+n_installed=0
+
+# record REL: appends REL to the manifest once D/REL is in place, so that an
+# install that fails half-way can still be uninstalled
+record() {
+  printf '%s\n' "$1" >> "$D/$manifest_rel"
+  n_installed=$((n_installed + 1))
+}
 
 # put MODE SRC REL: copies SRC to D/REL
 put() {
   install -D -m "$1" "$2" "$D/$3"
-  installed+=("$3")
+  record "$3"
 }
 
 # link TARGET REL: a relative symlink D/REL -> TARGET
 link() {
   mkdir -p "$(dirname "$D/$2")"
   ln -sfn "$1" "$D/$2"
-  installed+=("$2")
+  record "$2"
 }
 
 # text CONTENT REL: writes CONTENT to D/REL
@@ -60,7 +67,19 @@ text() {
   mkdir -p "$(dirname "$D/$2")"
   printf '%s' "$1" > "$D/$2"
   chmod 644 "$D/$2"
-  installed+=("$2")
+  record "$2"
+}
+
+# remove_listed: removes the files the manifest lists (paths below the
+# prefix only), and the manifest; prints how many
+remove_listed() {
+  local rel n=0
+  while IFS= read -r rel; do
+    case "$rel" in "" | /* | *..*) continue ;; esac
+    if [ -e "$D/$rel" ] || [ -L "$D/$rel" ]; then rm -f "$D/$rel"; n=$((n + 1)); fi
+  done < "$D/$manifest_rel"
+  rm -f "$D/$manifest_rel"
+  echo "$n"
 }
 
 do_install() {
@@ -68,6 +87,13 @@ do_install() {
   for f in bin/diagc bin/diagc-topology lib/libdiagc.a "lib/$SHLIB"; do
     [ -f "$f" ] || die "$f is missing: run make first"
   done
+  # over an earlier install: its files go first (a module since removed
+  # must not stay behind)
+  [ -f "$D/$manifest_rel" ] && remove_listed >/dev/null
+  mkdir -p "$D/share/diagc"
+  : > "$D/$manifest_rel"
+  chmod 644 "$D/$manifest_rel"
+  record "$manifest_rel"
   put 755 bin/diagc bin/diagc
   put 755 bin/diagc-topology bin/diagc-topology
   while IFS= read -r f; do put 644 "$f" "share/diagc/$f"; done < <(find generator/diagc -type f -name '*.lua' | LC_ALL=C sort)
@@ -86,22 +112,16 @@ do_install() {
     cmake/diagcConfig.cmake.in)"$'\n' lib/cmake/diagc/diagcConfig.cmake
   text "$(sed -e "s/@VERSION@/$VERSION/g" cmake/diagcConfigVersion.cmake.in)"$'\n' \
     lib/cmake/diagc/diagcConfigVersion.cmake
-  installed+=("$manifest_rel")
-  printf '%s\n' "${installed[@]}" > "$D/$manifest_rel"
-  chmod 644 "$D/$manifest_rel"
-  echo "installed diagc $VERSION into $D (${#installed[@]} files; make uninstall PREFIX=... removes them)"
+  echo "installed diagc $VERSION into $D ($n_installed files; make uninstall PREFIX=... removes them)"
 }
 
 do_uninstall() {
-  local rel n=0 d
+  local n d
   if [ ! -f "$D/$manifest_rel" ]; then
     echo "scripts/install.sh: nothing to uninstall: no $D/$manifest_rel" >&2
     exit 0
   fi
-  while IFS= read -r rel; do
-    case "$rel" in "" | /* | *..*) continue ;; esac # only paths below PREFIX
-    if [ -e "$D/$rel" ] || [ -L "$D/$rel" ]; then rm -f "$D/$rel"; n=$((n + 1)); fi
-  done < "$D/$manifest_rel"
+  n=$(remove_listed)
   # folders diagc owns, deepest first, when empty
   while IFS= read -r d; do rmdir "$d" 2>/dev/null || true; done < <(
     for top in share/diagc share/doc/diagc include/diagc lib/cmake/diagc; do

@@ -40,6 +40,14 @@ if ! mk install PREFIX="$prefix" >"$tmp/install.log" 2>&1; then
 fi
 ok make_install
 
+# installing again over it: the files of the earlier install go first
+echo 'return {}' >"$prefix/share/diagc/generator/diagc/stale_module.lua"
+echo share/diagc/generator/diagc/stale_module.lua >>"$prefix/share/diagc/MANIFEST"
+mk install PREFIX="$prefix" >"$tmp/install2.log" 2>&1 &&
+  [ ! -e "$prefix/share/diagc/generator/diagc/stale_module.lua" ] &&
+  [ "$(grep -c . "$prefix/share/diagc/MANIFEST")" = "$(sort -u "$prefix/share/diagc/MANIFEST" | grep -c .)" ]
+check reinstall_replaces $? "$(tail -3 "$tmp/install2.log")"
+
 # --- the layout --------------------------------------------------------------
 missing=""
 for f in bin/diagc bin/diagc-topology share/diagc/generator/diagc/driver.lua share/diagc/VERSION \
