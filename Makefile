@@ -1,6 +1,6 @@
 # diagc top-level Makefile.
 #
-#   make            build lib/libdiagc.a and bin/diagc (installs missing
+#   make            build lib/libdiagc.a, lib/libdiagc.so and bin/diagc (installs missing
 #                   system packages first via scripts/install-deps.sh)
 #   make test       run tests/run (make test T=lexer runs a subset)
 #   make demo       run the two examples
