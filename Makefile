@@ -1,11 +1,13 @@
 # diagc top-level Makefile.
 #
-#   make            build lib/libdiagc.a and bin/diagc (installs missing
+#   make            build lib/libdiagc.a, lib/libdiagc.so and bin/diagc (installs missing
 #                   system packages first via scripts/install-deps.sh)
 #   make test       run tests/run (make test T=lexer runs a subset)
 #   make demo       run the two examples
 #   make bench      run bench/run (every suite bench/*/run)
 #   make lexer-check  regenerate generator/lexer/c_lexer.c and fail if it differs
+#   make install    install into PREFIX (default /usr/local; DESTDIR honoured)
+#   make uninstall  remove what make install installed (docs/install.md)
 #   make clean
 #
 # Objects go under build/.  Safe with -j.
@@ -36,7 +38,7 @@ LEXER_RE := generator/lexer/c_lexer.re
 LEXER_C := generator/lexer/c_lexer.c
 HOST_OBJS := build/host/main.o build/host/c_lexer.o
 
-.PHONY: all test demo bench lexer-check clean deps asan-runtime FORCE
+.PHONY: all test demo bench lexer-check clean deps asan-runtime FORCE install uninstall
 
 all: lib/libdiagc.a bin/diagc
 
@@ -128,6 +130,49 @@ bin/diagc-topology: $(TOPOLOGY_OBJS) lib/libdiagc.a
 -include $(TOPOLOGY_OBJS:.o=.d)
 
 # ---------------------------------------------------------------------------
+# Version, shared runtime, install (docs/install.md)
+#
+# The version is kept in one place, the file VERSION; make copies it into
+# runtime/include/diagc/version.h (committed), the shared library's name and
+# soname, diagc.pc and the CMake package (scripts/install.sh); the generator
+# reads VERSION itself (generator/diagc/compile.lua).
+
+VERSION := $(shell cat VERSION)
+VERSION_PARTS := $(subst ., ,$(VERSION))
+ifneq ($(words $(VERSION_PARTS)),3)
+$(error VERSION must hold MAJOR.MINOR.PATCH, got '$(VERSION)')
+endif
+VERSION_MAJOR := $(word 1,$(VERSION_PARTS))
+SHLIB := libdiagc.so.$(VERSION)
+SONAME := libdiagc.so.$(VERSION_MAJOR)
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+all: lib/$(SHLIB)
+
+runtime/include/diagc/version.h: VERSION
+	@sed -e 's/^#define DIAGC_VERSION_STRING .*/#define DIAGC_VERSION_STRING "$(VERSION)"/' \
+	  -e 's/^#define DIAGC_VERSION_MAJOR .*/#define DIAGC_VERSION_MAJOR $(word 1,$(VERSION_PARTS))/' \
+	  -e 's/^#define DIAGC_VERSION_MINOR .*/#define DIAGC_VERSION_MINOR $(word 2,$(VERSION_PARTS))/' \
+	  -e 's/^#define DIAGC_VERSION_PATCH .*/#define DIAGC_VERSION_PATCH $(word 3,$(VERSION_PARTS))/' \
+	  $@ > $@.tmp
+	@if cmp -s $@ $@.tmp; then rm -f $@.tmp; touch $@; else mv $@.tmp $@; echo "version.h: $(VERSION)"; fi
+
+build/runtime/version.o build/asan/runtime/version.o: runtime/include/diagc/version.h
+
+lib/$(SHLIB): $(RUNTIME_OBJS) build/runtime.list
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined $(LDFLAGS) -o $@ $(RUNTIME_OBJS) -lm -lpthread
+	ln -sfn $(SHLIB) lib/$(SONAME)
+	ln -sfn $(SONAME) lib/libdiagc.so
+
+install: all
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" bash scripts/install.sh install
+
+uninstall:
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" bash scripts/install.sh uninstall
+
+# ---------------------------------------------------------------------------
 
 test: all asan-runtime
 	tests/run $(T)
@@ -152,7 +197,7 @@ lexer-check:
 
 clean:
 	rm -rf build
-	rm -f bin/diagc lib/libdiagc.a
+	rm -f bin/diagc bin/diagc-topology lib/libdiagc.a lib/libdiagc.so lib/libdiagc.so.*
 	-rmdir bin lib 2>/dev/null || true
 
 -include $(RUNTIME_OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(HOST_OBJS:.o=.d)

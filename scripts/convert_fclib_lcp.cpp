@@ -2,7 +2,7 @@
 // text fixture read by tests/c/test_lcp.c.  Built and run by
 // scripts/convert_fclib_lcp.sh (run once; the output is committed).
 //
-// Conversion (../shared/reference/lcp-and-contact.md, section 3): A = W,
+// Conversion (FCLIB's local problem W r + q = u to docs/lcp.md's form): A = W,
 // b = -q; per contact the rows [normal, t1, t2]: normal [0, inf) with
 // findex -1, tangents [-mu, mu] with findex pointing at the normal (the
 // friction cone replaced by the enclosing pyramid, no De Saxce term).

@@ -19,6 +19,7 @@ packages=(
   pkg-config
   gnuplot-nox
   valgrind
+  cmake # tests/cli/install.sh builds a product with find_package(diagc)
 )
 packages+=("$@")
 

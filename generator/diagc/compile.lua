@@ -4,7 +4,27 @@
 --   -> masks -> coder.c_model
 local M = {}
 
-M.VERSION = "0.1.0"
+-- The version lives in one place, the file VERSION at the root (the
+-- checkout, or PREFIX/share/diagc once installed: two levels above this
+-- file's folder).  The Makefile copies it into runtime/include/diagc/version.h,
+-- diagc.pc and the CMake package; tests/cli/install.sh checks they agree.
+local function read_version()
+  local src = debug.getinfo(1, "S").source
+  -- ROOT/generator/diagc/compile.lua -> ROOT/VERSION
+  local path = src:sub(1, 1) == "@" and src:sub(2):match("^(.*)/[^/]+/[^/]+/[^/]+$")
+  path = (path or "../..") .. "/VERSION"
+  local f = io.open(path, "rb")
+  local v = f and f:read("*l")
+  if f then f:close() end
+  if not v or not v:match("^%d+%.%d+%.%d+$") then
+    -- a broken checkout or install: one line, exit 2 (not an internal error)
+    io.stderr:write("diagc: cannot read the version (MAJOR.MINOR.PATCH) from " .. path
+      .. "; reinstall with make install\n")
+    os.exit(2)
+  end
+  return v
+end
+M.VERSION = read_version()
 
 local function host_lexer()
   local ok, host = pcall(require, "diagc_host")

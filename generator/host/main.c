@@ -3,7 +3,9 @@
  * Runs require("diagc.driver").main(args) with package.path rooted at
  * ROOT/generator and the C module `diagc_host` preloaded:
  *
- *   root()                      -> ROOT
+ *   root()                      -> ROOT (the checkout, or PREFIX/share/diagc)
+ *   include_dir()               -> the runtime's headers (holds diagc/model.h)
+ *   lib_dir()                   -> the runtime's library (holds libdiagc.a)
  *   tcc_compile(source[, opts]) -> handle[, warnings] | nil, errors
  *       opts.include_paths = {dir, ...}, opts.defines = {NAME = "value"|true},
  *       opts.options = "-Wall -Werror", opts.name = "chunk name"
@@ -44,7 +46,9 @@
 #define TCC_HANDLE_MT "diagc_host.tcc_state"
 #define DEFAULT_TCC_LIB "/usr/lib/x86_64-linux-gnu/tcc"
 
-static char *g_root;
+static char *g_root;    /* Lua modules: g_root/generator/diagc */
+static char *g_include; /* runtime headers: g_include/diagc/model.h, ... */
+static char *g_lib;     /* runtime library: g_lib/libdiagc.a */
 
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                       */
@@ -73,22 +77,120 @@ static void strip_component(char *path) {
   }
 }
 
-static char *find_root(const char *argv0) {
-  const char *env = getenv("DIAGC_ROOT");
-  char *exe;
-  size_t n;
-  if (env != NULL && env[0] != '\0') {
-    char *root = xstrdup(env);
-    n = strlen(root);
-    while (n > 1 && root[n - 1] == '/') root[--n] = '\0';
-    return root;
+static char *join(const char *a, const char *b) {
+  size_t na = strlen(a), nb = strlen(b);
+  char *p = malloc(na + nb + 2);
+  if (p == NULL) {
+    fputs("diagc: out of memory\n", stderr);
+    exit(EXIT_INTERNAL);
   }
-  exe = realpath("/proc/self/exe", NULL);
-  if (exe == NULL && argv0 != NULL) exe = realpath(argv0, NULL);
-  if (exe == NULL) return xstrdup(".");
-  strip_component(exe); /* ROOT/bin */
-  strip_component(exe); /* ROOT */
-  return exe;
+  memcpy(p, a, na);
+  if (na > 0 && a[na - 1] == '/') na--; /* "/" + "x" -> "/x" */
+  p[na] = '/';
+  memcpy(p + na + 1, b, nb + 1);
+  return p;
+}
+
+/* 1 if DIR/REL is a regular file. */
+static int has_file(const char *dir, const char *rel) {
+  struct stat st;
+  char *p = join(dir, rel);
+  int ok = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+  free(p);
+  return ok;
+}
+
+/* realpath(DIR/REL), or NULL. */
+static char *resolve(const char *dir, const char *rel) {
+  char *p = join(dir, rel), *r = realpath(p, NULL);
+  free(p);
+  return r;
+}
+
+/* A copy of `s` with control characters as \xNN, for one-line messages
+ * (the caller exits right after: not freed). */
+static char *esc(const char *s) {
+  size_t n = strlen(s), i, j = 0;
+  char *p = malloc(4 * n + 1);
+  if (p == NULL) return (char *)s;
+  for (i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c < 0x20 || c == 0x7f) j += (size_t)sprintf(p + j, "\\x%02x", c);
+    else p[j++] = (char)c;
+  }
+  p[j] = '\0';
+  return p;
+}
+
+#define DRIVER_LUA "generator/diagc/driver.lua"
+#define MODEL_H "diagc/model.h"
+
+/* Where diagc finds its files (docs/install.md, "How diagc finds its
+ * files").  ROOT holds the Lua modules (ROOT/generator/diagc/) and VERSION;
+ * the runtime's headers and library sit beside it in one of two layouts:
+ *   source tree  ROOT = the checkout       headers ROOT/runtime/include, library ROOT/lib
+ *   installed    ROOT = PREFIX/share/diagc headers PREFIX/include,       library PREFIX/lib
+ * ROOT is, in this order: $DIAGC_ROOT if set; else, from the directory BIN
+ * of the executable (symlinks resolved), BIN/.. if it holds the modules
+ * (source tree), else BIN/../share/diagc (installed).  Nothing found is a
+ * one-line error naming the places searched, exit status 2. */
+static void find_root(const char *argv0) {
+  const char *env = getenv("DIAGC_ROOT");
+  char *exe, *root = NULL, *inc, *up = NULL, *share = NULL;
+  if (env != NULL && env[0] != '\0') {
+    if (!has_file(env, DRIVER_LUA)) {
+      fprintf(stderr, "diagc: DIAGC_ROOT=%s does not contain %s; unset DIAGC_ROOT, or point it at a "
+              "diagc checkout or at PREFIX/share/diagc\n", esc(env), DRIVER_LUA);
+      exit(2);
+    }
+    root = realpath(env, NULL);
+  } else {
+    exe = realpath("/proc/self/exe", NULL);
+    if (exe == NULL && argv0 != NULL) exe = realpath(argv0, NULL);
+    if (exe == NULL) {
+      fputs("diagc: cannot locate the diagc executable (/proc/self/exe is unreadable); "
+            "set DIAGC_ROOT to PREFIX/share/diagc or to a diagc checkout\n", stderr);
+      exit(2);
+    }
+    strip_component(exe); /* BIN */
+    up = xstrdup(exe);
+    strip_component(up); /* BIN/.. */
+    share = join(up, "share/diagc");
+    if (has_file(up, DRIVER_LUA)) root = realpath(up, NULL);
+    else if (has_file(share, DRIVER_LUA)) root = realpath(share, NULL);
+    if (root == NULL) {
+      fprintf(stderr, "diagc: cannot find the Lua modules: no %s in %s or %s; "
+              "reinstall with make install, or set DIAGC_ROOT to PREFIX/share/diagc or to a diagc checkout\n",
+              DRIVER_LUA, esc(up), esc(share));
+      exit(2);
+    }
+    free(exe);
+  }
+  if (root == NULL) {
+    fprintf(stderr, "diagc: cannot resolve DIAGC_ROOT=%s: %s\n", esc(env), strerror(errno));
+    exit(2);
+  }
+  g_root = root;
+  inc = join(root, "runtime/include");
+  if (has_file(inc, MODEL_H)) {
+    g_include = realpath(inc, NULL);
+    g_lib = join(root, "lib");
+  } else {
+    char *prefix = resolve(root, "../..");
+    char *pinc = prefix ? join(prefix, "include") : NULL;
+    if (pinc == NULL || !has_file(pinc, MODEL_H)) {
+      fprintf(stderr, "diagc: cannot find the runtime headers: no %s in %s or %s; "
+              "reinstall with make install\n", MODEL_H, esc(inc), pinc ? esc(pinc) : "PREFIX/include");
+      exit(2);
+    }
+    g_include = pinc;
+    g_lib = join(prefix, "lib");
+    free(prefix);
+  }
+  free(inc);
+  free(up);
+  free(share);
+  if (g_include == NULL) g_include = xstrdup(".");
 }
 
 /* ------------------------------------------------------------------ */
@@ -287,9 +389,7 @@ static int l_tcc_compile(lua_State *L) {
   lua_pushfstring(L, "%s/include", lib);
   tcc_add_sysinclude_path(h->s, lua_tostring(L, -1));
   lua_pop(L, 1);
-  lua_pushfstring(L, "%s/runtime/include", g_root);
-  tcc_add_include_path(h->s, lua_tostring(L, -1));
-  lua_pop(L, 1);
+  tcc_add_include_path(h->s, g_include);
 
   if (opts != 0) {
     lua_getfield(L, opts, "include_paths");
@@ -471,8 +571,20 @@ static int l_root(lua_State *L) {
   return 1;
 }
 
+static int l_include_dir(lua_State *L) {
+  lua_pushstring(L, g_include);
+  return 1;
+}
+
+static int l_lib_dir(lua_State *L) {
+  lua_pushstring(L, g_lib);
+  return 1;
+}
+
 static const luaL_Reg host_funcs[] = {
   {"root", l_root},
+  {"include_dir", l_include_dir},
+  {"lib_dir", l_lib_dir},
   {"tcc_compile", l_tcc_compile},
   {"tcc_symbol", l_tcc_symbol},
   {"lex_c", l_lex_c},
@@ -556,7 +668,7 @@ int main(int argc, char **argv) {
   pmain_args a;
   int status, code = 0;
 
-  g_root = find_root(argc > 0 ? argv[0] : NULL);
+  find_root(argc > 0 ? argv[0] : NULL);
   L = luaL_newstate();
   if (L == NULL) {
     fputs("diagc: internal error: cannot create a Lua state\n", stderr);
@@ -580,5 +692,7 @@ int main(int argc, char **argv) {
   fflush(stdout);
   lua_close(L);
   free(g_root);
+  free(g_include);
+  free(g_lib);
   return code;
 }

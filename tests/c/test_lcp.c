@@ -2,7 +2,7 @@
  *
  * Every solution is scored twice: by the library's metric and by ref_viol
  * below, an independent, straightforward implementation of the metric of
- * ../shared/reference/lcp-and-contact.md (section 1).  Expected values
+ * docs/lcp.md (section 4).  Expected values
  * come from hand-solved problems, never from the solver's own output.
  * Every call also checks: inputs unchanged (memcmp against copies), x
  * finite, stats consistent with the returned x. */

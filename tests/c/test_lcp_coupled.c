@@ -2,7 +2,7 @@
  * the method alone, no PGS/Lemke fallbacks) of diagc_lcp_solve.
  *
  * Every answer is scored with ref_viol, an independent implementation of
- * the metric of ../shared/reference/lcp-and-contact.md (section 1), and
+ * the metric of docs/lcp.md (section 4), and
  * checked for honesty (status SOLVED exactly when the violation is at most
  * 1e-9), finite x and unchanged inputs.  Agreement checks compare against
  * projected Gauss-Seidel run to 1e-12 on problems whose solution is unique

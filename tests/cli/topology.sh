@@ -9,25 +9,12 @@ if [ ! -x "$topo" ] || [ -n "$(find tools/topology runtime/src -newer "$topo" -n
   env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory "$topo" >/dev/null 2>&1 ||
     { echo "FAIL topology_build: make $topo failed"; exit 1; }
 fi
-dir=../shared/data/executor/topologies
+dir=bench/executor/topologies # the iRobot topologies (NOTICE there)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+first=$(ls "$dir"/*.json | head -1)
 
 field() { sed -n "s/.*\"$1\": \\([0-9.]*\\).*/\\1/p" <<<"$2"; }
-
-if [ ! -d "$dir" ]; then
-  # the topologies ship beside the project; copy a small one inline
-  mkdir -p "$tmp/topologies"
-  cat > "$tmp/topologies/inline.json" <<'JSON'
-{"nodes": [
-  {"node_name": "a", "publishers": [{"topic_name": "t1", "msg_type": "stamped4_int32", "period_ms": 10}]},
-  {"node_name": "b", "executor_id": 1, "subscribers": [{"topic_name": "t1", "msg_type": "stamped4_int32"}],
-   "publishers": [{"topic_name": "t2", "msg_type": "stamped_vector", "msg_size": 1000, "freq_hz": 50}]},
-  {"node_name": "c", "subscribers": [{"topic_name": "t2", "msg_type": "stamped_vector"}]}
-]}
-JSON
-  dir="$tmp/topologies"
-fi
 
 for f in "$dir"/*.json; do
   name=$(basename "$f" .json)
@@ -47,7 +34,7 @@ for f in "$dir"/*.json; do
 done
 
 # multi-threaded executors too (one topology)
-out=$("$topo" "$dir/$(ls "$dir" | head -1)" --duration 1 --threads 4 --json 2>&1)
+out=$("$topo" "$first" --duration 1 --threads 4 --json 2>&1)
 recv=$(field received "$out")
 lost=$(field lost "$out")
 if [ -n "$recv" ] && [ "$recv" -gt 0 ] && [ "$lost" = 0 ]; then echo "ok topology_threads4"
@@ -55,12 +42,12 @@ else echo "FAIL topology_threads4: $out"; fi
 
 # real-time scheduling: runs under SCHED_FIFO where permitted (root here),
 # and a value out of range is a usage error
-out=$("$topo" "$dir/$(ls "$dir" | head -1)" --duration 1 --rt-priority 20 --json 2>&1); rc=$?
+out=$("$topo" "$first" --duration 1 --rt-priority 20 --json 2>&1); rc=$?
 recv=$(field received "$out")
 if [ $rc -eq 0 ] && [ -n "$recv" ] && [ "$recv" -gt 0 ]; then echo "ok topology_rt_priority"
 elif [ $rc -eq 2 ] && grep -q "not permitted" <<<"$out"; then echo "ok topology_rt_priority # not permitted here: checked the error"
 else echo "FAIL topology_rt_priority: exit $rc: $out"; fi
-out=$("$topo" "$dir/$(ls "$dir" | head -1)" --rt-priority 0 2>&1); rc=$?
+out=$("$topo" "$first" --rt-priority 0 2>&1); rc=$?
 if [ $rc -eq 2 ] && [ "$(wc -l <<<"$out")" = 1 ]; then echo "ok topology_rt_priority_range"
 else echo "FAIL topology_rt_priority_range: exit $rc: $out"; fi
 
@@ -96,20 +83,20 @@ fi
 # the stall probe: one probe per CPU, 1 ms wake-ups (about 1000 per CPU and
 # second); the late messages it attributes to stalls are a subset of the
 # late ones
-out=$("$topo" "$dir/$(ls "$dir" | head -1)" --duration 0.5 --probe --json 2>&1); rc=$?
+out=$("$topo" "$first" --duration 0.5 --probe --json 2>&1); rc=$?
 cpus=$(field probe_cpus "$out"); late=$(field late "$out"); in_stall=$(field late_in_stall "$out")
 if [ $rc -eq 0 ] && [ "$cpus" = "$(getconf _NPROCESSORS_ONLN)" ] && [ -n "$(field probe_stalls "$out")" ] &&
    [ -n "$in_stall" ] && [ "$in_stall" -le "$late" ]; then echo "ok topology_probe"
 else echo "FAIL topology_probe: exit $rc: $out"; fi
-out=$("$topo" "$dir/$(ls "$dir" | head -1)" --duration 0.3 --probe 2>&1)
+out=$("$topo" "$first" --duration 0.3 --probe 2>&1)
 if grep -q '^probe: .* late messages in flight during a stall: [0-9]* of [0-9]*$' <<<"$out"; then echo "ok topology_probe_text"
 else echo "FAIL topology_probe_text: $out"; fi
-out=$("$topo" "$dir/$(ls "$dir" | head -1)" --duration 0.3 --probe --virtual 2>&1); rc=$?
+out=$("$topo" "$first" --duration 0.3 --probe --virtual 2>&1); rc=$?
 if [ $rc -eq 2 ] && [ "$(wc -l <<<"$out")" = 1 ]; then echo "ok topology_probe_not_virtual"
 else echo "FAIL topology_probe_not_virtual: exit $rc: $out"; fi
 
 # text report has a total line
-out=$("$topo" "$dir/$(ls "$dir" | head -1)" --duration 0.3 2>&1)
+out=$("$topo" "$first" --duration 0.3 2>&1)
 if grep -q '^total: received' <<<"$out"; then echo "ok topology_text_report"
 else echo "FAIL topology_text_report: $out"; fi
 
@@ -150,7 +137,7 @@ if gcc -std=c11 -g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -Iru
     UBSAN_OPTIONS=halt_on_error=1 "$tmp/topo_asan" "$tmp/bad.json" >/dev/null 2>"$tmp/e"
     [ $? -eq 2 ] || { fails=1; echo "    asan bad input: $content: $(head -3 "$tmp/e")"; }
   done
-  out=$(UBSAN_OPTIONS=halt_on_error=1 "$tmp/topo_asan" "$dir/$(ls "$dir" | head -1)" --duration 0.5 --threads 2 --json 2>&1)
+  out=$(UBSAN_OPTIONS=halt_on_error=1 "$tmp/topo_asan" "$first" --duration 0.5 --threads 2 --json 2>&1)
   rc=$?
   if [ $fails -eq 0 ] && [ $rc -eq 0 ] && [ "$(field lost "$out")" = 0 ]; then echo "ok topology_asan"
   else echo "FAIL topology_asan: exit $rc: $(head -20 <<<"$out")"; fi

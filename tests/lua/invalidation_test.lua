@@ -1,6 +1,6 @@
 -- The leaf invalidation table: one cache entry per built-in ticket (and per
--- item ticket); each setter must stale exactly the entries the reference
--- semantics (shared/reference/drake-semantics.md §1, §5) say it does.
+-- item ticket); each setter must stale exactly the entries Drake's
+-- dependency tracking says it does (docs/generated-c-api.md, "Invalidation").
 -- Expected sets are written out by hand from that table.
 local dsl = diagc.dsl
 

@@ -204,12 +204,12 @@ function M.main(args)
   write(outc, app_source(loaded.main, models))
   if not o["--run"] then return 0 end
 
-  local root = require("diagc_host").root()
-  local lib = root .. "/lib/libdiagc.a"
-  if not io.open(lib, "rb") then errors.raise(nil, "diagc deploy: %s is missing; run make", lib) end
+  local host = require("diagc_host")
+  local lib = host.lib_dir() .. "/libdiagc.a"
+  if not io.open(lib, "rb") then errors.raise(nil, "diagc deploy: %s is missing; run make (or make install)", lib) end
   local cc = o["--cc"] or os.getenv("CC") or "cc"
   local exe = dir .. "/app"
-  local cmd = { cc, "-std=c11 -O2", "-I" .. shq(root .. "/runtime/include"), "-I" .. shq(dir), shq(outc) }
+  local cmd = { cc, "-std=c11 -O2", "-I" .. shq(host.include_dir()), "-I" .. shq(dir), shq(outc) }
   for _, f in ipairs(files) do cmd[#cmd + 1] = shq(f) end
   cmd[#cmd + 1] = shq(lib) .. " -lm -lpthread -o " .. shq(exe)
   io.stdout:flush()

@@ -41,6 +41,10 @@ function M.generate(F, eps, opts)
   H:line("#include <stdint.h>")
   H:line('#include "diagc/model.h"')
   H:line()
+  H:line("#ifdef __cplusplus")
+  H:line('extern "C" {')
+  H:line("#endif")
+  H:line()
   -- user preambles (types of abstract values), each distinct text once
   local seen_pre = {}
   for _, lt in ipairs(opts.leaf_types) do
@@ -784,6 +788,10 @@ function M.generate(F, eps, opts)
   C:linef("  %d, %s", wit.n, wit.table)
   C:line("};")
 
+  H:line()
+  H:line("#ifdef __cplusplus")
+  H:line("}")
+  H:line("#endif")
   H:line()
   H:linef("#endif /* %s */", guard)
   local blocks = {}

@@ -36,10 +36,11 @@ local function to_cdef(text)
 end
 
 local done = false
-function M.load(root)
+-- include_dir: the runtime's headers (diagc_host.include_dir())
+function M.load(include_dir)
   if done then return M end
   done = true
-  local inc = root .. "/runtime/include/diagc/"
+  local inc = include_dir .. "/diagc/"
   local model = read(inc .. "model.h")
   to_cdef(model) -- constants
   local region = model:match("/%* FFI%-BEGIN.-%*/(.-)/%* FFI%-END %*/")

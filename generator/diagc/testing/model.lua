@@ -18,15 +18,15 @@ Model.__index, Context.__index, Sim.__index = Model, Context, Sim
 local dptr = ffi.typeof("double *")
 local cdptr = ffi.typeof("const double *[1]")
 
-local function root()
-  return require("diagc_host").root()
+local function include_dir()
+  return require("diagc_host").include_dir()
 end
 
 -- spec: a path, or a diagram value built in the test file (then `loaded`
 -- needs the calling file's sources to locate calc bodies).
 function M.jit(spec, opts)
   opts = opts or {}
-  dffi.load(root())
+  dffi.load(include_dir())
   local gen
   if type(spec) == "string" then
     gen = compile.compile(spec, { prefix = opts.prefix })

@@ -1,6 +1,6 @@
 /* check.h: what the LCP tests share: the ok/FAIL reporting (CHECK) and
- * ref_viol, the violation metric of ../shared/reference/lcp-and-contact.md
- * (section 1) written from the specification alone, independent of
+ * ref_viol, the violation metric of docs/lcp.md (section 4) written from
+ * the specification alone, independent of
  * diagc_lcp_violation.  Include it once per test program. */
 #ifndef DIAGC_TESTS_LCP_CHECK_H
 #define DIAGC_TESTS_LCP_CHECK_H

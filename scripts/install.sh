@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# scripts/install.sh install|uninstall: what `make install` and
+# `make uninstall` run (docs/install.md).  Run from the checkout, after
+# `make`, with PREFIX (default /usr/local) and DESTDIR (default empty) in
+# the environment.  Paths may contain spaces.
+#
+# Layout under DESTDIR/PREFIX (fixed relative to PREFIX, so an installed tree
+# can be moved as a whole; bin/diagc finds the rest from its own location):
+#
+#   bin/diagc, bin/diagc-topology
+#   share/diagc/generator/diagc/...     the generator's Lua modules
+#   share/diagc/VERSION                 the version (read by the generator)
+#   share/diagc/examples/*.lua          the examples (diagc.root .. "/examples")
+#   share/diagc/topologies/             the iRobot topologies and their licence
+#   share/diagc/MANIFEST                every installed file, for uninstall
+#   share/doc/diagc/                    README.md, CHANGELOG.md, LICENSE, docs/*.md
+#   include/diagc/*.h                   the runtime's public headers
+#   lib/libdiagc.a                      the runtime, static
+#   lib/libdiagc.so.X.Y.Z               the runtime, shared (soname libdiagc.so.X)
+#   lib/libdiagc.so.X, lib/libdiagc.so  symlinks
+#   lib/pkgconfig/diagc.pc              pkg-config
+#   lib/cmake/diagc/diagcConfig.cmake, diagcConfigVersion.cmake   find_package(diagc)
+#
+# uninstall removes the files MANIFEST lists, then the folders diagc owns
+# (share/diagc, share/doc/diagc, include/diagc, lib/cmake/diagc) when empty.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+action=${1:-}
+PREFIX=${PREFIX:-/usr/local}
+DESTDIR=${DESTDIR:-}
+die() { echo "scripts/install.sh: $*" >&2; exit 1; }
+case "$PREFIX" in /*) ;; *) die "PREFIX must be an absolute path, got '$PREFIX'" ;; esac
+D="$DESTDIR$PREFIX"
+manifest_rel=share/diagc/MANIFEST
+
+VERSION=$(cat VERSION)
+[[ "$VERSION" =~ ^([0-9]+)\.([0-9]+)\.([0-9]+)$ ]] || die "VERSION is not MAJOR.MINOR.PATCH: '$VERSION'"
+MAJOR=${BASH_REMATCH[1]}
+SHLIB=libdiagc.so.$VERSION
+SONAME=libdiagc.so.$MAJOR
+
+n_installed=0
+
+# record REL: appends REL to the manifest once D/REL is in place, so that an
+# install that fails half-way can still be uninstalled
+record() {
+  printf '%s\n' "$1" >> "$D/$manifest_rel"
+  n_installed=$((n_installed + 1))
+}
+
+# put MODE SRC REL: copies SRC to D/REL
+put() {
+  install -D -m "$1" "$2" "$D/$3"
+  record "$3"
+}
+
+# link TARGET REL: a relative symlink D/REL -> TARGET
+link() {
+  mkdir -p "$(dirname "$D/$2")"
+  ln -sfn "$1" "$D/$2"
+  record "$2"
+}
+
+# text CONTENT REL: writes CONTENT to D/REL
+text() {
+  mkdir -p "$(dirname "$D/$2")"
+  printf '%s' "$1" > "$D/$2"
+  chmod 644 "$D/$2"
+  record "$2"
+}
+
+# remove_listed: removes the files the manifest lists (paths below the
+# prefix only), and the manifest; prints how many
+remove_listed() {
+  local rel n=0
+  while IFS= read -r rel; do
+    case "$rel" in "" | /* | *..*) continue ;; esac
+    if [ -e "$D/$rel" ] || [ -L "$D/$rel" ]; then rm -f "$D/$rel"; n=$((n + 1)); fi
+  done < "$D/$manifest_rel"
+  rm -f "$D/$manifest_rel"
+  echo "$n"
+}
+
+do_install() {
+  local f
+  for f in bin/diagc bin/diagc-topology lib/libdiagc.a "lib/$SHLIB"; do
+    [ -f "$f" ] || die "$f is missing: run make first"
+  done
+  # over an earlier install: its files go first (a module since removed
+  # must not stay behind)
+  [ -f "$D/$manifest_rel" ] && remove_listed >/dev/null
+  mkdir -p "$D/share/diagc"
+  : > "$D/$manifest_rel"
+  chmod 644 "$D/$manifest_rel"
+  record "$manifest_rel"
+  put 755 bin/diagc bin/diagc
+  put 755 bin/diagc-topology bin/diagc-topology
+  while IFS= read -r f; do put 644 "$f" "share/diagc/$f"; done < <(find generator/diagc -type f -name '*.lua' | LC_ALL=C sort)
+  put 644 VERSION share/diagc/VERSION
+  for f in examples/*.lua; do put 644 "$f" "share/diagc/$f"; done
+  for f in bench/executor/topologies/*; do put 644 "$f" "share/diagc/topologies/${f##*/}"; done
+  for f in README.md CHANGELOG.md LICENSE; do put 644 "$f" "share/doc/diagc/$f"; done
+  for f in docs/*.md; do put 644 "$f" "share/doc/diagc/$f"; done
+  for f in runtime/include/diagc/*.h; do put 644 "$f" "include/diagc/${f##*/}"; done
+  put 644 lib/libdiagc.a lib/libdiagc.a
+  put 755 "lib/$SHLIB" "lib/$SHLIB"
+  link "$SHLIB" "lib/$SONAME"
+  link "$SONAME" lib/libdiagc.so
+  text "$(sed -e "s/@VERSION@/$VERSION/g" cmake/diagc.pc.in)"$'\n' lib/pkgconfig/diagc.pc
+  text "$(sed -e "s/@VERSION@/$VERSION/g" -e "s/@SHLIB@/$SHLIB/g" -e "s/@SONAME@/$SONAME/g" \
+    cmake/diagcConfig.cmake.in)"$'\n' lib/cmake/diagc/diagcConfig.cmake
+  text "$(sed -e "s/@VERSION@/$VERSION/g" cmake/diagcConfigVersion.cmake.in)"$'\n' \
+    lib/cmake/diagc/diagcConfigVersion.cmake
+  echo "installed diagc $VERSION into $D ($n_installed files; make uninstall PREFIX=... removes them)"
+}
+
+do_uninstall() {
+  local n d
+  if [ ! -f "$D/$manifest_rel" ]; then
+    echo "scripts/install.sh: nothing to uninstall: no $D/$manifest_rel" >&2
+    exit 0
+  fi
+  n=$(remove_listed)
+  # folders diagc owns, deepest first, when empty
+  while IFS= read -r d; do rmdir "$d" 2>/dev/null || true; done < <(
+    for top in share/diagc share/doc/diagc include/diagc lib/cmake/diagc; do
+      [ -d "$D/$top" ] && find "$D/$top" -depth -type d
+    done)
+  echo "uninstalled diagc from $D ($n files)"
+}
+
+case "$action" in
+  install) do_install ;;
+  uninstall) do_uninstall ;;
+  *) die "usage: scripts/install.sh install|uninstall (PREFIX, DESTDIR from the environment)" ;;
+esac
