@@ -16,6 +16,9 @@ local M = {}
 local KIND_OF = {} -- DIAGC_SRC_* -> "param" | "state" | "input" | "abstract"
 local WORDS = { param = "numeric parameter", state = "state", input = "input" }
 local OPTION = { param = "-p", state = "--state", input = "--input" }
+-- in diagc test's model API (no command): ctx:set_param and friends
+local METHOD = { param = "set_param", state = "set_state", input = "set_input" }
+local function label(kind, cmd) return cmd and OPTION[kind] or METHOD[kind] end
 
 local function kinds()
   if next(KIND_OF) then return KIND_OF end
@@ -57,7 +60,7 @@ end
 local function unknown(m, kind, name, cmd)
   local K = kinds()
   local s = m.sources[name]
-  local opt = OPTION[kind]
+  local opt = label(kind, cmd)
   if s then
     local other = K[s.kind]
     if other == "abstract" then
@@ -65,13 +68,13 @@ local function unknown(m, kind, name, cmd)
         cli.prefix(cmd), opt, cli.show(name), cli.show(name))
     elseif other and other ~= kind then
       errors.raise(nil, "%s%s %s: '%s' is a %s, not a %s; use %s", cli.prefix(cmd), opt, cli.show(name),
-        cli.show(name), WORDS[other], WORDS[kind], OPTION[other])
+        cli.show(name), WORDS[other], WORDS[kind], label(other, cmd))
     end
     errors.raise(nil, "%s%s %s: '%s' cannot be set", cli.prefix(cmd), opt, cli.show(name), cli.show(name))
   end
   if m.elements[name] and kind ~= "state" then
-    errors.raise(nil, "%s%s %s: '%s' is a state element, not a %s; use --state", cli.prefix(cmd), opt,
-      cli.show(name), cli.show(name), WORDS[kind])
+    errors.raise(nil, "%s%s %s: '%s' is a state element, not a %s; use %s", cli.prefix(cmd), opt,
+      cli.show(name), cli.show(name), WORDS[kind], label("state", cmd))
   end
   local all = keys(M.names(m, kind))
   local sys, leaf_name = name:match("^(.*)%.([^.]*)$")
@@ -101,12 +104,12 @@ function M.set(m, ctx, kind, name, vals, cmd)
   local size = M.names(m, kind)[name]
   if not size then unknown(m, kind, name, cmd) end
   if #vals ~= size then
-    errors.raise(nil, "%s%s %s: it has %d value%s, got %d", cli.prefix(cmd), OPTION[kind], cli.show(name),
+    errors.raise(nil, "%s%s %s: it has %d value%s, got %d", cli.prefix(cmd), label(kind, cmd), cli.show(name),
       size, size == 1 and "" or "s", #vals)
   end
   for i, v in ipairs(vals) do
     if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
-      errors.raise(nil, "%s%s %s: value %d is %s; give finite numbers", cli.prefix(cmd), OPTION[kind],
+      errors.raise(nil, "%s%s %s: value %d is %s; give finite numbers", cli.prefix(cmd), label(kind, cmd),
         cli.show(name), i, tostring(v))
     end
   end
