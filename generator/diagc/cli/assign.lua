@@ -15,6 +15,7 @@ local M = {}
 
 local KIND_OF = {} -- DIAGC_SRC_* -> "param" | "state" | "input" | "abstract"
 local WORDS = { param = "numeric parameter", state = "state", input = "input" }
+local A = { param = "a numeric parameter", state = "a state", input = "an input" }
 local OPTION = { param = "-p", state = "--state", input = "--input" }
 -- in diagc test's model API (no command): ctx:set_param and friends
 local METHOD = { param = "set_param", state = "set_state", input = "set_input" }
@@ -67,14 +68,14 @@ local function unknown(m, kind, name, cmd)
       errors.raise(nil, "%s%s %s: '%s' is abstract (a C value) and cannot be set from the command line",
         cli.prefix(cmd), opt, cli.show(name), cli.show(name))
     elseif other and other ~= kind then
-      errors.raise(nil, "%s%s %s: '%s' is a %s, not a %s; use %s", cli.prefix(cmd), opt, cli.show(name),
-        cli.show(name), WORDS[other], WORDS[kind], label(other, cmd))
+      errors.raise(nil, "%s%s %s: '%s' is %s, not %s; use %s", cli.prefix(cmd), opt, cli.show(name),
+        cli.show(name), A[other], A[kind], label(other, cmd))
     end
     errors.raise(nil, "%s%s %s: '%s' cannot be set", cli.prefix(cmd), opt, cli.show(name), cli.show(name))
   end
   if m.elements[name] and kind ~= "state" then
-    errors.raise(nil, "%s%s %s: '%s' is a state element, not a %s; use %s", cli.prefix(cmd), opt,
-      cli.show(name), cli.show(name), WORDS[kind], label("state", cmd))
+    errors.raise(nil, "%s%s %s: '%s' is a state element, not %s; use %s", cli.prefix(cmd), opt,
+      cli.show(name), cli.show(name), A[kind], label("state", cmd))
   end
   local all = keys(M.names(m, kind))
   local sys, leaf_name = name:match("^(.*)%.([^.]*)$")

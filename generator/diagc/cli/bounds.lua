@@ -88,11 +88,7 @@ function M.check(t0, t1, opts)
   local total, worst = 0, nil
   for _, e in ipairs(opts.events or {}) do
     local n = firings(e, t0, t1)
-    if n > 0 and e.period < M.MIN_RELATIVE * math.max(scale, math.abs(e.offset)) then
-      return string.format("%s '%s' has period %s s, below %s times the time %s of the run, so its times "
-        .. "would not be told apart; give it a longer period", e.what, e.name, g(e.period),
-        g(M.MIN_RELATIVE), g(scale))
-    end
+    e.n = n
     total = total + n
     if not worst or n > worst.n then worst = { e = e, n = n } end
   end
@@ -101,6 +97,13 @@ function M.check(t0, t1, opts)
     return string.format("the run to t = %s would fire periodic events %s times (%s '%s' with period %s s "
       .. "alone %s times), more than the limit of %s per run; give longer periods or shorten the run",
       g(t1), g(total), e.what, e.name, g(e.period), g(worst.n), g(M.MAX_EVENTS))
+  end
+  for _, e in ipairs(opts.events or {}) do
+    if e.n > 0 and e.period < M.MIN_RELATIVE * math.max(scale, math.abs(e.offset)) then
+      return string.format("%s '%s' has period %s s, below %s times the time %s of the run, so its times "
+        .. "would not be told apart; give it a longer period", e.what, e.name, g(e.period),
+        g(M.MIN_RELATIVE), g(math.max(scale, math.abs(e.offset))))
+    end
   end
   return nil
 end

@@ -56,7 +56,11 @@ function M.parse(args, spec, cmd)
       name = name or a
       local takes = spec.flags[name]
       if takes == nil then
-        errors.raise(nil, "%sunknown option '%s'%s", pre(cmd), M.show(name), M.hint(name, names, "options"))
+        local f = io.open(a, "rb")
+        if f then f:close() end
+        errors.raise(nil, "%sunknown option '%s'%s", pre(cmd), M.show(name), f
+          and string.format("; to name the file '%s', write -- before it or ./%s", M.show(a), M.show(a))
+          or M.hint(name, names, "options"))
       end
       if takes then
         if val == nil then
