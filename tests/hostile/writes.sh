@@ -166,3 +166,17 @@ expect_exit 0
 check "the CSV was replaced" grep -q '^t,d.y$' "$T/out.csv"
 check "no temporary file is left" test -z "$(ls -A "$T" | grep '\.tmp')"
 hdone
+
+hcase writes.run_stdout_closed
+wr_spec
+hrun -- sh -c '"$0" run "$1" >&-' "$DIAGC" "$T/spec.lua"
+expect_exit 2
+expect_error "diagc run: cannot write to standard output: Bad file descriptor"
+hdone
+
+hcase writes.graph_stdout_closed
+wr_spec
+hrun -- sh -c '"$0" graph "$1" >&-' "$DIAGC" "$T/spec.lua"
+expect_exit 2
+expect_error "diagc graph: cannot write to standard output: Bad file descriptor"
+hdone

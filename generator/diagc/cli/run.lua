@@ -153,7 +153,9 @@ local function open_csv(C, path, inputs)
   if not path then
     io.stdout:flush()
     local f = C.fdopen(1, "w")
-    if f == nil then errors.raise(nil, "%s: cannot write to standard output", CMD) end
+    if f == nil then
+      errors.raise(nil, "%s: cannot write to standard output: %s", CMD, ffi.string(C.strerror(ffi.errno())))
+    end
     return { file = f, stdout = true }
   end
   local st = output.check_target(CMD, path, inputs)
