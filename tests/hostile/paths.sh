@@ -161,3 +161,15 @@ t.png"
 t.png" | od -An -c | tr -d ' ')" = '211PNG'
 fi
 hdone
+
+hcase paths.symlink_output_is_followed
+# replacing an output through a symbolic link writes the file it points
+# to and keeps the link
+pa_spec "$T/spec.lua"
+echo old >"$T/real.csv"
+ln -s real.csv "$T/link.csv"
+hrun -- "$DIAGC" run "$T/spec.lua" --csv "$T/link.csv"
+expect_exit 0
+check "the link is still a link" test -L "$T/link.csv"
+check "the target holds the CSV" grep -q '^t,d.y$' "$T/real.csv"
+hdone

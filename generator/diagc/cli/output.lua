@@ -57,6 +57,21 @@ local function put(f, text)
   return true
 end
 
+-- The file a path names, symbolic links resolved (so replacing it keeps
+-- the link); the path itself when it does not exist yet.
+function M.real(path)
+  local ok, r = pcall(function()
+    local ffi = require("ffi")
+    require("diagc.testing.ffi").stdio()
+    local p = ffi.C.realpath(path, nil)
+    if p == nil then return nil end
+    local s = ffi.string(p)
+    ffi.C.free(p)
+    return s
+  end)
+  return ok and r or path
+end
+
 -- A new hidden file beside `path`: its name and an open handle, or nil, reason.
 function M.temp_beside(path)
   local dir, base = util.dirname(path), util.basename(path)
@@ -110,7 +125,8 @@ function M.write_files(cmd, files, inputs)
   -- 1. regular files (and new files) to temporary files beside them
   for _, fl in ipairs(files) do
     if not fl.st or fl.st.kind == "file" then
-      local tmp, f = M.temp_beside(fl[1])
+      fl.real = fl.st and M.real(fl[1]) or fl[1]
+      local tmp, f = M.temp_beside(fl.real)
       if not tmp then cleanup(); fail(cmd, fl[1], f) end
       temps[#temps + 1] = tmp
       fl.tmp = tmp
@@ -130,7 +146,7 @@ function M.write_files(cmd, files, inputs)
   -- 3. rename
   for _, fl in ipairs(files) do
     if fl.tmp then
-      local ok, err, code = os.rename(fl.tmp, fl[1])
+      local ok, err, code = os.rename(fl.tmp, fl.real)
       if not ok then cleanup(); fail(cmd, fl[1], reason(err, code)) end
     end
   end
@@ -141,11 +157,11 @@ function M.write_file(cmd, path, text, inputs)
 end
 
 -- Moves a finished temporary file over its target (see run's CSV).
-function M.commit(cmd, tmp, path)
+function M.commit(cmd, tmp, path, shown)
   local ok, err, code = os.rename(tmp, path)
   if not ok then
     os.remove(tmp)
-    fail(cmd, path, reason(err, code))
+    fail(cmd, shown or path, reason(err, code))
   end
 end
 

@@ -164,7 +164,8 @@ local function open_csv(C, path, inputs)
     if f == nil then errors.raise(nil, "%s: cannot write '%s': %s", CMD, cli.show(path), ffi.string(C.strerror(ffi.errno()))) end
     return { file = f, target = path }
   end
-  local tmp, fh = output.temp_beside(path)
+  local real = st and output.real(path) or path
+  local tmp, fh = output.temp_beside(real)
   if not tmp then errors.raise(nil, "%s: cannot write '%s': %s", CMD, cli.show(path), fh) end
   fh:close()
   local f = C.fopen(tmp, "w")
@@ -172,7 +173,7 @@ local function open_csv(C, path, inputs)
     os.remove(tmp)
     errors.raise(nil, "%s: cannot write '%s': %s", CMD, cli.show(path), ffi.string(C.strerror(ffi.errno())))
   end
-  return { file = f, tmp = tmp, target = path }
+  return { file = f, tmp = tmp, target = path, real = real }
 end
 
 -- Flushes and closes the CSV; an error names the file and the reason.
@@ -305,7 +306,7 @@ function M.main(args)
     end
   end
   if plot_csv then os.remove(plot_csv) end
-  if out.tmp then output.commit(CMD, out.tmp, out.target) end
+  if out.tmp then output.commit(CMD, out.tmp, out.real, out.target) end
   if o["--stats"] then
     local st = sim:stats()
     io.stderr:write(string.format(
