@@ -307,7 +307,8 @@ function Sim:_bounds(t)
   if type(t) ~= "number" then return "advance_to expects a number, got " .. type(t) end
   local bounds = require("diagc.cli.bounds")
   local step = self.model.desc.nxc > 0 and self.max_step or nil
-  return bounds.check(self:time(), t, { step = step, events = bounds.from_desc(self.model.desc),
+  self.periodic = self.periodic or bounds.from_desc(self.model.desc)
+  return bounds.check(self:time(), t, { step = step, events = self.periodic,
     end_name = "advance_to target", step_name = "max_step (or fixed_step)" })
 end
 function Sim:advance_to(t)
