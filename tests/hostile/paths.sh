@@ -173,3 +173,19 @@ expect_exit 0
 check "the link is still a link" test -L "$T/link.csv"
 check "the target holds the CSV" grep -q '^t,d.y$' "$T/real.csv"
 hdone
+
+hcase paths.plot_and_csv_odd_names
+pa_spec "$T/spec.lua"
+mkdir "$T/q'u
+x"
+if command -v gnuplot >/dev/null; then
+  hrun -- "$DIAGC" run "$T/spec.lua" --csv "$T/q'u
+x/o\"ut.csv" --plot "$T/q'u
+x/p.png"
+  expect_exit 0
+  check "the CSV was written" grep -q '^t,d.y$' "$T/q'u
+x/o\"ut.csv"
+  check "a PNG was written" test -s "$T/q'u
+x/p.png"
+fi
+hdone

@@ -202,7 +202,18 @@ end
 local function make_plot(csv_path, target, title, ncol)
   local base = os.tmpname()
   local png = base .. ".png"
-  local why = plot(csv_path, png, title, ncol)
+  -- gnuplot reads a copy of the CSV under a plain name when the CSV's own
+  -- path (beside a user's file) has characters a gnuplot string cannot hold
+  local copy
+  if csv_path:find("[^%w%._/%-]") then
+    copy = base .. ".csv"
+    local fi, fo = io.open(csv_path, "rb"), io.open(copy, "wb")
+    if fi and fo then fo:write(fi:read("*a")) end
+    if fi then fi:close() end
+    if fo then fo:close() end
+  end
+  local why = plot(copy or csv_path, png, (title:gsub("[%c\127]", "?")), ncol)
+  if copy then os.remove(copy) end
   os.remove(base)
   if why then
     os.remove(png)
