@@ -8,9 +8,11 @@ local M = {}
 local USAGE = [[
 usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check]
        diagc run SPEC.lua [--until T] [--csv FILE] [--integrator NAME] [--step H]
-                          [--accuracy A] [--max-step H] [-p system.param=value ...] [--stats]
-                          [--plot FILE.png] [--progress | --no-progress]
+                          [--accuracy A] [--max-step H] [-p system.param=value ...]
+                          [--state system.name=value ...] [--input name=value ...]
+                          [--stats] [--plot FILE.png] [--progress | --no-progress]
        diagc graph SPEC.lua [-o FILE.dot] [--all]
+       diagc info SPEC.lua [--json] [-o FILE]
        diagc test [FILE|DIR ...] [--filter PATTERN] [--timeout S]
        diagc deploy SPEC.lua [-o APP.c] [--run] [--duration S] [--threads N] [--cc CC]
        diagc --help | --version
@@ -19,6 +21,8 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check]
   run                compile in-process with TinyCC, simulate, print logged
                      outputs as CSV (header t,<logger names>)
   graph              the diagram and its ticket graph as Graphviz DOT
+  info               the model's systems, ports, states, parameters, events
+                     and loggers (text, or JSON with --json)
   test               run Lua test files that JIT-compile models
   deploy             one model per subsystem of the root diagram, wired over
                      topics, on the executor (docs/executor.md); --run builds
@@ -26,12 +30,14 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check]
   --debug            show Lua tracebacks for errors (any command)
 ]]
 
-local function out(s) io.stdout:write(s) end
+-- checked: a failed write (a full disk) prints an error and gives status 1
+local function out(s, code) return require("diagc.cli.output").stdout_status(s, code) end
 
 local subcommands = {
   run = "diagc.cli.run",
   graph = "diagc.cli.graph",
   deploy = "diagc.cli.deploy",
+  info = "diagc.cli.info",
   test = "diagc.testing.runner",
 }
 
@@ -43,12 +49,10 @@ function M.main(args)
   end
   args = rest
   if #args == 0 or args[1] == "--help" or args[1] == "-h" or args[1] == "help" then
-    out(USAGE)
-    return #args == 0 and 2 or 0
+    return out(USAGE, #args == 0 and 2 or 0)
   end
   if args[1] == "--version" then
-    out("diagc " .. compile.VERSION .. "\n")
-    return 0
+    return out("diagc " .. compile.VERSION .. "\n", 0)
   end
   local ok, res = xpcall(function()
     local sub = subcommands[args[1]]

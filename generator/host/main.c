@@ -12,6 +12,7 @@
  *   tcc_symbol(handle, name)    -> lightuserdata | nil
  *   lex_c(text)                 -> {{kind=, text=, line=, col=}, ...} | nil, "line:col: message"
  *   write_file_atomic(path, s)  -> true | nil, err
+ *   stat(path)                  -> {kind=, dev=, ino=} | nil, err, errno
  *   isatty(fd)                  -> boolean
  *   now()                       -> monotonic seconds (double)
  *
@@ -553,6 +554,28 @@ static int l_write_file_atomic(lua_State *L) {
   return 1;
 }
 
+/* stat(path) -> {kind = "file"|"directory"|"other", dev =, ino =} | nil, err, errno
+ * (follows symlinks): lets the CLI replace regular files atomically, write
+ * devices and FIFOs in place, and refuse to overwrite its input. */
+static int l_stat(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    int err = errno;
+    push_errno(L, path, err);
+    lua_pushinteger(L, err);
+    return 3;
+  }
+  lua_createtable(L, 0, 3);
+  lua_pushstring(L, S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "directory" : "other");
+  lua_setfield(L, -2, "kind");
+  lua_pushnumber(L, (lua_Number)st.st_dev);
+  lua_setfield(L, -2, "dev");
+  lua_pushnumber(L, (lua_Number)st.st_ino);
+  lua_setfield(L, -2, "ino");
+  return 1;
+}
+
 static int l_isatty(lua_State *L) {
   int fd = (int)luaL_checkinteger(L, 1);
   lua_pushboolean(L, isatty(fd));
@@ -589,6 +612,7 @@ static const luaL_Reg host_funcs[] = {
   {"tcc_symbol", l_tcc_symbol},
   {"lex_c", l_lex_c},
   {"write_file_atomic", l_write_file_atomic},
+  {"stat", l_stat},
   {"isatty", l_isatty},
   {"now", l_now},
   {NULL, NULL}

@@ -1,25 +1,50 @@
 -- cli/generate.lua: diagc SPEC.lua -o OUT.c  (writes OUT.c and OUT.h)
 local errors = require("diagc.errors")
 local cli = require("diagc.cli.main")
+local output = require("diagc.cli.output")
 local compile = require("diagc.compile")
 local util = require("diagc.util")
 
 local M = {}
 
+-- the subcommands, for "did you mean" when the first word is not a file
+local COMMANDS = { "run", "graph", "test", "deploy", "info" }
+
+local function exists(path)
+  local f = io.open(path, "rb")
+  if f then f:close() end
+  return f ~= nil
+end
+
+-- the spec files read (imports too): outputs must not overwrite them
+function M.inputs(gen)
+  return util.sorted_keys(gen.sources or {})
+end
+
 function M.main(args)
   local o, pos = cli.parse(args, { flags = { ["-o"] = true, ["--name"] = true, ["--no-check"] = false } }, "diagc")
+  if #pos >= 1 and not exists(pos[1]) and not pos[1]:find("[/.]") then
+    errors.raise(nil, "unknown command '%s'%s; or give a spec file, as in: diagc spec.lua -o model.c",
+      cli.show(pos[1]), cli.hint(pos[1], COMMANDS, "commands"))
+  end
   if #pos ~= 1 then
     errors.raise(nil, "expected one spec file, as in: diagc spec.lua -o model.c")
   end
   local outc = o["-o"]
   if not outc then errors.raise(nil, "missing -o OUT.c (the generated source; OUT.h is written beside it)") end
-  if not outc:match("%.c$") then errors.raise(nil, "-o must name a .c file, got '%s'", outc) end
+  if not outc:match("[^/]%.c$") then errors.raise(nil, "-o must name a .c file, got '%s'", cli.show(outc)) end
   local outh = outc:gsub("%.c$", ".h")
+  if o["--name"] and not o["--name"]:match("^[%w_]+$") then
+    errors.raise(nil, "invalid --name '%s': expected a C identifier (letters, digits, _)", cli.show(o["--name"]))
+  end
   local gen = compile.compile(pos[1], {
     prefix = o["--name"] and compile.prefix_of(o["--name"]) or nil,
     header_name = util.basename(outh),
     source_name = util.basename(outc),
   })
+  local inputs = M.inputs(gen)
+  output.check_target("diagc", outh, inputs)
+  output.check_target("diagc", outc, inputs)
   if not o["--no-check"] then
     -- compile once in-process so C errors in calc bodies are reported
     -- (at their spec lines) before anything is written
@@ -27,20 +52,8 @@ function M.main(args)
       require("diagc.jit").compile(gen, { options = "-Wall -Werror", allow_undefined = true })
     end
   end
-  local host_ok, host = pcall(require, "diagc_host")
-  local function write(path, text)
-    if host_ok then
-      local ok, err = host.write_file_atomic(path, text)
-      if not ok then errors.raise(nil, "cannot write '%s': %s", path, tostring(err)) end
-    else
-      local f, err = io.open(path, "wb")
-      if not f then errors.raise(nil, "cannot write '%s': %s", path, tostring(err)) end
-      f:write(text)
-      f:close()
-    end
-  end
-  write(outh, gen.header)
-  write(outc, gen.source)
+  -- both files or neither
+  output.write_files(nil, { { outh, gen.header }, { outc, gen.source } }, inputs)
   return 0
 end
 

@@ -5,6 +5,7 @@
 local errors = require("diagc.errors")
 local cli = require("diagc.cli.main")
 local compile = require("diagc.compile")
+local output = require("diagc.cli.output")
 
 local M = {}
 
@@ -57,16 +58,13 @@ end
 
 function M.main(args)
   local o, pos = cli.parse(args, { flags = { ["-o"] = true, ["--all"] = false } }, "diagc graph")
-  if #pos ~= 1 then errors.raise(nil, "diagc graph: expected one spec file") end
+  if #pos ~= 1 then errors.raise(nil, "diagc graph: expected one spec file, as in: diagc graph spec.lua -o graph.dot") end
   local gen = compile.compile(pos[1], {})
   local text = M.dot(gen, o["--all"])
   if o["-o"] then
-    local f, err = io.open(o["-o"], "wb")
-    if not f then errors.raise(nil, "cannot write '%s': %s", o["-o"], tostring(err)) end
-    f:write(text)
-    f:close()
+    output.write_file("diagc graph", o["-o"], text, require("diagc.cli.generate").inputs(gen))
   else
-    io.stdout:write(text)
+    output.stdout("diagc graph", text)
   end
   return 0
 end

@@ -1,48 +1,164 @@
--- cli/main.lua: argument parsing shared by the subcommands.
+-- cli/main.lua: the command line shared by every subcommand: option
+-- parsing (with "did you mean"), strict number parsing with ranges, and
+-- name=values assignments (-p, --state, --input).
 local errors = require("diagc.errors")
+local util = require("diagc.util")
 
 local M = {}
 
--- spec: {flags = {name = true (takes value) | false}, positional = n}
+-- "diagc run: " before a message; nothing for the generator ("diagc" or nil),
+-- since the driver already prints "diagc: ".
+local function pre(cmd)
+  if cmd == nil or cmd == "diagc" then return "" end
+  return cmd .. ": "
+end
+M.prefix = pre
+
+-- A suggestion suffix: "; did you mean 'x'?" and, when the valid names are
+-- few, "(valid: a, b, c)".
+function M.hint(name, candidates, what)
+  local best = util.suggest(name, candidates)
+  local s = best and string.format("; did you mean '%s'?", best) or ""
+  if #candidates == 0 then return s .. string.format(" (there are no %s)", what or "names") end
+  if #candidates <= 12 then
+    local sorted = {}
+    for i, c in ipairs(candidates) do sorted[i] = c end
+    table.sort(sorted)
+    s = s .. string.format(" (%s: %s)", what or "valid", table.concat(sorted, ", "))
+  end
+  return s
+end
+
+-- Shows a value from the command line safely on one line.
+function M.show(s)
+  s = tostring(s)
+  if #s > 80 then s = s:sub(1, 77) .. "..." end
+  return (s:gsub("[%c\127]", function(c) return string.format("\\%03d", c:byte()) end))
+end
+
+-- spec: {flags = {name = true (takes a value) | false (a switch)},
+--        multi = {name = true}: the option may repeat (values in a list)}
+-- "--" ends the options; "-" alone is a positional argument.  An option
+-- given twice (unless multi) is an error.
 function M.parse(args, spec, cmd)
   local out, pos = {}, {}
-  local i = 1
+  local names = {}
+  for n in pairs(spec.flags) do names[#names + 1] = n end
+  local i, only_pos = 1, false
   while i <= #args do
     local a = args[i]
-    if a:sub(1, 1) == "-" and a ~= "-" then
+    if only_pos or a:sub(1, 1) ~= "-" or a == "-" then
+      pos[#pos + 1] = a
+    elseif a == "--" then
+      only_pos = true
+    else
       local name, val = a:match("^(%-%-?[^=]+)=(.*)$")
       name = name or a
       local takes = spec.flags[name]
       if takes == nil then
-        errors.raise(nil, "%s: unknown option '%s' (see diagc --help)", cmd, name)
+        local f = io.open(a, "rb")
+        if f then f:close() end
+        errors.raise(nil, "%sunknown option '%s'%s", pre(cmd), M.show(name), f
+          and string.format("; to name the file '%s', write -- before it or ./%s", M.show(a), M.show(a))
+          or M.hint(name, names, "options"))
       end
       if takes then
         if val == nil then
           i = i + 1
           val = args[i]
-          if val == nil then errors.raise(nil, "%s: option %s needs a value", cmd, name) end
+          if val == nil then errors.raise(nil, "%soption %s needs a value", pre(cmd), name) end
         end
         if spec.multi and spec.multi[name] then
           out[name] = out[name] or {}
           table.insert(out[name], val)
         else
+          if out[name] ~= nil then
+            errors.raise(nil, "%soption %s is given twice; give it once", pre(cmd), name)
+          end
           out[name] = val
         end
       else
+        if val ~= nil then errors.raise(nil, "%soption %s takes no value (got '%s')", pre(cmd), name, M.show(val)) end
         out[name] = true
       end
-    else
-      pos[#pos + 1] = a
     end
     i = i + 1
   end
   return out, pos
 end
 
-function M.number(cmd, name, s)
+-- A plain decimal number: digits with an optional point and exponent.  No
+-- hexadecimal, no inf/nan, no spaces (tonumber accepts all of those).
+local function decimal(s)
+  if type(s) ~= "string" then return nil end
+  local mant, exp = s:match("^[+-]?([%d%.]+)([eE]?[+-]?%d*)$")
+  if not mant or not mant:match("^%d*%.?%d*$") or not mant:match("%d") then return nil end
+  if exp ~= "" and not exp:match("^[eE][+-]?%d+$") then return nil end
   local v = tonumber(s)
-  if not v then errors.raise(nil, "%s: %s expects a number, got '%s'", cmd, name, tostring(s)) end
+  if not v or v ~= v or v == math.huge or v == -math.huge then return nil end
   return v
+end
+M.decimal = decimal
+
+local function fmt(x)
+  if x == math.floor(x) and math.abs(x) < 1e15 then return string.format("%d", x) end
+  return string.format("%.17g", x):gsub("0+e", "e")
+end
+
+-- The range in words: "a number > 0 and <= 1e+06", "a whole number in [0, 256]".
+function M.describe(range)
+  range = range or {}
+  local what = range.integer and "a whole number" or "a finite decimal number"
+  local lo, hi = range.min, range.max
+  if range.integer and lo and hi and not range.min_open then
+    return string.format("%s in [%s, %s]", what, fmt(lo), fmt(hi))
+  end
+  local parts = {}
+  if lo then parts[#parts + 1] = (range.min_open and "> " or ">= ") .. fmt(lo) end
+  if hi then parts[#parts + 1] = "<= " .. fmt(hi) end
+  if #parts == 0 then return what end
+  return what .. " " .. table.concat(parts, " and ")
+end
+
+-- Parses the value `s` of option `name` as a number in `range`
+-- ({min=, min_open=, max=, integer=}); otherwise one error line naming the
+-- option, the value and the valid range.
+function M.number(cmd, name, s, range)
+  range = range or {}
+  local v = decimal(s)
+  local ok = v ~= nil
+  if ok and range.integer and v ~= math.floor(v) then ok = false end
+  if ok and range.min and (v < range.min or (range.min_open and v == range.min)) then ok = false end
+  if ok and range.max and v > range.max then ok = false end
+  if not ok then
+    errors.raise(nil, "%sinvalid %s '%s': expected %s", pre(cmd), name, M.show(s), M.describe(range))
+  end
+  return v
+end
+
+-- "a,b,c" -> {a, b, c} as finite decimals; `what` names the assignment in
+-- errors.
+function M.numbers(cmd, what, s)
+  if s == "" then errors.raise(nil, "%s%s: no value after '='; give numbers separated by commas", pre(cmd), M.show(what)) end
+  local vals, k = {}, 0
+  for x in (s .. ","):gmatch("([^,]*),") do
+    k = k + 1
+    local v = decimal(x)
+    if not v then
+      errors.raise(nil, "%s%s: value %d '%s' is not a finite decimal number", pre(cmd), M.show(what), k, M.show(x))
+    end
+    vals[#vals + 1] = v
+  end
+  return vals
+end
+
+-- "name=v1,v2" -> name, {v1, v2}
+function M.assignment(cmd, opt, kv)
+  local name, val = kv:match("^([^=]+)=(.*)$")
+  if not name then
+    errors.raise(nil, "%s%s expects NAME=VALUE[,VALUE...], got '%s'", pre(cmd), opt, M.show(kv))
+  end
+  return name, M.numbers(cmd, opt .. " " .. name, val)
 end
 
 return M

@@ -5,6 +5,10 @@ local ffi = require("ffi")
 local errors = require("diagc.errors")
 local cli = require("diagc.cli.main")
 local model = require("diagc.testing.model")
+local dffi = require("diagc.testing.ffi")
+local output = require("diagc.cli.output")
+local bounds = require("diagc.cli.bounds")
+local assign = require("diagc.cli.assign")
 
 local M = {}
 
@@ -12,7 +16,22 @@ local FLAGS = {
   ["--until"] = true, ["--csv"] = true, ["--integrator"] = true, ["--step"] = true,
   ["--accuracy"] = true, ["-p"] = true, ["--stats"] = false, ["--max-step"] = true,
   ["--plot"] = true, ["--progress"] = false, ["--no-progress"] = false,
+  ["--state"] = true, ["--input"] = true,
 }
+local MULTI = { ["-p"] = true, ["--state"] = true, ["--input"] = true }
+
+-- the ranges of the numeric options (docs/simulator.md)
+local RANGES = {
+  ["--until"] = { min = 0 },
+  ["--step"] = { min = 0, min_open = true },
+  ["--max-step"] = { min = 0, min_open = true },
+  ["--accuracy"] = { min = 1e-14, max = 1 },
+}
+
+local INTEGRATORS = { "runge_kutta3", "dormand_prince54", "bogacki_shampine3", "implicit_euler",
+  "runge_kutta4", "runge_kutta2", "semi_explicit_euler", "explicit_euler" }
+
+local CMD = "diagc run"
 
 -- shell-quote a path for os.execute
 local function shq(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
@@ -25,16 +44,14 @@ local function have_gnuplot()
   return r ~= nil and r ~= ""
 end
 
+-- gnuplot single-quoted string (no escapes but '' for ')
+local function gq(s) return "'" .. s:gsub("'", "''") .. "'" end
+
 -- Draws the CSV (header t,<columns>) into a PNG with gnuplot: one line per
 -- column against t; columns of loggers with other periods have gaps, which
--- gnuplot skips.  Raises a diagc error on failure.
-local function plot(csv_path, png_path, title)
-  local f = io.open(csv_path, "r")
-  local header = f and f:read("*l")
-  if f then f:close() end
-  if not header then errors.raise(nil, "diagc run: --plot: the model logged nothing (declare log { ... } in the diagram)") end
-  local ncol = select(2, header:gsub(",", ",")) + 1
-  if ncol < 2 then errors.raise(nil, "diagc run: --plot: the model has no loggers to plot") end
+-- gnuplot skips.  Both paths are diagc's own temporary files (no quoting
+-- trouble); returns nil or gnuplot's last error line.
+local function plot(csv_path, png_path, title, ncol)
   local script = os.tmpname()
   local function write_script(term)
     local g = assert(io.open(script, "w"))
@@ -48,7 +65,7 @@ set xlabel "t [s]"
 set grid
 set key outside right top noenhanced
 plot for [i=2:%d] %s using 1:i with lines lw 1.5 title columnheader(i)
-]], term, string.format("%q", png_path), string.format("%q", title), ncol, string.format("%q", csv_path)))
+]], term, gq(png_path), gq(title), ncol, gq(csv_path)))
     g:close()
   end
   local ok = false
@@ -62,9 +79,8 @@ plot for [i=2:%d] %s using 1:i with lines lw 1.5 title columnheader(i)
   if ef then ef:close() end
   os.remove(script)
   os.remove(script .. ".err")
-  if not ok then
-    errors.raise(nil, "diagc run: --plot: gnuplot failed: %s", (err:gsub("%s+$", ""):match("[^\n]*$")) or "?")
-  end
+  if not ok then return (err:gsub("%s+$", ""):match("[^\n]*$")) or "?" end
+  return nil
 end
 
 -- A progress bar on stderr, drawn at most 10 times a second once the run
@@ -95,89 +111,171 @@ local function progress_bar(host, t_start, t_end)
   return on_step, finish
 end
 
-function M.main(args)
-  local o, pos = cli.parse(args, { flags = FLAGS, multi = { ["-p"] = true } }, "diagc run")
-  if #pos ~= 1 then errors.raise(nil, "diagc run: expected one spec file, as in: diagc run spec.lua --until 1") end
-  local t_end = o["--until"] and cli.number("diagc run", "--until", o["--until"]) or 1.0
-  if t_end < 0 or t_end ~= t_end then errors.raise(nil, "diagc run: --until must be >= 0") end
-  local m = model.jit(pos[1])
-  local C = ffi.C
-
-  local opts = {}
-  if o["--integrator"] then
-    if C.diagc_integrator_known(o["--integrator"]) == 0 then
-      errors.raise(nil, "diagc run: unknown integrator '%s'", o["--integrator"])
-    end
-    opts.integrator = o["--integrator"]
+-- Options -> t_end, simulator options.
+local function parse_options(o)
+  local function num(name)
+    return o[name] and cli.number(CMD, name, o[name], RANGES[name]) or nil
   end
-  if o["--accuracy"] then opts.accuracy = cli.number("diagc run", "--accuracy", o["--accuracy"]) end
-  if o["--max-step"] then opts.max_step = cli.number("diagc run", "--max-step", o["--max-step"]) end
-  if o["--step"] then
-    local h = cli.number("diagc run", "--step", o["--step"])
-    if h <= 0 then errors.raise(nil, "diagc run: --step must be positive") end
+  local t_end = num("--until") or 1.0
+  local opts = {}
+  local integ = o["--integrator"]
+  if integ then
+    local ok = false
+    for _, n in ipairs(INTEGRATORS) do if n == integ then ok = true end end
+    if not ok then
+      errors.raise(nil, "%s: unknown integrator '%s'%s", CMD, cli.show(integ), cli.hint(integ, INTEGRATORS, "integrators"))
+    end
+    opts.integrator = integ
+  end
+  opts.accuracy = num("--accuracy")
+  opts.max_step = num("--max-step")
+  local h = num("--step")
+  if h then
+    if opts.max_step then
+      errors.raise(nil, "%s: give --step (fixed steps) or --max-step (error control), not both", CMD)
+    end
     opts.fixed_step, opts.max_step, opts.error_control = h, h, 0
   end
-  local sim = m:simulator(opts)
-  for _, kv in ipairs(o["-p"] or {}) do
-    local name, val = kv:match("^([^=]+)=(.*)$")
-    if not name then errors.raise(nil, "diagc run: -p expects system.param=value, got '%s'", kv) end
-    local src = m.sources[name]
-    if not src or src.kind ~= require("diagc.testing.ffi").const.DIAGC_SRC_PN then
-      errors.raise(nil, "diagc run: -p %s: no numeric parameter named '%s'", kv, name)
-    end
-    local vals = {}
-    for x in val:gmatch("[^,]+") do
-      local v = tonumber(x)
-      if not v then errors.raise(nil, "diagc run: -p %s: '%s' is not a number", kv, x) end
-      vals[#vals + 1] = v
-    end
-    if #vals ~= src.size then
-      errors.raise(nil, "diagc run: -p %s: parameter has %d values, got %d", kv, src.size, #vals)
-    end
-    sim.context:set(name, vals)
-  end
+  return t_end, opts
+end
 
+-- Refuses a run that could not finish (cli/bounds.lua).
+local function check_bounds(m, t0, t_end, opts)
+  local step
+  if m.desc.nxc > 0 then step = opts.max_step or 0.1 end
+  local why = bounds.check(t0, t_end, { step = step, events = bounds.from_desc(m.desc), end_name = "--until",
+    step_name = opts.fixed_step and "--step" or "--max-step" })
+  if why then errors.raise(nil, "%s: %s", CMD, why) end
+end
+
+-- Where the CSV goes: {file = FILE*, tmp = path or nil, target = path or nil}.
+local function open_csv(C, path, inputs)
+  if not path then
+    io.stdout:flush()
+    local f = C.fdopen(1, "w")
+    if f == nil then
+      errors.raise(nil, "%s: cannot write to standard output: %s", CMD, ffi.string(C.strerror(ffi.errno())))
+    end
+    return { file = f, stdout = true }
+  end
+  local st = output.check_target(CMD, path, inputs)
+  if st and st.kind ~= "file" then
+    local f = C.fopen(path, "w")
+    if f == nil then errors.raise(nil, "%s: cannot write '%s': %s", CMD, cli.show(path), ffi.string(C.strerror(ffi.errno()))) end
+    return { file = f, target = path }
+  end
+  local real = st and output.real(path) or path
+  local tmp, fh = output.temp_beside(real)
+  if not tmp then errors.raise(nil, "%s: cannot write '%s': %s", CMD, cli.show(path), fh) end
+  fh:close()
+  local f = C.fopen(tmp, "w")
+  if f == nil then
+    os.remove(tmp)
+    errors.raise(nil, "%s: cannot write '%s': %s", CMD, cli.show(path), ffi.string(C.strerror(ffi.errno())))
+  end
+  return { file = f, tmp = tmp, target = path, real = real }
+end
+
+-- Flushes and closes the CSV; an error names the file and the reason.
+local function close_csv(C, out, w)
+  local bad = C.fflush(out.file) ~= 0 or C.ferror(out.file) ~= 0 or w.error ~= 0
+  local code = ffi.errno()
+  if not out.stdout and C.fclose(out.file) ~= 0 and not bad then bad, code = true, ffi.errno() end
+  out.file = nil
+  if bad then
+    if out.tmp then os.remove(out.tmp) end
+    local why = code ~= 0 and ffi.string(C.strerror(code)) or "write error"
+    if out.stdout then errors.raise(nil, "%s: cannot write to standard output: %s", CMD, why) end
+    errors.raise(nil, "%s: cannot write '%s': %s", CMD, cli.show(out.target), why)
+  end
+end
+
+-- Drops a half-written CSV (the target keeps its old content).
+local function abandon_csv(C, out)
+  if out.file ~= nil and not out.stdout then C.fclose(out.file) end
+  if out.file ~= nil and out.stdout then C.fflush(out.file) end
+  out.file = nil
+  if out.tmp then os.remove(out.tmp) end
+end
+
+-- Plots the finished CSV to a temporary PNG, then moves it over `target`.
+local function make_plot(csv_path, target, title, ncol)
+  local base = os.tmpname()
+  local png = base .. ".png"
+  -- gnuplot reads a copy of the CSV under a plain name when the CSV's own
+  -- path (beside a user's file) has characters a gnuplot string cannot hold
+  local copy
+  if csv_path:find("[^%w%._/%-]") then
+    copy = base .. ".csv"
+    local fi, fo = io.open(csv_path, "rb"), io.open(copy, "wb")
+    if fi and fo then fo:write(fi:read("*a")) end
+    if fi then fi:close() end
+    if fo then fo:close() end
+  end
+  local why = plot(copy or csv_path, png, (title:gsub("[%c\127]", "?")), ncol)
+  if copy then os.remove(copy) end
+  os.remove(base)
+  if why then
+    os.remove(png)
+    errors.raise(nil, "%s: --plot: gnuplot failed: %s", CMD, cli.show(why))
+  end
+  local f = io.open(png, "rb")
+  local data = f and f:read("*a")
+  if f then f:close() end
+  os.remove(png)
+  if not data or data == "" then errors.raise(nil, "%s: --plot: gnuplot wrote no image", CMD) end
+  output.write_file(CMD, target, data)
+end
+
+function M.main(args)
+  local o, pos = cli.parse(args, { flags = FLAGS, multi = MULTI }, CMD)
+  if #pos ~= 1 then errors.raise(nil, "%s: expected one spec file, as in: diagc run spec.lua --until 1", CMD) end
+  local t_end, opts = parse_options(o)
+  if o["--plot"] and not have_gnuplot() then
+    errors.raise(nil, "%s: --plot needs gnuplot, which is not installed (scripts/install-deps.sh gnuplot-nox)", CMD)
+  end
+  if o["--plot"] and o["--csv"] and o["--plot"] == o["--csv"] then
+    errors.raise(nil, "%s: --csv and --plot name the same file '%s'; give two files", CMD, cli.show(o["--csv"]))
+  end
+  local m = model.jit(pos[1])
+  local C = ffi.C
+  dffi.stdio()
+  local inputs = require("diagc.cli.generate").inputs(m.gen)
+  if o["--plot"] then output.check_target(CMD, o["--plot"], inputs) end
+  check_bounds(m, 0, t_end, opts)
+
+  local sim = m:simulator(opts)
+  for _, pair in ipairs({ { "-p", "param" }, { "--state", "state" }, { "--input", "input" } }) do
+    for _, kv in ipairs(o[pair[1]] or {}) do assign.apply(m, sim.context, pair[2], kv, CMD) end
+  end
   -- the requested accuracy is also the context's accuracy (calcs may read it)
   if opts.accuracy then sim.context:set("accuracy", opts.accuracy) end
-  local f
-  local csv_path = o["--csv"]
-  local tmp_csv
-  if o["--plot"] then
-    if not have_gnuplot() then
-      errors.raise(nil, "diagc run: --plot needs gnuplot, which is not installed (scripts/install-deps.sh gnuplot-nox)")
-    end
-    local pf = io.open(o["--plot"], "wb")
-    if not pf then errors.raise(nil, "diagc run: --plot: cannot write '%s'", o["--plot"]) end
-    pf:close()
-    if not csv_path then
-      tmp_csv = os.tmpname()
-      csv_path = tmp_csv
-    end
+  if m.desc.n_loggers == 0 then
+    io.stderr:write("diagc run: warning: the diagram logs nothing; add log { \"sys.port\" } to it\n")
   end
-  if csv_path then
-    f = C.fopen(csv_path, "w")
-    if f == nil then errors.raise(nil, "diagc run: cannot write '%s'", csv_path) end
-  else
-    io.stdout:flush()
-    f = C.fdopen(1, "w")
-  end
+
+  -- with --plot, the CSV goes to a temporary file when not asked for
+  local plot_csv
+  if o["--plot"] and not o["--csv"] then plot_csv = os.tmpname() end
+  local out = open_csv(C, o["--csv"] or plot_csv, inputs)
   local w = ffi.new("diagc_csv_writer")
-  C.diagc_csv_writer_init(w, m.desc, f)
+  C.diagc_csv_writer_init(w, m.desc, out.file)
   C.diagc_csv_write_header(w)
   C.diagc_sim_set_log_callback(sim.sim, ffi.cast("diagc_log_fn", C.diagc_csv_log_callback), w)
 
   local host = require("diagc_host")
-  local function fail(rc)
-    C.fflush(f)
-    errors.raise(nil, "diagc run: simulation failed: %s", ffi.string(C.diagc_sim_error(sim.sim)))
-    return rc
+  local function fail()
+    local msg = ffi.string(C.diagc_sim_error(sim.sim))
+    abandon_csv(C, out)
+    if plot_csv then os.remove(plot_csv) end
+    errors.raise(nil, "%s: simulation failed: %s", CMD, msg)
   end
   -- one AdvanceTo: splitting the run (e.g. for a progress bar) would add
   -- step boundaries and change the results; the progress bar is drawn from
   -- the simulator's per-step hook instead
   local t0 = host.now()
   local rc = C.diagc_sim_initialize(sim.sim)
-  if rc < 0 then fail(rc) end
+  if rc < 0 then fail() end
   local want_progress = (o["--progress"] or host.isatty(2)) and not o["--no-progress"]
   local cb, finish
   if want_progress then
@@ -192,19 +290,34 @@ function M.main(args)
     cb:free()
     finish()
   end
-  if rc < 0 then fail(rc) end
+  if rc < 0 then fail() end
   if rc == 1 then
     io.stderr:write(string.format("diagc run: an event handler reached termination at t = %.17g\n",
       C.diagc_sim_time(sim.sim)))
   end
-  C.fflush(f)
-  if csv_path then C.fclose(f) end
-  if w.error ~= 0 then errors.raise(nil, "diagc run: writing the CSV failed") end
-  if o["--plot"] then
-    local ok, err = pcall(plot, csv_path, o["--plot"], pos[1])
-    if tmp_csv then os.remove(tmp_csv) end
-    if not ok then error(err, 0) end
+  local ok, e = pcall(close_csv, C, out, w)
+  if not ok then
+    if plot_csv then os.remove(plot_csv) end
+    error(e, 0)
   end
+  if o["--plot"] then
+    local ncol = 1
+    for i = 0, m.desc.n_loggers - 1 do ncol = ncol + m.desc.loggers[i].size end
+    if tonumber(w.rows) == 0 or ncol < 2 then
+      if m.desc.n_loggers > 0 then
+        io.stderr:write("diagc run: warning: nothing was logged, so no plot was drawn\n")
+      end
+    else
+      ok, e = pcall(make_plot, out.tmp or plot_csv, o["--plot"], require("diagc.util").basename(pos[1]), ncol)
+      if not ok then
+        if plot_csv then os.remove(plot_csv) end
+        if out.tmp then os.remove(out.tmp) end
+        error(e, 0)
+      end
+    end
+  end
+  if plot_csv then os.remove(plot_csv) end
+  if out.tmp then output.commit(CMD, out.tmp, out.real, out.target) end
   if o["--stats"] then
     local st = sim:stats()
     io.stderr:write(string.format(

@@ -35,6 +35,28 @@ local function to_cdef(text)
   return table.concat(out, "\n")
 end
 
+-- The C library functions the CLI uses for checked file output (declared
+-- once, whichever module asks first).
+local stdio_done = false
+function M.stdio()
+  if stdio_done then return M end
+  stdio_done = true
+  ffi.cdef [[
+typedef struct _IO_FILE FILE;
+FILE *fopen(const char *, const char *);
+FILE *fdopen(int, const char *);
+int fclose(FILE *);
+int fflush(FILE *);
+int ferror(FILE *);
+size_t fwrite(const void *, size_t, size_t, FILE *);
+char *strerror(int);
+int getpid(void);
+char *realpath(const char *, char *);
+void free(void *);
+]]
+  return M
+end
+
 local done = false
 -- include_dir: the runtime's headers (diagc_host.include_dir())
 function M.load(include_dir)
@@ -46,8 +68,7 @@ function M.load(include_dir)
   local region = model:match("/%* FFI%-BEGIN.-%*/(.-)/%* FFI%-END %*/")
   ffi.cdef(to_cdef(region))
   ffi.cdef(to_cdef(read(inc .. "simulator.h")))
-  ffi.cdef("typedef struct _IO_FILE FILE; FILE *fopen(const char *, const char *);"
-    .. " FILE *fdopen(int, const char *); int fclose(FILE *); int fflush(FILE *);")
+  M.stdio()
   ffi.cdef(to_cdef(read(inc .. "csv.h")))
   return M
 end

@@ -139,6 +139,18 @@ function Context:set(name, value)
   error("no settable source named '" .. tostring(name) .. "'", 2)
 end
 
+-- Checked setters (as diagc run's -p, --state and --input): the name must
+-- be a numeric parameter / a state group or element / an input, the
+-- values finite and as many as it has.
+function Context:set_param(name, value) self:_set_checked("param", name, value) end
+function Context:set_state(name, value) self:_set_checked("state", name, value) end
+function Context:set_input(name, value) self:_set_checked("input", name, value) end
+function Context:_set_checked(kind, name, value)
+  if type(value) == "number" then value = { value } end
+  if type(value) ~= "table" then error("set_" .. kind .. " expects a number or a list of numbers", 3) end
+  require("diagc.cli.assign").set(self.model, self, kind, name, value, nil)
+end
+
 -- set an abstract source from a cdata value of its C type
 function Context:set_abstract(name, cdata_ptr)
   local s = self.model.sources[name]
@@ -254,7 +266,8 @@ function Model:simulator(opts)
   local s = ffi.C.diagc_sim_create_ex(self.desc, o, err, 256)
   if s == nil then error("simulator: " .. ffi.string(err), 2) end
   s = ffi.gc(s, ffi.C.diagc_sim_destroy)
-  local sim = setmetatable({ model = self, sim = s, keep = keep, logs = {} }, Sim)
+  local sim = setmetatable({ model = self, sim = s, keep = keep, logs = {},
+    max_step = o.error_control == 0 and o.fixed_step > 0 and o.fixed_step or o.max_step }, Sim)
   -- collect logger samples
   local d = self.desc
   local names = {}
@@ -289,8 +302,23 @@ local function check(sim, rc)
   return rc
 end
 function Sim:initialize() return check(self, ffi.C.diagc_sim_initialize(self.sim)) end
-function Sim:advance_to(t) return check(self, ffi.C.diagc_sim_advance_to(self.sim, t)) end
+-- nil, or why advancing to t could not finish (cli/bounds.lua)
+function Sim:_bounds(t)
+  if type(t) ~= "number" then return "advance_to expects a number, got " .. type(t) end
+  local bounds = require("diagc.cli.bounds")
+  local step = self.model.desc.nxc > 0 and self.max_step or nil
+  self.periodic = self.periodic or bounds.from_desc(self.model.desc)
+  return bounds.check(self:time(), t, { step = step, events = self.periodic,
+    end_name = "advance_to target", step_name = "max_step (or fixed_step)" })
+end
+function Sim:advance_to(t)
+  local why = self:_bounds(t)
+  if why then error("simulator: " .. why, 2) end
+  return check(self, ffi.C.diagc_sim_advance_to(self.sim, t))
+end
 function Sim:try_advance_to(t)
+  local why = self:_bounds(t)
+  if why then return -1, why end
   local rc = ffi.C.diagc_sim_advance_to(self.sim, t)
   return rc, rc < 0 and ffi.string(ffi.C.diagc_sim_error(self.sim)) or nil
 end

@@ -1,0 +1,126 @@
+-- cli/assign.lua: setting a model's values by name before a run:
+--   param  -p sys.param=v,...      numeric parameters (DIAGC_SRC_PN)
+--   state  --state sys.name=v,...  a leaf's q, v or z (sys.q), a discrete
+--                                  group (sys.x), or one element (sys.theta)
+--   input  --input name=v,...      exported inputs of the root diagram and
+--                                  fixed inputs (sys.port)
+-- Names are checked against the model's descriptor, with "did you mean";
+-- sizes and finiteness are checked before anything is set.
+local ffi = require("ffi")
+local errors = require("diagc.errors")
+local cli = require("diagc.cli.main")
+local dffi = require("diagc.testing.ffi")
+
+local M = {}
+
+local KIND_OF = {} -- DIAGC_SRC_* -> "param" | "state" | "input" | "abstract"
+local WORDS = { param = "numeric parameter", state = "state", input = "input" }
+local A = { param = "a numeric parameter", state = "a state", input = "an input" }
+local OPTION = { param = "-p", state = "--state", input = "--input" }
+-- in diagc test's model API (no command): ctx:set_param and friends
+local METHOD = { param = "set_param", state = "set_state", input = "set_input" }
+local function label(kind, cmd) return cmd and OPTION[kind] or METHOD[kind] end
+
+local function kinds()
+  if next(KIND_OF) then return KIND_OF end
+  local C = dffi.const
+  KIND_OF[C.DIAGC_SRC_PN] = "param"
+  KIND_OF[C.DIAGC_SRC_Q], KIND_OF[C.DIAGC_SRC_V], KIND_OF[C.DIAGC_SRC_Z] = "state", "state", "state"
+  KIND_OF[C.DIAGC_SRC_XD] = "state"
+  KIND_OF[C.DIAGC_SRC_INPUT], KIND_OF[C.DIAGC_SRC_FIXED_INPUT] = "input", "input"
+  KIND_OF[C.DIAGC_SRC_XA], KIND_OF[C.DIAGC_SRC_PA] = "abstract", "abstract"
+  return KIND_OF
+end
+
+-- every settable name of `kind`: {name = size}
+function M.names(m, kind)
+  local K, out = kinds(), {}
+  for name, s in pairs(m.sources) do
+    if K[s.kind] == kind then out[name] = s.size end
+  end
+  if kind == "state" then
+    for name in pairs(m.elements) do out[name] = out[name] or 1 end
+  end
+  return out
+end
+
+local function keys(t)
+  local ks = {}
+  for k in pairs(t) do ks[#ks + 1] = k end
+  table.sort(ks)
+  return ks
+end
+
+local function leaves(m)
+  local t = {}
+  for i = 0, m.desc.n_leaves - 1 do t[#t + 1] = ffi.string(m.desc.leaf_names[i]) end
+  return t
+end
+
+-- Why `name` is not a settable `kind`, with the closest names.
+local function unknown(m, kind, name, cmd)
+  local K = kinds()
+  local s = m.sources[name]
+  local opt = label(kind, cmd)
+  if s then
+    local other = K[s.kind]
+    if other == "abstract" then
+      errors.raise(nil, "%s%s %s: '%s' is abstract (a C value) and cannot be set from the command line",
+        cli.prefix(cmd), opt, cli.show(name), cli.show(name))
+    elseif other and other ~= kind then
+      errors.raise(nil, "%s%s %s: '%s' is %s, not %s; use %s", cli.prefix(cmd), opt, cli.show(name),
+        cli.show(name), A[other], A[kind], label(other, cmd))
+    end
+    errors.raise(nil, "%s%s %s: '%s' cannot be set", cli.prefix(cmd), opt, cli.show(name), cli.show(name))
+  end
+  if m.elements[name] and kind ~= "state" then
+    errors.raise(nil, "%s%s %s: '%s' is a state element, not %s; use %s", cli.prefix(cmd), opt,
+      cli.show(name), cli.show(name), A[kind], label("state", cmd))
+  end
+  local all = keys(M.names(m, kind))
+  local sys, leaf_name = name:match("^(.*)%.([^.]*)$")
+  if sys and kind ~= "input" then
+    local lv = leaves(m)
+    local is_leaf = false
+    for _, l in ipairs(lv) do if l == sys then is_leaf = true end end
+    if not is_leaf then
+      errors.raise(nil, "%s%s %s: no system named '%s'%s", cli.prefix(cmd), opt, cli.show(name),
+        cli.show(sys), cli.hint(sys, lv, "systems"))
+    end
+    local mine = {}
+    for _, n in ipairs(all) do
+      local s2, l2 = n:match("^(.*)%.([^.]*)$")
+      if s2 == sys then mine[#mine + 1] = l2 end
+    end
+    errors.raise(nil, "%s%s %s: system '%s' has no %s named '%s'%s", cli.prefix(cmd), opt, cli.show(name),
+      cli.show(sys), WORDS[kind], cli.show(leaf_name), cli.hint(leaf_name, mine, WORDS[kind] .. "s"))
+  end
+  errors.raise(nil, "%s%s %s: no %s named '%s'%s", cli.prefix(cmd), opt, cli.show(name), WORDS[kind],
+    cli.show(name), cli.hint(name, all, WORDS[kind] .. "s"))
+end
+
+-- Checks and sets `kind` value `name` to vals (a list of finite numbers)
+-- in context ctx (testing/model.lua Context).
+function M.set(m, ctx, kind, name, vals, cmd)
+  local size = M.names(m, kind)[name]
+  if not size then unknown(m, kind, name, cmd) end
+  if #vals ~= size then
+    errors.raise(nil, "%s%s %s: it has %d value%s, got %d", cli.prefix(cmd), label(kind, cmd), cli.show(name),
+      size, size == 1 and "" or "s", #vals)
+  end
+  for i, v in ipairs(vals) do
+    if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
+      errors.raise(nil, "%s%s %s: value %d is %s; give finite numbers", cli.prefix(cmd), label(kind, cmd),
+        cli.show(name), i, tostring(v))
+    end
+  end
+  ctx:set(name, size == 1 and vals[1] or vals)
+end
+
+-- Parses and applies "name=v1,v2" (as given to -p, --state, --input).
+function M.apply(m, ctx, kind, kv, cmd)
+  local name, vals = cli.assignment(cmd, OPTION[kind], kv)
+  M.set(m, ctx, kind, name, vals, cmd)
+end
+
+return M
