@@ -24,27 +24,28 @@ static void set_msg(char *err, size_t errlen, const char *fmt, ...) {
 }
 
 int diagc_timed_calc(const diagc_model *m, void *ctx, int i, double t,
-                     double *t_next, char *err, size_t errlen) {
+                     double t_report, double *t_next, char *err,
+                     size_t errlen) {
   const diagc_timed_desc *d = &m->timed[i];
   const char *nm = d->name ? d->name : "?";
   double tn = INFINITY;
   int rc = d->calc(ctx, &tn);
   *t_next = INFINITY;
   if (rc != 0) {
-    set_msg(err, errlen, "next_update_time '%s' failed (status %d) at t = %.17g",
-            nm, rc, t);
+    set_msg(err, errlen, "next_update_time '%s' failed (status %d) at t = %s",
+            nm, rc, diagc_fmt_num(t_report).s);
     return DIAGC_SIM_E_EVAL;
   }
   if (isnan(tn)) {
-    set_msg(err, errlen, "next_update_time '%s' returned NaN at t = %.17g", nm,
-            t);
+    set_msg(err, errlen, "next_update_time '%s' returned NaN at t = %s", nm,
+            diagc_fmt_num(t_report).s);
     return DIAGC_SIM_E_NONFINITE;
   }
   if (!(tn > t)) {
     set_msg(err, errlen,
-            "next_update_time '%s' returned t_next = %.17g, not after "
-            "t = %.17g (return a later time, or INFINITY for no event)",
-            nm, tn, t);
+            "next_update_time '%s' returned t_next = %s, not after "
+            "t = %s (return a later time, or INFINITY for no event)",
+            nm, diagc_fmt_num(tn).s, diagc_fmt_num(t_report).s);
     return DIAGC_SIM_E_EVAL;
   }
   *t_next = tn;
@@ -100,7 +101,7 @@ int diagc_calc_next_update_time(const diagc_model *m, void *ctx,
     if (tn < tmin) tmin = tn;
   }
   for (i = 0; i < m->n_timed; i++) {
-    if ((rc = diagc_timed_calc(m, ctx, i, t, &tn, err, errlen)) != 0)
+    if ((rc = diagc_timed_calc(m, ctx, i, t, t, &tn, err, errlen)) != 0)
       return rc;
     if (tn < tmin) tmin = tn;
   }
@@ -114,7 +115,7 @@ int diagc_calc_next_update_time(const diagc_model *m, void *ctx,
     }
   }
   for (i = 0; i < m->n_timed; i++) {
-    if ((rc = diagc_timed_calc(m, ctx, i, t, &tn, err, errlen)) != 0)
+    if ((rc = diagc_timed_calc(m, ctx, i, t, t, &tn, err, errlen)) != 0)
       return rc;
     if (tn == tmin) { /* each item has its own event */
       if (due) due[m->timed[i].event] = 1;

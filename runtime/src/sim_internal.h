@@ -3,6 +3,8 @@
 #define DIAGC_SIM_INTERNAL_H
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diagc/simulator.h"
@@ -156,11 +158,32 @@ static inline double diagc_next_sample_time(double period, double offset,
   return next;
 }
 
+/* The shortest %g form that reads back as t (0.04, not
+ * 0.040000000000000001), and "nan" for any NaN (glibc prints "-nan"). */
+typedef struct diagc_numbuf {
+  char s[40];
+} diagc_numbuf;
+static inline diagc_numbuf diagc_fmt_num(double x) {
+  diagc_numbuf b;
+  int p;
+  if (isnan(x)) {
+    strcpy(b.s, "nan");
+    return b;
+  }
+  for (p = 15; p <= 17; p++) {
+    snprintf(b.s, sizeof b.s, "%.*g", p, x);
+    if (strtod(b.s, NULL) == x) break;
+  }
+  return b;
+}
+
 /* Calls the next_update_time calc `i` of model m at ctx (context time t):
  * 0 with *t_next > t (or INFINITY), or DIAGC_SIM_E_EVAL / _NONFINITE with
- * a message in err.  next_update.c. */
+ * a message in err that names the time t_report (the simulator's time
+ * when it queries from just before it at initialization).  next_update.c. */
 int diagc_timed_calc(const diagc_model *m, void *ctx, int i, double t,
-                     double *t_next, char *err, size_t errlen);
+                     double t_report, double *t_next, char *err,
+                     size_t errlen);
 
 /* simulator.c */
 void diagc_sim_set_err(diagc_sim *s, const char *fmt, ...)

@@ -556,14 +556,14 @@ static int normalize_status(int st) {
  * periodic groups and next_update_time calcs, evaluated at the context,
  * whose time is t), marks the due groups and items and returns the kinds
  * due. */
-static int calc_next_update_time(diagc_sim *s, double t, double *t_next,
-                                 unsigned *kinds) {
+static int calc_next_update_time(diagc_sim *s, double t, double t_report,
+                                 double *t_next, unsigned *kinds) {
   int g, i;
   double tmin = INFINITY;
   *kinds = 0;
   for (i = 0; i < s->n_timed; i++) {
-    int rc = diagc_timed_calc(s->m, s->ctx, i, t, &s->td_next[i], s->err,
-                              sizeof s->err);
+    int rc = diagc_timed_calc(s->m, s->ctx, i, t, t_report, &s->td_next[i],
+                              s->err, sizeof s->err);
     if (rc != 0) return rc;
     if (s->td_next[i] < tmin) tmin = s->td_next[i];
   }
@@ -654,8 +654,8 @@ static int check_state(diagc_sim *s, const char *when) {
   if (i < 0) return 0;
   v = is_xd ? ctx_xd(s)[i] : ctx_xc(s)[i];
   state_slot_name(s, is_xd, i, nm, sizeof nm);
-  diagc_sim_set_err(s, "non-finite value in %s = %g at t = %.17g (%s)", nm, v,
-                    diagc_sim_ctx_time(s), when);
+  diagc_sim_set_err(s, "non-finite value in %s = %s at t = %s (%s)", nm,
+                    diagc_fmt_num(v).s, diagc_fmt_num(diagc_sim_ctx_time(s)).s, when);
   s->broken = 1;
   return DIAGC_SIM_E_NONFINITE;
 }
@@ -722,15 +722,16 @@ static int check_updated_state(diagc_sim *s, int kind) {
   state_slot_name(s, is_xd, i, nm, sizeof nm);
   e = blame_update(s, kind, slot);
   if (e >= 0) {
-    diagc_sim_set_err(s, "non-finite value in %s = %g at t = %.17g (after %s %s "
+    diagc_sim_set_err(s, "non-finite value in %s = %s at t = %s (after %s %s "
                       "'%s')",
-                      nm, v, diagc_sim_ctx_time(s),
+                      nm, diagc_fmt_num(v).s, diagc_fmt_num(diagc_sim_ctx_time(s)).s,
                       trigger_word(s->ev[e].trigger), kind_name(kind),
                       event_name(s, e));
   } else {
-    diagc_sim_set_err(s, "non-finite value in %s = %g at t = %.17g (before "
+    diagc_sim_set_err(s, "non-finite value in %s = %s at t = %s (before "
                       "the %ss at this time)",
-                      nm, v, diagc_sim_ctx_time(s), kind_name(kind));
+                      nm, diagc_fmt_num(v).s, diagc_fmt_num(diagc_sim_ctx_time(s)).s,
+                      kind_name(kind));
   }
   s->broken = 1;
   return DIAGC_SIM_E_NONFINITE;
@@ -816,9 +817,10 @@ static int handle_publishes(diagc_sim *s, int phase, acc_t *outer) {
           if (l->size > 1) snprintf(idx, sizeof idx, "[%d]", k);
           on = on ? on : "?";
           diagc_sim_set_err(s,
-                            "non-finite value in logged output '%s'%s = %g "
-                            "at t = %.17g%s%s%s",
-                            on, idx, v[k], diagc_sim_ctx_time(s),
+                            "non-finite value in logged output '%s'%s = %s "
+                            "at t = %s%s%s%s",
+                            on, idx, diagc_fmt_num(v[k]).s,
+                            diagc_fmt_num(diagc_sim_ctx_time(s)).s,
                             strcmp(on, ln) ? " (logger '" : "",
                             strcmp(on, ln) ? ln : "",
                             strcmp(on, ln) ? "')" : "");
@@ -1030,7 +1032,7 @@ int diagc_sim_initialize(diagc_sim *s) {
     unsigned kinds;
     double te = INFINITY;
     s->m->set_time(s->ctx, tp);
-    rc = calc_next_update_time(s, tp, &te, &kinds);
+    rc = calc_next_update_time(s, tp, t0, &te, &kinds);
     s->m->set_time(s->ctx, t0);
     if (rc != 0) {
       s->broken = 1;
@@ -1109,7 +1111,8 @@ int diagc_sim_advance_to(diagc_sim *s, double t_max) {
       te = INFINITY;
       kinds = 0;
       if (s->n_groups > 0 || s->n_timed > 0) {
-        rc = calc_next_update_time(s, diagc_sim_ctx_time(s), &te, &kinds);
+        rc = calc_next_update_time(s, diagc_sim_ctx_time(s),
+                                   diagc_sim_ctx_time(s), &te, &kinds);
         if (rc != 0) {
           s->broken = 1;
           return rc;

@@ -12,6 +12,7 @@ local FLAGS = {
   ["--until"] = true, ["--csv"] = true, ["--integrator"] = true, ["--step"] = true,
   ["--accuracy"] = true, ["-p"] = true, ["--stats"] = false, ["--max-step"] = true,
   ["--plot"] = true, ["--progress"] = false, ["--no-progress"] = false,
+  ["--no-finite-check"] = false,
 }
 
 -- shell-quote a path for os.execute
@@ -117,6 +118,8 @@ function M.main(args)
     if h <= 0 then errors.raise(nil, "diagc run: --step must be positive") end
     opts.fixed_step, opts.max_step, opts.error_control = h, h, 0
   end
+  -- NaN/inf checks of states and logged values (docs/simulator.md)
+  if o["--no-finite-check"] then opts.check_finite = 0 end
   local sim = m:simulator(opts)
   for _, kv in ipairs(o["-p"] or {}) do
     local name, val = kv:match("^([^=]+)=(.*)$")
