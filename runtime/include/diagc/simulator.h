@@ -8,14 +8,20 @@
  *    per-step and t0-timed events.  Updates of per-step and t0-timed events
  *    run at the start of the first step.
  *  - diagc_sim_advance_to(t_max): steps until t >= t_max.  Each step runs the
- *    pending unrestricted then discrete updates, computes the next periodic
- *    event time t_e, integrates toward min(t_e, t_max) (ties: update, then
+ *    pending unrestricted then discrete updates, computes the next timed
+ *    event time t_e (periodic events and loggers, next_update_time calcs:
+ *    Drake's CalcNextUpdateTime), integrates toward min(t_e, t_max), landing
+ *    on it exactly (ties: update, then
  *    publish, then boundary), then runs the per-step and reached timed
  *    publishes on x-(t).  At t_max publishes fire and due updates stay
  *    pending for the next call; advance_to(now) takes one step.
  *  - Loggers (diagc_model.loggers) behave like Drake's VectorLogSink and are
  *    delivered through a callback, one call per publish instant in which at
  *    least one logger fired.
+ *  - With options.check_finite (default), the first NaN or infinity in the
+ *    initial state, a state an update wrote, the continuous state after a
+ *    step or a logged value stops the run (DIAGC_SIM_E_NONFINITE) with a
+ *    message naming the element, the time and the event that wrote it.
  *
  * All memory is allocated by diagc_sim_create(); initialize and advance_to
  * never allocate.  A simulator is not thread-safe, but separate simulators
