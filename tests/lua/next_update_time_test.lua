@@ -177,3 +177,19 @@ test("next_update_time.spec_errors", function()
     diagc.jit(leaf { "a", prerequisites = { "nothing" }, calc = [[ t_next = k[0]; ]], publish = [[ ]] })
   end, "reads 'k'")
 end)
+
+test("next_update_time.publish_terminates_at_computed_time", function()
+  local L = dsl.leaf "Stop" {
+    dsl.continuous_state { z = { "x" } },
+    dsl.parameter { "t_stop", default = { 2.7 } },
+    dsl.derivatives { prerequisites = { "nothing" }, calc = [[ zdot[0] = 1.0; ]] },
+    dsl.next_update_time { "stop", prerequisites = { "time", "t_stop" },
+      calc = [[ if (t < t_stop[0]) t_next = t_stop[0]; ]],
+      publish = [[ return DIAGC_REACHED_TERMINATION; ]] },
+  }
+  local sim = diagc.jit(dsl.diagram "s" { dsl.system { "s", L } }):simulator({ max_step = 0.25 })
+  sim.context:set("s.t_stop", 2.7)
+  eq(sim:advance_to(10), 1, "terminated")
+  eq(sim:time(), 2.7, "at exactly t_stop")
+  near(sim.context:get("s.x"), 2.7, { atol = 1e-12 })
+end)
