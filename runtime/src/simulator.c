@@ -645,6 +645,7 @@ static int check_state(diagc_sim *s, const char *when) {
   int i;
   int is_xd = 0;
   double v;
+  diagc_numbuf vb, tb;
   if (!s->opt.check_finite) return 0;
   i = first_nonfinite(ctx_xc(s), s->nxc);
   if (i < 0) {
@@ -654,8 +655,10 @@ static int check_state(diagc_sim *s, const char *when) {
   if (i < 0) return 0;
   v = is_xd ? ctx_xd(s)[i] : ctx_xc(s)[i];
   state_slot_name(s, is_xd, i, nm, sizeof nm);
-  diagc_sim_set_err(s, "non-finite value in %s = %s at t = %s (%s)", nm,
-                    diagc_fmt_num(v).s, diagc_fmt_num(diagc_sim_ctx_time(s)).s, when);
+  vb = diagc_fmt_num(v);
+  tb = diagc_fmt_num(diagc_sim_ctx_time(s));
+  diagc_sim_set_err(s, "non-finite value in %s = %s at t = %s (%s)", nm, vb.s,
+                    tb.s, when);
   s->broken = 1;
   return DIAGC_SIM_E_NONFINITE;
 }
@@ -709,6 +712,7 @@ static int check_updated_state(diagc_sim *s, int kind) {
   int i, e, is_xd = 0;
   double v;
   unsigned char *slot;
+  diagc_numbuf vb, tb;
   i = kind == DIAGC_UNRESTRICTED_UPDATE ? first_nonfinite(ctx_xc(s), s->nxc)
                                          : -1;
   if (i < 0) {
@@ -721,17 +725,17 @@ static int check_updated_state(diagc_sim *s, int kind) {
   memcpy(&v, slot, sizeof v);
   state_slot_name(s, is_xd, i, nm, sizeof nm);
   e = blame_update(s, kind, slot);
+  vb = diagc_fmt_num(v);
+  tb = diagc_fmt_num(diagc_sim_ctx_time(s));
   if (e >= 0) {
     diagc_sim_set_err(s, "non-finite value in %s = %s at t = %s (after %s %s "
                       "'%s')",
-                      nm, diagc_fmt_num(v).s, diagc_fmt_num(diagc_sim_ctx_time(s)).s,
-                      trigger_word(s->ev[e].trigger), kind_name(kind),
-                      event_name(s, e));
+                      nm, vb.s, tb.s, trigger_word(s->ev[e].trigger),
+                      kind_name(kind), event_name(s, e));
   } else {
     diagc_sim_set_err(s, "non-finite value in %s = %s at t = %s (before "
                       "the %ss at this time)",
-                      nm, diagc_fmt_num(v).s, diagc_fmt_num(diagc_sim_ctx_time(s)).s,
-                      kind_name(kind));
+                      nm, vb.s, tb.s, kind_name(kind));
   }
   s->broken = 1;
   return DIAGC_SIM_E_NONFINITE;
@@ -813,17 +817,18 @@ static int handle_publishes(diagc_sim *s, int phase, acc_t *outer) {
           const int k = first_nonfinite(v, l->size);
           const char *on = m->outputs[l->output].name;
           const char *ln = event_name(s, e);
+          const diagc_numbuf vb = diagc_fmt_num(v[k]);
+          const diagc_numbuf tb = diagc_fmt_num(diagc_sim_ctx_time(s));
           char idx[32] = "";
+          int other;
           if (l->size > 1) snprintf(idx, sizeof idx, "[%d]", k);
           on = on ? on : "?";
+          other = strcmp(on, ln) != 0; /* a log column named otherwise */
           diagc_sim_set_err(s,
                             "non-finite value in logged output '%s'%s = %s "
                             "at t = %s%s%s%s",
-                            on, idx, diagc_fmt_num(v[k]).s,
-                            diagc_fmt_num(diagc_sim_ctx_time(s)).s,
-                            strcmp(on, ln) ? " (logger '" : "",
-                            strcmp(on, ln) ? ln : "",
-                            strcmp(on, ln) ? "')" : "");
+                            on, idx, vb.s, tb.s, other ? " (logger '" : "",
+                            other ? ln : "", other ? "')" : "");
         }
         bad = 1;
       } else {
