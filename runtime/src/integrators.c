@@ -868,7 +868,10 @@ static int calc_adjusted_step(diagc_sim *s, double err, double h,
       return 0;
     }
   }
-  *ok = hn >= h;
+  /* a step stretched beyond the maximum to land on an event is accepted
+   * when its error is within the accuracy (the next one is at most the
+   * maximum) */
+  *ok = hn >= h || (h > s->max_step_in_use && err <= acc);
   *next = hn;
   return 0;
 }
@@ -894,7 +897,11 @@ static int step_error_controlled(diagc_sim *s, double h_max, int *full_step) {
     } else if (h_max < near_enough_larger * h) {
       h = h_max;
     }
-    if (h > s->max_step_in_use) h = s->max_step_in_use;
+    /* the maximum step, except for the stretch that lands exactly on an
+     * event (h == h_max, at most 1 % beyond it, allowed by
+     * diagc_integrate_no_further_than): clamping that stretch left a
+     * sliver of roundoff (~1e-13 s) before the event */
+    if (h > s->max_step_in_use && h != h_max) h = s->max_step_in_use;
 
     if ((rc = do_step(s, h)) != 0) return rc;
     err = err_norm(s);
@@ -963,8 +970,12 @@ int diagc_integrate_no_further_than(diagc_sim *s, double publish_time,
     return 0;
   }
 
+  /* Stretch the step up to 1 % to land on an event time (Drake), and up
+   * to 0.1 % to land on the boundary (where Drake does not stretch at all,
+   * which leaves a sliver step when the boundary is a roundoff beyond a
+   * maximum step away). */
   max_h = s->max_step_in_use;
-  if ((cand == DIAGC_STEP_REACHED_BOUNDARY && t0 + max_h < target) ||
+  if ((cand == DIAGC_STEP_REACHED_BOUNDARY && t0 + max_h * 1.001 < target) ||
       (cand != DIAGC_STEP_REACHED_BOUNDARY && t0 + max_h * 1.01 < target)) {
     cand = DIAGC_STEP_TIME_ADVANCED;
     target = t0 + max_h;

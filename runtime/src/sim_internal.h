@@ -2,6 +2,9 @@
 #ifndef DIAGC_SIM_INTERNAL_H
 #define DIAGC_SIM_INTERNAL_H
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diagc/simulator.h"
@@ -40,6 +43,8 @@ typedef struct diagc_sim_event {
   int trigger;   /* DIAGC_TRIGGER_* */
   int leaf;      /* loggers: n_leaves (after every leaf) */
   int group;     /* periodic timing group, -1 otherwise */
+  int timed;     /* next_update_time item (model->timed index) for
+                    DIAGC_TRIGGER_TIMED events, -1 otherwise */
 } diagc_sim_event;
 
 struct diagc_sim {
@@ -99,6 +104,12 @@ struct diagc_sim {
                                  with per-step loggers), which a simulator
                                  step always selects */
 
+  /* next_update_time items (model->timed): their last computed times and
+   * which are due at the last computed event time */
+  int n_timed;
+  double *td_next;
+  unsigned char *td_fired;
+
   /* loggers */
   diagc_log_fn log_fn;
   void *log_user;
@@ -134,6 +145,45 @@ static inline double diagc_sim_ctx_time(const diagc_sim *s) {
   memcpy(&t, s->ctx + s->m->time_offset, sizeof t);
   return t;
 }
+
+/* Drake's LeafSystem::GetNextSampleTime: exactly offset + k*period,
+ * strictly after t, computed from scratch. */
+static inline double diagc_next_sample_time(double period, double offset,
+                                            double t) {
+  double k, next;
+  if (t < offset) return offset;
+  k = ceil((t - offset) / period);
+  next = offset + k * period;
+  if (next <= t) next = offset + (k + 1) * period;
+  return next;
+}
+
+/* The shortest %g form that reads back as t (0.04, not
+ * 0.040000000000000001), and "nan" for any NaN (glibc prints "-nan"). */
+typedef struct diagc_numbuf {
+  char s[40];
+} diagc_numbuf;
+static inline diagc_numbuf diagc_fmt_num(double x) {
+  diagc_numbuf b;
+  int p;
+  if (isnan(x)) {
+    strcpy(b.s, "nan");
+    return b;
+  }
+  for (p = 15; p <= 17; p++) {
+    snprintf(b.s, sizeof b.s, "%.*g", p, x);
+    if (strtod(b.s, NULL) == x) break;
+  }
+  return b;
+}
+
+/* Calls the next_update_time calc `i` of model m at ctx (context time t):
+ * 0 with *t_next > t (or INFINITY), or DIAGC_SIM_E_EVAL / _NONFINITE with
+ * a message in err that names the time t_report (the simulator's time
+ * when it queries from just before it at initialization).  next_update.c. */
+int diagc_timed_calc(const diagc_model *m, void *ctx, int i, double t,
+                     double t_report, double *t_next, char *err,
+                     size_t errlen);
 
 /* simulator.c */
 void diagc_sim_set_err(diagc_sim *s, const char *fmt, ...)

@@ -92,17 +92,6 @@ static double previous_normalized(double t) {
   return nextafter(t, -INFINITY);
 }
 
-/* Drake's LeafSystem::GetNextSampleTime: exactly offset + k*period, strictly
- * after t, computed from scratch. */
-static double next_sample_time(double period, double offset, double t) {
-  double k, next;
-  if (t < offset) return offset;
-  k = ceil((t - offset) / period);
-  next = offset + k * period;
-  if (next <= t) next = offset + (k + 1) * period;
-  return next;
-}
-
 /* ---- options ----------------------------------------------------------- */
 
 void diagc_sim_options_init(diagc_sim_options *opt) {
@@ -116,6 +105,7 @@ void diagc_sim_options_init(diagc_sim_options *opt) {
   opt->initial_step = 1e-4;
   opt->min_step = 0;
   opt->suppress_initialization_events = 0;
+  opt->check_finite = 1;
 }
 
 int diagc_integrator_known(const char *name) {
@@ -258,7 +248,7 @@ static int validate_model(const diagc_model *m, char *err, size_t errlen) {
     if (e->kind < DIAGC_PUBLISH || e->kind > DIAGC_UNRESTRICTED_UPDATE)
       BAD("model: event %d (%s): bad kind %d", i, nm, e->kind);
     if (e->trigger < DIAGC_TRIGGER_INITIALIZATION ||
-        e->trigger > DIAGC_TRIGGER_WITNESS)
+        e->trigger > DIAGC_TRIGGER_TIMED)
       BAD("model: event %d (%s): bad trigger %d", i, nm, e->trigger);
     if (!e->handler) BAD("model: event %d (%s): no handler", i, nm);
     if (e->kind != DIAGC_PUBLISH && !e->apply)
@@ -300,6 +290,18 @@ static int validate_model(const diagc_model *m, char *err, size_t errlen) {
         m->events[w->event].trigger != DIAGC_TRIGGER_WITNESS)
       BAD("model: witness %d (%s): event %d is not a witness event", i, nm,
           w->event);
+  }
+  if (m->n_timed < 0 || (m->n_timed > 0 && !m->timed))
+    BAD("model: next_update_time items missing");
+  for (i = 0; i < m->n_timed; i++) {
+    const diagc_timed_desc *d = &m->timed[i];
+    const char *nm = d->name ? d->name : "?";
+    if (!d->calc) BAD("model: next_update_time %d (%s): no calc", i, nm);
+    if (d->event < 0 || d->event >= m->n_events)
+      BAD("model: next_update_time %d (%s): bad event %d", i, nm, d->event);
+    if (m->events[d->event].trigger != DIAGC_TRIGGER_TIMED)
+      BAD("model: next_update_time %d (%s): event %d is not a timed event", i,
+          nm, d->event);
   }
 #undef BAD
   return 0;
@@ -369,11 +371,17 @@ diagc_sim *diagc_sim_create_ex(const diagc_model *m,
       (unsigned char *)calloc((size_t)(m->n_loggers > 0 ? m->n_loggers : 1), 1);
   s->log_vals = (const double **)calloc(
       (size_t)(m->n_loggers > 0 ? m->n_loggers : 1), sizeof(double *));
+  s->n_timed = m->n_timed;
+  s->td_next = (double *)calloc((size_t)(s->n_timed > 0 ? s->n_timed : 1),
+                                sizeof(double));
+  s->td_fired =
+      (unsigned char *)calloc((size_t)(s->n_timed > 0 ? s->n_timed : 1), 1);
   keys = (sort_key *)calloc((size_t)(n_ev > 0 ? n_ev : 1), sizeof *keys);
   if (!s->ctx || !s->state_buf || !s->xsave || !s->ev || !s->order[0] ||
       !s->order[1] || !s->order[2] || !s->g_period || !s->g_offset || !s->g_next ||
       !s->g_kinds || !s->g_fired || !s->sel || !s->log_fired ||
-      !s->log_vals || !keys || !s->w0 || !s->wit_ev_fired)
+      !s->log_vals || !keys || !s->w0 || !s->wit_ev_fired || !s->td_next ||
+      !s->td_fired)
     goto oom;
   s->w1 = s->w0 + (s->n_wit > 0 ? s->n_wit : 1);
   s->x0 = s->xsave + nx;
@@ -416,6 +424,7 @@ diagc_sim *diagc_sim_create_ex(const diagc_model *m,
       offset = 0;
     }
     e->group = -1;
+    e->timed = -1;
     if (e->trigger == DIAGC_TRIGGER_PERIODIC) {
       int g;
       for (g = 0; g < s->n_groups; g++)
@@ -446,6 +455,7 @@ diagc_sim *diagc_sim_create_ex(const diagc_model *m,
     s->n_order[k] = n;
   }
   free(keys);
+  for (i = 0; i < m->n_timed; i++) s->ev[m->timed[i].event].timed = i;
 
   m->init(s->ctx);
   diagc_sim_reset_integrator_stats(s);
@@ -479,6 +489,8 @@ void diagc_sim_destroy(diagc_sim *s) {
   free(s->piv);
   free(s->w0);
   free(s->wit_ev_fired);
+  free(s->td_next);
+  free(s->td_fired);
   free(s);
 }
 
@@ -518,6 +530,9 @@ static int selected(const diagc_sim *s, int e, int phase) {
       return phase != PHASE_INIT_UPDATE;
     case DIAGC_TRIGGER_WITNESS:
       return phase == PHASE_STEP && s->wit_ev_fired[e];
+    case DIAGC_TRIGGER_TIMED:
+      return phase != PHASE_INIT_UPDATE && s->timed_triggered &&
+             ev->timed >= 0 && s->td_fired[ev->timed];
     default:
       return phase != PHASE_INIT_UPDATE && s->timed_triggered &&
              s->g_fired[ev->group];
@@ -537,15 +552,23 @@ static int normalize_status(int st) {
   return (st >= DIAGC_DID_NOTHING && st <= DIAGC_FAILED) ? st : DIAGC_FAILED;
 }
 
-/* Computes the next periodic event time after t (Drake's
- * CalcNextUpdateTime), marks the due groups and returns the kinds due. */
-static int calc_next_update_time(diagc_sim *s, double t, double *t_next,
-                                 unsigned *kinds) {
-  int g;
+/* Computes the next timed event time after t (Drake's CalcNextUpdateTime:
+ * periodic groups and next_update_time calcs, evaluated at the context,
+ * whose time is t), marks the due groups and items and returns the kinds
+ * due. */
+static int calc_next_update_time(diagc_sim *s, double t, double t_report,
+                                 double *t_next, unsigned *kinds) {
+  int g, i;
   double tmin = INFINITY;
   *kinds = 0;
+  for (i = 0; i < s->n_timed; i++) {
+    int rc = diagc_timed_calc(s->m, s->ctx, i, t, t_report, &s->td_next[i],
+                              s->err, sizeof s->err);
+    if (rc != 0) return rc;
+    if (s->td_next[i] < tmin) tmin = s->td_next[i];
+  }
   for (g = 0; g < s->n_groups; g++) {
-    double tn = next_sample_time(s->g_period[g], s->g_offset[g], t);
+    double tn = diagc_next_sample_time(s->g_period[g], s->g_offset[g], t);
     if (!(tn > t)) {
       diagc_sim_set_err(s,
                         "at t = %.17g the next time of period %g, offset %g "
@@ -560,27 +583,181 @@ static int calc_next_update_time(diagc_sim *s, double t, double *t_next,
     s->g_fired[g] = (unsigned char)(s->g_next[g] == tmin);
     if (s->g_fired[g]) *kinds |= s->g_kinds[g];
   }
+  for (i = 0; i < s->n_timed; i++) {
+    s->td_fired[i] = (unsigned char)(s->td_next[i] == tmin && tmin < INFINITY);
+    if (s->td_fired[i])
+      *kinds |= 1u << s->m->events[s->m->timed[i].event].kind;
+  }
   *t_next = tmin;
   return 0;
+}
+
+/* ---- finite checks ---------------------------------------------------- */
+
+/* Index of the first NaN or infinity among x[0..n), or -1.  One
+ * branch-free pass in the common case: (bits & exponent mask) plus one
+ * exponent unit carries into the sign bit exactly when the exponent is all
+ * ones (infinity or NaN).  Then the search for the culprit. */
+static int first_nonfinite(const double *x, int n) {
+  int i;
+  uint64_t any = 0;
+  for (i = 0; i < n; i++) {
+    uint64_t u;
+    memcpy(&u, &x[i], sizeof u);
+    any |= (u & UINT64_C(0x7ff0000000000000)) + UINT64_C(0x0010000000000000);
+  }
+  if (!(any >> 63)) return -1;
+  for (i = 0; i < n; i++)
+    if (!isfinite(x[i])) return i;
+  return -1;
+}
+
+static const double *ctx_xc(const diagc_sim *s) {
+  return (const double *)(const void *)(s->ctx + s->m->xc_offset);
+}
+static const double *ctx_xd(const diagc_sim *s) {
+  return (const double *)(const void *)(s->ctx + s->m->xd_offset);
+}
+
+static const char *trigger_word(int trigger) {
+  switch (trigger) {
+    case DIAGC_TRIGGER_INITIALIZATION: return "initialization";
+    case DIAGC_TRIGGER_PER_STEP: return "per-step";
+    case DIAGC_TRIGGER_PERIODIC: return "periodic";
+    case DIAGC_TRIGGER_WITNESS: return "witness";
+    default: return "timed";
+  }
+}
+
+/* "continuous state 'pend.theta' (xc[0])" / "discrete state 'c.x[1]'" */
+static void state_slot_name(const diagc_sim *s, int is_xd, int i, char *buf,
+                            size_t len) {
+  const char *const *names = is_xd ? s->m->xd_names : s->m->xc_names;
+  const char *nm = names ? names[i] : NULL;
+  snprintf(buf, len, "%s state '%s' (%s[%d])", is_xd ? "discrete" : "continuous",
+           nm ? nm : "(unnamed)", is_xd ? "xd" : "xc", i);
+}
+
+/* Fails on the first non-finite continuous or discrete state element, with
+ * `when` ("initial state", ...) in the message.  0 if all are finite. */
+static int check_state(diagc_sim *s, const char *when) {
+  char nm[192];
+  int i;
+  int is_xd = 0;
+  double v;
+  diagc_numbuf vb, tb;
+  if (!s->opt.check_finite) return 0;
+  i = first_nonfinite(ctx_xc(s), s->nxc);
+  if (i < 0) {
+    is_xd = 1;
+    i = first_nonfinite(ctx_xd(s), s->m->nxd);
+  }
+  if (i < 0) return 0;
+  v = is_xd ? ctx_xd(s)[i] : ctx_xc(s)[i];
+  state_slot_name(s, is_xd, i, nm, sizeof nm);
+  vb = diagc_fmt_num(v);
+  tb = diagc_fmt_num(diagc_sim_ctx_time(s));
+  diagc_sim_set_err(s, "non-finite value in %s = %s at t = %s (%s)", nm, vb.s,
+                    tb.s, when);
+  s->broken = 1;
+  return DIAGC_SIM_E_NONFINITE;
+}
+
+/* The continuous state after a step (the check made since the first
+ * release: its message names the element as before). */
+static int check_finite_xc(diagc_sim *s) {
+  int i;
+  const double *x = ctx_xc(s);
+  if (!s->opt.check_finite) return 0;
+  i = first_nonfinite(x, s->nxc);
+  if (i < 0) return 0;
+  {
+    const char *nm = s->m->xc_names ? s->m->xc_names[i] : NULL;
+    diagc_sim_set_err(s,
+                      "non-finite continuous state %s (xc[%d]) = %g at "
+                      "t = %.17g",
+                      nm ? nm : "(unnamed)", i, x[i], diagc_sim_ctx_time(s));
+  }
+  s->broken = 1;
+  return DIAGC_SIM_E_NONFINITE;
+}
+
+/* Which selected update event of `kind` wrote the non-finite value at
+ * `slot` (a double of the context's state): each event's apply copies only
+ * its declared writes, so re-apply them one by one over a finite
+ * placeholder.  The context ends as the round left it.  -1 if none did. */
+static int blame_update(diagc_sim *s, int kind, unsigned char *slot) {
+  const int *ord = s->order[kind];
+  const int n = s->n_order[kind];
+  const double zero = 0;
+  double orig, v;
+  int j;
+  memcpy(&orig, slot, sizeof orig);
+  for (j = 0; j < n; j++) {
+    const int e = ord[j];
+    if (!s->sel[e]) continue;
+    memcpy(slot, &zero, sizeof zero);
+    s->m->events[e].apply(s->ctx, s->state_buf);
+    memcpy(&v, slot, sizeof v);
+    if (!isfinite(v)) return e;
+  }
+  memcpy(slot, &orig, sizeof orig);
+  return -1;
+}
+
+/* After a round of updates of `kind` was applied: the first non-finite
+ * state element it left, named with the event that wrote it. */
+static int check_updated_state(diagc_sim *s, int kind) {
+  char nm[192];
+  int i, e, is_xd = 0;
+  double v;
+  unsigned char *slot;
+  diagc_numbuf vb, tb;
+  i = kind == DIAGC_UNRESTRICTED_UPDATE ? first_nonfinite(ctx_xc(s), s->nxc)
+                                         : -1;
+  if (i < 0) {
+    is_xd = 1;
+    i = first_nonfinite(ctx_xd(s), s->m->nxd);
+  }
+  if (i < 0) return 0;
+  slot = s->ctx + (is_xd ? s->m->xd_offset : s->m->xc_offset) +
+         (size_t)i * sizeof(double);
+  memcpy(&v, slot, sizeof v);
+  state_slot_name(s, is_xd, i, nm, sizeof nm);
+  e = blame_update(s, kind, slot);
+  vb = diagc_fmt_num(v);
+  tb = diagc_fmt_num(diagc_sim_ctx_time(s));
+  if (e >= 0) {
+    diagc_sim_set_err(s, "non-finite value in %s = %s at t = %s (after %s %s "
+                      "'%s')",
+                      nm, vb.s, tb.s, trigger_word(s->ev[e].trigger),
+                      kind_name(kind), event_name(s, e));
+  } else {
+    diagc_sim_set_err(s, "non-finite value in %s = %s at t = %s (before "
+                      "the %ss at this time)",
+                      nm, vb.s, tb.s, kind_name(kind));
+  }
+  s->broken = 1;
+  return DIAGC_SIM_E_NONFINITE;
 }
 
 /* Runs the selected update events of one kind: preload the state buffer,
  * call the handlers (stop at the first failure), then, unless every
  * handler did nothing or one failed, apply the fired events in order. */
-static void handle_updates(diagc_sim *s, int kind, int phase, acc_t *outer) {
+static int handle_updates(diagc_sim *s, int kind, int phase, acc_t *outer) {
   const diagc_model *m = s->m;
   const int *ord = s->order[kind];
   const int n = s->n_order[kind];
   acc_t a = {DIAGC_DID_NOTHING, -1, 0};
   int j, any = 0;
 
-  if (n == 0) return;
+  if (n == 0) return 0;
   for (j = 0; j < n; j++) {
     int e = ord[j];
     s->sel[e] = (unsigned char)selected(s, e, phase);
     any |= s->sel[e];
   }
-  if (!any) return;
+  if (!any) return 0;
   memcpy(s->state_buf, s->ctx + m->state_offset, m->state_size);
   for (j = 0; j < n; j++) {
     int e = ord[j], st;
@@ -590,7 +767,7 @@ static void handle_updates(diagc_sim *s, int kind, int phase, acc_t *outer) {
     if (a.sev == DIAGC_FAILED) break;
   }
   keep_more_severe(outer, a.sev, a.ev, a.raw);
-  if (a.sev == DIAGC_DID_NOTHING || a.sev == DIAGC_FAILED) return;
+  if (a.sev == DIAGC_DID_NOTHING || a.sev == DIAGC_FAILED) return 0;
   for (j = 0; j < n; j++) {
     int e = ord[j];
     if (s->sel[e]) m->events[e].apply(s->ctx, s->state_buf);
@@ -600,18 +777,19 @@ static void handle_updates(diagc_sim *s, int kind, int phase, acc_t *outer) {
     s->st.discrete_updates++;
   else
     s->st.unrestricted_updates++;
+  return s->opt.check_finite ? check_updated_state(s, kind) : 0;
 }
 
 /* Runs every selected publish (all of them, even after a failure), samples
  * the loggers among them and delivers one log row. */
-static void handle_publishes(diagc_sim *s, int phase, acc_t *outer) {
+static int handle_publishes(diagc_sim *s, int phase, acc_t *outer) {
   const diagc_model *m = s->m;
   const int *ord = s->order[DIAGC_PUBLISH];
   const int n = s->n_order[DIAGC_PUBLISH];
   acc_t a = {DIAGC_DID_NOTHING, -1, 0};
-  int j, logged = 0, any = 0;
+  int j, logged = 0, any = 0, bad = 0;
 
-  if (n == 0) return;
+  if (n == 0) return 0;
   for (j = 0; j < n; j++) {
     int e = ord[j], st;
     if (!selected(s, e, phase)) continue;
@@ -633,6 +811,26 @@ static void handle_publishes(diagc_sim *s, int phase, acc_t *outer) {
       int rc = m->outputs[l->output].eval(s->ctx, &v);
       if (rc != 0 || (v == NULL && l->size > 0)) {
         keep_more_severe(&a, DIAGC_FAILED, e, rc);
+      } else if (s->opt.check_finite && first_nonfinite(v, l->size) >= 0) {
+        /* not logged; the first such value is reported */
+        if (!bad) {
+          const int k = first_nonfinite(v, l->size);
+          const char *on = m->outputs[l->output].name;
+          const char *ln = event_name(s, e);
+          const diagc_numbuf vb = diagc_fmt_num(v[k]);
+          const diagc_numbuf tb = diagc_fmt_num(diagc_sim_ctx_time(s));
+          char idx[32] = "";
+          int other;
+          if (l->size > 1) snprintf(idx, sizeof idx, "[%d]", k);
+          on = on ? on : "?";
+          other = strcmp(on, ln) != 0; /* a log column named otherwise */
+          diagc_sim_set_err(s,
+                            "non-finite value in logged output '%s'%s = %s "
+                            "at t = %s%s%s%s",
+                            on, idx, vb.s, tb.s, other ? " (logger '" : "",
+                            other ? ln : "", other ? "')" : "");
+        }
+        bad = 1;
       } else {
         s->log_fired[li] = 1;
         s->log_vals[li] = v;
@@ -640,6 +838,10 @@ static void handle_publishes(diagc_sim *s, int phase, acc_t *outer) {
         keep_more_severe(&a, DIAGC_SUCCEEDED, e, DIAGC_SUCCEEDED);
       }
     }
+  }
+  if (bad) {
+    s->broken = 1;
+    return DIAGC_SIM_E_NONFINITE;
   }
   if (logged) {
     s->st.log_rows++;
@@ -649,6 +851,7 @@ static void handle_publishes(diagc_sim *s, int phase, acc_t *outer) {
   }
   if (a.sev != DIAGC_DID_NOTHING && a.sev != DIAGC_FAILED) s->st.publishes++;
   keep_more_severe(outer, a.sev, a.ev, a.raw);
+  return 0;
 }
 
 /* Formats the message for a failed or terminating status. */
@@ -682,33 +885,6 @@ static int fail_event(diagc_sim *s, const acc_t *a) {
   report_status(s, a);
   s->broken = 1;
   return a->ev >= s->m->n_events ? DIAGC_SIM_E_EVAL : DIAGC_SIM_E_EVENT;
-}
-
-static int check_finite_xc(diagc_sim *s) {
-  int i;
-  const double *x = (const double *)(const void *)(s->ctx + s->m->xc_offset);
-  uint64_t any = 0;
-  /* One branch-free pass in the common case: (bits & exponent mask) plus
-   * one exponent unit carries into the sign bit exactly when the exponent
-   * is all ones (infinity or NaN).  Then the search for the culprit. */
-  for (i = 0; i < s->nxc; i++) {
-    uint64_t u;
-    memcpy(&u, &x[i], sizeof u);
-    any |= (u & UINT64_C(0x7ff0000000000000)) + UINT64_C(0x0010000000000000);
-  }
-  if (!(any >> 63)) return 0;
-  for (i = 0; i < s->nxc; i++) {
-    if (!isfinite(x[i])) {
-      const char *nm = s->m->xc_names ? s->m->xc_names[i] : NULL;
-      diagc_sim_set_err(s,
-                        "non-finite continuous state %s (xc[%d]) = %g at "
-                        "t = %.17g",
-                        nm ? nm : "(unnamed)", i, x[i], diagc_sim_ctx_time(s));
-      s->broken = 1;
-      return DIAGC_SIM_E_NONFINITE;
-    }
-  }
-  return 0;
 }
 
 /* ---- witness functions (Drake's IntegrateContinuousState and
@@ -830,6 +1006,7 @@ static int integrate_step(diagc_sim *s, double next_publish,
 int diagc_sim_initialize(diagc_sim *s) {
   const double t0 = diagc_sim_ctx_time(s);
   acc_t acc = {DIAGC_DID_NOTHING, -1, 0};
+  int rc;
 
   s->initialized = 0;
   s->broken = 0;
@@ -843,11 +1020,14 @@ int diagc_sim_initialize(diagc_sim *s) {
   memset(&s->st, 0, sizeof s->st);
   diagc_sim_reset_integrator_stats(s);
 
+  if ((rc = check_state(s, "initial state")) != 0) return rc;
   if (!s->opt.suppress_initialization_events) {
-    handle_updates(s, DIAGC_UNRESTRICTED_UPDATE, PHASE_INIT_UPDATE, &acc);
+    rc = handle_updates(s, DIAGC_UNRESTRICTED_UPDATE, PHASE_INIT_UPDATE, &acc);
     if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
-    handle_updates(s, DIAGC_DISCRETE_UPDATE, PHASE_INIT_UPDATE, &acc);
+    if (rc != 0) return rc;
+    rc = handle_updates(s, DIAGC_DISCRETE_UPDATE, PHASE_INIT_UPDATE, &acc);
     if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
+    if (rc != 0) return rc;
   }
 
   if (acc.sev != DIAGC_REACHED_TERMINATION) {
@@ -856,9 +1036,8 @@ int diagc_sim_initialize(diagc_sim *s) {
     const double tp = previous_normalized(t0);
     unsigned kinds;
     double te = INFINITY;
-    int rc;
     s->m->set_time(s->ctx, tp);
-    rc = calc_next_update_time(s, tp, &te, &kinds);
+    rc = calc_next_update_time(s, tp, t0, &te, &kinds);
     s->m->set_time(s->ctx, t0);
     if (rc != 0) {
       s->broken = 1;
@@ -866,8 +1045,9 @@ int diagc_sim_initialize(diagc_sim *s) {
     }
     s->timed_triggered = (te == t0);
     /* Only publishes; the updates run at the start of the first step. */
-    handle_publishes(s, PHASE_INIT_PUBLISH, &acc);
+    rc = handle_publishes(s, PHASE_INIT_PUBLISH, &acc);
     if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
+    if (rc != 0) return rc;
   }
 
   s->last_known_time = diagc_sim_ctx_time(s);
@@ -910,18 +1090,21 @@ int diagc_sim_advance_to(diagc_sim *s, double t_max) {
   s->err[0] = 0;
   /* the caller may have changed parameters or inputs since the last call */
   s->fsal_valid = 0;
+  if ((rc = check_state(s, "set before advance_to")) != 0) return rc;
 
   for (;;) {
     acc_t acc = {DIAGC_DID_NOTHING, -1, 0};
 
     /* 1. pending updates: unrestricted, then discrete */
     if (step_may_select(s, DIAGC_UNRESTRICTED_UPDATE)) {
-      handle_updates(s, DIAGC_UNRESTRICTED_UPDATE, PHASE_STEP, &acc);
+      rc = handle_updates(s, DIAGC_UNRESTRICTED_UPDATE, PHASE_STEP, &acc);
       if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
+      if (rc != 0) return rc;
     }
     if (step_may_select(s, DIAGC_DISCRETE_UPDATE)) {
-      handle_updates(s, DIAGC_DISCRETE_UPDATE, PHASE_STEP, &acc);
+      rc = handle_updates(s, DIAGC_DISCRETE_UPDATE, PHASE_STEP, &acc);
       if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
+      if (rc != 0) return rc;
     }
 
     if (acc.sev != DIAGC_REACHED_TERMINATION) {
@@ -932,8 +1115,9 @@ int diagc_sim_advance_to(diagc_sim *s, double t_max) {
       /* 2. next timed event (none without periodic events) */
       te = INFINITY;
       kinds = 0;
-      if (s->n_groups > 0) {
-        rc = calc_next_update_time(s, diagc_sim_ctx_time(s), &te, &kinds);
+      if (s->n_groups > 0 || s->n_timed > 0) {
+        rc = calc_next_update_time(s, diagc_sim_ctx_time(s),
+                                   diagc_sim_ctx_time(s), &te, &kinds);
         if (rc != 0) {
           s->broken = 1;
           return rc;
@@ -958,8 +1142,9 @@ int diagc_sim_advance_to(diagc_sim *s, double t_max) {
 
       /* 5. per-step, reached timed and witness publishes on x-(t) */
       if (step_may_select(s, DIAGC_PUBLISH)) {
-        handle_publishes(s, PHASE_STEP, &acc);
+        rc = handle_publishes(s, PHASE_STEP, &acc);
         if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
+        if (rc != 0) return rc;
       }
       if (s->progress_fn) s->progress_fn(s->progress_user, diagc_sim_ctx_time(s));
     }

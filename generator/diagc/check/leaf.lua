@@ -321,12 +321,15 @@ function M.check(spec, sources, type_id)
       leaf.events[#leaf.events + 1] = ev
     elseif k == "witness" then
       require("diagc.check.witness").check(leaf, item, sources, check_prereqs)
+    elseif k == "next_update_time" then
+      require("diagc.check.next_update").check(leaf, item, sources, check_prereqs)
     end
   end
 
   local all_calcs = {}
   for _, c in ipairs(leaf.calcs) do all_calcs[#all_calcs + 1] = c end
   for _, w in ipairs(leaf.witnesses) do all_calcs[#all_calcs + 1] = w.calc end
+  for _, d in ipairs(leaf.timed or {}) do all_calcs[#all_calcs + 1] = d.calc end
   for _, c in ipairs(all_calcs) do
     for _, t in ipairs(c.prereqs) do
       if builtin.computed[t] and not leaf.computed[t] then

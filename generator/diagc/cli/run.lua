@@ -16,7 +16,7 @@ local FLAGS = {
   ["--until"] = true, ["--csv"] = true, ["--integrator"] = true, ["--step"] = true,
   ["--accuracy"] = true, ["-p"] = true, ["--stats"] = false, ["--max-step"] = true,
   ["--plot"] = true, ["--progress"] = false, ["--no-progress"] = false,
-  ["--state"] = true, ["--input"] = true,
+  ["--state"] = true, ["--input"] = true, ["--no-finite-check"] = false,
 }
 local MULTI = { ["-p"] = true, ["--state"] = true, ["--input"] = true }
 
@@ -136,6 +136,8 @@ local function parse_options(o)
     end
     opts.fixed_step, opts.max_step, opts.error_control = h, h, 0
   end
+  -- NaN/inf checks of states and logged values (docs/simulator.md)
+  if o["--no-finite-check"] then opts.check_finite = 0 end
   return t_end, opts
 end
 

@@ -689,6 +689,9 @@ function M.generate(F, eps, opts)
   -- witness functions (coder/witness.lua)
   local wit = require("diagc.coder.witness").emit(C, F, { P = P, opts = opts, arg_expr = arg_expr,
     n_events = #ev_rows })
+  -- next_update_time items (coder/next_update.lua)
+  local nut = require("diagc.coder.next_update").emit(C, F, { P = P, opts = opts, arg_expr = arg_expr,
+    n_events = #ev_rows })
 
   -- descriptor tables
   local function names_table(name, list)
@@ -785,7 +788,8 @@ function M.generate(F, eps, opts)
     C:linef("  %s__v_%s,", P, f)
   end
   C:linef("  %s__v_invalidate_all,", P)
-  C:linef("  %d, %s", wit.n, wit.table)
+  C:linef("  %d, %s,", wit.n, wit.table)
+  C:linef("  %d, %s", nut.n, nut.table)
   C:line("};")
 
   H:line()

@@ -18,7 +18,7 @@ M.leaf_items = {
   "per_step_publish", "per_step_discrete_update", "per_step_unrestricted_update",
   "initialization_publish", "initialization_discrete_update",
   "initialization_unrestricted_update",
-  "witness",
+  "witness", "next_update_time",
 }
 M.diagram_items = { "system", "connect", "export_input", "export_output", "fix_input", "log" }
 

@@ -253,6 +253,38 @@ function Model:cache_names()
   return t
 end
 
+------------------------------------------------- next update time (simulator)
+-- Drake's CalcNextUpdateTime at this context (its time): returns the
+-- earliest timed event time strictly after it (math.huge if none) and the
+-- events due then, each { name =, kind = "publish" | "discrete_update" |
+-- "unrestricted_update", trigger = "periodic" | "timed" | "logger" }
+-- (loggers are named by their column).  Errors of next_update_time calcs
+-- raise.  Owned by the simulator's part (runtime/src/next_update.c).
+local KIND_NAMES = { [0] = "publish", "discrete_update", "unrestricted_update" }
+function Context:next_update_time()
+  local d = self.model.desc
+  local n = d.n_events + d.n_loggers
+  local due = ffi.new("unsigned char[?]", n > 0 and n or 1)
+  local tn = ffi.new("double[1]")
+  local err = ffi.new("char[320]")
+  local rc = ffi.C.diagc_calc_next_update_time(d, self.ptr, tn, due, err, 320)
+  if rc < 0 then error("next_update_time: " .. ffi.string(err), 2) end
+  local events = {}
+  for i = 0, n - 1 do
+    if due[i] ~= 0 then
+      if i < d.n_events then
+        local e = d.events[i]
+        events[#events + 1] = { name = ffi.string(e.name), kind = KIND_NAMES[e.kind],
+          trigger = e.trigger == dffi.const.DIAGC_TRIGGER_TIMED and "timed" or "periodic" }
+      else
+        events[#events + 1] = { name = ffi.string(d.loggers[i - d.n_events].name),
+          kind = "publish", trigger = "logger" }
+      end
+    end
+  end
+  return tn[0], events
+end
+
 ------------------------------------------------------------------ simulator
 function Model:simulator(opts)
   opts = opts or {}

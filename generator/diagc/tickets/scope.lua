@@ -117,6 +117,7 @@ local function what_calc(leaf, calc)
   if calc.kind == "cache" then return "cache entry '" .. calc.name .. "'" end
   if calc.kind == "event" then return "event '" .. calc.name .. "'" end
   if calc.kind == "witness" then return "witness '" .. calc.name .. "'" end
+  if calc.kind == "next_update_time" then return "next_update_time '" .. calc.name .. "'" end
   return builtin.computed[calc.kind]:gsub("_", " ")
 end
 

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define DIAGC_ABI_VERSION 2
+#define DIAGC_ABI_VERSION 3
 
 /* Status codes returned by eval functions and calc bodies. */
 #define DIAGC_OK 0
@@ -37,6 +37,8 @@ extern "C" {
 #define DIAGC_TRIGGER_PER_STEP 1
 #define DIAGC_TRIGGER_PERIODIC 2
 #define DIAGC_TRIGGER_WITNESS 3    /* fired by a witness function's zero crossing */
+#define DIAGC_TRIGGER_TIMED 4      /* one-shot, at the time a next_update_time
+                                      calc returns (Drake's kTimed) */
 
 /* Witness directions (Drake's WitnessFunctionDirection), over a step
  * (t0, t1] with values w0 = w(t0), w1 = w(t1). */
@@ -116,6 +118,19 @@ typedef struct diagc_witness_desc {
   int event;
 } diagc_witness_desc;
 
+/* A next_update_time item (Drake's DoCalcNextUpdateTime override) declared
+ * by a leaf.  `calc` evaluates, at the context, the time of the leaf's next
+ * one-shot event into *t_next (strictly after the context's time, or
+ * INFINITY for none) and returns 0 (nonzero: failure).  At that time the
+ * event `event` (an index into diagc_model.events whose trigger is
+ * DIAGC_TRIGGER_TIMED) fires, merged with every other event due then. */
+typedef struct diagc_timed_desc {
+  const char *name;      /* "leafpath.name" */
+  int leaf;              /* index into diagc_model.leaf_names */
+  int (*calc)(void *ctx, double *t_next);
+  int event;
+} diagc_timed_desc;
+
 /* A logger declared in the spec: samples value `value` (index into
  * diagc_model.outputs) with period 0 (every step) or period h (offset 0). */
 typedef struct diagc_logger_desc {
@@ -165,6 +180,7 @@ typedef struct diagc_model {
   void (*freeze_cache)(void *ctx, int frozen);
   void (*invalidate_all)(void *ctx);
   int n_witnesses; const diagc_witness_desc *witnesses; /* zero crossings */
+  int n_timed; const diagc_timed_desc *timed;  /* next_update_time items */
 } diagc_model;
 
 /* FFI-END */

@@ -8,14 +8,20 @@
  *    per-step and t0-timed events.  Updates of per-step and t0-timed events
  *    run at the start of the first step.
  *  - diagc_sim_advance_to(t_max): steps until t >= t_max.  Each step runs the
- *    pending unrestricted then discrete updates, computes the next periodic
- *    event time t_e, integrates toward min(t_e, t_max) (ties: update, then
+ *    pending unrestricted then discrete updates, computes the next timed
+ *    event time t_e (periodic events and loggers, next_update_time calcs:
+ *    Drake's CalcNextUpdateTime), integrates toward min(t_e, t_max), landing
+ *    on it exactly (ties: update, then
  *    publish, then boundary), then runs the per-step and reached timed
  *    publishes on x-(t).  At t_max publishes fire and due updates stay
  *    pending for the next call; advance_to(now) takes one step.
  *  - Loggers (diagc_model.loggers) behave like Drake's VectorLogSink and are
  *    delivered through a callback, one call per publish instant in which at
  *    least one logger fired.
+ *  - With options.check_finite (default), the first NaN or infinity in the
+ *    initial state, a state an update wrote, the continuous state after a
+ *    step or a logged value stops the run (DIAGC_SIM_E_NONFINITE) with a
+ *    message naming the element, the time and the event that wrote it.
  *
  * All memory is allocated by diagc_sim_create(); initialize and advance_to
  * never allocate.  A simulator is not thread-safe, but separate simulators
@@ -49,7 +55,9 @@ extern "C" {
 #define DIAGC_SIM_E_NOMEM (-3)      /* allocation failed (create only) */
 #define DIAGC_SIM_E_EVENT (-4)      /* an event handler returned DIAGC_FAILED */
 #define DIAGC_SIM_E_EVAL (-5)       /* calc_derivatives / output eval failed */
-#define DIAGC_SIM_E_NONFINITE (-6)  /* NaN or infinity in the continuous state */
+#define DIAGC_SIM_E_NONFINITE (-6)  /* NaN or infinity in a state (continuous,
+                                       discrete) or a logged output value,
+                                       or a NaN witness / next update time */
 #define DIAGC_SIM_E_STEP (-7)       /* step size fell below the minimum */
 #define DIAGC_SIM_E_TIME (-8)       /* time changed externally since the last
                                        initialize/advance_to */
@@ -77,6 +85,12 @@ typedef struct diagc_sim_options {
   double min_step;       /* requested minimum step (error control), default
                             0: the working minimum max(1e-14, 1e-14 |t|) */
   int suppress_initialization_events; /* default 0 */
+  int check_finite;      /* 1 (default): fail with DIAGC_SIM_E_NONFINITE on
+                            the first NaN or infinity in the initial state,
+                            the state an update wrote (continuous and
+                            discrete), the continuous state after each step
+                            and every logged output value (before it is
+                            logged); 0: skip these checks, for speed */
 } diagc_sim_options;
 
 typedef struct diagc_sim_statistics {
@@ -151,6 +165,25 @@ void diagc_sim_set_progress_callback(diagc_sim *sim, diagc_progress_fn fn,
 
 int diagc_sim_initialize(diagc_sim *sim);
 int diagc_sim_advance_to(diagc_sim *sim, double t_max);
+
+/* Drake's System::CalcNextUpdateTime over the model's timed events
+ * (periodic events, next_update_time events and periodic loggers): the
+ * earliest event time strictly after the context's time, into *t_next
+ * (INFINITY when there is none).  due (if not NULL) gets
+ * m->n_events + m->n_loggers flags: due[i] = 1 for model event i, due
+ * [m->n_events + j] = 1 for logger j, when it is due at *t_next.  Returns
+ * the number of due events (>= 0) or DIAGC_SIM_E_EVAL / _NONFINITE when a
+ * next_update_time calc fails, returns NaN or a time not after the
+ * context's time (then err, if not NULL and errlen > 0, says why).  The
+ * context may be changed only through its cache (calcs run as in any
+ * evaluation). */
+int diagc_calc_next_update_time(const diagc_model *m, void *ctx,
+                                double *t_next, unsigned char *due,
+                                char *err, size_t errlen);
+/* The same query on the simulator's context (its current time); errors
+ * are described by diagc_sim_error() and do not stop the simulator. */
+int diagc_sim_next_update_time(diagc_sim *sim, double *t_next,
+                               unsigned char *due);
 
 /* One-line message about the last error or termination ("" if none). */
 const char *diagc_sim_error(const diagc_sim *sim);

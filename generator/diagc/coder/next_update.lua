@@ -1,0 +1,99 @@
+-- coder/next_update.lua: the C of next_update_time items (one-shot events
+-- at a time a calc computes: Drake's DoCalcNextUpdateTime override).
+-- Called by coder/c_model.lua after the events are emitted: writes one calc
+-- function per leaf type and item (the spec's body, which sets the double
+-- `t_next`, INFINITY when left alone), one descriptor-facing function per
+-- leaf instance that brings the calc's cache prerequisites up to date and
+-- calls it, and the diagc_timed_desc table.  The item's event is an
+-- ordinary leaf event (trigger "timed"), already emitted by c_model.lua;
+-- the table refers to it by its index in the events table.
+local util = require("diagc.util")
+local scope = require("diagc.tickets.scope")
+local loops = require("diagc.tickets.loops")
+
+local M = {}
+
+local function fn_name(P, lt, d)
+  return string.format("%s__L%d_%s__nut_%s", P, lt.id, lt.name, d.name)
+end
+
+-- one calc function per leaf type and item; returns {[item] = params}
+local function emit_calcs(C, P, opts)
+  local params = {}
+  for _, lt in ipairs(opts.leaf_types) do
+    for _, d in ipairs(lt.timed or {}) do
+      local ps = scope.params(lt, d.calc)
+      scope.check_body(lt, d.calc, ps, opts.lex)
+      params[d] = ps
+      local args = {}
+      for _, p in ipairs(ps) do
+        local sep = p.ctype:sub(-1) == "*" and "" or " "
+        args[#args + 1] = p.ctype .. sep .. p.name
+      end
+      args[#args + 1] = "double *diagc_t_next_out"
+      C:linef("static int %s(%s)", fn_name(P, lt, d), table.concat(args, ", "))
+      C:line("{")
+      C:line("  double t_next = HUGE_VAL;")
+      for _, p in ipairs(ps) do C:linef("  (void)%s;", p.name) end
+      C:line("  {")
+      C:user_code(d.calc.body, d.calc.body_loc, "a next_update_time calc")
+      C:line("  }")
+      C:line("  *diagc_t_next_out = t_next;")
+      C:line("  return 0;")
+      C:line("}")
+      C:line()
+    end
+  end
+  return params
+end
+
+-- C: the source emitter; F: the flattened model; a: {P=, opts=, arg_expr=,
+-- n_events=}.  Returns {n = count, table = C name or "NULL"}.
+function M.emit(C, F, a)
+  local P = a.P
+  local params = emit_calcs(C, P, a.opts)
+
+  -- event indices, in the order c_model.lua lists the events
+  local ev_index, n_ev = {}, 0
+  for _, ctx in ipairs(F.leaves) do
+    ev_index[ctx] = {}
+    for _, ev in ipairs(ctx.type.events) do
+      ev_index[ctx][ev] = n_ev
+      n_ev = n_ev + 1
+    end
+  end
+  assert(n_ev == a.n_events, "next_update coder: event order differs from the events table")
+
+  local rows = {}
+  for _, ctx in ipairs(F.leaves) do
+    for _, d in ipairs(ctx.type.timed or {}) do
+      local id = #rows
+      local ps = params[d]
+      C:linef("/* next_update_time %s.%s */", ctx.path, d.name)
+      C:linef("static int %s__nut_%d(void *vc, double *t_next)", P, id)
+      C:line("{")
+      C:linef("  %s_context *c = (%s_context *)vc;", P, P)
+      C:line("  (void)c;")
+      for _, dep in ipairs(loops.calc_deps(F, ctx, ps)) do
+        C:linef("  if (%s__eval_%d(c) != 0) return DIAGC_E_CALC;", P, dep.entry.index)
+      end
+      local args = {}
+      for _, p in ipairs(ps) do args[#args + 1] = a.arg_expr(ctx, p, nil, "b") end
+      args[#args + 1] = "t_next"
+      C:linef("  return %s(%s);", fn_name(P, ctx.type, d), table.concat(args, ", "))
+      C:line("}")
+      C:line()
+      rows[#rows + 1] = string.format("  {%s, %d, %s__nut_%d, %d},",
+        util.c_string(ctx.path .. "." .. d.name), ctx.leaf_index, P, id, ev_index[ctx][d.event])
+    end
+  end
+  if #rows == 0 then return { n = 0, table = "NULL" } end
+  local t = P .. "__timed"
+  C:linef("static const diagc_timed_desc %s[%d] = {", t, #rows)
+  for _, r in ipairs(rows) do C:line(r) end
+  C:line("};")
+  C:line()
+  return { n = #rows, table = t }
+end
+
+return M
