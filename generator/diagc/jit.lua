@@ -33,9 +33,24 @@ local function find_in_sources(gen, word)
   end
 end
 
+-- How to fix the strict compile's most common complaints.
+local function hint(rest)
+  local m = rest:match("^'(M_[%w_]+)' undeclared")
+  if m then
+    return rest .. "; " .. m .. " is POSIX, not C99: define the constant yourself "
+      .. "(e.g. #define PI 3.14159265358979323846 in a c_preamble)"
+  end
+  if rest:match("^implicit declaration of function") then
+    return rest .. "; declare it before use (#include its C99 header at the top of the "
+      .. "c_preamble, or define it there)"
+  end
+  return rest
+end
+
 local function compile_error(gen, msgs, allow_undefined)
   for line in (msgs .. "\n"):gmatch("(.-)\n") do
     local file, l, rest = line:match("^(.-):(%d+): error: (.*)$")
+    if rest then rest = hint(rest) end
     if file then
       local loc = { file = file, line = tonumber(l) }
       local map = (file == gen.source_name and gen.source_restore)
@@ -47,8 +62,8 @@ local function compile_error(gen, msgs, allow_undefined)
         errors.raise(loc, "C error in generated code: %s", rest)
       end
       for _, b in ipairs(gen.user_blocks or {}) do
-        if b.file == file and loc.line >= b.first and loc.line <= b.last then
-          errors.raise(loc, "C error in %s: %s", b.what, rest)
+        if (b.cfile or b.file) == file and loc.line >= b.first and loc.line <= b.last then
+          errors.raise({ file = b.file, line = loc.line }, "C error in %s: %s", b.what, rest)
         end
       end
       errors.raise(loc, "C error: %s", rest)
@@ -63,18 +78,33 @@ local function compile_error(gen, msgs, allow_undefined)
   errors.raise(nil, "C compilation failed: %s", msgs:gsub("\n", "; "))
 end
 
+-- The one compile rule of every command (run, test, -o, deploy): warnings
+-- are errors, so an implicit declaration never compiles into a call that
+-- returns garbage, and __STRICT_ANSI__ makes the C library declare only
+-- C99's names (no M_PI), as under gcc and clang -std=c99 -pedantic.
+M.OPTIONS = "-Wall -Werror"
+M.DEFINES = { __STRICT_ANSI__ = true }
+
 -- Compile a generated model; returns {state=, symbol=fn(name)}.
+-- opts: {defines = {NAME = value} (added to M.DEFINES), allow_undefined =}
 function M.compile(gen, opts)
   opts = opts or {}
   local unit = M.unit(gen)
-  local key = unit .. "\0" .. (opts.options or "")
+  local defines = {}
+  for k, v in pairs(M.DEFINES) do defines[k] = v end
+  for k, v in pairs(opts.defines or {}) do defines[k] = v end
+  local dkeys = {}
+  for _, k in ipairs(require("diagc.util").sorted_keys(defines)) do
+    dkeys[#dkeys + 1] = k .. "=" .. tostring(defines[k])
+  end
+  local key = unit .. "\0" .. table.concat(dkeys, "\0")
   local hit = cache[key]
   if hit then return hit end
   local h = host()
   local state, msgs = h.tcc_compile(unit, {
-    options = opts.options or "-Wall",
+    options = M.OPTIONS,
     name = gen.prefix .. ".c",
-    defines = opts.defines,
+    defines = defines,
   })
   if not state then
     compile_error(gen, msgs or "unknown error", opts.allow_undefined)

@@ -121,13 +121,23 @@ function M.locate(sources, loc, text)
     if not nl then break end
     pos, line = nl + 1, line + 1
   end
+  -- Lua reports a call with a long-string argument (c_preamble [[ ... ]])
+  -- at the string's last line: then the text starts before loc's line
   local s = src:find(text, pos, true)
+  if not s then
+    local from = 1
+    while true do
+      local f = src:find(text, from, true)
+      if not f or f >= pos then break end
+      s, from = f, f + 1
+    end
+  end
   if not s then return { file = loc.file, line = loc.line, col = 1 } end
-  local before = src:sub(pos, s - 1)
-  local l = line
+  local before = src:sub(1, s - 1)
+  local l = 1
   for _ in before:gmatch("\n") do l = l + 1 end
   local last_nl = before:match(".*()\n")
-  local col = last_nl and (s - (pos + last_nl - 1)) or (s - pos + 1)
+  local col = last_nl and (s - last_nl) or s
   return { file = loc.file, line = l, col = col }
 end
 

@@ -195,7 +195,7 @@ function M.main(args)
       prefix = m.prefix, header_name = m.prefix .. ".h", source_name = m.prefix .. ".c",
     })
     if not o["--no-check"] and pcall(require, "diagc_host") then
-      require("diagc.jit").compile(gen, { options = "-Wall -Werror", allow_undefined = true })
+      require("diagc.jit").compile(gen, { allow_undefined = true })
     end
     write(dir .. "/" .. m.prefix .. ".h", gen.header)
     write(dir .. "/" .. m.prefix .. ".c", gen.source)
