@@ -146,6 +146,13 @@ function M.c_type(loc, what, v)
     errors.raise(loc, "%s must be a C type name such as \"my_struct\" or \"int\", got %s",
       what, type(v) == "string" and ("'" .. v .. "'") or type(v))
   end
+  local c_code = require("diagc.check.c_code")
+  for w in v:gmatch("[%w_]+") do
+    if c_code.EXTENSION_WORDS[w] or c_code.is_reserved(w) or M.c_clash(w) then
+      errors.raise(loc, "%s '%s': '%s' is not a C99 type name (a compiler extension, reserved "
+        .. "or library macro name); declare a typedef in a c_preamble and use its name", what, v, w)
+    end
+  end
   return v
 end
 
