@@ -359,3 +359,55 @@ expect_stdout_match '^t,a\.y
 0,2
 1,4$'
 hdone
+
+hcase c_injection.calc_nul_byte
+# tcc stops reading at a NUL, gcc reads on: the compilers would see
+# different code
+cat >"$T/spec.lua" <<'EOF2'
+local A = leaf "A" {
+  output_port { "y", size = 1, prerequisites = { "time" }, calc = "y[0] = t;\0 y[0] = 2.0;" },
+}
+return diagram "top" { system { "a", A }, log { "a.y", period = 1 } }
+EOF2
+reject_everywhere "spec\.lua:2:.*control character \\\\000 in C code"
+hdone
+
+hcase c_injection.calc_trailing_backslash
+# a backslash at the very end would splice the generated line after the body
+cat >"$T/spec.lua" <<'EOF2'
+local A = leaf "A" {
+  output_port { "y", size = 1, prerequisites = { "time" }, calc = "y[0] = t; // note \\" },
+}
+return diagram "top" { system { "a", A }, log { "a.y", period = 1 } }
+EOF2
+reject_everywhere "spec\.lua:2:.*a backslash at the end of a line ends the code"
+hdone
+
+hcase c_injection.calc_backslash_blank_newline
+# gcc splices a backslash followed by blanks (continuing the // comment over
+# the next statement), tcc does not
+leaf_spec 'y[0] = t; // note \  
+y[0] = 2.0 * t;'
+reject_everywhere "spec\.lua:3:.*a backslash at the end of a line followed by blanks"
+hdone
+
+hcase c_injection.unused_static_helper
+# tcc accepts it; gcc -Wall -Werror does not: every command checks the
+# generated C with the system compiler (gcc, a test dependency) as well
+leaf_spec 'y[0] = t;' 'static double helper(double x) { return x; }'
+reject_everywhere "spec\.lua:3:[0-9]+: C error in a c_preamble: .*helper.*(defined but not used|unused function)"
+hdone
+
+hcase c_injection.unused_local_variable
+leaf_spec 'double forgotten = 2.0 * t; y[0] = t;'
+reject_everywhere "spec\.lua:3:[0-9]+: C error in a calc body: unused variable .forgotten."
+hdone
+
+hcase c_injection.check_cc_none_documented_escape
+# DIAGC_CHECK_CC=none leaves tcc's rule alone (documented); tcc still
+# rejects what it can see
+leaf_spec 'y[0] = t;' 'static double helper(double x) { return fabs(x); }'
+hrun -- env DIAGC_CHECK_CC=none "$DIAGC" run "$T/spec.lua" --until 1
+expect_exit 2
+expect_error "spec\.lua:3: C error in a c_preamble: implicit declaration of function 'fabs'"
+hdone

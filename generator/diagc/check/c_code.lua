@@ -66,6 +66,18 @@ local function check_raw(text, ctx)
     fail(ctx, l, c, "'%s' is a trigraph, which C compilers disagree on; write the character "
       .. "it stands for (or separate the question marks)", text:sub(pos, pos + 2))
   end
+  pos = text:find("[%z\1-\8\14-\31\127]")
+  if pos then
+    local l, c = at(pos)
+    fail(ctx, l, c, "control character \\%03o in C code; remove it", text:byte(pos))
+  end
+  pos = text:find("\\[ \t\v\f]+\r?\n") or text:find("\\[ \t\v\f\r]*$")
+  if pos then
+    local l, c = at(pos)
+    fail(ctx, l, c, "a backslash at the end of a line %s; remove it (a line splice is a "
+      .. "backslash directly before the newline)", text:find("\\[ \t\v\f\r]*$") == pos
+      and "ends the code and would join the next generated line" or "followed by blanks")
+  end
   pos = text:find("[%w_]\\\r?\n[%w_]")
   if pos then
     local l, c = at(pos + 1)
