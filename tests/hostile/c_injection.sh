@@ -411,3 +411,15 @@ hrun -- env DIAGC_CHECK_CC=none "$DIAGC" run "$T/spec.lua" --until 1
 expect_exit 2
 expect_error "spec\.lua:3: C error in a c_preamble: implicit declaration of function 'fabs'"
 hdone
+
+hcase c_injection.preamble_defines_header_guard
+# #define then #undef of the header's guard would let the header be
+# included twice
+leaf_spec 'y[0] = t;' '#define TOP_MODEL_H 1'
+reject_everywhere "spec\.lua:3:1: .*#define TOP_MODEL_H: names starting with 'TOP_' belong to the generated header"
+hdone
+
+hcase c_injection.preamble_redefines_library_macro
+leaf_spec 'y[0] = t;' '#define NAN 0.0'
+reject_everywhere "spec\.lua:3:1: .*#define NAN: the name is a compiler keyword or a macro of the C library"
+hdone

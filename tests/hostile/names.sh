@@ -223,3 +223,18 @@ hcase names.abstract_type_unix
 name_spec 'abstract_state { "m", type = "unix" }' 'y[0] = t;'
 reject_name "spec\.lua:2: abstract_state type 'unix': 'unix' is not a C99 type name"
 hdone
+
+hcase names.log_name_escapes
+# a log column name with a backslash, a trigraph, a comment end, quotes and
+# a tab: a valid C string literal carrying the same bytes to the CSV header
+cat >"$T/spec.lua" <<'EOF2'
+local A = leaf "A" { output_port { "y", size = 1, prerequisites = { "time" }, calc = [[ y[0] = t; ]] } }
+return diagram "top" { system { "a", A }, log { "a.y", period = 1, name = "w\\e ??= */ 'q'\ttab" } }
+EOF2
+hrun -- "$DIAGC" "$T/spec.lua" -o "$T/out.c"
+expect_exit 0
+strict_compile "$T/out.c"
+hrun -- "$DIAGC" run "$T/spec.lua" --until 1
+expect_exit 0
+check "the CSV header carries the name's bytes" test "$(printf '%s\n' "$out" | head -1)" = "$(printf 't,w\\e ??= */ '"'"'q'"'"'\ttab')"
+hdone

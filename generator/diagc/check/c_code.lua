@@ -199,6 +199,8 @@ function M.check_preamble(text, ctx, lex)
       local m = rest:match("^%s*([%a_][%w_]*)")
       if not m then fail(ctx, l, c, "#%s needs a macro name", name) end
       if name == "define" then
+        local why = ctx.check_macro and ctx.check_macro(m)
+        if why then fail(ctx, l, c, "#define %s: %s", m, why) end
         if not defined[m] then macros[#macros + 1] = m end
         defined[m] = true
       elseif not defined[m] then

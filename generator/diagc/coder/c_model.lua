@@ -60,6 +60,15 @@ function M.generate(F, eps, opts)
     body()
     for _, m in ipairs(scope_pre.macros) do buf:linef("#undef %s", m) end
   end
+  -- a preamble's macro must not name what the header or the C library defines
+  local function check_macro(m)
+    local clash = require("diagc.check.fields").c_clash(m)
+    if clash then return "the name " .. clash .. "; choose another name" end
+    local up = P:upper() .. "_"
+    if m:sub(1, #up) == up then
+      return "names starting with '" .. up .. "' belong to the generated header; choose another name"
+    end
+  end
   local function check_preambles()
     local macros_of = {}
     for _, lt in ipairs(opts.leaf_types) do
@@ -67,7 +76,8 @@ function M.generate(F, eps, opts)
       for _, pre in ipairs(lt.preambles) do
         if opts.lex then
           local info = c_code.check_preamble(pre.text, { what = "the c_preamble of leaf \""
-            .. lt.name .. "\"", loc_of = c_code.loc_mapper(pre.loc) }, opts.lex)
+            .. lt.name .. "\"", loc_of = c_code.loc_mapper(pre.loc), check_macro = check_macro },
+            opts.lex)
           local text = c_code.directive_text(info)
           if text then directives[#directives + 1] = { text = text, loc = pre.loc } end
           for _, m in ipairs(info.macros) do
