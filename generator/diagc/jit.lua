@@ -33,22 +33,41 @@ local function find_in_sources(gen, word)
   end
 end
 
-local function compile_error(gen, msgs, allow_undefined)
+-- How to fix the strict compile's most common complaints.
+local function hint(rest)
+  local m = rest:match("^'(M_[%w_]+)' undeclared")
+  if m then
+    return rest .. "; " .. m .. " is POSIX, not C99: define the constant yourself "
+      .. "(e.g. #define PI 3.14159265358979323846 in a c_preamble)"
+  end
+  if rest:match("^implicit declaration of function") then
+    return rest .. "; declare it before use (#include its C99 header at the top of the "
+      .. "c_preamble, or define it there)"
+  end
+  return rest
+end
+
+-- unit_name: the file name the compiler gives lines before any #line
+local function compile_error(gen, msgs, allow_undefined, unit_name)
   for line in (msgs .. "\n"):gmatch("(.-)\n") do
-    local file, l, rest = line:match("^(.-):(%d+): error: (.*)$")
+    local file, l, col, rest = line:match("^(.-):(%d+):(%d+): error: (.*)$")
+    if not file then file, l, rest = line:match("^(.-):(%d+): error: (.*)$") end
+    if rest then rest = hint(rest) end
     if file then
-      local loc = { file = file, line = tonumber(l) }
+      local loc = { file = file == unit_name and gen.source_name or file, line = tonumber(l) }
       local map = (file == gen.source_name and gen.source_restore)
         or (file == gen.header_name and gen.header_restore) or nil
       local spec_loc = map and map[loc.line]
       if spec_loc then
         errors.raise(spec_loc, "C error in %s: %s", spec_loc.block.what, rest)
-      elseif file == gen.source_name or file == gen.header_name or file == "<string>" then
+      elseif file == gen.source_name or file == gen.header_name or file == "<string>"
+          or file == unit_name then
         errors.raise(loc, "C error in generated code: %s", rest)
       end
       for _, b in ipairs(gen.user_blocks or {}) do
-        if b.file == file and loc.line >= b.first and loc.line <= b.last then
-          errors.raise(loc, "C error in %s: %s", b.what, rest)
+        if (b.cfile or b.file) == file and loc.line >= b.first and loc.line <= b.last then
+          errors.raise({ file = b.file, line = loc.line, col = tonumber(col) }, "C error in %s: %s",
+            b.what, rest)
         end
       end
       errors.raise(loc, "C error: %s", rest)
@@ -63,23 +82,87 @@ local function compile_error(gen, msgs, allow_undefined)
   errors.raise(nil, "C compilation failed: %s", msgs:gsub("\n", "; "))
 end
 
+-- The one compile rule of every command (run, test, -o, deploy): warnings
+-- are errors, so an implicit declaration never compiles into a call that
+-- returns garbage, and __STRICT_ANSI__ makes the C library declare only
+-- C99's names (no M_PI), as under gcc and clang -std=c99 -pedantic.
+M.OPTIONS = "-Wall -Werror"
+M.DEFINES = { __STRICT_ANSI__ = true }
+
+-- The system C compiler that checks what tcc accepted at the documented
+-- flags (gcc -std=c99 -Wall -Wextra -Werror -pedantic catches what tcc does
+-- not: unused variables and parameters, unused static functions, ISO C
+-- pedantry).  DIAGC_CHECK_CC names it (a command, or "none"); by default the
+-- first of gcc and clang on PATH.  It compiles to /dev/null: nothing
+-- is linked or run, and the generated C includes only standard headers.
+M.CHECK_FLAGS = "-std=c99 -Wall -Wextra -Werror -pedantic"
+local check_cc
+local function shq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+function M.check_cc()
+  if check_cc ~= nil then return check_cc end
+  local want = os.getenv("DIAGC_CHECK_CC")
+  check_cc = false
+  if want == "none" then return check_cc end
+  for _, c in ipairs(want and want ~= "" and { want } or { "gcc", "clang" }) do
+    local p = io.popen("command -v " .. shq(c) .. " 2>/dev/null")
+    local path = p and p:read("*l")
+    if p then p:close() end
+    if path and path ~= "" then check_cc = path; break end
+  end
+  return check_cc
+end
+
+local function system_check(gen, unit, all_defines)
+  local cc = M.check_cc()
+  if not cc then return end
+  local h = host()
+  local tmp = os.tmpname()
+  local f = io.open(tmp, "wb")
+  if not f then return end
+  f:write(unit)
+  f:close()
+  local defines = {}
+  for _, k in ipairs(require("diagc.util").sorted_keys(all_defines)) do
+    local v = all_defines[k]
+    if k ~= "__STRICT_ANSI__" and v then -- -std=c99 defines __STRICT_ANSI__ itself
+      defines[#defines + 1] = shq("-D" .. k .. (v == true and "" or ("=" .. tostring(v))))
+    end
+  end
+  local cmd = string.format("LC_ALL=C %s %s -c -o /dev/null -fdiagnostics-color=never -I%s %s -x c %s 2>&1",
+    shq(cc), M.CHECK_FLAGS, shq(h.root() .. "/runtime/include"), table.concat(defines, " "), shq(tmp))
+  local p = io.popen(cmd)
+  local msgs = p:read("*a") or ""
+  p:close()
+  os.remove(tmp)
+  if msgs:find(": error: ") then compile_error(gen, msgs, true, tmp) end
+end
+
 -- Compile a generated model; returns {state=, symbol=fn(name)}.
+-- opts: {defines = {NAME = value} (added to M.DEFINES), allow_undefined =}
 function M.compile(gen, opts)
   opts = opts or {}
   local unit = M.unit(gen)
-  local key = unit .. "\0" .. (opts.options or "")
+  local defines = {}
+  for k, v in pairs(M.DEFINES) do defines[k] = v end
+  for k, v in pairs(opts.defines or {}) do defines[k] = v end
+  local dkeys = {}
+  for _, k in ipairs(require("diagc.util").sorted_keys(defines)) do
+    dkeys[#dkeys + 1] = k .. "=" .. tostring(defines[k])
+  end
+  local key = unit .. "\0" .. table.concat(dkeys, "\0")
   local hit = cache[key]
   if hit then return hit end
   local h = host()
   local state, msgs = h.tcc_compile(unit, {
-    options = opts.options or "-Wall",
+    options = M.OPTIONS,
     name = gen.prefix .. ".c",
-    defines = opts.defines,
+    defines = defines,
   })
   if not state then
     compile_error(gen, msgs or "unknown error", opts.allow_undefined)
     return nil
   end
+  system_check(gen, unit, defines)
   local r = {
     state = state,
     symbol = function(name) return h.tcc_symbol(state, name) end,

@@ -45,8 +45,21 @@ function M.c_double(x)
   return s
 end
 
+-- A C string literal holding the bytes of s: quotes and backslashes
+-- escaped, control characters as three-digit octal escapes, and every '?'
+-- escaped so no trigraph forms.
 function M.c_string(s)
-  return '"' .. s:gsub('[\\"]', "\\%0"):gsub("\n", "\\n") .. '"'
+  local out = s:gsub('[\\"?]', "\\%0")
+    :gsub("[%z\1-\31\127]", function(ch) return string.format("\\%03o", ch:byte()) end)
+  return '"' .. out .. '"'
+end
+
+-- Text safe inside a C /* comment */ on one line: no comment end, no
+-- control characters (newlines), no trigraphs, no line splices.
+function M.c_comment(s)
+  s = s:gsub("[%z\1-\31\127]", "?"):gsub("%*/", "* /"):gsub("\\", "/")
+  while s:find("??", 1, true) do s = s:gsub("%?%?", "? ?") end
+  return s
 end
 
 function M.sorted_keys(t)

@@ -1,4 +1,4 @@
--- expect: diagc: FILE:6: C error in a calc body: implicit declaration of function 'saturate'
+-- expect: diagc: FILE:6: C error in a calc body: implicit declaration of function 'saturate'; declare it before use (#include its C99 header at the top of the c_preamble, or define it there)
 local Sat = leaf "Sat" {
   input_port { "u", size = 1 },
   output_port { "y", size = 1, prerequisites = { "u" },

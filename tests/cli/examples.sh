@@ -55,3 +55,39 @@ expected=$'t,example.Sn\n0,0\n0.02,10\n0.04,20\n0.06,30'
 got=$($DIAGC run examples/discrete_counter.lua --until 0.06)
 if [ "$got" = "$expected" ]; then echo "ok example.discrete_counter.drake_samples"
 else echo "FAIL example.discrete_counter.drake_samples: got $(echo "$got" | tr '\n' ' ')"; fi
+
+# A C++ product: g++ compiles a main that includes a generated header (its
+# extern "C" guards) and links the C-compiled model and the runtime.
+# spring_mass at q = 2, v = 0, k = 4, m = 1: qdot = 0, vdot = -k q / m = -8,
+# energy = k q^2 / 2 = 8.
+if command -v g++ >/dev/null; then
+  d="$tmp/cxx"; mkdir -p "$d"
+  cat >"$d/main.cpp" <<'CXX'
+#include <cstdio>
+#include "model.h"
+int main()
+{
+  spring_mass_context c;
+  const double q = 2.0, k = 4.0;
+  const double *xcdot = 0, *energy = 0;
+  spring_mass_init(&c);
+  spring_mass_set_spring__q(&c, &q);
+  spring_mass_set_spring__stiffness(&c, &k);
+  if (spring_mass_calc_derivatives(&c, &xcdot) != 0) return 1;
+  if (spring_mass_eval_spring__energy(&c, &energy) != 0) return 1;
+  std::printf("%g %g %g %s\n", xcdot[0], xcdot[1], energy[0], spring_mass_model.name);
+  return 0;
+}
+CXX
+  if $DIAGC examples/spring_mass.lua -o "$d/model.c" 2>"$d/err" &&
+     gcc $FLAGS -c "$d/model.c" -o "$d/model.o" 2>>"$d/err" &&
+     g++ -std=c++11 -Wall -Wextra -Werror -pedantic -Iruntime/include -I"$d" "$d/main.cpp" "$d/model.o" \
+       lib/libdiagc.a -lm -lpthread -o "$d/main" 2>>"$d/err" &&
+     got=$("$d/main") && [ "$got" = "0 -8 8 spring_mass" ]; then
+    echo "ok example.cxx_product_links"
+  else
+    echo "FAIL example.cxx_product_links: $(head -3 "$d/err" | tr '\n' ' ') ${got:-}"
+  fi
+else
+  echo "ok example.cxx_product_links (skipped: no g++)"
+fi

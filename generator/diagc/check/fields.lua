@@ -11,6 +11,39 @@ for w in ([[auto break case char const continue default do double else enum exte
   main NULL]]):gmatch("%S+") do C_KEYWORDS[w] = true end
 M.C_KEYWORDS = C_KEYWORDS
 
+-- Names C accepts but the generated C would not mean by them: compiler
+-- keywords and predefined macros outside C99 (tcc's asm, typeof, unix),
+-- object-like macros of the C99 headers the generated C includes, POSIX
+-- constants some C libraries define (M_PI), and the runtime's own names.
+local C_CLASHES = {}
+for w in ([[asm typeof unix linux i386 fortran
+  INFINITY NAN HUGE_VAL HUGE_VALF HUGE_VALL FP_NAN FP_INFINITE FP_ZERO FP_SUBNORMAL FP_NORMAL
+  FP_FAST_FMA FP_FAST_FMAF FP_FAST_FMAL FP_ILOGB0 FP_ILOGBNAN MATH_ERRNO MATH_ERREXCEPT
+  math_errhandling errno EDOM ERANGE EILSEQ bool true false
+  EOF BUFSIZ FILENAME_MAX FOPEN_MAX L_tmpnam TMP_MAX SEEK_SET SEEK_CUR SEEK_END stdin stdout
+  stderr EXIT_SUCCESS EXIT_FAILURE RAND_MAX MB_CUR_MAX CHAR_BIT MB_LEN_MAX SCHAR_MIN SCHAR_MAX
+  UCHAR_MAX CHAR_MIN CHAR_MAX SHRT_MIN SHRT_MAX USHRT_MAX INT_MIN INT_MAX UINT_MAX LONG_MIN
+  LONG_MAX ULONG_MAX LLONG_MIN LLONG_MAX ULLONG_MAX SIZE_MAX PTRDIFF_MIN PTRDIFF_MAX
+  SIG_ATOMIC_MIN SIG_ATOMIC_MAX WCHAR_MIN WCHAR_MAX WINT_MIN WINT_MAX INTMAX_MIN INTMAX_MAX
+  UINTMAX_MAX INTPTR_MIN INTPTR_MAX UINTPTR_MAX DECIMAL_DIG
+  CLOCKS_PER_SEC
+  static_assert alignof alignas noreturn thread_local]]):gmatch("%S+") do C_CLASHES[w] = true end
+M.C_CLASHES = C_CLASHES
+
+-- Why a name would clash in the generated C, or nil.
+function M.c_clash(s)
+  if C_CLASHES[s] then
+    return "is a compiler keyword or a macro of the C library"
+  end
+  if s:match("^M_[%u%d_]+$") then return "is a math constant macro of some C libraries (M_PI, ...)" end
+  if s:match("^L?DBL_") or s:match("^FLT_") or s:match("^U?INT%d*_") or s:match("^U?INT_LEAST%d")
+      or s:match("^U?INT_FAST%d") then
+    return "is a macro of the C library (<float.h>, <stdint.h>)"
+  end
+  if s:lower():match("^diagc_") then return "starts with diagc_, which the runtime uses for its names" end
+  return nil
+end
+
 -- Only these keys (besides positional ones up to npos) are allowed.
 function M.only(item, allowed, npos)
   npos = npos or 0
@@ -47,6 +80,11 @@ function M.identifier(loc, what, s)
   end
   if C_KEYWORDS[s] then
     errors.raise(loc, "%s '%s' is a C keyword; choose another name", what, s)
+  end
+  local clash = M.c_clash(s)
+  if clash then
+    errors.raise(loc, "%s '%s' %s, so the generated C would not mean the name; choose another name",
+      what, s, clash)
   end
   return s
 end
@@ -108,6 +146,13 @@ function M.c_type(loc, what, v)
     errors.raise(loc, "%s must be a C type name such as \"my_struct\" or \"int\", got %s",
       what, type(v) == "string" and ("'" .. v .. "'") or type(v))
   end
+  local c_code = require("diagc.check.c_code")
+  for w in v:gmatch("[%w_]+") do
+    if c_code.EXTENSION_WORDS[w] or c_code.is_reserved(w) or M.c_clash(w) then
+      errors.raise(loc, "%s '%s': '%s' is not a C99 type name (a compiler extension, reserved "
+        .. "or library macro name); declare a typedef in a c_preamble and use its name", what, v, w)
+    end
+  end
   return v
 end
 
@@ -121,13 +166,23 @@ function M.locate(sources, loc, text)
     if not nl then break end
     pos, line = nl + 1, line + 1
   end
+  -- Lua reports a call with a long-string argument (c_preamble [[ ... ]])
+  -- at the string's last line: then the text starts before loc's line
   local s = src:find(text, pos, true)
+  if not s then
+    local from = 1
+    while true do
+      local f = src:find(text, from, true)
+      if not f or f >= pos then break end
+      s, from = f, f + 1
+    end
+  end
   if not s then return { file = loc.file, line = loc.line, col = 1 } end
-  local before = src:sub(pos, s - 1)
-  local l = line
+  local before = src:sub(1, s - 1)
+  local l = 1
   for _ in before:gmatch("\n") do l = l + 1 end
   local last_nl = before:match(".*()\n")
-  local col = last_nl and (s - (pos + last_nl - 1)) or (s - pos + 1)
+  local col = last_nl and (s - last_nl) or s
   return { file = loc.file, line = l, col = col }
 end
 

@@ -49,7 +49,7 @@ function M.main(args)
     -- compile once in-process so C errors in calc bodies are reported
     -- (at their spec lines) before anything is written
     if pcall(require, "diagc_host") then
-      require("diagc.jit").compile(gen, { options = "-Wall -Werror", allow_undefined = true })
+      require("diagc.jit").compile(gen, { allow_undefined = true })
     end
   end
   -- both files or neither

@@ -1,7 +1,16 @@
 -- coder/emit.lua: a line buffer that knows its own line numbers, so calc
 -- bodies can be wrapped in #line directives pointing at the spec.
+local util = require("diagc.util")
+
 local M = {}
 M.__index = M
+
+-- The file name a #line directive gives for a spec file: the name itself
+-- (as a C string literal: quotes, backslashes and '?' escaped), with control
+-- characters, which a compiler's one-line messages cannot carry, as '?'.
+function M.line_file(file)
+  return (file:gsub("[%z\1-\31\127]", "?"))
+end
 
 function M.new(file_name)
   -- restore[n]: the spec location of the user line just before generated
@@ -23,7 +32,8 @@ end
 -- what: how errors in this text are described ("a calc body", "a c_preamble")
 function M:user_code(text, loc, what)
   local body = text:gsub("\r", "")
-  self:linef('#line %d "%s"', loc.line, loc.file)
+  local cfile = M.line_file(loc.file)
+  self:linef('#line %d %s', loc.line, util.c_string(cfile))
   local first, n = true, 0
   for l in (body .. "\n"):gmatch("(.-)\n") do
     n = n + 1
@@ -31,8 +41,8 @@ function M:user_code(text, loc, what)
     self:line(first and l or l)
     first = false
   end
-  self:linef('#line %d "%s"', #self.lines + 2, self.file)
-  local block = { file = loc.file, first = loc.line, last = loc.line + n - 1, what = what or "spec code" }
+  self:linef('#line %d %s', #self.lines + 2, util.c_string(self.file))
+  local block = { file = loc.file, cfile = cfile, first = loc.line, last = loc.line + n - 1, what = what or "spec code" }
   self.restore[#self.lines + 1] = { file = loc.file, line = block.last, block = block }
   self.blocks[#self.blocks + 1] = block
 end

@@ -18,7 +18,7 @@ local function fn_name(P, lt, d)
 end
 
 -- one calc function per leaf type and item; returns {[item] = params}
-local function emit_calcs(C, P, opts)
+local function emit_calcs(C, P, opts, in_leaf_scope)
   local params = {}
   for _, lt in ipairs(opts.leaf_types) do
     for _, d in ipairs(lt.timed or {}) do
@@ -36,7 +36,7 @@ local function emit_calcs(C, P, opts)
       C:line("  double t_next = HUGE_VAL;")
       for _, p in ipairs(ps) do C:linef("  (void)%s;", p.name) end
       C:line("  {")
-      C:user_code(d.calc.body, d.calc.body_loc, "a next_update_time calc")
+      in_leaf_scope(C, lt, function() C:user_code(d.calc.body, d.calc.body_loc, "a next_update_time calc") end)
       C:line("  }")
       C:line("  *diagc_t_next_out = t_next;")
       C:line("  return 0;")
@@ -48,10 +48,10 @@ local function emit_calcs(C, P, opts)
 end
 
 -- C: the source emitter; F: the flattened model; a: {P=, opts=, arg_expr=,
--- n_events=}.  Returns {n = count, table = C name or "NULL"}.
+-- n_events=, in_leaf_scope=}.  Returns {n = count, table = C name or "NULL"}.
 function M.emit(C, F, a)
   local P = a.P
-  local params = emit_calcs(C, P, a.opts)
+  local params = emit_calcs(C, P, a.opts, a.in_leaf_scope)
 
   -- event indices, in the order c_model.lua lists the events
   local ev_index, n_ev = {}, 0

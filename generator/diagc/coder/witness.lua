@@ -38,7 +38,7 @@ function M.emit(C, F, a)
       C:line("  double value = 0;")
       for _, p in ipairs(ps) do C:linef("  (void)%s;", p.name) end
       C:line("  {")
-      C:user_code(w.calc.body, w.calc.body_loc, "a witness calc")
+      a.in_leaf_scope(C, lt, function() C:user_code(w.calc.body, w.calc.body_loc, "a witness calc") end)
       C:line("  }")
       C:line("  *diagc_value_out = value;")
       C:line("  return 0;")

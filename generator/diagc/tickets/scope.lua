@@ -18,7 +18,10 @@ function M.params(leaf, calc)
   end
   if g.t then p("t", "t", "double") end
   if g.accuracy then p("accuracy", "accuracy", "double") end
-  for _, k in ipairs({ "q", "v", "z" }) do if g[k] then p(k, k, "const double *") end end
+  -- a leaf's calcs see only the parts of the continuous state it has: a
+  -- pointer to an absent part would land in another leaf's slots
+  local has = { q = #leaf.q > 0, v = #leaf.v > 0, z = #leaf.z > 0 }
+  for _, k in ipairs({ "q", "v", "z" }) do if g[k] and has[k] then p(k, k, "const double *") end end
   for _, it in ipairs(leaf.by_kind.xd) do
     if g["xd:" .. it.name] then p("xd:" .. it.name, it.name, "const double *") end
   end
@@ -40,9 +43,9 @@ function M.params(leaf, calc)
     end
   end
   if g["builtin:xcdot"] then
-    p("builtin:xcdot:q", "qdot", "const double *")
-    p("builtin:xcdot:v", "vdot", "const double *")
-    p("builtin:xcdot:z", "zdot", "const double *")
+    for _, k in ipairs({ "q", "v", "z" }) do
+      if has[k] then p("builtin:xcdot:" .. k, k .. "dot", "const double *") end
+    end
   end
   for _, tk in ipairs({ "pe", "ke", "pc", "pnc" }) do
     if g["builtin:" .. tk] then p("builtin:" .. tk, tk, "const double *") end
@@ -53,9 +56,9 @@ function M.params(leaf, calc)
     local it = calc.item
     p("self", it.name, it.ctype and (it.ctype .. " *") or "double *", true)
   elseif k == "xcdot" then
-    p("self:q", "qdot", "double *", true)
-    p("self:v", "vdot", "double *", true)
-    p("self:z", "zdot", "double *", true)
+    for _, part in ipairs({ "q", "v", "z" }) do
+      if has[part] then p("self:" .. part, part .. "dot", "double *", true) end
+    end
   elseif builtin.computed[k] then
     p("self", k, "double *", true)
   elseif k == "event" then
@@ -108,6 +111,10 @@ local function namespace(leaf)
   for _, p in ipairs({ "q", "v", "z" }) do
     ns[p .. "_next"] = { what = "the next value of " .. p,
       never = "only unrestricted update events write " .. p .. "_next" }
+    -- parts of the continuous state the leaf does not have do not exist
+    if #leaf[p] == 0 then
+      for _, n in ipairs({ p, p .. "dot", p .. "_next" }) do ns[n] = { absent = p } end
+    end
   end
   return ns
 end
@@ -145,16 +152,10 @@ end
 -- reports the undeclared name instead).
 function M.check_body(leaf, calc, params, lex)
   if not lex then return end
-  local toks, err = lex(calc.body)
-  local bl = calc.body_loc
-  local function loc_of(line, col)
-    return { file = bl.file, line = bl.line + line - 1, col = line == 1 and (bl.col + col - 1) or col }
-  end
-  if not toks then
-    local l, c, msg = tostring(err):match("^(%d+):(%d+): (.*)$")
-    errors.raise(l and loc_of(tonumber(l), tonumber(c)) or bl, "in the calc of %s: %s",
-      what_calc(leaf, calc), msg or tostring(err))
-  end
+  local c_code = require("diagc.check.c_code")
+  local loc_of = c_code.loc_mapper(calc.body_loc)
+  local toks = c_code.check_statements(calc.body,
+    { what = "the calc of " .. what_calc(leaf, calc), loc_of = loc_of }, lex)
   local inscope = {}
   for _, p in ipairs(params) do inscope[p.name] = true end
   local ns = namespace(leaf)
@@ -175,6 +176,11 @@ function M.check_body(leaf, calc, params, lex)
         and not (prev and prev.kind == "punct" and (prev.text == "." or prev.text == "->")) then
       local n = ns[tk.text]
       local loc = loc_of(tk.line, tk.col)
+      if n.absent then
+        errors.raise(loc, "%s of leaf \"%s\" uses '%s', but the leaf has no continuous state %s; "
+          .. "declare %s in its continuous_state or remove the use", what_calc(leaf, calc), leaf.name,
+          tk.text, n.absent, n.absent)
+      end
       local base = tk.text:match("^(.*)_next$")
       if base and calc.kind == "event" and calc.event_kind ~= "publish" then
         errors.raise(loc, "%s of leaf \"%s\" writes '%s', but '%s' is not in its writes {%s}; "
