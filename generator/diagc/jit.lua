@@ -129,7 +129,7 @@ local function system_check(gen, unit, all_defines)
     end
   end
   local cmd = string.format("LC_ALL=C %s %s -c -o /dev/null -fdiagnostics-color=never -I%s %s -x c %s 2>&1",
-    shq(cc), M.CHECK_FLAGS, shq(h.root() .. "/runtime/include"), table.concat(defines, " "), shq(tmp))
+    shq(cc), M.CHECK_FLAGS, shq(h.include_dir()), table.concat(defines, " "), shq(tmp))
   local p = io.popen(cmd)
   local msgs = p:read("*a") or ""
   p:close()
