@@ -116,8 +116,9 @@ local W = leaf "W" {
   next_update_time { "wake", prerequisites = { "n" },
     calc = [[ t_next = n[0] < 2 ? n[0] + 1.0 : NAN; ]],
     discrete_update = [[ n_next[0] = n[0] + 1; ]] },
+  output_port { "y", size = 1, prerequisites = { "n" }, calc = [[ y[0] = n[0]; ]] },
 }
-return diagram "w" { system { "w", W } }
+return diagram "w" { system { "w", W }, log { "w.y", period = 0.5 } }
 EOF
 hrun -- "$DIAGC" run "$T/spec.lua" --until 5
 expect_exit 2
@@ -132,8 +133,9 @@ local W = leaf "W" {
   next_update_time { "wake", prerequisites = { "n" },
     calc = [[ t_next = 1.0; ]],
     discrete_update = [[ n_next[0] = n[0] + 1; ]] },
+  output_port { "y", size = 1, prerequisites = { "n" }, calc = [[ y[0] = n[0]; ]] },
 }
-return diagram "w" { system { "w", W } }
+return diagram "w" { system { "w", W }, log { "w.y", period = 0.5 } }
 EOF
 hrun --timeout 10 -- "$DIAGC" run "$T/spec.lua" --until 5
 expect_exit 2
