@@ -203,6 +203,9 @@ function M.main(args)
   end
   write(outc, app_source(loaded.main, models))
   if not o["--run"] then return 0 end
+  -- building and running the app runs the user's C: the generation
+  -- --timeout (driver.lua) ends here
+  require("diagc_host").set_timeout(0)
 
   local root = require("diagc_host").root()
   local lib = root .. "/lib/libdiagc.a"
