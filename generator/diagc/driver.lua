@@ -129,7 +129,7 @@ function M.main(args)
     local host_ok, host = pcall(require, "diagc_host")
     local mib = host_ok and host.memory_limit and math.floor(host.memory_limit() / 1048576) or 0
     io.stderr:write(string.format("diagc: the Lua heap reached its limit of %d MiB "
-      .. "(a spec building huge strings or tables?); simplify the spec\n", mib))
+      .. "(a spec too large, or building huge strings or tables); make the spec smaller\n", mib))
     return 2
   end
   if errors.is(res) then

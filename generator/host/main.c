@@ -766,8 +766,8 @@ int main(int argc, char **argv) {
   lua_pushlightuserdata(L, &a);
   status = lua_pcall(L, 1, 1, 1);
   if (status != 0 && (status == LUA_ERRMEM || g_mem.exceeded)) {
-    fprintf(stderr, "diagc: the Lua heap reached its limit of %lu MiB (a spec building huge "
-            "strings or tables?); simplify the spec\n", (unsigned long)(g_mem.limit >> 20));
+    fprintf(stderr, "diagc: the Lua heap reached its limit of %lu MiB (a spec too large, or "
+            "building huge strings or tables); make the spec smaller\n", (unsigned long)(g_mem.limit >> 20));
     code = 2;
   } else if (status != 0) {
     const char *msg = lua_tostring(L, -1);

@@ -56,6 +56,7 @@ local function item_ctor(kind)
     end
     local it = { _item = kind, loc = loc, args = args }
     made[it] = { _item = kind, loc = { file = loc.file, line = loc.line }, args = args }
+    -- (args stays the spec's table: it is read, raw, when the spec is loaded)
     return it
   end
 end
@@ -103,9 +104,7 @@ local function system_ctor(kind, allowed)
         list[i] = it
       end
       local sys = { _kind = kind, name = name, loc = loc, items = list }
-      local copy = {}
-      for i = 1, n do copy[i] = list[i] end
-      made[sys] = { _kind = kind, name = name, loc = { file = loc.file, line = loc.line }, items = copy }
+      made[sys] = { _kind = kind, name = name, loc = { file = loc.file, line = loc.line } }
       return sys
     end
   end

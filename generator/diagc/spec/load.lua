@@ -87,7 +87,7 @@ local function memory_error(loc)
   local ok, host = pcall(require, "diagc_host")
   local mib = ok and host.memory_limit and math.floor(host.memory_limit() / 1048576) or 0
   collectgarbage()
-  return errors.new(loc, string.format("the spec used more memory than the limit of %d MiB "
+  return errors.new(loc, string.format("the spec used more memory than the Lua heap limit of %d MiB "
     .. "(huge strings or tables?); build smaller values", mib))
 end
 
@@ -126,6 +126,14 @@ local function run_file(path)
     end
     local function import(rel)
       local loc = dsl.caller_loc(2)
+      if loc.file ~= file then
+        -- `return import "x"` is a tail call: the spec's frame is gone;
+        -- locate the call by its argument in the text
+        local at = type(rel) == "string" and text:find(rel, 1, true)
+        local line = 1
+        if at then line = select(2, text:sub(1, at):gsub("\n", "")) + 1 end
+        loc = { file = file, line = line }
+      end
       if type(rel) ~= "string" then
         errors.raise(loc, "import expects a file path string")
       end
@@ -195,7 +203,7 @@ local function freeze(root)
   function copy_system(v, sys_depth)
     local rec = dsl.record(v)
     if active[v] then
-      errors.raise(rec.loc, "%s \"%s\" contains itself (directly or through its subsystems)",
+      errors.raise(rec.loc, "%s \"%s\" contains itself",
         rec._kind, rec.name)
     end
     if done[v] then return done[v] end
@@ -203,10 +211,26 @@ local function freeze(root)
       errors.raise(rec.loc, "diagrams are nested more than %d deep here; flatten the hierarchy",
         M.MAX_DEPTH)
     end
+    -- the declarations are read from the system's `items` as it is now
+    -- (a spec may add some after making it), but each must have been made
+    -- by a declaration constructor allowed in this kind of system
+    local list = rawget(v, "items")
+    if type(list) ~= "table" then
+      errors.raise(rec.loc, "%s \"%s\": its items were replaced by %s; leave them a list of "
+        .. "declarations", rec._kind, rec.name, errors.describe(list))
+    end
+    local n = 0
+    for _ in next, list do n = n + 1 end
+    local allowed = {}
+    for _, k in ipairs(rec._kind == "leaf" and dsl.leaf_items or dsl.diagram_items) do allowed[k] = true end
     active[v] = true
     local items = {}
-    for i, it in ipairs(rec.items) do
-      local r = dsl.record(it)
+    for i = 1, n do
+      local r = dsl.record(rawget(list, i))
+      if not r or not allowed[r._item] then
+        errors.raise(rec.loc, "%s \"%s\": item %d is not a declaration a %s can hold",
+          rec._kind, rec.name, i, rec._kind)
+      end
       items[i] = { _item = r._item, loc = { file = r.loc.file, line = r.loc.line },
         args = copy_value(r.args, r.loc, 1, sys_depth) }
     end
