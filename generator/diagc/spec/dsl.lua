@@ -22,11 +22,22 @@ M.leaf_items = {
 }
 M.diagram_items = { "system", "connect", "export_input", "export_output", "fix_input", "log" }
 
+-- The file:line of the code that called, `level` frames up; past C
+-- functions (pcall(leaf, ...), string.gsub callbacks) to the nearest Lua
+-- file frame.
 local function caller_loc(level)
-  local info = debug.getinfo(level + 1, "Sl")
-  local src = info and info.source or "?"
+  local first
+  for l = level + 1, level + 20 do
+    local info = debug.getinfo(l, "Sl")
+    if not info then break end
+    first = first or info
+    if info.source:sub(1, 1) == "@" and info.currentline > 0 then
+      return { file = info.source:sub(2), line = info.currentline }
+    end
+  end
+  local src = first and first.source or "?"
   if src:sub(1, 1) == "@" then src = src:sub(2) end
-  return { file = src, line = info and info.currentline or 0 }
+  return { file = src, line = first and first.currentline or 0 }
 end
 M.caller_loc = caller_loc
 
