@@ -88,7 +88,7 @@ local function fork_piped(child, on_chunk, limit, idle)
   local pfd = ffi.new("struct diagc_pollfd[1]")
   local status = ffi.new("int[1]")
   local deadline = limit and limit > 0 and host.now() + limit or nil
-  local open, exited, timed_out = true, false, false
+  local open, exited, timed_out, nap = true, false, false, 1
   while not exited do
     local wait_ms = 50
     if deadline then
@@ -112,7 +112,10 @@ local function fork_piped(child, on_chunk, limit, idle)
         end
       end
     else
-      ffi.C.poll(nil, 0, wait_ms)
+      -- the pipe is closed: the child is exiting (or hangs without it);
+      -- wait for it in short, growing naps
+      ffi.C.poll(nil, 0, math.min(nap, wait_ms))
+      nap = math.min(nap * 2, 50)
     end
     if ffi.C.waitpid(pid, status, WNOHANG) == pid then exited = true end
   end
