@@ -53,11 +53,23 @@ end
 -- remaining args, debug mode and the timeout in seconds.
 local function global_options(args)
   local debug_mode, timeout = false, M.DEFAULT_TIMEOUT
-  local is_test = args[1] == "test"
+  -- the subcommand: the first argument that is not a global option
+  local is_test, j = false, 1
+  while args[j] == "--debug" or args[j] == "--timeout" or (args[j] or ""):match("^%-%-timeout=") do
+    j = j + (args[j] == "--timeout" and 2 or 1)
+  end
+  if args[j] == "test" then
+    -- every --timeout is the runner's; the subcommand goes first
+    local rest = { "test" }
+    for k, a in ipairs(args) do
+      if a == "--debug" then debug_mode = true elseif k ~= j then rest[#rest + 1] = a end
+    end
+    return rest, debug_mode, 0
+  end
   local rest, i = {}, 1
   while i <= #args do
     local a = args[i]
-    local tval = not is_test and (a == "--timeout" and (args[i + 1] or "") or a:match("^%-%-timeout=(.*)$"))
+    local tval = a == "--timeout" and (args[i + 1] or "") or a:match("^%-%-timeout=(.*)$")
     if a == "--debug" then
       debug_mode = true
     elseif tval then
@@ -72,7 +84,7 @@ local function global_options(args)
     end
     i = i + 1
   end
-  return rest, debug_mode, is_test and 0 or timeout
+  return rest, debug_mode, timeout
 end
 
 -- Arms the wall-clock limit in the host (a signal: it also stops loops in
