@@ -62,6 +62,8 @@ function M.format(e)
   msg = M.describe(msg)
   local file, line, col = field(loc, "file"), field(loc, "line"), field(loc, "col")
   if type(file) ~= "string" then return M.sanitize(msg) end
+  -- (a location without a line: the file only)
+  if line == nil and col == nil then return M.sanitize(file .. ": " .. msg) end
   local s = file .. ":" .. tostring(type(line) == "number" and line or 0)
   if type(col) == "number" then s = s .. ":" .. tostring(col) end
   return M.sanitize(s .. ": " .. msg)

@@ -118,6 +118,9 @@ htimeout loop_while 'while true do end' @T@/spec.lua -o @T@/out.c
 htimeout loop_repeat 'repeat until false' @T@/spec.lua -o @T@/out.c
 htimeout loop_recursive_tail 'local function f(n) return f(n + 1) end return f(0)' @T@/spec.lua -o @T@/out.c
 htimeout loop_pcall 'while true do pcall(error, "x") end' @T@/spec.lua -o @T@/out.c
+# a loop inside a C function (pattern backtracking) is stopped too
+htimeout loop_pattern_backtracking 'string.find(string.rep("a", 40), string.rep("a*", 40) .. "b")' @T@/spec.lua -o @T@/out.c
+htimeout loop_tostring_tail 'local t; t = setmetatable({}, { __tostring = function() return tostring(t) end }); tostring(t)' @T@/spec.lua -o @T@/out.c
 htimeout loop_graph 'while true do end' graph @T@/spec.lua
 htimeout loop_run 'local x = 0 while true do x = x + 1 end' run @T@/spec.lua --until 1
 

@@ -121,6 +121,30 @@ local function system_ctor(kind, allowed)
   end
 end
 
+-- LuaJIT 2.1 does not bound the C stack used by string.gsub callbacks
+-- (a replacement function or __index that calls gsub again): endless
+-- recursion there is a segmentation fault, not a Lua error.  Specs reach
+-- the real gsub through string methods ("a"):gsub(...), so the real one is
+-- guarded, once, for everyone: at most MAX_GSUB_DEPTH nested callbacks.
+M.MAX_GSUB_DEPTH = 200
+if not rawget(string, "diagc_guarded_gsub") then
+  local gsub, depth = string.gsub, 0
+  local function leave(ok, ...)
+    depth = depth - 1
+    if not ok then error((...), 0) end
+    return ...
+  end
+  string.gsub = function(s, pattern, repl, n)
+    if type(repl) == "string" then return gsub(s, pattern, repl, n) end
+    if depth >= M.MAX_GSUB_DEPTH then
+      error(string.format("string.gsub callbacks nested more than %d deep", M.MAX_GSUB_DEPTH), 2)
+    end
+    depth = depth + 1
+    return leave(pcall(gsub, s, pattern, repl, n))
+  end
+  rawset(string, "diagc_guarded_gsub", true)
+end
+
 -- A spec's own copy of a library table: changing it changes nothing the
 -- generator uses.  `drop` lists functions left out.
 local function library_copy(lib, drop)
@@ -150,7 +174,8 @@ function M.environment(import)
     diagram = system_ctor("diagram", M.diagram_items),
     import = import,
     -- the safe part of the standard library, as copies
-    math = library_copy(math), string = library_copy(string, { dump = true }),
+    math = library_copy(math),
+    string = library_copy(string, { dump = true, diagc_guarded_gsub = true }),
     table = library_copy(table),
     ipairs = ipairs, pairs = pairs, next = next, select = select,
     tostring = tostring, tonumber = tonumber, type = type,

@@ -39,6 +39,15 @@ local function normalize(path)
   return s == "" and "." or s
 end
 
+-- "not enough memory" raised by the Lua heap limit (bin/diagc's host)
+local function memory_error(loc)
+  local ok, host = pcall(require, "diagc_host")
+  local mib = ok and host.memory_limit and math.floor(host.memory_limit() / 1048576) or 0
+  collectgarbage()
+  return errors.new(loc, string.format("the spec used more memory than the Lua heap limit of %d MiB "
+    .. "(huge strings or tables?); build smaller values", mib))
+end
+
 -- The innermost stack frame running code of a spec file (one in `files`),
 -- as a location; nil if none.  Called from a message handler.
 local function spec_frame(files)
@@ -69,6 +78,7 @@ local function lua_error_to_diagc(e, files)
     end
     return errors.new(loc, errors.describe(msg))
   end
+  if e == "not enough memory" then return memory_error(files and spec_frame(files) or nil) end
   if type(e) == "string" then
     local file, line, rest = e:match("^([^:\n]+):(%d+): (.*)$")
     if file then
@@ -82,14 +92,6 @@ local function lua_error_to_diagc(e, files)
   return errors.new(files and spec_frame(files) or nil, what)
 end
 
--- "not enough memory" raised by the Lua heap limit (bin/diagc's host)
-local function memory_error(loc)
-  local ok, host = pcall(require, "diagc_host")
-  local mib = ok and host.memory_limit and math.floor(host.memory_limit() / 1048576) or 0
-  collectgarbage()
-  return errors.new(loc, string.format("the spec used more memory than the Lua heap limit of %d MiB "
-    .. "(huge strings or tables?); build smaller values", mib))
-end
 
 -- Runs a spec file (and the files it imports) in the sandbox; returns what
 -- it returned and the texts of the files read.
@@ -150,6 +152,11 @@ local function run_file(path)
       -- a memory error skips the handler: its value is the plain string
       if res == "not enough memory" then res = memory_error(from_loc or { file = file, line = 1 }) end
       if not errors.is(res) then res = lua_error_to_diagc(res) end
+      -- no line could be found (a stack overflow in C): at least the file
+      if rawget(res, "loc") == nil then res.loc = { file = file } end
+      if type(res.msg) == "string" and res.msg:match("stack overflow$") then
+        res.msg = res.msg .. " (a function that calls itself without end?)"
+      end
       error(res, 0)
     end
     cache[file] = res == nil and false or res
