@@ -58,3 +58,19 @@ group("sandbox", function()
     eq((("abc"):gsub("b", function() return "x" end)), "axc")
   end)
 end)
+
+group("limits", function()
+  local dsl = diagc.dsl
+  local C = dsl.leaf "C" { dsl.discrete_state { "x", default = { 0 } } }
+  test("a diagram built in a test file nested too deep is an error", function()
+    local d = dsl.diagram "d0" { dsl.system { "c", C } }
+    for i = 1, 3000 do d = dsl.diagram("d" .. i) { dsl.system { "s", d } } end
+    expect_error(function() diagc.jit(d) end, "nested more than 200 deep")
+  end)
+  test("a diagram built in a test file containing itself is an error", function()
+    local args = { "c", C }
+    local d = dsl.diagram "d" { dsl.system(args) }
+    args[2] = d
+    expect_error(function() diagc.jit(d) end, "diagram \"d\" contains itself")
+  end)
+end)

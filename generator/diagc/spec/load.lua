@@ -279,4 +279,7 @@ function M.import_value(path)
 end
 
 M.normalize = normalize
+-- the plain, checked copy of a system built with the DSL (diagc.jit(value)
+-- in test files gets the same depth and cycle limits as a spec file)
+M.freeze = freeze
 return M

@@ -180,7 +180,11 @@ local function run_file(file, filter, timeout, report)
   end
   local dsl_env = env.diagc.dsl
   env.diagc.jit = function(spec, opts)
-    if type(spec) == "string" then spec = here(spec) end
+    if type(spec) == "string" then
+      spec = here(spec)
+    elseif require("diagc.spec.dsl").record(spec) and require("diagc.spec.dsl").is_system(spec) then
+      spec = require("diagc.spec.load").freeze(spec)
+    end
     return model.jit(spec, opts) -- a tail call: model.jit sees the test file as its caller
   end
   env.diagc.compile = function(path, opts) return require("diagc.compile").compile(here(path), opts) end
