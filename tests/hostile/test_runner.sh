@@ -126,3 +126,23 @@ hrun -- "$DIAGC" test "$T/a/m_test.lua"
 expect_exit 0
 expect_stdout_match 'ok absolute'
 hdone
+
+# a test process does not outlive a runner that is killed (it sits in its
+# own process group, out of reach of the terminal's Ctrl-C)
+hcase test_runner.parent_killed
+printf '%s\n%s\n' "$H_FFI" "test(\"spin\", function()
+  local f = io.open(\"$T/pid\", \"w\"); f:write(ffi.C.getpid()); f:close()
+  while true do end end)" >"$T/t_test.lua"
+"$DIAGC" test "$T/t_test.lua" --timeout 0 >/dev/null 2>&1 &
+h_pid=$!
+for _ in $(seq 1 100); do [ -s "$T/pid" ] && break; sleep 0.1; done
+kill -TERM "$h_pid" 2>/dev/null
+wait "$h_pid" 2>/dev/null
+sleep 0.5
+h_child=$(cat "$T/pid" 2>/dev/null)
+check "the test never started" [ -n "$h_child" ]
+if [ -n "$h_child" ] && kill -0 "$h_child" 2>/dev/null; then
+  _h_bad "test process $h_child outlived the runner"
+  kill -KILL "$h_child" 2>/dev/null
+fi
+hdone

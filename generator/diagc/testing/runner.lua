@@ -26,12 +26,15 @@ void _exit(int status);
 int fflush(void *stream);
 unsigned int alarm(unsigned int seconds);
 int setpgid(int pid, int pgid);
+int getpid(void);
+int getppid(void);
+int prctl(int option, unsigned long arg2, unsigned long arg3, unsigned long arg4, unsigned long arg5);
 int kill(int pid, int sig);
 struct diagc_pollfd { int fd; short events; short revents; };
 int poll(struct diagc_pollfd *fds, unsigned long nfds, int timeout);
 ]]
 
-local SIGKILL, WNOHANG, POLLIN = 9, 1, 1
+local SIGKILL, WNOHANG, POLLIN, PR_SET_PDEATHSIG = 9, 1, 1, 1
 -- the file-level child reports at least once per test, and each test is
 -- bounded by --timeout: silence longer than this grace beyond it means the
 -- file's process is stuck
@@ -74,9 +77,14 @@ local function fork_piped(child, on_chunk, limit, idle)
   local host = require("diagc_host")
   local fds = ffi.new("int[2]")
   assert(ffi.C.pipe(fds) == 0)
+  local parent = ffi.C.getpid()
   local pid = ffi.C.fork()
   if pid == 0 then
     ffi.C.setpgid(0, 0)
+    -- out of the terminal's process group, the child would not see Ctrl-C:
+    -- it dies with its parent instead (Linux), so nothing outlives the run
+    ffi.C.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
+    if ffi.C.getppid() ~= parent then ffi.C._exit(1) end
     ffi.C.close(fds[0])
     child(fds[1])
     io.stdout:flush()
