@@ -28,7 +28,13 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check]
                      topics, on the executor (docs/executor.md); --run builds
                      and runs the app
   --debug            show Lua tracebacks for errors (any command)
+  --timeout S        stop with an error after S seconds of evaluating the
+                     spec and generating (any command but test, where it is
+                     the per-test limit; default 60; 0: none); the simulation
+                     of run and the app of deploy --run are not limited
 ]]
+
+M.DEFAULT_TIMEOUT = 60 -- seconds, for every command but test (docs/security.md)
 
 -- checked: a failed write (a full disk) prints an error and gives status 1
 local function out(s, code) return require("diagc.cli.output").stdout_status(s, code) end
@@ -41,11 +47,72 @@ local subcommands = {
   test = "diagc.testing.runner",
 }
 
-function M.main(args)
-  local debug_mode = false
-  local rest = {}
+-- A value that is safe to print: a string as is, anything else described
+-- without running its metamethods.
+local function safe_text(e)
+  if type(e) == "string" then return e end
+  return errors.describe(e)
+end
+
+-- Strips the global options (--debug anywhere; --timeout S, except for
+-- `diagc test`, whose --timeout is its per-test limit).  Returns the
+-- remaining args, debug mode and the timeout in seconds.
+local function global_options(args)
+  local debug_mode, timeout = false, M.DEFAULT_TIMEOUT
+  -- the subcommand: the first argument that is not a global option
+  local is_test, j = false, 1
+  while args[j] == "--debug" or args[j] == "--timeout" or (args[j] or ""):match("^%-%-timeout=") do
+    j = j + (args[j] == "--timeout" and 2 or 1)
+  end
+  if args[j] == "test" then
+    -- every --timeout is the runner's; the subcommand goes first
+    local rest = { "test" }
+    for k, a in ipairs(args) do
+      if a == "--debug" then debug_mode = true elseif k ~= j then rest[#rest + 1] = a end
+    end
+    return rest, debug_mode, 0
+  end
+  local rest, i = {}, 1
+  while i <= #args do
+    local a = args[i]
+    local tval = a == "--timeout" and (args[i + 1] or "") or a:match("^%-%-timeout=(.*)$")
+    if a == "--debug" then
+      debug_mode = true
+    elseif tval then
+      local v = tonumber(tval)
+      if not v or v ~= v or v < 0 or v == math.huge then
+        errors.raise(nil, "--timeout expects a number of seconds >= 0 (0: no limit), got '%s'", tval)
+      end
+      timeout = v
+      if a == "--timeout" then i = i + 1 end
+    else
+      rest[#rest + 1] = a
+    end
+    i = i + 1
+  end
+  return rest, debug_mode, timeout
+end
+
+-- Arms the wall-clock limit in the host (a signal: it also stops loops in
+-- JIT-compiled spec code, which never run hooks).
+local function arm_timeout(args, seconds)
+  if seconds <= 0 then return end
+  local ok, host = pcall(require, "diagc_host")
+  if not ok or not host.set_timeout then return end
+  local spec
   for _, a in ipairs(args) do
-    if a == "--debug" then debug_mode = true else rest[#rest + 1] = a end
+    if a:match("%.lua$") then spec = a; break end
+  end
+  host.set_timeout(seconds, "diagc: " .. errors.sanitize((spec and spec .. ": " or "")
+    .. string.format("timed out after %g s (a spec that never ends?); ", seconds)
+    .. "raise the limit with --timeout S (0: none)"))
+end
+
+function M.main(args)
+  local gok, rest, debug_mode, timeout = pcall(global_options, args)
+  if not gok then
+    io.stderr:write("diagc: " .. errors.format(rest) .. "\n")
+    return 2
   end
   args = rest
   if #args == 0 or args[1] == "--help" or args[1] == "-h" or args[1] == "help" then
@@ -54,6 +121,7 @@ function M.main(args)
   if args[1] == "--version" then
     return out("diagc " .. compile.VERSION .. "\n", 0)
   end
+  arm_timeout(args, timeout)
   local ok, res = xpcall(function()
     local sub = subcommands[args[1]]
     if sub then
@@ -67,15 +135,26 @@ function M.main(args)
       if debug_mode then e.trace = debug.traceback("", 2) end
       return e
     end
-    return { internal = true, msg = tostring(e), trace = debug.traceback("", 2) }
+    return { internal = true, msg = safe_text(e), trace = debug.traceback("", 2) }
   end)
   if ok then return res or 0 end
-  if errors.is(res) then
-    io.stderr:write("diagc: " .. errors.format(res) .. "\n")
-    if res.trace then io.stderr:write(res.trace .. "\n") end
+  if res == "not enough memory" or (type(res) == "table" and res.msg == "not enough memory"
+      and res.internal) then
+    -- the Lua heap limit (the message handler does not run for it)
+    collectgarbage()
+    local host_ok, host = pcall(require, "diagc_host")
+    local mib = host_ok and host.memory_limit and math.floor(host.memory_limit() / 1048576) or 0
+    io.stderr:write(string.format("diagc: the Lua heap reached its limit of %d MiB "
+      .. "(a spec too large, or building huge strings or tables); make the spec smaller\n", mib))
     return 2
   end
-  io.stderr:write("diagc: internal error: " .. res.msg .. "\n" .. res.trace .. "\n")
+  if errors.is(res) then
+    io.stderr:write("diagc: " .. errors.format(res) .. "\n")
+    if rawget(res, "trace") then io.stderr:write(res.trace .. "\n") end
+    return 2
+  end
+  if type(res) ~= "table" then res = { msg = safe_text(res), trace = "" } end
+  io.stderr:write("diagc: internal error: " .. errors.sanitize(res.msg) .. "\n" .. res.trace .. "\n")
   return 70
 end
 

@@ -15,6 +15,18 @@
  *   stat(path)                  -> {kind=, dev=, ino=} | nil, err, errno
  *   isatty(fd)                  -> boolean
  *   now()                       -> monotonic seconds (double)
+ *   read_source(path, max)      -> text | nil, why   (regular files only,
+ *       at most `max` bytes; never blocks on a FIFO or device)
+ *   set_timeout(seconds, line)  -> arms (seconds > 0) or disarms the
+ *       command's wall-clock limit: when it expires, `line` is written to
+ *       stderr, a half-written temporary file is removed, and the process
+ *       exits with status 2 (enforced by a signal, so it also stops
+ *       JIT-compiled Lua loops, which never call hooks)
+ *   memory_limit([bytes])       -> the Lua heap limit in bytes (sets it)
+ *   memory_exceeded()           -> true once an allocation hit the limit
+ *
+ * The first call of tcc_symbol() disarms the timeout: from there on the
+ * command runs compiled user C (diagc run), whose length is the user's.
  *
  * Code compiled by tcc_compile stays valid while its handle is reachable;
  * the handle's __gc frees it.  Undefined symbols in that code resolve
@@ -27,10 +39,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,6 +64,77 @@
 static char *g_root;    /* Lua modules: g_root/generator/diagc */
 static char *g_include; /* runtime headers: g_include/diagc/model.h, ... */
 static char *g_lib;     /* runtime library: g_lib/libdiagc.a */
+
+/* ------------------------------------------------------------------ */
+/* Lua heap limit                                                      */
+
+/* Every Lua allocation goes through limited_alloc(): past the limit an
+ * allocation fails, which Lua reports as "not enough memory".  After the
+ * first failure a reserve of MEM_RESERVE bytes is allowed, so the error
+ * can still be formatted and printed. */
+#define DEFAULT_MEM_LIMIT ((size_t)2048 << 20) /* 2 GiB */
+#define MEM_RESERVE ((size_t)64 << 20)
+
+typedef struct mem_state {
+  lua_Alloc inner;
+  void *inner_ud;
+  size_t used, limit;
+  int exceeded;
+} mem_state;
+
+static mem_state g_mem;
+
+static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  mem_state *m = ud;
+  void *p;
+  if (ptr == NULL) osize = 0;
+  if (nsize > osize) {
+    size_t cap = m->limit + (m->exceeded ? MEM_RESERVE : 0);
+    if (m->limit > 0 && (nsize - osize > cap || m->used > cap - (nsize - osize))) {
+      m->exceeded = 1;
+      return NULL;
+    }
+  }
+  p = m->inner(m->inner_ud, ptr, osize, nsize);
+  if (p == NULL && nsize > 0) return NULL;
+  m->used = (m->used > osize ? m->used - osize : 0) + nsize;
+  return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* Wall-clock limit                                                    */
+
+static char g_timeout_line[1024];
+static size_t g_timeout_len;
+static char g_tmp_path[PATH_MAX + 64]; /* a temporary file being written */
+static volatile sig_atomic_t g_tmp_live;
+
+static void on_timeout(int sig) {
+  ssize_t w;
+  (void)sig;
+  if (g_tmp_live) unlink(g_tmp_path);
+  w = write(2, g_timeout_line, g_timeout_len);
+  (void)w;
+  _exit(2);
+}
+
+static void arm_timeout(double seconds) {
+  struct itimerval it;
+  memset(&it, 0, sizeof it);
+  if (seconds > 0) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_timeout;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    if (seconds > 1e8) seconds = 1e8;
+    it.it_value.tv_sec = (time_t)seconds;
+    it.it_value.tv_usec = (suseconds_t)((seconds - (double)it.it_value.tv_sec) * 1e6);
+    if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0) it.it_value.tv_usec = 1;
+  }
+  setitimer(ITIMER_REAL, &it, NULL);
+  if (seconds <= 0) signal(SIGALRM, SIG_DFL);
+}
 
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                       */
@@ -459,6 +544,10 @@ static int l_tcc_symbol(lua_State *L) {
   const char *name = luaL_checkstring(L, 2);
   void *p;
   if (h->s == NULL || !h->relocated) return luaL_error(L, "tcc_symbol: handle is not usable");
+  if (g_timeout_len > 0) { /* user C is about to run: its time is the user's */
+    arm_timeout(0);
+    g_timeout_len = 0;
+  }
   p = tcc_get_symbol(h->s, name);
   if (p == NULL)
     lua_pushnil(L);
@@ -524,7 +613,12 @@ static int l_write_file_atomic(lua_State *L) {
     lua_pushfstring(L, "%s.%s.tmp%d.%d", lua_tostring(L, -1), slash ? slash + 1 : path,
                     (int)getpid(), attempt);
     tmp = lua_tostring(L, -1);
+    if (strlen(tmp) < sizeof g_tmp_path) {
+      g_tmp_live = 0;
+      strcpy(g_tmp_path, tmp);
+    }
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd >= 0 && strcmp(g_tmp_path, tmp) == 0) g_tmp_live = 1;
     if (fd < 0 && errno != EEXIST) return push_errno(L, path, errno);
   }
   if (fd < 0) return push_errno(L, path, EEXIST);
@@ -536,6 +630,7 @@ static int l_write_file_atomic(lua_State *L) {
       err = errno;
       close(fd);
       unlink(tmp);
+      g_tmp_live = 0;
       return push_errno(L, path, err);
     }
     off += (size_t)w;
@@ -543,13 +638,16 @@ static int l_write_file_atomic(lua_State *L) {
   if (close(fd) != 0) {
     err = errno;
     unlink(tmp);
+    g_tmp_live = 0;
     return push_errno(L, path, err);
   }
   if (rename(tmp, path) != 0) {
     err = errno;
     unlink(tmp);
+    g_tmp_live = 0;
     return push_errno(L, path, err);
   }
+  g_tmp_live = 0;
   lua_pushboolean(L, 1);
   return 1;
 }
@@ -573,6 +671,92 @@ static int l_stat(lua_State *L) {
   lua_setfield(L, -2, "dev");
   lua_pushnumber(L, (lua_Number)st.st_ino);
   lua_setfield(L, -2, "ino");
+  return 1;
+}
+
+/* read_source(path, max): the bytes of a regular file of at most `max`
+ * bytes.  Opened non-blocking (a FIFO without writer must not hang the
+ * open), then checked with fstat on the open descriptor. */
+static int l_read_source(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  lua_Number maxn = luaL_checknumber(L, 2);
+  size_t max = maxn > 0 ? (size_t)maxn : 0, n = 0;
+  struct stat st;
+  luaL_Buffer b;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    lua_pushnil(L);
+    lua_pushstring(L, errno == ENOENT ? "no such file" : strerror(errno));
+    return 2;
+  }
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    lua_pushnil(L);
+    lua_pushstring(L, S_ISDIR(st.st_mode) ? "it is a directory, not a file"
+                                          : "it is not a regular file (a FIFO, device or socket)");
+    return 2;
+  }
+  if ((size_t)st.st_size > max) {
+    close(fd);
+    lua_pushnil(L);
+    lua_pushfstring(L, "it is larger than the limit of %d MiB", (int)(max >> 20));
+    return 2;
+  }
+  luaL_buffinit(L, &b);
+  for (;;) {
+    char buf[8192];
+    ssize_t r = read(fd, buf, sizeof buf);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      int e = errno;
+      close(fd);
+      lua_pushnil(L);
+      lua_pushstring(L, strerror(e));
+      return 2;
+    }
+    if (r == 0) break;
+    n += (size_t)r;
+    if (n > max) { /* grew while being read */
+      close(fd);
+      lua_pushnil(L);
+      lua_pushfstring(L, "it is larger than the limit of %d MiB", (int)(max >> 20));
+      return 2;
+    }
+    luaL_addlstring(&b, buf, (size_t)r);
+  }
+  close(fd);
+  luaL_pushresult(&b);
+  return 1;
+}
+
+static int l_set_timeout(lua_State *L) {
+  lua_Number s = luaL_checknumber(L, 1);
+  if (s > 0) {
+    size_t len;
+    const char *line = luaL_checklstring(L, 2, &len);
+    if (len > sizeof g_timeout_line - 2) len = sizeof g_timeout_line - 2;
+    memcpy(g_timeout_line, line, len);
+    g_timeout_line[len] = '\n';
+    g_timeout_len = len + 1;
+    arm_timeout(s);
+  } else {
+    arm_timeout(0);
+    g_timeout_len = 0;
+  }
+  return 0;
+}
+
+static int l_memory_limit(lua_State *L) {
+  if (!lua_isnoneornil(L, 1)) {
+    lua_Number n = luaL_checknumber(L, 1);
+    g_mem.limit = n > 0 ? (size_t)n : 0;
+  }
+  lua_pushnumber(L, (lua_Number)g_mem.limit);
+  return 1;
+}
+
+static int l_memory_exceeded(lua_State *L) {
+  lua_pushboolean(L, g_mem.exceeded);
   return 1;
 }
 
@@ -615,6 +799,10 @@ static const luaL_Reg host_funcs[] = {
   {"stat", l_stat},
   {"isatty", l_isatty},
   {"now", l_now},
+  {"read_source", l_read_source},
+  {"set_timeout", l_set_timeout},
+  {"memory_limit", l_memory_limit},
+  {"memory_exceeded", l_memory_exceeded},
   {NULL, NULL}
 };
 
@@ -698,13 +886,26 @@ int main(int argc, char **argv) {
     fputs("diagc: internal error: cannot create a Lua state\n", stderr);
     return EXIT_INTERNAL;
   }
+  g_mem.inner = lua_getallocf(L, &g_mem.inner_ud);
+  g_mem.limit = DEFAULT_MEM_LIMIT;
+  {
+    /* DIAGC_LUA_MEMORY_MB: another Lua heap limit in MiB (0: none) */
+    const char *env = getenv("DIAGC_LUA_MEMORY_MB");
+    if (env != NULL && env[0] != '\0') g_mem.limit = (size_t)strtoull(env, NULL, 10) << 20;
+  }
+  g_mem.used = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
+  lua_setallocf(L, limited_alloc, &g_mem);
   a.argc = argc;
   a.argv = argv;
   lua_pushcfunction(L, on_error);
   lua_pushcfunction(L, pmain);
   lua_pushlightuserdata(L, &a);
   status = lua_pcall(L, 1, 1, 1);
-  if (status != 0) {
+  if (status != 0 && (status == LUA_ERRMEM || g_mem.exceeded)) {
+    fprintf(stderr, "diagc: the Lua heap reached its limit of %lu MiB (a spec too large, or "
+            "building huge strings or tables); make the spec smaller\n", (unsigned long)(g_mem.limit >> 20));
+    code = 2;
+  } else if (status != 0) {
     const char *msg = lua_tostring(L, -1);
     fprintf(stderr, "diagc: internal error: %s\n", msg ? msg : "(no message)");
     code = EXIT_INTERNAL;

@@ -1,8 +1,8 @@
 -- dsl.import in test files returns whatever a spec file returns: a leaf, or
 -- a table of systems, not only a diagram.
 local dsl = diagc.dsl
-local Gain = dsl.import("tests/lua/fixtures/gain_leaf.lua")
-local lib = dsl.import("tests/lua/fixtures/two_leaves.lua")
+local Gain = dsl.import("fixtures/gain_leaf.lua")
+local lib = dsl.import("fixtures/two_leaves.lua")
 
 test("import.leaf", function()
   local m = diagc.jit(dsl.diagram "wrap" {
@@ -29,5 +29,5 @@ test("import.table_of_leaves", function()
 end)
 
 test("import.same_file_once", function()
-  truthy(dsl.import("tests/lua/fixtures/gain_leaf.lua") ~= nil)
+  truthy(dsl.import("fixtures/gain_leaf.lua") ~= nil)
 end)

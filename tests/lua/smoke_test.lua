@@ -1,4 +1,4 @@
-local m = diagc.jit("examples/discrete_counter.lua")
+local m = diagc.jit("../../examples/discrete_counter.lua") -- relative to this file
 test("counter.output", function()
   local c = m:context()
   eq(c:get("example.Sn"), 0)

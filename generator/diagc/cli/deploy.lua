@@ -231,6 +231,9 @@ function M.main(args)
     error(e, 0)
   end
   if not o["--run"] then return 0 end
+  -- building and running the app runs the user's C: the generation
+  -- --timeout (driver.lua) ends here
+  require("diagc_host").set_timeout(0)
 
   local host = require("diagc_host")
   local lib = host.lib_dir() .. "/libdiagc.a"

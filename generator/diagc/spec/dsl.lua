@@ -22,18 +22,37 @@ M.leaf_items = {
 }
 M.diagram_items = { "system", "connect", "export_input", "export_output", "fix_input", "log" }
 
+-- The file:line of the code that called, `level` frames up; past C
+-- functions (pcall(leaf, ...), string.gsub callbacks) to the nearest Lua
+-- file frame.
 local function caller_loc(level)
-  local info = debug.getinfo(level + 1, "Sl")
-  local src = info and info.source or "?"
+  local first
+  for l = level + 1, level + 20 do
+    local info = debug.getinfo(l, "Sl")
+    if not info then break end
+    first = first or info
+    if info.source:sub(1, 1) == "@" and info.currentline > 0 then
+      return { file = info.source:sub(2), line = info.currentline }
+    end
+  end
+  local src = first and first.source or "?"
   if src:sub(1, 1) == "@" then src = src:sub(2) end
-  return { file = src, line = info and info.currentline or 0 }
+  return { file = src, line = first and first.currentline or 0 }
 end
 M.caller_loc = caller_loc
 
-local function is_item(v) return type(v) == "table" and v._item ~= nil end
+-- What each constructor made, as it made it, keyed by the table handed to
+-- the spec (weak keys).  The spec may change those tables afterwards;
+-- spec.load rebuilds the diagram from these records (M.record) and so
+-- never trusts a field the spec could have changed or forged.
+local made = setmetatable({}, { __mode = "k" })
+function M.record(v) return made[v] end
+
+-- raw access throughout: these run on spec values, which may have metatables
+local function is_item(v) return type(v) == "table" and rawget(v, "_item") ~= nil end
 M.is_item = is_item
-function M.is_leaf(v) return type(v) == "table" and v._kind == "leaf" end
-function M.is_diagram(v) return type(v) == "table" and v._kind == "diagram" end
+function M.is_leaf(v) return type(v) == "table" and rawget(v, "_kind") == "leaf" end
+function M.is_diagram(v) return type(v) == "table" and rawget(v, "_kind") == "diagram" end
 function M.is_system(v) return M.is_leaf(v) or M.is_diagram(v) end
 
 -- An item constructor: name { fields } or name "text" (c_preamble).
@@ -46,7 +65,10 @@ local function item_ctor(kind)
     if type(args) ~= "table" then
       errors.raise(loc, "%s expects a table of fields, as in %s { ... }", kind, kind)
     end
-    return { _item = kind, loc = loc, args = args }
+    local it = { _item = kind, loc = loc, args = args }
+    made[it] = { _item = kind, loc = { file = loc.file, line = loc.line }, args = args }
+    -- (args stays the spec's table: it is read, raw, when the spec is loaded)
+    return it
   end
 end
 
@@ -65,7 +87,7 @@ local function system_ctor(kind, allowed)
       end
       local list = {}
       local n = 0
-      for k in pairs(items) do
+      for k in next, items do
         if type(k) ~= "number" then
           errors.raise(loc, "%s \"%s\": unexpected field '%s'; declarations are listed without keys",
             kind, name, tostring(k))
@@ -73,7 +95,7 @@ local function system_ctor(kind, allowed)
         n = n + 1
       end
       for i = 1, n do
-        local it = items[i]
+        local it = rawget(items, i)
         if it == nil then
           errors.raise(loc, "%s \"%s\": declaration %d is nil (a misspelled name?)", kind, name, i)
         end
@@ -81,39 +103,105 @@ local function system_ctor(kind, allowed)
           errors.raise(loc, "%s \"%s\": declaration %d is a %s, not a declaration such as %s { ... }",
             kind, name, i, type(it), allowed[1])
         end
-        if not allowed_set[it._item] then
-          errors.raise(it.loc, "'%s' cannot appear in a %s; it belongs in a %s",
-            it._item, kind, kind == "leaf" and "diagram" or "leaf")
+        local rec = made[it]
+        if not rec then
+          errors.raise(loc, "%s \"%s\": declaration %d was not made by a declaration such as %s { ... }",
+            kind, name, i, allowed[1])
+        end
+        if not allowed_set[rec._item] then
+          errors.raise(rec.loc, "'%s' cannot appear in a %s; it belongs in a %s",
+            rec._item, kind, kind == "leaf" and "diagram" or "leaf")
         end
         list[i] = it
       end
-      return { _kind = kind, name = name, loc = loc, items = list }
+      local sys = { _kind = kind, name = name, loc = loc, items = list }
+      made[sys] = { _kind = kind, name = name, loc = { file = loc.file, line = loc.line } }
+      return sys
     end
   end
 end
 
+-- LuaJIT 2.1 does not bound the C stack used by string.gsub callbacks
+-- (a replacement function or __index that calls gsub again): endless
+-- recursion there is a segmentation fault, not a Lua error.  Specs reach
+-- the real gsub through string methods ("a"):gsub(...), so the real one is
+-- guarded, once, for everyone: at most MAX_GSUB_DEPTH nested callbacks.
+M.MAX_GSUB_DEPTH = 200
+if not rawget(string, "diagc_guarded_gsub") then
+  local gsub, depth = string.gsub, 0
+  local function leave(ok, ...)
+    depth = depth - 1
+    if not ok then error((...), 0) end
+    return ...
+  end
+  string.gsub = function(s, pattern, repl, n)
+    if type(repl) == "string" then return gsub(s, pattern, repl, n) end
+    if depth >= M.MAX_GSUB_DEPTH then
+      error(string.format("string.gsub callbacks nested more than %d deep", M.MAX_GSUB_DEPTH), 2)
+    end
+    depth = depth + 1
+    return leave(pcall(gsub, s, pattern, repl, n))
+  end
+  rawset(string, "diagc_guarded_gsub", true)
+end
+
+-- A spec's own copy of a library table: changing it changes nothing the
+-- generator uses.  `drop` lists functions left out.
+local function library_copy(lib, drop)
+  local t = {}
+  for k, v in next, lib do
+    if not (drop and drop[k]) then t[k] = v end
+  end
+  return t
+end
+
+-- getmetatable for specs: only tables have metatables a spec can see.  The
+-- metatable of strings (whose __index is the generator's `string` table)
+-- stays out of reach; so do those of diagc's own objects (__metatable).
+local function spec_getmetatable(v)
+  if type(v) ~= "table" then return nil end
+  return getmetatable(v)
+end
+
 -- Build the global environment a spec file runs in.
 -- `import` is supplied by the loader (it knows the file system).
+-- What a spec can reach is exactly this table (docs/security.md): no
+-- io, os, debug, jit, ffi, require, load*, dofile, getfenv/setfenv,
+-- collectgarbage, coroutine or string.dump.
 function M.environment(import)
-  local env = {
+  local builtin = {
     leaf = system_ctor("leaf", M.leaf_items),
     diagram = system_ctor("diagram", M.diagram_items),
     import = import,
-    -- the safe part of the standard library
-    math = math, string = string, table = table,
+    -- the safe part of the standard library, as copies
+    math = library_copy(math),
+    string = library_copy(string, { dump = true, diagc_guarded_gsub = true }),
+    table = library_copy(table),
     ipairs = ipairs, pairs = pairs, next = next, select = select,
     tostring = tostring, tonumber = tonumber, type = type,
     error = error, assert = assert, unpack = unpack or table.unpack,
-    pcall = pcall, setmetatable = setmetatable, getmetatable = getmetatable,
-    rawget = rawget, rawset = rawset,
+    pcall = pcall, setmetatable = setmetatable, getmetatable = spec_getmetatable,
+    rawget = rawget, rawset = rawset, rawequal = rawequal,
   }
-  for _, k in ipairs(M.leaf_items) do env[k] = item_ctor(k) end
-  for _, k in ipairs(M.diagram_items) do env[k] = item_ctor(k) end
+  for _, k in ipairs(M.leaf_items) do builtin[k] = item_ctor(k) end
+  for _, k in ipairs(M.diagram_items) do builtin[k] = item_ctor(k) end
   local known = {}
-  for k in pairs(env) do known[#known + 1] = k end
+  for k in pairs(builtin) do known[#known + 1] = k end
   table.sort(known)
-  return setmetatable(env, {
+  -- the spec's globals live in `env` itself; the names of the language are
+  -- read through __index and cannot be assigned
+  return setmetatable({}, {
+    __metatable = false,
+    __newindex = function(t, k, v)
+      if builtin[k] ~= nil then
+        errors.raise(caller_loc(2), "'%s' is a name of the spec language and cannot be redefined; "
+          .. "choose another name (a local variable, for example)", tostring(k))
+      end
+      rawset(t, k, v)
+    end,
     __index = function(_, k)
+      local v = builtin[k]
+      if v ~= nil then return v end
       local loc = caller_loc(2)
       local best = require("diagc.util").suggest(tostring(k), known)
       local hint = best and string.format("; did you mean '%s'?", best) or ""

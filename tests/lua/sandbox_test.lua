@@ -1,0 +1,76 @@
+-- The spec sandbox and the error formatting (generator/diagc/errors.lua,
+-- spec/dsl.lua, spec/load.lua); the hostile-input suite covers the CLI side.
+local errors = require("diagc.errors")
+local dsl_mod = require("diagc.spec.dsl")
+
+group("errors", function()
+  test("sanitize escapes control characters", function()
+    eq(errors.sanitize("a\nb\r\tc\27[31m\0\127"), "a\\nb\\r\\tc\\x1b[31m\\x00\\x7f")
+  end)
+  test("sanitize keeps UTF-8 text", function()
+    eq(errors.sanitize("a → b"), "a → b")
+  end)
+  test("sanitize bounds the length", function()
+    local s = errors.sanitize(string.rep("x", 10000), 100)
+    truthy(#s <= 100, "length " .. #s)
+    truthy(s:find(" ... ", 1, true), "elided")
+  end)
+  test("describe never calls metamethods", function()
+    local t = setmetatable({}, { __tostring = function() error("called") end })
+    eq(errors.describe(t), "a table value")
+    eq(errors.describe(nil), "nil")
+    eq(errors.describe("s"), "s")
+  end)
+  test("format reads fields raw", function()
+    local e = setmetatable({ diagc_error = true }, { __index = function() error("called") end })
+    eq(errors.format(e), "nil")
+    eq(errors.format(errors.new({ file = "f.lua", line = 3 }, "x\ny")), "f.lua:3: x\\ny")
+    eq(errors.format(errors.new({ file = "f.lua" }, "m")), "f.lua: m")
+  end)
+  test("the error metatable is locked", function()
+    eq(getmetatable(errors.new(nil, "m")), false)
+  end)
+end)
+
+group("sandbox", function()
+  local env = dsl_mod.environment(function() end)
+  test("libraries are copies", function()
+    truthy(env.string ~= string and env.table ~= table and env.math ~= math)
+    eq(env.string.format, string.format)
+    eq(env.string.dump, nil)
+  end)
+  test("no string metatable", function()
+    eq(env.getmetatable(""), nil)
+    eq(env.getmetatable(1), nil)
+  end)
+  test("unknown names are errors", function()
+    expect_error(function() return env.io end, "unknown name 'io'")
+    expect_error(function() return env.debug end, "unknown name 'debug'")
+  end)
+  test("language names cannot be assigned", function()
+    expect_error(function() env.leaf = 1 end, "cannot be redefined")
+    env.helper = 1
+    eq(env.helper, 1)
+  end)
+  test("gsub callback depth is bounded", function()
+    local function f() return (("a"):gsub(".", f)) end
+    expect_error(f, "nested more than 200 deep")
+    eq((("abc"):gsub("b", function() return "x" end)), "axc")
+  end)
+end)
+
+group("limits", function()
+  local dsl = diagc.dsl
+  local C = dsl.leaf "C" { dsl.discrete_state { "x", default = { 0 } } }
+  test("a diagram built in a test file nested too deep is an error", function()
+    local d = dsl.diagram "d0" { dsl.system { "c", C } }
+    for i = 1, 3000 do d = dsl.diagram("d" .. i) { dsl.system { "s", d } } end
+    expect_error(function() diagc.jit(d) end, "nested more than 200 deep")
+  end)
+  test("a diagram built in a test file containing itself is an error", function()
+    local args = { "c", C }
+    local d = dsl.diagram "d" { dsl.system(args) }
+    args[2] = d
+    expect_error(function() diagc.jit(d) end, "diagram \"d\" contains itself")
+  end)
+end)
