@@ -10,11 +10,7 @@ local M = {}
 -- the subcommands, for "did you mean" when the first word is not a file
 local COMMANDS = { "run", "graph", "test", "deploy", "info" }
 
-local function exists(path)
-  local f = io.open(path, "rb")
-  if f then f:close() end
-  return f ~= nil
-end
+local exists = cli.exists
 
 -- the spec files read (imports too): outputs must not overwrite them
 function M.inputs(gen)

@@ -40,6 +40,16 @@ end
 --        multi = {name = true}: the option may repeat (values in a list)}
 -- "--" ends the options; "-" alone is a positional argument.  An option
 -- given twice (unless multi) is an error.
+-- Whether a path names something on disk, without opening it (opening a
+-- FIFO for reading would block until a writer comes).
+function M.exists(path)
+  local ok, host = pcall(require, "diagc_host")
+  if ok and host.stat then return host.stat(path) ~= nil end
+  local f = io.open(path, "rb")
+  if f then f:close() end
+  return f ~= nil
+end
+
 function M.parse(args, spec, cmd)
   local out, pos = {}, {}
   local names = {}
@@ -56,8 +66,7 @@ function M.parse(args, spec, cmd)
       name = name or a
       local takes = spec.flags[name]
       if takes == nil then
-        local f = io.open(a, "rb")
-        if f then f:close() end
+        local f = M.exists(a)
         errors.raise(nil, "%sunknown option '%s'%s", pre(cmd), M.show(name), f
           and string.format("; to name the file '%s', write -- before it or ./%s", M.show(a), M.show(a))
           or M.hint(name, names, "options"))
