@@ -22,6 +22,7 @@
  *       stderr, a half-written temporary file is removed, and the process
  *       exits with status 2 (enforced by a signal, so it also stops
  *       JIT-compiled Lua loops, which never call hooks)
+ *   track_temp(path, on)        -> a temporary file the timeout removes too
  *   memory_limit([bytes])       -> the Lua heap limit in bytes (sets it)
  *   memory_exceeded()           -> true once an allocation hit the limit
  *
@@ -109,10 +110,18 @@ static size_t g_timeout_len;
 static char g_tmp_path[PATH_MAX + 64]; /* a temporary file being written */
 static volatile sig_atomic_t g_tmp_live;
 
+/* Temporary files the Lua side is writing (cli/output.lua): removed too
+ * when the limit expires.  A slot is live while its first byte is set. */
+#define MAX_TRACKED 64
+static char g_tracked[MAX_TRACKED][PATH_MAX + 64];
+
 static void on_timeout(int sig) {
   ssize_t w;
+  int i;
   (void)sig;
   if (g_tmp_live) unlink(g_tmp_path);
+  for (i = 0; i < MAX_TRACKED; i++)
+    if (g_tracked[i][0] != '\0') unlink(g_tracked[i]);
   w = write(2, g_timeout_line, g_timeout_len);
   (void)w;
   _exit(2);
@@ -746,6 +755,28 @@ static int l_set_timeout(lua_State *L) {
   return 0;
 }
 
+/* track_temp(path, on): a temporary file to remove (on = true) or no
+ * longer to remove (on = false) if the wall-clock limit expires. */
+static int l_track_temp(lua_State *L) {
+  size_t len;
+  const char *path = luaL_checklstring(L, 1, &len);
+  int on = lua_toboolean(L, 2), i, slot = -1;
+  for (i = 0; i < MAX_TRACKED; i++) {
+    if (g_tracked[i][0] != '\0' && strcmp(g_tracked[i], path) == 0) {
+      if (!on) g_tracked[i][0] = '\0';
+      lua_pushboolean(L, 1);
+      return 1;
+    }
+    if (g_tracked[i][0] == '\0' && slot < 0) slot = i;
+  }
+  if (on && slot >= 0 && len < sizeof g_tracked[slot] && len > 0) {
+    memcpy(g_tracked[slot] + 1, path + 1, len); /* the first byte last: */
+    g_tracked[slot][0] = path[0];               /* the slot is whole when live */
+  }
+  lua_pushboolean(L, !on || slot >= 0);
+  return 1;
+}
+
 static int l_memory_limit(lua_State *L) {
   if (!lua_isnoneornil(L, 1)) {
     lua_Number n = luaL_checknumber(L, 1);
@@ -802,6 +833,7 @@ static const luaL_Reg host_funcs[] = {
   {"read_source", l_read_source},
   {"set_timeout", l_set_timeout},
   {"memory_limit", l_memory_limit},
+  {"track_temp", l_track_temp},
   {"memory_exceeded", l_memory_exceeded},
   {NULL, NULL}
 };

@@ -72,6 +72,13 @@ function M.real(path)
   return ok and r or path
 end
 
+-- Tells the host which temporary files a timeout must remove (on = true)
+-- or leave (on = false: renamed or removed already).
+function M.track(tmp, on)
+  local ok, host = pcall(require, "diagc_host")
+  if ok and host.track_temp then host.track_temp(tmp, on) end
+end
+
 -- A new hidden file beside `path`: its name and an open handle, or nil, reason.
 function M.temp_beside(path)
   local dir, base = util.dirname(path), util.basename(path)
@@ -84,7 +91,7 @@ function M.temp_beside(path)
   for n = 0, 99 do
     local tmp = string.format("%s/.%s.tmp%d.%d", dir, base, pid, n)
     local f, err, code = io.open(tmp, "wx")
-    if f then return tmp, f end
+    if f then M.track(tmp, true); return tmp, f end
     if code ~= 17 then return nil, reason(err, code) end -- 17: EEXIST
   end
   return nil, "cannot create a temporary file"
@@ -120,7 +127,7 @@ function M.write_files(cmd, files, inputs)
   end
   local temps = {}
   local function cleanup()
-    for _, t in ipairs(temps) do os.remove(t) end
+    for _, t in ipairs(temps) do os.remove(t); M.track(t, false) end
   end
   -- 1. regular files (and new files) to temporary files beside them
   for _, fl in ipairs(files) do
@@ -148,6 +155,7 @@ function M.write_files(cmd, files, inputs)
     if fl.tmp then
       local ok, err, code = os.rename(fl.tmp, fl.real)
       if not ok then cleanup(); fail(cmd, fl[1], reason(err, code)) end
+      M.track(fl.tmp, false)
     end
   end
 end
@@ -159,6 +167,7 @@ end
 -- Moves a finished temporary file over its target (see run's CSV).
 function M.commit(cmd, tmp, path, shown)
   local ok, err, code = os.rename(tmp, path)
+  M.track(tmp, false)
   if not ok then
     os.remove(tmp)
     fail(cmd, shown or path, reason(err, code))
