@@ -235,11 +235,7 @@ function M.generate(F, eps, opts)
       for _, calc in ipairs(lt.calcs) do
         local ps = scope.params(lt, calc)
         scope.check_body(lt, calc, ps, opts.lex)
-        local args = {}
-        for _, p in ipairs(ps) do
-          local sep = p.ctype:sub(-1) == "*" and "" or " "
-          args[#args + 1] = p.ctype .. sep .. p.name
-        end
+        local args = require("diagc.coder.value_fn").declarations(ps)
         C:linef("static int %s(%s)", calc_fn_name(lt, calc), #args > 0 and table.concat(args, ", ") or "void")
         C:line("{")
         for _, p in ipairs(ps) do C:linef("  (void)%s;", p.name) end

@@ -8,7 +8,7 @@
 -- ordinary leaf event (trigger "timed"), already emitted by c_model.lua;
 -- the table refers to it by its index in the events table.
 local util = require("diagc.util")
-local scope = require("diagc.tickets.scope")
+local value_fn = require("diagc.coder.value_fn")
 local loops = require("diagc.tickets.loops")
 
 local M = {}
@@ -22,26 +22,9 @@ local function emit_calcs(C, P, opts, in_leaf_scope)
   local params = {}
   for _, lt in ipairs(opts.leaf_types) do
     for _, d in ipairs(lt.timed or {}) do
-      local ps = scope.params(lt, d.calc)
-      scope.check_body(lt, d.calc, ps, opts.lex)
-      params[d] = ps
-      local args = {}
-      for _, p in ipairs(ps) do
-        local sep = p.ctype:sub(-1) == "*" and "" or " "
-        args[#args + 1] = p.ctype .. sep .. p.name
-      end
-      args[#args + 1] = "double *diagc_t_next_out"
-      C:linef("static int %s(%s)", fn_name(P, lt, d), table.concat(args, ", "))
-      C:line("{")
-      C:line("  double t_next = HUGE_VAL;")
-      for _, p in ipairs(ps) do C:linef("  (void)%s;", p.name) end
-      C:line("  {")
-      in_leaf_scope(C, lt, function() C:user_code(d.calc.body, d.calc.body_loc, "a next_update_time calc") end)
-      C:line("  }")
-      C:line("  *diagc_t_next_out = t_next;")
-      C:line("  return 0;")
-      C:line("}")
-      C:line()
+      params[d] = value_fn.emit(C, { lt = lt, calc = d.calc, name = fn_name(P, lt, d), var = "t_next",
+        init = "HUGE_VAL", out = "diagc_t_next_out", what = "a next_update_time calc", lex = opts.lex,
+        in_leaf_scope = in_leaf_scope })
     end
   end
   return params

@@ -7,7 +7,7 @@
 -- (trigger "witness"), already emitted by c_model.lua; the table refers to
 -- it by its index in the events table.
 local util = require("diagc.util")
-local scope = require("diagc.tickets.scope")
+local value_fn = require("diagc.coder.value_fn")
 local loops = require("diagc.tickets.loops")
 
 local M = {}
@@ -24,26 +24,9 @@ function M.emit(C, F, a)
   local params = {}
   for _, lt in ipairs(opts.leaf_types) do
     for _, w in ipairs(lt.witnesses or {}) do
-      local ps = scope.params(lt, w.calc)
-      scope.check_body(lt, w.calc, ps, opts.lex)
-      params[w] = ps
-      local args = {}
-      for _, p in ipairs(ps) do
-        local sep = p.ctype:sub(-1) == "*" and "" or " "
-        args[#args + 1] = p.ctype .. sep .. p.name
-      end
-      args[#args + 1] = "double *diagc_value_out"
-      C:linef("static int %s(%s)", fn_name(lt, w), table.concat(args, ", "))
-      C:line("{")
-      C:line("  double value = 0;")
-      for _, p in ipairs(ps) do C:linef("  (void)%s;", p.name) end
-      C:line("  {")
-      a.in_leaf_scope(C, lt, function() C:user_code(w.calc.body, w.calc.body_loc, "a witness calc") end)
-      C:line("  }")
-      C:line("  *diagc_value_out = value;")
-      C:line("  return 0;")
-      C:line("}")
-      C:line()
+      params[w] = value_fn.emit(C, { lt = lt, calc = w.calc, name = fn_name(lt, w), var = "value",
+        init = "0", out = "diagc_value_out", what = "a witness calc", lex = opts.lex,
+        in_leaf_scope = a.in_leaf_scope })
     end
   end
 
