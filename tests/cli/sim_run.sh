@@ -25,8 +25,8 @@ if command -v gnuplot >/dev/null; then
     fail run.plot_and_csv "$(head -2 "$tmp/err")"
   fi
 else
-  echo "ok run.plot_png # skipped: gnuplot could not be installed"
-  echo "ok run.plot_and_csv # skipped: gnuplot could not be installed"
+  echo "skip run.plot_png: gnuplot could not be installed"
+  echo "skip run.plot_and_csv: gnuplot could not be installed"
 fi
 # without gnuplot on PATH: one clear error, exit 2
 PATH=/nonexistent "$PWD/$DIAGC" run examples/bouncing_ball.lua --plot "$tmp/x.png" >/dev/null 2>"$tmp/err"
