@@ -11,11 +11,13 @@
  *   - any other Lua error (an internal error: bin/diagc would exit 70), a
  *     diagc error whose message spans lines or has no text, a sanitizer
  *     report, a crash: a finding (abort());
- *   - a generator that runs past DIAGC_FUZZ_BUDGET instructions (default
- *     2e9) after the spec file returned: a finding (a hang);
- *   - the spec's own code running past the budget (a loop in the spec),
- *     or the state running out of its DIAGC_FUZZ_MEM_MB (default 512)
- *     megabytes: not a finding; counted and printed at exit.
+ *   - the generator running past DIAGC_FUZZ_BUDGET Lua instructions
+ *     (default 2e9, about a minute with the hooks) with no spec code on the
+ *     stack: a finding (a hang);
+ *   - the spec's own code running past DIAGC_FUZZ_SPEC_BUDGET instructions
+ *     (default 1e8: a loop in the spec), or the state running out of its
+ *     DIAGC_FUZZ_MEM_MB (default 512) megabytes: not a finding; counted
+ *     and printed at exit.
  * DIAGC_FUZZ_ONE_LINE=0 turns off the one-line check of diagc errors (to
  * look for other findings while a known message bug is being fixed).
  * Set DIAGC_FUZZ_VERBOSE=1 to print every input's outcome.
@@ -47,7 +49,7 @@
 
 static char g_dir[64];
 static char g_spec[96];
-static double g_budget = 2e9;
+static double g_budget = 2e9, g_spec_budget = 1e8;
 static size_t g_mem_cap = (size_t)512 << 20;
 static int g_verbose, g_one_line = 1;
 static unsigned long g_runs, g_ok, g_diagc_err, g_spec_budget, g_oom;
@@ -191,11 +193,12 @@ static void budget_hook(lua_State *L, lua_Debug *ar) {
     return;
   }
   g_count += HOOK_EVERY;
-  if (g_count < g_budget) return;
+  if (g_count < g_spec_budget) return;
   if (spec_on_stack(L)) {
     luaL_error(L, "diagc-fuzz: the spec's instruction budget is spent");
     return;
   }
+  if (g_count < g_budget) return;
   luaL_traceback(L, L, "diagc-fuzz: the generator ran past the instruction budget", 0);
   fprintf(stderr, "%s\n", lua_tostring(L, -1));
   fprintf(stderr, "FINDING: hang in the generator (DIAGC_FUZZ_BUDGET=%g)\n", g_budget);
@@ -249,6 +252,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   snprintf(g_dir, sizeof g_dir, "/tmp/diagc-fuzz-%ld", (long)getpid());
   snprintf(g_spec, sizeof g_spec, "%s/spec.lua", g_dir);
   if ((s = getenv("DIAGC_FUZZ_BUDGET")) != NULL) g_budget = atof(s);
+  if ((s = getenv("DIAGC_FUZZ_SPEC_BUDGET")) != NULL) g_spec_budget = atof(s);
   if ((s = getenv("DIAGC_FUZZ_MEM_MB")) != NULL) g_mem_cap = (size_t)atol(s) << 20;
   if ((s = getenv("DIAGC_FUZZ_ONE_LINE")) != NULL) g_one_line = s[0] != '0';
   g_verbose = (s = getenv("DIAGC_FUZZ_VERBOSE")) != NULL && s[0] == '1';
