@@ -49,7 +49,7 @@
 
 static char g_dir[64];
 static char g_spec[96];
-static double g_budget = 2e9, g_spec_budget = 1e8;
+static double g_budget = 2e9, g_spec_limit = 1e8;
 static size_t g_mem_cap = (size_t)512 << 20;
 static int g_verbose, g_one_line = 1;
 static unsigned long g_runs, g_ok, g_diagc_err, g_spec_budget, g_oom;
@@ -193,7 +193,7 @@ static void budget_hook(lua_State *L, lua_Debug *ar) {
     return;
   }
   g_count += HOOK_EVERY;
-  if (g_count < g_spec_budget) return;
+  if (g_count < g_spec_limit) return;
   if (spec_on_stack(L)) {
     luaL_error(L, "diagc-fuzz: the spec's instruction budget is spent");
     return;
@@ -252,7 +252,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   snprintf(g_dir, sizeof g_dir, "/tmp/diagc-fuzz-%ld", (long)getpid());
   snprintf(g_spec, sizeof g_spec, "%s/spec.lua", g_dir);
   if ((s = getenv("DIAGC_FUZZ_BUDGET")) != NULL) g_budget = atof(s);
-  if ((s = getenv("DIAGC_FUZZ_SPEC_BUDGET")) != NULL) g_spec_budget = atof(s);
+  if ((s = getenv("DIAGC_FUZZ_SPEC_BUDGET")) != NULL) g_spec_limit = atof(s);
   if ((s = getenv("DIAGC_FUZZ_MEM_MB")) != NULL) g_mem_cap = (size_t)atol(s) << 20;
   if ((s = getenv("DIAGC_FUZZ_ONE_LINE")) != NULL) g_one_line = s[0] != '0';
   g_verbose = (s = getenv("DIAGC_FUZZ_VERBOSE")) != NULL && s[0] == '1';
