@@ -28,7 +28,7 @@ static void check(int cond, const char *name, const char *fmt, ...) {
   printf("\n");
 }
 
-static void skip(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void skip(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3), unused));
 static void skip(const char *name, const char *fmt, ...) {
   printf("skip %s: ", name);
   va_list ap;
