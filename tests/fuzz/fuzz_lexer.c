@@ -1,6 +1,6 @@
 /* tests/fuzz/fuzz_lexer.c: libFuzzer target for the C lexer
- * (generator/lexer/c_lexer.c, what bin/diagc's lex_c runs on calc bodies
- * and preambles, through c_lexer_init_spliced).  Built and run by
+ * (generator/lexer/c_lexer.c, what bin/diagc's lex_c runs on calc bodies)
+ * through c_lexer_init_spliced.  Built and run by
  * `make fuzz` (tests/fuzz/run).
  *
  * Besides the sanitizers (no read outside the input, no UB), it checks the
