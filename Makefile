@@ -5,6 +5,8 @@
 #   make test       run tests/run (make test T=lexer runs a subset)
 #   make demo       run the two examples
 #   make bench      run bench/run (every suite bench/*/run)
+#   make fuzz       build and run the libFuzzer targets (tests/fuzz; not in
+#                   make test): FUZZ_SECONDS=120 each by default
 #   make lexer-check  regenerate generator/lexer/c_lexer.c and fail if it differs
 #   make install    install into PREFIX (default /usr/local; DESTDIR honoured)
 #   make uninstall  remove what make install installed (docs/install.md)
@@ -38,7 +40,7 @@ LEXER_RE := generator/lexer/c_lexer.re
 LEXER_C := generator/lexer/c_lexer.c
 HOST_OBJS := build/host/main.o build/host/c_lexer.o
 
-.PHONY: all test demo bench lexer-check clean deps asan-runtime FORCE install uninstall
+.PHONY: all test demo bench lexer-check clean deps asan-runtime FORCE install uninstall fuzz fuzz-build fuzz-deps
 
 all: lib/libdiagc.a bin/diagc
 
@@ -171,6 +173,35 @@ install: all
 
 uninstall:
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" bash scripts/install.sh uninstall
+
+# ---------------------------------------------------------------------------
+# Fuzzing (tests/fuzz, docs/fuzzing.md): libFuzzer targets built with clang,
+# ASan and UBSan.  Not part of `make test` or CI; bench/fuzz/run runs it.
+
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 120
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
+               -Wall -Wextra -Igenerator/lexer
+
+# libFuzzer comes with clang's runtime package (libclang-rt-14-dev on Debian 12)
+fuzz-deps:
+	@echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { (void)d; (void)n; return 0; }' \
+	  | $(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null >/dev/null 2>&1 \
+	  || bash scripts/install-deps.sh libclang-rt-14-dev
+
+build/fuzz/fuzz_lexer: tests/fuzz/fuzz_lexer.c $(LEXER_C) generator/lexer/c_lexer.h | fuzz-deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_lexer.c $(LEXER_C)
+
+build/fuzz/fuzz_spec: tests/fuzz/fuzz_spec.c $(LEXER_C) generator/lexer/c_lexer.h | fuzz-deps deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -DDIAGC_ROOT='"$(CURDIR)"' $(LUAJIT_CFLAGS) -o $@ \
+	  tests/fuzz/fuzz_spec.c $(LEXER_C) $(LUAJIT_LIBS) -lm -ldl
+
+fuzz-build: build/fuzz/fuzz_lexer build/fuzz/fuzz_spec
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
 
 # ---------------------------------------------------------------------------
 

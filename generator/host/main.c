@@ -574,7 +574,11 @@ static int l_lex_c(lua_State *L) {
   c_lexer lx;
   c_token t;
   int n = 0;
-  c_lexer_init(&lx, text, len); /* Lua strings are NUL-terminated */
+  /* the lexer sees the text as a compiler does, line splices removed:
+   * token texts come from that copy, lines and columns from `text` */
+  char *buf = lua_newuserdata(L, len + 1);
+  size_t *map = lua_newuserdata(L, (len + 1) * sizeof *map);
+  c_lexer_init_spliced(&lx, text, len, buf, map);
   lua_newtable(L);
   for (;;) {
     c_tok_kind k = c_lexer_next(&lx, &t);
@@ -587,7 +591,7 @@ static int l_lex_c(lua_State *L) {
     lua_createtable(L, 0, 4);
     lua_pushstring(L, c_tok_kind_name(k));
     lua_setfield(L, -2, "kind");
-    lua_pushlstring(L, text + t.offset, t.length);
+    lua_pushlstring(L, lx.src + t.offset, t.length);
     lua_setfield(L, -2, "text");
     lua_pushinteger(L, t.line);
     lua_setfield(L, -2, "line");

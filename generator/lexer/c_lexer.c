@@ -12,20 +12,79 @@
  */
 #include "c_lexer.h"
 
+#include <string.h>
+
 typedef const unsigned char *cursor_t;
 
-#line 64 "generator/lexer/c_lexer.re"
+#line 66 "generator/lexer/c_lexer.re"
 
 
 void c_lexer_init(c_lexer *lx, const char *src, size_t len) {
   lx->src = src;
   lx->cur = src;
   lx->lim = src + len;
+  lx->raw = src;
+  lx->map = NULL;
   lx->mark = src;
   lx->line_start = src;
   lx->line = 1;
   lx->bol = 1;
   lx->failed = 0;
+}
+
+static int is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r';
+}
+
+/* Length of the newline at p ("\n" or "\r\n"), 0 if none. */
+static size_t newline_at(const char *p, const char *end) {
+  if (p < end && *p == '\n') return 1;
+  if (p + 1 < end && p[0] == '\r' && p[1] == '\n') return 2;
+  return 0;
+}
+
+static const char *const MSG_BLANK_SPLICE =
+  "backslash followed by blanks at the end of a line: gcc and clang join the lines, "
+  "other compilers do not; remove the blanks (or the backslash)";
+static const char *const MSG_TRIGRAPH =
+  "trigraph ('?\?' and one of =/'()!<>-): C99 compilers replace it, TinyCC does not; "
+  "write the character it stands for, or '?\\?' in a string";
+
+static void set_error(c_lexer *lx, size_t raw_off, const char *msg);
+
+void c_lexer_init_spliced(c_lexer *lx, const char *src, size_t len, char *buf, size_t *map) {
+  const char *end = src + len;
+  size_t i = 0, n = 0, bad = (size_t)-1, k;
+  const char *why = NULL;
+  while (i < len) {
+    if (src[i] == '\\') {
+      if ((k = newline_at(src + i + 1, end)) > 0) {
+        i += 1 + k; /* a line splice */
+        continue;
+      }
+      for (k = i + 1; k < len && is_blank(src[k]); k++) {}
+      if (k > i + 1 && newline_at(src + k, end) && bad == (size_t)-1) {
+        bad = i;
+        why = MSG_BLANK_SPLICE;
+      }
+    } else if (src[i] == '?' && i + 2 < len && src[i + 1] == '?' && src[i + 2] == '/' &&
+               newline_at(src + i + 3, end) && bad == (size_t)-1) {
+      bad = i; /* a splice for C99 compilers, even inside a comment */
+      why = MSG_TRIGRAPH;
+    }
+    buf[n] = src[i];
+    map[n] = i;
+    n++;
+    i++;
+  }
+  buf[n] = '\0';
+  map[n] = len;
+  c_lexer_init(lx, buf, n);
+  lx->raw = src;
+  lx->map = map;
+  lx->mark = src;
+  lx->line_start = src;
+  if (bad != (size_t)-1) set_error(lx, bad, why);
 }
 
 const char *c_tok_kind_name(c_tok_kind kind) {
@@ -42,9 +101,16 @@ const char *c_tok_kind_name(c_tok_kind kind) {
   return "?";
 }
 
-/* Brings lx->line/line_start up to date for position `p` (monotonic). */
+/* The position in the original text of position p of the scanned text. */
+static const char *raw_pos(const c_lexer *lx, const char *p) {
+  return lx->map ? lx->raw + lx->map[p - lx->src] : p;
+}
+
+/* Brings lx->line/line_start up to date for position `p` of the scanned
+ * text (monotonic). */
 static void count_lines(c_lexer *lx, const char *p) {
   const char *q;
+  p = raw_pos(lx, p);
   for (q = lx->mark; q < p; q++) {
     if (*q == '\n') {
       lx->line++;
@@ -61,7 +127,7 @@ static c_tok_kind emit(c_lexer *lx, c_token *tok, c_tok_kind kind,
   tok->offset = (size_t)(start - lx->src);
   tok->length = (size_t)(end - start);
   tok->line = lx->line;
-  tok->col = (int)(start - lx->line_start) + 1;
+  tok->col = (int)(raw_pos(lx, start) - lx->line_start) + 1;
   tok->message = msg;
   lx->cur = end;
   lx->bol = 0;
@@ -70,6 +136,44 @@ static c_tok_kind emit(c_lexer *lx, c_token *tok, c_tok_kind kind,
     lx->error = *tok;
   }
   return kind;
+}
+
+/* Makes every call return an error at raw offset raw_off (found before
+ * lexing: the lexer stops there at once; an error ends the lexing). */
+static void set_error(c_lexer *lx, size_t raw_off, const char *msg) {
+  const char *p, *q = lx->raw + raw_off, *line_start = lx->raw;
+  c_token *e = &lx->error;
+  e->kind = C_TOK_ERROR;
+  e->offset = 0;
+  e->length = 0;
+  e->line = 1;
+  for (p = lx->raw; p < q; p++) {
+    if (*p == '\n') {
+      e->line++;
+      line_start = p + 1;
+    }
+  }
+  e->col = (int)(q - line_start) + 1;
+  e->message = msg;
+  lx->failed = 1;
+}
+
+/* The first trigraph in [p, end), or NULL. */
+static const char *find_trigraph(const char *p, const char *end) {
+  for (; p + 2 < end; p++) {
+    if (p[0] == '?' && p[1] == '?' && p[2] != '\0' && strchr("=/'()!<>-", p[2]) != NULL)
+      return p;
+  }
+  return NULL;
+}
+
+/* Returns a token of `kind` for [start, end), or an error at the first
+ * trigraph inside it. */
+static c_tok_kind emit_checked(c_lexer *lx, c_token *tok, c_tok_kind kind,
+                               const char *start, const char *end) {
+  const char *tg = find_trigraph(start, end);
+  if (tg != NULL) return emit(lx, tok, C_TOK_ERROR, tg, tg + 3, MSG_TRIGRAPH);
+  return emit(lx, tok, kind, start, end, NULL);
 }
 
 /* Scans the rest of a preprocessor line; `p` is just after the '#'.
@@ -82,7 +186,7 @@ static const char *scan_pp_line(const char *p, const char *lim,
   for (;;) {
     start = YYCURSOR;
     
-#line 86 "generator/lexer/c_lexer.c"
+#line 190 "generator/lexer/c_lexer.c"
 {
 	unsigned char yych;
 	yych = *YYCURSOR;
@@ -103,14 +207,14 @@ static const char *scan_pp_line(const char *p, const char *lim,
 yy1:
 	++YYCURSOR;
 yy2:
-#line 137 "generator/lexer/c_lexer.re"
+#line 241 "generator/lexer/c_lexer.re"
 	{ continue; }
-#line 109 "generator/lexer/c_lexer.c"
+#line 213 "generator/lexer/c_lexer.c"
 yy3:
 	++YYCURSOR;
-#line 132 "generator/lexer/c_lexer.re"
+#line 236 "generator/lexer/c_lexer.re"
 	{ return (const char *)start; }
-#line 114 "generator/lexer/c_lexer.c"
+#line 218 "generator/lexer/c_lexer.c"
 yy4:
 	yych = *++YYCURSOR;
 	switch (yych) {
@@ -181,9 +285,9 @@ yy13:
 	goto yy2;
 yy14:
 	++YYCURSOR;
-#line 134 "generator/lexer/c_lexer.re"
+#line 238 "generator/lexer/c_lexer.re"
 	{ continue; }
-#line 187 "generator/lexer/c_lexer.c"
+#line 291 "generator/lexer/c_lexer.c"
 yy15:
 	yych = *++YYCURSOR;
 	switch (yych) {
@@ -220,10 +324,10 @@ yy19:
 			goto yy19;
 	}
 yy20:
-#line 135 "generator/lexer/c_lexer.re"
+#line 239 "generator/lexer/c_lexer.re"
 	{ *err_at = (const char *)start;
                                *err = "unterminated comment"; return NULL; }
-#line 227 "generator/lexer/c_lexer.c"
+#line 331 "generator/lexer/c_lexer.c"
 yy21:
 	yych = *++YYCURSOR;
 	switch (yych) {
@@ -235,9 +339,9 @@ yy21:
 	}
 yy22:
 	++YYCURSOR;
-#line 133 "generator/lexer/c_lexer.re"
+#line 237 "generator/lexer/c_lexer.re"
 	{ continue; }
-#line 241 "generator/lexer/c_lexer.c"
+#line 345 "generator/lexer/c_lexer.c"
 yy23:
 	yych = *++YYCURSOR;
 	switch (yych) {
@@ -278,11 +382,11 @@ yy27:
 			goto yy19;
 	}
 yy28:
-#line 131 "generator/lexer/c_lexer.re"
+#line 235 "generator/lexer/c_lexer.re"
 	{ return (const char *)start; }
-#line 284 "generator/lexer/c_lexer.c"
+#line 388 "generator/lexer/c_lexer.c"
 }
-#line 138 "generator/lexer/c_lexer.re"
+#line 242 "generator/lexer/c_lexer.re"
 
   }
 }
@@ -299,7 +403,7 @@ c_tok_kind c_lexer_next(c_lexer *lx, c_token *tok) {
 #define TOKEN(kind) emit(lx, tok, (kind), (const char *)start, (const char *)YYCURSOR, NULL)
 #define ERROR(msg) emit(lx, tok, C_TOK_ERROR, (const char *)start, (const char *)YYCURSOR, (msg))
     
-#line 303 "generator/lexer/c_lexer.c"
+#line 407 "generator/lexer/c_lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -336,7 +440,7 @@ c_tok_kind c_lexer_next(c_lexer *lx, c_token *tok) {
 		case '@':
 		case '`':
 		case 0x7F:
-			if (YYLIMIT <= YYCURSOR) goto yy105;
+			if (YYLIMIT <= YYCURSOR) goto yy108;
 			goto yy30;
 		case '\t':
 		case '\v':
@@ -357,7 +461,6 @@ c_tok_kind c_lexer_next(c_lexer *lx, c_token *tok) {
 		case ')':
 		case ',':
 		case ';':
-		case '?':
 		case '[':
 		case ']':
 		case '{':
@@ -380,19 +483,20 @@ c_tok_kind c_lexer_next(c_lexer *lx, c_token *tok) {
 		case ':': goto yy53;
 		case '<': goto yy54;
 		case '>': goto yy55;
+		case '?': goto yy56;
 		case 'L':
-		case 'U': goto yy59;
-		case '\\': goto yy60;
-		case 'u': goto yy61;
-		case '|': goto yy62;
-		default: goto yy56;
+		case 'U': goto yy60;
+		case '\\': goto yy61;
+		case 'u': goto yy62;
+		case '|': goto yy63;
+		default: goto yy57;
 	}
 yy30:
 	++YYCURSOR;
 yy31:
-#line 197 "generator/lexer/c_lexer.re"
+#line 302 "generator/lexer/c_lexer.re"
 	{ return TOKEN(C_TOK_PUNCT); }
-#line 396 "generator/lexer/c_lexer.c"
+#line 500 "generator/lexer/c_lexer.c"
 yy32:
 	yych = *++YYCURSOR;
 	switch (yych) {
@@ -404,14 +508,14 @@ yy32:
 		default: goto yy33;
 	}
 yy33:
-#line 167 "generator/lexer/c_lexer.re"
+#line 271 "generator/lexer/c_lexer.re"
 	{ continue; }
-#line 410 "generator/lexer/c_lexer.c"
+#line 514 "generator/lexer/c_lexer.c"
 yy34:
 	++YYCURSOR;
-#line 166 "generator/lexer/c_lexer.re"
+#line 270 "generator/lexer/c_lexer.re"
 	{ lx->bol = 1; continue; }
-#line 415 "generator/lexer/c_lexer.c"
+#line 519 "generator/lexer/c_lexer.c"
 yy35:
 	yych = *++YYCURSOR;
 	switch (yych) {
@@ -419,32 +523,32 @@ yy35:
 		default: goto yy36;
 	}
 yy36:
-#line 196 "generator/lexer/c_lexer.re"
+#line 301 "generator/lexer/c_lexer.re"
 	{ return TOKEN(C_TOK_PUNCT); }
-#line 425 "generator/lexer/c_lexer.c"
+#line 529 "generator/lexer/c_lexer.c"
 yy37:
 	yyaccept = 0;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
 		case '\n': goto yy38;
-		case '"': goto yy63;
-		case '\\': goto yy64;
+		case '"': goto yy64;
+		case '\\': goto yy65;
 		default:
 			if (YYLIMIT <= YYCURSOR) goto yy38;
 			goto yy37;
 	}
 yy38:
-#line 175 "generator/lexer/c_lexer.re"
+#line 279 "generator/lexer/c_lexer.re"
 	{ return ERROR("unterminated string literal"); }
-#line 440 "generator/lexer/c_lexer.c"
+#line 544 "generator/lexer/c_lexer.c"
 yy39:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '#': goto yy65;
+		case '#': goto yy66;
 		default: goto yy40;
 	}
 yy40:
-#line 180 "generator/lexer/c_lexer.re"
+#line 284 "generator/lexer/c_lexer.re"
 	{
         if (lx->bol) {
           const char *err_at = NULL, *err = NULL;
@@ -457,15 +561,15 @@ yy40:
                  (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' ||
                   end[-1] == '\v' || end[-1] == '\f'))
             end--;
-          return emit(lx, tok, C_TOK_PP, (const char *)start, end, NULL);
+          return emit_checked(lx, tok, C_TOK_PP, (const char *)start, end);
         }
         return TOKEN(C_TOK_PUNCT);
       }
-#line 465 "generator/lexer/c_lexer.c"
+#line 569 "generator/lexer/c_lexer.c"
 yy41:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case ':': goto yy66;
+		case ':': goto yy67;
 		case '=':
 		case '>': goto yy45;
 		default: goto yy36;
@@ -483,14 +587,14 @@ yy43:
 	switch (yych) {
 		case 0x00:
 			if (YYLIMIT <= YYCURSOR) goto yy44;
-			goto yy67;
-		case '\'': goto yy69;
-		default: goto yy68;
+			goto yy68;
+		case '\'': goto yy70;
+		default: goto yy69;
 	}
 yy44:
-#line 177 "generator/lexer/c_lexer.re"
+#line 281 "generator/lexer/c_lexer.re"
 	{ return ERROR("unterminated character constant"); }
-#line 494 "generator/lexer/c_lexer.c"
+#line 598 "generator/lexer/c_lexer.c"
 yy45:
 	++YYCURSOR;
 	goto yy36;
@@ -513,7 +617,7 @@ yy48:
 	yyaccept = 2;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
-		case '.': goto yy71;
+		case '.': goto yy72;
 		case '0':
 		case '1':
 		case '2':
@@ -523,14 +627,14 @@ yy48:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy73;
+		case '9': goto yy74;
 		default: goto yy36;
 	}
 yy49:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '*': goto yy74;
-		case '/': goto yy76;
+		case '*': goto yy75;
+		case '/': goto yy77;
 		case '=': goto yy45;
 		default: goto yy36;
 	}
@@ -540,18 +644,18 @@ yy50:
 	switch (yych) {
 		case 0x00: goto yy51;
 		case 'X':
-		case 'x': goto yy84;
-		default: goto yy79;
+		case 'x': goto yy85;
+		default: goto yy80;
 	}
 yy51:
-#line 173 "generator/lexer/c_lexer.re"
+#line 277 "generator/lexer/c_lexer.re"
 	{ return TOKEN(C_TOK_NUMBER); }
-#line 550 "generator/lexer/c_lexer.c"
+#line 654 "generator/lexer/c_lexer.c"
 yy52:
 	yyaccept = 3;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
-		case '.': goto yy73;
+		case '.': goto yy74;
 		case '0':
 		case '1':
 		case '2':
@@ -563,11 +667,11 @@ yy52:
 		case '8':
 		case '9': goto yy52;
 		case 'E':
-		case 'e': goto yy81;
-		case 'L': goto yy82;
+		case 'e': goto yy82;
+		case 'L': goto yy83;
 		case 'U':
-		case 'u': goto yy83;
-		case 'l': goto yy85;
+		case 'u': goto yy84;
+		case 'l': goto yy86;
 		default: goto yy51;
 	}
 yy53:
@@ -593,8 +697,15 @@ yy55:
 		default: goto yy36;
 	}
 yy56:
-	yych = *++YYCURSOR;
+	yyaccept = 2;
+	yych = *(YYMARKER = ++YYCURSOR);
+	switch (yych) {
+		case '?': goto yy87;
+		default: goto yy36;
+	}
 yy57:
+	yych = *++YYCURSOR;
+yy58:
 	switch (yych) {
 		case 0x00:
 		case 0x01:
@@ -660,100 +771,100 @@ yy57:
 		case '|':
 		case '}':
 		case '~':
-		case 0x7F: goto yy58;
-		default: goto yy56;
-	}
-yy58:
-#line 172 "generator/lexer/c_lexer.re"
-	{ return TOKEN(C_TOK_IDENT); }
-#line 670 "generator/lexer/c_lexer.c"
-yy59:
-	yych = *++YYCURSOR;
-	switch (yych) {
-		case 0x00: goto yy58;
-		case '"': goto yy37;
-		case '\'': goto yy43;
+		case 0x7F: goto yy59;
 		default: goto yy57;
 	}
+yy59:
+#line 276 "generator/lexer/c_lexer.re"
+	{ return TOKEN(C_TOK_IDENT); }
+#line 781 "generator/lexer/c_lexer.c"
 yy60:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case 0x00: goto yy59;
+		case '"': goto yy37;
+		case '\'': goto yy43;
+		default: goto yy58;
+	}
+yy61:
 	yyaccept = 4;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
-		case '\n': goto yy86;
-		case '\r': goto yy87;
+		case '\n': goto yy88;
+		case '\r': goto yy89;
 		default: goto yy31;
 	}
-yy61:
+yy62:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case 0x00: goto yy58;
+		case 0x00: goto yy59;
 		case '"': goto yy37;
 		case '\'': goto yy43;
-		case '8': goto yy88;
-		default: goto yy57;
+		case '8': goto yy90;
+		default: goto yy58;
 	}
-yy62:
+yy63:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case '=':
 		case '|': goto yy45;
 		default: goto yy36;
 	}
-yy63:
-	++YYCURSOR;
-#line 174 "generator/lexer/c_lexer.re"
-	{ return TOKEN(C_TOK_STRING); }
-#line 707 "generator/lexer/c_lexer.c"
 yy64:
+	++YYCURSOR;
+#line 278 "generator/lexer/c_lexer.re"
+	{ return emit_checked(lx, tok, C_TOK_STRING, (const char *)start, (const char *)YYCURSOR); }
+#line 818 "generator/lexer/c_lexer.c"
+yy65:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '\r': goto yy89;
+		case '\r': goto yy91;
 		default:
-			if (YYLIMIT <= YYCURSOR) goto yy72;
+			if (YYLIMIT <= YYCURSOR) goto yy73;
 			goto yy37;
 	}
-yy65:
+yy66:
 	++YYCURSOR;
 	goto yy40;
-yy66:
+yy67:
 	yyaccept = 5;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
-		case '%': goto yy90;
+		case '%': goto yy92;
 		default: goto yy40;
 	}
-yy67:
+yy68:
 	yyaccept = 1;
 	yych = *(YYMARKER = ++YYCURSOR);
-yy68:
+yy69:
 	switch (yych) {
 		case '\n': goto yy44;
-		case '\'': goto yy91;
-		case '\\': goto yy70;
+		case '\'': goto yy93;
+		case '\\': goto yy71;
 		default:
 			if (YYLIMIT <= YYCURSOR) goto yy44;
-			goto yy67;
+			goto yy68;
 	}
-yy69:
-	++YYCURSOR;
-#line 178 "generator/lexer/c_lexer.re"
-	{ return ERROR("empty character constant"); }
-#line 742 "generator/lexer/c_lexer.c"
 yy70:
-	yych = *++YYCURSOR;
-	switch (yych) {
-		case '\r': goto yy92;
-		default:
-			if (YYLIMIT <= YYCURSOR) goto yy72;
-			goto yy67;
-	}
+	++YYCURSOR;
+#line 282 "generator/lexer/c_lexer.re"
+	{ return ERROR("empty character constant"); }
+#line 853 "generator/lexer/c_lexer.c"
 yy71:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '.': goto yy45;
-		default: goto yy72;
+		case '\r': goto yy94;
+		default:
+			if (YYLIMIT <= YYCURSOR) goto yy73;
+			goto yy68;
 	}
 yy72:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case '.': goto yy45;
+		default: goto yy73;
+	}
+yy73:
 	YYCURSOR = YYMARKER;
 	switch (yyaccept) {
 		case 0: goto yy38;
@@ -763,7 +874,7 @@ yy72:
 		case 4: goto yy31;
 		default: goto yy40;
 	}
-yy73:
+yy74:
 	yyaccept = 3;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
@@ -776,67 +887,45 @@ yy73:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy73;
+		case '9': goto yy74;
 		case 'E':
-		case 'e': goto yy81;
+		case 'e': goto yy82;
 		case 'F':
 		case 'L':
 		case 'f':
-		case 'l': goto yy93;
+		case 'l': goto yy95;
 		default: goto yy51;
-	}
-yy74:
-	yych = *++YYCURSOR;
-	switch (yych) {
-		case '*': goto yy94;
-		default:
-			if (YYLIMIT <= YYCURSOR) goto yy75;
-			goto yy74;
 	}
 yy75:
-#line 170 "generator/lexer/c_lexer.re"
-	{ return ERROR("unterminated comment"); }
-#line 800 "generator/lexer/c_lexer.c"
-yy76:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '\n': goto yy77;
+		case '*': goto yy96;
 		default:
-			if (YYLIMIT <= YYCURSOR) goto yy77;
-			goto yy76;
+			if (YYLIMIT <= YYCURSOR) goto yy76;
+			goto yy75;
 	}
+yy76:
+#line 274 "generator/lexer/c_lexer.re"
+	{ return ERROR("unterminated comment"); }
+#line 911 "generator/lexer/c_lexer.c"
 yy77:
-#line 168 "generator/lexer/c_lexer.re"
-	{ continue; }
-#line 812 "generator/lexer/c_lexer.c"
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case '\n': goto yy78;
+		default:
+			if (YYLIMIT <= YYCURSOR) goto yy78;
+			goto yy77;
+	}
 yy78:
+#line 272 "generator/lexer/c_lexer.re"
+	{ continue; }
+#line 923 "generator/lexer/c_lexer.c"
+yy79:
 	yyaccept = 3;
 	yych = *(YYMARKER = ++YYCURSOR);
-yy79:
-	switch (yych) {
-		case '.': goto yy73;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7': goto yy78;
-		case '8':
-		case '9': goto yy80;
-		case 'E':
-		case 'e': goto yy81;
-		case 'L': goto yy82;
-		case 'U':
-		case 'u': goto yy83;
-		case 'l': goto yy85;
-		default: goto yy51;
-	}
 yy80:
-	yych = *++YYCURSOR;
 	switch (yych) {
-		case '.': goto yy73;
+		case '.': goto yy74;
 		case '0':
 		case '1':
 		case '2':
@@ -844,18 +933,21 @@ yy80:
 		case '4':
 		case '5':
 		case '6':
-		case '7':
+		case '7': goto yy79;
 		case '8':
-		case '9': goto yy80;
+		case '9': goto yy81;
 		case 'E':
-		case 'e': goto yy81;
-		default: goto yy72;
+		case 'e': goto yy82;
+		case 'L': goto yy83;
+		case 'U':
+		case 'u': goto yy84;
+		case 'l': goto yy86;
+		default: goto yy51;
 	}
 yy81:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '+':
-		case '-': goto yy95;
+		case '.': goto yy74;
 		case '0':
 		case '1':
 		case '2':
@@ -865,224 +957,47 @@ yy81:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy96;
-		default: goto yy72;
+		case '9': goto yy81;
+		case 'E':
+		case 'e': goto yy82;
+		default: goto yy73;
 	}
 yy82:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case 'L': goto yy97;
-		case 'U':
-		case 'u': goto yy93;
-		default: goto yy51;
+		case '+':
+		case '-': goto yy97;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy98;
+		default: goto yy73;
 	}
 yy83:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case 'L': goto yy98;
-		case 'l': goto yy99;
+		case 'L': goto yy99;
+		case 'U':
+		case 'u': goto yy95;
 		default: goto yy51;
 	}
 yy84:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '.': goto yy100;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy101;
-		default: goto yy72;
+		case 'L': goto yy100;
+		case 'l': goto yy101;
+		default: goto yy51;
 	}
 yy85:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case 'U':
-		case 'u': goto yy93;
-		case 'l': goto yy97;
-		default: goto yy51;
-	}
-yy86:
-	++YYCURSOR;
-	goto yy33;
-yy87:
-	yych = *++YYCURSOR;
-	switch (yych) {
-		case '\n': goto yy86;
-		default: goto yy72;
-	}
-yy88:
-	yych = *++YYCURSOR;
-	switch (yych) {
-		case 0x00: goto yy58;
-		case '"': goto yy37;
-		default: goto yy57;
-	}
-yy89:
-	yyaccept = 0;
-	yych = *(YYMARKER = ++YYCURSOR);
-	switch (yych) {
-		case '"': goto yy63;
-		case '\\': goto yy64;
-		default:
-			if (YYLIMIT <= YYCURSOR) goto yy38;
-			goto yy37;
-	}
-yy90:
-	yych = *++YYCURSOR;
-	switch (yych) {
-		case ':': goto yy65;
-		default: goto yy72;
-	}
-yy91:
-	++YYCURSOR;
-#line 176 "generator/lexer/c_lexer.re"
-	{ return TOKEN(C_TOK_CHAR); }
-#line 959 "generator/lexer/c_lexer.c"
-yy92:
-	yyaccept = 1;
-	yych = *(YYMARKER = ++YYCURSOR);
-	switch (yych) {
-		case '\'': goto yy91;
-		case '\\': goto yy70;
-		default:
-			if (YYLIMIT <= YYCURSOR) goto yy44;
-			goto yy67;
-	}
-yy93:
-	++YYCURSOR;
-	goto yy51;
-yy94:
-	yych = *++YYCURSOR;
-	switch (yych) {
-		case '*': goto yy94;
-		case '/': goto yy102;
-		default:
-			if (YYLIMIT <= YYCURSOR) goto yy75;
-			goto yy74;
-	}
-yy95:
-	yych = *++YYCURSOR;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy96;
-		default: goto yy72;
-	}
-yy96:
-	yych = *++YYCURSOR;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy96;
-		case 'F':
-		case 'L':
-		case 'f':
-		case 'l': goto yy93;
-		default: goto yy51;
-	}
-yy97:
-	yych = *++YYCURSOR;
-	switch (yych) {
-		case 'U':
-		case 'u': goto yy93;
-		default: goto yy51;
-	}
-yy98:
-	yych = *++YYCURSOR;
-	switch (yych) {
-		case 'L': goto yy93;
-		default: goto yy51;
-	}
-yy99:
-	yych = *++YYCURSOR;
-	switch (yych) {
-		case 'l': goto yy93;
-		default: goto yy51;
-	}
-yy100:
-	yych = *++YYCURSOR;
-	switch (yych) {
-		case 0x00:
-		case 'P':
-		case 'p': goto yy72;
-		default: goto yy104;
-	}
-yy101:
-	yyaccept = 3;
-	yych = *(YYMARKER = ++YYCURSOR);
-	switch (yych) {
-		case '.': goto yy103;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy101;
-		case 'L': goto yy82;
-		case 'P':
-		case 'p': goto yy81;
-		case 'U':
-		case 'u': goto yy83;
-		case 'l': goto yy85;
-		default: goto yy51;
-	}
-yy102:
-	++YYCURSOR;
-#line 169 "generator/lexer/c_lexer.re"
-	{ continue; }
-#line 1082 "generator/lexer/c_lexer.c"
-yy103:
-	yych = *++YYCURSOR;
-yy104:
-	switch (yych) {
+		case '.': goto yy102;
 		case '0':
 		case '1':
 		case '2':
@@ -1105,12 +1020,227 @@ yy104:
 		case 'd':
 		case 'e':
 		case 'f': goto yy103;
-		case 'P':
-		case 'p': goto yy81;
-		default: goto yy72;
+		default: goto yy73;
 	}
+yy86:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case 'U':
+		case 'u': goto yy95;
+		case 'l': goto yy99;
+		default: goto yy51;
+	}
+yy87:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case '!':
+		case '\'':
+		case '(':
+		case ')':
+		case '-':
+		case '/':
+		case '<':
+		case '=':
+		case '>': goto yy104;
+		default: goto yy73;
+	}
+yy88:
+	++YYCURSOR;
+	goto yy33;
+yy89:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case '\n': goto yy88;
+		default: goto yy73;
+	}
+yy90:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case 0x00: goto yy59;
+		case '"': goto yy37;
+		default: goto yy58;
+	}
+yy91:
+	yyaccept = 0;
+	yych = *(YYMARKER = ++YYCURSOR);
+	switch (yych) {
+		case '"': goto yy64;
+		case '\\': goto yy65;
+		default:
+			if (YYLIMIT <= YYCURSOR) goto yy38;
+			goto yy37;
+	}
+yy92:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case ':': goto yy66;
+		default: goto yy73;
+	}
+yy93:
+	++YYCURSOR;
+#line 280 "generator/lexer/c_lexer.re"
+	{ return emit_checked(lx, tok, C_TOK_CHAR, (const char *)start, (const char *)YYCURSOR); }
+#line 1084 "generator/lexer/c_lexer.c"
+yy94:
+	yyaccept = 1;
+	yych = *(YYMARKER = ++YYCURSOR);
+	switch (yych) {
+		case '\'': goto yy93;
+		case '\\': goto yy71;
+		default:
+			if (YYLIMIT <= YYCURSOR) goto yy44;
+			goto yy68;
+	}
+yy95:
+	++YYCURSOR;
+	goto yy51;
+yy96:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case '*': goto yy96;
+		case '/': goto yy105;
+		default:
+			if (YYLIMIT <= YYCURSOR) goto yy76;
+			goto yy75;
+	}
+yy97:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy98;
+		default: goto yy73;
+	}
+yy98:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy98;
+		case 'F':
+		case 'L':
+		case 'f':
+		case 'l': goto yy95;
+		default: goto yy51;
+	}
+yy99:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case 'U':
+		case 'u': goto yy95;
+		default: goto yy51;
+	}
+yy100:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case 'L': goto yy95;
+		default: goto yy51;
+	}
+yy101:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case 'l': goto yy95;
+		default: goto yy51;
+	}
+yy102:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case 0x00:
+		case 'P':
+		case 'p': goto yy73;
+		default: goto yy107;
+	}
+yy103:
+	yyaccept = 3;
+	yych = *(YYMARKER = ++YYCURSOR);
+	switch (yych) {
+		case '.': goto yy106;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f': goto yy103;
+		case 'L': goto yy83;
+		case 'P':
+		case 'p': goto yy82;
+		case 'U':
+		case 'u': goto yy84;
+		case 'l': goto yy86;
+		default: goto yy51;
+	}
+yy104:
+	++YYCURSOR;
+#line 300 "generator/lexer/c_lexer.re"
+	{ return ERROR(MSG_TRIGRAPH); }
+#line 1207 "generator/lexer/c_lexer.c"
 yy105:
-#line 154 "generator/lexer/c_lexer.re"
+	++YYCURSOR;
+#line 273 "generator/lexer/c_lexer.re"
+	{ continue; }
+#line 1212 "generator/lexer/c_lexer.c"
+yy106:
+	yych = *++YYCURSOR;
+yy107:
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f': goto yy106;
+		case 'P':
+		case 'p': goto yy82;
+		default: goto yy73;
+	}
+yy108:
+#line 258 "generator/lexer/c_lexer.re"
 	{
         lx->cur = (const char *)start;
         count_lines(lx, (const char *)start);
@@ -1118,13 +1248,13 @@ yy105:
         tok->offset = (size_t)((const char *)start - lx->src);
         tok->length = 0;
         tok->line = lx->line;
-        tok->col = (int)((const char *)start - lx->line_start) + 1;
+        tok->col = (int)(raw_pos(lx, (const char *)start) - lx->line_start) + 1;
         tok->message = NULL;
         return C_TOK_EOF;
       }
-#line 1126 "generator/lexer/c_lexer.c"
+#line 1256 "generator/lexer/c_lexer.c"
 }
-#line 198 "generator/lexer/c_lexer.re"
+#line 303 "generator/lexer/c_lexer.re"
 
 #undef TOKEN
 #undef ERROR

@@ -3,9 +3,22 @@
  *
  * Usage:
  *   c_lexer lx; c_token t;
- *   c_lexer_init(&lx, src, len);          // src[len] must be '\0'
- *   while (c_lexer_next(&lx, &t) > C_TOK_EOF) { ... src + t.offset, t.length ... }
+ *   c_lexer_init_spliced(&lx, src, len, buf, map); // buf: len + 1 chars, map: len + 1 size_t
+ *   while (c_lexer_next(&lx, &t) > C_TOK_EOF) { ... lx.src + t.offset, t.length ... }
  *   // t.kind == C_TOK_EOF at the end, C_TOK_ERROR (t.message) on an error
+ *
+ * c_lexer_init_spliced sees the text as a C compiler does: line splices
+ * (backslash-newline) are removed first (translation phase 2) into `buf`,
+ * so a splice inside a token, a comment delimiter or a directive cannot
+ * make the lexer see other tokens than the compiler.  Tokens' offset and
+ * length refer to lx.src (== buf, the spliced text); their line and column
+ * are those of the token's first byte in the original text.  Two forms
+ * compilers disagree on are errors: a backslash followed by blanks at the
+ * end of a line (gcc and clang splice with a warning), and trigraphs
+ * (C99 compilers replace them, TinyCC does not): "??" followed by one of
+ * = / ' ( ) ! < > - outside comments, and "??/" at the end of a line
+ * anywhere.  c_lexer_init(&lx, src, len) lexes without that first phase
+ * (splices between tokens are skipped as blanks; src[len] must be '\0').
  *
  * Whitespace, line splices and comments are skipped.  A preprocessor line
  * (a '#' that is the first token of a line) is returned whole as one
@@ -40,11 +53,13 @@ typedef struct c_token {
 } c_token;
 
 typedef struct c_lexer {
-  const char *src;
+  const char *src;        /* the text scanned (the spliced copy, if any) */
   const char *cur;        /* next byte to scan */
   const char *lim;        /* src + len; *lim == '\0' */
-  const char *mark;       /* lines are counted up to here */
-  const char *line_start; /* first byte of line `line` */
+  const char *raw;        /* the original text (== src without splicing) */
+  const size_t *map;      /* NULL, or src[i] is raw[map[i]] */
+  const char *mark;       /* in raw: lines are counted up to here */
+  const char *line_start; /* in raw: first byte of line `line` */
   int line;
   int bol;                /* nothing but blanks/comments since the last newline */
   int failed;             /* an error was returned; `error` repeats it */
@@ -52,6 +67,10 @@ typedef struct c_lexer {
 } c_lexer;
 
 void c_lexer_init(c_lexer *lx, const char *src, size_t len);
+
+/* Splices src[0..len) into buf (len + 1 bytes) with map (len + 1 entries),
+ * then lexes buf; see above.  src need not be NUL-terminated. */
+void c_lexer_init_spliced(c_lexer *lx, const char *src, size_t len, char *buf, size_t *map);
 
 /* Scans the next token into *tok and returns its kind.  After C_TOK_EOF or
  * C_TOK_ERROR, further calls keep returning the same kind. */

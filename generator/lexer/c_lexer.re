@@ -10,6 +10,8 @@
  */
 #include "c_lexer.h"
 
+#include <string.h>
+
 typedef const unsigned char *cursor_t;
 
 /*!re2c
@@ -67,11 +69,68 @@ void c_lexer_init(c_lexer *lx, const char *src, size_t len) {
   lx->src = src;
   lx->cur = src;
   lx->lim = src + len;
+  lx->raw = src;
+  lx->map = NULL;
   lx->mark = src;
   lx->line_start = src;
   lx->line = 1;
   lx->bol = 1;
   lx->failed = 0;
+}
+
+static int is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r';
+}
+
+/* Length of the newline at p ("\n" or "\r\n"), 0 if none. */
+static size_t newline_at(const char *p, const char *end) {
+  if (p < end && *p == '\n') return 1;
+  if (p + 1 < end && p[0] == '\r' && p[1] == '\n') return 2;
+  return 0;
+}
+
+static const char *const MSG_BLANK_SPLICE =
+  "backslash followed by blanks at the end of a line: gcc and clang join the lines, "
+  "other compilers do not; remove the blanks (or the backslash)";
+static const char *const MSG_TRIGRAPH =
+  "trigraph ('?\?' and one of =/'()!<>-): C99 compilers replace it, TinyCC does not; "
+  "write the character it stands for, or '?\\?' in a string";
+
+static void set_error(c_lexer *lx, size_t raw_off, const char *msg);
+
+void c_lexer_init_spliced(c_lexer *lx, const char *src, size_t len, char *buf, size_t *map) {
+  const char *end = src + len;
+  size_t i = 0, n = 0, bad = (size_t)-1, k;
+  const char *why = NULL;
+  while (i < len) {
+    if (src[i] == '\\') {
+      if ((k = newline_at(src + i + 1, end)) > 0) {
+        i += 1 + k; /* a line splice */
+        continue;
+      }
+      for (k = i + 1; k < len && is_blank(src[k]); k++) {}
+      if (k > i + 1 && newline_at(src + k, end) && bad == (size_t)-1) {
+        bad = i;
+        why = MSG_BLANK_SPLICE;
+      }
+    } else if (src[i] == '?' && i + 2 < len && src[i + 1] == '?' && src[i + 2] == '/' &&
+               newline_at(src + i + 3, end) && bad == (size_t)-1) {
+      bad = i; /* a splice for C99 compilers, even inside a comment */
+      why = MSG_TRIGRAPH;
+    }
+    buf[n] = src[i];
+    map[n] = i;
+    n++;
+    i++;
+  }
+  buf[n] = '\0';
+  map[n] = len;
+  c_lexer_init(lx, buf, n);
+  lx->raw = src;
+  lx->map = map;
+  lx->mark = src;
+  lx->line_start = src;
+  if (bad != (size_t)-1) set_error(lx, bad, why);
 }
 
 const char *c_tok_kind_name(c_tok_kind kind) {
@@ -88,9 +147,16 @@ const char *c_tok_kind_name(c_tok_kind kind) {
   return "?";
 }
 
-/* Brings lx->line/line_start up to date for position `p` (monotonic). */
+/* The position in the original text of position p of the scanned text. */
+static const char *raw_pos(const c_lexer *lx, const char *p) {
+  return lx->map ? lx->raw + lx->map[p - lx->src] : p;
+}
+
+/* Brings lx->line/line_start up to date for position `p` of the scanned
+ * text (monotonic). */
 static void count_lines(c_lexer *lx, const char *p) {
   const char *q;
+  p = raw_pos(lx, p);
   for (q = lx->mark; q < p; q++) {
     if (*q == '\n') {
       lx->line++;
@@ -107,7 +173,7 @@ static c_tok_kind emit(c_lexer *lx, c_token *tok, c_tok_kind kind,
   tok->offset = (size_t)(start - lx->src);
   tok->length = (size_t)(end - start);
   tok->line = lx->line;
-  tok->col = (int)(start - lx->line_start) + 1;
+  tok->col = (int)(raw_pos(lx, start) - lx->line_start) + 1;
   tok->message = msg;
   lx->cur = end;
   lx->bol = 0;
@@ -116,6 +182,44 @@ static c_tok_kind emit(c_lexer *lx, c_token *tok, c_tok_kind kind,
     lx->error = *tok;
   }
   return kind;
+}
+
+/* Makes every call return an error at raw offset raw_off (found before
+ * lexing: the lexer stops there at once; an error ends the lexing). */
+static void set_error(c_lexer *lx, size_t raw_off, const char *msg) {
+  const char *p, *q = lx->raw + raw_off, *line_start = lx->raw;
+  c_token *e = &lx->error;
+  e->kind = C_TOK_ERROR;
+  e->offset = 0;
+  e->length = 0;
+  e->line = 1;
+  for (p = lx->raw; p < q; p++) {
+    if (*p == '\n') {
+      e->line++;
+      line_start = p + 1;
+    }
+  }
+  e->col = (int)(q - line_start) + 1;
+  e->message = msg;
+  lx->failed = 1;
+}
+
+/* The first trigraph in [p, end), or NULL. */
+static const char *find_trigraph(const char *p, const char *end) {
+  for (; p + 2 < end; p++) {
+    if (p[0] == '?' && p[1] == '?' && p[2] != '\0' && strchr("=/'()!<>-", p[2]) != NULL)
+      return p;
+  }
+  return NULL;
+}
+
+/* Returns a token of `kind` for [start, end), or an error at the first
+ * trigraph inside it. */
+static c_tok_kind emit_checked(c_lexer *lx, c_token *tok, c_tok_kind kind,
+                               const char *start, const char *end) {
+  const char *tg = find_trigraph(start, end);
+  if (tg != NULL) return emit(lx, tok, C_TOK_ERROR, tg, tg + 3, MSG_TRIGRAPH);
+  return emit(lx, tok, kind, start, end, NULL);
 }
 
 /* Scans the rest of a preprocessor line; `p` is just after the '#'.
@@ -158,7 +262,7 @@ c_tok_kind c_lexer_next(c_lexer *lx, c_token *tok) {
         tok->offset = (size_t)((const char *)start - lx->src);
         tok->length = 0;
         tok->line = lx->line;
-        tok->col = (int)((const char *)start - lx->line_start) + 1;
+        tok->col = (int)(raw_pos(lx, (const char *)start) - lx->line_start) + 1;
         tok->message = NULL;
         return C_TOK_EOF;
       }
@@ -171,9 +275,9 @@ c_tok_kind c_lexer_next(c_lexer *lx, c_token *tok) {
 
       ident             { return TOKEN(C_TOK_IDENT); }
       int_lit | flt_lit { return TOKEN(C_TOK_NUMBER); }
-      string            { return TOKEN(C_TOK_STRING); }
+      string            { return emit_checked(lx, tok, C_TOK_STRING, (const char *)start, (const char *)YYCURSOR); }
       string_open       { return ERROR("unterminated string literal"); }
-      charlit           { return TOKEN(C_TOK_CHAR); }
+      charlit           { return emit_checked(lx, tok, C_TOK_CHAR, (const char *)start, (const char *)YYCURSOR); }
       char_open         { return ERROR("unterminated character constant"); }
       char_empty        { return ERROR("empty character constant"); }
 
@@ -189,10 +293,11 @@ c_tok_kind c_lexer_next(c_lexer *lx, c_token *tok) {
                  (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' ||
                   end[-1] == '\v' || end[-1] == '\f'))
             end--;
-          return emit(lx, tok, C_TOK_PP, (const char *)start, end, NULL);
+          return emit_checked(lx, tok, C_TOK_PP, (const char *)start, end);
         }
         return TOKEN(C_TOK_PUNCT);
       }
+      "??" [=/'()!<>-]  { return ERROR(MSG_TRIGRAPH); }
       punct             { return TOKEN(C_TOK_PUNCT); }
       anychar           { return TOKEN(C_TOK_PUNCT); }
     */

@@ -2,7 +2,8 @@
  *
  * check(cond, name, fmt, ...) prints "ok NAME" or "FAIL NAME: detail" (the
  * line format tests/run counts) and counts failures; main() returns
- * failures != 0.  sleep_us() sleeps without asserting anything about time.
+ * failures != 0.  skip(name, fmt, ...) prints "skip NAME: reason" for a
+ * test that cannot run here (counted apart by tests/run).  sleep_us() sleeps without asserting anything about time.
  * Include it once per test program, after defining _POSIX_C_SOURCE. */
 #ifndef DIAGC_TESTS_CHECK_H
 #define DIAGC_TESTS_CHECK_H
@@ -20,6 +21,16 @@ static void check(int cond, const char *name, const char *fmt, ...) {
   }
   failures++;
   printf("FAIL %s: ", name);
+  va_list ap;
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+}
+
+static void skip(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3), unused));
+static void skip(const char *name, const char *fmt, ...) {
+  printf("skip %s: ", name);
   va_list ap;
   va_start(ap, fmt);
   vprintf(fmt, ap);

@@ -7,7 +7,7 @@ DIAGC=${DIAGC:-bin/diagc}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if ! scripts/install-deps.sh libsundials-dev >"$tmp/install.log" 2>&1; then
-  echo "ok cvode.reference # skipped: libsundials-dev could not be installed ($(tail -1 "$tmp/install.log"))"
+  echo "skip cvode.reference: libsundials-dev could not be installed ($(tail -1 "$tmp/install.log"))"
   exit 0
 fi
 cat >"$tmp/vanderpol.lua" <<'SPEC'

@@ -12,7 +12,7 @@ export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1}"
 # if this compiler cannot link a sanitized program at all.
 probe="$out/probe"
 if ! echo 'int main(void){return 0;}' | $cc -fsanitize=thread -x c - -o "$probe" 2>/dev/null; then
-  echo "ok tsan_executor # skipped: $cc cannot build -fsanitize=thread programs"
+  echo "skip tsan_executor: $cc cannot build -fsanitize=thread programs"
   exit 0
 fi
 status=0
@@ -28,7 +28,7 @@ for t in tests/c/test_executor*.c; do
   fi
   res=$("$exe" 2>&1)
   rc=$?
-  printf '%s\n' "$res" | sed -n -e 's/^ok /ok tsan_/p' -e 's/^FAIL /FAIL tsan_/p'
+  printf '%s\n' "$res" | sed -n -e 's/^ok /ok tsan_/p' -e 's/^FAIL /FAIL tsan_/p' -e 's/^skip /skip tsan_/p'
   if [ $rc -ne 0 ]; then
     # a data race report (halt_on_error) or a crash
     printf '%s\n' "$res" | grep -v '^ok ' | head -60

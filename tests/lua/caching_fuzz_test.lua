@@ -1,7 +1,9 @@
 -- Caching on versus off: random diagrams (random topology, nesting, state
 -- kinds and prerequisite lists) driven by a random sequence of mutations
 -- and evals.  Results must be identical bit for bit, and the counters must
--- show that caching skipped work.
+-- show that caching skipped work.  Besides the small diagrams (one 64-bit
+-- mask word), larger ones have more than 64 and more than 128 cache
+-- entries, so that invalidation masks span two and three or more words.
 local dsl = diagc.dsl
 local ffi = require("ffi")
 
@@ -164,10 +166,10 @@ local function random_system(r, id)
   return L
 end
 
-local function build(seed)
+local function build(seed, nmin, nmax)
   local r = rng(seed * 2654435761 % 4294967296 + 1)
   local systems, items = {}, {}
-  local n = r(2, 6)
+  local n = r(nmin or 2, nmax or 6)
   local exported = 0
   for i = 1, n do
     local S = random_system(r, seed .. "_" .. i)
@@ -206,65 +208,90 @@ local function same(a, b)
   return a == b and (a ~= 0 or 1 / a == 1 / b)
 end
 
-local total_a, total_b = 0, 0
-for seed = 1, N_DIAGRAMS do
-  test(string.format("fuzz.caching.%03d", seed), function()
-    local m = diagc.jit(build(seed), { prefix = "fuzz" .. seed })
-    local r = rng(seed + 7)
-    local A, B = m:context(), m:context()
-    B:set_caching(false)
-    local names = {}
-    for n, s in pairs(m.sources) do if s.size > 0 then names[#names + 1] = n end end
-    table.sort(names)
-    local values = m:cache_names()
-    for n in pairs(m.outputs) do values[#values + 1] = n end
-    table.sort(values)
-    local d = m.desc
-    local xcbuf = ffi.new("double[?]", math.max(1, d.nxc))
-    for step = 1, 80 do
-      local x = r()
-      if x < 0.45 then
-        local n = names[r(1, #names)]
-        local s = m.sources[n]
-        local v = {}
-        for k = 1, s.size do v[k] = n == "accuracy" and (r() * 1e-3) or (r() * 4 - 2) end
-        A:set(n, v); B:set(n, v)
-      elseif x < 0.5 and d.nxc > 0 then
-        for k = 0, d.nxc - 1 do xcbuf[k] = r() end
-        if r() < 0.5 then d.set_xc(A.ptr, xcbuf); d.set_xc(B.ptr, xcbuf)
-        else
-          local pa, pb = d.mutable_xc(A.ptr), d.mutable_xc(B.ptr)
-          local k = r(0, d.nxc - 1)
-          pa[k] = xcbuf[k]; pb[k] = xcbuf[k]
-        end
-      elseif x < 0.55 then
-        local da, db = A:derivatives(), B:derivatives()
-        if not same(da, db) then error("step " .. step .. ": derivatives differ") end
+-- Drives a cached and an uncached context of model m through `steps`
+-- random mutations and evals (random generator seeded by `seed`).
+local function run_case(m, seed, steps)
+  local r = rng(seed + 7)
+  local A, B = m:context(), m:context()
+  B:set_caching(false)
+  local names = {}
+  for n, s in pairs(m.sources) do if s.size > 0 then names[#names + 1] = n end end
+  table.sort(names)
+  local values = m:cache_names()
+  for n in pairs(m.outputs) do values[#values + 1] = n end
+  table.sort(values)
+  local d = m.desc
+  local xcbuf = ffi.new("double[?]", math.max(1, d.nxc))
+  for step = 1, steps do
+    local x = r()
+    if x < 0.45 then
+      local n = names[r(1, #names)]
+      local s = m.sources[n]
+      local v = {}
+      for k = 1, s.size do v[k] = n == "accuracy" and (r() * 1e-3) or (r() * 4 - 2) end
+      A:set(n, v); B:set(n, v)
+    elseif x < 0.5 and d.nxc > 0 then
+      for k = 0, d.nxc - 1 do xcbuf[k] = r() end
+      if r() < 0.5 then d.set_xc(A.ptr, xcbuf); d.set_xc(B.ptr, xcbuf)
       else
-        local n = values[r(1, #values)]
-        local ra, va = A:try_eval(n)
-        local rb, vb = B:try_eval(n)
-        if ra ~= rb or not same(va, vb) then
-          error(string.format("step %d: %s differs: cached %s, uncached %s", step, n,
-            assert_fmt and assert_fmt(va) or tostring(va), tostring(vb)))
-        end
+        local pa, pb = d.mutable_xc(A.ptr), d.mutable_xc(B.ptr)
+        local k = r(0, d.nxc - 1)
+        pa[k] = xcbuf[k]; pb[k] = xcbuf[k]
+      end
+    elseif x < 0.55 then
+      local da, db = A:derivatives(), B:derivatives()
+      if not same(da, db) then error("step " .. step .. ": derivatives differ") end
+    else
+      local n = values[r(1, #values)]
+      local ra, va = A:try_eval(n)
+      local rb, vb = B:try_eval(n)
+      if ra ~= rb or not same(va, vb) then
+        error(string.format("step %d: %s differs: cached %s, uncached %s", step, n,
+          assert_fmt and assert_fmt(va) or tostring(va), tostring(vb)))
       end
     end
-    -- a final full sweep
-    for _, n in ipairs(values) do
-      local _, va = A:try_eval(n)
-      local _, vb = B:try_eval(n)
-      if not same(va, vb) then error("final: " .. n .. " differs") end
-    end
-    local ca, cb = 0, 0
-    for _, n in ipairs(m:cache_names()) do
-      ca = ca + A:counters(n).calcs
-      cb = cb + B:counters(n).calcs
-    end
-    if ca > cb then error(string.format("caching computed more (%d) than no caching (%d)", ca, cb)) end
-    if cb > 0 and ca == cb and #values > 2 then
-      -- caching must skip at least some work on a nontrivial sequence
-      error(string.format("caching skipped nothing (%d calcs both ways)", ca))
-    end
+  end
+  -- a final full sweep
+  for _, n in ipairs(values) do
+    local _, va = A:try_eval(n)
+    local _, vb = B:try_eval(n)
+    if not same(va, vb) then error("final: " .. n .. " differs") end
+  end
+  local ca, cb = 0, 0
+  for _, n in ipairs(m:cache_names()) do
+    ca = ca + A:counters(n).calcs
+    cb = cb + B:counters(n).calcs
+  end
+  if ca > cb then error(string.format("caching computed more (%d) than no caching (%d)", ca, cb)) end
+  if cb > 0 and ca == cb and #values > 2 then
+    -- caching must skip at least some work on a nontrivial sequence
+    error(string.format("caching skipped nothing (%d calcs both ways)", ca))
+  end
+end
+
+for seed = 1, N_DIAGRAMS do
+  test(string.format("fuzz.caching.%03d", seed), function()
+    run_case(diagc.jit(build(seed), { prefix = "fuzz" .. seed }), seed, 80)
   end)
+end
+
+-- Larger diagrams, with longer mutation sequences: 65 to 128 cache entries
+-- (two mask words), 129 to 192 (three) and more than 192 (four or five).
+local BIG = {
+  { name = "words2", min_entries = 65, max_entries = 128, nmin = 17, nmax = 24, count = 6 },
+  { name = "words3", min_entries = 129, max_entries = 192, nmin = 33, nmax = 40, count = 6 },
+  { name = "words4", min_entries = 193, max_entries = 320, nmin = 55, nmax = 65, count = 2 },
+}
+for _, big in ipairs(BIG) do
+  for i = 1, big.count do
+    local seed = 1000 * #big.name + 100 * big.min_entries + i
+    test(string.format("fuzz.caching.%s.%02d", big.name, i), function()
+      local m = diagc.jit(build(seed, big.nmin, big.nmax), { prefix = "fuzzbig" .. seed })
+      if m.desc.n_cache < big.min_entries or m.desc.n_cache > big.max_entries then
+        error(string.format("the model has %d cache entries; this case needs %d to %d",
+          m.desc.n_cache, big.min_entries, big.max_entries))
+      end
+      run_case(m, seed, 400)
+    end)
+  end
 end
