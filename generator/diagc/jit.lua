@@ -14,11 +14,16 @@ local function host()
   return h
 end
 
--- One translation unit: the header inlined where the source includes it.
-function M.unit(gen)
+-- One translation unit: the header inlined where the source includes it
+-- (`source`: gen.source, or the checked unit gen.checked_source).  The
+-- lines after the header keep their numbers in the source.
+function M.unit(gen, source)
+  source = source or gen.source
   local inc = '#include "' .. gen.header_name .. '"'
-  local s, e = gen.source:find(inc, 1, true)
-  return gen.source:sub(1, s - 1) .. gen.header .. gen.source:sub(e + 1)
+  local s, e = source:find(inc, 1, true)
+  local _, before = source:sub(1, s):gsub("\n", "")
+  return source:sub(1, s - 1) .. gen.header
+    .. string.format('#line %d "%s"', before + 1, gen.source_name) .. source:sub(e + 1)
 end
 
 -- Turn tcc's messages into one diagc error (the first error wins).
@@ -162,7 +167,10 @@ function M.compile(gen, opts)
     compile_error(gen, msgs or "unknown error", opts.allow_undefined)
     return nil
   end
-  system_check(gen, unit, defines)
+  -- the system compiler reads only the functions that hold the spec's C
+  -- (coder/emit.lua: the checked unit), so its cost does not grow with
+  -- the number of systems
+  system_check(gen, gen.checked_source and M.unit(gen, gen.checked_source) or unit, defines)
   local r = {
     state = state,
     symbol = function(name) return h.tcc_symbol(state, name) end,

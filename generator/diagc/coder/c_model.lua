@@ -222,6 +222,7 @@ function M.generate(F, eps, opts)
   if #pn0 > 0 then C:linef("static const double %s__pn0[%d] = %s;", P, #pn0, dvec_init(pn0)) end
   if #u0 > 0 then C:linef("static const double %s__u0[%d] = %s;", P, #u0, dvec_init(u0)) end
   C:line()
+  local prologue_last = #C.lines -- the checked unit's start (emit.lua)
 
   -- calc functions, one per leaf type and calc
   local function calc_fn_name(lt, calc)
@@ -236,6 +237,7 @@ function M.generate(F, eps, opts)
         local ps = scope.params(lt, calc)
         scope.check_body(lt, calc, ps, opts.lex)
         local args = require("diagc.coder.value_fn").declarations(ps)
+        C:begin_checked()
         C:linef("static int %s(%s)", calc_fn_name(lt, calc), #args > 0 and table.concat(args, ", ") or "void")
         C:line("{")
         for _, p in ipairs(ps) do C:linef("  (void)%s;", p.name) end
@@ -244,6 +246,7 @@ function M.generate(F, eps, opts)
         C:line("  }")
         C:linef("  return %s;", calc.kind == "event" and "DIAGC_SUCCEEDED" or "0")
         C:line("}")
+        C:end_checked(calc_fn_name(lt, calc))
         C:line()
       end
     end
@@ -522,6 +525,7 @@ function M.generate(F, eps, opts)
   -- public API
   H:linef("/* Initialize a context: defaults, t = 0, every cache entry stale. */")
   proto(string.format("void %s_init(%s_context *c)", P, P))
+  C:begin_checked()
   C:linef("void %s_init(%s_context *c)", P, P)
   C:line("{")
   C:line("  memset(c, 0, sizeof *c);")
@@ -555,6 +559,7 @@ function M.generate(F, eps, opts)
   end
   C:line("  c->cache_on = ~UINT64_C(0);")
   C:line("}")
+  C:end_checked(nil)
   C:line()
 
   local function setter(name, params, body_lines, ep_name, doc)
@@ -886,6 +891,7 @@ function M.generate(F, eps, opts)
   for _, b in ipairs(H.blocks) do blocks[#blocks + 1] = b end
   for _, b in ipairs(C.blocks) do blocks[#blocks + 1] = b end
   return { header = H:text(), source = C:text(), source_restore = C.restore,
+    checked_source = C:checked_text(prologue_last, P .. "__checked_refs"),
     header_restore = H.restore, user_blocks = blocks }
 end
 

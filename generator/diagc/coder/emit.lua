@@ -47,6 +47,41 @@ function M:user_code(text, loc, what)
   self.blocks[#self.blocks + 1] = block
 end
 
+-- The functions that hold a spec's C (calc functions, the init function)
+-- are also gathered into a small unit the system compiler checks
+-- (jit.lua): the rest of the generated C does not depend on the spec's C
+-- and is checked by the project's own tests.  `begin_checked` and
+-- `end_checked` bracket such lines; `fn` names a static function the unit
+-- must reference so that it is not reported unused.
+function M:begin_checked()
+  self.checked_from = #self.lines + 1
+end
+
+function M:end_checked(fn)
+  self.checked = self.checked or {}
+  self.checked[#self.checked + 1] = { first = self.checked_from, last = #self.lines, fn = fn }
+  self.checked_from = nil
+end
+
+-- The checked unit: lines 1..prologue_last, then every bracketed range at
+-- its own line numbers, then one reference to each named function.
+function M:checked_text(prologue_last, refs_name)
+  local out = {}
+  for i = 1, prologue_last do out[#out + 1] = self.lines[i] end
+  local fns = {}
+  for _, r in ipairs(self.checked or {}) do
+    out[#out + 1] = string.format('#line %d "%s"', r.first, self.file)
+    for i = r.first, r.last do out[#out + 1] = self.lines[i] end
+    if r.fn then fns[#fns + 1] = "(void (*)(void))" .. r.fn end
+  end
+  if #fns > 0 then
+    out[#out + 1] = string.format("void (*const %s[])(void) = {", refs_name)
+    out[#out + 1] = "  " .. table.concat(fns, ",\n  ")
+    out[#out + 1] = "};"
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
 function M:text()
   return table.concat(self.lines, "\n") .. "\n"
 end

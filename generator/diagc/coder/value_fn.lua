@@ -25,6 +25,7 @@ function M.emit(C, f)
   scope.check_body(f.lt, f.calc, ps, f.lex)
   local args = M.declarations(ps)
   args[#args + 1] = "double *" .. f.out
+  C:begin_checked()
   C:linef("static int %s(%s)", f.name, table.concat(args, ", "))
   C:line("{")
   C:linef("  double %s = %s;", f.var, f.init)
@@ -35,6 +36,7 @@ function M.emit(C, f)
   C:linef("  *%s = %s;", f.out, f.var)
   C:line("  return 0;")
   C:line("}")
+  C:end_checked(f.name)
   C:line()
   return ps
 end
