@@ -9,7 +9,6 @@
 -- the table refers to it by its index in the events table.
 local util = require("diagc.util")
 local value_fn = require("diagc.coder.value_fn")
-local loops = require("diagc.tickets.loops")
 
 local M = {}
 
@@ -52,20 +51,9 @@ function M.emit(C, F, a)
     for _, d in ipairs(ctx.type.timed or {}) do
       local id = #rows
       local ps = params[d]
-      C:linef("/* next_update_time %s.%s */", ctx.path, d.name)
-      C:linef("static int %s__nut_%d(void *vc, double *t_next)", P, id)
-      C:line("{")
-      C:linef("  %s_context *c = (%s_context *)vc;", P, P)
-      C:line("  (void)c;")
-      for _, dep in ipairs(loops.calc_deps(F, ctx, ps)) do
-        C:linef("  if (%s__eval_%d(c) != 0) return DIAGC_E_CALC;", P, dep.entry.index)
-      end
-      local args = {}
-      for _, p in ipairs(ps) do args[#args + 1] = a.arg_expr(ctx, p, nil, "b") end
-      args[#args + 1] = "t_next"
-      C:linef("  return %s(%s);", fn_name(P, ctx.type, d), table.concat(args, ", "))
-      C:line("}")
-      C:line()
+      value_fn.emit_wrapper(C, { P = P, F = F, ctx = ctx, ps = ps, arg_expr = a.arg_expr,
+        comment = string.format("next_update_time %s.%s", ctx.path, d.name),
+        name = string.format("%s__nut_%d", P, id), out = "t_next", callee = fn_name(P, ctx.type, d) })
       rows[#rows + 1] = string.format("  {%s, %d, %s__nut_%d, %d},",
         util.c_string(ctx.path .. "." .. d.name), ctx.leaf_index, P, id, ev_index[ctx][d.event])
     end

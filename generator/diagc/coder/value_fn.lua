@@ -3,6 +3,7 @@
 -- `t_next`).  Shared by coder/witness.lua and coder/next_update.lua; adds
 -- nothing to the model, only emits text.
 local scope = require("diagc.tickets.scope")
+local loops = require("diagc.tickets.loops")
 
 local M = {}
 
@@ -39,6 +40,28 @@ function M.emit(C, f)
   C:end_checked(f.name)
   C:line()
   return ps
+end
+
+-- Emits the descriptor's wrapper for one instance: `static int NAME(void
+-- *vc, double *OUT)` evaluates the cache entries the calc reads, then
+-- calls the calc function with the instance's arguments.
+-- w: {P=, F=, ctx=, ps=, arg_expr=, comment=, name=, out=, callee=}
+function M.emit_wrapper(C, w)
+  local P = w.P
+  C:linef("/* %s */", w.comment)
+  C:linef("static int %s(void *vc, double *%s)", w.name, w.out)
+  C:line("{")
+  C:linef("  %s_context *c = (%s_context *)vc;", P, P)
+  C:line("  (void)c;")
+  for _, d in ipairs(loops.calc_deps(w.F, w.ctx, w.ps)) do
+    C:linef("  if (%s__eval_%d(c) != 0) return DIAGC_E_CALC;", P, d.entry.index)
+  end
+  local args = {}
+  for _, p in ipairs(w.ps) do args[#args + 1] = w.arg_expr(w.ctx, p, nil, "b") end
+  args[#args + 1] = w.out
+  C:linef("  return %s(%s);", w.callee, table.concat(args, ", "))
+  C:line("}")
+  C:line()
 end
 
 return M

@@ -8,7 +8,6 @@
 -- it by its index in the events table.
 local util = require("diagc.util")
 local value_fn = require("diagc.coder.value_fn")
-local loops = require("diagc.tickets.loops")
 
 local M = {}
 
@@ -47,21 +46,9 @@ function M.emit(C, F, a)
     for _, w in ipairs(ctx.type.witnesses or {}) do
       local id = #rows
       local ps = params[w]
-      local deps = loops.calc_deps(F, ctx, ps)
-      C:linef("/* witness %s.%s */", ctx.path, w.name)
-      C:linef("static int %s__wit_%d(void *vc, double *value)", P, id)
-      C:line("{")
-      C:linef("  %s_context *c = (%s_context *)vc;", P, P)
-      C:line("  (void)c;")
-      for _, d in ipairs(deps) do
-        C:linef("  if (%s__eval_%d(c) != 0) return DIAGC_E_CALC;", P, d.entry.index)
-      end
-      local args = {}
-      for _, p in ipairs(ps) do args[#args + 1] = a.arg_expr(ctx, p, nil, "b") end
-      args[#args + 1] = "value"
-      C:linef("  return %s(%s);", fn_name(ctx.type, w), table.concat(args, ", "))
-      C:line("}")
-      C:line()
+      value_fn.emit_wrapper(C, { P = P, F = F, ctx = ctx, ps = ps, arg_expr = a.arg_expr,
+        comment = string.format("witness %s.%s", ctx.path, w.name),
+        name = string.format("%s__wit_%d", P, id), out = "value", callee = fn_name(ctx.type, w) })
       rows[#rows + 1] = string.format("  {%s, %d, %s, %s__wit_%d, %d},",
         util.c_string(ctx.path .. "." .. w.name), ctx.leaf_index, w.c_direction, P, id,
         w.event and ev_index[ctx][w.event] or -1)
