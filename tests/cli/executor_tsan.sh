@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/executor_tsan.sh: the executor's threaded tests under
-# ThreadSanitizer.  Builds runtime/src/executor*.c and every
-# tests/c/test_executor*.c with -fsanitize=thread into build/tsan/ and runs
-# them; their ok/FAIL lines pass through, prefixed "tsan_".
+# ThreadSanitizer.  Builds runtime/src/executor*.c, runtime/src/topic_bus.c
+# and every tests/c/test_executor*.c with -fsanitize=thread into build/tsan/
+# and runs them; their ok/FAIL lines pass through, prefixed "tsan_".
 set -u
 cc=${CC:-cc}
 out=build/tsan
@@ -20,7 +20,7 @@ for t in tests/c/test_executor*.c; do
   base=$(basename "$t" .c)
   exe="$out/$base"
   if ! log=$($cc -std=c11 -g -O1 -fsanitize=thread -Wall -Wextra -Iruntime/include \
-             -o "$exe" "$t" runtime/src/executor*.c -lm -lpthread 2>&1); then
+             -o "$exe" "$t" runtime/src/executor*.c runtime/src/topic_bus.c -lm -lpthread 2>&1); then
     printf '%s\n' "$log"
     echo "FAIL tsan_$base: compilation failed"
     status=1
