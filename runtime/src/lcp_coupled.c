@@ -497,27 +497,376 @@ static unsigned long long cp_signature(const cp *z, int i, double dir) {
   return h;
 }
 
-/* Drives row i to complementarity.  Returns 0, or -1. */
+/* The event that ends one step of a drive. */
+typedef struct {
+  double s; /* step length (INFINITY: nothing blocks) */
+  int kind; /* 1: w_i reaches 0; 2: x_i reaches the bound ahead; 3: a
+               clamped row reaches a bound; 4: a row at a bound, its w
+               reaching 0; 5: a friction row inside but out of C reaching
+               its box (moving with the normal); 6: the bound behind x_i
+               catches up */
+  int who;  /* the row of kinds 3, 4 and 5 (-1 otherwise) */
+  int wst;  /* its new state (kinds 3 and 5) */
+} cp_event;
+
+/* The last pivots' index-set signatures and w_i, x_i there (the cycle
+ * check of a drive). */
+typedef struct {
+  unsigned long long sig[CP_RING];
+  double wx[2 * CP_RING];
+  int count;
+} cp_ring;
+
+/* The direction of a drive of row i: dx on the support z->sup (gathered
+ * in z->rp: first C's members and i, *nsf entries, then the folded
+ * friction rows) and dw, the clamped rows' dw set to 0.  When those are
+ * not 0 up to round-off, M^-1 is rebuilt once and the direction computed
+ * again.  Returns 0, or -1. */
+static int cp_direction(cp *z, int i, double dir, int *nsf) {
+  int n = z->n, a, r, q, k, tries;
+  double maxdx = 0.0, err = 0.0;
+  for (tries = 0;; tries++) {
+    k = z->k;
+    /* dx_C = -M^-1 e_i dir, e_i the column of i with its folded
+       friction rows (a normal driven again after being deferred) */
+    int nch = 0, ns0, e;
+    if (z->fric) /* (before: no friction row is at a bound) */
+      for (e = z->chs[i]; e < z->chs[i + 1]; e++)
+        if (bnd(z, z->chl[e])) z->ch[nch++] = z->chl[e];
+    for (a = 0; a < k; a++) {
+      double sum = z->A[(size_t)z->cl[a] * n + i] + 0.0; /* ap: i is not in C */
+      for (q = 0; q < nch; q++) sum += z->s[z->ch[q]] * z->A[(size_t)z->cl[a] * n + z->ch[q]];
+      z->col[a] = -dir * sum;
+    }
+    cp_mv(k, z->Mi, (size_t)n, z->col, z->v);
+    { /* the support of dx (members, i, folded friction rows: each row
+         once, dx = 0 on entry), rp: dx on it, gathered */
+      double *dx = z->dx, *rp = z->rp;
+      int *sup = z->sup, ns = 0;
+      const int *chs = z->chs, *chl = z->chl, *cl = z->cl;
+      for (a = 0; a < k; a++) ns = sup_add(dx, sup, rp, ns, cl[a], z->v[a]);
+      ns = sup_add(dx, sup, rp, ns, i, dir);
+      *nsf = ns; /* then the folded friction rows: they move with their normal */
+      ns0 = z->fric ? ns : 0;
+      for (a = 0; a < ns0; a++) {
+        int m = sup[a];
+        for (e = chs[m]; e < chs[m + 1]; e++) {
+          q = chl[e];
+          if (bnd(z, q)) ns = sup_add(dx, sup, rp, ns, q, z->s[q] * rp[a]);
+        }
+      }
+      z->nsup = ns;
+      maxdx = 0.0;
+      for (a = 0; a < ns; a++)
+        if (fabs(rp[a]) > maxdx) maxdx = fabs(rp[a]);
+    }
+    if (z->sym) { /* dw = sum over the support of dx_q A[q, :] (rows: contiguous) */
+      double *dw = z->dw;
+      if (z->cfm == 0.0)
+        memset(dw, 0, sizeof(double) * (size_t)n);
+      else
+        for (r = 0; r < n; r++) dw[r] = z->cfm * z->dx[r];
+      cp_axpys(n, z->nsup, z->rp, z->sup, z->A, (size_t)n, dw);
+    } else {
+      for (r = 0; r < n; r++) {
+        const double *Ar = z->A + (size_t)r * n;
+        double sum = 0.0;
+        for (a = 0; a < z->nsup; a++) sum += Ar[z->sup[a]] * z->dx[z->sup[a]];
+        z->dw[r] = sum + z->cfm * z->dx[r];
+      }
+    }
+    err = 0.0;
+    for (a = 0; a < k; a++) { /* the clamped rows' dw: 0 up to round-off
+                                 (set to 0: recomputed on a retry) */
+      double e = fabs(z->dw[z->cl[a]]);
+      if (e > err) err = e;
+      z->dw[z->cl[a]] = 0.0;
+    }
+    if (!(err == err) || !(maxdx < INFINITY)) err = INFINITY;
+    if (err <= 1e-9 * z->maxdiag * (1.0 + maxdx)) return 0;
+    for (a = 0; a < z->nsup; a++) z->dx[z->sup[a]] = 0.0;
+    if (tries > 0) CP_FAIL(2);
+    if (cp_rebuild(z) != 0) CP_FAIL(8);
+  }
+}
+
+/* The row that changed state at the last event (chk, from side chk_side)
+ * must move into its new state's region: a row that entered C away from
+ * the bound it left, a row that reached a bound with its w away from zero
+ * on the allowed side.  Returns 1 when it would not (possible once
+ * friction columns fold: the clamped matrix is not a P-matrix). */
+static int cp_wrong_way(const cp *z, int chk, int chk_side) {
+  double rho;
+  int jc = fxo(z, chk);
+  if (z->pos[chk] >= 0) { /* entered C from side chk_side */
+    if (jc < 0)
+      rho = chk_side == ST_LO ? z->dx[chk] : -z->dx[chk];
+    else
+      rho = chk_side == ST_LO ? z->dx[chk] - z->lo[chk] * z->dx[jc]
+                              : z->hi[chk] * z->dx[jc] - z->dx[chk];
+  } else { /* at a bound */
+    rho = chk_side == ST_LO ? z->dw[chk] : -z->dw[chk];
+  }
+  return rho < -CP_EPS;
+}
+
+/* Reverses the drive's direction: dx (and its gathered copy rp), dw. */
+static void cp_reverse(cp *z) {
+  int a, r;
+  for (a = 0; a < z->nsup; a++) {
+    z->dx[z->sup[a]] = -z->dx[z->sup[a]];
+    z->rp[a] = -z->rp[a];
+  }
+  for (r = 0; r < z->n; r++) z->dw[r] = -z->dw[r];
+}
+
+/* Ratio test, the driven row i itself (w_i = wi, its normal j or -1):
+ * w_i reaching 0 (kind 1), x_i reaching the bound ahead (2) or the bound
+ * behind it catching up, moving with the normal (6).  Sets z->dw[i] to 0
+ * when it is below droptol. */
+static void cp_ratio_driven(cp *z, int i, int j, double dir, double wi, cp_event *ev) {
+  double s = INFINITY, t;
+  int kind = 0;
+  if ((wi < 0.0 && z->dw[i] > z->droptol) || (wi > 0.0 && z->dw[i] < -z->droptol)) {
+    s = -wi / z->dw[i]; /* w_i reaches 0 */
+    if (s < 0) s = 0;
+    kind = 1;
+  } else if (fabs(z->dw[i]) <= z->droptol) {
+    z->dw[i] = 0.0;
+  }
+  if (j < 0) {
+    double sb = dir > 0 ? z->hi[i] - z->x[i] : z->x[i] - z->lo[i];
+    if (sb < 0) sb = 0;
+    if (sb <= s) s = sb, kind = 2;
+  } else {
+    double g, rate, dxj = z->dx[j];
+    if (dir > 0)
+      g = z->hi[i] * z->x[j] - z->x[i], rate = z->hi[i] * dxj - 1.0;
+    else
+      g = z->x[i] - z->lo[i] * z->x[j], rate = -1.0 - z->lo[i] * dxj;
+    if (rate < -CP_EPS) {
+      t = (g > 0 ? g : 0) / -rate;
+      if (t <= s) s = t, kind = 2;
+    }
+    /* the bound behind it can catch up, moving with the normal */
+    if (dir > 0)
+      g = z->x[i] - z->lo[i] * z->x[j], rate = 1.0 - z->lo[i] * dxj;
+    else
+      g = z->hi[i] * z->x[j] - z->x[i], rate = z->hi[i] * dxj + 1.0;
+    if (rate < -CP_EPS) {
+      t = (g > 0 ? g : 0) / -rate;
+      if (t < s) s = t, kind = 6;
+    }
+  }
+  ev->s = s, ev->kind = kind, ev->who = -1, ev->wst = 0;
+}
+
+/* Ratio test, the clamped rows: one reaching a bound of its box (kind 3). */
+static void cp_ratio_clamped(const cp *z, cp_event *ev) {
+  double s = ev->s, t;
+  int kind = ev->kind, who = ev->who, wst = ev->wst, a;
+  for (a = 0; a < z->k; a++) {
+    int c = z->cl[a], jc = fxo(z, c);
+    double d = z->dx[c];
+    if (jc < 0) {
+      if (d > CP_EPS) {
+        t = (z->hi[c] - z->x[c]) / d;
+        if (t < s) s = t < 0 ? 0 : t, kind = 3, who = c, wst = ST_HI;
+      } else if (d < -CP_EPS) {
+        t = (z->lo[c] - z->x[c]) / d;
+        if (t < s) s = t < 0 ? 0 : t, kind = 3, who = c, wst = ST_LO;
+      }
+    } else {
+      double dxj = z->dx[jc], g, rate;
+      g = z->hi[c] * z->x[jc] - z->x[c];
+      rate = z->hi[c] * dxj - d;
+      if (rate < -CP_EPS) {
+        t = (g > 0 ? g : 0) / -rate;
+        if (t < s) s = t, kind = 3, who = c, wst = ST_HI;
+      }
+      g = z->x[c] - z->lo[c] * z->x[jc];
+      rate = d - z->lo[c] * dxj;
+      if (rate < -CP_EPS) {
+        t = (g > 0 ? g : 0) / -rate;
+        if (t < s) s = t, kind = 3, who = c, wst = ST_LO;
+      }
+    }
+  }
+  ev->s = s, ev->kind = kind, ev->who = who, ev->wst = wst;
+}
+
+/* Ratio test, the rows out of C (driven row i excluded): at a bound,
+ * their w reaching 0 (kind 4); friction rows inside but out of C
+ * (dependent columns: x fixed), their box moving with the normal (5). */
+static void cp_ratio_out(const cp *z, int i, cp_event *ev) {
+  double s = ev->s, t;
+  int kind = ev->kind, who = ev->who, wst = ev->wst, r;
+  const int *st = z->st;
+  const double *dw = z->dw;
+  int wd, nw = (z->n + CP_WB - 1) / CP_WB;
+  unsigned bits;
+  for (wd = 0; wd < nw; wd++)
+  for (bits = z->cd[wd]; bits; bits &= bits - 1) { /* in row order */
+    int sr, jr;
+    double d;
+    r = wd * CP_WB + bit_low(bits);
+    sr = st[r];
+    if (sr == ST_LO) {
+      if (!((d = dw[r]) < -CP_EPS)) continue;
+    } else if (sr == ST_HI) {
+      if (!((d = dw[r]) > CP_EPS)) continue;
+    } else {
+      if (sr != ST_FREE || z->pos[r] >= 0 || (jr = z->fx[r]) < 0 || r == i) continue;
+      /* a friction row inside, out of C */
+      double dxj = z->dx[jr], g;
+      if (z->hi[r] * dxj < -CP_EPS) {
+        g = z->hi[r] * z->x[jr] - z->x[r];
+        t = (g > 0 ? g : 0) / -(z->hi[r] * dxj);
+        if (t < s) s = t, kind = 5, who = r, wst = ST_HI;
+      }
+      if (-z->lo[r] * dxj < -CP_EPS) {
+        g = z->x[r] - z->lo[r] * z->x[jr];
+        t = (g > 0 ? g : 0) / (z->lo[r] * dxj);
+        if (t < s) s = t, kind = 5, who = r, wst = ST_LO;
+      }
+      continue;
+    }
+    { /* at a bound, w moving toward 0 */
+      if (r == i || z->def[r]) continue;
+      jr = z->fx[r];
+      if (jr < 0 ? !(z->hi[r] > z->lo[r]) : (z->x[jr] == 0.0 && z->dx[jr] == 0.0))
+        continue; /* a fixed row; a collapsed box, normal not moving */
+      t = -z->w[r] / d;
+      if (t < s) s = t < 0 ? 0 : t, kind = 4, who = r;
+    }
+  }
+  ev->s = s, ev->kind = kind, ev->who = who, ev->wst = wst;
+}
+
+/* Takes the step of length s (rp: dx gathered, its first nsf entries
+ * moved by s dx, the folded rows with their normal: x_q = s_q x_j up to
+ * round-off, w followed through dw) and clears dx.  When row i joins C
+ * (kind 1, x_i not 0) z->u gets M^-1 times its column, -dir dx_C, and 1 is
+ * returned (at x_i = 0 its friction rows' collapsed boxes may flip). */
+static int cp_step(cp *z, int i, double dir, const cp_event *ev, int nsf) {
+  int a, q, have_u;
+  for (a = 0; a < nsf; a++) z->x[z->sup[a]] += ev->s * z->rp[a];
+  for (; a < z->nsup; a++) {
+    q = z->sup[a];
+    z->x[q] = z->s[q] * z->x[z->fx[q]];
+  }
+  cp_axpy(z->n, ev->s, z->dw, z->w);
+  have_u = ev->kind == 1 && z->x[i] != 0.0;
+  if (have_u)
+    for (a = 0; a < z->k; a++) z->u[a] = -dir * z->dx[z->cl[a]];
+  for (a = 0; a < z->nsup; a++) z->dx[z->sup[a]] = 0.0;
+  (*z->pivots)++;
+  return have_u;
+}
+
+/* The cycle check: 1 when the index sets (and w_i, x_i) are the same as a
+ * few nondegenerate steps ago (possible once friction columns fold; the
+ * drive would only burn the budget); else remembers them and returns 0. */
+static int cp_ring_seen(cp_ring *g, const cp *z, int i, double dir) {
+  unsigned long long h = cp_signature(z, i, dir);
+  int e, lim = g->count < CP_RING ? g->count : CP_RING;
+  for (e = 0; e < lim; e++)
+    if (g->sig[e] == h && fabs(g->wx[2 * e] - z->w[i]) <= 1e-12 * (1.0 + fabs(z->w[i])) &&
+        fabs(g->wx[2 * e + 1] - z->x[i]) <= 1e-12 * (1.0 + fabs(z->x[i])))
+      return 1;
+  g->sig[g->count % CP_RING] = h;
+  g->wx[2 * (g->count % CP_RING)] = z->w[i];
+  g->wx[2 * (g->count % CP_RING) + 1] = z->x[i];
+  g->count++;
+  return 0;
+}
+
+/* Applies the event that ended a step of the drive of row i (its normal
+ * j).  dead: a degenerate step sending a row straight back (it is
+ * deferred); have_u: from cp_step; tolw: w_i's zero.  Sets *chk, *chk_side
+ * to the row that changed state when its next move must be checked
+ * (cp_wrong_way).  Returns 1 when the drive is over, 0 when it goes on,
+ * -1 when it failed. */
+static int cp_apply(cp *z, int i, int j, double dir, const cp_event *ev, int have_u, int dead,
+                    double tolw, int *chk, int *chk_side) {
+  int kind = ev->kind, who = ev->who, wst = ev->wst;
+  if (kind == 1) {
+    z->w[i] = 0.0;
+    z->st[i] = ST_FREE;
+    if (!cp_add(z, i, have_u)) cp_defer(z, i); /* dependent: inside, w_i = 0, not in C */
+    return 1;
+  } else if (kind == 2) {
+    int bst = dir > 0 ? ST_HI : ST_LO;
+    if (j < 0) {
+      cp_setx(z, i, dir > 0 ? z->hi[i] : z->lo[i]);
+      z->st[i] = bst;
+      bit_put(z->cd, i, 1);
+    } else if (cp_to_bound(z, i, bst) != 0) {
+      CP_FAIL(5);
+    }
+    /* after a retreat, the bound it started from: w_i on the wrong side */
+    if (bst == ST_HI ? z->w[i] > tolw : z->w[i] < -tolw) cp_defer(z, i);
+    return 1;
+  } else if (kind == 3) {
+    if (cp_remove(z, z->pos[who]) != 0) CP_FAIL(4);
+    if (fxo(z, who) < 0) {
+      cp_setx(z, who, wst == ST_HI ? z->hi[who] : z->lo[who]);
+      z->st[who] = wst;
+      bit_put(z->cd, who, 1);
+    } else if (cp_to_bound(z, who, wst) != 0) {
+      CP_FAIL(5);
+    }
+    if (dead)
+      cp_defer(z, who);
+    else
+      *chk = who, *chk_side = wst;
+  } else if (kind == 6) {
+    /* at the bound behind it with w_i still on the wrong side: deferred */
+    if (cp_to_bound(z, i, dir > 0 ? ST_LO : ST_HI) != 0) CP_FAIL(5);
+    cp_defer(z, i);
+    return 1;
+  } else if (kind == 5) {
+    if (cp_to_bound(z, who, wst) != 0) CP_FAIL(5);
+  } else if (dead) {
+    cp_defer(z, who); /* stays at its bound */
+  } else {
+    int jw = fxo(z, who), old = z->st[who];
+    z->w[who] = 0.0;
+    if (jw >= 0 && z->pos[jw] >= 0 && cp_fold(z, z->pos[jw], who, -z->s[who]) != 0) CP_FAIL(6);
+    z->st[who] = ST_FREE;
+    /* a negative Schur complement: with `who` in C its x leaves the box at
+       once, and at its bound its w leaves zero (a Painleve-like
+       configuration): no complementary continuation of the drive with
+       it; it goes back to its bound, deferred */
+    if (!cp_add(z, who, 0))
+      cp_defer(z, who); /* dependent: tracked again at the end */
+    else
+      *chk = who, *chk_side = old;
+  }
+  return 0;
+}
+
+/* Drives row i to complementarity: per step, the direction, the retreat
+ * rule, the ratio tests, the step, the cycle checks and the event.
+ * Returns 0, or -1. */
 static int cp_drive(cp *z, int i, double dir) {
-  int n = z->n, a, r, q, j = fxo(z, i), tries;
+  int n = z->n, j = fxo(z, i), rc;
   int zero = 0, lastwho = -1, lastkind = 0, dead = 0; /* degenerate steps */
   int turns = 0, flips = 0;                          /* retreats */
-  unsigned long long ring[CP_RING]; /* recent index-set signatures ... */
-  double ringw[2 * CP_RING];        /* ... and w_i, x_i there (cycle check) */
-  int nring = 0, steps = 0, have_u, nsf = 0;
+  cp_ring ring;
+  int steps = 0, have_u, nsf = 0;
   int chk = -1, chk_side = 0; /* the row that changed state at the last event */
-  const int *st;
-  const double *dw;
-  int wd, nw = (n + CP_WB - 1) / CP_WB;
-  unsigned bits;
   double tolw = 1e-13 * (1.0 + fabs(z->b[i]));
   /* w_i this small is zero: the clamped rows' w are held to zero only up
-     to the accuracy of M^-1 (see the check below), so a w_i of that size
-     is noise, and driving it only wanders along a near-null direction */
+     to the accuracy of M^-1 (see the check in cp_direction), so a w_i of
+     that size is noise, and driving it only wanders along a near-null
+     direction */
   double tola = z->wtol * (1.0 + fabs(z->b[i])) > tolw ? z->wtol * (1.0 + fabs(z->b[i])) : tolw;
+  ring.count = 0;
   for (;;) {
-    int kind = 0, who = -1, wst = 0, k;
-    double s, t, wi = z->w[i], maxdx = 0.0, err = 0.0;
+    cp_event ev;
+    double wi = z->w[i];
+    int a;
     if (--z->budget < 0) CP_FAIL(1);
     if (fabs(wi) <= tola) { /* complementary within round-off */
       z->w[i] = 0.0;
@@ -525,199 +874,23 @@ static int cp_drive(cp *z, int i, double dir) {
       if (!cp_add(z, i, 0)) cp_defer(z, i);
       return 0;
     }
-    for (tries = 0;; tries++) {
-      k = z->k;
-      /* dx_C = -M^-1 e_i dir, e_i the column of i with its folded
-         friction rows (a normal driven again after being deferred) */
-      int nch = 0, ns0, e;
-      if (z->fric) /* (before: no friction row is at a bound) */
-        for (e = z->chs[i]; e < z->chs[i + 1]; e++)
-          if (bnd(z, z->chl[e])) z->ch[nch++] = z->chl[e];
-      for (a = 0; a < k; a++) {
-        double sum = z->A[(size_t)z->cl[a] * n + i] + 0.0; /* ap: i is not in C */
-        for (q = 0; q < nch; q++) sum += z->s[z->ch[q]] * z->A[(size_t)z->cl[a] * n + z->ch[q]];
-        z->col[a] = -dir * sum;
-      }
-      cp_mv(k, z->Mi, (size_t)n, z->col, z->v);
-      { /* the support of dx (members, i, folded friction rows: each row
-           once, dx = 0 on entry), rp: dx on it, gathered */
-        double *dx = z->dx, *rp = z->rp;
-        int *sup = z->sup, ns = 0;
-        const int *chs = z->chs, *chl = z->chl, *cl = z->cl;
-        for (a = 0; a < k; a++) ns = sup_add(dx, sup, rp, ns, cl[a], z->v[a]);
-        ns = sup_add(dx, sup, rp, ns, i, dir);
-        nsf = ns; /* then the folded friction rows: they move with their normal */
-        ns0 = z->fric ? ns : 0;
-        for (a = 0; a < ns0; a++) {
-          int m = sup[a];
-          for (e = chs[m]; e < chs[m + 1]; e++) {
-            q = chl[e];
-            if (bnd(z, q)) ns = sup_add(dx, sup, rp, ns, q, z->s[q] * rp[a]);
-          }
-        }
-        z->nsup = ns;
-        maxdx = 0.0;
-        for (a = 0; a < ns; a++)
-          if (fabs(rp[a]) > maxdx) maxdx = fabs(rp[a]);
-      }
-      if (z->sym) { /* dw = sum over the support of dx_q A[q, :] (rows: contiguous) */
-        double *dw = z->dw;
-        if (z->cfm == 0.0)
-          memset(dw, 0, sizeof(double) * (size_t)n);
-        else
-          for (r = 0; r < n; r++) dw[r] = z->cfm * z->dx[r];
-        cp_axpys(n, z->nsup, z->rp, z->sup, z->A, (size_t)n, dw);
-      } else {
-        for (r = 0; r < n; r++) {
-          const double *Ar = z->A + (size_t)r * n;
-          double sum = 0.0;
-          for (a = 0; a < z->nsup; a++) sum += Ar[z->sup[a]] * z->dx[z->sup[a]];
-          z->dw[r] = sum + z->cfm * z->dx[r];
-        }
-      }
-      err = 0.0;
-      for (a = 0; a < k; a++) { /* the clamped rows' dw: 0 up to round-off
-                                   (set to 0: recomputed on a retry) */
-        double e = fabs(z->dw[z->cl[a]]);
-        if (e > err) err = e;
-        z->dw[z->cl[a]] = 0.0;
-      }
-      if (!(err == err) || !(maxdx < INFINITY)) err = INFINITY;
-      if (err <= 1e-9 * z->maxdiag * (1.0 + maxdx)) break;
-      for (a = 0; a < z->nsup; a++) z->dx[z->sup[a]] = 0.0;
-      if (tries > 0) CP_FAIL(2);
-      if (cp_rebuild(z) != 0) CP_FAIL(8);
-    }
-    /* the row that changed state at the last event must move into its
-       new state's region: a row that entered C away from the bound it
-       left, a row that reached a bound with its w away from zero on the
-       allowed side.  If it would not (possible once friction columns
-       fold: the clamped matrix is not a P-matrix), the drive continues
+    if (cp_direction(z, i, dir, &nsf) != 0) return -1;
+    /* a row moving the wrong way (cp_wrong_way): the drive continues
        backward, x_i retreating (Cottle-Dantzig's rule: the row's
        complement drives) */
     if (chk >= 0) {
-      double rho;
-      int jc = fxo(z, chk);
-      if (z->pos[chk] >= 0) { /* entered C from side chk_side */
-        if (jc < 0)
-          rho = chk_side == ST_LO ? z->dx[chk] : -z->dx[chk];
-        else
-          rho = chk_side == ST_LO ? z->dx[chk] - z->lo[chk] * z->dx[jc]
-                                  : z->hi[chk] * z->dx[jc] - z->dx[chk];
-      } else { /* at a bound */
-        rho = chk_side == ST_LO ? z->dw[chk] : -z->dw[chk];
-      }
+      int back = cp_wrong_way(z, chk, chk_side);
       chk = -1;
-      if (rho < -CP_EPS) {
+      if (back) {
         dir = -dir;
-        for (a = 0; a < z->nsup; a++) {
-          z->dx[z->sup[a]] = -z->dx[z->sup[a]];
-          z->rp[a] = -z->rp[a];
-        }
-        for (r = 0; r < n; r++) z->dw[r] = -z->dw[r];
+        cp_reverse(z);
         if (++flips > 4 * n + 8) CP_FAIL(4);
       }
     }
-    /* ratio test */
-    s = INFINITY;
-    if ((wi < 0.0 && z->dw[i] > z->droptol) || (wi > 0.0 && z->dw[i] < -z->droptol)) {
-      s = -wi / z->dw[i]; /* w_i reaches 0 */
-      if (s < 0) s = 0;
-      kind = 1;
-    } else if (fabs(z->dw[i]) <= z->droptol) {
-      z->dw[i] = 0.0;
-    }
-    if (j < 0) {
-      double sb = dir > 0 ? z->hi[i] - z->x[i] : z->x[i] - z->lo[i];
-      if (sb < 0) sb = 0;
-      if (sb <= s) s = sb, kind = 2;
-    } else {
-      double g, rate, dxj = z->dx[j];
-      if (dir > 0)
-        g = z->hi[i] * z->x[j] - z->x[i], rate = z->hi[i] * dxj - 1.0;
-      else
-        g = z->x[i] - z->lo[i] * z->x[j], rate = -1.0 - z->lo[i] * dxj;
-      if (rate < -CP_EPS) {
-        t = (g > 0 ? g : 0) / -rate;
-        if (t <= s) s = t, kind = 2;
-      }
-      /* the bound behind it can catch up, moving with the normal */
-      if (dir > 0)
-        g = z->x[i] - z->lo[i] * z->x[j], rate = 1.0 - z->lo[i] * dxj;
-      else
-        g = z->hi[i] * z->x[j] - z->x[i], rate = z->hi[i] * dxj + 1.0;
-      if (rate < -CP_EPS) {
-        t = (g > 0 ? g : 0) / -rate;
-        if (t < s) s = t, kind = 6;
-      }
-    }
-    for (a = 0; a < k; a++) {
-      int c = z->cl[a], jc = fxo(z, c);
-      double d = z->dx[c];
-      if (jc < 0) {
-        if (d > CP_EPS) {
-          t = (z->hi[c] - z->x[c]) / d;
-          if (t < s) s = t < 0 ? 0 : t, kind = 3, who = c, wst = ST_HI;
-        } else if (d < -CP_EPS) {
-          t = (z->lo[c] - z->x[c]) / d;
-          if (t < s) s = t < 0 ? 0 : t, kind = 3, who = c, wst = ST_LO;
-        }
-      } else {
-        double dxj = z->dx[jc], g, rate;
-        g = z->hi[c] * z->x[jc] - z->x[c];
-        rate = z->hi[c] * dxj - d;
-        if (rate < -CP_EPS) {
-          t = (g > 0 ? g : 0) / -rate;
-          if (t < s) s = t, kind = 3, who = c, wst = ST_HI;
-        }
-        g = z->x[c] - z->lo[c] * z->x[jc];
-        rate = d - z->lo[c] * dxj;
-        if (rate < -CP_EPS) {
-          t = (g > 0 ? g : 0) / -rate;
-          if (t < s) s = t, kind = 3, who = c, wst = ST_LO;
-        }
-      }
-    }
-    /* rows out of C: at a bound, their w reaching 0; friction rows inside
-       but out of C (dependent columns: x fixed), their box moving with the
-       normal */
-    st = z->st, dw = z->dw;
-    for (wd = 0; wd < nw; wd++)
-    for (bits = z->cd[wd]; bits; bits &= bits - 1) { /* in row order */
-      int sr, jr;
-      double d;
-      r = wd * CP_WB + bit_low(bits);
-      sr = st[r];
-      if (sr == ST_LO) {
-        if (!((d = dw[r]) < -CP_EPS)) continue;
-      } else if (sr == ST_HI) {
-        if (!((d = dw[r]) > CP_EPS)) continue;
-      } else {
-        if (sr != ST_FREE || z->pos[r] >= 0 || (jr = z->fx[r]) < 0 || r == i) continue;
-        /* a friction row inside, out of C */
-        double dxj = z->dx[jr], g;
-        if (z->hi[r] * dxj < -CP_EPS) {
-          g = z->hi[r] * z->x[jr] - z->x[r];
-          t = (g > 0 ? g : 0) / -(z->hi[r] * dxj);
-          if (t < s) s = t, kind = 5, who = r, wst = ST_HI;
-        }
-        if (-z->lo[r] * dxj < -CP_EPS) {
-          g = z->x[r] - z->lo[r] * z->x[jr];
-          t = (g > 0 ? g : 0) / (z->lo[r] * dxj);
-          if (t < s) s = t, kind = 5, who = r, wst = ST_LO;
-        }
-        continue;
-      }
-      { /* at a bound, w moving toward 0 */
-        if (r == i || z->def[r]) continue;
-        jr = z->fx[r];
-        if (jr < 0 ? !(z->hi[r] > z->lo[r]) : (z->x[jr] == 0.0 && z->dx[jr] == 0.0))
-          continue; /* a fixed row; a collapsed box, normal not moving */
-        t = -z->w[r] / d;
-        if (t < s) s = t < 0 ? 0 : t, kind = 4, who = r;
-      }
-    }
-    if (!(s < INFINITY)) {
+    cp_ratio_driven(z, i, j, dir, wi, &ev);
+    cp_ratio_clamped(z, &ev);
+    cp_ratio_out(z, i, &ev);
+    if (!(ev.s < INFINITY)) {
       for (a = 0; a < z->nsup; a++) z->dx[z->sup[a]] = 0.0;
       /* nothing blocks and w_i moves away from 0 (a negative Schur
          complement, possible once friction columns fold): turn back */
@@ -729,102 +902,26 @@ static int cp_drive(cp *z, int i, double dir) {
     }
     /* degenerate (zero-length) steps: a cycle if they go on, or if a row
        goes straight back (both of its states block the drive) */
-    if (s <= 1e-14 * (1.0 + fabs(z->x[i]))) {
+    if (ev.s <= 1e-14 * (1.0 + fabs(z->x[i]))) {
       if (++zero > 2 * z->k + 8) CP_FAIL(8);
       /* a row going straight back: both of its states block the drive */
-      dead = who >= 0 && who == lastwho && kind != lastkind;
-      lastwho = who, lastkind = kind;
+      dead = ev.who >= 0 && ev.who == lastwho && ev.kind != lastkind;
+      lastwho = ev.who, lastkind = ev.kind;
     } else {
       zero = 0, lastwho = -1, dead = 0;
     }
-    /* step (rp: dx gathered); folded rows moved with their normal: x_q =
-       s_q x_j up to round-off (w followed through dw) */
-    for (a = 0; a < nsf; a++) z->x[z->sup[a]] += s * z->rp[a];
-    for (; a < z->nsup; a++) {
-      q = z->sup[a];
-      z->x[q] = z->s[q] * z->x[z->fx[q]];
-    }
-    cp_axpy(n, s, z->dw, z->w);
-    /* row i joins C: M^-1 times its column is -dir dx_C (unless x_i ends
-       at 0, where its friction rows' collapsed boxes may flip below) */
-    have_u = kind == 1 && z->x[i] != 0.0;
-    if (have_u)
-      for (a = 0; a < k; a++) z->u[a] = -dir * z->dx[z->cl[a]];
-    for (a = 0; a < z->nsup; a++) z->dx[z->sup[a]] = 0.0;
-    (*z->pivots)++;
-    if (zero == 0 && ++steps > 2) { /* after a nondegenerate step (the
-         third of the drive on: most drives end sooner), the same index sets
-         (and w_i, x_i) as a few such steps ago: a cycle (possible once friction
-         columns fold); it would only burn the budget.  Degenerate steps
-         are left to the dead-end rule above */
-      unsigned long long h = cp_signature(z, i, dir);
-      int e, lim = nring < CP_RING ? nring : CP_RING;
-      for (e = 0; e < lim; e++)
-        if (ring[e] == h && fabs(ringw[2 * e] - z->w[i]) <= 1e-12 * (1.0 + fabs(z->w[i])) &&
-            fabs(ringw[2 * e + 1] - z->x[i]) <= 1e-12 * (1.0 + fabs(z->x[i])))
-          CP_FAIL(10);
-      ring[nring % CP_RING] = h;
-      ringw[2 * (nring % CP_RING)] = z->w[i];
-      ringw[2 * (nring % CP_RING) + 1] = z->x[i];
-      nring++;
-    }
+    have_u = cp_step(z, i, dir, &ev, nsf);
+    /* after a nondegenerate step (the third of the drive on: most drives
+       end sooner), the cycle check; degenerate steps are left to the
+       dead-end rule above */
+    if (zero == 0 && ++steps > 2 && cp_ring_seen(&ring, z, i, dir)) CP_FAIL(10);
 #ifdef CP_TRACE
-    CP_TRACE(z, i, dir, kind, who, wst, s);
+    CP_TRACE(z, i, dir, ev.kind, ev.who, ev.wst, ev.s);
 #endif
     if (z->fric) cp_fix_collapsed(z);
-    if (kind == 1) {
-      z->w[i] = 0.0;
-      z->st[i] = ST_FREE;
-      if (!cp_add(z, i, have_u)) cp_defer(z, i); /* dependent: inside, w_i = 0, not in C */
-      return 0;
-    } else if (kind == 2) {
-      int bst = dir > 0 ? ST_HI : ST_LO;
-      if (j < 0) {
-        cp_setx(z, i, dir > 0 ? z->hi[i] : z->lo[i]);
-        z->st[i] = bst;
-        bit_put(z->cd, i, 1);
-      } else if (cp_to_bound(z, i, bst) != 0) {
-        CP_FAIL(5);
-      }
-      /* after a retreat, the bound it started from: w_i on the wrong side */
-      if (bst == ST_HI ? z->w[i] > tolw : z->w[i] < -tolw) cp_defer(z, i);
-      return 0;
-    } else if (kind == 3) {
-      if (cp_remove(z, z->pos[who]) != 0) CP_FAIL(4);
-      if (fxo(z, who) < 0) {
-        cp_setx(z, who, wst == ST_HI ? z->hi[who] : z->lo[who]);
-        z->st[who] = wst;
-        bit_put(z->cd, who, 1);
-      } else if (cp_to_bound(z, who, wst) != 0) {
-        CP_FAIL(5);
-      }
-      if (dead)
-        cp_defer(z, who);
-      else
-        chk = who, chk_side = wst;
-    } else if (kind == 6) {
-      /* at the bound behind it with w_i still on the wrong side: deferred */
-      if (cp_to_bound(z, i, dir > 0 ? ST_LO : ST_HI) != 0) CP_FAIL(5);
-      cp_defer(z, i);
-      return 0;
-    } else if (kind == 5) {
-      if (cp_to_bound(z, who, wst) != 0) CP_FAIL(5);
-    } else if (dead) {
-      cp_defer(z, who); /* stays at its bound */
-    } else {
-      int jw = fxo(z, who), old = z->st[who];
-      z->w[who] = 0.0;
-      if (jw >= 0 && z->pos[jw] >= 0 && cp_fold(z, z->pos[jw], who, -z->s[who]) != 0) CP_FAIL(6);
-      z->st[who] = ST_FREE;
-      /* a negative Schur complement: with `who` in C its x leaves the box at
-         once, and at its bound its w leaves zero (a Painleve-like
-         configuration): no complementary continuation of the drive with
-         it; it goes back to its bound, deferred */
-      if (!cp_add(z, who, 0))
-        cp_defer(z, who); /* dependent: tracked again at the end */
-      else
-        chk = who, chk_side = old;
-    }
+    rc = cp_apply(z, i, j, dir, &ev, have_u, dead, tolw, &chk, &chk_side);
+    if (rc < 0) return -1;
+    if (rc > 0) return 0;
   }
 }
 
