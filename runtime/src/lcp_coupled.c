@@ -966,187 +966,229 @@ static int cp_process(cp *z, int i) {
   return cp_drive(z, i, wi < 0.0 ? 1.0 : -1.0);
 }
 
-int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) {
-  int n = ar->n, i, phase, redo = 2 * n + 8, rc = 0, nw = (n + CP_WB - 1) / CP_WB;
+/* The cp of the arguments: the workspace laid out (ar->work, ar->iwork),
+ * its bit sets cleared; no friction rows: fx an array of -1. */
+static void cp_init(cp *z, const diagc__cp_args *ar, int *pivots) {
+  int n = ar->n, i, nw = (n + CP_WB - 1) / CP_WB;
   size_t nn = (size_t)n;
   double *p = ar->work;
-  cp z;
-  memset(&z, 0, sizeof z);
-  z.n = n;
-  z.A = ar->A, z.b = ar->b, z.lo = ar->lo, z.hi = ar->hi, z.fx = ar->fx;
-  z.cfm = ar->cfm;
-  z.droptol = ar->droptol;
-  z.wtol = ar->wtol;
-  z.budget = ar->max_pivots;
-  z.sym = ar->sym;
-  z.pivots = pivots;
-  z.Mi = p, p += nn * nn;
-  z.M2 = p, p += nn * nn;
-  z.x = p, p += nn + 1;
-  z.w = p, p += nn + 1;
-  z.dx = p, p += nn + 1;
-  z.dw = p, p += nn + 1;
-  z.u = p, p += nn + 1;
-  z.v = p, p += nn + 1;
-  z.col = p, p += nn + 1;
-  z.rowv = p, p += nn + 1;
-  z.s = p, p += nn + 1;
-  z.rp = p;
-  z.cl = ar->iwork;
-  z.pos = z.cl + n;
-  z.st = z.pos + n;
-  z.sup = z.st + n;
-  z.ch = z.sup + n;
-  z.def = z.ch + n;
-  z.stack = z.def + n;
-  z.cnt = z.stack + n;
-  z.chs = z.cnt + n;
-  z.chl = z.chs + n + 1;
+  memset(z, 0, sizeof *z);
+  z->n = n;
+  z->A = ar->A, z->b = ar->b, z->lo = ar->lo, z->hi = ar->hi, z->fx = ar->fx;
+  z->cfm = ar->cfm;
+  z->droptol = ar->droptol;
+  z->wtol = ar->wtol;
+  z->budget = ar->max_pivots;
+  z->sym = ar->sym;
+  z->pivots = pivots;
+  z->Mi = p, p += nn * nn;
+  z->M2 = p, p += nn * nn;
+  z->x = p, p += nn + 1;
+  z->w = p, p += nn + 1;
+  z->dx = p, p += nn + 1;
+  z->dw = p, p += nn + 1;
+  z->u = p, p += nn + 1;
+  z->v = p, p += nn + 1;
+  z->col = p, p += nn + 1;
+  z->rowv = p, p += nn + 1;
+  z->s = p, p += nn + 1;
+  z->rp = p;
+  z->cl = ar->iwork;
+  z->pos = z->cl + n;
+  z->st = z->pos + n;
+  z->sup = z->st + n;
+  z->ch = z->sup + n;
+  z->def = z->ch + n;
+  z->stack = z->def + n;
+  z->cnt = z->stack + n;
+  z->chs = z->cnt + n;
+  z->chl = z->chs + n + 1;
   /* after chl and the -1 array: the bit sets (int storage, read as
      unsigned), then the order-2 list */
-  z.cd = (unsigned *)(z.chl + 2 * n);
-  z.out = z.cd + nw;
-  memset(z.cd, 0, sizeof(unsigned) * 2 * (size_t)nw);
-  if (!z.fx) { /* no friction rows: an array of -1 (after chl) */
-    int *nofx = z.chl + n;
+  z->cd = (unsigned *)(z->chl + 2 * n);
+  z->out = z->cd + nw;
+  memset(z->cd, 0, sizeof(unsigned) * 2 * (size_t)nw);
+  if (!z->fx) { /* no friction rows: an array of -1 (after chl) */
+    int *nofx = z->chl + n;
     for (i = 0; i < n; i++) nofx[i] = -1;
-    z.fx = nofx;
+    z->fx = nofx;
   }
-  z.nstack = 0;
-  { /* one pass over the rows: the start point, the states, the friction
-       rows of each row counted (grouped below: counting sort) */
-    const int *fx = z.fx;
-    const double *A = z.A, *lo = z.lo, *hi = z.hi;
-    double *xx = z.x, *w = z.w, maxdiag = 0.0;
-    int *chs = z.chs, *chl = z.chl, tot = 0;
-    memset(chs, 0, sizeof(int) * (nn + 1));
-    for (i = 0; i < n; i++) {
-      int j = fx[i];
-      double d = fabs(A[(size_t)i * nn + i] + z.cfm);
-      if (d > maxdiag) maxdiag = d;
-      if (j >= 0) {
-        if (!(lo[j] >= 0.0) || !isfinite(lo[i]) || !isfinite(hi[i])) return -2;
-        xx[i] = 0.0;
-        chs[j]++;
-      } else {
-        xx[i] = lo[i] > 0 ? lo[i] : hi[i] < 0 ? hi[i] : 0.0;
-      }
-      w[i] = -z.b[i];
-      z.dx[i] = 0.0;
-      z.s[i] = 0.0;
-      z.st[i] = CP_UNPROC;
-      z.pos[i] = -1;
-      z.def[i] = 0;
-      z.cnt[i] = 0;
+  z->nstack = 0;
+}
+
+/* The start: x (0, or the bound nearest 0 of a box that excludes it), w,
+ * the states (unprocessed), each row's friction rows grouped, maxdiag.
+ * Returns 0, or -2 (not applicable: a friction row whose normal may be
+ * negative, an infinite friction multiplier). */
+static int cp_start(cp *z) {
+  int n = z->n, i;
+  size_t nn = (size_t)n;
+  /* one pass over the rows: the start point, the states, the friction
+     rows of each row counted (grouped below: counting sort) */
+  const int *fx = z->fx;
+  const double *A = z->A, *lo = z->lo, *hi = z->hi;
+  double *xx = z->x, *w = z->w, maxdiag = 0.0;
+  int *chs = z->chs, *chl = z->chl, tot = 0;
+  memset(chs, 0, sizeof(int) * (nn + 1));
+  for (i = 0; i < n; i++) {
+    int j = fx[i];
+    double d = fabs(A[(size_t)i * nn + i] + z->cfm);
+    if (d > maxdiag) maxdiag = d;
+    if (j >= 0) {
+      if (!(lo[j] >= 0.0) || !isfinite(lo[i]) || !isfinite(hi[i])) return -2;
+      xx[i] = 0.0;
+      chs[j]++;
+    } else {
+      xx[i] = lo[i] > 0 ? lo[i] : hi[i] < 0 ? hi[i] : 0.0;
     }
-    z.maxdiag = maxdiag == 0.0 ? 1.0 : maxdiag;
-    for (i = 0; i < n; i++) chs[i] = tot += chs[i]; /* block ends ... */
-    chs[n] = tot;
-    for (i = n - 1; i >= 0; i--) /* ... moved to the block starts */
-      if (fx[i] >= 0) chl[--chs[fx[i]]] = i;
-    for (i = 0; i < n; i++)
-      if (chs[i] != chs[i + 1]) bit_put(z.out, i, 1); /* out of C */
+    w[i] = -z->b[i];
+    z->dx[i] = 0.0;
+    z->s[i] = 0.0;
+    z->st[i] = CP_UNPROC;
+    z->pos[i] = -1;
+    z->def[i] = 0;
+    z->cnt[i] = 0;
   }
+  z->maxdiag = maxdiag == 0.0 ? 1.0 : maxdiag;
+  for (i = 0; i < n; i++) chs[i] = tot += chs[i]; /* block ends ... */
+  chs[n] = tot;
+  for (i = n - 1; i >= 0; i--) /* ... moved to the block starts */
+    if (fx[i] >= 0) chl[--chs[fx[i]]] = i;
+  for (i = 0; i < n; i++)
+    if (chs[i] != chs[i + 1]) bit_put(z->out, i, 1); /* out of C */
   for (i = 0; i < n; i++) /* w = A x - b: x is 0 but for rows whose box excludes 0 */
-    if (z.x[i] != 0.0) cp_setx_from0(&z, i);
+    if (z->x[i] != 0.0) cp_setx_from0(z, i);
+  return 0;
+}
+
+/* Order 2 (the friction phase): the friction row whose box (hi - lo) x_j is
+ * the widest at the time, i.e. the contacts pressed hardest first: their
+ * friction rows mostly end clamped inside, and the contacts whose normal is
+ * small (a narrow box that moves with it: the source of the non-monotone
+ * events) come last, their normal settled meanwhile. (On the benchmark's
+ * problems, n = 30, 3 first attempts of 300 fail, against 22 with the rows
+ * in turn.)  The unprocessed friction rows are kept in a list in row order
+ * (ties go to the lowest row), with their box width hi - lo and normal
+ * alongside; a row taken is marked dead in place (width -1 on a spare x
+ * slot of 1: never above the running maxima's start, -1), the live range
+ * [s0, m) trimmed at both ends.  O(f) per row, O(f^2) per attempt (two
+ * running maxima, over the even and the odd places: two short dependency
+ * chains), below the pivots' cost */
+static int cp_widest_first(cp *z) {
+  int n = z->n, i, nw = (n + CP_WB - 1) / CP_WB;
+  size_t nn = (size_t)n;
+  int *ul = (int *)(z->out + nw), *uj = ul + n, m = 0, s0 = 0, a;
+  double *ud = z->rp + nn + 1;
+  z->x[n] = 1.0; /* the dead entries' x (x has n + 1 slots) */
+  for (i = 0; i < n; i++)
+    if (z->fx[i] >= 0 && z->st[i] == CP_UNPROC)
+      ul[m] = i, uj[m] = z->fx[i], ud[m++] = z->hi[i] - z->lo[i];
+  while (m > s0) {
+    int best, p0 = s0, p1 = m;
+    double w0 = -1.0, w1 = -1.0;
+    const double *xx = z->x;
+    for (a = s0; a + 1 < m; a += 2) {
+      double wa = ud[a] * xx[uj[a]], wb = ud[a + 1] * xx[uj[a + 1]];
+      if (wa > w0) w0 = wa, p0 = a;
+      if (wb > w1) w1 = wb, p1 = a + 1;
+    }
+    if (a < m) {
+      double wa = ud[a] * xx[uj[a]];
+      if (wa > w0) w0 = wa, p0 = a;
+    }
+    best = w1 > w0 || (w1 == w0 && p1 < p0) ? p1 : p0;
+    i = ul[best];
+    ud[best] = -1.0, uj[best] = n;
+    while (s0 < m && uj[s0] == n) s0++;
+    while (m > s0 && uj[m - 1] == n) m--;
+    if (z->st[i] != CP_UNPROC) continue;
+    z->cur = i;
+    if (cp_process(z, i) != 0) return -1;
+  }
+  return 0;
+}
+
+/* The two phases (constant rows, then friction rows), each row processed
+ * once.  Returns 0, or -1 (z->cur: the row being processed). */
+static int cp_phases(cp *z, const diagc__cp_args *ar) {
+  int n = z->n, phase;
   /* constant rows first, then friction rows (order 0: in turn, 1: in
      reverse, 2: the largest box first); in each phase the lead rows first
      (rows at which earlier attempts stopped: taking a troublesome row
      early changes the path) */
   for (phase = 0; phase < 2; phase++) {
     int ii, e;
-    z.fric = phase;
+    z->fric = phase;
     for (e = 0; e < ar->nlead; e++) {
       int i = ar->lead[e];
-      if ((fxo(&z, i) >= 0) != phase || z.st[i] != CP_UNPROC) continue;
-      z.cur = i;
-      if (cp_process(&z, i) != 0) { rc = -1; goto out; }
+      if ((fxo(z, i) >= 0) != phase || z->st[i] != CP_UNPROC) continue;
+      z->cur = i;
+      if (cp_process(z, i) != 0) return -1;
     }
-    /* order 2: the friction row whose box (hi - lo) x_j is the widest at
-       the time, i.e. the contacts pressed hardest first: their friction
-       rows mostly end clamped inside, and the contacts whose normal is
-       small (a narrow box that moves with it: the source of the
-       non-monotone events) come last, their normal settled meanwhile.
-       (On the benchmark's problems, n = 30, 3 first attempts of 300
-       fail, against 22 with the rows in turn.)  The unprocessed friction
-       rows are kept in a list in row order (ties go to the lowest row),
-       with their box width hi - lo and normal alongside; a row taken is
-       marked dead in place (width -1 on a spare x slot of 1: never above
-       the running maxima's start, -1), the live range [s0, m) trimmed at
-       both ends.  O(f) per row, O(f^2) per attempt (two running maxima,
-       over the even and the odd places: two short dependency chains),
-       below the pivots' cost */
-    if (phase == 1 && ar->order == 2) {
-      int *ul = (int *)(z.out + nw), *uj = ul + n, m = 0, s0 = 0, a;
-      double *ud = z.rp + nn + 1;
-      z.x[n] = 1.0; /* the dead entries' x (x has n + 1 slots) */
-      for (i = 0; i < n; i++)
-        if (z.fx[i] >= 0 && z.st[i] == CP_UNPROC)
-          ul[m] = i, uj[m] = z.fx[i], ud[m++] = z.hi[i] - z.lo[i];
-      while (m > s0) {
-        int best, p0 = s0, p1 = m;
-        double w0 = -1.0, w1 = -1.0;
-        const double *xx = z.x;
-        for (a = s0; a + 1 < m; a += 2) {
-          double wa = ud[a] * xx[uj[a]], wb = ud[a + 1] * xx[uj[a + 1]];
-          if (wa > w0) w0 = wa, p0 = a;
-          if (wb > w1) w1 = wb, p1 = a + 1;
-        }
-        if (a < m) {
-          double wa = ud[a] * xx[uj[a]];
-          if (wa > w0) w0 = wa, p0 = a;
-        }
-        best = w1 > w0 || (w1 == w0 && p1 < p0) ? p1 : p0;
-        i = ul[best];
-        ud[best] = -1.0, uj[best] = n;
-        while (s0 < m && uj[s0] == n) s0++;
-        while (m > s0 && uj[m - 1] == n) m--;
-        if (z.st[i] != CP_UNPROC) continue;
-        z.cur = i;
-        if (cp_process(&z, i) != 0) { rc = -1; goto out; }
-      }
-    }
+    if (phase == 1 && ar->order == 2 && cp_widest_first(z) != 0) return -1;
     for (ii = 0; ii < n; ii++) {
       int i = phase == 1 && ar->order == 1 ? n - 1 - ii : ii;
-      if ((fxo(&z, i) >= 0) != phase || z.st[i] != CP_UNPROC) continue;
-      z.cur = i;
-      if (cp_process(&z, i) != 0) { rc = -1; goto out; }
+      if ((fxo(z, i) >= 0) != phase || z->st[i] != CP_UNPROC) continue;
+      z->cur = i;
+      if (cp_process(z, i) != 0) return -1;
     }
   }
-  /* the deferred rows, from their bound; then any row out of C whose
-     complementarity broke since (dependent columns are not tracked) */
+  return 0;
+}
+
+/* Defers every row out of C whose complementarity broke since it was
+ * processed (dependent columns are not tracked). */
+static void cp_defer_broken(cp *z) {
+  int n = z->n, i;
+  for (i = 0; i < n; i++) {
+    double tolw = 1e-11 * (1.0 + fabs(z->b[i]));
+    int j = fxo(z, i);
+    if (j < 0 ? z->lo[i] == z->hi[i] : (z->x[j] == 0.0 && z->pos[j] < 0)) continue; /* [L, L] */
+    if ((z->st[i] == ST_LO && z->w[i] < -tolw) || (z->st[i] == ST_HI && z->w[i] > tolw) ||
+        (z->st[i] == ST_FREE && z->pos[i] < 0 && fabs(z->w[i]) > tolw))
+      cp_defer(z, i);
+  }
+}
+
+/* The deferred rows, from their bound (at most `redo` in all, each row
+ * CP_REDO times); then any row out of C whose complementarity broke
+ * since.  Returns 0, or -1 (z->cur: the row being processed). */
+static int cp_deferred(cp *z, int redo) {
   for (;;) {
-    if (z.nstack == 0) {
-      for (i = 0; i < n; i++) {
-        double tolw = 1e-11 * (1.0 + fabs(z.b[i]));
-        int j = fxo(&z, i);
-        if (j < 0 ? z.lo[i] == z.hi[i] : (z.x[j] == 0.0 && z.pos[j] < 0)) continue; /* [L, L] */
-        if ((z.st[i] == ST_LO && z.w[i] < -tolw) || (z.st[i] == ST_HI && z.w[i] > tolw) ||
-            (z.st[i] == ST_FREE && z.pos[i] < 0 && fabs(z.w[i]) > tolw))
-          cp_defer(&z, i);
-      }
-      if (z.nstack == 0) break;
+    int r, j;
+    double tolw;
+    if (z->nstack == 0) {
+      cp_defer_broken(z);
+      if (z->nstack == 0) break;
     }
-    {
-    int r = z.stack[--z.nstack], j = fxo(&z, r);
-    z.def[r] = 0;
-    z.cur = r;
-    if (--z.budget < 0) { rc = -1; goto out; }
-    if (--redo < 0 || ++z.cnt[r] > CP_REDO) { CP_NOTE(9); rc = -1; goto out; } /* rows deferring each other in turn */
-    {
-      double tolw = 1e-13 * (1.0 + fabs(z.b[r]));
-      if ((z.st[r] == ST_LO && z.w[r] >= -tolw) || (z.st[r] == ST_HI && z.w[r] <= tolw) ||
-          (z.st[r] == ST_FREE && fabs(z.w[r]) <= tolw))
-        continue;
+    r = z->stack[--z->nstack], j = fxo(z, r);
+    z->def[r] = 0;
+    z->cur = r;
+    if (--z->budget < 0) return -1;
+    if (--redo < 0 || ++z->cnt[r] > CP_REDO) { /* rows deferring each other in turn */
+      CP_NOTE(9);
+      return -1;
     }
-    if (folded(&z, r) && z.pos[j] >= 0 && cp_fold(&z, z.pos[j], r, -z.s[r]) != 0) { rc = -1; goto out; }
-    z.st[r] = CP_UNPROC;
-    bit_put(z.cd, r, 0);
-    z.s[r] = 0.0;
-    if (cp_process(&z, r) != 0) { rc = -1; goto out; }
-    }
+    tolw = 1e-13 * (1.0 + fabs(z->b[r]));
+    if ((z->st[r] == ST_LO && z->w[r] >= -tolw) || (z->st[r] == ST_HI && z->w[r] <= tolw) ||
+        (z->st[r] == ST_FREE && fabs(z->w[r]) <= tolw))
+      continue;
+    if (folded(z, r) && z->pos[j] >= 0 && cp_fold(z, z->pos[j], r, -z->s[r]) != 0) return -1;
+    z->st[r] = CP_UNPROC;
+    bit_put(z->cd, r, 0);
+    z->s[r] = 0.0;
+    if (cp_process(z, r) != 0) return -1;
   }
-out:
+  return 0;
+}
+
+int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) {
+  int n = ar->n, i, rc;
+  cp z;
+  cp_init(&z, ar, pivots);
+  if (cp_start(&z) != 0) return -2;
+  rc = cp_phases(&z, ar);
+  if (rc == 0) rc = cp_deferred(&z, 2 * n + 8);
   if (ar->fail_row) *ar->fail_row = rc != 0 ? z.cur : -1;
   /* the point and states reached (on failure: a start for other methods;
      rows not processed are inside their box) */
