@@ -175,7 +175,7 @@ void diagc__lcp_need_cinv(diagc__lcp_ctx *c) {
 /* Continuation in the friction coefficient: solve with the friction
  * multipliers capped at 1, 10, 100, ... (each stage started from the
  * previous stage's answer), ending with the problem itself (there without
- * Lemke's method, already tried on it: lemke_attempts).  Sliding
+ * Lemke's method, already tried on it: diagc__lcp_lemke_attempts).  Sliding
  * contacts under a huge mu carry normal impulses of order 1/mu that the
  * active-set iteration finds easily by following them down. */
 static void mu_continuation(diagc__lcp_ctx *c, int maxit, int *used) {
@@ -251,13 +251,14 @@ static void start_pgs_stage(diagc__lcp_ctx *c, int *used) {
 /* The AUTO stages that start from the best point so far: the active set
  * from it, a few PGS sweeps then the active set (part 0); rounds of PGS
  * and the active set with growing sweep counts (part 1). */
-static void seeded_stages(diagc__lcp_ctx *c, int method, int maxit, int *used_out, int part, int extra) {
+static void seeded_stages(diagc__lcp_ctx *c, int method, int maxit, int *used_out, int part,
+                          int extra) {
   int used = *used_out;
   if (part == 0) {
     if (c->best_v > c->tol && method != DIAGC_LCP_COUPLED) {
       memcpy(c->sol, c->best, sizeof(double) * (size_t)c->n);
       diagc__lcp_residual(c, c->sol, c->rhs);
-      /* pivot_run reads (x0, w0) = (sol, rhs) once, before overwriting them */
+      /* diagc__lcp_pivot_run reads (x0, w0) = (sol, rhs) once, before overwriting them */
       diagc__lcp_pivot_run(c, c->sol, c->rhs, maxit, 0);
     }
     if (c->best_v > c->tol && method == DIAGC_LCP_AUTO) {
@@ -276,7 +277,7 @@ static void seeded_stages(diagc__lcp_ctx *c, int method, int maxit, int *used_ou
     if (c->best_v > c->tol && method == DIAGC_LCP_AUTO) {
       int round, sweeps = c->opt->fallback_sweeps > 0 ? c->opt->fallback_sweeps : 50;
       for (round = 0; round < c->opt->fallback_rounds + extra && c->best_v > c->tol; round++) {
-        double *xp = c->sol; /* the PGS iterate (pivot_run reads it first) */
+        double *xp = c->sol; /* the PGS iterate (diagc__lcp_pivot_run reads it first) */
         memcpy(xp, c->best, sizeof(double) * (size_t)c->n);
         diagc__lcp_pgs_run(c, xp, sweeps);
         used = DIAGC_LCP_PIVOT_AFTER_PGS;
@@ -518,7 +519,8 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
   if (method == DIAGC_LCP_PGS) {
     used = DIAGC_LCP_PGS;
     memcpy(c.sol, c.xc, sizeof(double) * nn); /* sol: the PGS iterate */
-    if (c.best_v > c.tol) diagc__lcp_pgs_run(&c, c.sol, opt->max_pgs_iter > 0 ? opt->max_pgs_iter : 1);
+    if (c.best_v > c.tol)
+      diagc__lcp_pgs_run(&c, c.sol, opt->max_pgs_iter > 0 ? opt->max_pgs_iter : 1);
   } else if (c.best_v > c.tol) {
     if (warm) { /* a warm start near a solution: the active set from it */
       memcpy(c.sol, c.xc, sizeof(double) * nn);
@@ -562,7 +564,8 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
         if (v > c.tol) { /* polish: active-set steps from its index sets */
           memcpy(c.sol, c.xc, sizeof(double) * nn);
           memcpy(c.rhs, c.w, sizeof(double) * nn);
-          diagc__lcp_pivot_run(&c, c.sol, c.rhs, method == DIAGC_LCP_COUPLED ? maxit : CP_POLISH, 2);
+          diagc__lcp_pivot_run(&c, c.sol, c.rhs, method == DIAGC_LCP_COUPLED ? maxit : CP_POLISH,
+                               2);
         }
         if (c.best_v <= c.tol) used = DIAGC_LCP_COUPLED;
       }

@@ -77,7 +77,7 @@ typedef struct {
   double *xc;    /* n candidate x */
   double *w;     /* n w at xc */
   double *best;  /* n best x so far */
-  double *cinv;  /* n 1/(A_ii+cfm) or 0 (set on first use: need_cinv) */
+  double *cinv;  /* n 1/(A_ii+cfm) or 0 (set on first use: diagc__lcp_need_cinv) */
   int cinv_ok;
   double *mult;  /* n bound multiplier (friction) or value (constant) */
   double *sol;   /* n reduced solution */
@@ -88,7 +88,7 @@ typedef struct {
   double alt_v;
   const diagc_lcp_options *opt;
   int stage;     /* 1 while solving a capped continuation stage */
-  int states_ok; /* the states of the last pivot_run verified */
+  int states_ok; /* the states of the last diagc__lcp_pivot_run verified */
   double sbest_v;
   int *basic, *nonb, *vrow, *vsgn, *vlink, *ties; /* Lemke labels, variables */
   int lemke_pivots;
