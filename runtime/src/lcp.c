@@ -1,4 +1,11 @@
-/* lcp.c: boxed LCP with friction index (see diagc/lcp.h, docs/lcp.md).
+/* lcp.c: boxed LCP with friction index (see diagc/lcp.h, docs/lcp.md):
+ * the public API (workspace, options, diagc_lcp_solve, diagc_lcp_violation),
+ * the scoring of points shared by the methods, the continuation in mu and
+ * the AUTO driver that chains the methods.  The methods have their own
+ * files: lcp_coupled.c (coupled incremental pivoting), lcp_active_set.c
+ * (active-set method), lcp_dantzig.c (incremental Dantzig pass),
+ * lcp_lemke.c (Lemke's method) and lcp_pgs.c (projected Gauss-Seidel);
+ * lcp_internal.h declares what they share.
  *
  * Coupled incremental pivoting ("coupled", lcp_coupled.c): Dantzig/Baraff
  * pivoting on the coupled problem itself, with an updated inverse of the
@@ -10,38 +17,8 @@
  * turns), each verified with the true coupled violation and, if it does not
  * verify, polished by a few active-set steps on its index sets.
  *
- * Active-set method ("pivot"): a block principal pivoting iteration on the
- * coupled problem.  Each row is FREE (w_i = 0), at LO or at HI.  For a
- * friction row at a bound the bound is s_i * x_j with x_j the unknown
- * normal, a linear equation, so every choice of states gives a square
- * linear system; it is reduced to the FREE unknowns (bound friction rows
- * fold into their normal's column) and solved by Gaussian elimination
- * with row pivoting, which drops (sets to zero) numerically dependent
- * columns, so duplicated contacts and rank-deficient A do not break it.
- * The states are then updated from y_i = x_i - w_i / A_ii against the
- * bounds at the new x (the semismooth-Newton / primal-dual active-set
- * rule); when the number of rows changing state stops decreasing, only
- * the lowest-numbered one is changed per step (Murty's rule).  It stops
- * when the coupled violation is at most tol, or after NOPROG steps
- * without progress.
- *
- * For symmetric A, an incremental Dantzig (Baraff) pass solves the problem
- * with the friction bounds frozen at lo/hi times the normal impulses of the
- * normal-only phase, with an LDL^T factor of the clamped block updated per
- * pivot (O(k^2)); its states seed the active-set iteration on the coupled
- * problem, and it is re-run (up to DZ_REPS times) with the bounds taken
- * from the newest normals.  (The first fallback after the coupled
- * pivoting.)
- *
- * Lemke's method on an equivalent standard LCP (friction rows split as in
- * the Stewart-Trinkle / Anitescu-Potra formulations), lexicographic ratio
- * test; its answer is polished by one active-set solve on its active set.
- *
  * Continuation in mu for huge friction coefficients (sliding contacts
  * whose normal impulses are of order 1/mu).
- *
- * PGS: projected Gauss-Seidel with the friction bounds taken from the
- * current normal values, warm-started, its stopping test the violation.
  *
  * AUTO: (a warm start: active set from it;) coupled pivoting; then, if
  * the violation is still above tol: Dantzig pass + active set; active set
@@ -66,7 +43,6 @@
 #define DZ_PIV 3  /* coupled active-set steps after each of them but the last */
 #define DROP_REL 1e-11 /* pivot below DROP_REL * max|diag|: dependent column */
 #define ALIGN 64
-#define NOPROG 12     /* active-set steps without halving the violation: stop */
 #define EARLY_PGS 40  /* AUTO: PGS sweeps before the first re-pivot          */
 #define EARLY_PIV 15  /* AUTO: active-set steps after those sweeps           */
 #define CP_POLISH 3   /* active-set steps polishing the coupled pivoting     */
@@ -125,69 +101,6 @@ void diagc_lcp_options_init(diagc_lcp_options *opt, void *workspace,
   opt->workspace_size = workspace_size;
 }
 
-/* ------------------------------------------------------------------------ */
-
-typedef struct {
-  int n;
-  const double *A, *b, *lo, *hi;
-  const int *fx; /* may be NULL */
-  double cfm;
-  double tol;
-  double droptol;
-  /* workspace */
-  double *K;     /* n*n reduced matrix */
-  double *rhs;   /* n */
-  double *xc;    /* n candidate x */
-  double *w;     /* n w at xc */
-  double *best;  /* n best x so far */
-  double *cinv;  /* n 1/(A_ii+cfm) or 0 (set on first use: need_cinv) */
-  int cinv_ok;
-  double *mult;  /* n bound multiplier (friction) or value (constant) */
-  double *sol;   /* n reduced solution */
-  int *state, *pos, *freel, *pivcol, *chg, *linked;
-  double *x0;    /* n Lemke: x = x0 + sum of signed variables */
-  double *slo, *shi, *sx; /* n continuation: capped bounds, stage point */
-  double *alt;   /* n AUTO: the starting point (second chance) */
-  double alt_v;
-  const diagc_lcp_options *opt;
-  int stage;     /* 1 while solving a capped continuation stage */
-  int states_ok; /* the states of the last pivot_run verified */
-  double sbest_v;
-  int *basic, *nonb, *vrow, *vsgn, *vlink, *ties; /* Lemke labels, variables */
-  int lemke_pivots;
-  int lemke_tried; /* Lemke's variants ran on the problem itself (not a stage) */
-  double best_v;
-  int have_best;
-  int rank_drops;
-  int pivots;
-  int iters;
-  int sweeps;
-} ctx;
-
-static void bounds(const ctx *c, int i, const double *x, double *L, double *H) {
-  int j = c->fx ? c->fx[i] : -1;
-  if (j < 0) {
-    *L = c->lo[i];
-    *H = c->hi[i];
-  } else {
-    double xj = x[j], a, bb;
-    if (xj == 0.0) {
-      *L = 0.0;
-      *H = 0.0;
-      return;
-    }
-    a = c->lo[i] * xj;
-    bb = c->hi[i] * xj;
-    if (xj > 0) {
-      *L = a;
-      *H = bb;
-    } else {
-      *L = bb;
-      *H = a;
-    }
-  }
-}
-
 static double row_viol(double xi, double wi, double L, double H, double t) {
   if (!(xi == xi) || !(wi == wi)) return INFINITY;
   if (xi < L - t) return L - xi;
@@ -205,31 +118,24 @@ static double row_res(int n, const double *Ai, const double *x, double bi) {
   return diagc__dot4(n, Ai, x) - bi;
 }
 
-static void residual(const ctx *c, const double *x, double *w) {
+void diagc__lcp_residual(const diagc__lcp_ctx *c, const double *x, double *w) {
   int n = c->n, i;
   for (i = 0; i < n; i++) w[i] = row_res(n, c->A + (size_t)i * n, x, c->b[i]) + c->cfm * x[i];
 }
 
-static double violation_w(const ctx *c, const double *x, const double *w) {
+static double violation_w(const diagc__lcp_ctx *c, const double *x, const double *w) {
   int i;
   double v = 0.0;
   for (i = 0; i < c->n; i++) {
     double L, H, r;
-    bounds(c, i, x, &L, &H);
+    diagc__lcp_bounds(c, i, x, &L, &H);
     r = row_viol(x[i], w[i], L, H, DIAGC_LCP_BOUND_TOL);
     if (!(r <= v)) v = r; /* also catches NaN -> inf below */
   }
   return v == v ? v : INFINITY;
 }
 
-static int all_finite(const double *x, int n) {
-  int i;
-  for (i = 0; i < n; i++)
-    if (!isfinite(x[i])) return 0;
-  return 1;
-}
-
-static void keep_best(ctx *c, const double *x, double v) {
+static void keep_best(diagc__lcp_ctx *c, const double *x, double v) {
   if (c->stage) { /* a capped stage: its own best, not the answer's */
     if (v < c->sbest_v) {
       memcpy(c->sx, x, sizeof(double) * (size_t)c->n);
@@ -246,198 +152,17 @@ static void keep_best(ctx *c, const double *x, double v) {
 
 /* Scores x: fills c->w with its residual, keeps x if it is the best so far
  * and returns its violation. */
-static double score(ctx *c, const double *x) {
+double diagc__lcp_score(diagc__lcp_ctx *c, const double *x) {
   double v;
-  residual(c, x, c->w);
+  diagc__lcp_residual(c, x, c->w);
   v = violation_w(c, x, c->w);
   keep_best(c, x, v);
   return v;
 }
 
-/* ------------------------------------------------------------------------ */
-/* The linear system of a state assignment. */
-
-/* Sets c->mult for bound rows from the state and the current x (used for
- * the sign of the normal).  Constant rows: the bound value; friction rows:
- * the multiplier s with x_i = s x_j. */
-static void set_mult(ctx *c, int i, const double *x) {
-  int j = c->fx ? c->fx[i] : -1;
-  int st = c->state[i];
-  if (st == ST_FREE) return;
-  if (j < 0) {
-    c->mult[i] = st == ST_LO ? c->lo[i] : c->hi[i];
-  } else {
-    int neg = x[j] < 0;
-    if (st == ST_LO)
-      c->mult[i] = neg ? c->hi[i] : c->lo[i];
-    else
-      c->mult[i] = neg ? c->lo[i] : c->hi[i];
-    /* infinite multiplier: the row cannot be at that bound unless x_j = 0;
-       treat as free (sticking) */
-    if (!isfinite(c->mult[i])) c->state[i] = ST_FREE;
-  }
-}
-
-/* Solves the system of the current states into c->xc.  Returns 0, or -1
- * when the result is not finite. */
-static int solve_states(ctx *c) {
-  int n = c->n, m = 0, i, k, r, col, rank;
-  double *K = c->K, *rhs = c->rhs, *x = c->xc, *sol = c->sol;
-  const double *A = c->A;
-
-  for (i = 0; i < n; i++) {
-    if (c->state[i] == ST_FREE) {
-      c->pos[i] = m;
-      c->freel[m++] = i;
-    } else {
-      c->pos[i] = -1;
-    }
-  }
-  /* values of bound rows: constants first, then friction rows (their
-     normals have constant bounds, so x_j is free or a constant) */
-  for (i = 0; i < n; i++) {
-    int j = c->fx ? c->fx[i] : -1;
-    c->linked[i] = 0;
-    if (c->state[i] == ST_FREE) continue;
-    if (j < 0) x[i] = c->mult[i];
-  }
-  for (i = 0; i < n; i++) {
-    int j = c->fx ? c->fx[i] : -1;
-    if (c->state[i] == ST_FREE || j < 0) continue;
-    if (c->pos[j] < 0)
-      x[i] = c->mult[i] * x[j];
-    else
-      c->linked[i] = 1;
-  }
-  /* K = A_FF (+cfm) + sum over linked rows k of mult_k A_{F,k} e_{pos j}^T;
-     rhs = b_F - A_{F,const bound} x */
-  for (r = 0; r < m; r++) {
-    int ir = c->freel[r];
-    const double *Ai = A + (size_t)ir * n;
-    double *Kr = K + (size_t)r * m;
-    double s = c->b[ir];
-    for (col = 0; col < m; col++) Kr[col] = Ai[c->freel[col]];
-    Kr[r] += c->cfm;
-    for (k = 0; k < n; k++) {
-      if (c->state[k] == ST_FREE) continue;
-      if (c->linked[k])
-        Kr[c->pos[c->fx[k]]] += c->mult[k] * Ai[k];
-      else
-        s -= Ai[k] * x[k];
-    }
-    rhs[r] = s;
-  }
-  /* Gaussian elimination with row pivoting; dependent columns dropped */
-  rank = 0;
-  c->rank_drops = 0;
-  for (col = 0; col < m; col++) {
-    int p = -1;
-    double big = c->droptol, piv;
-    for (r = rank; r < m; r++) {
-      double a = fabs(K[(size_t)r * m + col]);
-      if (a > big) {
-        big = a;
-        p = r;
-      }
-    }
-    if (p < 0) {
-      c->pivcol[col] = -1; /* dropped: sol = 0 */
-      c->rank_drops++;
-      continue;
-    }
-    if (p != rank) {
-      double *Rp = K + (size_t)p * m, *Rr = K + (size_t)rank * m, t;
-      for (k = col; k < m; k++) {
-        t = Rp[k];
-        Rp[k] = Rr[k];
-        Rr[k] = t;
-      }
-      t = rhs[p];
-      rhs[p] = rhs[rank];
-      rhs[rank] = t;
-    }
-    c->pivcol[col] = rank;
-    piv = K[(size_t)rank * m + col];
-    {
-      const double *Rr = K + (size_t)rank * m;
-      for (r = rank + 1; r < m; r++) {
-        double *Rq = K + (size_t)r * m;
-        double f = Rq[col] / piv;
-        if (f == 0.0) continue;
-        Rq[col] = 0.0;
-        for (k = col + 1; k < m; k++) Rq[k] -= f * Rr[k];
-        rhs[r] -= f * rhs[rank];
-      }
-    }
-    rank++;
-  }
-  for (col = m - 1; col >= 0; col--) {
-    int pr = c->pivcol[col];
-    const double *Rr;
-    double s;
-    if (pr < 0) {
-      sol[col] = 0.0;
-      continue;
-    }
-    Rr = K + (size_t)pr * m;
-    s = rhs[pr];
-    for (k = col + 1; k < m; k++) s -= Rr[k] * sol[k];
-    sol[col] = s / Rr[col];
-  }
-  for (r = 0; r < m; r++) x[c->freel[r]] = sol[r];
-  for (i = 0; i < n; i++)
-    if (c->linked[i]) x[i] = c->mult[i] * x[c->fx[i]];
-  if (!all_finite(x, n)) return -1;
-  return 0;
-}
-
-/* The state a row should take at (x, w): the projection rule. */
-static int want_state(const ctx *c, int i, const double *x, const double *w,
-                      const int *nstate) {
-  double L, H, y;
-  bounds(c, i, x, &L, &H);
-  y = x[i] - c->cinv[i] * w[i];
-  if (c->fx && c->fx[i] >= 0 && x[c->fx[i]] == 0.0) {
-    /* collapsed friction box: stick if the normal is free (its value will
-       move), otherwise sit at the bound */
-    if (nstate[c->fx[i]] == ST_FREE) return ST_FREE;
-    return y > 0 ? ST_HI : ST_LO;
-  }
-  if (H - L <= 0.0) return y > L ? ST_HI : ST_LO;
-  if (y <= L) return ST_LO;
-  if (y >= H) return ST_HI;
-  return ST_FREE;
-}
-
-/* For a nearly exact point (from Lemke): rows within round-off of a bound
- * sit at it, the others follow the projection rule. */
-static int near_state(const ctx *c, int i, const double *x, const double *w,
-                      const int *nstate) {
-  double L, H, d = 1e-9 * (1.0 + fabs(x[i]));
-  if (c->fx && c->fx[i] >= 0 && x[c->fx[i]] == 0.0) return want_state(c, i, x, w, nstate);
-  bounds(c, i, x, &L, &H);
-  if (H - L > 2 * d) {
-    if (x[i] - L <= d) return ST_LO;
-    if (H - x[i] <= d) return ST_HI;
-  }
-  return want_state(c, i, x, w, nstate);
-}
-
-/* Assigns the states from the point x (with residual w). */
-static void init_states(ctx *c, const double *x, const double *w, int near) {
-  int n = c->n, i;
-  for (i = 0; i < n; i++)
-    if (!c->fx || c->fx[i] < 0)
-      c->state[i] = near ? near_state(c, i, x, w, c->state) : want_state(c, i, x, w, c->state);
-  for (i = 0; i < n; i++)
-    if (c->fx && c->fx[i] >= 0)
-      c->state[i] = near ? near_state(c, i, x, w, c->state) : want_state(c, i, x, w, c->state);
-  for (i = 0; i < n; i++) set_mult(c, i, x);
-}
-
 /* c->cinv, computed when a method first needs it (the coupled pivoting
  * does not). */
-static void need_cinv(ctx *c) {
+void diagc__lcp_need_cinv(diagc__lcp_ctx *c) {
   int i;
   if (c->cinv_ok) return;
   for (i = 0; i < c->n; i++) {
@@ -447,603 +172,13 @@ static void need_cinv(ctx *c) {
   c->cinv_ok = 1;
 }
 
-/* The pivoting method from the point x0 (its residual in w0).  Returns the
- * best violation reached (the point is in c->best when it improved). */
-static double pivot_run(ctx *c, const double *x0, const double *w0, int maxit, int near) {
-  int n = c->n, it, i, nchg, best_nchg = n + 1, stall = 0, single = 0, noprog = 0;
-  double v, run_best = INFINITY;
-  /* near: 0 states from the projection rule at x0, 1 the same but rows
-     within round-off of a bound sit at it, 2 keep the current states
-     (they solved a neighbouring problem) */
-  need_cinv(c);
-  if (near == 2) {
-    for (i = 0; i < n; i++) set_mult(c, i, x0);
-  } else {
-    init_states(c, x0, w0, near);
-  }
-  c->states_ok = 0;
-  for (it = 0; it < maxit; it++) {
-    c->iters++;
-    if (solve_states(c) != 0) break;
-    v = score(c, c->xc);
-    if (v < 0.5 * run_best) {
-      noprog = 0;
-    } else if (++noprog > NOPROG) {
-      break; /* not converging: let the caller fall back */
-    }
-    if (v < run_best) run_best = v;
-    if (v <= c->tol) {
-      c->states_ok = 1;
-      break;
-    }
-    /* new states, normals first (friction rows read their normal's state) */
-    nchg = 0;
-    for (i = 0; i < n; i++)
-      if (!c->fx || c->fx[i] < 0) c->chg[i] = want_state(c, i, c->xc, c->w, c->chg);
-    for (i = 0; i < n; i++)
-      if (c->fx && c->fx[i] >= 0) c->chg[i] = want_state(c, i, c->xc, c->w, c->chg);
-    for (i = 0; i < n; i++)
-      if (c->chg[i] != c->state[i]) nchg++;
-    if (nchg == 0) break; /* a fixed point that does not verify */
-    if (nchg < best_nchg) {
-      best_nchg = nchg;
-      stall = 0;
-    } else if (++stall >= 3) {
-      single = 1;
-    }
-    if (single) {
-      for (i = 0; i < n; i++)
-        if (c->chg[i] != c->state[i]) {
-          c->state[i] = c->chg[i];
-          c->pivots++;
-          break;
-        }
-    } else {
-      for (i = 0; i < n; i++)
-        if (c->chg[i] != c->state[i]) {
-          c->state[i] = c->chg[i];
-          c->pivots++;
-        }
-    }
-    for (i = 0; i < n; i++) set_mult(c, i, c->xc);
-  }
-  return run_best;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Incremental Dantzig (Baraff) pass on the frozen-bounds problem.
- *
- * For symmetric A: the rows are taken one at a time (constant-bound rows
- * first, then friction rows with their bounds frozen at lo/hi times the
- * normal's value at that moment, as DART/ODE do).  Each processed row is
- * clamped (w_i = 0, in the set C) or at a bound; the current row is driven
- * toward complementarity along dx_C = -A_CC^-1 A_Ci, with a ratio test
- * that moves blocking rows into or out of C.  A_CC (+cfm) is kept as an
- * LDL^T factor updated per pivot: append a row (O(k^2)) or remove one
- * (a rank-one update of the trailing block, O(k^2)).  A row whose Schur
- * complement is below the drop tolerance (a numerically dependent column)
- * is never added to C, so rank-deficient A needs no regularization.
- *
- * Its states (C: free, others at their bound) seed the exact coupled
- * active-set iteration, which usually verifies in one solve. */
-
-typedef struct {
-  int n, k;
-  double *L, *D;    /* LDL^T of A_CC: L row-major with stride n (k x k) */
-  double *dx, *dw, *x, *w, *flo, *fhi, *tmp;
-  int *cl;          /* C members by position */
-  int *st;          /* -1 unprocessed, ST_FREE (in C), ST_LO, ST_HI */
-} dz;
-
-/* y = A_CC^-1 r (r and y may alias), both in C-position order */
-static void dz_solve(const dz *z, const double *r, double *y) {
-  int k = z->k, a, m;
-  for (a = 0; a < k; a++) {
-    const double *La = z->L + (size_t)a * z->n;
-    double s = r[a];
-    for (m = 0; m < a; m++) s -= La[m] * y[m];
-    y[a] = s;
-  }
-  for (a = 0; a < k; a++) y[a] /= z->D[a];
-  for (a = k - 1; a >= 0; a--) {
-    double s = y[a];
-    for (m = a + 1; m < k; m++) s -= z->L[(size_t)m * z->n + a] * y[m];
-    y[a] = s;
-  }
-}
-
-/* Adds row j to C when its Schur complement exceeds droptol; returns 1 if
- * added. */
-static int dz_add(const ctx *c, dz *z, int j) {
-  int k = z->k, a, m;
-  const double *Aj = c->A + (size_t)j * c->n;
-  double *Lk = z->L + (size_t)k * z->n, d = Aj[j] + c->cfm;
-  for (a = 0; a < k; a++) { /* L D l = A_Cj: forward solve, then scale */
-    const double *La = z->L + (size_t)a * z->n;
-    double s = Aj[z->cl[a]];
-    for (m = 0; m < a; m++) s -= La[m] * Lk[m];
-    Lk[a] = s;
-  }
-  for (a = 0; a < k; a++) {
-    double l = Lk[a] / z->D[a];
-    d -= l * Lk[a];
-    Lk[a] = l;
-  }
-  if (!(d > c->droptol)) return 0;
-  Lk[k] = 1.0;
-  z->D[k] = d;
-  z->cl[k] = j;
-  z->k = k + 1;
-  return 1;
-}
-
-/* Removes the member at position r from C. */
-static void dz_remove(dz *z, int r) {
-  int k = z->k, a, m, n = z->n;
-  double alpha = z->D[r];
-  double *v = z->tmp;
-  for (a = r + 1; a < k; a++) v[a] = z->L[(size_t)a * n + r];
-  /* trailing block += D_r v v^T (rank-one update, method C1 of Gill,
-     Golub, Murray and Saunders) */
-  for (a = r + 1; a < k; a++) {
-    double p = v[a], da = z->D[a], dbar = da + alpha * p * p, beta;
-    if (p == 0.0) continue;
-    beta = p * alpha / dbar;
-    alpha = alpha * da / dbar;
-    z->D[a] = dbar;
-    for (m = a + 1; m < k; m++) {
-      double *Lma = z->L + (size_t)m * n + a;
-      v[m] -= p * *Lma;
-      *Lma += beta * v[m];
-    }
-  }
-  /* delete row r and column r */
-  for (a = r; a < k - 1; a++) {
-    double *dst = z->L + (size_t)a * n;
-    const double *src = z->L + (size_t)(a + 1) * n;
-    for (m = 0; m < r; m++) dst[m] = src[m];
-    for (m = r; m <= a; m++) dst[m] = src[m + 1];
-    z->D[a] = z->D[a + 1];
-    z->cl[a] = z->cl[a + 1];
-  }
-  z->k = k - 1;
-}
-
-/* w += s * A dx over the support (C and row i) */
-static void dz_step(const ctx *c, dz *z, int i, double s) {
-  int n = c->n, a, r;
-  for (a = 0; a < z->k; a++) z->x[z->cl[a]] += s * z->dx[a];
-  z->x[i] += s * z->dx[z->k];
-  for (r = 0; r < n; r++) z->w[r] += s * z->dw[r];
-}
-
-/* Drives row i to complementarity.  Returns 0, or -1 (no blocking step:
- * an unbounded ray, or too many steps). */
-static int dz_drive(ctx *c, dz *z, int i, int *budget) {
-  int n = c->n, a, r;
-  const double eps = 1e-13;
-  double dir, tolw = 1e-13 * (1.0 + fabs(c->b[i]));
-  /* where it starts: at a bound already satisfied, or inside with w = 0 */
-  if (z->st[i] == ST_LO && !(z->w[i] < 0.0)) return 0;
-  if (z->st[i] == ST_HI && !(z->w[i] > 0.0)) return 0;
-  if (fabs(z->w[i]) <= tolw && z->st[i] == ST_FREE) {
-    z->w[i] = 0.0;
-    dz_add(c, z, i);
-    return 0; /* in C, or (dependent) inside with w = 0 */
-  }
-  dir = z->w[i] < 0.0 ? 1.0 : -1.0;
-  for (;;) {
-    double xi = z->x[i], wi = z->w[i], s, sb;
-    int kind = 0, who = -1; /* 1 i's w reaches 0, 2 i at bound, 3 C member at bound, 4 N member's w reaches 0 */
-    if (--*budget < 0) return -1;
-    /* dx_C = -A_CC^-1 A_Ci dir */
-    for (a = 0; a < z->k; a++) z->dx[a] = -dir * c->A[(size_t)z->cl[a] * n + i];
-    dz_solve(z, z->dx, z->dx);
-    z->dx[z->k] = dir;
-    for (r = 0; r < n; r++) {
-      const double *Ar = c->A + (size_t)r * n;
-      double s2 = dir * (Ar[i] + (r == i ? c->cfm : 0.0));
-      for (a = 0; a < z->k; a++) s2 += Ar[z->cl[a]] * z->dx[a];
-      z->dw[r] = s2;
-    }
-    for (a = 0; a < z->k; a++) z->dw[z->cl[a]] = 0.0;
-    /* ratio test */
-    s = INFINITY;
-    if (z->dw[i] * dir > c->droptol) {
-      s = -wi / z->dw[i];
-      kind = 1;
-    } else {
-      z->dw[i] = 0.0; /* a dependent column: w_i does not move */
-    }
-    sb = dir > 0 ? z->fhi[i] - xi : xi - z->flo[i];
-    if (sb < 0) sb = 0;
-    if (sb <= s) s = sb, kind = 2;
-    for (a = 0; a < z->k; a++) {
-      int j = z->cl[a];
-      double d = z->dx[a], t;
-      if (d > eps) {
-        t = (z->fhi[j] - z->x[j]) / d;
-        if (t < s) s = t < 0 ? 0 : t, kind = 3, who = a;
-      } else if (d < -eps) {
-        t = (z->flo[j] - z->x[j]) / d;
-        if (t < s) s = t < 0 ? 0 : t, kind = 3, who = a;
-      }
-    }
-    for (r = 0; r < n; r++) {
-      double d = z->dw[r], t;
-      int sr = z->st[r];
-      if (r == i || sr < 0 || sr == ST_FREE || !(z->fhi[r] > z->flo[r])) continue;
-      if (sr == ST_LO && d < -eps) {
-        t = -z->w[r] / d;
-        if (t < s) s = t < 0 ? 0 : t, kind = 4, who = r;
-      } else if (sr == ST_HI && d > eps) {
-        t = -z->w[r] / d;
-        if (t < s) s = t < 0 ? 0 : t, kind = 4, who = r;
-      }
-    }
-    if (!(s < INFINITY)) return -1;
-    dz_step(c, z, i, s);
-    c->pivots++;
-    if (kind == 1) {
-      z->w[i] = 0.0;
-      z->st[i] = ST_FREE;
-      dz_add(c, z, i); /* if dependent: inside, w_i = 0, not in C */
-      return 0;
-    } else if (kind == 2) {
-      z->x[i] = dir > 0 ? z->fhi[i] : z->flo[i];
-      z->st[i] = dir > 0 ? ST_HI : ST_LO;
-      return 0;
-    } else if (kind == 3) {
-      int j = z->cl[who];
-      z->x[j] = z->dx[who] > 0 ? z->fhi[j] : z->flo[j];
-      z->st[j] = z->dx[who] > 0 ? ST_HI : ST_LO;
-      dz_remove(z, who);
-    } else {
-      z->w[who] = 0.0;
-      z->st[who] = ST_FREE; /* in C; or dependent: w stays 0 with C's */
-      dz_add(c, z, who);
-    }
-  }
-}
-
-/* The Dantzig pass; on success its point is in c->xc and its states in
- * c->state.  Returns 0, or -1 (no symmetric A, or the pass failed). */
-static int dz_run(ctx *c, const double *fb) {
-  int n = c->n, i, phase, budget = 6 * n + 20;
-  size_t nn = (size_t)n;
-  dz z;
-  double *p = c->K;
-  z.n = n, z.k = 0;
-  z.L = p, p += nn * nn;
-  z.D = p, p += nn + 1;
-  z.dx = p, p += nn + 1;
-  z.dw = p, p += nn + 1;
-  z.x = p, p += nn + 1;
-  z.w = p, p += nn + 1;
-  z.flo = p, p += nn + 1;
-  z.fhi = p, p += nn + 1;
-  z.tmp = p;
-  z.cl = c->basic;
-  z.st = c->vrow;
-  for (i = 0; i < n; i++) {
-    int fr = c->fx && c->fx[i] >= 0;
-    z.flo[i] = fr ? 0.0 : c->lo[i];
-    z.fhi[i] = fr ? 0.0 : c->hi[i];
-    z.x[i] = z.flo[i] > 0 ? z.flo[i] : z.fhi[i] < 0 ? z.fhi[i] : 0.0;
-    z.st[i] = -1;
-  }
-  residual(c, z.x, z.w);
-  for (phase = 0; phase < 2; phase++) {
-    for (i = 0; i < n; i++) {
-      int fr = c->fx && c->fx[i] >= 0;
-      if (fr != phase) continue;
-      if (fr) {
-        bounds(c, i, fb ? fb : z.x, &z.flo[i], &z.fhi[i]);
-        if (!isfinite(z.flo[i])) z.flo[i] = -INFINITY;
-        if (!isfinite(z.fhi[i])) z.fhi[i] = INFINITY;
-      }
-      /* x_i is 0 or the bound nearest 0: at a bound or inside */
-      z.st[i] = z.x[i] <= z.flo[i] ? ST_LO : z.x[i] >= z.fhi[i] ? ST_HI : ST_FREE;
-      if (z.flo[i] == z.fhi[i]) { z.st[i] = ST_LO; continue; }
-      if (dz_drive(c, &z, i, &budget) != 0) return -1;
-    }
-  }
-  c->iters++;
-  for (i = 0; i < n; i++) {
-    c->xc[i] = z.x[i];
-    c->state[i] = z.st[i];
-  }
-  return all_finite(c->xc, n) ? 0 : -1;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Lemke's method on an equivalent standard LCP (z >= 0, q + M z >= 0, z'(q + M z) = 0).
- *
- * Variables (x = x0 + sum over x-type variables a of vsgn[a] z_a):
- *   [lo, inf)        z = x - lo            row  w
- *   (-inf, hi]       z = hi - x            row -w
- *   [lo, hi]         z = x - lo            row  w + s,   s: row (hi-lo) - z
- *   (-inf, inf)      z+ - z-               rows w, -w
- *   lo = hi          fixed, no variable
- *   friction [l xn, h xn]: x = p+ - p-, p+ row w + g+, p- row -w + g-,
- *                    g+ row h xn - p+, g- row -l xn - p-  (as in the
- *                    Stewart-Trinkle / Anitescu-Potra formulations; the
- *                    matrix is copositive for PSD A)
- * vrow[a]: the x row of an x-type variable, or -1 - (index of the variable
- * it bounds) for a dual g/s variable; vlink[a]: the dual of an x-type
- * variable (-1 if none); vsgn[a]: +-1 (x-type); for g-variables vsgn holds
- * the kind (+1: h, -1: -l, 0: constant box).
- * Returns the number of variables. */
-static int lemke_vars(ctx *c) {
-  int n = c->n, i, N = 0;
-  for (i = 0; i < n; i++) {
-    int j = c->fx ? c->fx[i] : -1;
-    double lo = c->lo[i], hi = c->hi[i];
-    if (j >= 0) {
-      c->x0[i] = 0.0;
-      if (hi > 0) {
-        int a = N++, g = N++;
-        c->vrow[a] = i, c->vsgn[a] = 1, c->vlink[a] = g;
-        c->vrow[g] = -1 - a, c->vsgn[g] = 1, c->vlink[g] = -1;
-      }
-      if (lo < 0) {
-        int a = N++, g = N++;
-        c->vrow[a] = i, c->vsgn[a] = -1, c->vlink[a] = g;
-        c->vrow[g] = -1 - a, c->vsgn[g] = -1, c->vlink[g] = -1;
-      }
-    } else if (lo == hi) {
-      c->x0[i] = lo;
-    } else if (isfinite(lo) && isfinite(hi)) {
-      int a = N++, g = N++;
-      c->x0[i] = lo;
-      c->vrow[a] = i, c->vsgn[a] = 1, c->vlink[a] = g;
-      c->vrow[g] = -1 - a, c->vsgn[g] = 0, c->vlink[g] = -1;
-    } else if (isfinite(lo)) {
-      int a = N++;
-      c->x0[i] = lo;
-      c->vrow[a] = i, c->vsgn[a] = 1, c->vlink[a] = -1;
-    } else if (isfinite(hi)) {
-      int a = N++;
-      c->x0[i] = hi;
-      c->vrow[a] = i, c->vsgn[a] = -1, c->vlink[a] = -1;
-    } else {
-      int a = N++, d = N++;
-      c->x0[i] = 0.0;
-      c->vrow[a] = i, c->vsgn[a] = 1, c->vlink[a] = -1;
-      c->vrow[d] = i, c->vsgn[d] = -1, c->vlink[d] = -1;
-    }
-  }
-  return N;
-}
-
-/* Lemke's ratio test for the entering column: the lexicographic minimum
- * of (t_r, row r of B^-1) / -T[r][enter] over rows with T[r][enter] < 0,
- * z0 preferred at the first level.  Returns the row, or -1 (a ray). */
-static int lemke_ratio(ctx *c, const double *T, const double *t, int N, int W,
-                       int enter, int z0lab, double *best_out) {
-  int r, nt = 0, j, k;
-  double colmax = 0.0, eps, best = INFINITY, tol;
-  int *ties = c->ties;
-  for (r = 0; r < N; r++) {
-    double a = fabs(T[(size_t)r * W + enter]);
-    if (a > colmax) colmax = a;
-  }
-  eps = 1e-15 * colmax;
-  for (r = 0; r < N; r++) {
-    double cf = T[(size_t)r * W + enter];
-    if (cf < -eps) {
-      double ratio = t[r] / -cf;
-      if (ratio < 0) ratio = 0;
-      if (ratio < best) best = ratio;
-    }
-  }
-  *best_out = best;
-  if (best == INFINITY) return -1;
-  tol = 1e-11 * (1.0 + best);
-  for (r = 0; r < N; r++) {
-    double cf = T[(size_t)r * W + enter];
-    if (cf < -eps) {
-      double ratio = t[r] / -cf;
-      if (ratio < 0) ratio = 0;
-      if (ratio <= best + tol) {
-        if (c->basic[r] == z0lab) return r;
-        ties[nt++] = r;
-      }
-    }
-  }
-  /* lexicographic refinement over the columns of B^-1: column j is e_row
-     if w_j is basic, else minus the tableau column of w_j */
-  for (j = 0; j < N && nt > 1; j++) {
-    int col = -1, brow = -1, m = 0;
-    double mn = INFINITY;
-    for (k = 0; k <= N; k++)
-      if (c->nonb[k] == j) col = k;
-    if (col < 0)
-      for (k = 0; k < N; k++)
-        if (c->basic[k] == j) brow = k;
-    for (k = 0; k < nt; k++) {
-      int rr = ties[k];
-      double cf = -T[(size_t)rr * W + enter];
-      double val = (col >= 0 ? -T[(size_t)rr * W + col] : (rr == brow ? 1.0 : 0.0)) / cf;
-      if (val < mn) mn = val;
-    }
-    tol = 1e-11 * (1.0 + fabs(mn));
-    for (k = 0; k < nt; k++) {
-      int rr = ties[k];
-      double cf = -T[(size_t)rr * W + enter];
-      double val = (col >= 0 ? -T[(size_t)rr * W + col] : (rr == brow ? 1.0 : 0.0)) / cf;
-      if (val <= mn + tol) ties[m++] = rr;
-    }
-    nt = m;
-  }
-  if (nt == 1) return ties[0];
-  { /* still tied: the largest pivot */
-    int bestr = ties[0];
-    for (k = 1; k < nt; k++)
-      if (T[(size_t)ties[k] * W + enter] < T[(size_t)bestr * W + enter]) bestr = ties[k];
-    return bestr;
-  }
-}
-
-/* y += a x (distinct rows of the tableau) */
-static void row_axpy(int m, double a, const double *restrict xv, double *restrict yv) {
-  int k;
-  for (k = 0; k + 1 < m; k += 2) {
-    yv[k] += a * xv[k];
-    yv[k + 1] += a * xv[k + 1];
-  }
-  if (k < m) yv[k] += a * xv[k];
-}
-
-/* Runs Lemke's method; on success writes x into c->xc and returns 0. */
-static int lemke_run(ctx *c, int maxpiv, int variant) {
-  int n = c->n, N = lemke_vars(c), W = 0, a, b, r, k, it;
-  double *T, *t, *xw = c->w;
-  int enter, leave_row, z0lab;
-  if (N == 0) {
-    memcpy(c->xc, c->x0, sizeof(double) * (size_t)n);
-    return 0;
-  }
-  W = N + 1; /* tableau columns: z_1..z_N, z0 */
-  T = c->K;
-  t = c->K + (size_t)N * W;
-  /* xw = A x0 - b (+ cfm x0) */
-  residual(c, c->x0, xw);
-  for (a = 0; a < N; a++) {
-    double *Ta = T + (size_t)a * W;
-    int ia = c->vrow[a];
-    memset(Ta, 0, sizeof(double) * (size_t)W);
-    /* covering vector: ones, or (retries) a fixed pseudo-random positive one */
-    Ta[N] = variant < 2 ? 1.0 : 1.0 + (double)(((unsigned)a * 2654435761u + (unsigned)variant * 40503u) % 1024u) / 1024.0;
-    if (ia >= 0) {
-      const double *Ai = c->A + (size_t)ia * n;
-      double sa = c->vsgn[a];
-      t[a] = sa * xw[ia];
-      for (b = 0; b < N; b++) {
-        int ib = c->vrow[b];
-        if (ib >= 0) Ta[b] = sa * c->vsgn[b] * (Ai[ib] + (ib == ia ? c->cfm : 0.0));
-      }
-      if (c->vlink[a] >= 0) Ta[c->vlink[a]] = 1.0;
-    } else {
-      int xa = -1 - ia, row = c->vrow[xa];
-      int kind = c->vsgn[a];
-      Ta[xa] = -1.0;
-      if (kind == 0) {
-        t[a] = c->hi[row] - c->lo[row];
-      } else {
-        /* the row coef*x_n - p, scaled by 1/coef (a positive row scaling
-           keeps the complementarity; it keeps huge mu out of the tableau) */
-        int jn = c->fx[row];
-        double coef = kind > 0 ? c->hi[row] : -c->lo[row];
-        double sc = (variant & 1) ? 1.0 : 1.0 / coef;
-        Ta[xa] = -sc;
-        t[a] = coef * sc * c->x0[jn];
-        for (b = 0; b < N; b++)
-          if (c->vrow[b] == jn) Ta[b] += coef * sc * c->vsgn[b];
-      }
-    }
-  }
-  /* labels: w_a = a, z_a = N + a, z0 = 2N */
-  z0lab = 2 * N;
-  for (a = 0; a < N; a++) c->basic[a] = a;
-  for (b = 0; b < N; b++) c->nonb[b] = N + b;
-  c->nonb[N] = z0lab;
-  /* trivial solution */
-  {
-    double mn = 0.0;
-    leave_row = -1;
-    for (a = 0; a < N; a++) {
-      double ra = t[a] / T[(size_t)a * W + N];
-      if (ra < mn) mn = ra, leave_row = a;
-    }
-    if (leave_row < 0) {
-      memcpy(c->xc, c->x0, sizeof(double) * (size_t)n);
-      return 0;
-    }
-  }
-  enter = N; /* column of z0 */
-  for (it = 0; it < maxpiv; it++) {
-    int col = enter, lab;
-    double p, *Tr = T + (size_t)leave_row * W;
-    /* Jordan exchange at (leave_row, col) */
-    p = Tr[col];
-    if (p == 0.0 || !isfinite(p)) return -1;
-    for (k = 0; k < W; k++) Tr[k] = k == col ? 1.0 / p : -Tr[k] / p;
-    t[leave_row] = -t[leave_row] / p;
-    for (r = 0; r < N; r++) {
-      double *Ti, f;
-      if (r == leave_row) continue;
-      Ti = T + (size_t)r * W;
-      f = Ti[col];
-      if (f == 0.0) continue;
-      row_axpy(W, f, Tr, Ti);
-      Ti[col] = f * Tr[col];
-      t[r] += f * t[leave_row];
-    }
-    lab = c->basic[leave_row];
-    c->basic[leave_row] = c->nonb[col];
-    c->nonb[col] = lab;
-    c->lemke_pivots++;
-    if (lab == z0lab) break; /* z0 left: a solution */
-    /* entering: the complement of the variable that left */
-    {
-      int comp = lab < N ? lab + N : lab - N;
-      double best = INFINITY;
-      enter = -1;
-      for (k = 0; k < W; k++)
-        if (c->nonb[k] == comp) enter = k;
-      if (enter < 0) return -1;
-      leave_row = lemke_ratio(c, T, t, N, W, enter, z0lab, &best);
-      if (leave_row < 0) return -1; /* secondary ray */
-    }
-  }
-  if (it == maxpiv) return -1;
-  /* x from the basic z variables */
-  memcpy(c->xc, c->x0, sizeof(double) * (size_t)n);
-  for (r = 0; r < N; r++) {
-    int lab = c->basic[r];
-    if (lab >= N && lab < 2 * N) {
-      int v = lab - N, row = c->vrow[v];
-      if (row >= 0) c->xc[row] += c->vsgn[v] * (t[r] > 0 ? t[r] : 0.0);
-    }
-  }
-  return all_finite(c->xc, n) ? 0 : -1;
-}
-
-/* Lemke on the equivalent standard LCP, then polish its active set.  The
- * tableau can lose accuracy on badly scaled problems (huge mu): variants
- * differ in the scaling of the friction-bound rows and in the covering
- * vector, and are tried until one verifies. */
-static double *cur_best_v(ctx *c) { return c->stage ? &c->sbest_v : &c->best_v; }
-
-static void lemke_attempts(ctx *c, int maxit, int *used) {
-  int n = c->n, variant, maxpiv = 25 * n + 50;
-  size_t nn = (size_t)n;
-  /* Lemke's method does not depend on the starting point: on the problem
-     itself, running the variants again would repeat the same pivots */
-  if (!c->stage) {
-    if (c->lemke_tried) return;
-    c->lemke_tried = 1;
-  }
-  for (variant = 0; variant < (c->stage ? 1 : 4) && *cur_best_v(c) > c->tol; variant++) {
-    if (lemke_run(c, maxpiv, variant) != 0) continue;
-    score(c, c->xc);
-    if (!c->stage) *used = DIAGC_LCP_LEMKE;
-    /* polish: the tableau accumulates round-off; an exact solve on its
-       active set removes it (kept only if better) */
-    memcpy(c->sol, c->xc, sizeof(double) * nn);
-    memcpy(c->rhs, c->w, sizeof(double) * nn);
-    pivot_run(c, c->sol, c->rhs, maxit, 1);
-  }
-}
-
 /* Continuation in the friction coefficient: solve with the friction
  * multipliers capped at 1, 10, 100, ... (each stage started from the
  * previous stage's answer), ending with the problem itself (there without
- * Lemke's method, already tried on it: lemke_attempts).  Sliding
+ * Lemke's method, already tried on it: diagc__lcp_lemke_attempts).  Sliding
  * contacts under a huge mu carry normal impulses of order 1/mu that the
  * active-set iteration finds easily by following them down. */
-static void mu_continuation(ctx *c, int maxit, int *used) {
+static void mu_continuation(diagc__lcp_ctx *c, int maxit, int *used) {
   int n = c->n, i;
   size_t nn = (size_t)n;
   const double *lo0 = c->lo, *hi0 = c->hi;
@@ -1070,46 +205,16 @@ static void mu_continuation(ctx *c, int maxit, int *used) {
       c->sbest_v = INFINITY;
     }
     memcpy(c->sol, c->sx, sizeof(double) * nn);
-    residual(c, c->sol, c->rhs);
+    diagc__lcp_residual(c, c->sol, c->rhs);
     /* from the previous stage's active set when it verified */
-    pivot_run(c, c->sol, c->rhs, maxit, (cap > 1.0 && c->states_ok) ? 2 : 0);
-    if (*cur_best_v(c) > c->tol) lemke_attempts(c, maxit, used);
+    diagc__lcp_pivot_run(c, c->sol, c->rhs, maxit, (cap > 1.0 && c->states_ok) ? 2 : 0);
+    if (*diagc__lcp_cur_best_v(c) > c->tol) diagc__lcp_lemke_attempts(c, maxit, used);
     if (final) break;
     cap *= 10.0;
   }
   if (c->best_v <= c->tol) *used = DIAGC_LCP_CONTINUATION;
 }
 
-/* Projected Gauss-Seidel on x for up to `sweeps` sweeps; tests the
- * violation every few sweeps and stops at tol.  Returns the last
- * violation computed (w holds the residual at x on return). */
-static double pgs_run(ctx *c, double *x, int sweeps) {
-  int n = c->n, s, i, k, every = n <= 30 ? 4 : 2;
-  double v = INFINITY;
-  need_cinv(c);
-  for (s = 1; s <= sweeps; s++) {
-    for (i = 0; i < n; i++) {
-      const double *Ai = c->A + (size_t)i * n;
-      double r = c->b[i] - c->cfm * x[i], L, H, xi;
-      for (k = 0; k < n; k++) r -= Ai[k] * x[k];
-      if (c->cinv[i] != 0.0)
-        xi = x[i] + c->cinv[i] * r;
-      else
-        xi = x[i];
-      bounds(c, i, x, &L, &H);
-      if (xi < L) xi = L;
-      if (xi > H) xi = H;
-      if (isfinite(xi)) x[i] = xi;
-    }
-    c->sweeps++;
-    c->iters++;
-    if (s % every == 0 || s == sweeps) {
-      v = score(c, x);
-      if (v <= c->tol) break;
-    }
-  }
-  return v;
-}
 
 /* ------------------------------------------------------------------------ */
 
@@ -1122,7 +227,7 @@ static double pgs_run(ctx *c, double *x, int sweeps) {
  * iterate verifies long before PGS reaches the tolerance by itself.  A
  * round that does not cut the PGS violation to START_STALL of the previous
  * round's ends the stage (PGS stalls on such problems when mu ~ 1). */
-static void start_pgs_stage(ctx *c, int *used) {
+static void start_pgs_stage(diagc__lcp_ctx *c, int *used) {
   int n = c->n, sweeps = START_PGS0, total = 0;
   size_t nn = (size_t)n;
   double *xs = c->sx, prev = INFINITY;
@@ -1130,12 +235,12 @@ static void start_pgs_stage(ctx *c, int *used) {
   while (total < START_PGS && c->best_v > c->tol) {
     double v;
     if (sweeps > START_PGS - total) sweeps = START_PGS - total;
-    v = pgs_run(c, xs, sweeps);
+    v = diagc__lcp_pgs_run(c, xs, sweeps);
     total += sweeps;
     if (c->best_v <= c->tol) break;
     memcpy(c->sol, xs, sizeof(double) * nn);
-    residual(c, c->sol, c->rhs);
-    pivot_run(c, c->sol, c->rhs, EARLY_PIV, 0);
+    diagc__lcp_residual(c, c->sol, c->rhs);
+    diagc__lcp_pivot_run(c, c->sol, c->rhs, EARLY_PIV, 0);
     if (!(v <= START_STALL * prev)) break;
     prev = v;
     sweeps *= 2;
@@ -1146,24 +251,25 @@ static void start_pgs_stage(ctx *c, int *used) {
 /* The AUTO stages that start from the best point so far: the active set
  * from it, a few PGS sweeps then the active set (part 0); rounds of PGS
  * and the active set with growing sweep counts (part 1). */
-static void seeded_stages(ctx *c, int method, int maxit, int *used_out, int part, int extra) {
+static void seeded_stages(diagc__lcp_ctx *c, int method, int maxit, int *used_out, int part,
+                          int extra) {
   int used = *used_out;
   if (part == 0) {
     if (c->best_v > c->tol && method != DIAGC_LCP_COUPLED) {
       memcpy(c->sol, c->best, sizeof(double) * (size_t)c->n);
-      residual(c, c->sol, c->rhs);
-      /* pivot_run reads (x0, w0) = (sol, rhs) once, before overwriting them */
-      pivot_run(c, c->sol, c->rhs, maxit, 0);
+      diagc__lcp_residual(c, c->sol, c->rhs);
+      /* diagc__lcp_pivot_run reads (x0, w0) = (sol, rhs) once, before overwriting them */
+      diagc__lcp_pivot_run(c, c->sol, c->rhs, maxit, 0);
     }
     if (c->best_v > c->tol && method == DIAGC_LCP_AUTO) {
       /* a few PGS sweeps usually land near the right active set, from
          which the active-set iteration converges in a few steps: much
          cheaper than Lemke's method when it works */
       memcpy(c->sol, c->best, sizeof(double) * (size_t)c->n);
-      pgs_run(c, c->sol, EARLY_PGS);
+      diagc__lcp_pgs_run(c, c->sol, EARLY_PGS);
       if (c->best_v > c->tol) {
-        residual(c, c->sol, c->rhs);
-        pivot_run(c, c->sol, c->rhs, EARLY_PIV, 0);
+        diagc__lcp_residual(c, c->sol, c->rhs);
+        diagc__lcp_pivot_run(c, c->sol, c->rhs, EARLY_PIV, 0);
       }
       if (c->best_v <= c->tol) used = DIAGC_LCP_PIVOT_AFTER_PGS;
     }
@@ -1171,14 +277,14 @@ static void seeded_stages(ctx *c, int method, int maxit, int *used_out, int part
     if (c->best_v > c->tol && method == DIAGC_LCP_AUTO) {
       int round, sweeps = c->opt->fallback_sweeps > 0 ? c->opt->fallback_sweeps : 50;
       for (round = 0; round < c->opt->fallback_rounds + extra && c->best_v > c->tol; round++) {
-        double *xp = c->sol; /* the PGS iterate (pivot_run reads it first) */
+        double *xp = c->sol; /* the PGS iterate (diagc__lcp_pivot_run reads it first) */
         memcpy(xp, c->best, sizeof(double) * (size_t)c->n);
-        pgs_run(c, xp, sweeps);
+        diagc__lcp_pgs_run(c, xp, sweeps);
         used = DIAGC_LCP_PIVOT_AFTER_PGS;
         if (c->best_v <= c->tol) break;
-        residual(c, xp, c->w);
+        diagc__lcp_residual(c, xp, c->w);
         memcpy(c->rhs, c->w, sizeof(double) * (size_t)c->n);
-        pivot_run(c, xp, c->rhs, maxit, 0);
+        diagc__lcp_pivot_run(c, xp, c->rhs, maxit, 0);
         sweeps *= 2;
       }
     }
@@ -1319,7 +425,7 @@ static int check_args(int n, const double *A, const double *b, const double *lo,
 int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
                     const double *hi, const int *findex, double *x,
                     const diagc_lcp_options *opt, diagc_lcp_stats *stats) {
-  ctx c;
+  diagc__lcp_ctx c;
   char *p;
   size_t nn;
   int i, method, status, used = DIAGC_LCP_PIVOT, maxit, sym = 1, warm;
@@ -1405,7 +511,7 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
       c.have_best = 1;
       c.alt_v = -1.0; /* not computed */
     } else {
-      v = score(&c, c.xc);
+      v = diagc__lcp_score(&c, c.xc);
       c.alt_v = v;
     }
   }
@@ -1413,12 +519,13 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
   if (method == DIAGC_LCP_PGS) {
     used = DIAGC_LCP_PGS;
     memcpy(c.sol, c.xc, sizeof(double) * nn); /* sol: the PGS iterate */
-    if (c.best_v > c.tol) pgs_run(&c, c.sol, opt->max_pgs_iter > 0 ? opt->max_pgs_iter : 1);
+    if (c.best_v > c.tol)
+      diagc__lcp_pgs_run(&c, c.sol, opt->max_pgs_iter > 0 ? opt->max_pgs_iter : 1);
   } else if (c.best_v > c.tol) {
     if (warm) { /* a warm start near a solution: the active set from it */
       memcpy(c.sol, c.xc, sizeof(double) * nn);
       memcpy(c.rhs, c.w, sizeof(double) * nn);
-      pivot_run(&c, c.sol, c.rhs, maxit, 0);
+      diagc__lcp_pivot_run(&c, c.sol, c.rhs, maxit, 0);
     }
     if (c.best_v > c.tol) {
       /* coupled incremental pivoting (lcp_coupled.c), polished by a few
@@ -1451,43 +558,44 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
           for (e = 0; e < nlead; e++) seen |= leads[e] == frow;
           if (!seen && nlead < CP_ORDERS) leads[nlead++] = frow;
         }
-        v = score(&c, c.xc);
+        v = diagc__lcp_score(&c, c.xc);
         if (c.best_v <= c.tol) used = DIAGC_LCP_COUPLED;
         if (rc != 0) continue;
         if (v > c.tol) { /* polish: active-set steps from its index sets */
           memcpy(c.sol, c.xc, sizeof(double) * nn);
           memcpy(c.rhs, c.w, sizeof(double) * nn);
-          pivot_run(&c, c.sol, c.rhs, method == DIAGC_LCP_COUPLED ? maxit : CP_POLISH, 2);
+          diagc__lcp_pivot_run(&c, c.sol, c.rhs, method == DIAGC_LCP_COUPLED ? maxit : CP_POLISH,
+                               2);
         }
         if (c.best_v <= c.tol) used = DIAGC_LCP_COUPLED;
       }
     }
     if (method == DIAGC_LCP_COUPLED) {
       /* that method alone */
-    } else if (c.best_v > c.tol && sym && dz_run(&c, NULL) == 0) {
+    } else if (c.best_v > c.tol && sym && diagc__lcp_dz_run(&c, NULL) == 0) {
       /* the incremental Dantzig pass, then the coupled active set from
          its states */
       int rep;
-      v = score(&c, c.xc);
+      v = diagc__lcp_score(&c, c.xc);
       for (rep = 0; v > c.tol; rep++) {
         memcpy(c.sol, c.xc, sizeof(double) * nn);
         memcpy(c.rhs, c.w, sizeof(double) * nn);
         memcpy(c.x0, c.xc, sizeof(double) * nn);
-        pivot_run(&c, c.sol, c.rhs, rep < DZ_REPS ? DZ_PIV : maxit, 2);
+        diagc__lcp_pivot_run(&c, c.sol, c.rhs, rep < DZ_REPS ? DZ_PIV : maxit, 2);
         if (c.best_v <= c.tol || rep >= DZ_REPS) break;
-        if (dz_run(&c, c.x0) != 0) break;
-        v = score(&c, c.xc);
+        if (diagc__lcp_dz_run(&c, c.x0) != 0) break;
+        v = diagc__lcp_score(&c, c.xc);
       }
     }
     if (method != DIAGC_LCP_COUPLED) seeded_stages(&c, method, maxit, &used, 0, 0);
     if (c.best_v > c.tol && method == DIAGC_LCP_AUTO) start_pgs_stage(&c, &used);
     if (c.best_v > c.tol && method != DIAGC_LCP_COUPLED) {
-      lemke_attempts(&c, maxit, &used);
+      diagc__lcp_lemke_attempts(&c, maxit, &used);
       if (c.best_v > c.tol) mu_continuation(&c, maxit, &used);
     }
     if (c.best_v > c.tol && method == DIAGC_LCP_AUTO) seeded_stages(&c, method, maxit, &used, 1, 0);
     if (c.best_v > c.tol && method == DIAGC_LCP_AUTO && c.alt_v < 0.0) {
-      residual(&c, c.alt, c.w);
+      diagc__lcp_residual(&c, c.alt, c.w);
       c.alt_v = violation_w(&c, c.alt, c.w);
     }
     if (c.best_v > c.tol && method == DIAGC_LCP_AUTO && c.alt_v < INFINITY) {
@@ -1509,7 +617,7 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
 
   /* the answer: the best point seen (always finite) */
   if (!(c.best_v < INFINITY)) { /* still the start, never scored */
-    residual(&c, c.best, c.w);
+    diagc__lcp_residual(&c, c.best, c.w);
     c.best_v = violation_w(&c, c.best, c.w);
   }
   memcpy(x, c.best, sizeof(double) * nn);
@@ -1534,7 +642,7 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
 double diagc_lcp_violation(int n, const double *A, const double *b,
                            const double *lo, const double *hi,
                            const int *findex, const double *x) {
-  ctx c;
+  diagc__lcp_ctx c;
   int i;
   double v = 0.0;
   if (n <= 0) return 0.0;
@@ -1545,7 +653,7 @@ double diagc_lcp_violation(int n, const double *A, const double *b,
   c.fx = findex;
   for (i = 0; i < n; i++) {
     double w = row_res(n, A + (size_t)i * n, x, b[i]), L, H, r;
-    bounds(&c, i, x, &L, &H);
+    diagc__lcp_bounds(&c, i, x, &L, &H);
     r = row_viol(x[i], w, L, H, DIAGC_LCP_BOUND_TOL);
     if (!(r <= v)) v = r;
   }

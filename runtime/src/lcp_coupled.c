@@ -497,27 +497,376 @@ static unsigned long long cp_signature(const cp *z, int i, double dir) {
   return h;
 }
 
-/* Drives row i to complementarity.  Returns 0, or -1. */
+/* The event that ends one step of a drive. */
+typedef struct {
+  double s; /* step length (INFINITY: nothing blocks) */
+  int kind; /* 1: w_i reaches 0; 2: x_i reaches the bound ahead; 3: a
+               clamped row reaches a bound; 4: a row at a bound, its w
+               reaching 0; 5: a friction row inside but out of C reaching
+               its box (moving with the normal); 6: the bound behind x_i
+               catches up */
+  int who;  /* the row of kinds 3, 4 and 5 (-1 otherwise) */
+  int wst;  /* its new state (kinds 3 and 5) */
+} cp_event;
+
+/* The last pivots' index-set signatures and w_i, x_i there (the cycle
+ * check of a drive). */
+typedef struct {
+  unsigned long long sig[CP_RING];
+  double wx[2 * CP_RING];
+  int count;
+} cp_ring;
+
+/* The direction of a drive of row i: dx on the support z->sup (gathered
+ * in z->rp: first C's members and i, *nsf entries, then the folded
+ * friction rows) and dw, the clamped rows' dw set to 0.  When those are
+ * not 0 up to round-off, M^-1 is rebuilt once and the direction computed
+ * again.  Returns 0, or -1. */
+static int cp_direction(cp *z, int i, double dir, int *nsf) {
+  int n = z->n, a, r, q, k, tries;
+  double maxdx = 0.0, err = 0.0;
+  for (tries = 0;; tries++) {
+    k = z->k;
+    /* dx_C = -M^-1 e_i dir, e_i the column of i with its folded
+       friction rows (a normal driven again after being deferred) */
+    int nch = 0, ns0, e;
+    if (z->fric) /* (before: no friction row is at a bound) */
+      for (e = z->chs[i]; e < z->chs[i + 1]; e++)
+        if (bnd(z, z->chl[e])) z->ch[nch++] = z->chl[e];
+    for (a = 0; a < k; a++) {
+      double sum = z->A[(size_t)z->cl[a] * n + i] + 0.0; /* ap: i is not in C */
+      for (q = 0; q < nch; q++) sum += z->s[z->ch[q]] * z->A[(size_t)z->cl[a] * n + z->ch[q]];
+      z->col[a] = -dir * sum;
+    }
+    cp_mv(k, z->Mi, (size_t)n, z->col, z->v);
+    { /* the support of dx (members, i, folded friction rows: each row
+         once, dx = 0 on entry), rp: dx on it, gathered */
+      double *dx = z->dx, *rp = z->rp;
+      int *sup = z->sup, ns = 0;
+      const int *chs = z->chs, *chl = z->chl, *cl = z->cl;
+      for (a = 0; a < k; a++) ns = sup_add(dx, sup, rp, ns, cl[a], z->v[a]);
+      ns = sup_add(dx, sup, rp, ns, i, dir);
+      *nsf = ns; /* then the folded friction rows: they move with their normal */
+      ns0 = z->fric ? ns : 0;
+      for (a = 0; a < ns0; a++) {
+        int m = sup[a];
+        for (e = chs[m]; e < chs[m + 1]; e++) {
+          q = chl[e];
+          if (bnd(z, q)) ns = sup_add(dx, sup, rp, ns, q, z->s[q] * rp[a]);
+        }
+      }
+      z->nsup = ns;
+      maxdx = 0.0;
+      for (a = 0; a < ns; a++)
+        if (fabs(rp[a]) > maxdx) maxdx = fabs(rp[a]);
+    }
+    if (z->sym) { /* dw = sum over the support of dx_q A[q, :] (rows: contiguous) */
+      double *dw = z->dw;
+      if (z->cfm == 0.0)
+        memset(dw, 0, sizeof(double) * (size_t)n);
+      else
+        for (r = 0; r < n; r++) dw[r] = z->cfm * z->dx[r];
+      cp_axpys(n, z->nsup, z->rp, z->sup, z->A, (size_t)n, dw);
+    } else {
+      for (r = 0; r < n; r++) {
+        const double *Ar = z->A + (size_t)r * n;
+        double sum = 0.0;
+        for (a = 0; a < z->nsup; a++) sum += Ar[z->sup[a]] * z->dx[z->sup[a]];
+        z->dw[r] = sum + z->cfm * z->dx[r];
+      }
+    }
+    err = 0.0;
+    for (a = 0; a < k; a++) { /* the clamped rows' dw: 0 up to round-off
+                                 (set to 0: recomputed on a retry) */
+      double e = fabs(z->dw[z->cl[a]]);
+      if (e > err) err = e;
+      z->dw[z->cl[a]] = 0.0;
+    }
+    if (!(err == err) || !(maxdx < INFINITY)) err = INFINITY;
+    if (err <= 1e-9 * z->maxdiag * (1.0 + maxdx)) return 0;
+    for (a = 0; a < z->nsup; a++) z->dx[z->sup[a]] = 0.0;
+    if (tries > 0) CP_FAIL(2);
+    if (cp_rebuild(z) != 0) CP_FAIL(8);
+  }
+}
+
+/* The row that changed state at the last event (chk, from side chk_side)
+ * must move into its new state's region: a row that entered C away from
+ * the bound it left, a row that reached a bound with its w away from zero
+ * on the allowed side.  Returns 1 when it would not (possible once
+ * friction columns fold: the clamped matrix is not a P-matrix). */
+static int cp_wrong_way(const cp *z, int chk, int chk_side) {
+  double rho;
+  int jc = fxo(z, chk);
+  if (z->pos[chk] >= 0) { /* entered C from side chk_side */
+    if (jc < 0)
+      rho = chk_side == ST_LO ? z->dx[chk] : -z->dx[chk];
+    else
+      rho = chk_side == ST_LO ? z->dx[chk] - z->lo[chk] * z->dx[jc]
+                              : z->hi[chk] * z->dx[jc] - z->dx[chk];
+  } else { /* at a bound */
+    rho = chk_side == ST_LO ? z->dw[chk] : -z->dw[chk];
+  }
+  return rho < -CP_EPS;
+}
+
+/* Reverses the drive's direction: dx (and its gathered copy rp), dw. */
+static void cp_reverse(cp *z) {
+  int a, r;
+  for (a = 0; a < z->nsup; a++) {
+    z->dx[z->sup[a]] = -z->dx[z->sup[a]];
+    z->rp[a] = -z->rp[a];
+  }
+  for (r = 0; r < z->n; r++) z->dw[r] = -z->dw[r];
+}
+
+/* Ratio test, the driven row i itself (w_i = wi, its normal j or -1):
+ * w_i reaching 0 (kind 1), x_i reaching the bound ahead (2) or the bound
+ * behind it catching up, moving with the normal (6).  Sets z->dw[i] to 0
+ * when it is below droptol. */
+static void cp_ratio_driven(cp *z, int i, int j, double dir, double wi, cp_event *ev) {
+  double s = INFINITY, t;
+  int kind = 0;
+  if ((wi < 0.0 && z->dw[i] > z->droptol) || (wi > 0.0 && z->dw[i] < -z->droptol)) {
+    s = -wi / z->dw[i]; /* w_i reaches 0 */
+    if (s < 0) s = 0;
+    kind = 1;
+  } else if (fabs(z->dw[i]) <= z->droptol) {
+    z->dw[i] = 0.0;
+  }
+  if (j < 0) {
+    double sb = dir > 0 ? z->hi[i] - z->x[i] : z->x[i] - z->lo[i];
+    if (sb < 0) sb = 0;
+    if (sb <= s) s = sb, kind = 2;
+  } else {
+    double g, rate, dxj = z->dx[j];
+    if (dir > 0)
+      g = z->hi[i] * z->x[j] - z->x[i], rate = z->hi[i] * dxj - 1.0;
+    else
+      g = z->x[i] - z->lo[i] * z->x[j], rate = -1.0 - z->lo[i] * dxj;
+    if (rate < -CP_EPS) {
+      t = (g > 0 ? g : 0) / -rate;
+      if (t <= s) s = t, kind = 2;
+    }
+    /* the bound behind it can catch up, moving with the normal */
+    if (dir > 0)
+      g = z->x[i] - z->lo[i] * z->x[j], rate = 1.0 - z->lo[i] * dxj;
+    else
+      g = z->hi[i] * z->x[j] - z->x[i], rate = z->hi[i] * dxj + 1.0;
+    if (rate < -CP_EPS) {
+      t = (g > 0 ? g : 0) / -rate;
+      if (t < s) s = t, kind = 6;
+    }
+  }
+  ev->s = s, ev->kind = kind, ev->who = -1, ev->wst = 0;
+}
+
+/* Ratio test, the clamped rows: one reaching a bound of its box (kind 3). */
+static void cp_ratio_clamped(const cp *z, cp_event *ev) {
+  double s = ev->s, t;
+  int kind = ev->kind, who = ev->who, wst = ev->wst, a;
+  for (a = 0; a < z->k; a++) {
+    int c = z->cl[a], jc = fxo(z, c);
+    double d = z->dx[c];
+    if (jc < 0) {
+      if (d > CP_EPS) {
+        t = (z->hi[c] - z->x[c]) / d;
+        if (t < s) s = t < 0 ? 0 : t, kind = 3, who = c, wst = ST_HI;
+      } else if (d < -CP_EPS) {
+        t = (z->lo[c] - z->x[c]) / d;
+        if (t < s) s = t < 0 ? 0 : t, kind = 3, who = c, wst = ST_LO;
+      }
+    } else {
+      double dxj = z->dx[jc], g, rate;
+      g = z->hi[c] * z->x[jc] - z->x[c];
+      rate = z->hi[c] * dxj - d;
+      if (rate < -CP_EPS) {
+        t = (g > 0 ? g : 0) / -rate;
+        if (t < s) s = t, kind = 3, who = c, wst = ST_HI;
+      }
+      g = z->x[c] - z->lo[c] * z->x[jc];
+      rate = d - z->lo[c] * dxj;
+      if (rate < -CP_EPS) {
+        t = (g > 0 ? g : 0) / -rate;
+        if (t < s) s = t, kind = 3, who = c, wst = ST_LO;
+      }
+    }
+  }
+  ev->s = s, ev->kind = kind, ev->who = who, ev->wst = wst;
+}
+
+/* Ratio test, the rows out of C (driven row i excluded): at a bound,
+ * their w reaching 0 (kind 4); friction rows inside but out of C
+ * (dependent columns: x fixed), their box moving with the normal (5). */
+static void cp_ratio_out(const cp *z, int i, cp_event *ev) {
+  double s = ev->s, t;
+  int kind = ev->kind, who = ev->who, wst = ev->wst, r;
+  const int *st = z->st;
+  const double *dw = z->dw;
+  int wd, nw = (z->n + CP_WB - 1) / CP_WB;
+  unsigned bits;
+  for (wd = 0; wd < nw; wd++)
+  for (bits = z->cd[wd]; bits; bits &= bits - 1) { /* in row order */
+    int sr, jr;
+    double d;
+    r = wd * CP_WB + bit_low(bits);
+    sr = st[r];
+    if (sr == ST_LO) {
+      if (!((d = dw[r]) < -CP_EPS)) continue;
+    } else if (sr == ST_HI) {
+      if (!((d = dw[r]) > CP_EPS)) continue;
+    } else {
+      if (sr != ST_FREE || z->pos[r] >= 0 || (jr = z->fx[r]) < 0 || r == i) continue;
+      /* a friction row inside, out of C */
+      double dxj = z->dx[jr], g;
+      if (z->hi[r] * dxj < -CP_EPS) {
+        g = z->hi[r] * z->x[jr] - z->x[r];
+        t = (g > 0 ? g : 0) / -(z->hi[r] * dxj);
+        if (t < s) s = t, kind = 5, who = r, wst = ST_HI;
+      }
+      if (-z->lo[r] * dxj < -CP_EPS) {
+        g = z->x[r] - z->lo[r] * z->x[jr];
+        t = (g > 0 ? g : 0) / (z->lo[r] * dxj);
+        if (t < s) s = t, kind = 5, who = r, wst = ST_LO;
+      }
+      continue;
+    }
+    { /* at a bound, w moving toward 0 */
+      if (r == i || z->def[r]) continue;
+      jr = z->fx[r];
+      if (jr < 0 ? !(z->hi[r] > z->lo[r]) : (z->x[jr] == 0.0 && z->dx[jr] == 0.0))
+        continue; /* a fixed row; a collapsed box, normal not moving */
+      t = -z->w[r] / d;
+      if (t < s) s = t < 0 ? 0 : t, kind = 4, who = r;
+    }
+  }
+  ev->s = s, ev->kind = kind, ev->who = who, ev->wst = wst;
+}
+
+/* Takes the step of length s (rp: dx gathered, its first nsf entries
+ * moved by s dx, the folded rows with their normal: x_q = s_q x_j up to
+ * round-off, w followed through dw) and clears dx.  When row i joins C
+ * (kind 1, x_i not 0) z->u gets M^-1 times its column, -dir dx_C, and 1 is
+ * returned (at x_i = 0 its friction rows' collapsed boxes may flip). */
+static int cp_step(cp *z, int i, double dir, const cp_event *ev, int nsf) {
+  int a, q, have_u;
+  for (a = 0; a < nsf; a++) z->x[z->sup[a]] += ev->s * z->rp[a];
+  for (; a < z->nsup; a++) {
+    q = z->sup[a];
+    z->x[q] = z->s[q] * z->x[z->fx[q]];
+  }
+  cp_axpy(z->n, ev->s, z->dw, z->w);
+  have_u = ev->kind == 1 && z->x[i] != 0.0;
+  if (have_u)
+    for (a = 0; a < z->k; a++) z->u[a] = -dir * z->dx[z->cl[a]];
+  for (a = 0; a < z->nsup; a++) z->dx[z->sup[a]] = 0.0;
+  (*z->pivots)++;
+  return have_u;
+}
+
+/* The cycle check: 1 when the index sets (and w_i, x_i) are the same as a
+ * few nondegenerate steps ago (possible once friction columns fold; the
+ * drive would only burn the budget); else remembers them and returns 0. */
+static int cp_ring_seen(cp_ring *g, const cp *z, int i, double dir) {
+  unsigned long long h = cp_signature(z, i, dir);
+  int e, lim = g->count < CP_RING ? g->count : CP_RING;
+  for (e = 0; e < lim; e++)
+    if (g->sig[e] == h && fabs(g->wx[2 * e] - z->w[i]) <= 1e-12 * (1.0 + fabs(z->w[i])) &&
+        fabs(g->wx[2 * e + 1] - z->x[i]) <= 1e-12 * (1.0 + fabs(z->x[i])))
+      return 1;
+  g->sig[g->count % CP_RING] = h;
+  g->wx[2 * (g->count % CP_RING)] = z->w[i];
+  g->wx[2 * (g->count % CP_RING) + 1] = z->x[i];
+  g->count++;
+  return 0;
+}
+
+/* Applies the event that ended a step of the drive of row i (its normal
+ * j).  dead: a degenerate step sending a row straight back (it is
+ * deferred); have_u: from cp_step; tolw: w_i's zero.  Sets *chk, *chk_side
+ * to the row that changed state when its next move must be checked
+ * (cp_wrong_way).  Returns 1 when the drive is over, 0 when it goes on,
+ * -1 when it failed. */
+static int cp_apply(cp *z, int i, int j, double dir, const cp_event *ev, int have_u, int dead,
+                    double tolw, int *chk, int *chk_side) {
+  int kind = ev->kind, who = ev->who, wst = ev->wst;
+  if (kind == 1) {
+    z->w[i] = 0.0;
+    z->st[i] = ST_FREE;
+    if (!cp_add(z, i, have_u)) cp_defer(z, i); /* dependent: inside, w_i = 0, not in C */
+    return 1;
+  } else if (kind == 2) {
+    int bst = dir > 0 ? ST_HI : ST_LO;
+    if (j < 0) {
+      cp_setx(z, i, dir > 0 ? z->hi[i] : z->lo[i]);
+      z->st[i] = bst;
+      bit_put(z->cd, i, 1);
+    } else if (cp_to_bound(z, i, bst) != 0) {
+      CP_FAIL(5);
+    }
+    /* after a retreat, the bound it started from: w_i on the wrong side */
+    if (bst == ST_HI ? z->w[i] > tolw : z->w[i] < -tolw) cp_defer(z, i);
+    return 1;
+  } else if (kind == 3) {
+    if (cp_remove(z, z->pos[who]) != 0) CP_FAIL(4);
+    if (fxo(z, who) < 0) {
+      cp_setx(z, who, wst == ST_HI ? z->hi[who] : z->lo[who]);
+      z->st[who] = wst;
+      bit_put(z->cd, who, 1);
+    } else if (cp_to_bound(z, who, wst) != 0) {
+      CP_FAIL(5);
+    }
+    if (dead)
+      cp_defer(z, who);
+    else
+      *chk = who, *chk_side = wst;
+  } else if (kind == 6) {
+    /* at the bound behind it with w_i still on the wrong side: deferred */
+    if (cp_to_bound(z, i, dir > 0 ? ST_LO : ST_HI) != 0) CP_FAIL(5);
+    cp_defer(z, i);
+    return 1;
+  } else if (kind == 5) {
+    if (cp_to_bound(z, who, wst) != 0) CP_FAIL(5);
+  } else if (dead) {
+    cp_defer(z, who); /* stays at its bound */
+  } else {
+    int jw = fxo(z, who), old = z->st[who];
+    z->w[who] = 0.0;
+    if (jw >= 0 && z->pos[jw] >= 0 && cp_fold(z, z->pos[jw], who, -z->s[who]) != 0) CP_FAIL(6);
+    z->st[who] = ST_FREE;
+    /* a negative Schur complement: with `who` in C its x leaves the box at
+       once, and at its bound its w leaves zero (a Painleve-like
+       configuration): no complementary continuation of the drive with
+       it; it goes back to its bound, deferred */
+    if (!cp_add(z, who, 0))
+      cp_defer(z, who); /* dependent: tracked again at the end */
+    else
+      *chk = who, *chk_side = old;
+  }
+  return 0;
+}
+
+/* Drives row i to complementarity: per step, the direction, the retreat
+ * rule, the ratio tests, the step, the cycle checks and the event.
+ * Returns 0, or -1. */
 static int cp_drive(cp *z, int i, double dir) {
-  int n = z->n, a, r, q, j = fxo(z, i), tries;
+  int n = z->n, j = fxo(z, i), rc;
   int zero = 0, lastwho = -1, lastkind = 0, dead = 0; /* degenerate steps */
   int turns = 0, flips = 0;                          /* retreats */
-  unsigned long long ring[CP_RING]; /* recent index-set signatures ... */
-  double ringw[2 * CP_RING];        /* ... and w_i, x_i there (cycle check) */
-  int nring = 0, steps = 0, have_u, nsf = 0;
+  cp_ring ring;
+  int steps = 0, have_u, nsf = 0;
   int chk = -1, chk_side = 0; /* the row that changed state at the last event */
-  const int *st;
-  const double *dw;
-  int wd, nw = (n + CP_WB - 1) / CP_WB;
-  unsigned bits;
   double tolw = 1e-13 * (1.0 + fabs(z->b[i]));
   /* w_i this small is zero: the clamped rows' w are held to zero only up
-     to the accuracy of M^-1 (see the check below), so a w_i of that size
-     is noise, and driving it only wanders along a near-null direction */
+     to the accuracy of M^-1 (see the check in cp_direction), so a w_i of
+     that size is noise, and driving it only wanders along a near-null
+     direction */
   double tola = z->wtol * (1.0 + fabs(z->b[i])) > tolw ? z->wtol * (1.0 + fabs(z->b[i])) : tolw;
+  ring.count = 0;
   for (;;) {
-    int kind = 0, who = -1, wst = 0, k;
-    double s, t, wi = z->w[i], maxdx = 0.0, err = 0.0;
+    cp_event ev;
+    double wi = z->w[i];
+    int a;
     if (--z->budget < 0) CP_FAIL(1);
     if (fabs(wi) <= tola) { /* complementary within round-off */
       z->w[i] = 0.0;
@@ -525,199 +874,23 @@ static int cp_drive(cp *z, int i, double dir) {
       if (!cp_add(z, i, 0)) cp_defer(z, i);
       return 0;
     }
-    for (tries = 0;; tries++) {
-      k = z->k;
-      /* dx_C = -M^-1 e_i dir, e_i the column of i with its folded
-         friction rows (a normal driven again after being deferred) */
-      int nch = 0, ns0, e;
-      if (z->fric) /* (before: no friction row is at a bound) */
-        for (e = z->chs[i]; e < z->chs[i + 1]; e++)
-          if (bnd(z, z->chl[e])) z->ch[nch++] = z->chl[e];
-      for (a = 0; a < k; a++) {
-        double sum = z->A[(size_t)z->cl[a] * n + i] + 0.0; /* ap: i is not in C */
-        for (q = 0; q < nch; q++) sum += z->s[z->ch[q]] * z->A[(size_t)z->cl[a] * n + z->ch[q]];
-        z->col[a] = -dir * sum;
-      }
-      cp_mv(k, z->Mi, (size_t)n, z->col, z->v);
-      { /* the support of dx (members, i, folded friction rows: each row
-           once, dx = 0 on entry), rp: dx on it, gathered */
-        double *dx = z->dx, *rp = z->rp;
-        int *sup = z->sup, ns = 0;
-        const int *chs = z->chs, *chl = z->chl, *cl = z->cl;
-        for (a = 0; a < k; a++) ns = sup_add(dx, sup, rp, ns, cl[a], z->v[a]);
-        ns = sup_add(dx, sup, rp, ns, i, dir);
-        nsf = ns; /* then the folded friction rows: they move with their normal */
-        ns0 = z->fric ? ns : 0;
-        for (a = 0; a < ns0; a++) {
-          int m = sup[a];
-          for (e = chs[m]; e < chs[m + 1]; e++) {
-            q = chl[e];
-            if (bnd(z, q)) ns = sup_add(dx, sup, rp, ns, q, z->s[q] * rp[a]);
-          }
-        }
-        z->nsup = ns;
-        maxdx = 0.0;
-        for (a = 0; a < ns; a++)
-          if (fabs(rp[a]) > maxdx) maxdx = fabs(rp[a]);
-      }
-      if (z->sym) { /* dw = sum over the support of dx_q A[q, :] (rows: contiguous) */
-        double *dw = z->dw;
-        if (z->cfm == 0.0)
-          memset(dw, 0, sizeof(double) * (size_t)n);
-        else
-          for (r = 0; r < n; r++) dw[r] = z->cfm * z->dx[r];
-        cp_axpys(n, z->nsup, z->rp, z->sup, z->A, (size_t)n, dw);
-      } else {
-        for (r = 0; r < n; r++) {
-          const double *Ar = z->A + (size_t)r * n;
-          double sum = 0.0;
-          for (a = 0; a < z->nsup; a++) sum += Ar[z->sup[a]] * z->dx[z->sup[a]];
-          z->dw[r] = sum + z->cfm * z->dx[r];
-        }
-      }
-      err = 0.0;
-      for (a = 0; a < k; a++) { /* the clamped rows' dw: 0 up to round-off
-                                   (set to 0: recomputed on a retry) */
-        double e = fabs(z->dw[z->cl[a]]);
-        if (e > err) err = e;
-        z->dw[z->cl[a]] = 0.0;
-      }
-      if (!(err == err) || !(maxdx < INFINITY)) err = INFINITY;
-      if (err <= 1e-9 * z->maxdiag * (1.0 + maxdx)) break;
-      for (a = 0; a < z->nsup; a++) z->dx[z->sup[a]] = 0.0;
-      if (tries > 0) CP_FAIL(2);
-      if (cp_rebuild(z) != 0) CP_FAIL(8);
-    }
-    /* the row that changed state at the last event must move into its
-       new state's region: a row that entered C away from the bound it
-       left, a row that reached a bound with its w away from zero on the
-       allowed side.  If it would not (possible once friction columns
-       fold: the clamped matrix is not a P-matrix), the drive continues
+    if (cp_direction(z, i, dir, &nsf) != 0) return -1;
+    /* a row moving the wrong way (cp_wrong_way): the drive continues
        backward, x_i retreating (Cottle-Dantzig's rule: the row's
        complement drives) */
     if (chk >= 0) {
-      double rho;
-      int jc = fxo(z, chk);
-      if (z->pos[chk] >= 0) { /* entered C from side chk_side */
-        if (jc < 0)
-          rho = chk_side == ST_LO ? z->dx[chk] : -z->dx[chk];
-        else
-          rho = chk_side == ST_LO ? z->dx[chk] - z->lo[chk] * z->dx[jc]
-                                  : z->hi[chk] * z->dx[jc] - z->dx[chk];
-      } else { /* at a bound */
-        rho = chk_side == ST_LO ? z->dw[chk] : -z->dw[chk];
-      }
+      int back = cp_wrong_way(z, chk, chk_side);
       chk = -1;
-      if (rho < -CP_EPS) {
+      if (back) {
         dir = -dir;
-        for (a = 0; a < z->nsup; a++) {
-          z->dx[z->sup[a]] = -z->dx[z->sup[a]];
-          z->rp[a] = -z->rp[a];
-        }
-        for (r = 0; r < n; r++) z->dw[r] = -z->dw[r];
+        cp_reverse(z);
         if (++flips > 4 * n + 8) CP_FAIL(4);
       }
     }
-    /* ratio test */
-    s = INFINITY;
-    if ((wi < 0.0 && z->dw[i] > z->droptol) || (wi > 0.0 && z->dw[i] < -z->droptol)) {
-      s = -wi / z->dw[i]; /* w_i reaches 0 */
-      if (s < 0) s = 0;
-      kind = 1;
-    } else if (fabs(z->dw[i]) <= z->droptol) {
-      z->dw[i] = 0.0;
-    }
-    if (j < 0) {
-      double sb = dir > 0 ? z->hi[i] - z->x[i] : z->x[i] - z->lo[i];
-      if (sb < 0) sb = 0;
-      if (sb <= s) s = sb, kind = 2;
-    } else {
-      double g, rate, dxj = z->dx[j];
-      if (dir > 0)
-        g = z->hi[i] * z->x[j] - z->x[i], rate = z->hi[i] * dxj - 1.0;
-      else
-        g = z->x[i] - z->lo[i] * z->x[j], rate = -1.0 - z->lo[i] * dxj;
-      if (rate < -CP_EPS) {
-        t = (g > 0 ? g : 0) / -rate;
-        if (t <= s) s = t, kind = 2;
-      }
-      /* the bound behind it can catch up, moving with the normal */
-      if (dir > 0)
-        g = z->x[i] - z->lo[i] * z->x[j], rate = 1.0 - z->lo[i] * dxj;
-      else
-        g = z->hi[i] * z->x[j] - z->x[i], rate = z->hi[i] * dxj + 1.0;
-      if (rate < -CP_EPS) {
-        t = (g > 0 ? g : 0) / -rate;
-        if (t < s) s = t, kind = 6;
-      }
-    }
-    for (a = 0; a < k; a++) {
-      int c = z->cl[a], jc = fxo(z, c);
-      double d = z->dx[c];
-      if (jc < 0) {
-        if (d > CP_EPS) {
-          t = (z->hi[c] - z->x[c]) / d;
-          if (t < s) s = t < 0 ? 0 : t, kind = 3, who = c, wst = ST_HI;
-        } else if (d < -CP_EPS) {
-          t = (z->lo[c] - z->x[c]) / d;
-          if (t < s) s = t < 0 ? 0 : t, kind = 3, who = c, wst = ST_LO;
-        }
-      } else {
-        double dxj = z->dx[jc], g, rate;
-        g = z->hi[c] * z->x[jc] - z->x[c];
-        rate = z->hi[c] * dxj - d;
-        if (rate < -CP_EPS) {
-          t = (g > 0 ? g : 0) / -rate;
-          if (t < s) s = t, kind = 3, who = c, wst = ST_HI;
-        }
-        g = z->x[c] - z->lo[c] * z->x[jc];
-        rate = d - z->lo[c] * dxj;
-        if (rate < -CP_EPS) {
-          t = (g > 0 ? g : 0) / -rate;
-          if (t < s) s = t, kind = 3, who = c, wst = ST_LO;
-        }
-      }
-    }
-    /* rows out of C: at a bound, their w reaching 0; friction rows inside
-       but out of C (dependent columns: x fixed), their box moving with the
-       normal */
-    st = z->st, dw = z->dw;
-    for (wd = 0; wd < nw; wd++)
-    for (bits = z->cd[wd]; bits; bits &= bits - 1) { /* in row order */
-      int sr, jr;
-      double d;
-      r = wd * CP_WB + bit_low(bits);
-      sr = st[r];
-      if (sr == ST_LO) {
-        if (!((d = dw[r]) < -CP_EPS)) continue;
-      } else if (sr == ST_HI) {
-        if (!((d = dw[r]) > CP_EPS)) continue;
-      } else {
-        if (sr != ST_FREE || z->pos[r] >= 0 || (jr = z->fx[r]) < 0 || r == i) continue;
-        /* a friction row inside, out of C */
-        double dxj = z->dx[jr], g;
-        if (z->hi[r] * dxj < -CP_EPS) {
-          g = z->hi[r] * z->x[jr] - z->x[r];
-          t = (g > 0 ? g : 0) / -(z->hi[r] * dxj);
-          if (t < s) s = t, kind = 5, who = r, wst = ST_HI;
-        }
-        if (-z->lo[r] * dxj < -CP_EPS) {
-          g = z->x[r] - z->lo[r] * z->x[jr];
-          t = (g > 0 ? g : 0) / (z->lo[r] * dxj);
-          if (t < s) s = t, kind = 5, who = r, wst = ST_LO;
-        }
-        continue;
-      }
-      { /* at a bound, w moving toward 0 */
-        if (r == i || z->def[r]) continue;
-        jr = z->fx[r];
-        if (jr < 0 ? !(z->hi[r] > z->lo[r]) : (z->x[jr] == 0.0 && z->dx[jr] == 0.0))
-          continue; /* a fixed row; a collapsed box, normal not moving */
-        t = -z->w[r] / d;
-        if (t < s) s = t < 0 ? 0 : t, kind = 4, who = r;
-      }
-    }
-    if (!(s < INFINITY)) {
+    cp_ratio_driven(z, i, j, dir, wi, &ev);
+    cp_ratio_clamped(z, &ev);
+    cp_ratio_out(z, i, &ev);
+    if (!(ev.s < INFINITY)) {
       for (a = 0; a < z->nsup; a++) z->dx[z->sup[a]] = 0.0;
       /* nothing blocks and w_i moves away from 0 (a negative Schur
          complement, possible once friction columns fold): turn back */
@@ -729,102 +902,26 @@ static int cp_drive(cp *z, int i, double dir) {
     }
     /* degenerate (zero-length) steps: a cycle if they go on, or if a row
        goes straight back (both of its states block the drive) */
-    if (s <= 1e-14 * (1.0 + fabs(z->x[i]))) {
+    if (ev.s <= 1e-14 * (1.0 + fabs(z->x[i]))) {
       if (++zero > 2 * z->k + 8) CP_FAIL(8);
       /* a row going straight back: both of its states block the drive */
-      dead = who >= 0 && who == lastwho && kind != lastkind;
-      lastwho = who, lastkind = kind;
+      dead = ev.who >= 0 && ev.who == lastwho && ev.kind != lastkind;
+      lastwho = ev.who, lastkind = ev.kind;
     } else {
       zero = 0, lastwho = -1, dead = 0;
     }
-    /* step (rp: dx gathered); folded rows moved with their normal: x_q =
-       s_q x_j up to round-off (w followed through dw) */
-    for (a = 0; a < nsf; a++) z->x[z->sup[a]] += s * z->rp[a];
-    for (; a < z->nsup; a++) {
-      q = z->sup[a];
-      z->x[q] = z->s[q] * z->x[z->fx[q]];
-    }
-    cp_axpy(n, s, z->dw, z->w);
-    /* row i joins C: M^-1 times its column is -dir dx_C (unless x_i ends
-       at 0, where its friction rows' collapsed boxes may flip below) */
-    have_u = kind == 1 && z->x[i] != 0.0;
-    if (have_u)
-      for (a = 0; a < k; a++) z->u[a] = -dir * z->dx[z->cl[a]];
-    for (a = 0; a < z->nsup; a++) z->dx[z->sup[a]] = 0.0;
-    (*z->pivots)++;
-    if (zero == 0 && ++steps > 2) { /* after a nondegenerate step (the
-         third of the drive on: most drives end sooner), the same index sets
-         (and w_i, x_i) as a few such steps ago: a cycle (possible once friction
-         columns fold); it would only burn the budget.  Degenerate steps
-         are left to the dead-end rule above */
-      unsigned long long h = cp_signature(z, i, dir);
-      int e, lim = nring < CP_RING ? nring : CP_RING;
-      for (e = 0; e < lim; e++)
-        if (ring[e] == h && fabs(ringw[2 * e] - z->w[i]) <= 1e-12 * (1.0 + fabs(z->w[i])) &&
-            fabs(ringw[2 * e + 1] - z->x[i]) <= 1e-12 * (1.0 + fabs(z->x[i])))
-          CP_FAIL(10);
-      ring[nring % CP_RING] = h;
-      ringw[2 * (nring % CP_RING)] = z->w[i];
-      ringw[2 * (nring % CP_RING) + 1] = z->x[i];
-      nring++;
-    }
+    have_u = cp_step(z, i, dir, &ev, nsf);
+    /* after a nondegenerate step (the third of the drive on: most drives
+       end sooner), the cycle check; degenerate steps are left to the
+       dead-end rule above */
+    if (zero == 0 && ++steps > 2 && cp_ring_seen(&ring, z, i, dir)) CP_FAIL(10);
 #ifdef CP_TRACE
-    CP_TRACE(z, i, dir, kind, who, wst, s);
+    CP_TRACE(z, i, dir, ev.kind, ev.who, ev.wst, ev.s);
 #endif
     if (z->fric) cp_fix_collapsed(z);
-    if (kind == 1) {
-      z->w[i] = 0.0;
-      z->st[i] = ST_FREE;
-      if (!cp_add(z, i, have_u)) cp_defer(z, i); /* dependent: inside, w_i = 0, not in C */
-      return 0;
-    } else if (kind == 2) {
-      int bst = dir > 0 ? ST_HI : ST_LO;
-      if (j < 0) {
-        cp_setx(z, i, dir > 0 ? z->hi[i] : z->lo[i]);
-        z->st[i] = bst;
-        bit_put(z->cd, i, 1);
-      } else if (cp_to_bound(z, i, bst) != 0) {
-        CP_FAIL(5);
-      }
-      /* after a retreat, the bound it started from: w_i on the wrong side */
-      if (bst == ST_HI ? z->w[i] > tolw : z->w[i] < -tolw) cp_defer(z, i);
-      return 0;
-    } else if (kind == 3) {
-      if (cp_remove(z, z->pos[who]) != 0) CP_FAIL(4);
-      if (fxo(z, who) < 0) {
-        cp_setx(z, who, wst == ST_HI ? z->hi[who] : z->lo[who]);
-        z->st[who] = wst;
-        bit_put(z->cd, who, 1);
-      } else if (cp_to_bound(z, who, wst) != 0) {
-        CP_FAIL(5);
-      }
-      if (dead)
-        cp_defer(z, who);
-      else
-        chk = who, chk_side = wst;
-    } else if (kind == 6) {
-      /* at the bound behind it with w_i still on the wrong side: deferred */
-      if (cp_to_bound(z, i, dir > 0 ? ST_LO : ST_HI) != 0) CP_FAIL(5);
-      cp_defer(z, i);
-      return 0;
-    } else if (kind == 5) {
-      if (cp_to_bound(z, who, wst) != 0) CP_FAIL(5);
-    } else if (dead) {
-      cp_defer(z, who); /* stays at its bound */
-    } else {
-      int jw = fxo(z, who), old = z->st[who];
-      z->w[who] = 0.0;
-      if (jw >= 0 && z->pos[jw] >= 0 && cp_fold(z, z->pos[jw], who, -z->s[who]) != 0) CP_FAIL(6);
-      z->st[who] = ST_FREE;
-      /* a negative Schur complement: with `who` in C its x leaves the box at
-         once, and at its bound its w leaves zero (a Painleve-like
-         configuration): no complementary continuation of the drive with
-         it; it goes back to its bound, deferred */
-      if (!cp_add(z, who, 0))
-        cp_defer(z, who); /* dependent: tracked again at the end */
-      else
-        chk = who, chk_side = old;
-    }
+    rc = cp_apply(z, i, j, dir, &ev, have_u, dead, tolw, &chk, &chk_side);
+    if (rc < 0) return -1;
+    if (rc > 0) return 0;
   }
 }
 
@@ -869,187 +966,229 @@ static int cp_process(cp *z, int i) {
   return cp_drive(z, i, wi < 0.0 ? 1.0 : -1.0);
 }
 
-int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) {
-  int n = ar->n, i, phase, redo = 2 * n + 8, rc = 0, nw = (n + CP_WB - 1) / CP_WB;
+/* The cp of the arguments: the workspace laid out (ar->work, ar->iwork),
+ * its bit sets cleared; no friction rows: fx an array of -1. */
+static void cp_init(cp *z, const diagc__cp_args *ar, int *pivots) {
+  int n = ar->n, i, nw = (n + CP_WB - 1) / CP_WB;
   size_t nn = (size_t)n;
   double *p = ar->work;
-  cp z;
-  memset(&z, 0, sizeof z);
-  z.n = n;
-  z.A = ar->A, z.b = ar->b, z.lo = ar->lo, z.hi = ar->hi, z.fx = ar->fx;
-  z.cfm = ar->cfm;
-  z.droptol = ar->droptol;
-  z.wtol = ar->wtol;
-  z.budget = ar->max_pivots;
-  z.sym = ar->sym;
-  z.pivots = pivots;
-  z.Mi = p, p += nn * nn;
-  z.M2 = p, p += nn * nn;
-  z.x = p, p += nn + 1;
-  z.w = p, p += nn + 1;
-  z.dx = p, p += nn + 1;
-  z.dw = p, p += nn + 1;
-  z.u = p, p += nn + 1;
-  z.v = p, p += nn + 1;
-  z.col = p, p += nn + 1;
-  z.rowv = p, p += nn + 1;
-  z.s = p, p += nn + 1;
-  z.rp = p;
-  z.cl = ar->iwork;
-  z.pos = z.cl + n;
-  z.st = z.pos + n;
-  z.sup = z.st + n;
-  z.ch = z.sup + n;
-  z.def = z.ch + n;
-  z.stack = z.def + n;
-  z.cnt = z.stack + n;
-  z.chs = z.cnt + n;
-  z.chl = z.chs + n + 1;
+  memset(z, 0, sizeof *z);
+  z->n = n;
+  z->A = ar->A, z->b = ar->b, z->lo = ar->lo, z->hi = ar->hi, z->fx = ar->fx;
+  z->cfm = ar->cfm;
+  z->droptol = ar->droptol;
+  z->wtol = ar->wtol;
+  z->budget = ar->max_pivots;
+  z->sym = ar->sym;
+  z->pivots = pivots;
+  z->Mi = p, p += nn * nn;
+  z->M2 = p, p += nn * nn;
+  z->x = p, p += nn + 1;
+  z->w = p, p += nn + 1;
+  z->dx = p, p += nn + 1;
+  z->dw = p, p += nn + 1;
+  z->u = p, p += nn + 1;
+  z->v = p, p += nn + 1;
+  z->col = p, p += nn + 1;
+  z->rowv = p, p += nn + 1;
+  z->s = p, p += nn + 1;
+  z->rp = p;
+  z->cl = ar->iwork;
+  z->pos = z->cl + n;
+  z->st = z->pos + n;
+  z->sup = z->st + n;
+  z->ch = z->sup + n;
+  z->def = z->ch + n;
+  z->stack = z->def + n;
+  z->cnt = z->stack + n;
+  z->chs = z->cnt + n;
+  z->chl = z->chs + n + 1;
   /* after chl and the -1 array: the bit sets (int storage, read as
      unsigned), then the order-2 list */
-  z.cd = (unsigned *)(z.chl + 2 * n);
-  z.out = z.cd + nw;
-  memset(z.cd, 0, sizeof(unsigned) * 2 * (size_t)nw);
-  if (!z.fx) { /* no friction rows: an array of -1 (after chl) */
-    int *nofx = z.chl + n;
+  z->cd = (unsigned *)(z->chl + 2 * n);
+  z->out = z->cd + nw;
+  memset(z->cd, 0, sizeof(unsigned) * 2 * (size_t)nw);
+  if (!z->fx) { /* no friction rows: an array of -1 (after chl) */
+    int *nofx = z->chl + n;
     for (i = 0; i < n; i++) nofx[i] = -1;
-    z.fx = nofx;
+    z->fx = nofx;
   }
-  z.nstack = 0;
-  { /* one pass over the rows: the start point, the states, the friction
-       rows of each row counted (grouped below: counting sort) */
-    const int *fx = z.fx;
-    const double *A = z.A, *lo = z.lo, *hi = z.hi;
-    double *xx = z.x, *w = z.w, maxdiag = 0.0;
-    int *chs = z.chs, *chl = z.chl, tot = 0;
-    memset(chs, 0, sizeof(int) * (nn + 1));
-    for (i = 0; i < n; i++) {
-      int j = fx[i];
-      double d = fabs(A[(size_t)i * nn + i] + z.cfm);
-      if (d > maxdiag) maxdiag = d;
-      if (j >= 0) {
-        if (!(lo[j] >= 0.0) || !isfinite(lo[i]) || !isfinite(hi[i])) return -2;
-        xx[i] = 0.0;
-        chs[j]++;
-      } else {
-        xx[i] = lo[i] > 0 ? lo[i] : hi[i] < 0 ? hi[i] : 0.0;
-      }
-      w[i] = -z.b[i];
-      z.dx[i] = 0.0;
-      z.s[i] = 0.0;
-      z.st[i] = CP_UNPROC;
-      z.pos[i] = -1;
-      z.def[i] = 0;
-      z.cnt[i] = 0;
+  z->nstack = 0;
+}
+
+/* The start: x (0, or the bound nearest 0 of a box that excludes it), w,
+ * the states (unprocessed), each row's friction rows grouped, maxdiag.
+ * Returns 0, or -2 (not applicable: a friction row whose normal may be
+ * negative, an infinite friction multiplier). */
+static int cp_start(cp *z) {
+  int n = z->n, i;
+  size_t nn = (size_t)n;
+  /* one pass over the rows: the start point, the states, the friction
+     rows of each row counted (grouped below: counting sort) */
+  const int *fx = z->fx;
+  const double *A = z->A, *lo = z->lo, *hi = z->hi;
+  double *xx = z->x, *w = z->w, maxdiag = 0.0;
+  int *chs = z->chs, *chl = z->chl, tot = 0;
+  memset(chs, 0, sizeof(int) * (nn + 1));
+  for (i = 0; i < n; i++) {
+    int j = fx[i];
+    double d = fabs(A[(size_t)i * nn + i] + z->cfm);
+    if (d > maxdiag) maxdiag = d;
+    if (j >= 0) {
+      if (!(lo[j] >= 0.0) || !isfinite(lo[i]) || !isfinite(hi[i])) return -2;
+      xx[i] = 0.0;
+      chs[j]++;
+    } else {
+      xx[i] = lo[i] > 0 ? lo[i] : hi[i] < 0 ? hi[i] : 0.0;
     }
-    z.maxdiag = maxdiag == 0.0 ? 1.0 : maxdiag;
-    for (i = 0; i < n; i++) chs[i] = tot += chs[i]; /* block ends ... */
-    chs[n] = tot;
-    for (i = n - 1; i >= 0; i--) /* ... moved to the block starts */
-      if (fx[i] >= 0) chl[--chs[fx[i]]] = i;
-    for (i = 0; i < n; i++)
-      if (chs[i] != chs[i + 1]) bit_put(z.out, i, 1); /* out of C */
+    w[i] = -z->b[i];
+    z->dx[i] = 0.0;
+    z->s[i] = 0.0;
+    z->st[i] = CP_UNPROC;
+    z->pos[i] = -1;
+    z->def[i] = 0;
+    z->cnt[i] = 0;
   }
+  z->maxdiag = maxdiag == 0.0 ? 1.0 : maxdiag;
+  for (i = 0; i < n; i++) chs[i] = tot += chs[i]; /* block ends ... */
+  chs[n] = tot;
+  for (i = n - 1; i >= 0; i--) /* ... moved to the block starts */
+    if (fx[i] >= 0) chl[--chs[fx[i]]] = i;
+  for (i = 0; i < n; i++)
+    if (chs[i] != chs[i + 1]) bit_put(z->out, i, 1); /* out of C */
   for (i = 0; i < n; i++) /* w = A x - b: x is 0 but for rows whose box excludes 0 */
-    if (z.x[i] != 0.0) cp_setx_from0(&z, i);
+    if (z->x[i] != 0.0) cp_setx_from0(z, i);
+  return 0;
+}
+
+/* Order 2 (the friction phase): the friction row whose box (hi - lo) x_j is
+ * the widest at the time, i.e. the contacts pressed hardest first: their
+ * friction rows mostly end clamped inside, and the contacts whose normal is
+ * small (a narrow box that moves with it: the source of the non-monotone
+ * events) come last, their normal settled meanwhile. (On the benchmark's
+ * problems, n = 30, 3 first attempts of 300 fail, against 22 with the rows
+ * in turn.)  The unprocessed friction rows are kept in a list in row order
+ * (ties go to the lowest row), with their box width hi - lo and normal
+ * alongside; a row taken is marked dead in place (width -1 on a spare x
+ * slot of 1: never above the running maxima's start, -1), the live range
+ * [s0, m) trimmed at both ends.  O(f) per row, O(f^2) per attempt (two
+ * running maxima, over the even and the odd places: two short dependency
+ * chains), below the pivots' cost */
+static int cp_widest_first(cp *z) {
+  int n = z->n, i, nw = (n + CP_WB - 1) / CP_WB;
+  size_t nn = (size_t)n;
+  int *ul = (int *)(z->out + nw), *uj = ul + n, m = 0, s0 = 0, a;
+  double *ud = z->rp + nn + 1;
+  z->x[n] = 1.0; /* the dead entries' x (x has n + 1 slots) */
+  for (i = 0; i < n; i++)
+    if (z->fx[i] >= 0 && z->st[i] == CP_UNPROC)
+      ul[m] = i, uj[m] = z->fx[i], ud[m++] = z->hi[i] - z->lo[i];
+  while (m > s0) {
+    int best, p0 = s0, p1 = m;
+    double w0 = -1.0, w1 = -1.0;
+    const double *xx = z->x;
+    for (a = s0; a + 1 < m; a += 2) {
+      double wa = ud[a] * xx[uj[a]], wb = ud[a + 1] * xx[uj[a + 1]];
+      if (wa > w0) w0 = wa, p0 = a;
+      if (wb > w1) w1 = wb, p1 = a + 1;
+    }
+    if (a < m) {
+      double wa = ud[a] * xx[uj[a]];
+      if (wa > w0) w0 = wa, p0 = a;
+    }
+    best = w1 > w0 || (w1 == w0 && p1 < p0) ? p1 : p0;
+    i = ul[best];
+    ud[best] = -1.0, uj[best] = n;
+    while (s0 < m && uj[s0] == n) s0++;
+    while (m > s0 && uj[m - 1] == n) m--;
+    if (z->st[i] != CP_UNPROC) continue;
+    z->cur = i;
+    if (cp_process(z, i) != 0) return -1;
+  }
+  return 0;
+}
+
+/* The two phases (constant rows, then friction rows), each row processed
+ * once.  Returns 0, or -1 (z->cur: the row being processed). */
+static int cp_phases(cp *z, const diagc__cp_args *ar) {
+  int n = z->n, phase;
   /* constant rows first, then friction rows (order 0: in turn, 1: in
      reverse, 2: the largest box first); in each phase the lead rows first
      (rows at which earlier attempts stopped: taking a troublesome row
      early changes the path) */
   for (phase = 0; phase < 2; phase++) {
     int ii, e;
-    z.fric = phase;
+    z->fric = phase;
     for (e = 0; e < ar->nlead; e++) {
       int i = ar->lead[e];
-      if ((fxo(&z, i) >= 0) != phase || z.st[i] != CP_UNPROC) continue;
-      z.cur = i;
-      if (cp_process(&z, i) != 0) { rc = -1; goto out; }
+      if ((fxo(z, i) >= 0) != phase || z->st[i] != CP_UNPROC) continue;
+      z->cur = i;
+      if (cp_process(z, i) != 0) return -1;
     }
-    /* order 2: the friction row whose box (hi - lo) x_j is the widest at
-       the time, i.e. the contacts pressed hardest first: their friction
-       rows mostly end clamped inside, and the contacts whose normal is
-       small (a narrow box that moves with it: the source of the
-       non-monotone events) come last, their normal settled meanwhile.
-       (On the benchmark's problems, n = 30, 3 first attempts of 300
-       fail, against 22 with the rows in turn.)  The unprocessed friction
-       rows are kept in a list in row order (ties go to the lowest row),
-       with their box width hi - lo and normal alongside; a row taken is
-       marked dead in place (width -1 on a spare x slot of 1: never above
-       the running maxima's start, -1), the live range [s0, m) trimmed at
-       both ends.  O(f) per row, O(f^2) per attempt (two running maxima,
-       over the even and the odd places: two short dependency chains),
-       below the pivots' cost */
-    if (phase == 1 && ar->order == 2) {
-      int *ul = (int *)(z.out + nw), *uj = ul + n, m = 0, s0 = 0, a;
-      double *ud = z.rp + nn + 1;
-      z.x[n] = 1.0; /* the dead entries' x (x has n + 1 slots) */
-      for (i = 0; i < n; i++)
-        if (z.fx[i] >= 0 && z.st[i] == CP_UNPROC)
-          ul[m] = i, uj[m] = z.fx[i], ud[m++] = z.hi[i] - z.lo[i];
-      while (m > s0) {
-        int best, p0 = s0, p1 = m;
-        double w0 = -1.0, w1 = -1.0;
-        const double *xx = z.x;
-        for (a = s0; a + 1 < m; a += 2) {
-          double wa = ud[a] * xx[uj[a]], wb = ud[a + 1] * xx[uj[a + 1]];
-          if (wa > w0) w0 = wa, p0 = a;
-          if (wb > w1) w1 = wb, p1 = a + 1;
-        }
-        if (a < m) {
-          double wa = ud[a] * xx[uj[a]];
-          if (wa > w0) w0 = wa, p0 = a;
-        }
-        best = w1 > w0 || (w1 == w0 && p1 < p0) ? p1 : p0;
-        i = ul[best];
-        ud[best] = -1.0, uj[best] = n;
-        while (s0 < m && uj[s0] == n) s0++;
-        while (m > s0 && uj[m - 1] == n) m--;
-        if (z.st[i] != CP_UNPROC) continue;
-        z.cur = i;
-        if (cp_process(&z, i) != 0) { rc = -1; goto out; }
-      }
-    }
+    if (phase == 1 && ar->order == 2 && cp_widest_first(z) != 0) return -1;
     for (ii = 0; ii < n; ii++) {
       int i = phase == 1 && ar->order == 1 ? n - 1 - ii : ii;
-      if ((fxo(&z, i) >= 0) != phase || z.st[i] != CP_UNPROC) continue;
-      z.cur = i;
-      if (cp_process(&z, i) != 0) { rc = -1; goto out; }
+      if ((fxo(z, i) >= 0) != phase || z->st[i] != CP_UNPROC) continue;
+      z->cur = i;
+      if (cp_process(z, i) != 0) return -1;
     }
   }
-  /* the deferred rows, from their bound; then any row out of C whose
-     complementarity broke since (dependent columns are not tracked) */
+  return 0;
+}
+
+/* Defers every row out of C whose complementarity broke since it was
+ * processed (dependent columns are not tracked). */
+static void cp_defer_broken(cp *z) {
+  int n = z->n, i;
+  for (i = 0; i < n; i++) {
+    double tolw = 1e-11 * (1.0 + fabs(z->b[i]));
+    int j = fxo(z, i);
+    if (j < 0 ? z->lo[i] == z->hi[i] : (z->x[j] == 0.0 && z->pos[j] < 0)) continue; /* [L, L] */
+    if ((z->st[i] == ST_LO && z->w[i] < -tolw) || (z->st[i] == ST_HI && z->w[i] > tolw) ||
+        (z->st[i] == ST_FREE && z->pos[i] < 0 && fabs(z->w[i]) > tolw))
+      cp_defer(z, i);
+  }
+}
+
+/* The deferred rows, from their bound (at most `redo` in all, each row
+ * CP_REDO times); then any row out of C whose complementarity broke
+ * since.  Returns 0, or -1 (z->cur: the row being processed). */
+static int cp_deferred(cp *z, int redo) {
   for (;;) {
-    if (z.nstack == 0) {
-      for (i = 0; i < n; i++) {
-        double tolw = 1e-11 * (1.0 + fabs(z.b[i]));
-        int j = fxo(&z, i);
-        if (j < 0 ? z.lo[i] == z.hi[i] : (z.x[j] == 0.0 && z.pos[j] < 0)) continue; /* [L, L] */
-        if ((z.st[i] == ST_LO && z.w[i] < -tolw) || (z.st[i] == ST_HI && z.w[i] > tolw) ||
-            (z.st[i] == ST_FREE && z.pos[i] < 0 && fabs(z.w[i]) > tolw))
-          cp_defer(&z, i);
-      }
-      if (z.nstack == 0) break;
+    int r, j;
+    double tolw;
+    if (z->nstack == 0) {
+      cp_defer_broken(z);
+      if (z->nstack == 0) break;
     }
-    {
-    int r = z.stack[--z.nstack], j = fxo(&z, r);
-    z.def[r] = 0;
-    z.cur = r;
-    if (--z.budget < 0) { rc = -1; goto out; }
-    if (--redo < 0 || ++z.cnt[r] > CP_REDO) { CP_NOTE(9); rc = -1; goto out; } /* rows deferring each other in turn */
-    {
-      double tolw = 1e-13 * (1.0 + fabs(z.b[r]));
-      if ((z.st[r] == ST_LO && z.w[r] >= -tolw) || (z.st[r] == ST_HI && z.w[r] <= tolw) ||
-          (z.st[r] == ST_FREE && fabs(z.w[r]) <= tolw))
-        continue;
+    r = z->stack[--z->nstack], j = fxo(z, r);
+    z->def[r] = 0;
+    z->cur = r;
+    if (--z->budget < 0) return -1;
+    if (--redo < 0 || ++z->cnt[r] > CP_REDO) { /* rows deferring each other in turn */
+      CP_NOTE(9);
+      return -1;
     }
-    if (folded(&z, r) && z.pos[j] >= 0 && cp_fold(&z, z.pos[j], r, -z.s[r]) != 0) { rc = -1; goto out; }
-    z.st[r] = CP_UNPROC;
-    bit_put(z.cd, r, 0);
-    z.s[r] = 0.0;
-    if (cp_process(&z, r) != 0) { rc = -1; goto out; }
-    }
+    tolw = 1e-13 * (1.0 + fabs(z->b[r]));
+    if ((z->st[r] == ST_LO && z->w[r] >= -tolw) || (z->st[r] == ST_HI && z->w[r] <= tolw) ||
+        (z->st[r] == ST_FREE && fabs(z->w[r]) <= tolw))
+      continue;
+    if (folded(z, r) && z->pos[j] >= 0 && cp_fold(z, z->pos[j], r, -z->s[r]) != 0) return -1;
+    z->st[r] = CP_UNPROC;
+    bit_put(z->cd, r, 0);
+    z->s[r] = 0.0;
+    if (cp_process(z, r) != 0) return -1;
   }
-out:
+  return 0;
+}
+
+int diagc__lcp_cp(const diagc__cp_args *ar, double *x, int *state, int *pivots) {
+  int n = ar->n, i, rc;
+  cp z;
+  cp_init(&z, ar, pivots);
+  if (cp_start(&z) != 0) return -2;
+  rc = cp_phases(&z, ar);
+  if (rc == 0) rc = cp_deferred(&z, 2 * n + 8);
   if (ar->fail_row) *ar->fail_row = rc != 0 ? z.cur : -1;
   /* the point and states reached (on failure: a start for other methods;
      rows not processed are inside their box) */

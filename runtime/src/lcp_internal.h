@@ -1,6 +1,13 @@
-/* lcp_internal.h: shared between lcp.c and lcp_coupled.c (not installed). */
+/* lcp_internal.h: declarations shared by the LCP solver's files (not
+ * installed): lcp.c (API, AUTO driver), lcp_active_set.c, lcp_dantzig.c,
+ * lcp_lemke.c, lcp_pgs.c and lcp_coupled.c. */
 #ifndef DIAGC_LCP_INTERNAL_H
 #define DIAGC_LCP_INTERNAL_H
+
+#include <math.h>
+#include <stddef.h>
+
+#include "diagc/lcp.h"
 
 /* x . y over m entries with four partial sums, combined as
  * (s0 + s1) + (s2 + s3): one summation order wherever a residual or a
@@ -53,5 +60,109 @@ typedef struct {
  * infinite friction multipliers) or x is not finite (x, state unusable).
  * *pivots is incremented per pivot. */
 int diagc__lcp_cp(const diagc__cp_args *a, double *x, int *state, int *pivots);
+
+/* ------------------------------------------------------------------------ */
+/* The solver's state (one call of diagc_lcp_solve), shared by the methods. */
+
+typedef struct {
+  int n;
+  const double *A, *b, *lo, *hi;
+  const int *fx; /* may be NULL */
+  double cfm;
+  double tol;
+  double droptol;
+  /* workspace */
+  double *K;     /* n*n reduced matrix */
+  double *rhs;   /* n */
+  double *xc;    /* n candidate x */
+  double *w;     /* n w at xc */
+  double *best;  /* n best x so far */
+  double *cinv;  /* n 1/(A_ii+cfm) or 0 (set on first use: diagc__lcp_need_cinv) */
+  int cinv_ok;
+  double *mult;  /* n bound multiplier (friction) or value (constant) */
+  double *sol;   /* n reduced solution */
+  int *state, *pos, *freel, *pivcol, *chg, *linked;
+  double *x0;    /* n Lemke: x = x0 + sum of signed variables */
+  double *slo, *shi, *sx; /* n continuation: capped bounds, stage point */
+  double *alt;   /* n AUTO: the starting point (second chance) */
+  double alt_v;
+  const diagc_lcp_options *opt;
+  int stage;     /* 1 while solving a capped continuation stage */
+  int states_ok; /* the states of the last diagc__lcp_pivot_run verified */
+  double sbest_v;
+  int *basic, *nonb, *vrow, *vsgn, *vlink, *ties; /* Lemke labels, variables */
+  int lemke_pivots;
+  int lemke_tried; /* Lemke's variants ran on the problem itself (not a stage) */
+  double best_v;
+  int have_best;
+  int rank_drops;
+  int pivots;
+  int iters;
+  int sweeps;
+} diagc__lcp_ctx;
+
+/* Bounds of row i at x (friction rows: their box times x of the normal). */
+static inline void diagc__lcp_bounds(const diagc__lcp_ctx *c, int i, const double *x, double *L,
+                                     double *H) {
+  int j = c->fx ? c->fx[i] : -1;
+  if (j < 0) {
+    *L = c->lo[i];
+    *H = c->hi[i];
+  } else {
+    double xj = x[j], a, bb;
+    if (xj == 0.0) {
+      *L = 0.0;
+      *H = 0.0;
+      return;
+    }
+    a = c->lo[i] * xj;
+    bb = c->hi[i] * xj;
+    if (xj > 0) {
+      *L = a;
+      *H = bb;
+    } else {
+      *L = bb;
+      *H = a;
+    }
+  }
+}
+
+/* 1 when x[0..n) are all finite. */
+static inline int diagc__lcp_all_finite(const double *x, int n) {
+  int i;
+  for (i = 0; i < n; i++)
+    if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+/* The best violation of the current target: the capped stage's or the
+ * answer's. */
+static inline double *diagc__lcp_cur_best_v(diagc__lcp_ctx *c) {
+  return c->stage ? &c->sbest_v : &c->best_v;
+}
+
+/* lcp.c: w = A x + cfm x - b */
+void diagc__lcp_residual(const diagc__lcp_ctx *c, const double *x, double *w);
+/* lcp.c: fills c->w with the residual at x, keeps x if it is the best so
+ * far and returns its violation. */
+double diagc__lcp_score(diagc__lcp_ctx *c, const double *x);
+/* lcp.c: c->cinv, computed on first use. */
+void diagc__lcp_need_cinv(diagc__lcp_ctx *c);
+/* lcp_active_set.c: the active-set iteration from x0 (residual w0), at
+ * most maxit steps; returns the best violation reached.  near: 0 states
+ * from the projection rule at x0, 1 rows within round-off of a bound at
+ * it, 2 the current states. */
+double diagc__lcp_pivot_run(diagc__lcp_ctx *c, const double *x0, const double *w0, int maxit,
+                            int near);
+/* lcp_dantzig.c: the Dantzig pass, the friction bounds frozen at the
+ * normals fb; 0 on success (point in c->xc, states in c->state), -1 when
+ * A is not symmetric or the pass failed. */
+int diagc__lcp_dz_run(diagc__lcp_ctx *c, const double *fb);
+/* lcp_lemke.c: Lemke's variants, each polished by the active set;
+ * *used = DIAGC_LCP_LEMKE when one produced a point (not in a stage). */
+void diagc__lcp_lemke_attempts(diagc__lcp_ctx *c, int maxit, int *used);
+/* lcp_pgs.c: projected Gauss-Seidel on x for up to `sweeps` sweeps;
+ * returns the last violation computed (c->w: the residual at x). */
+double diagc__lcp_pgs_run(diagc__lcp_ctx *c, double *x, int sweeps);
 
 #endif
