@@ -36,15 +36,7 @@ function M.emit(C, F, a)
   local params = emit_calcs(C, P, a.opts, a.in_leaf_scope)
 
   -- event indices, in the order c_model.lua lists the events
-  local ev_index, n_ev = {}, 0
-  for _, ctx in ipairs(F.leaves) do
-    ev_index[ctx] = {}
-    for _, ev in ipairs(ctx.type.events) do
-      ev_index[ctx][ev] = n_ev
-      n_ev = n_ev + 1
-    end
-  end
-  assert(n_ev == a.n_events, "next_update coder: event order differs from the events table")
+  local ev_index = value_fn.event_indices(F, a.n_events, "next_update")
 
   local rows = {}
   for _, ctx in ipairs(F.leaves) do

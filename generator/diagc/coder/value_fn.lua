@@ -42,6 +42,22 @@ function M.emit(C, f)
   return ps
 end
 
+-- The index of every event in the descriptor's events table, in the order
+-- c_model.lua lists them (leaf by leaf, each leaf type's events in order):
+-- {[ctx] = {[event] = index}}.  `who` names the caller in the assertion.
+function M.event_indices(F, n_events, who)
+  local ev_index, n_ev = {}, 0
+  for _, ctx in ipairs(F.leaves) do
+    ev_index[ctx] = {}
+    for _, ev in ipairs(ctx.type.events) do
+      ev_index[ctx][ev] = n_ev
+      n_ev = n_ev + 1
+    end
+  end
+  assert(n_ev == n_events, who .. " coder: event order differs from the events table")
+  return ev_index
+end
+
 -- Emits the descriptor's wrapper for one instance: `static int NAME(void
 -- *vc, double *OUT)` evaluates the cache entries the calc reads, then
 -- calls the calc function with the instance's arguments.

@@ -30,15 +30,7 @@ function M.emit(C, F, a)
   end
 
   -- event indices, in the order c_model.lua lists the events
-  local ev_index, n_ev = {}, 0
-  for _, ctx in ipairs(F.leaves) do
-    for _, ev in ipairs(ctx.type.events) do
-      ev_index[ctx] = ev_index[ctx] or {}
-      ev_index[ctx][ev] = n_ev
-      n_ev = n_ev + 1
-    end
-  end
-  assert(n_ev == a.n_events, "witness coder: event order differs from the events table")
+  local ev_index = value_fn.event_indices(F, a.n_events, "witness")
 
   -- per-instance evaluation functions and the table rows
   local rows = {}
