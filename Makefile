@@ -38,7 +38,7 @@ RUNTIME_OBJS := $(patsubst runtime/src/%.c,build/runtime/%.o,$(RUNTIME_SRCS))
 ASAN_OBJS := $(patsubst runtime/src/%.c,build/asan/runtime/%.o,$(RUNTIME_SRCS))
 LEXER_RE := generator/lexer/c_lexer.re
 LEXER_C := generator/lexer/c_lexer.c
-HOST_OBJS := build/host/main.o build/host/c_lexer.o
+HOST_OBJS := build/host/main.o build/host/c_lexer.o build/host/lex_lua.o
 
 .PHONY: all test demo bench lexer-check clean deps asan-runtime FORCE install uninstall fuzz fuzz-build fuzz-deps
 
@@ -98,6 +98,10 @@ $(LEXER_C): $(LEXER_RE)
 endif
 
 build/host/main.o: generator/host/main.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Igenerator/lexer $(LUAJIT_CFLAGS) -c $< -o $@
+
+build/host/lex_lua.o: generator/lexer/lex_lua.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Igenerator/lexer $(LUAJIT_CFLAGS) -c $< -o $@
 
@@ -193,10 +197,10 @@ build/fuzz/fuzz_lexer: tests/fuzz/fuzz_lexer.c $(LEXER_C) generator/lexer/c_lexe
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_lexer.c $(LEXER_C)
 
-build/fuzz/fuzz_spec: tests/fuzz/fuzz_spec.c $(LEXER_C) generator/lexer/c_lexer.h | fuzz-deps deps
+build/fuzz/fuzz_spec: tests/fuzz/fuzz_spec.c $(LEXER_C) generator/lexer/c_lexer.h generator/lexer/lex_lua.c | fuzz-deps deps
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -DDIAGC_ROOT='"$(CURDIR)"' $(LUAJIT_CFLAGS) -o $@ \
-	  tests/fuzz/fuzz_spec.c $(LEXER_C) $(LUAJIT_LIBS) -lm -ldl
+	  tests/fuzz/fuzz_spec.c $(LEXER_C) generator/lexer/lex_lua.c $(LUAJIT_LIBS) -lm -ldl
 
 fuzz-build: build/fuzz/fuzz_lexer build/fuzz/fuzz_spec
 

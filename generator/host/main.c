@@ -56,7 +56,7 @@
 
 #include <libtcc.h>
 
-#include "c_lexer.h"
+#include "lex_lua.h"
 
 #define EXIT_INTERNAL 70
 #define TCC_HANDLE_MT "diagc_host.tcc_state"
@@ -568,40 +568,6 @@ static int l_tcc_symbol(lua_State *L) {
 /* ------------------------------------------------------------------ */
 /* Lexer, files, misc                                                  */
 
-static int l_lex_c(lua_State *L) {
-  size_t len;
-  const char *text = luaL_checklstring(L, 1, &len);
-  c_lexer lx;
-  c_token t;
-  int n = 0;
-  /* the lexer sees the text as a compiler does, line splices removed:
-   * token texts come from that copy, lines and columns from `text` */
-  char *buf = lua_newuserdata(L, len + 1);
-  size_t *map = lua_newuserdata(L, (len + 1) * sizeof *map);
-  c_lexer_init_spliced(&lx, text, len, buf, map);
-  lua_newtable(L);
-  for (;;) {
-    c_tok_kind k = c_lexer_next(&lx, &t);
-    if (k == C_TOK_EOF) break;
-    if (k == C_TOK_ERROR) {
-      lua_pushnil(L);
-      lua_pushfstring(L, "%d:%d: %s", t.line, t.col, t.message);
-      return 2;
-    }
-    lua_createtable(L, 0, 4);
-    lua_pushstring(L, c_tok_kind_name(k));
-    lua_setfield(L, -2, "kind");
-    lua_pushlstring(L, lx.src + t.offset, t.length);
-    lua_setfield(L, -2, "text");
-    lua_pushinteger(L, t.line);
-    lua_setfield(L, -2, "line");
-    lua_pushinteger(L, t.col);
-    lua_setfield(L, -2, "col");
-    lua_rawseti(L, -2, ++n);
-  }
-  return 1;
-}
-
 static int push_errno(lua_State *L, const char *path, int err) {
   lua_pushnil(L);
   lua_pushfstring(L, "%s: %s", path, strerror(err));
@@ -829,7 +795,7 @@ static const luaL_Reg host_funcs[] = {
   {"lib_dir", l_lib_dir},
   {"tcc_compile", l_tcc_compile},
   {"tcc_symbol", l_tcc_symbol},
-  {"lex_c", l_lex_c},
+  {"lex_c", diagc_lex_c_lua},
   {"write_file_atomic", l_write_file_atomic},
   {"stat", l_stat},
   {"isatty", l_isatty},

@@ -42,6 +42,7 @@
 #include <lualib.h>
 
 #include "c_lexer.h"
+#include "lex_lua.h"
 
 #ifndef DIAGC_ROOT
 #error "build with -DDIAGC_ROOT=\"/path/to/diagc\""
@@ -77,40 +78,7 @@ static void *capped_alloc(void *ud, void *p, size_t osize, size_t nsize) {
 
 /* ---- diagc_host, the part the pipeline uses (lex_c) -------------------- */
 
-/* Same contract as generator/host/main.c's lex_c. */
-static int l_lex_c(lua_State *L) {
-  size_t len;
-  const char *text = luaL_checklstring(L, 1, &len);
-  c_lexer lx;
-  c_token t;
-  int n = 0;
-  /* the lexer sees the text as a compiler does, line splices removed:
-   * token texts come from that copy, lines and columns from `text` */
-  char *buf = lua_newuserdata(L, len + 1);
-  size_t *map = lua_newuserdata(L, (len + 1) * sizeof *map);
-  c_lexer_init_spliced(&lx, text, len, buf, map);
-  lua_newtable(L);
-  for (;;) {
-    c_tok_kind k = c_lexer_next(&lx, &t);
-    if (k == C_TOK_EOF) break;
-    if (k == C_TOK_ERROR) {
-      lua_pushnil(L);
-      lua_pushfstring(L, "%d:%d: %s", t.line, t.col, t.message);
-      return 2;
-    }
-    lua_createtable(L, 0, 4);
-    lua_pushstring(L, c_tok_kind_name(k));
-    lua_setfield(L, -2, "kind");
-    lua_pushlstring(L, lx.src + t.offset, t.length);
-    lua_setfield(L, -2, "text");
-    lua_pushinteger(L, t.line);
-    lua_setfield(L, -2, "line");
-    lua_pushinteger(L, t.col);
-    lua_setfield(L, -2, "col");
-    lua_rawseti(L, -2, ++n);
-  }
-  return 1;
-}
+/* lex_c: generator/lexer/lex_lua.c, as in bin/diagc. */
 
 static int l_root(lua_State *L) {
   lua_pushstring(L, DIAGC_ROOT);
@@ -119,7 +87,7 @@ static int l_root(lua_State *L) {
 
 static int luaopen_host(lua_State *L) {
   lua_newtable(L);
-  lua_pushcfunction(L, l_lex_c);
+  lua_pushcfunction(L, diagc_lex_c_lua);
   lua_setfield(L, -2, "lex_c");
   lua_pushcfunction(L, l_root);
   lua_setfield(L, -2, "root");
