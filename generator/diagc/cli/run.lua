@@ -28,6 +28,8 @@ local RANGES = {
   ["--accuracy"] = { min = 1e-14, max = 1 },
 }
 
+-- the names offered in "did you mean" hints; whether a name is known is
+-- the runtime's answer (diagc_integrator_known)
 local INTEGRATORS = { "runge_kutta3", "dormand_prince54", "bogacki_shampine3", "implicit_euler",
   "runge_kutta4", "runge_kutta2", "semi_explicit_euler", "explicit_euler" }
 
@@ -120,9 +122,8 @@ local function parse_options(o)
   local opts = {}
   local integ = o["--integrator"]
   if integ then
-    local ok = false
-    for _, n in ipairs(INTEGRATORS) do if n == integ then ok = true end end
-    if not ok then
+    dffi.load(require("diagc_host").include_dir())
+    if ffi.C.diagc_integrator_known(integ) == 0 then
       errors.raise(nil, "%s: unknown integrator '%s'%s", CMD, cli.show(integ), cli.hint(integ, INTEGRATORS, "integrators"))
     end
     opts.integrator = integ
