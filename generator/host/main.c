@@ -11,7 +11,6 @@
  *       opts.options = "-Wall -Werror", opts.name = "chunk name"
  *   tcc_symbol(handle, name)    -> lightuserdata | nil
  *   lex_c(text)                 -> {{kind=, text=, line=, col=}, ...} | nil, "line:col: message"
- *   write_file_atomic(path, s)  -> true | nil, err
  *   stat(path)                  -> {kind=, dev=, ino=} | nil, err, errno
  *   isatty(fd)                  -> boolean
  *   now()                       -> monotonic seconds (double)
@@ -19,10 +18,10 @@
  *       at most `max` bytes; never blocks on a FIFO or device)
  *   set_timeout(seconds, line)  -> arms (seconds > 0) or disarms the
  *       command's wall-clock limit: when it expires, `line` is written to
- *       stderr, a half-written temporary file is removed, and the process
+ *       stderr, the temporary files of track_temp are removed, and the process
  *       exits with status 2 (enforced by a signal, so it also stops
  *       JIT-compiled Lua loops, which never call hooks)
- *   track_temp(path, on)        -> a temporary file the timeout removes too
+ *   track_temp(path, on)        -> a temporary file being written (cli/output.lua) that the timeout removes (on) or no longer removes (off)
  *   memory_limit([bytes])       -> the Lua heap limit in bytes (sets it)
  *   memory_exceeded()           -> true once an allocation hit the limit
  *
@@ -107,10 +106,8 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 
 static char g_timeout_line[1024];
 static size_t g_timeout_len;
-static char g_tmp_path[PATH_MAX + 64]; /* a temporary file being written */
-static volatile sig_atomic_t g_tmp_live;
 
-/* Temporary files the Lua side is writing (cli/output.lua): removed too
+/* Temporary files the Lua side is writing (cli/output.lua), removed
  * when the limit expires.  A slot is live while its first byte is set. */
 #define MAX_TRACKED 64
 static char g_tracked[MAX_TRACKED][PATH_MAX + 64];
@@ -119,7 +116,6 @@ static void on_timeout(int sig) {
   ssize_t w;
   int i;
   (void)sig;
-  if (g_tmp_live) unlink(g_tmp_path);
   for (i = 0; i < MAX_TRACKED; i++)
     if (g_tracked[i][0] != '\0') unlink(g_tracked[i]);
   w = write(2, g_timeout_line, g_timeout_len);
@@ -574,63 +570,6 @@ static int push_errno(lua_State *L, const char *path, int err) {
   return 2;
 }
 
-static int l_write_file_atomic(lua_State *L) {
-  size_t len, off = 0;
-  const char *path = luaL_checkstring(L, 1);
-  const char *content = luaL_checklstring(L, 2, &len);
-  const char *slash = strrchr(path, '/');
-  const char *tmp = NULL;
-  int fd = -1, attempt, err;
-
-  for (attempt = 0; attempt < 100 && fd < 0; attempt++) {
-    /* DIR/.NAME.tmpPID.N: hidden, in the same directory as `path` */
-    lua_settop(L, 2);
-    if (slash != NULL)
-      lua_pushlstring(L, path, (size_t)(slash - path + 1));
-    else
-      lua_pushliteral(L, "");
-    lua_pushfstring(L, "%s.%s.tmp%d.%d", lua_tostring(L, -1), slash ? slash + 1 : path,
-                    (int)getpid(), attempt);
-    tmp = lua_tostring(L, -1);
-    if (strlen(tmp) < sizeof g_tmp_path) {
-      g_tmp_live = 0;
-      strcpy(g_tmp_path, tmp);
-    }
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-    if (fd >= 0 && strcmp(g_tmp_path, tmp) == 0) g_tmp_live = 1;
-    if (fd < 0 && errno != EEXIST) return push_errno(L, path, errno);
-  }
-  if (fd < 0) return push_errno(L, path, EEXIST);
-
-  while (off < len) {
-    ssize_t w = write(fd, content + off, len - off);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      err = errno;
-      close(fd);
-      unlink(tmp);
-      g_tmp_live = 0;
-      return push_errno(L, path, err);
-    }
-    off += (size_t)w;
-  }
-  if (close(fd) != 0) {
-    err = errno;
-    unlink(tmp);
-    g_tmp_live = 0;
-    return push_errno(L, path, err);
-  }
-  if (rename(tmp, path) != 0) {
-    err = errno;
-    unlink(tmp);
-    g_tmp_live = 0;
-    return push_errno(L, path, err);
-  }
-  g_tmp_live = 0;
-  lua_pushboolean(L, 1);
-  return 1;
-}
-
 /* stat(path) -> {kind = "file"|"directory"|"other", dev =, ino =} | nil, err, errno
  * (follows symlinks): lets the CLI replace regular files atomically, write
  * devices and FIFOs in place, and refuse to overwrite its input. */
@@ -796,7 +735,6 @@ static const luaL_Reg host_funcs[] = {
   {"tcc_compile", l_tcc_compile},
   {"tcc_symbol", l_tcc_symbol},
   {"lex_c", diagc_lex_c_lua},
-  {"write_file_atomic", l_write_file_atomic},
   {"stat", l_stat},
   {"isatty", l_isatty},
   {"now", l_now},

@@ -93,18 +93,6 @@ unsigned long long big(double x) { return (unsigned long long)x; }
   t, e = host.lex_c("'a")
   check("lex_c_char_error", t == nil and e == "1:1: unterminated character constant", e)
 
-  local path = root .. "/out.txt"
-  check("write_file_atomic", host.write_file_atomic(path, "hello\0world") == true)
-  local fh = io.open(path, "rb")
-  check("write_file_atomic_content", fh and fh:read("*a") == "hello\0world")
-  if fh then fh:close() end
-  check("write_file_atomic_overwrite", host.write_file_atomic(path, "x") == true
-    and io.open(path):read("*a") == "x")
-  local ok, werr = host.write_file_atomic(root .. "/no/such/dir/f", "x")
-  check("write_file_atomic_error", ok == nil and werr:find("No such file") ~= nil, werr)
-  local leftovers = io.popen("ls -A '" .. root .. "' | grep -c tmp"):read("*a")
-  check("write_file_atomic_no_temp", tonumber(leftovers) == 0, leftovers)
-
   check("isatty", host.isatty(0) == false and type(host.isatty(1)) == "boolean")
   local t0 = host.now()
   local t1 = host.now()
