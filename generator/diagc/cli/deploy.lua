@@ -33,9 +33,7 @@ local CMD = "diagc deploy"
 
 local function shq(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 
-local function cstr(s)
-  return util.c_string(s)
-end
+local cstr = util.c_string
 
 local function exit_code(a, b, c)
   if type(a) == "number" then return a >= 256 and math.floor(a / 256) or a end
