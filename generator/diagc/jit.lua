@@ -102,7 +102,7 @@ M.DEFINES = { __STRICT_ANSI__ = true }
 -- is linked or run, and the generated C includes only standard headers.
 M.CHECK_FLAGS = "-std=c99 -Wall -Wextra -Werror -pedantic"
 local check_cc
-local function shq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local shq = require("diagc.util").shell_quote
 function M.check_cc()
   if check_cc ~= nil then return check_cc end
   local want = os.getenv("DIAGC_CHECK_CC")

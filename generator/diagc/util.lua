@@ -69,6 +69,11 @@ function M.sorted_keys(t)
   return ks
 end
 
+-- A string quoted for the POSIX shell (os.execute, io.popen).
+function M.shell_quote(s)
+  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
+end
+
 function M.dirname(p)
   return p:match("^(.*)/[^/]*$") or "."
 end

@@ -31,7 +31,7 @@ local FLAGS = {
 
 local CMD = "diagc deploy"
 
-local function shq(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+local shq = util.shell_quote
 
 local cstr = util.c_string
 

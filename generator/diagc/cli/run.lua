@@ -36,7 +36,7 @@ local INTEGRATORS = { "runge_kutta3", "dormand_prince54", "bogacki_shampine3", "
 local CMD = "diagc run"
 
 -- shell-quote a path for os.execute
-local function shq(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+local shq = require("diagc.util").shell_quote
 
 -- gnuplot on PATH?
 local function have_gnuplot()
