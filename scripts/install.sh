@@ -10,6 +10,7 @@
 #   bin/diagc, bin/diagc-topology
 #   share/diagc/generator/diagc/...     the generator's Lua modules
 #   share/diagc/VERSION                 the version (read by the generator)
+#   share/diagc/templates/*.in          the shape of the generated files
 #   share/diagc/examples/*.lua          the examples (diagc.root .. "/examples")
 #   share/diagc/topologies/             the iRobot topologies and their licence
 #   share/diagc/MANIFEST                every installed file, for uninstall
@@ -98,6 +99,7 @@ do_install() {
   put 755 bin/diagc-topology bin/diagc-topology
   while IFS= read -r f; do put 644 "$f" "share/diagc/$f"; done < <(find generator/diagc -type f -name '*.lua' | LC_ALL=C sort)
   put 644 VERSION share/diagc/VERSION
+  for f in templates/*.in; do put 644 "$f" "share/diagc/$f"; done
   for f in examples/*.lua; do put 644 "$f" "share/diagc/$f"; done
   for f in bench/executor/topologies/*; do put 644 "$f" "share/diagc/topologies/${f##*/}"; done
   for f in README.md CHANGELOG.md LICENSE; do put 644 "$f" "share/doc/diagc/$f"; done

@@ -1,7 +1,6 @@
 -- compile.lua: the whole pipeline, one stage per module:
---   spec.load -> check -> flatten -> tickets.graph -> tickets.loops
---   -> tickets.eval_paths
---   -> masks -> coder.c_model
+--   spec.load -> check -> check.c_text -> flatten -> tickets.graph
+--   -> tickets.loops -> tickets.eval_paths -> masks -> coder.c_model
 local M = {}
 
 -- The version lives in one place, the file VERSION at the root (the
@@ -49,11 +48,6 @@ end
 
 function M.compile_loaded(loaded, opts)
   local model = require("diagc.check").check(loaded)
-  local F = require("diagc.flatten").flatten(model)
-  local G = require("diagc.tickets.graph").build(F)
-  require("diagc.tickets.loops").compute(F)
-  F.eval_paths = require("diagc.tickets.eval_paths").compute(F)
-  local eps = require("diagc.masks").compute(F, G)
   local prefix = opts.prefix or M.prefix_of(model.root.name)
   if prefix:lower() == "diagc" or prefix:lower():match("^diagc_") then
     require("diagc.errors").raise(opts.prefix and nil or model.root.loc,
@@ -61,20 +55,27 @@ function M.compile_loaded(loaded, opts)
       .. "rename the diagram or pass --name", prefix)
   end
   local header_name = opts.header_name or (prefix .. ".h")
+  local source_name = opts.source_name or (prefix .. ".c")
+  local lex = opts.lex == nil and host_lexer() or opts.lex or nil
+  require("diagc.check.c_text").check(model, { prefix = prefix, header_name = header_name,
+    source_name = source_name, sources = loaded.sources, lex = lex })
+  local F = require("diagc.flatten").flatten(model)
+  local G = require("diagc.tickets.graph").build(F)
+  require("diagc.tickets.loops").compute(F)
+  F.eval_paths = require("diagc.tickets.eval_paths").compute(F)
+  local eps = require("diagc.masks").compute(F, G)
   local gen = require("diagc.coder.c_model").generate(F, eps, {
     prefix = prefix,
     header_name = header_name,
-    source_name = opts.source_name or (prefix .. ".c"),
+    source_name = source_name,
     spec_name = opts.spec_name or loaded.main,
     version = M.VERSION,
     leaf_types = model.leaf_types,
-    sources = loaded.sources,
-    lex = opts.lex == nil and host_lexer() or opts.lex or nil,
     default_accuracy = 1e-4,
   })
   gen.header_name = header_name
   gen.sources = loaded.sources
-  gen.source_name = opts.source_name or (prefix .. ".c")
+  gen.source_name = source_name
   gen.prefix, gen.flat, gen.entry_points, gen.model, gen.graph = prefix, F, eps, model, G
   return gen
 end

@@ -50,7 +50,7 @@ check reinstall_replaces $? "$(tail -3 "$tmp/install2.log")"
 
 # --- the layout --------------------------------------------------------------
 missing=""
-for f in bin/diagc bin/diagc-topology share/diagc/generator/diagc/driver.lua share/diagc/VERSION \
+for f in bin/diagc bin/diagc-topology share/diagc/generator/diagc/driver.lua share/diagc/VERSION share/diagc/templates/model.c.in \
   share/diagc/MANIFEST share/diagc/examples/spring_mass.lua share/diagc/topologies/NOTICE \
   share/doc/diagc/LICENSE share/doc/diagc/CHANGELOG.md include/diagc/model.h include/diagc/simulator.h \
   include/diagc/version.h lib/libdiagc.a "lib/libdiagc.so.$VERSION" "lib/libdiagc.so.${VERSION%%.*}" \

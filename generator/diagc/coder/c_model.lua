@@ -1,897 +1,106 @@
--- coder/c_model.lua: flattened diagram + masks -> model.h and model.c.
--- Straight-line C99: one struct for the context (no pointers), one eval
--- function per cache entry (a hit is one bit test), one setter per source
--- whose invalidation is a few word-wise ANDs, and a const descriptor.
-local emit = require("diagc.coder.emit")
+-- coder/c_model.lua: the last stage: flattened diagram + masks -> the text
+-- of model.h and model.c.  It reads what the earlier stages computed and
+-- checks nothing (the spec's C was checked by check/c_text.lua); it adds
+-- nothing to the model.  It renders templates/model.h.in and
+-- templates/model.c.in (coder/template.lua), whose slots these modules
+-- fill, one job each:
+--   coder/header.lua       preambles, size macros, the context struct (model.h)
+--   coder/defaults.lua     default values and PREFIX_init
+--   coder/calcs.lua        one C function per leaf type and calc (the spec's C)
+--   coder/evals.lua        one eval per cache entry, eval paths, the root's schedule
+--   coder/invalidate.lua   one invalidation function per entry point
+--   coder/setters.lua      the public setters and the sources list
+--   coder/eval_api.lua     the public evals of output ports and cache entries
+--   coder/events.lua       event handlers and their apply functions
+--   coder/witness.lua, coder/next_update.lua   zero crossings, timed events
+--   coder/descriptor.lua   the diagc_model descriptor's functions and tables
+-- Shared: coder/names.lua (the coder's state K and common names),
+-- coder/args.lua (a calc's argument expressions), coder/emit.lua (a line
+-- buffer that keeps #line directives right).
+--
+-- opts: {prefix=, header_name=, source_name=, spec_name=, version=,
+-- leaf_types=, default_accuracy=}.  Returns {header=, source=,
+-- checked_source=, source_restore=, header_restore=, user_blocks=}.
 local util = require("diagc.util")
-local scope = require("diagc.tickets.scope")
-local bit = require("bit")
-local loops = require("diagc.tickets.loops")
-local eval_paths = require("diagc.tickets.eval_paths")
-
-local errors = require("diagc.errors")
-local c_code = require("diagc.check.c_code")
+local emit = require("diagc.coder.emit")
+local template = require("diagc.coder.template")
+local names = require("diagc.coder.names")
+local args = require("diagc.coder.args")
+local header = require("diagc.coder.header")
+local defaults = require("diagc.coder.defaults")
+local calcs = require("diagc.coder.calcs")
+local evals = require("diagc.coder.evals")
+local invalidate = require("diagc.coder.invalidate")
+local setters = require("diagc.coder.setters")
+local eval_api = require("diagc.coder.eval_api")
+local events = require("diagc.coder.events")
+local descriptor = require("diagc.coder.descriptor")
 
 local M = {}
 
--- Names the generated C would turn into something else: a spec name equal
--- to one of the header's PREFIX_* macros, and output file names that an
--- #include "..." cannot carry.
-local function check_names(F, opts)
-  local macro_prefix = opts.prefix:upper() .. "_"
-  for _, lt in ipairs(opts.leaf_types) do
-    for _, name in ipairs(lt.name_order) do
-      if name:sub(1, #macro_prefix) == macro_prefix then
-        errors.raise(lt.names[name].loc, "name '%s' starts with '%s', which the generated header "
-          .. "uses for its macros (model prefix '%s'); choose another name or pass --name",
-          name, macro_prefix, opts.prefix)
-      end
-    end
-  end
-  for _, n in ipairs({ opts.header_name, opts.source_name }) do
-    if n:find('[%z\1-\31\127"\\]') or n:find("??", 1, true) then
-      errors.raise(nil, "output file name %s cannot be written in the generated #include; "
-        .. "use letters, digits, '.', '-' and '_'", util.c_string(n))
-    end
+-- witness and next_update_time items (each writes its own table)
+local function timed_items(K, mod, key)
+  return function(C)
+    K[key] = require(mod).emit(C, K.F, { P = K.P, opts = K.opts, n_events = #K.ev_rows,
+      in_leaf_scope = names.in_leaf_scope,
+      arg_expr = function(ctx, p, target, buf) return args.expr(K.F, ctx, p, target, buf) end })
   end
 end
 
-local function arr(n) return n > 0 and n or 1 end
-local cd = util.c_double
+-- values of the PREFIX_model initializer known once the blocks are emitted
+local function later(K, f) return function() return f(K) end end
 
-local function dvec_init(v)
-  local t = {}
-  for i, x in ipairs(v) do t[i] = cd(x) end
-  return "{" .. table.concat(t, ", ") .. "}"
+local function model_slots(K)
+  local F, P, s = K.F, K.P, {}
+  s.nq, s.nv, s.nz, s.nxc, s.nxd = F.nq, F.nv, F.nz, F.nxc, F.nxd
+  s.name_string, s.default_accuracy = util.c_string(P), util.c_double(K.opts.default_accuracy)
+  s.n_leaves, s.n_outputs, s.n_cache, s.n_loggers = #F.leaves, #F.outputs, #F.entries, #F.logs
+  s.n_sources = later(K, function() return #K.sources end)
+  s.n_events = later(K, function() return #K.ev_rows end)
+  for _, t in ipairs({ "xc_names", "xd_names", "leaf_names", "outputs", "cache", "events_table", "loggers" }) do
+    s[t] = later(K, function() return K.tables[t] end)
+  end
+  s.n_witnesses = later(K, function() return K.wit.n end)
+  s.witnesses_table = later(K, function() return K.wit.table end)
+  s.n_timed = later(K, function() return K.nut.n end)
+  s.timed_table = later(K, function() return K.nut.table end)
+  return s
 end
 
--- Full run of all-ones words at least this long becomes a loop.
-local RUN_LOOP = 8
+local function source_slots(K)
+  local s = model_slots(K)
+  s.P, s.version, s.spec, s.header_name = K.P, K.opts.version, K.spec_comment, K.opts.header_name
+  s.defaults = defaults.arrays(K)
+  s.end_of_prologue = function(C) K.prologue_last = #C.lines end
+  s.calc_functions = calcs.emit(K)
+  s.evals = evals.emit(K)
+  s.invalidations = invalidate.emit(K)
+  s.init_function = defaults.init_function(K)
+  s.setters = setters.emit(K)
+  s.eval_api = eval_api.emit(K)
+  s.xcdot_entry, s.xcdot_base = K.F.root.entries.xcdot.index, K.F.xcdot_base
+  s.events = events.emit(K)
+  s.source_wrappers = descriptor.source_wrappers(K)
+  s.value_wrappers = descriptor.value_wrappers(K)
+  s.witnesses = timed_items(K, "diagc.coder.witness", "wit")
+  s.next_update = timed_items(K, "diagc.coder.next_update", "nut")
+  s.tables = descriptor.tables(K)
+  return s
+end
 
 function M.generate(F, eps, opts)
-  local P = opts.prefix
-  -- a leaf's code sees the macros of its own c_preambles only: they are
-  -- defined again around that code and undefined after it
-  local pre_scope = {}
-  local function in_leaf_scope(buf, lt, body)
-    local scope_pre = pre_scope[lt]
-    if not scope_pre then return body() end
-    for _, d in ipairs(scope_pre.directives) do buf:user_code(d.text, d.loc, "a c_preamble") end
-    body()
-    for _, m in ipairs(scope_pre.macros) do buf:linef("#undef %s", m) end
-  end
-  -- a preamble's macro must not name what the header or the C library defines
-  local function check_macro(m)
-    local clash = require("diagc.check.fields").c_clash(m)
-    if clash then return "the name " .. clash .. "; choose another name" end
-    local up = P:upper() .. "_"
-    if m:sub(1, #up) == up then
-      return "names starting with '" .. up .. "' belong to the generated header; choose another name"
-    end
-  end
-  local function check_preambles()
-    local macros_of = {}
-    for _, lt in ipairs(opts.leaf_types) do
-      local macros, directives, seen = {}, {}, {}
-      for _, pre in ipairs(lt.preambles) do
-        if opts.lex then
-          local info = c_code.check_preamble(pre.text, { what = "the c_preamble of leaf \""
-            .. lt.name .. "\"", loc_of = c_code.loc_mapper(pre.loc), check_macro = check_macro },
-            opts.lex)
-          local text = c_code.directive_text(info)
-          if text then directives[#directives + 1] = { text = text, loc = pre.loc } end
-          for _, m in ipairs(info.macros) do
-            if not seen[m] then seen[m] = true; macros[#macros + 1] = m end
-          end
-        end
-      end
-      if #macros > 0 then
-        pre_scope[lt] = { macros = macros, directives = directives }
-        macros_of[lt] = macros
-        -- the context struct names abstract types outside the leaf's code
-        for _, kind in ipairs({ "xa", "pa", "cache" }) do
-          for _, it in ipairs(lt.by_kind[kind]) do
-            local last = it.ctype and it.ctype:match("([%w_]+)$")
-            if last and seen[last] then
-              errors.raise(it.loc, "type '%s' of '%s' is a macro of a c_preamble, and a "
-                .. "preamble's macros exist only in its leaf's code; declare the type with typedef",
-                last, it.name)
-            end
-          end
-        end
-      end
-    end
-    return macros_of
-  end
-  local hname = opts.header_name
-  local cname = opts.source_name
-  local W = arr(math.ceil(#F.entries / 64))
-  local NC = arr(#F.entries)
-  local H = emit.new(hname)
-  local C = emit.new(cname)
-  local guard = P:upper() .. "_MODEL_H"
-
-  check_names(F, opts)
-  local pre_macros = check_preambles(opts)
-
-  ---------------------------------------------------------------- header
-  H:linef("/* %s.h: generated by diagc %s from %s. Do not edit. */", P, opts.version,
-    util.c_comment(opts.spec_name))
-  H:linef("#ifndef %s", guard)
-  H:linef("#define %s", guard)
-  H:line("#include <stddef.h>")
-  H:line("#include <stdint.h>")
-  H:line('#include "diagc/model.h"')
-  H:line()
-  -- user preambles (types of abstract values), each distinct text once; the
-  -- macros a leaf's preambles define end with them (c_preamble_scope)
-  local seen_pre = {}
-  for _, lt in ipairs(opts.leaf_types) do
-    for _, pre in ipairs(lt.preambles) do
-      if not seen_pre[pre.text] then
-        seen_pre[pre.text] = true
-        H:user_code(pre.text, pre.loc, "a c_preamble")
-      end
-    end
-    for _, m in ipairs(pre_macros[lt] or {}) do H:linef("#undef %s", m) end
-  end
-  H:line("#ifdef __cplusplus")
-  H:line('extern "C" {')
-  H:line("#endif")
-  H:linef("#define %s_NQ %d", P:upper(), F.nq)
-  H:linef("#define %s_NV %d", P:upper(), F.nv)
-  H:linef("#define %s_NZ %d", P:upper(), F.nz)
-  H:linef("#define %s_NXC %d", P:upper(), F.nxc)
-  H:linef("#define %s_NXD %d", P:upper(), F.nxd)
-  H:linef("#define %s_NPN %d", P:upper(), F.npn)
-  H:linef("#define %s_NCACHE %d", P:upper(), #F.entries)
-  H:line()
-  H:line("/* All state: xc = q (every leaf), v (every leaf), z (every leaf). */")
-  H:linef("typedef struct %s_state {", P)
-  H:linef("  double xc[%d];", arr(F.nxc))
-  H:linef("  double xd[%d];", arr(F.nxd))
-  for _, a in ipairs(F.xa) do H:linef("  %s %s;", a.ctype, a.field) end
-  H:linef("} %s_state;", P)
-  H:line()
-  H:linef("typedef struct %s_params {", P)
-  H:linef("  double pn[%d];", arr(F.npn))
-  for _, a in ipairs(F.pa) do H:linef("  %s %s;", a.ctype, a.field) end
-  H:linef("} %s_params;", P)
-  H:line()
-  H:line("/* A context holds every value and no pointers: clone it with memcpy. */")
-  H:linef("typedef struct %s_context {", P)
-  H:line("  double t;")
-  H:line("  double accuracy;")
-  H:linef("  %s_state x;", P)
-  H:linef("  %s_params p;", P)
-  H:linef("  double u[%d];         /* exported and fixed input values */", arr(F.nu))
-  H:linef("  double cache[%d];     /* cache values; [0, NXC) holds xcdot */", arr(F.ncache_d))
-  for _, e in ipairs(F.entries) do
-    if e.field then H:linef("  %s %s;", e.ctype, e.field) end
-  end
-  H:linef("  uint64_t valid[%d];   /* one bit per cache entry: 1 = up to date */", W)
-  H:line("  uint64_t cache_on;    /* all ones, or 0 when caching is disabled */")
-  H:line("  int32_t frozen;")
-  H:line("  int32_t reserved;")
-  H:linef("  uint64_t n_eval[%d];", NC)
-  H:linef("  uint64_t n_calc[%d];", NC)
-  H:linef("  uint64_t n_inval[%d];", NC)
-  H:linef("} %s_context;", P)
-  H:line()
-  H:linef("extern const diagc_model %s_model;", P)
-  H:line()
-
-  ---------------------------------------------------------------- source
-  C:linef("/* %s.c: generated by diagc %s from %s. Do not edit. */", P, opts.version,
-    util.c_comment(opts.spec_name))
-  C:linef('#include "%s"', hname)
-  C:line("#include <math.h>")
-  C:line("#include <string.h>")
-  C:line()
-  C:line("#ifndef DIAGC_NO_COUNTERS")
-  C:linef("#define %s__CNT(x) (x)", P)
-  C:linef("#define %s__INV(c, w, m) do { (c)->valid[w] &= ~(m); diagc_count_bits((c)->n_inval + 64 * (w), (m)); } while (0)", P)
-  C:line("#else")
-  C:linef("#define %s__CNT(x) ((void)0)", P)
-  C:linef("#define %s__INV(c, w, m) ((c)->valid[w] &= ~(m))", P)
-  C:line("#endif")
-  C:line()
-
-  local function proto(decl)
-    H:line(decl .. ";")
-  end
-
-  -- default values
-  local xc0 = {}
-  for _, part in ipairs({ "q", "v", "z" }) do
-    for _, ctx in ipairs(F.leaves) do
-      for _, x in ipairs(ctx.type[part .. "0"]) do xc0[#xc0 + 1] = x end
-    end
-  end
-  local xd0, pn0 = {}, {}
-  for _, ctx in ipairs(F.leaves) do
-    for _, g in ipairs(ctx.type.by_kind.xd) do for _, x in ipairs(g.default) do xd0[#xd0 + 1] = x end end
-    for _, g in ipairs(ctx.type.by_kind.pn) do
-      for _, x in ipairs(ctx.param_values[g.name]) do pn0[#pn0 + 1] = x end
-    end
-  end
-  local u0 = {}
-  for _, s in ipairs(F.u_slots) do for _, x in ipairs(s.default) do u0[#u0 + 1] = x end end
-  if #xc0 > 0 then C:linef("static const double %s__xc0[%d] = %s;", P, #xc0, dvec_init(xc0)) end
-  if #xd0 > 0 then C:linef("static const double %s__xd0[%d] = %s;", P, #xd0, dvec_init(xd0)) end
-  if #pn0 > 0 then C:linef("static const double %s__pn0[%d] = %s;", P, #pn0, dvec_init(pn0)) end
-  if #u0 > 0 then C:linef("static const double %s__u0[%d] = %s;", P, #u0, dvec_init(u0)) end
-  C:line()
-  local prologue_last = #C.lines -- the checked unit's start (emit.lua)
-
-  -- calc functions, one per leaf type and calc
-  local function calc_fn_name(lt, calc)
-    local tag = calc.kind == "event" and ("ev_" .. calc.name)
-      or (calc.kind == "output" and ("out_" .. calc.name))
-      or (calc.kind == "cache" and ("cache_" .. calc.name)) or calc.kind
-    return string.format("%s__L%d_%s__%s", P, lt.id, lt.name, tag)
-  end
-  for _, lt in ipairs(opts.leaf_types) do
-    do
-      for _, calc in ipairs(lt.calcs) do
-        local ps = scope.params(lt, calc)
-        scope.check_body(lt, calc, ps, opts.lex)
-        local args = require("diagc.coder.value_fn").declarations(ps)
-        C:begin_checked()
-        C:linef("static int %s(%s)", calc_fn_name(lt, calc), #args > 0 and table.concat(args, ", ") or "void")
-        C:line("{")
-        for _, p in ipairs(ps) do C:linef("  (void)%s;", p.name) end
-        C:line("  {")
-        in_leaf_scope(C, lt, function() C:user_code(calc.body, calc.body_loc, "a calc body") end)
-        C:line("  }")
-        C:linef("  return %s;", calc.kind == "event" and "DIAGC_SUCCEEDED" or "0")
-        C:line("}")
-        C:end_checked(calc_fn_name(lt, calc))
-        C:line()
-      end
-    end
-  end
-
-  -- argument expressions for a parameter in a leaf context
-  local function arg_expr(ctx, p, target, buf)
-    local k = p.key
-    if k == "t" then return "c->t" end
-    if k == "accuracy" then return "c->accuracy" end
-    if k == "q" then return "c->x.xc + " .. ctx.xq end
-    if k == "v" then return "c->x.xc + " .. ctx.xv end
-    if k == "z" then return "c->x.xc + " .. ctx.xz end
-    local kind, name = k:match("^(%w+):(.*)$")
-    if kind == "xd" then return "c->x.xd + " .. ctx.xd_off[name] end
-    if kind == "xa" then return "&c->x." .. ctx.xa_field[name] end
-    if kind == "pn" then return "c->p.pn + " .. ctx.pn_off[name] end
-    if kind == "pa" then return "&c->p." .. ctx.pa_field[name] end
-    if kind == "input" then
-      local r = F.resolve_input(ctx, name)
-      if r.entry then return "c->cache + " .. r.entry.offset end
-      return "c->u + " .. r.slot.offset
-    end
-    if kind == "cache" then
-      local e = ctx.entries[k]
-      return e.field and ("&c->" .. e.field) or ("c->cache + " .. e.offset)
-    end
-    if k == "builtin:xcdot:q" then return "c->cache + " .. (F.xcdot_base + ctx.xq) end
-    if k == "builtin:xcdot:v" then return "c->cache + " .. (F.xcdot_base + ctx.xv) end
-    if k == "builtin:xcdot:z" then return "c->cache + " .. (F.xcdot_base + ctx.xz) end
-    if kind == "builtin" then return "c->cache + " .. ctx.entries[name].offset end
-    if k == "self" then
-      return target.field and ("&c->" .. target.field) or ("c->cache + " .. target.offset)
-    end
-    if k == "self:q" then return "c->cache + " .. (F.xcdot_base + ctx.xq) end
-    if k == "self:v" then return "c->cache + " .. (F.xcdot_base + ctx.xv) end
-    if k == "self:z" then return "c->cache + " .. (F.xcdot_base + ctx.xz) end
-    if k == "next:q" then return buf .. "->xc + " .. ctx.xq end
-    if k == "next:v" then return buf .. "->xc + " .. ctx.xv end
-    if k == "next:z" then return buf .. "->xc + " .. ctx.xz end
-    local nk, nname = k:match("^next:(%w+):(.*)$")
-    if nk == "xd" then return buf .. "->xd + " .. ctx.xd_off[nname] end
-    if nk == "xa" then return "&" .. buf .. "->" .. ctx.xa_field[nname] end
-    error("no argument for " .. k)
-  end
-
-  local function word_bit(e)
-    return math.floor(e.index / 64), "(UINT64_C(1) << " .. (e.index % 64) .. ")"
-  end
-
-  -- eval functions, one per cache entry.  An entry alone on its eval path
-  -- (tickets/eval_paths.lua) evaluates its deps and computes itself; an
-  -- entry on a longer path hands over to the path's function, which scans
-  -- back to the last up-to-date entry and computes forward from there.
-  local function valid_test(e)
-    local w, b = word_bit(e)
-    return string.format("c->valid[%d] & c->cache_on & %s", w, b)
-  end
-  -- the statement that computes e's value: its calc, or the sum of its
-  -- parts (a diagram's energies); a diagram's xcdot is its children's
-  local function emit_value(e, indent)
-    if e.calc then
-      local args = {}
-      for _, p in ipairs(e.params) do args[#args + 1] = arg_expr(e.ctx, p, e) end
-      C:linef("%sif (%s(%s) != 0) return DIAGC_E_CALC;", indent, calc_fn_name(e.ctx.type, e.calc), table.concat(args, ", "))
-    elseif e.ticket ~= "xcdot" then
-      local terms = {}
-      for _, p in ipairs(e.parts) do terms[#terms + 1] = "c->cache[" .. p.offset .. "]" end
-      C:linef("%sc->cache[%d] = %s;", indent, e.offset, table.concat(terms, " + "))
-    end
-  end
-  -- the work of computing e once its predecessor (if skip) is up to date
-  local function emit_compute(e, indent, skip)
-    if skip then C:linef("%s%s__CNT(c->n_eval[%d]++);", indent, P, skip.index) end
-    for _, d in ipairs(e.deps) do
-      if d.entry ~= skip then
-        C:linef("%sif ((rc = %s__eval_%d(c)) != 0) return rc;", indent, P, d.entry.index)
-      end
-    end
-    emit_value(e, indent)
-    local w, b = word_bit(e)
-    C:linef("%s%s__CNT(c->n_calc[%d]++);", indent, P, e.index)
-    C:linef("%sc->valid[%d] |= %s;", indent, w, b)
-  end
-  -- steps per single-entry block of a path function
-  local BLOCK = 64
-  -- whether a path's steps call evals (of deps other than the predecessor)
-  local function needs_rc(list)
-    for i, e in ipairs(list) do
-      local skip = i > 1 and e.pred or nil
-      for _, d in ipairs(e.deps) do
-        if d.entry ~= skip then return true end
-      end
-    end
-    return false
-  end
-
-  for _, e in ipairs(F.entries) do
-    C:linef("static int %s__eval_%d(%s_context *c);", P, e.index, P)
-  end
-  for _, path in ipairs(F.eval_paths) do
-    if #path.entries > 1 then
-      C:linef("static int %s__path_%d(%s_context *c, int to);", P, path.id, P)
-    end
-  end
-  C:line()
-  for _, path in ipairs(F.eval_paths) do
-    local list = path.entries
-    if #list > 1 then
-      local names = {}
-      for _, e in ipairs(list) do names[#names + 1] = loops.entry_path(e) end
-      local text = table.concat(names, " -> ")
-      if #text > 200 then text = names[1] .. " -> ... -> " .. names[#names] .. " (" .. #list .. " entries)" end
-      C:linef("/* eval path %d: %s */", path.id, text)
-      C:linef("static int %s__path_%d(%s_context *c, int to)", P, path.id, P)
-      C:line("{")
-      if needs_rc(list) then C:line("  int rc;") end
-      -- Two copies of the steps.  The straight copy is entered only at
-      -- its top or at a block boundary (every BLOCK steps: label B<k>), so
-      -- the compiler keeps each value in registers for the next step
-      -- instead of reloading it from the cache.  The ladder copy (L<k>)
-      -- starts just after the last up-to-date entry and runs to the end of
-      -- that block, then continues in the straight copy.
-      local n = #list
-      local function step(k, indent)
-        local e = list[k + 1]
-        emit_compute(e, indent, k > 0 and e.pred or nil)
-        if k < n - 1 then C:linef("%sif (to == %d) return 0;", indent, k) end
-      end
-      -- where to start: the last up-to-date entry before `to`
-      C:line("  switch (to) {")
-      for k = n - 1, 1, -1 do C:linef("  case %d: goto S%d;", k, k) end
-      C:line("  default: goto B0;")
-      C:line("  }")
-      -- the scan tests a run of entries whose valid bits share a word with
-      -- one AND before testing them one by one
-      local run_start, word_of = {}, function(e) return math.floor(e.index / 64) end
-      for k = 0, n - 1 do
-        local w = word_of(list[k + 1])
-        run_start[k] = (k > 0 and word_of(list[k]) == w) and run_start[k - 1] or k
-      end
-      for k = n - 1, 1, -1 do
-        C:linef("S%d:", k)
-        local top, a = k - 1, run_start[k - 1]
-        if top - a + 1 >= 4 and (k == n - 1 or run_start[k] ~= a) then
-          local mask = 0ULL
-          for j = a, top do mask = bit.bor(mask, bit.lshift(1ULL, list[j + 1].index % 64)) end
-          C:linef("  if (!(c->valid[%d] & c->cache_on & UINT64_C(0x%s))) goto %s;", word_of(list[top + 1]),
-            bit.tohex(mask, 16), a == 0 and "B0" or ("S" .. a))
-        end
-        C:linef("  if (%s) goto %s%d;", valid_test(list[k]), k % BLOCK == 0 and "B" or "L", k)
-      end
-      for k = 0, n - 1 do
-        if k % BLOCK == 0 then C:linef("B%d: /* %s */", k, loops.entry_path(list[k + 1]))
-        else C:linef("  /* %s */", loops.entry_path(list[k + 1])) end
-        step(k, "  ")
-      end
-      C:line("  return 0;")
-      for k = 1, n - 1 do
-        if k % BLOCK ~= 0 then
-          C:linef("L%d: /* %s */", k, loops.entry_path(list[k + 1]))
-          step(k, "  ")
-          if k == n - 1 then C:line("  return 0;")
-          elseif (k + 1) % BLOCK == 0 then C:linef("  goto B%d;", k + 1) end
-        end
-      end
-      C:line("}")
-      C:line()
-    end
-  end
-  -- The root diagram's built-in sums (xcdot above all: the simulator's hot
-  -- path) read most of the model.  Their eval runs one flat schedule: every
-  -- entry they depend on, in prerequisite order, each computed if stale, and
-  -- the valid bits set at the end.  Because a stale entry's dependents are
-  -- always stale too, this computes exactly the entries a recursive lazy eval
-  -- would, with the same n_eval/n_calc counts, without the calls.
-  local scheduled = {}
-  for _, k in ipairs({ "xcdot", "pe", "ke", "pc", "pnc" }) do
-    local e = F.root.entries[k]
-    if e and #e.deps > 0 then scheduled[e] = eval_paths.post_order({ e }) end
-  end
-  local function emit_schedule(order)
-    local words, wlist = {}, {}
-    for _, x in ipairs(order) do
-      local w = math.floor(x.index / 64)
-      if not words[w] then words[w] = 0ULL; wlist[#wlist + 1] = w end
-      words[w] = bit.bor(words[w], bit.lshift(1ULL, x.index % 64))
-    end
-    table.sort(wlist)
-    for _, w in ipairs(wlist) do
-      C:linef("  const uint64_t v%d = c->valid[%d] & c->cache_on;", w, w)
-    end
-    -- When every entry of the schedule is stale (the simulator's case: it
-    -- changes xc before each derivative), the same steps run with no tests:
-    -- one straight block the C compiler schedules as a whole.
-    local stale = {}
-    for _, w in ipairs(wlist) do
-      stale[#stale + 1] = string.format("(v%d & UINT64_C(0x%s))", w, bit.tohex(words[w], 16))
-    end
-    local function step(x)
-      for _, d in ipairs(x.deps) do C:linef("    %s__CNT(c->n_eval[%d]++);", P, d.entry.index) end
-      emit_value(x, "    ")
-      C:linef("    %s__CNT(c->n_calc[%d]++);", P, x.index)
-    end
-    C:linef("  if (!(%s)) {", table.concat(stale, " | "))
-    for _, x in ipairs(order) do
-      C:linef("    /* %s */", loops.entry_path(x))
-      step(x)
-    end
-    C:line("  } else {")
-    for _, x in ipairs(order) do
-      local w, b = word_bit(x)
-      C:linef("  if (!(v%d & %s)) { /* %s */", w, b, loops.entry_path(x))
-      step(x)
-      C:line("  }")
-    end
-    C:line("  }")
-    for _, w in ipairs(wlist) do
-      C:linef("  c->valid[%d] |= UINT64_C(0x%s);", w, bit.tohex(words[w], 16))
-    end
-  end
-
-  for _, e in ipairs(F.entries) do
-    C:linef("/* %s */", loops.entry_path(e))
-    C:linef("static int %s__eval_%d(%s_context *c)", P, e.index, P)
-    C:line("{")
-    C:linef("  %s__CNT(c->n_eval[%d]++);", P, e.index)
-    C:linef("  if (%s) return 0;", valid_test(e))
-    C:line("  if (c->frozen) return DIAGC_E_FROZEN;")
-    if scheduled[e] then
-      emit_schedule(scheduled[e])
-      C:line("  return 0;")
-    elseif #e.path.entries > 1 then
-      C:linef("  return %s__path_%d(c, %d);", P, e.path.id, e.pos)
-    else
-      if #e.deps > 0 then C:line("  {") C:line("    int rc;") end
-      emit_compute(e, #e.deps > 0 and "    " or "  ", nil)
-      if #e.deps > 0 then C:line("  }") end
-      C:line("  return 0;")
-    end
-    C:line("}")
-    C:line()
-  end
-
-  -- invalidation: one function per entry point (numbered: paths are
-  -- arbitrary, so names built from them could collide)
-  local inv = {}
-  for i, ep in ipairs(eps) do
-    inv[ep] = string.format("%s__inv_%d", P, i - 1)
-    if ep.cname then inv[ep.cname] = inv[ep] end
-  end
-  for _, ep in ipairs(eps) do
-    C:linef("/* invalidation for a change of %s */", ep.name)
-    C:linef("static void %s(%s_context *c)", inv[ep], P)
-    C:line("{")
-    if #ep.words == 0 then C:line("  (void)c;") end
-    local i = 1
-    while i <= #ep.words do
-      local r = ep.words[i]
-      local j = i
-      while r.full and j + 1 <= #ep.words and ep.words[j + 1].full and ep.words[j + 1].word == ep.words[j].word + 1 do
-        j = j + 1
-      end
-      if j - i + 1 >= RUN_LOOP then
-        C:linef("  { int w; for (w = %d; w <= %d; ++w) %s__INV(c, w, ~UINT64_C(0)); }", r.word, ep.words[j].word, P)
-        i = j + 1
-      else
-        C:linef("  %s__INV(c, %d, UINT64_C(%s));", P, r.word, r.hex)
-        i = i + 1
-      end
-    end
-    C:line("}")
-    C:line()
-  end
-
-  -- public API
-  H:linef("/* Initialize a context: defaults, t = 0, every cache entry stale. */")
-  proto(string.format("void %s_init(%s_context *c)", P, P))
-  C:begin_checked()
-  C:linef("void %s_init(%s_context *c)", P, P)
-  C:line("{")
-  C:line("  memset(c, 0, sizeof *c);")
-  C:linef("  c->accuracy = %s;", cd(opts.default_accuracy))
-  if #xc0 > 0 then C:linef("  memcpy(c->x.xc, %s__xc0, sizeof %s__xc0);", P, P) end
-  if #xd0 > 0 then C:linef("  memcpy(c->x.xd, %s__xd0, sizeof %s__xd0);", P, P) end
-  if #pn0 > 0 then C:linef("  memcpy(c->p.pn, %s__pn0, sizeof %s__pn0);", P, P) end
-  if #u0 > 0 then C:linef("  memcpy(c->u, %s__u0, sizeof %s__u0);", P, P) end
-  -- a C initializer written in the spec, copied into the context
-  local function emit_init(ctype, text, item, lvalue, lt)
-    local loc = require("diagc.check.fields").locate(opts.sources, item.loc, text)
-    if opts.lex then
-      c_code.check_statements(text, { what = "the init of '" .. item.name .. "'",
-        loc_of = c_code.loc_mapper(loc) }, opts.lex)
-    end
-    C:line("  {")
-    C:linef("    static const %s init =", ctype)
-    in_leaf_scope(C, lt, function() C:user_code(text, loc, "an init") end)
-    C:line("    ;")
-    C:linef("    c->%s = init;", lvalue)
-    C:line("  }")
-  end
-  for _, a in ipairs(F.xa) do
-    if a.init then emit_init(a.ctype, a.init, a.item, "x." .. a.field, a.ctx.type) end
-  end
-  for _, a in ipairs(F.pa) do
-    if a.init then emit_init(a.ctype, a.init, a.item, "p." .. a.field, a.ctx.type) end
-  end
-  for _, e in ipairs(F.entries) do
-    if e.field and e.item.init then emit_init(e.ctype, e.item.init, e.item, e.field, e.ctx.type) end
-  end
-  C:line("  c->cache_on = ~UINT64_C(0);")
-  C:line("}")
-  C:end_checked(nil)
-  C:line()
-
-  local function setter(name, params, body_lines, ep_name, doc)
-    H:linef("/* %s */", doc)
-    proto(string.format("void %s_%s(%s_context *c%s)", P, name, P, params))
-    C:linef("void %s_%s(%s_context *c%s)", P, name, P, params)
-    C:line("{")
-    for _, l in ipairs(body_lines) do C:line("  " .. l) end
-    C:linef("  %s(c);", inv[ep_name])
-    C:line("}")
-    C:line()
-  end
-  local function copy_in(dst, n)
-    if n == 0 then return "(void)v;" end
-    return string.format("memcpy(%s, v, %d * sizeof(double));", dst, n)
-  end
-  setter("set_time", ", double t", { "c->t = t;" }, "time", "Set the time (every subcontext).")
-  setter("set_accuracy", ", double a", { "c->accuracy = a;" }, "accuracy", "Set the accuracy.")
-  setter("set_q", ", const double *v", { copy_in("c->x.xc", F.nq) }, "q", "Set q of every leaf.")
-  setter("set_v", ", const double *v", { copy_in("c->x.xc + " .. F.nq, F.nv) }, "v", "Set v of every leaf.")
-  setter("set_z", ", const double *v", { copy_in("c->x.xc + " .. (F.nq + F.nv), F.nz) }, "z", "Set z of every leaf.")
-  setter("set_xc", ", const double *v", { copy_in("c->x.xc", F.nxc) }, "xc", "Set all continuous state.")
-  setter("set_xd", ", const double *v", { copy_in("c->x.xd", F.nxd) }, "xd", "Set all discrete state.")
-  setter("set_state", string.format(", const %s_state *v", P), { "c->x = *v;" }, "state", "Set the whole state.")
-  setter("set_parameters", string.format(", const %s_params *v", P), { "c->p = *v;" }, "parameters", "Set every parameter.")
-  setter("set_everything", string.format(", const %s_context *v", P),
-    { "c->t = v->t;", "c->accuracy = v->accuracy;", "c->x = v->x;", "c->p = v->p;",
-      "memcpy(c->u, v->u, sizeof c->u);" }, "everything",
-    "Set time, accuracy, state, parameters and inputs from another context (one change).")
-  H:line("/* Mutable access, as Drake's get_mutable_*: invalidates now; write before the next eval. */")
-  proto(string.format("double *%s_mutable_xc(%s_context *c)", P, P))
-  C:linef("double *%s_mutable_xc(%s_context *c)", P, P)
-  C:line("{")
-  C:linef("  %s(c);", inv.xc)
-  C:line("  return c->x.xc;")
-  C:line("}")
-  C:line()
-
-  -- per-source setters
-  local sources = {} -- for the descriptor: {name, kind, size, offset_expr, bytes_expr, fn}
-  local function src(name, kind, size, off, bytes, fn)
-    sources[#sources + 1] = { name = name, kind = kind, size = size, off = off, bytes = bytes, fn = fn }
-  end
-  src("t", "DIAGC_SRC_TIME", 1, "offsetof(" .. P .. "_context, t)", "sizeof(double)", "set_time")
-  src("accuracy", "DIAGC_SRC_ACCURACY", 1, "offsetof(" .. P .. "_context, accuracy)", "sizeof(double)", "set_accuracy")
-  for _, ep in ipairs(eps) do
-    local ctx = ep.ctx
-    if ep.kind == "leaf_q" or ep.kind == "leaf_v" or ep.kind == "leaf_z" then
-      local part = ep.kind:sub(-1)
-      local off, n = ctx["x" .. part], ctx["n" .. part]
-      setter("set_" .. ep.cname, ", const double *v", { copy_in("c->x.xc + " .. off, n) }, ep.cname,
-        "Set " .. part .. " of " .. ctx.path .. ".")
-      src(ep.name, "DIAGC_SRC_" .. part:upper(), n, string.format("offsetof(%s_context, x.xc) + %d * sizeof(double)", P, off),
-        n .. " * sizeof(double)", "set_" .. ep.cname)
-    elseif ep.kind == "xd" or ep.kind == "pn" then
-      local off = ep.kind == "xd" and ctx.xd_off[ep.item.name] or ctx.pn_off[ep.item.name]
-      local arrn = ep.kind == "xd" and "x.xd" or "p.pn"
-      setter("set_" .. ep.cname, ", const double *v", { copy_in("c->" .. arrn .. " + " .. off, ep.item.size) },
-        ep.cname, "Set " .. (ep.kind == "xd" and "discrete state " or "parameter ") .. ep.name .. ".")
-      src(ep.name, ep.kind == "xd" and "DIAGC_SRC_XD" or "DIAGC_SRC_PN", ep.item.size,
-        string.format("offsetof(%s_context, %s) + %d * sizeof(double)", P, arrn, off),
-        ep.item.size .. " * sizeof(double)", "set_" .. ep.cname)
-    elseif ep.kind == "xa" or ep.kind == "pa" then
-      local field = ep.kind == "xa" and ("x." .. ctx.xa_field[ep.item.name]) or ("p." .. ctx.pa_field[ep.item.name])
-      setter("set_" .. ep.cname, ", const " .. ep.item.ctype .. " *v", { "c->" .. field .. " = *v;" }, ep.cname,
-        "Set abstract " .. (ep.kind == "xa" and "state " or "parameter ") .. ep.name .. ".")
-      src(ep.name, ep.kind == "xa" and "DIAGC_SRC_XA" or "DIAGC_SRC_PA", 0,
-        string.format("offsetof(%s_context, %s)", P, field), "sizeof(" .. ep.item.ctype .. ")", "set_" .. ep.cname)
-    elseif ep.kind == "input" or ep.kind == "fixed" then
-      local s = ep.slot
-      setter(ep.api, ", const double *v", { copy_in("c->u + " .. s.offset, s.size) }, ep,
-        (ep.kind == "input" and "Set exported input " or "Set fixed input ") .. s.name .. ".")
-      src(s.name, ep.kind == "input" and "DIAGC_SRC_INPUT" or "DIAGC_SRC_FIXED_INPUT", s.size,
-        string.format("offsetof(%s_context, u) + %d * sizeof(double)", P, s.offset),
-        s.size .. " * sizeof(double)", ep.api)
-    end
-  end
-
-  -- eval API: every output port (leaf and diagram) and cache entry
-  local value_fns = {}
-  local function eval_api(name, e, doc)
-    local ctype = e.field and e.ctype or "double"
-    H:linef("/* %s */", doc)
-    proto(string.format("int %s_eval_%s(%s_context *c, const %s **out)", P, name, P, ctype))
-    C:linef("int %s_eval_%s(%s_context *c, const %s **out)", P, name, P, ctype)
-    C:line("{")
-    C:linef("  int rc = %s__eval_%d(c);", P, e.index)
-    local ref = e.field and ("&c->" .. e.field)
-      or (e.offset and ("c->cache + " .. e.offset))
-      or ("c->cache + " .. F.xcdot_base)
-    C:linef("  if (out) *out = rc ? NULL : %s;", ref)
-    C:line("  return rc;")
-    C:line("}")
-    C:line()
-  end
-  for _, o in ipairs(F.outputs) do
-    eval_api(o.cname, o.entry, "Output port " .. o.path .. " (" .. o.size .. " values).")
-  end
-  for _, e in ipairs(F.entries) do
-    if e.ticket ~= "xcdot" and (e.kind == "cache" or e.kind == "computed"
-        or (e.kind == "diagram_computed" and e.ctx == F.root)) then
-      local nm = (e.ctx.cpath == "" and "_" or (e.ctx.cpath .. "__")) .. e.name
-      eval_api(nm, e, "Cache entry " .. loops.entry_path(e) .. ".")
-    end
-  end
-  H:line("/* Time derivatives of the whole diagram, laid out like xc. */")
-  proto(string.format("int %s_calc_derivatives(%s_context *c, const double **xcdot)", P, P))
-  C:linef("int %s_calc_derivatives(%s_context *c, const double **xcdot)", P, P)
-  C:line("{")
-  C:linef("  int rc = %s__eval_%d(c);", P, F.root.entries.xcdot.index)
-  C:linef("  if (xcdot) *xcdot = rc ? NULL : c->cache + %d;", F.xcdot_base)
-  C:line("  return rc;")
-  C:line("}")
-  C:line()
-
-  -- switches
-  H:line("/* Caching off: every eval recomputes (flags are still maintained). */")
-  proto(string.format("void %s_set_caching(%s_context *c, int on)", P, P))
-  C:linef("void %s_set_caching(%s_context *c, int on) { c->cache_on = on ? ~UINT64_C(0) : 0; }", P, P)
-  H:line("/* Frozen cache: reading a stale entry returns DIAGC_E_FROZEN instead of computing. */")
-  proto(string.format("void %s_freeze_cache(%s_context *c, int frozen)", P, P))
-  C:linef("void %s_freeze_cache(%s_context *c, int frozen) { c->frozen = frozen ? 1 : 0; }", P, P)
-  H:line("/* Mark every cache entry stale. */")
-  proto(string.format("void %s_invalidate_all(%s_context *c)", P, P))
-  C:linef("void %s_invalidate_all(%s_context *c) { memset(c->valid, 0, sizeof c->valid); }", P, P)
-  C:line()
-
-  -- events
-  local ev_rows = {}
-  for _, ctx in ipairs(F.leaves) do
-    for _, ev in ipairs(ctx.type.events) do
-      local id = #ev_rows
-      local ps = scope.params(ctx.type, ev)
-      local deps = loops.calc_deps(F, ctx, ps)
-      C:linef("/* event %s.%s */", ctx.path, ev.name)
-      C:linef("static int %s__ev_%d(void *vc, void *vb)", P, id)
-      C:line("{")
-      C:linef("  %s_context *c = (%s_context *)vc;", P, P)
-      C:linef("  %s_state *b = (%s_state *)vb;", P, P)
-      C:line("  (void)c; (void)b;")
-      for _, d in ipairs(deps) do
-        C:linef("  if (%s__eval_%d(c) != 0) return DIAGC_FAILED;", P, d.entry.index)
-      end
-      local args = {}
-      for _, p in ipairs(ps) do args[#args + 1] = arg_expr(ctx, p, nil, "b") end
-      C:linef("  return %s(%s);", calc_fn_name(ctx.type, ev), table.concat(args, ", "))
-      C:line("}")
-      C:line()
-      local apply = "NULL"
-      if ev.event_kind ~= "publish" then
-        apply = string.format("%s__apply_%d", P, id)
-        C:linef("static void %s(void *vc, const void *vb)", apply)
-        C:line("{")
-        C:linef("  %s_context *c = (%s_context *)vc;", P, P)
-        C:linef("  const %s_state *b = (const %s_state *)vb;", P, P)
-        for _, w in ipairs(ev.writes) do
-          local it = ctx.type.names[w]
-          if w == "q" or w == "v" or w == "z" then
-            local off = ctx["x" .. w]
-            C:linef("  memcpy(c->x.xc + %d, b->xc + %d, %d * sizeof(double));", off, off, ctx["n" .. w])
-          elseif it.kind == "xd" then
-            local off = ctx.xd_off[w]
-            C:linef("  memcpy(c->x.xd + %d, b->xd + %d, %d * sizeof(double));", off, off, it.size)
-          else
-            C:linef("  c->x.%s = b->%s;", ctx.xa_field[w], ctx.xa_field[w])
-          end
-          C:linef("  %s(c);", inv[ctx.cpath .. "__" .. w])
-        end
-        C:line("}")
-        C:line()
-      end
-      ev_rows[#ev_rows + 1] = string.format('  {%s, %d, DIAGC_TRIGGER_%s, DIAGC_%s, %s, %s, %s__ev_%d, %s}',
-        util.c_string(ctx.path .. "." .. ev.name), ctx.leaf_index, ev.trigger:upper(),
-        ev.event_kind:upper(), cd(ev.period or 0), cd(ev.offset or 0), P, id, apply)
-    end
-  end
-
-  -- descriptor wrappers (void * signatures)
-  local function vwrap(name, sig, call)
-    C:linef("static %s", sig:gsub("NAME", P .. "__v_" .. name))
-    C:linef("{ %s }", call)
-  end
-  vwrap("init", "void NAME(void *c)", string.format("%s_init((%s_context *)c);", P, P))
-  vwrap("set_time", "void NAME(void *c, double t)", string.format("%s_set_time((%s_context *)c, t);", P, P))
-  vwrap("set_accuracy", "void NAME(void *c, double a)", string.format("%s_set_accuracy((%s_context *)c, a);", P, P))
-  vwrap("set_xc", "void NAME(void *c, const double *v)", string.format("%s_set_xc((%s_context *)c, v);", P, P))
-  vwrap("mutable_xc", "double *NAME(void *c)", string.format("return %s_mutable_xc((%s_context *)c);", P, P))
-  vwrap("set_state", "void NAME(void *c, const void *v)", string.format("%s_set_state((%s_context *)c, (const %s_state *)v);", P, P, P))
-  vwrap("calc_derivatives", "int NAME(void *c, const double **d)", string.format("return %s_calc_derivatives((%s_context *)c, d);", P, P))
-  vwrap("set_caching", "void NAME(void *c, int on)", string.format("%s_set_caching((%s_context *)c, on);", P, P))
-  vwrap("freeze_cache", "void NAME(void *c, int f)", string.format("%s_freeze_cache((%s_context *)c, f);", P, P))
-  vwrap("invalidate_all", "void NAME(void *c)", string.format("%s_invalidate_all((%s_context *)c);", P, P))
-  for i, s in ipairs(sources) do
-    if s.fn ~= "set_time" and s.fn ~= "set_accuracy" then
-      vwrap("src" .. i, "void NAME(void *c, const void *v)",
-        string.format("%s_%s((%s_context *)c, v);", P, s.fn, P))
-    end
-  end
-  vwrap("src_time", "void NAME(void *c, const void *v)", string.format("%s_set_time((%s_context *)c, *(const double *)v);", P, P))
-  vwrap("src_accuracy", "void NAME(void *c, const void *v)", string.format("%s_set_accuracy((%s_context *)c, *(const double *)v);", P, P))
-  for _, e in ipairs(F.entries) do
-    local ref = e.field and ("(const double *)(const void *)&cc->" .. e.field)
-      or (e.offset and ("cc->cache + " .. e.offset)) or "NULL"
-    if e.kind == "diagram_computed" and e.ticket == "xcdot" and e.ctx == F.root then
-      ref = "cc->cache + " .. F.xcdot_base
-    end
-    vwrap("cache" .. e.index, "int NAME(void *c, const double **out)",
-      string.format("%s_context *cc = (%s_context *)c; int rc = %s__eval_%d(cc); if (out) *out = rc ? NULL : %s; return rc;",
-        P, P, P, e.index, ref))
-  end
-  for i, o in ipairs(F.outputs) do
-    vwrap("out" .. i, "int NAME(void *c, const double **out)",
-      string.format("return %s_eval_%s((%s_context *)c, out);", P, o.cname, P))
-  end
-  C:line()
-
-  -- witness functions (coder/witness.lua)
-  local wit = require("diagc.coder.witness").emit(C, F, { P = P, opts = opts, arg_expr = arg_expr,
-    n_events = #ev_rows, in_leaf_scope = in_leaf_scope })
-  -- next_update_time items (coder/next_update.lua)
-  local nut = require("diagc.coder.next_update").emit(C, F, { P = P, opts = opts, arg_expr = arg_expr,
-    n_events = #ev_rows, in_leaf_scope = in_leaf_scope })
-
-  -- descriptor tables
-  local function names_table(name, list)
-    if #list == 0 then return "NULL" end
-    C:linef("static const char *const %s__%s[%d] = {", P, name, #list)
-    for _, n in ipairs(list) do C:linef("  %s,", util.c_string(n)) end
-    C:line("};")
-    return P .. "__" .. name
-  end
-  local xc_names = {}
-  for _, part in ipairs({ "q", "v", "z" }) do
-    for _, ctx in ipairs(F.leaves) do
-      for _, n in ipairs(ctx.type[part]) do xc_names[#xc_names + 1] = ctx.path .. "." .. n end
-    end
-  end
-  local xd_names = {}
-  for _, ctx in ipairs(F.leaves) do
-    for _, g in ipairs(ctx.type.by_kind.xd) do
-      for i = 1, g.size do
-        xd_names[#xd_names + 1] = ctx.path .. "." .. g.name .. (g.size > 1 and ("[" .. (i - 1) .. "]") or "")
-      end
-    end
-  end
-  local leaf_names = {}
-  for _, ctx in ipairs(F.leaves) do leaf_names[#leaf_names + 1] = ctx.path end
-  local t_xc = names_table("xc_names", xc_names)
-  local t_xd = names_table("xd_names", xd_names)
-  local t_leaves = names_table("leaf_names", leaf_names)
-
-  local t_out = "NULL"
-  if #F.outputs > 0 then
-    t_out = P .. "__outputs"
-    C:linef("static const diagc_value_desc %s[%d] = {", t_out, #F.outputs)
-    for i, o in ipairs(F.outputs) do
-      C:linef("  {%s, %d, %s__v_out%d},", util.c_string(o.path), o.size, P, i)
-    end
-    C:line("};")
-  end
-  local t_cache = "NULL"
-  if #F.entries > 0 then
-    t_cache = P .. "__cache"
-    C:linef("static const diagc_cache_desc %s[%d] = {", t_cache, #F.entries)
-    for _, e in ipairs(F.entries) do
-      local path = e.ctx.path == "" and ("." .. e.name) or loops.entry_path(e)
-      local size = (e.field or not e.offset) and 0 or e.size
-      if e.kind == "diagram_computed" and e.ticket == "xcdot" and e.ctx == F.root then size = F.nxc end
-      C:linef("  {%s, %d, %s__v_cache%d},", util.c_string(path), size, P, e.index)
-    end
-    C:line("};")
-  end
-  C:linef("static const diagc_source_desc %s__sources[%d] = {", P, #sources)
-  for i, s in ipairs(sources) do
-    local fn = (s.fn == "set_time" and "src_time") or (s.fn == "set_accuracy" and "src_accuracy") or ("src" .. i)
-    C:linef("  {%s, %s, %d, %s, %s, %s__v_%s},", util.c_string(s.name), s.kind, s.size, s.off, s.bytes, P, fn)
-  end
-  C:line("};")
-  local t_ev = "NULL"
-  if #ev_rows > 0 then
-    t_ev = P .. "__events"
-    C:linef("static const diagc_event_desc %s[%d] = {", t_ev, #ev_rows)
-    for _, r in ipairs(ev_rows) do C:line(r .. ",") end
-    C:line("};")
-  end
-  local t_log = "NULL"
-  if #F.logs > 0 then
-    t_log = P .. "__loggers"
-    C:linef("static const diagc_logger_desc %s[%d] = {", t_log, #F.logs)
-    for _, l in ipairs(F.logs) do
-      C:linef("  {%s, %d, %d, %s},", util.c_string(l.name), l.output, l.size, cd(l.period))
-    end
-    C:line("};")
-  end
-  C:line()
-  C:linef("const diagc_model %s_model = {", P)
-  C:line("  DIAGC_ABI_VERSION,")
-  C:linef("  %s,", util.c_string(P))
-  C:linef("  sizeof(%s_context),", P)
-  C:linef("  offsetof(%s_context, x), sizeof(%s_state),", P, P)
-  C:linef("  offsetof(%s_context, t),", P)
-  C:linef("  offsetof(%s_context, x.xc),", P)
-  C:linef("  offsetof(%s_context, x.xd),", P)
-  C:linef("  %d, %d, %d, %d, %d,", F.nq, F.nv, F.nz, F.nxc, F.nxd)
-  C:linef("  %s, %s,", t_xc, t_xd)
-  C:linef("  %d, %s,", #F.leaves, t_leaves)
-  C:linef("  %d, %s,", #F.outputs, t_out)
-  C:linef("  %d, %s,", #F.entries, t_cache)
-  C:linef("  %d, %s__sources,", #sources, P)
-  C:linef("  %d, %s,", #ev_rows, t_ev)
-  C:linef("  %d, %s,", #F.logs, t_log)
-  C:linef("  offsetof(%s_context, n_eval), offsetof(%s_context, n_calc), offsetof(%s_context, n_inval),", P, P, P)
-  C:linef("  %s,", cd(opts.default_accuracy))
-  for _, f in ipairs({ "init", "set_time", "set_accuracy", "set_xc", "mutable_xc", "set_state",
-    "calc_derivatives", "set_caching", "freeze_cache" }) do
-    C:linef("  %s__v_%s,", P, f)
-  end
-  C:linef("  %s__v_invalidate_all,", P)
-  C:linef("  %d, %s,", wit.n, wit.table)
-  C:linef("  %d, %s", nut.n, nut.table)
-  C:line("};")
-
-  H:line()
-  H:line("#ifdef __cplusplus")
-  H:line("}")
-  H:line("#endif")
-  H:linef("#endif /* %s */", guard)
+  local C, H = emit.new(opts.source_name), emit.new(opts.header_name)
+  local K = names.state(F, eps, opts, C, H)
+  K.spec_comment = util.c_comment(opts.spec_name)
+  K.defaults = defaults.values(F)
+  invalidate.name_all(K)
+  template.render("model.c.in", C, source_slots(K))
+  template.render("model.h.in", H, header.slots(K))
   local blocks = {}
   for _, b in ipairs(H.blocks) do blocks[#blocks + 1] = b end
   for _, b in ipairs(C.blocks) do blocks[#blocks + 1] = b end
   return { header = H:text(), source = C:text(), source_restore = C.restore,
-    checked_source = C:checked_text(prologue_last, P .. "__checked_refs"),
+    checked_source = C:checked_text(K.prologue_last, K.P .. "__checked_refs"),
     header_restore = H.restore, user_blocks = blocks }
 end
 

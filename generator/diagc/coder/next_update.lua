@@ -1,11 +1,11 @@
 -- coder/next_update.lua: the C of next_update_time items (one-shot events
 -- at a time a calc computes: Drake's DoCalcNextUpdateTime override).
--- Called by coder/c_model.lua after the events are emitted: writes one calc
+-- Called by coder/c_model.lua after the events (coder/events.lua) are emitted: writes one calc
 -- function per leaf type and item (the spec's body, which sets the double
 -- `t_next`, INFINITY when left alone), one descriptor-facing function per
 -- leaf instance that brings the calc's cache prerequisites up to date and
 -- calls it, and the diagc_timed_desc table.  The item's event is an
--- ordinary leaf event (trigger "timed"), already emitted by c_model.lua;
+-- ordinary leaf event (trigger "timed"), already emitted by coder/events.lua;
 -- the table refers to it by its index in the events table.
 local util = require("diagc.util")
 local value_fn = require("diagc.coder.value_fn")
@@ -22,7 +22,7 @@ local function emit_calcs(C, P, opts, in_leaf_scope)
   for _, lt in ipairs(opts.leaf_types) do
     for _, d in ipairs(lt.timed or {}) do
       params[d] = value_fn.emit(C, { lt = lt, calc = d.calc, name = fn_name(P, lt, d), var = "t_next",
-        init = "HUGE_VAL", out = "diagc_t_next_out", what = "a next_update_time calc", lex = opts.lex,
+        init = "HUGE_VAL", out = "diagc_t_next_out", what = "a next_update_time calc",
         in_leaf_scope = in_leaf_scope })
     end
   end
@@ -35,7 +35,7 @@ function M.emit(C, F, a)
   local P = a.P
   local params = emit_calcs(C, P, a.opts, a.in_leaf_scope)
 
-  -- event indices, in the order c_model.lua lists the events
+  -- event indices, in the order coder/events.lua lists them
   local ev_index = value_fn.event_indices(F, a.n_events, "next_update")
 
   local rows = {}

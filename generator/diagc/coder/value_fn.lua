@@ -20,10 +20,9 @@ end
 -- Emits `static int NAME(params..., double *OUT)` computing the local
 -- `var` (starting at `init`) with the calc's body, in its leaf's macro
 -- scope; returns the calc's parameters.
--- f: {lt=, calc=, name=, var=, init=, out=, what=, lex=, in_leaf_scope=}
+-- f: {lt=, calc=, name=, var=, init=, out=, what=, in_leaf_scope=}
 function M.emit(C, f)
   local ps = scope.params(f.lt, f.calc)
-  scope.check_body(f.lt, f.calc, ps, f.lex)
   local args = M.declarations(ps)
   args[#args + 1] = "double *" .. f.out
   C:begin_checked()
@@ -43,7 +42,7 @@ function M.emit(C, f)
 end
 
 -- The index of every event in the descriptor's events table, in the order
--- c_model.lua lists them (leaf by leaf, each leaf type's events in order):
+-- coder/events.lua lists them (leaf by leaf, each leaf type's events in order):
 -- {[ctx] = {[event] = index}}.  `who` names the caller in the assertion.
 function M.event_indices(F, n_events, who)
   local ev_index, n_ev = {}, 0

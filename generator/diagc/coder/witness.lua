@@ -1,10 +1,10 @@
 -- coder/witness.lua: the C of witness functions (zero crossings).
--- Called by coder/c_model.lua after the events are emitted: writes one
+-- Called by coder/c_model.lua after the events (coder/events.lua) are emitted: writes one
 -- calc function per leaf type and witness (the spec's body, which sets the
 -- double `value`), one descriptor-facing function per leaf instance that
 -- brings the calc's cache prerequisites up to date and calls it, and the
 -- diagc_witness_desc table.  A witness's event is an ordinary leaf event
--- (trigger "witness"), already emitted by c_model.lua; the table refers to
+-- (trigger "witness"), already emitted by coder/events.lua; the table refers to
 -- it by its index in the events table.
 local util = require("diagc.util")
 local value_fn = require("diagc.coder.value_fn")
@@ -24,12 +24,12 @@ function M.emit(C, F, a)
   for _, lt in ipairs(opts.leaf_types) do
     for _, w in ipairs(lt.witnesses or {}) do
       params[w] = value_fn.emit(C, { lt = lt, calc = w.calc, name = fn_name(lt, w), var = "value",
-        init = "0", out = "diagc_value_out", what = "a witness calc", lex = opts.lex,
+        init = "0", out = "diagc_value_out", what = "a witness calc",
         in_leaf_scope = a.in_leaf_scope })
     end
   end
 
-  -- event indices, in the order c_model.lua lists the events
+  -- event indices, in the order coder/events.lua lists them
   local ev_index = value_fn.event_indices(F, a.n_events, "witness")
 
   -- per-instance evaluation functions and the table rows
