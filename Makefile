@@ -8,6 +8,7 @@
 #   make fuzz       build and run the libFuzzer targets (tests/fuzz; not in
 #                   make test): FUZZ_SECONDS=120 each by default
 #   make lexer-check  regenerate generator/lexer/c_lexer.c and fail if it differs
+#   make golden     regenerate tests/golden/ after an intended change to the generated C
 #   make install    install into PREFIX (default /usr/local; DESTDIR honoured)
 #   make uninstall  remove what make install installed (docs/install.md)
 #   make clean
@@ -40,7 +41,7 @@ LEXER_RE := generator/lexer/c_lexer.re
 LEXER_C := generator/lexer/c_lexer.c
 HOST_OBJS := build/host/main.o build/host/c_lexer.o build/host/lex_lua.o
 
-.PHONY: all test demo bench lexer-check clean deps asan-runtime FORCE install uninstall fuzz fuzz-build fuzz-deps
+.PHONY: all test demo bench lexer-check golden clean deps asan-runtime FORCE install uninstall fuzz fuzz-build fuzz-deps
 
 all: lib/libdiagc.a bin/diagc
 
@@ -220,6 +221,9 @@ bench: all
 	@if [ -x bench/run ]; then bench/run; \
 	elif [ -f bench/run ]; then bash bench/run; \
 	else echo "make bench: no bench/run"; fi
+
+golden: all
+	scripts/update-golden.sh
 
 lexer-check:
 	@command -v re2c >/dev/null 2>&1 || { echo "lexer-check: re2c is not installed" >&2; exit 1; }

@@ -17,7 +17,7 @@ end
 
 -- the descriptor's function for source i (time and accuracy have their own)
 local function source_fn(s, i)
-  return (s.fn == "set_time" and "src_time") or (s.fn == "set_accuracy" and "src_accuracy") or ("src" .. i)
+  return (s.fn == "set_time" and "src_time") or (s.fn == "set_accuracy" and "src_accuracy") or ("src" .. (i - 1))
 end
 
 -- slot `source_wrappers`
@@ -25,21 +25,23 @@ function M.source_wrappers(K)
   return function(C)
     local P = K.P
     for i, s in ipairs(K.sources) do
-      if source_fn(s, i) == "src" .. i then
-        vwrap(C, P, "src" .. i, "void NAME(void *c, const void *v)",
+      local fn = source_fn(s, i)
+      if fn ~= "src_time" and fn ~= "src_accuracy" then
+        vwrap(C, P, fn, "void NAME(void *c, const void *v)",
           string.format("%s_%s((%s_context *)c, v);", P, s.fn, P))
       end
     end
   end
 end
 
--- where entry e's value is, as the descriptor reports it (NULL: none)
+-- where entry e's value is, as the descriptor reports it (nil: nowhere,
+-- as a diagram's xcdot below the root: it is its children's)
 local function cache_ref(F, e)
   if e.kind == "diagram_computed" and e.ticket == "xcdot" and e.ctx == F.root then
     return "cc->cache + " .. F.xcdot_base
   end
   if e.field then return "(const double *)(const void *)&cc->" .. e.field end
-  return e.offset and eval_api.value_ref(F, e, "cc") or "NULL"
+  return e.offset and eval_api.value_ref(F, e, "cc") or nil
 end
 
 -- slot `value_wrappers`
@@ -47,12 +49,13 @@ function M.value_wrappers(K)
   return function(C)
     local F, P = K.F, K.P
     for _, e in ipairs(F.entries) do
+      local ref = cache_ref(F, e)
       vwrap(C, P, "cache" .. e.index, "int NAME(void *c, const double **out)",
-        string.format("%s_context *cc = (%s_context *)c; int rc = %s__eval_%d(cc); if (out) *out = rc ? NULL : %s; return rc;",
-          P, P, P, e.index, cache_ref(F, e)))
+        string.format("%s_context *cc = (%s_context *)c; int rc = %s__eval_%d(cc); if (out) *out = %s; return rc;",
+          P, P, P, e.index, ref and ("rc ? NULL : " .. ref) or "NULL"))
     end
     for i, o in ipairs(F.outputs) do
-      vwrap(C, P, "out" .. i, "int NAME(void *c, const double **out)",
+      vwrap(C, P, "out" .. (i - 1), "int NAME(void *c, const double **out)",
         string.format("return %s_eval_%s((%s_context *)c, out);", P, o.cname, P))
     end
   end
@@ -104,7 +107,7 @@ end
 local function output_rows(K)
   local rows = {}
   for i, o in ipairs(K.F.outputs) do
-    rows[i] = string.format("  {%s, %d, %s__v_out%d},", util.c_string(o.path), o.size, K.P, i)
+    rows[i] = string.format("  {%s, %d, %s__v_out%d},", util.c_string(o.path), o.size, K.P, i - 1)
   end
   return rows
 end

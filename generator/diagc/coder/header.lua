@@ -24,12 +24,22 @@ local function preambles(K)
   end
 end
 
+-- the size macros: state and parameter vectors, the input vector u, the
+-- number of cache entries; then each port's width, named after its
+-- function (PREFIX_eval_NAME, PREFIX_set_input_NAME, PREFIX_fix_NAME)
 local function sizes(K)
   local F, PU = K.F, K.PU
   local l = {}
   for _, s in ipairs({ { "NQ", F.nq }, { "NV", F.nv }, { "NZ", F.nz }, { "NXC", F.nxc },
-    { "NXD", F.nxd }, { "NPN", F.npn }, { "NCACHE", #F.entries } }) do
+    { "NXD", F.nxd }, { "NPN", F.npn }, { "NU", F.nu }, { "NCACHE", #F.entries } }) do
     l[#l + 1] = string.format("#define %s_%s %d", PU, s[1], s[2])
+  end
+  for _, o in ipairs(F.outputs) do
+    l[#l + 1] = string.format("#define %s_OUT_%s_SIZE %d", PU, o.cname, o.size)
+  end
+  for _, s in ipairs(F.u_slots) do
+    local name = s.ep.api:gsub("^set_input_", "IN_"):gsub("^fix_", "FIXED_")
+    l[#l + 1] = string.format("#define %s_%s_SIZE %d", PU, name, s.size)
   end
   return l
 end
