@@ -240,7 +240,7 @@ diagc_deploy *diagc_deploy_create(const diagc_deploy_model *models, int n, int t
       }
       int id = diagc_exec_add_timer(d->ex, m->group, tm->period_ns, tm->offset_ns, timer_cb, tm);
       if (id < 0) {
-        seterr(err, errlen, "model %s: cannot add a timer (error %d)", spec->name, id);
+        seterr(err, errlen, "model %s: cannot add a timer: %s", spec->name, diagc_status_message(id));
         goto fail;
       }
       tm->entity = id;
@@ -310,8 +310,8 @@ static void sleep_s(double s) {
 int diagc_deploy_run(diagc_deploy *d, double duration_s) {
   int rc = diagc_exec_prepare(d->ex);
   if (rc) {
-    seterr(d->err, sizeof d->err, "cannot start the executor (error %d)", rc);
-    return -1;
+    seterr(d->err, sizeof d->err, "cannot start the executor: %s", diagc_status_message(rc));
+    return rc;
   }
   d->epoch = diagc_exec_epoch(d->ex);
   d->duration = duration_s;
@@ -328,9 +328,9 @@ int diagc_deploy_run(diagc_deploy *d, double duration_s) {
       const char *why = diagc_sim_error(d->models[i].sim);
       seterr(d->err, sizeof d->err, "model %s failed: %s", d->models[i].spec->name,
              why && why[0] ? why : "an output evaluation failed");
-      return -1;
+      return DIAGC_DEPLOY_E_MODEL;
     }
-  return 0;
+  return DIAGC_OK;
 }
 
 void diagc_deploy_report(diagc_deploy *d, FILE *f) {
@@ -406,7 +406,7 @@ int diagc_deploy_main(const diagc_deploy_model *models, int n, int argc, char **
   }
   int rc = diagc_deploy_run(d, duration);
   diagc_deploy_report(d, stdout);
-  if (rc) fprintf(stderr, "%s: %s\n", prog, diagc_deploy_error(d));
+  if (rc != DIAGC_OK) fprintf(stderr, "%s: %s\n", prog, diagc_deploy_error(d));
   diagc_deploy_destroy(d);
-  return rc ? 1 : 0;
+  return rc != DIAGC_OK ? 1 : 0;
 }

@@ -432,18 +432,18 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
   double maxdiag = 0.0, v;
 
   if (stats) memset(stats, 0, sizeof *stats);
-  if (!opt || !opt->workspace) return DIAGC_LCP_NO_WORKSPACE;
-  if (!check_args(n, A, b, lo, hi, findex, x, opt->cfm, &maxdiag, &sym)) return DIAGC_LCP_BAD_ARG;
-  if (!(opt->tol >= 0) || !(opt->cfm >= 0) || !isfinite(opt->cfm)) return DIAGC_LCP_BAD_ARG;
+  if (!opt || !opt->workspace) return DIAGC_LCP_E_WORKSPACE;
+  if (!check_args(n, A, b, lo, hi, findex, x, opt->cfm, &maxdiag, &sym)) return DIAGC_LCP_E_ARG;
+  if (!(opt->tol >= 0) || !(opt->cfm >= 0) || !isfinite(opt->cfm)) return DIAGC_LCP_E_ARG;
   method = opt->method;
   if (method != DIAGC_LCP_AUTO && method != DIAGC_LCP_PIVOT && method != DIAGC_LCP_PGS &&
       method != DIAGC_LCP_COUPLED)
-    return DIAGC_LCP_BAD_ARG;
-  if (opt->workspace_size < diagc_lcp_workspace_size(n)) return DIAGC_LCP_NO_WORKSPACE;
+    return DIAGC_LCP_E_ARG;
+  if (opt->workspace_size < diagc_lcp_workspace_size(n)) return DIAGC_LCP_E_WORKSPACE;
   if (method == DIAGC_LCP_COUPLED) used = DIAGC_LCP_COUPLED;
   if (n == 0) {
     if (stats) stats->method = method == DIAGC_LCP_PGS ? DIAGC_LCP_PGS : used;
-    return DIAGC_LCP_SOLVED;
+    return DIAGC_OK;
   }
 
   memset(&c, 0, sizeof c);
@@ -623,11 +623,11 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
   memcpy(x, c.best, sizeof(double) * nn);
   v = c.best_v;
   if (v <= opt->tol)
-    status = DIAGC_LCP_SOLVED;
+    status = DIAGC_OK;
   else if (v <= opt->accept_tol)
     status = DIAGC_LCP_SOLVED_TOL;
   else
-    status = DIAGC_LCP_FAILED;
+    status = DIAGC_LCP_E_UNSOLVED;
   if (stats) {
     stats->method = used;
     stats->iterations = c.iters;

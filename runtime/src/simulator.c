@@ -1056,7 +1056,7 @@ int diagc_sim_initialize(diagc_sim *s) {
     report_status(s, &acc);
     return DIAGC_SIM_TERMINATED;
   }
-  return DIAGC_SIM_OK;
+  return DIAGC_OK;
 }
 
 int diagc_sim_advance_to(diagc_sim *s, double t_max) {
@@ -1065,7 +1065,7 @@ int diagc_sim_advance_to(diagc_sim *s, double t_max) {
 
   if (!s->initialized) {
     rc = diagc_sim_initialize(s);
-    if (rc != DIAGC_SIM_OK) return rc;
+    if (rc != DIAGC_OK) return rc;
   }
   if (s->broken) {
     diagc_sim_set_err(s,
@@ -1158,5 +1158,5 @@ int diagc_sim_advance_to(diagc_sim *s, double t_max) {
     if (diagc_sim_ctx_time(s) >= t_max) break;
   }
   s->last_known_time = diagc_sim_ctx_time(s);
-  return DIAGC_SIM_OK;
+  return DIAGC_OK;
 }
