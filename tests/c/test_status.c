@@ -211,6 +211,34 @@ static void test_deploy(void) {
   diagc_deploy_destroy(d);
 }
 
+/* deploy: create's failures return NULL with a one-line message */
+static void test_deploy_create_errors(void) {
+  static diagc_model m;
+  diagc_deploy_model dm;
+  diagc_deploy_port out = { "no.such.port", "topic" };
+  char err[256] = "";
+  diagc_deploy *d;
+  em_reset();
+  m = em_model(0, 0, NULL);
+  memset(&dm, 0, sizeof dm);
+  dm.name = "quiet";
+  dm.model = &m;
+  d = diagc_deploy_create(&dm, 1, 1, err, sizeof err);
+  check(d == NULL && strstr(err, "model quiet has no periodic event") != NULL,
+        "status.deploy_no_periodic_event", "%s", err);
+  diagc_deploy_destroy(d);
+  em_add("a.tick", 0, DIAGC_TRIGGER_PERIODIC, DIAGC_PUBLISH, 0.01, 0.0);
+  m = em_model(0, 0, NULL);
+  dm.n_outputs = 1;
+  dm.outputs = &out;
+  d = diagc_deploy_create(&dm, 1, 1, err, sizeof err);
+  check(d == NULL && strcmp(err, "model quiet has no numeric output port 'no.such.port'") == 0,
+        "status.deploy_missing_port", "%s", err);
+  diagc_deploy_destroy(d);
+  d = diagc_deploy_create(NULL, 0, 1, err, sizeof err);
+  check(d == NULL && strcmp(err, "no models to deploy") == 0, "status.deploy_no_models", "%s", err);
+}
+
 int main(void) {
   test_table();
   test_unknown();
@@ -219,5 +247,6 @@ int main(void) {
   test_lcp();
   test_executor();
   test_deploy();
+  test_deploy_create_errors();
   return check_exit();
 }
