@@ -208,22 +208,15 @@ const char *diagc_sim_integrator(const diagc_sim *s) {
 
 /* ---- create / destroy -------------------------------------------------- */
 
-static int validate_model(const diagc_model *m, char *err, size_t errlen) {
-  int i;
-  if (!m) {
-    set_errbuf(err, errlen, "no model");
-    return DIAGC_SIM_E_MODEL;
-  }
-  if (m->abi_version != DIAGC_ABI_VERSION) {
-    set_errbuf(err, errlen, "model '%s': ABI version %d, runtime expects %d",
-               m->name ? m->name : "?", m->abi_version, DIAGC_ABI_VERSION);
-    return DIAGC_SIM_E_MODEL;
-  }
+/* The checks of validate_model, one per part of the descriptor: each
+ * returns 0 or DIAGC_SIM_E_MODEL with a message in err. */
 #define BAD(...)                          \
   do {                                    \
     set_errbuf(err, errlen, __VA_ARGS__); \
     return DIAGC_SIM_E_MODEL;             \
   } while (0)
+
+static int validate_layout(const diagc_model *m, char *err, size_t errlen) {
   if (m->context_size == 0) BAD("model: context_size is 0");
   if (!m->init || !m->set_time) BAD("model: init and set_time are required");
   if (m->time_offset + sizeof(double) > m->context_size)
@@ -241,6 +234,11 @@ static int validate_model(const diagc_model *m, char *err, size_t errlen) {
       BAD("model: xc out of range");
     if (m->xc_offset % sizeof(double) != 0) BAD("model: xc is misaligned");
   }
+  return 0;
+}
+
+static int validate_events(const diagc_model *m, char *err, size_t errlen) {
+  int i;
   if (m->n_events > 0 && !m->events) BAD("model: events missing");
   for (i = 0; i < m->n_events; i++) {
     const diagc_event_desc *e = &m->events[i];
@@ -261,6 +259,11 @@ static int validate_model(const diagc_model *m, char *err, size_t errlen) {
       BAD("model: event %d (%s): bad period %g / offset %g", i, nm,
           e->period, e->offset);
   }
+  return 0;
+}
+
+static int validate_loggers(const diagc_model *m, char *err, size_t errlen) {
+  int i;
   if (m->n_loggers > 0 && !m->loggers) BAD("model: loggers missing");
   for (i = 0; i < m->n_loggers; i++) {
     const diagc_logger_desc *l = &m->loggers[i];
@@ -275,6 +278,11 @@ static int validate_model(const diagc_model *m, char *err, size_t errlen) {
     if (!(l->period >= 0) || isinf(l->period))
       BAD("model: logger %d (%s): bad period %g", i, nm, l->period);
   }
+  return 0;
+}
+
+static int validate_witnesses(const diagc_model *m, char *err, size_t errlen) {
+  int i;
   if (m->n_witnesses < 0 || (m->n_witnesses > 0 && !m->witnesses))
     BAD("model: witnesses missing");
   for (i = 0; i < m->n_witnesses; i++) {
@@ -291,6 +299,11 @@ static int validate_model(const diagc_model *m, char *err, size_t errlen) {
       BAD("model: witness %d (%s): event %d is not a witness event", i, nm,
           w->event);
   }
+  return 0;
+}
+
+static int validate_timed(const diagc_model *m, char *err, size_t errlen) {
+  int i;
   if (m->n_timed < 0 || (m->n_timed > 0 && !m->timed))
     BAD("model: next_update_time items missing");
   for (i = 0; i < m->n_timed; i++) {
@@ -303,7 +316,25 @@ static int validate_model(const diagc_model *m, char *err, size_t errlen) {
       BAD("model: next_update_time %d (%s): event %d is not a timed event", i,
           nm, d->event);
   }
+  return 0;
+}
 #undef BAD
+
+/* The descriptor: 0, or DIAGC_SIM_E_MODEL with a message in err. */
+static int validate_model(const diagc_model *m, char *err, size_t errlen) {
+  if (!m) {
+    set_errbuf(err, errlen, "no model");
+    return DIAGC_SIM_E_MODEL;
+  }
+  if (m->abi_version != DIAGC_ABI_VERSION) {
+    set_errbuf(err, errlen, "model '%s': ABI version %d, runtime expects %d",
+               m->name ? m->name : "?", m->abi_version, DIAGC_ABI_VERSION);
+    return DIAGC_SIM_E_MODEL;
+  }
+  if (validate_layout(m, err, errlen) != 0 || validate_events(m, err, errlen) != 0 ||
+      validate_loggers(m, err, errlen) != 0 || validate_witnesses(m, err, errlen) != 0 ||
+      validate_timed(m, err, errlen) != 0)
+    return DIAGC_SIM_E_MODEL;
   return 0;
 }
 
