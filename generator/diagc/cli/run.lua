@@ -294,7 +294,7 @@ function M.main(args)
     finish()
   end
   if rc < 0 then fail() end
-  if rc == 1 then
+  if rc == C.DIAGC_SIM_TERMINATED then
     io.stderr:write(string.format("diagc run: an event handler reached termination at t = %.17g\n",
       C.diagc_sim_time(sim.sim)))
   end

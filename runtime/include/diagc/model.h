@@ -15,16 +15,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diagc/status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define DIAGC_ABI_VERSION 3
 
-/* Status codes returned by eval functions and calc bodies. */
-#define DIAGC_OK 0
-#define DIAGC_E_FROZEN 1    /* a stale entry was read while the cache is frozen */
-#define DIAGC_E_CALC 2      /* a calc body returned a nonzero status */
+/* Eval functions and calc_derivatives return DIAGC_OK, DIAGC_E_FROZEN (a
+ * stale entry was read while the cache is frozen) or DIAGC_E_CALC (a calc
+ * body returned a nonzero status): see diagc/status.h. */
 
 /* Event handler statuses, ordered by severity as in Drake. */
 #define DIAGC_DID_NOTHING 0

@@ -41,28 +41,14 @@
 extern "C" {
 #endif
 
-/* Return codes.  0 is success; DIAGC_SIM_TERMINATED (positive) means a
- * handler returned DIAGC_REACHED_TERMINATION and the simulation stopped
- * early (not an error: diagc_sim_error() names the event, and advance_to may
- * be called again); negative values are errors, described by
+/* Return codes (diagc/status.h).  DIAGC_OK is success;
+ * DIAGC_SIM_TERMINATED (positive) means a handler returned
+ * DIAGC_REACHED_TERMINATION and the simulation stopped early (not an
+ * error: diagc_sim_error() names the event, and advance_to may be called
+ * again); the negative DIAGC_SIM_E_* codes are errors, described by
  * diagc_sim_error().  After an error other than DIAGC_SIM_E_ARG and
  * DIAGC_SIM_E_TIME, advance_to returns DIAGC_SIM_E_STATE until
  * diagc_sim_initialize() is called again. */
-#define DIAGC_SIM_OK 0
-#define DIAGC_SIM_TERMINATED 1
-#define DIAGC_SIM_E_ARG (-1)        /* bad argument (t_max < t, NaN, name) */
-#define DIAGC_SIM_E_MODEL (-2)      /* invalid model descriptor */
-#define DIAGC_SIM_E_NOMEM (-3)      /* allocation failed (create only) */
-#define DIAGC_SIM_E_EVENT (-4)      /* an event handler returned DIAGC_FAILED */
-#define DIAGC_SIM_E_EVAL (-5)       /* calc_derivatives / output eval failed */
-#define DIAGC_SIM_E_NONFINITE (-6)  /* NaN or infinity in a state (continuous,
-                                       discrete) or a logged output value,
-                                       or a NaN witness / next update time */
-#define DIAGC_SIM_E_STEP (-7)       /* step size fell below the minimum */
-#define DIAGC_SIM_E_TIME (-8)       /* time changed externally since the last
-                                       initialize/advance_to */
-#define DIAGC_SIM_E_STATE (-9)      /* used after an error without
-                                       re-initializing */
 
 typedef struct diagc_sim_options {
   /* "runge_kutta3" (default, error-controlled), "explicit_euler",
