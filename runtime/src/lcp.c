@@ -1,7 +1,8 @@
 /* lcp.c: boxed LCP with friction index (see diagc/lcp.h, docs/lcp.md):
- * the public API (workspace, options, diagc_lcp_solve, diagc_lcp_violation),
- * the scoring of points shared by the methods, the continuation in mu and
- * the AUTO driver that chains the methods.  The methods have their own
+ * the public API (workspace, options, diagc_lcp_solve), the continuation
+ * in mu and the AUTO driver that chains the methods.  The scoring of
+ * points that every method shares (residual, violation, best point) is in
+ * lcp_score.c, with diagc_lcp_violation.  The methods have their own
  * files: lcp_coupled.c (coupled incremental pivoting), lcp_active_set.c
  * (active-set method), lcp_dantzig.c (incremental Dantzig pass),
  * lcp_lemke.c (Lemke's method) and lcp_pgs.c (projected Gauss-Seidel);
@@ -99,77 +100,6 @@ void diagc_lcp_options_init(diagc_lcp_options *opt, void *workspace,
   opt->warm_start = 1;
   opt->workspace = workspace;
   opt->workspace_size = workspace_size;
-}
-
-static double row_viol(double xi, double wi, double L, double H, double t) {
-  if (!(xi == xi) || !(wi == wi)) return INFINITY;
-  if (xi < L - t) return L - xi;
-  if (xi > H + t) return xi - H;
-  if (H - L < t) return 0.0;
-  if (xi <= L + t && (xi - L) <= (H - xi)) return wi < 0 ? -wi : 0.0;
-  if (xi >= H - t) return wi > 0 ? wi : 0.0;
-  return fabs(wi);
-}
-
-/* w = A x + cfm x - b */
-/* A_i x - b_i with four partial sums (the same order wherever w is
- * computed for the metric: the same bits as diagc_lcp_violation) */
-static double row_res(int n, const double *Ai, const double *x, double bi) {
-  return diagc__dot4(n, Ai, x) - bi;
-}
-
-void diagc__lcp_residual(const diagc__lcp_ctx *c, const double *x, double *w) {
-  int n = c->n, i;
-  for (i = 0; i < n; i++) w[i] = row_res(n, c->A + (size_t)i * n, x, c->b[i]) + c->cfm * x[i];
-}
-
-static double violation_w(const diagc__lcp_ctx *c, const double *x, const double *w) {
-  int i;
-  double v = 0.0;
-  for (i = 0; i < c->n; i++) {
-    double L, H, r;
-    diagc__lcp_bounds(c, i, x, &L, &H);
-    r = row_viol(x[i], w[i], L, H, DIAGC_LCP_BOUND_TOL);
-    if (!(r <= v)) v = r; /* also catches NaN -> inf below */
-  }
-  return v == v ? v : INFINITY;
-}
-
-static void keep_best(diagc__lcp_ctx *c, const double *x, double v) {
-  if (c->stage) { /* a capped stage: its own best, not the answer's */
-    if (v < c->sbest_v) {
-      memcpy(c->sx, x, sizeof(double) * (size_t)c->n);
-      c->sbest_v = v;
-    }
-    return;
-  }
-  if (!c->have_best || v < c->best_v) {
-    memcpy(c->best, x, sizeof(double) * (size_t)c->n);
-    c->best_v = v;
-    c->have_best = 1;
-  }
-}
-
-/* Scores x: fills c->w with its residual, keeps x if it is the best so far
- * and returns its violation. */
-double diagc__lcp_score(diagc__lcp_ctx *c, const double *x) {
-  double v;
-  diagc__lcp_residual(c, x, c->w);
-  v = violation_w(c, x, c->w);
-  keep_best(c, x, v);
-  return v;
-}
-
-/* c->cinv, computed when a method first needs it (the coupled pivoting
- * does not). */
-void diagc__lcp_need_cinv(diagc__lcp_ctx *c) {
-  int i;
-  if (c->cinv_ok) return;
-  for (i = 0; i < c->n; i++) {
-    double d = c->A[(size_t)i * c->n + i] + c->cfm;
-    c->cinv[i] = d > c->droptol ? 1.0 / d : 0.0;
-  }
-  c->cinv_ok = 1;
 }
 
 /* Continuation in the friction coefficient: solve with the friction
@@ -599,7 +529,7 @@ static void second_chance(diagc__lcp_ctx *c, int method, int maxit, int *used) {
   double bv;
   if (c->alt_v < 0.0) {
     diagc__lcp_residual(c, c->alt, c->w);
-    c->alt_v = violation_w(c, c->alt, c->w);
+    c->alt_v = diagc__lcp_violation_w(c, c->alt, c->w);
   }
   if (!(c->alt_v < INFINITY)) return;
   bv = c->best_v;
@@ -644,7 +574,7 @@ static int finish(diagc__lcp_ctx *c, double *x, int used, diagc_lcp_stats *stats
   int status;
   if (!(c->best_v < INFINITY)) { /* still the start, never scored */
     diagc__lcp_residual(c, c->best, c->w);
-    c->best_v = violation_w(c, c->best, c->w);
+    c->best_v = diagc__lcp_violation_w(c, c->best, c->w);
   }
   memcpy(x, c->best, sizeof(double) * (size_t)c->n);
   v = c->best_v;
@@ -706,25 +636,4 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
     pivoting_stages(&c, method, maxit, sym, warm, &used);
   }
   return finish(&c, x, used, stats);
-}
-
-double diagc_lcp_violation(int n, const double *A, const double *b,
-                           const double *lo, const double *hi,
-                           const int *findex, const double *x) {
-  diagc__lcp_ctx c;
-  int i;
-  double v = 0.0;
-  if (n <= 0) return 0.0;
-  memset(&c, 0, sizeof c);
-  c.n = n;
-  c.lo = lo;
-  c.hi = hi;
-  c.fx = findex;
-  for (i = 0; i < n; i++) {
-    double w = row_res(n, A + (size_t)i * n, x, b[i]), L, H, r;
-    diagc__lcp_bounds(&c, i, x, &L, &H);
-    r = row_viol(x[i], w, L, H, DIAGC_LCP_BOUND_TOL);
-    if (!(r <= v)) v = r;
-  }
-  return v == v ? v : INFINITY;
 }

@@ -47,13 +47,6 @@ static void keep_more_severe(acc_t *a, int sev, int ev, int raw) {
 
 /* ---- small helpers ------------------------------------------------------ */
 
-void diagc_sim_set_err(diagc_sim *s, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(s->err, sizeof s->err, fmt, ap);
-  va_end(ap);
-}
-
 static void set_errbuf(char *err, size_t errlen, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -55,18 +55,19 @@ static void test_table(void) {
   check(known == N_CODES, "status.table_complete", "the library knows %d codes, the test %d",
         known, N_CODES);
   /* the model ABI's values (generated C returns them) */
-  check(DIAGC_OK == 0 && DIAGC_E_FROZEN == 1 && DIAGC_E_CALC == 2 && DIAGC_ABI_VERSION == 3,
+  check(DIAGC_OK == 0 && DIAGC_E_FROZEN == -10 && DIAGC_E_CALC == -11 && DIAGC_ABI_VERSION == 4,
         "status.model_abi_values", "OK %d FROZEN %d CALC %d", DIAGC_OK, DIAGC_E_FROZEN,
         DIAGC_E_CALC);
   /* failures negative, outcomes positive */
   check(DIAGC_SIM_TERMINATED > 0 && DIAGC_LCP_SOLVED_TOL > 0 && DIAGC_SIM_E_ARG < 0 &&
+            DIAGC_E_FROZEN < 0 && DIAGC_E_CALC < 0 &&
             DIAGC_CSV_E_IO < 0 && DIAGC_LCP_E_UNSOLVED < 0 && DIAGC_EXEC_E_SCHED < 0 &&
             DIAGC_DEPLOY_E_MODEL < 0,
         "status.signs", "a failure is not negative or an outcome not positive");
 }
 
 static void test_unknown(void) {
-  const int vals[] = { 5, 99, -10, -1000, 1 << 30, -(1 << 30) };
+  const int vals[] = { 5, 99, -12, -1000, 1 << 30, -(1 << 30) };
   int i, bad = 0;
   for (i = 0; i < (int)(sizeof vals / sizeof vals[0]); i++)
     if (strcmp(diagc_status_message(vals[i]), "unknown status code") != 0 ||

@@ -329,10 +329,10 @@ function Model:simulator(opts)
   return sim
 end
 
--- The Lua API's return values (docs/testing.md): 0, 1 for termination
--- (DIAGC_SIM_TERMINATED in C), or a negative DIAGC_SIM_E_* code.
+-- The Lua API's return values (docs/testing.md) are the C ones: 0, 1 for
+-- termination (DIAGC_SIM_TERMINATED), or a negative DIAGC_SIM_E_* code.
 local function lua_rc(rc)
-  return rc == ffi.C.DIAGC_SIM_TERMINATED and 1 or rc
+  return rc
 end
 local function check(sim, rc)
   if rc < 0 then error("simulator: " .. ffi.string(ffi.C.diagc_sim_error(sim.sim)), 3) end

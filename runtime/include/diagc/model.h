@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define DIAGC_ABI_VERSION 3
+#define DIAGC_ABI_VERSION 4
 
 /* Eval functions and calc_derivatives return DIAGC_OK, DIAGC_E_FROZEN (a
  * stale entry was read while the cache is frozen) or DIAGC_E_CALC (a calc

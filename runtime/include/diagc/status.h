@@ -3,16 +3,14 @@
  * what it means and which functions return it.
  *
  *  - 0 (DIAGC_OK) is success everywhere.
- *  - Negative codes are failures of a runtime function, one distinct value
- *    per failure, grouped by module: simulator -1..-9, CSV writer -20..,
- *    LCP solver -30.., executor and topics -40.., deploy -50...  Functions
- *    that return an id, a count or a flag (>= 0) on success return these
- *    on failure.
- *  - Positive codes are either the two statuses of generated model
- *    functions (eval, calc_derivatives; DIAGC_E_FROZEN, DIAGC_E_CALC:
- *    values fixed by the model ABI, DIAGC_ABI_VERSION in diagc/model.h),
- *    or an outcome of a runtime function that is not a failure (the
- *    result is usable): DIAGC_SIM_TERMINATED, DIAGC_LCP_SOLVED_TOL.
+ *  - Negative codes are failures, one distinct value per failure, grouped
+ *    by module: simulator -1..-9, generated model functions -10..-11
+ *    (values fixed by the model ABI, DIAGC_ABI_VERSION in diagc/model.h),
+ *    CSV writer -20.., LCP solver -30.., executor and topics -40..,
+ *    deploy -50...  Functions that return an id, a count or a flag (>= 0)
+ *    on success return these on failure: rc < 0 is always a failure.
+ *  - Positive codes are outcomes that are not failures (the result is
+ *    usable): DIAGC_SIM_TERMINATED, DIAGC_LCP_SOLVED_TOL.
  *
  * Event handlers' results (DIAGC_DID_NOTHING, DIAGC_SUCCEEDED, ... in
  * diagc/model.h) are not status codes.
@@ -31,15 +29,10 @@ extern "C" {
 typedef enum diagc_status {
   DIAGC_OK = 0,
 
-  /* generated model functions (values fixed by the model ABI) */
-  DIAGC_E_FROZEN = 1,         /* a stale entry was read while the cache is
-                                 frozen */
-  DIAGC_E_CALC = 2,           /* a calc body returned a nonzero status */
-
   /* outcomes that are not failures */
-  DIAGC_SIM_TERMINATED = 3,   /* a handler returned DIAGC_REACHED_TERMINATION:
+  DIAGC_SIM_TERMINATED = 1,   /* a handler returned DIAGC_REACHED_TERMINATION:
                                  the simulation stopped early */
-  DIAGC_LCP_SOLVED_TOL = 4,   /* LCP: tol < violation <= accept_tol */
+  DIAGC_LCP_SOLVED_TOL = 2,   /* LCP: tol < violation <= accept_tol */
 
   /* simulator (diagc/simulator.h) */
   DIAGC_SIM_E_ARG = -1,       /* bad argument (t_max < t, NaN, name) */
@@ -54,6 +47,12 @@ typedef enum diagc_status {
   DIAGC_SIM_E_TIME = -8,      /* time changed externally since the last
                                  initialize/advance_to */
   DIAGC_SIM_E_STATE = -9,     /* used after an error without re-initializing */
+
+  /* generated model functions: eval, calc_derivatives (values fixed by
+     the model ABI) */
+  DIAGC_E_FROZEN = -10,       /* a stale entry was read while the cache is
+                                 frozen */
+  DIAGC_E_CALC = -11,         /* a calc body returned a nonzero status */
 
   /* CSV writer (diagc/csv.h) */
   DIAGC_CSV_E_IO = -20,       /* a write to the stream failed */
