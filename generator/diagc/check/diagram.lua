@@ -3,6 +3,7 @@
 local errors = require("diagc.errors")
 local fields = require("diagc.check.fields")
 local util = require("diagc.util")
+local dsl = require("diagc.spec.dsl")
 
 local M = {}
 
@@ -76,7 +77,7 @@ function M.check(spec, check_type)
       fields.only(item, { "name", "parameters" }, 2)
       local name = fields.name(item, "subsystem name")
       local t = a[2]
-      if not require("diagc.spec.dsl").is_system(t) then
+      if not dsl.is_system(t) then
         errors.raise(item.loc, "system \"%s\" needs a leaf or diagram as its second value, got %s",
           name, type(t))
       end

@@ -2,8 +2,13 @@
 -- checked leaf type (the "checked model" for leaves).
 local errors = require("diagc.errors")
 local fields = require("diagc.check.fields")
-local builtin = require("diagc.tickets.builtin")
-local util = require("diagc.util")
+local builtin = require("diagc.vocab.tickets")
+local kinds = require("diagc.vocab.kinds")
+local prereqs = require("diagc.check.prereqs")
+local writes = require("diagc.check.writes")
+local witness = require("diagc.check.witness")
+local next_update = require("diagc.check.next_update")
+local scope = require("diagc.check.scope")
 
 local M = {}
 
@@ -22,67 +27,13 @@ local EVENT_ITEMS = {
 local COMPUTED_ITEM = {}
 for t, word in pairs(builtin.computed) do COMPUTED_ITEM[word] = t end
 
-local KIND_WORDS = { xd = "discrete state", xa = "abstract state", pn = "parameter",
-  pa = "abstract parameter", input = "input port", output = "output port", cache = "cache entry" }
-M.KIND_WORDS = KIND_WORDS
-
--- Validate a prerequisite list against the leaf's names.
-local function check_prereqs(leaf, item, self_name, default)
-  local list = item.args.prerequisites
-  if list == nil then
-    local d = {}
-    for i, t in ipairs(default) do d[i] = t end
-    return d, true
-  end
-  if type(list) == "string" then list = { list } end
-  if type(list) ~= "table" then
-    errors.raise(item.loc, "prerequisites must be a list of ticket names such as {\"q\", \"time\"}")
-  end
-  if #list == 0 then
-    errors.raise(item.loc, "prerequisites is an empty list; list the values the calc reads, "
-      .. "or write {\"nothing\"} if it reads none (omit the field to mean all_sources)")
-  end
-  local out, seen = {}, {}
-  for i, t in ipairs(list) do
-    if type(t) ~= "string" then
-      errors.raise(item.loc, "prerequisite %d must be a ticket name string, got %s", i, type(t))
-    end
-    if t == "nothing" and #list > 1 then
-      errors.raise(item.loc, "prerequisite \"nothing\" must stand alone; remove it or the other tickets")
-    end
-    if not builtin.is_builtin[t] then
-      local it = leaf.names[t]
-      if not it then
-        local cands = {}
-        for _, n in ipairs(builtin.names) do cands[#cands + 1] = n end
-        for _, n in ipairs(leaf.name_order) do cands[#cands + 1] = n end
-        local best = util.suggest(t, cands)
-        errors.raise(item.loc, "unknown prerequisite '%s' in leaf \"%s\"%s", t, leaf.name,
-          best and string.format("; did you mean '%s'?", best) or
-          "; use a built-in ticket (time, q, xd, all_sources, ...) or a name declared in this leaf")
-      end
-      if it.kind == "output" then
-        errors.raise(item.loc, "prerequisite '%s' is an output port; a calc may list only sources "
-          .. "and cache entries of its own leaf (declare a cache_entry and list that)", t)
-      end
-      if t == self_name then
-        errors.raise(item.loc, "'%s' lists itself as a prerequisite", t)
-      end
-    end
-    if seen[t] then errors.raise(item.loc, "prerequisite '%s' is listed twice", t) end
-    seen[t] = true
-    out[#out + 1] = t
-  end
-  return out, false
-end
-
 function M.check(spec, sources, type_id)
   local leaf = {
     kind = "leaf", name = spec.name, loc = spec.loc, id = type_id,
     preambles = {}, q = {}, v = {}, z = {}, q0 = {}, v0 = {}, z0 = {},
-    by_kind = { xd = {}, xa = {}, pn = {}, pa = {}, input = {}, output = {}, cache = {} },
-    names = {}, name_order = {}, computed = {}, events = {}, calcs = {}, witnesses = {},
+    by_kind = {}, names = {}, name_order = {}, computed = {}, events = {}, calcs = {}, witnesses = {},
   }
+  for _, k in ipairs(kinds.order) do leaf.by_kind[k] = {} end
   fields.identifier(spec.loc, "leaf name", spec.name)
   local has_xc = false
 
@@ -94,7 +45,7 @@ function M.check(spec, sources, type_id)
     local prev = leaf.names[name]
     if prev then
       errors.raise(item.loc, "leaf \"%s\" already declares '%s' (as %s at line %d); names must be "
-        .. "unique within a leaf", leaf.name, name, KIND_WORDS[prev.kind], prev.loc.line)
+        .. "unique within a leaf", leaf.name, name, kinds.words[prev.kind], prev.loc.line)
     end
     local it = { kind = kind, name = name, loc = item.loc, index = #leaf.by_kind[kind] + 1 }
     leaf.names[name] = it
@@ -231,10 +182,10 @@ function M.check(spec, sources, type_id)
       errors.raise(item.loc, "%s needs a calc = [[ C statements ]]", item._item)
     end
     local body = fields.c_code(item.loc, item._item .. " calc", a.calc)
-    local prereqs, is_default = check_prereqs(leaf, item, self_name, default_prereqs)
+    local list, is_default = prereqs.check(leaf, item, self_name, default_prereqs)
     local c = { kind = kind, name = name, loc = item.loc, body = body,
       body_loc = fields.locate(sources, item.loc, body),
-      prereqs = prereqs, default_prereqs = is_default }
+      prereqs = list, default_prereqs = is_default }
     leaf.calcs[#leaf.calcs + 1] = c
     return c
   end
@@ -283,46 +234,15 @@ function M.check(spec, sources, type_id)
         ev.offset = a.offset == nil and 0 or fields.number(item.loc, k .. " offset", a.offset)
         if ev.offset < 0 then errors.raise(item.loc, "%s offset must be non-negative", k) end
       end
-      if kind == "discrete_update" and #leaf.by_kind.xd == 0 then
-        errors.raise(item.loc, "%s in leaf \"%s\", which has no discrete_state to update", k, leaf.name)
-      end
       -- writes: which state the handler may write
-      local writable = {}
-      if kind == "discrete_update" then
-        for _, g in ipairs(leaf.by_kind.xd) do writable[#writable + 1] = g.name end
-      elseif kind == "unrestricted_update" then
-        for _, p in ipairs({ "q", "v", "z" }) do if #leaf[p] > 0 then writable[#writable + 1] = p end end
-        for _, g in ipairs(leaf.by_kind.xd) do writable[#writable + 1] = g.name end
-        for _, g in ipairs(leaf.by_kind.xa) do writable[#writable + 1] = g.name end
-        if #writable == 0 then
-          errors.raise(item.loc, "%s in leaf \"%s\", which has no state to update", k, leaf.name)
-        end
-      end
       if kind ~= "publish" then
-        local w = a.writes
-        if w == nil then
-          ev.writes = writable
-        else
-          if type(w) == "string" then w = { w } end
-          if type(w) ~= "table" or #w == 0 then
-            errors.raise(item.loc, "writes must be a non-empty list of state names (%s)", table.concat(writable, ", "))
-          end
-          local ok = {}
-          for _, n in ipairs(writable) do ok[n] = true end
-          ev.writes = {}
-          for _, n in ipairs(w) do
-            if not ok[n] then
-              errors.raise(item.loc, "%s cannot write '%s'; it may write %s", k, tostring(n), table.concat(writable, ", "))
-            end
-            ev.writes[#ev.writes + 1] = n
-          end
-        end
+        ev.writes = writes.check(item, writes.allowed(leaf, item, kind, k), k)
       end
       leaf.events[#leaf.events + 1] = ev
     elseif k == "witness" then
-      require("diagc.check.witness").check(leaf, item, sources, check_prereqs)
+      witness.check(leaf, item, sources)
     elseif k == "next_update_time" then
-      require("diagc.check.next_update").check(leaf, item, sources, check_prereqs)
+      next_update.check(leaf, item, sources)
     end
   end
 
@@ -341,6 +261,7 @@ function M.check(spec, sources, type_id)
   if has_xc and not leaf.computed.xcdot then
     errors.raise(spec.loc, "leaf \"%s\" has continuous state but no derivatives { calc = ... }", leaf.name)
   end
+  for _, c in ipairs(all_calcs) do c.params = scope.params(leaf, c) end
   return leaf
 end
 

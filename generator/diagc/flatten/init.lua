@@ -4,6 +4,8 @@
 -- port to its ultimate source and lists every cache entry.
 local errors = require("diagc.errors")
 local fields = require("diagc.check.fields")
+local builtin = require("diagc.vocab.tickets")
+local util = require("diagc.util")
 
 local M = {}
 
@@ -29,7 +31,7 @@ function M.flatten(model)
 
   local function apply_overrides(ctx, ov)
     local t = ctx.type
-    for _, path in ipairs(require("diagc.util").sorted_keys(ov)) do
+    for _, path in ipairs(util.sorted_keys(ov)) do
       local o = ov[path]
       local it = t.names[path]
       if not it or it.kind ~= "pn" then
@@ -181,7 +183,7 @@ function M.flatten(model)
           ctx.entries[(it.kind == "output" and "output:" or "cache:") .. item.name] = new_entry(e)
         end
       end
-      for _, tk in ipairs(require("diagc.tickets.builtin").computed_order) do
+      for _, tk in ipairs(builtin.computed_order) do
         local c = t.computed[tk]
         if c then
           local e = { kind = "computed", ticket = tk, ctx = ctx, name = tk, calc = c }
@@ -192,7 +194,7 @@ function M.flatten(model)
       end
     else
       for _, ch in ipairs(ctx.children) do build_entries(ch) end
-      for _, tk in ipairs(require("diagc.tickets.builtin").computed_order) do
+      for _, tk in ipairs(builtin.computed_order) do
         local parts = {}
         for _, ch in ipairs(ctx.children) do
           if ch.entries[tk] then parts[#parts + 1] = ch.entries[tk] end

@@ -3,7 +3,8 @@
 -- leaf composites, diagram "up" subscriptions to children, ports wired to
 -- their immediate sources, cache entries to their prerequisites.  The
 -- graph exists only inside the generator; the C gets its closures (masks).
-local builtin = require("diagc.tickets.builtin")
+local builtin = require("diagc.vocab.tickets")
+local kinds = require("diagc.vocab.kinds")
 
 local M = {}
 
@@ -36,7 +37,7 @@ function M.build(F)
     for _, t in ipairs(builtin.names) do node(ctx, t) end
     local t = ctx.type
     if ctx.kind == "leaf" then
-      for _, kind in ipairs({ "xd", "xa", "pn", "pa", "input", "output", "cache" }) do
+      for _, kind in ipairs(kinds.order) do
         for _, it in ipairs(t.by_kind[kind]) do node(ctx, kind .. ":" .. it.name) end
       end
       for _, it in ipairs(t.by_kind.output) do node(ctx, "outcache:" .. it.name) end

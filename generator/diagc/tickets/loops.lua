@@ -4,7 +4,7 @@
 -- outputs that drive its input ports).  A cycle here is an algebraic loop
 -- (through direct-feedthrough ports) or a cycle of cache entries.
 local errors = require("diagc.errors")
-local scope = require("diagc.tickets.scope")
+local scope = require("diagc.check.scope")
 
 local M = {}
 
@@ -44,7 +44,7 @@ end
 function M.compute(F)
   for _, e in ipairs(F.entries) do
     if e.calc then
-      e.params = scope.params(e.ctx.type, e.calc)
+      e.params = e.calc.params
       e.deps = M.calc_deps(F, e.ctx, e.params)
     else
       e.deps = {}
