@@ -1,5 +1,35 @@
 -- check/leaf.lua: validate a leaf declaration and normalize it into a
 -- checked leaf type (the "checked model" for leaves).
+--
+-- A checked leaf type T (M.check(frozen leaf, sources, id)):
+--   T.kind = "leaf", T.name, T.loc, T.id
+--   T.q, T.v, T.z     names of the continuous state's elements ("q[0]", ...
+--                     for a count); T.q0, T.v0, T.z0 their initial values
+--   T.by_kind[k]      for k in vocab/kinds.order (xd xa pn pa input output
+--                     cache): the items of that kind in declaration order,
+--                     each {kind=k, name=, loc=, index= 1-based in by_kind[k]}
+--                     plus: xd, pn: size=, default= (numbers); xa, pa:
+--                     ctype=, init= (C text or nil); input, output: size=;
+--                     cache: size= (vector) or ctype=, init= (typed);
+--                     output, cache: calc= (their calc, below)
+--   T.names           name -> item; T.name_order: the names in declaration order
+--   T.computed[tk]    the calc of built-in value tk (xcdot pe ke pc pnc) if declared
+--   T.calcs           every calc of outputs, cache entries, computed values and
+--                     events (witness and next_update_time events included), in
+--                     declaration order
+--   T.events          the event calcs, in declaration order
+--   T.witnesses       {name=, loc=, direction=, c_direction=, calc=, event= or nil}
+--   T.timed           next_update_time items {name=, loc=, calc=, event=}, or nil
+--   T.preambles       {text=, loc={file=, line=, col=}} per c_preamble
+-- A calc: {kind = "output" | "cache" | a computed ticket | "event" | "witness"
+--   | "next_update_time", name=, loc=, body= (C text), body_loc= (where
+--   the body starts in its file), prereqs= (ticket names; the default list
+--   when none is given), default_prereqs= (true when defaulted), params=
+--   (check/scope.params: the calc function's parameters), item= (outputs
+--   and cache entries)}; an event also has trigger= ("periodic" "per_step"
+--   "initialization" "witness" "timed"), event_kind= ("publish"
+--   "discrete_update" "unrestricted_update"), period=, offset= (periodic)
+--   and writes= (updates: the state names it writes, check/writes.lua).
 local errors = require("diagc.errors")
 local fields = require("diagc.check.fields")
 local builtin = require("diagc.vocab.tickets")

@@ -2,6 +2,45 @@
 -- Instantiates the type tree into contexts (one per subsystem), assigns
 -- every value its place in the flat context arrays, resolves each input
 -- port to its ultimate source and lists every cache entry.
+--
+-- Stage contract: checked model M (check/init.lua) -> F (M.flatten):
+--   F.root, F.contexts  the root context; every context, pre-order.  A
+--       context: {kind = "leaf" | "diagram", type= (checked type), name=,
+--       path= ("a.b", "" for the root), cpath= ("a__b"), parent=,
+--       children=, loc=, id= (1-based in F.contexts), entries= (below),
+--       input_src= (port -> its immediate source: {kind="peer", ctx=, port=,
+--       loc=} | {kind="parent", ctx=, port=} | {kind="fixed"|"root", slot=}),
+--       output_src= (diagrams: exported output -> {ctx= child, port=})};
+--       a diagram context also has by_name (child name -> context)
+--   F.leaves  the leaf contexts, pre-order; each also has leaf_index
+--       (0-based), nq, nv, nz, q_off, v_off, z_off (offsets in q, v, z),
+--       xq, xv, xz (offsets of its q, v, z in the continuous state xc =
+--       all q, then all v, then all z), xd_off[group] and pn_off[param]
+--       (offsets in xd and pn), xa_field[name], pa_field[name] (C field
+--       names "xa_<cpath>__<name>"), param_values[param] (defaults with the
+--       diagrams' overrides applied)
+--   F.nq, F.nv, F.nz, F.nxc, F.nxd, F.npn, F.nu  sizes of the flat arrays
+--   F.xa, F.pa   abstract values {field=, ctype=, init=, ctx=, item=}
+--   F.u_slots    input slots, root exported inputs first, then fixed inputs
+--       in context order: {kind = "input" | "fixed", name=, size=, offset=
+--       (in u), default=, ctx=, port=}
+--   F.entries    the cache entries in bit order, each {index= (0-based bit),
+--       kind = "output" | "cache" | "computed" | "diagram_computed", ctx=,
+--       name=, size= (not for a diagram's xcdot), offset= (in the double
+--       cache; not for typed entries and xcdot), field= (typed entries: "c_<cpath>__<name>"), ctype=,
+--       calc=, item= (leaf entries), ticket= (computed: xcdot pe ke pc pnc),
+--       parts= (diagram_computed: the children's entries of that ticket)};
+--       a leaf's entries are its outputs and cache entries in declaration
+--       order, then its computed values; a diagram has an xcdot entry and
+--       one per other ticket some child has, after its children's entries.  ctx.entries maps "output:p", "cache:c" and
+--       the ticket names to them.
+--   F.xcdot_base (0), F.ncache_d  the double cache holds xcdot (nxc
+--       doubles) then every vector entry
+--   F.outputs    every output port of every context, pre-order: {ctx=,
+--       port=, size=, path=, cname=, entry= (the leaf output behind it)}
+--   F.logs       {name=, output= (0-based in F.outputs), size=, period=, loc=}
+--   F.resolve_output(ctx, port) -> entry; F.resolve_input(ctx, port) ->
+--       {entry=} (driven by an output) or {slot=} (by an input slot)
 local errors = require("diagc.errors")
 local fields = require("diagc.check.fields")
 local builtin = require("diagc.vocab.tickets")

@@ -3,6 +3,21 @@
 -- leaf composites, diagram "up" subscriptions to children, ports wired to
 -- their immediate sources, cache entries to their prerequisites.  The
 -- graph exists only inside the generator; the C gets its closures (masks).
+--
+-- Stage contract: F (flatten) -> ticket graph G (M.build); F is unchanged.
+--   G.nodes   every tracker, by 1-based id: {id=, ctx=, name=, subs=
+--       (subscribers, by id), pres= (prerequisites, by id), entry= (the
+--       F.entries entry a computing tracker holds, if any), slot= (fixed:
+--       trackers: their F.u_slots slot), suppressed= (true for an empty
+--       q, v, z, xc, xd or xa of a leaf)}
+--   G.node(ctx, name) -> the tracker or nil.  Names: every built-in ticket
+--       (vocab/tickets.names) in every context; in leaves "xd:g", "xa:g",
+--       "pn:p", "pa:p", "input:u", "output:y", "cache:c" per item and
+--       "outcache:y" (the output's calc) per output; in diagrams "input:u"
+--       and "output:y" per exported port; "fixed:u" where an input slot
+--       feeds port u.
+-- M.stale_set(G, noted) is the generation-time notification sweep masks/
+-- runs per entry point.
 local builtin = require("diagc.vocab.tickets")
 local kinds = require("diagc.vocab.kinds")
 

@@ -3,6 +3,17 @@
 -- entries its calc reads (listed cache entries, built-in values, and the
 -- outputs that drive its input ports).  A cycle here is an algebraic loop
 -- (through direct-feedthrough ports) or a cycle of cache entries.
+--
+-- Stage contract: F (flatten) -> F with, on every entry of F.entries:
+--   e.deps    the entries its eval must evaluate first: {entry=, via= (the
+--             input port path "a.b.u" when read through a port), loc=};
+--             a calc's reads in parameter order, a diagram_computed
+--             entry's parts
+--   e.params  (entries with a calc) e.calc.params, the calc function's
+--             parameters (check/scope.lua)
+-- and no cycle among them (an algebraic loop is an error at the spec).
+-- M.calc_deps(F, ctx, params) gives the same list for any calc of a leaf
+-- context (events, witnesses, next_update_time calcs).
 local errors = require("diagc.errors")
 local scope = require("diagc.check.scope")
 
