@@ -9,9 +9,13 @@
 --                 types (leaves and diagrams, a diagram after its children)
 --   M.sources, M.main   L's, unchanged
 -- Checked leaf types are described in check/leaf.lua, checked diagrams in
--- check/diagram.lua.  Every error (a bad field, an unknown name, a calc
--- reading a prerequisite that does not exist, ...) is raised here with
--- its spec file:line; later stages assume a valid model.
+-- check/diagram.lua.  Errors of a declaration or a type (a bad field, an
+-- unknown name, a prerequisite the leaf does not have, a bad writes list,
+-- ...) are raised here with their spec file:line; the errors that need the
+-- instantiated diagram are flatten's (parameter overrides, logger names)
+-- and tickets/loops.lua's (algebraic loops).  Calc bodies are checked
+-- against their scope by check/scope.lua's check_body, which needs the
+-- host's C lexer and runs after this pass.
 local leaf = require("diagc.check.leaf")
 local diagram = require("diagc.check.diagram")
 local errors = require("diagc.errors")
