@@ -104,3 +104,34 @@ test("stage_check.diagram_type_fields", function()
   eq({ loop.fixed[1].target.sys.name, loop.fixed[1].target.port.name, loop.fixed[1].value },
     { "ctrl", "ref", { 0.25 } })
 end)
+
+test("stage_check.witness_and_next_update_time", function()
+  local dsl = diagc.dsl
+  local Ball = dsl.leaf "Ball" {
+    dsl.continuous_state { q = 1, v = 1 },
+    dsl.discrete_state { "n", default = { 0 } },
+    dsl.derivatives { prerequisites = { "v" }, calc = "qdot[0] = v[0]; vdot[0] = -9.81;" },
+    dsl.witness { "ground", direction = "positive_to_nonpositive", prerequisites = { "q", "v" },
+      calc = "value = q[0];", unrestricted_update = "v_next[0] = -v[0];", writes = { "v" } },
+    dsl.witness { "apex", direction = "crossing", prerequisites = { "v" }, calc = "value = v[0];" },
+    dsl.next_update_time { "wake", prerequisites = { "n" }, calc = "t_next = n[0] + 1.0;",
+      discrete_update = "n_next[0] = n[0] + 1;" },
+  }
+  local root = load.freeze(dsl.diagram "d" { dsl.system { "b", Ball } })
+  local ball = check.check({ root = root, sources = {}, main = "d.lua" }).leaf_types[1]
+  eq(field(ball.witnesses, "name"), { "ground", "apex" })
+  eq(field(ball.witnesses, "c_direction"), { "DIAGC_WITNESS_POSITIVE_TO_NONPOSITIVE", "DIAGC_WITNESS_CROSSING" })
+  local g = ball.witnesses[1]
+  eq({ g.calc.kind, g.calc.prereqs, g.event.trigger, g.event.event_kind, g.event.writes },
+    { "witness", { "q", "v" }, "witness", "unrestricted_update", { "v" } })
+  eq(field(g.calc.params, "key"), { "q", "v" })
+  eq(field(g.event.params, "name"), { "q", "v", "v_next" })
+  eq(ball.witnesses[2].event, nil)
+  eq(#ball.timed, 1)
+  local w = ball.timed[1]
+  eq({ w.name, w.calc.kind, w.event.trigger, w.event.event_kind, w.event.writes },
+    { "wake", "next_update_time", "timed", "discrete_update", { "n" } })
+  -- the events, in declaration order, are calcs too
+  eq(field(ball.events, "name"), { "ground", "wake" })
+  eq(field(ball.calcs, "kind"), { "xcdot", "event", "event" })
+end)
