@@ -1,0 +1,81 @@
+-- cdiff: differentiable calc bodies (issue 16's foundation).
+-- Takes a calc body's C text, its leaf's c_preamble and the calc's
+-- interface (the names it reads and writes); adds, for calcs in the
+-- differentiable subset (cdiff/parse.lua), the exact sparsity of their
+-- Jacobian, C code computing it (forward mode), and the must-write
+-- findings.  The stages, one per file:
+--   parse.lua    tokens -> syntax tree (or the construct outside the subset)
+--   unroll.lua   tree -> straight-line SSA code (loops unrolled, helpers
+--                inlined, integers folded, indexes constant)
+--   activity.lua SSA -> which input elements each output element depends on
+--   forward.lua  SSA + activity -> C for the outputs and the Jacobian nonzeros
+--   writes.lua   SSA -> elements some path leaves unwritten, bad writes
+--
+-- analyze{body=, preamble=, inputs=, outputs=, lex=} -> r | nil, problem
+--   inputs/outputs: see cdiff/unroll.lua; lex: the host's C lexer
+--   (require("diagc_host").lex_c).
+--   r.prog (unrolled), r.activity, r.findings (cdiff/writes.lua),
+--   r.pattern = {{out=, out_index=, input=, in_index=}, ...} (row by row:
+--     outputs in interface order, then input elements in interface order),
+--   r.jacobian([opts]) -> {code=, pattern=} (cdiff/forward.lua; same order).
+--   problem: {line=, col=, construct=, message=, source="body"|"preamble"
+--     [, helper=, call_line=, call_col=]}: line/col are relative to the text
+--     named by source; a problem in a helper also gives the body's call site.
+local parse = require("diagc.cdiff.parse")
+local unroll = require("diagc.cdiff.unroll")
+local activity = require("diagc.cdiff.activity")
+local forward = require("diagc.cdiff.forward")
+local writes = require("diagc.cdiff.writes")
+
+local M = {}
+
+local function lex_problem(err, source)
+  local l, c, msg = tostring(err):match("^(%d+):(%d+): (.*)$")
+  return { line = tonumber(l) or 1, col = tonumber(c) or 1, construct = "a lexical error",
+    message = msg or tostring(err), source = source }
+end
+
+function M.parse_body(text, lex)
+  local toks, err = lex(text)
+  if not toks then return nil, lex_problem(err, "body") end
+  local ast, p = parse.body(toks)
+  if not ast then p.source = "body" end
+  return ast, p
+end
+
+-- Never fails: what is outside the subset is recorded per name.
+function M.parse_preamble(text, lex)
+  local toks, err = lex(text or "")
+  if not toks then
+    local p = lex_problem(err, "preamble")
+    return { helpers = {}, order = {}, consts = {}, broken = {}, lex_problem = p }
+  end
+  return parse.preamble(toks, lex)
+end
+
+function M.analyze(spec)
+  local ast, p = M.parse_body(spec.body, spec.lex)
+  if not ast then return nil, p end
+  local pre = M.parse_preamble(spec.preamble, spec.lex)
+  local iface = { inputs = spec.inputs or {}, outputs = spec.outputs or {} }
+  local prog
+  prog, p = unroll.unroll(ast, iface, pre)
+  if not prog then
+    p.source = p.source or "body"
+    return nil, p
+  end
+  local act = activity.analyze(prog)
+  local pattern = {}
+  for _, row in ipairs(act.rows) do
+    for _, j in ipairs(row.deps) do
+      local c = act.cols[j]
+      pattern[#pattern + 1] = { out = row.out, out_index = row.index, input = c.name, in_index = c.index }
+    end
+  end
+  return {
+    prog = prog, activity = act, findings = writes.check(prog), pattern = pattern,
+    jacobian = function(opts) return forward.generate(prog, act, opts) end,
+  }
+end
+
+return M

@@ -1,0 +1,702 @@
+-- cdiff/parse.lua: the differentiable C subset, parsed.
+-- Takes the host C lexer's tokens ({kind=, text=, line=, col=} ...) of a
+-- calc body (parse.body) or of a c_preamble (parse.preamble); adds a
+-- syntax tree.  Anything outside the subset is not raised: the functions
+-- return nil, problem with problem = {line=, col=, construct=, message=}
+-- (line/col relative to the text lexed), and the caller decides whether
+-- it matters (it does only when a Jacobian of the calc is needed).
+--
+-- The subset: declarations of double/int scalars and constant-size
+-- arrays (optionally const, with initializers), = and compound
+-- assignments, x++/x--/++x/--x as statements, + - * / %, comparisons,
+-- ! && ||, ?:, casts (double)/(int), if/else, for loops, blocks, calls of
+-- the <math.h> functions of cdiff/mathfns.lua and of preamble helpers,
+-- (void)expr; and, in helpers only, return.
+--
+-- Tree (every node has line= and col= of its first token, binary nodes
+-- those of their operator):
+--   expressions
+--     {k="num", v=number, ty="int"|"double"}
+--     {k="name", name=}                           a scalar or a whole array
+--     {k="index", name=, idx={expr, ...}}          a[i] or m[i][j]
+--     {k="unop", op="-"|"+"|"!", a=}
+--     {k="binop", op="+"|"-"|"*"|"/"|"%"|"<"|">"|"<="|">="|"=="|"!="|"&&"|"||", a=, b=}
+--     {k="cond", c=, a=, b=}
+--     {k="cast", ty="int"|"double", a=}
+--     {k="call", name=, args={expr, ...}}
+--   statements
+--     {k="decl", ty=, const=bool, name=, dims={expr, ...}|{} , init=expr|{list}|nil}
+--        (an array initializer is {k="init", items={expr|init, ...}})
+--     {k="assign", op="="|"+="|"-="|"*="|"/="|"%=", target=name|index node, value=expr}
+--     {k="if", c=, then_=stmt, else_=stmt|nil}
+--     {k="for", init=stmt|nil, cond=expr|nil, step=stmt|nil, body=stmt}
+--     {k="block", body={stmt, ...}}
+--     {k="call", e=call node}                      a call whose value is unused
+--     {k="void", e=expr}                           (void)expr;
+--     {k="return", e=expr|nil}
+--   a preamble: {helpers = {[name] = helper}, order = {name, ...},
+--     consts = {[name] = num node}, broken = {[name] = problem}}
+--     helper: {name=, ret="double"|"int"|"void", params={{name=, ty=, array=bool,
+--       const=bool}, ...}, body=block node, line=, col=}
+--     `broken` names the preamble's functions and macros outside the subset.
+local mathfns = require("diagc.cdiff.mathfns").fns
+
+local M = {}
+
+local Problem = {}
+
+local function problem(tk, construct, message)
+  error(setmetatable({ line = tk and tk.line or 1, col = tk and tk.col or 1, construct = construct,
+    message = message or construct }, Problem), 0)
+end
+M.problem = problem
+
+-- Runs fn(...) and turns a raised problem into nil, problem.
+local function catch(fn, ...)
+  local ok, r = pcall(fn, ...)
+  if ok then return r end
+  if getmetatable(r) == Problem then return nil, setmetatable(r, nil) end
+  error(r, 0)
+end
+M.catch = catch
+
+-- The constructs the subset leaves out, by the word or operator that starts them.
+local KEYWORD_CONSTRUCTS = {
+  ["while"] = "a while loop", ["do"] = "a do-while loop", ["switch"] = "a switch statement",
+  ["goto"] = "goto", ["break"] = "break", ["continue"] = "continue", ["sizeof"] = "sizeof",
+  ["float"] = "a float variable", ["long"] = "a long type", ["short"] = "a short type",
+  ["char"] = "a char type", ["unsigned"] = "an unsigned type", ["signed"] = "a signed type",
+  ["struct"] = "a struct", ["union"] = "a union", ["enum"] = "an enum", ["typedef"] = "typedef",
+  ["static"] = "a static local", ["extern"] = "extern", ["volatile"] = "volatile",
+  ["register"] = "register", ["_Bool"] = "a _Bool type", ["case"] = "a case label",
+  ["default"] = "a default label", ["size_t"] = "a size_t type", ["void"] = "void",
+  ["auto"] = "auto", ["inline"] = "inline", ["restrict"] = "restrict",
+}
+local OP_CONSTRUCTS = {
+  ["&"] = "the & operator (address or bitwise and)", ["|"] = "the bitwise | operator",
+  ["^"] = "the bitwise ^ operator", ["~"] = "the bitwise ~ operator",
+  ["<<"] = "a shift", [">>"] = "a shift", ["->"] = "member access (->)",
+  ["."] = "member access (.)", [","] = "the comma operator",
+  ["&="] = "a bitwise compound assignment", ["|="] = "a bitwise compound assignment",
+  ["^="] = "a bitwise compound assignment", ["<<="] = "a shift assignment", [">>="] = "a shift assignment",
+}
+M.KEYWORD_CONSTRUCTS = KEYWORD_CONSTRUCTS
+
+local ASSIGN_OPS = { ["="] = true, ["+="] = true, ["-="] = true, ["*="] = true, ["/="] = true,
+  ["%="] = true }
+
+-- C number literal -> value, type ("int" or "double"), or a problem.
+local function number(tk)
+  local s = tk.text:lower()
+  local hex = s:find("^0x") ~= nil
+  if (hex and s:find("p")) or (not hex and s:find("[.e]")) then
+    local body, suffix = s:match("^(.-)([fl]?)$")
+    if suffix == "l" then problem(tk, "a long double literal", "the long double literal '" .. tk.text .. "'") end
+    local v = tonumber(body)
+    if not v then problem(tk, "a number literal", "the number literal '" .. tk.text .. "'") end
+    if suffix == "f" then v = tonumber(require("ffi").new("float", v)) end
+    return v, "double"
+  end
+  local digits, suffix = s:match("^(0x%x+)(%a*)$")
+  if not digits then digits, suffix = s:match("^(%d+)(%a*)$") end
+  if not digits then problem(tk, "a number literal", "the number literal '" .. tk.text .. "'") end
+  if suffix ~= "" then
+    problem(tk, "an integer literal with a suffix", "the literal '" .. tk.text .. "' (suffix "
+      .. suffix .. "); write a plain int or a double")
+  end
+  local v
+  if hex then v = tonumber(digits:sub(3), 16)
+  elseif digits:find("^0%d") then
+    if digits:find("[89]") then problem(tk, "a number literal", "bad octal literal '" .. tk.text .. "'") end
+    v = tonumber(digits, 8)
+  else v = tonumber(digits) end
+  if v > 2147483647 then
+    problem(tk, "an integer literal too large for int", "the literal '" .. tk.text
+      .. "' does not fit an int; write it as a double")
+  end
+  return v, "int"
+end
+M.number = number
+
+-- A cursor over a token list.
+local P = {}
+P.__index = P
+
+local function new(toks, helpers_allowed)
+  return setmetatable({ toks = toks, i = 1, in_helper = helpers_allowed }, P)
+end
+
+function P:peek(o) return self.toks[self.i + (o or 0)] end
+function P:at(text, o)
+  local t = self:peek(o)
+  return t and t.kind ~= "string" and t.kind ~= "char" and t.text == text
+end
+function P:next()
+  local t = self.toks[self.i]
+  if not t then
+    local last = self.toks[#self.toks]
+    problem(last and { line = last.line, col = last.col + #last.text } or nil, "an incomplete statement",
+      "the code ends in the middle of a statement")
+  end
+  self.i = self.i + 1
+  return t
+end
+function P:expect(text)
+  local t = self:peek()
+  if not self:at(text) then
+    if not t then self:next() end
+    self:unsupported(t, "'" .. text .. "' expected")
+  end
+  return self:next()
+end
+
+-- Names the construct a token starts (or a plain syntax error).
+function P:unsupported(t, fallback)
+  if t.kind == "pp" then problem(t, "a preprocessor directive") end
+  if t.kind == "string" then problem(t, "a string literal") end
+  if t.kind == "char" then problem(t, "a character literal") end
+  if KEYWORD_CONSTRUCTS[t.text] then
+    problem(t, KEYWORD_CONSTRUCTS[t.text], KEYWORD_CONSTRUCTS[t.text] .. " ('" .. t.text .. "')")
+  end
+  if OP_CONSTRUCTS[t.text] then problem(t, OP_CONSTRUCTS[t.text]) end
+  if t.text == "++" or t.text == "--" then
+    problem(t, "an increment inside an expression", "'" .. t.text .. "' inside an expression; "
+      .. "write it as a statement of its own")
+  end
+  if t.text == "*" then problem(t, "a pointer dereference", "a pointer dereference ('*')") end
+  if ASSIGN_OPS[t.text] then
+    problem(t, "an assignment inside an expression", "an assignment inside an expression")
+  end
+  problem(t, "a syntax error", (fallback or "unexpected") .. " near '" .. t.text .. "'")
+end
+
+local function node(t, k, fields)
+  fields.k, fields.line, fields.col = k, t.line, t.col
+  return fields
+end
+
+-- Expressions, by precedence.
+local BINARY = {
+  { ["||"] = true }, { ["&&"] = true }, { ["=="] = true, ["!="] = true },
+  { ["<"] = true, [">"] = true, ["<="] = true, [">="] = true },
+  { ["+"] = true, ["-"] = true }, { ["*"] = true, ["/"] = true, ["%"] = true },
+}
+
+function P:primary()
+  local t = self:next()
+  if t.kind == "number" then
+    local v, ty = number(t)
+    return node(t, "num", { v = v, ty = ty })
+  end
+  if t.kind == "ident" and not KEYWORD_CONSTRUCTS[t.text] and t.text ~= "int" and t.text ~= "double"
+      and t.text ~= "const" and t.text ~= "if" and t.text ~= "for" and t.text ~= "else"
+      and t.text ~= "return" then
+    if self:at("(") then
+      self:next()
+      local args = {}
+      if not self:at(")") then
+        repeat args[#args + 1] = self:expr() until not (self:at(",") and self:next())
+      end
+      self:expect(")")
+      return node(t, "call", { name = t.text, args = args })
+    end
+    local idx = {}
+    while self:at("[") do
+      self:next()
+      idx[#idx + 1] = self:expr()
+      self:expect("]")
+    end
+    if #idx > 0 then return node(t, "index", { name = t.text, idx = idx }) end
+    return node(t, "name", { name = t.text })
+  end
+  if t.text == "(" and t.kind == "punct" then
+    local e = self:expr()
+    self:expect(")")
+    return e
+  end
+  self:unsupported(t)
+end
+
+function P:postfix()
+  local e = self:primary()
+  local t = self:peek()
+  if t and t.kind == "punct" and (t.text == "++" or t.text == "--" or t.text == "." or t.text == "->"
+      or (t.text == "(" and e.k ~= "call") or (t.text == "[" and e.k == "call")) then
+    self:unsupported(t)
+  end
+  return e
+end
+
+local CAST_TYPES = { int = true, double = true }
+
+function P:unary()
+  local t = self:peek()
+  if not t then self:next() end
+  if t.kind == "punct" and (t.text == "-" or t.text == "+" or t.text == "!") then
+    self:next()
+    return node(t, "unop", { op = t.text, a = self:unary() })
+  end
+  if self:at("(") then
+    local n = self:peek(1)
+    local j = 1
+    if n and n.text == "const" then j = 2; n = self:peek(2) end
+    if n and n.kind == "ident" and (CAST_TYPES[n.text] or KEYWORD_CONSTRUCTS[n.text]) and self:at(")", j + 1) then
+      if not CAST_TYPES[n.text] then
+        problem(n, "a cast to " .. n.text, "a cast to '" .. n.text .. "' (only (double) and (int) are supported)")
+      end
+      self.i = self.i + j + 2
+      return node(t, "cast", { ty = n.text, a = self:unary() })
+    end
+    if n and n.kind == "ident" and n.text ~= "const" and (self:at("*", j + 1)) and CAST_TYPES[n.text] then
+      problem(n, "a pointer cast")
+    end
+  end
+  return self:postfix()
+end
+
+function P:binary(level)
+  if level > #BINARY then return self:unary() end
+  local e = self:binary(level + 1)
+  while true do
+    local t = self:peek()
+    if not (t and t.kind == "punct" and BINARY[level][t.text]) then return e end
+    self:next()
+    e = node(t, "binop", { op = t.text, a = e, b = self:binary(level + 1) })
+  end
+end
+
+function P:expr()
+  local e = self:binary(1)
+  local t = self:peek()
+  if t and t.kind == "punct" and t.text == "?" then
+    self:next()
+    local a = self:expr()
+    self:expect(":")
+    local b = self:expr()
+    e = node(t, "cond", { c = e, a = a, b = b })
+    e.line, e.col = t.line, t.col
+  end
+  local u = self:peek()
+  if u and u.kind == "punct" and (OP_CONSTRUCTS[u.text] or ASSIGN_OPS[u.text] or u.text == "++"
+      or u.text == "--") and u.text ~= "," then
+    self:unsupported(u)
+  end
+  return e
+end
+
+-- Statements.
+local function is_lvalue(e) return e.k == "name" or e.k == "index" end
+
+function P:initializer()
+  local t = self:peek()
+  if self:at("{") then
+    self:next()
+    local items = {}
+    while not self:at("}") do
+      items[#items + 1] = self:initializer()
+      if not self:at("}") then self:expect(",") end
+    end
+    self:next()
+    return node(t, "init", { items = items })
+  end
+  return self:expr()
+end
+
+function P:declaration(out)
+  local first = self:peek()
+  local const = false
+  if self:at("const") then self:next(); const = true end
+  local ty = self:next().text
+  if self:at("const") then self:next(); const = true end
+  repeat
+    local nt = self:next()
+    if nt.kind ~= "ident" then self:unsupported(nt, "a variable name expected") end
+    local d = node(nt, "decl", { ty = ty, const = const, name = nt.text, dims = {} })
+    while self:at("[") do
+      local lb = self:next()
+      if self:at("]") then
+        d.dims[#d.dims + 1] = false
+        d.unsized_at = lb
+      else
+        d.dims[#d.dims + 1] = self:expr()
+      end
+      self:expect("]")
+    end
+    if self:at("=") then
+      self:next()
+      d.init = self:initializer()
+    end
+    d.first = first
+    out[#out + 1] = d
+  until not (self:at(",") and self:next())
+  self:expect(";")
+end
+
+-- x = e, x += e, x++ ... (no trailing ';').
+function P:simple()
+  local t = self:peek()
+  if t and (t.text == "++" or t.text == "--") and t.kind == "punct" then
+    self:next()
+    local target = self:postfix()
+    if not is_lvalue(target) then problem(t, "an increment of a non-variable") end
+    return node(t, "assign", { op = t.text == "++" and "+=" or "-=", target = target,
+      value = node(t, "num", { v = 1, ty = "int" }) })
+  end
+  local target = self:primary()
+  local op = self:peek()
+  if target.k == "call" and not (op and ASSIGN_OPS[op.text]) then
+    return node(t, "call", { e = target })
+  end
+  if not op then self:next() end
+  if op.text == "++" or op.text == "--" then
+    self:next()
+    if not is_lvalue(target) then problem(op, "an increment of a non-variable") end
+    return node(t, "assign", { op = op.text == "++" and "+=" or "-=", target = target,
+      value = node(op, "num", { v = 1, ty = "int" }) })
+  end
+  if not ASSIGN_OPS[op.text] then self:unsupported(op, "an assignment expected") end
+  if not is_lvalue(target) then problem(op, "an assignment to a non-variable") end
+  self:next()
+  local n = node(op, "assign", { op = op.text, target = target, value = self:expr() })
+  n.line, n.col = t.line, t.col
+  return n
+end
+
+local function is_decl_start(p)
+  return p:at("double") or p:at("int") or (p:at("const") and (p:at("double", 1) or p:at("int", 1)))
+end
+
+function P:statement(out)
+  local t = self:peek()
+  if t.kind == "pp" then problem(t, "a preprocessor directive") end
+  if self:at("{") then out[#out + 1] = self:block(); return end
+  if self:at(";") then self:next(); return end
+  if is_decl_start(self) then return self:declaration(out) end
+  if self:at("if") then
+    self:next()
+    self:expect("(")
+    local c = self:expr()
+    self:expect(")")
+    local n = node(t, "if", { c = c, then_ = self:sub_statement() })
+    if self:at("else") then self:next(); n.else_ = self:sub_statement() end
+    out[#out + 1] = n
+    return
+  end
+  if self:at("for") then
+    self:next()
+    self:expect("(")
+    local n = node(t, "for", {})
+    if is_decl_start(self) then
+      local ds = {}
+      self:declaration(ds)
+      if #ds ~= 1 then problem(ds[2], "a for loop declaring several variables") end
+      n.init = ds[1]
+    else
+      if not self:at(";") then n.init = self:simple() end
+      self:expect(";")
+    end
+    if not self:at(";") then n.cond = self:expr() end
+    self:expect(";")
+    if not self:at(")") then n.step = self:simple() end
+    self:expect(")")
+    n.body = self:sub_statement()
+    out[#out + 1] = n
+    return
+  end
+  if self:at("return") then
+    if not self.in_helper then
+      problem(t, "return in a calc body", "return in a calc body (calc bodies must run to their end)")
+    end
+    self:next()
+    local n = node(t, "return", {})
+    if not self:at(";") then n.e = self:expr() end
+    self:expect(";")
+    out[#out + 1] = n
+    return
+  end
+  if self:at("(") and self:at("void", 1) and self:at(")", 2) then
+    self:next(); self:next(); self:next()
+    out[#out + 1] = node(t, "void", { e = self:expr() })
+    self:expect(";")
+    return
+  end
+  if t.kind ~= "ident" and not (t.text == "++" or t.text == "--") or KEYWORD_CONSTRUCTS[t.text]
+      or t.text == "else" then
+    self:unsupported(t)
+  end
+  out[#out + 1] = self:simple()
+  self:expect(";")
+end
+
+-- A statement in a position that takes one (if/else/for bodies).
+function P:sub_statement()
+  local t = self:peek()
+  if not t then self:next() end
+  local list = {}
+  if is_decl_start(self) then problem(t, "a declaration as the body of if/for",
+    "a declaration cannot be the body of if/else/for; put it in braces") end
+  self:statement(list)
+  return node(t, "block", { body = list })
+end
+
+function P:block()
+  local t = self:expect("{")
+  local list = {}
+  while not self:at("}") do
+    if not self:peek() then self:expect("}") end
+    self:statement(list)
+  end
+  self:next()
+  return node(t, "block", { body = list })
+end
+
+-- A calc body: statements up to the end of the tokens.
+function M.body(toks)
+  return catch(function()
+    local p = new(toks, false)
+    local list = {}
+    while p:peek() do p:statement(list) end
+    return { k = "block", body = list, line = 1, col = 1 }
+  end)
+end
+
+-- Preamble -------------------------------------------------------------
+
+-- The token ranges of the preamble's top-level items: {from, to} with an
+-- item ending at ';' at depth 0 or at the '}' closing a function body.
+local function items(toks)
+  local out, depth, from = {}, 0, 1
+  for i, t in ipairs(toks) do
+    if t.kind == "pp" then
+      if depth == 0 and from == i then
+        out[#out + 1] = { from = i, to = i }
+        from = i + 1
+      end
+    elseif t.kind == "punct" then
+      if t.text == "{" or t.text == "(" or t.text == "[" then depth = depth + 1
+      elseif t.text == "}" or t.text == ")" or t.text == "]" then
+        depth = depth - 1
+        if depth == 0 and t.text == "}" and toks[i - 1] and not (toks[i + 1] and toks[i + 1].text == ";") then
+          -- a function body ends here unless the braces are an initializer
+          local j = from
+          local is_fn = false
+          while j < i do
+            if toks[j].text == "(" then
+              local k, d = j, 0
+              repeat
+                if toks[k].text == "(" then d = d + 1 elseif toks[k].text == ")" then d = d - 1 end
+                k = k + 1
+              until d == 0 or k > i
+              is_fn = toks[k] and toks[k].text == "{"
+              break
+            end
+            if toks[j].text == "=" then break end
+            j = j + 1
+          end
+          if is_fn then
+            out[#out + 1] = { from = from, to = i }
+            from = i + 1
+          end
+        end
+      elseif t.text == ";" and depth == 0 then
+        out[#out + 1] = { from = from, to = i }
+        from = i + 1
+      end
+    end
+  end
+  if from <= #toks then out[#out + 1] = { from = from, to = #toks } end
+  return out
+end
+
+local function slice(toks, r)
+  local s = {}
+  for i = r.from, r.to do s[#s + 1] = toks[i] end
+  return s
+end
+
+local TYPES = { double = true, int = true, void = true }
+
+function P:param()
+  local first = self:peek()
+  local const = false
+  if self:at("const") then self:next(); const = true end
+  local ty = self:next()
+  if not (ty.text == "double" or ty.text == "int") then
+    problem(ty, "a parameter of type " .. ty.text, "a helper parameter of type '" .. ty.text
+      .. "' (double, int and pointers/arrays of them are supported)")
+  end
+  if self:at("const") then self:next(); const = true end
+  local array = false
+  if self:at("*") then
+    self:next()
+    array = true
+    if self:at("const") or self:at("restrict") then self:next() end
+  end
+  local nt = self:next()
+  if nt.kind ~= "ident" then self:unsupported(nt, "a parameter name expected") end
+  if self:at("[") then
+    array = true
+    self:next()
+    if not self:at("]") then self:expr() end
+    self:expect("]")
+  end
+  if self:at("[") then problem(self:peek(), "a multi-dimensional array parameter") end
+  return { name = nt.text, ty = ty.text, array = array, const = const, line = first.line, col = first.col }
+end
+
+-- static [inline] T name(params) { body }
+local function helper(toks)
+  local p = new(toks, true)
+  p:expect("static")
+  if p:at("inline") then p:next() end
+  local ret = p:next()
+  if not TYPES[ret.text] then
+    problem(ret, "a helper returning " .. ret.text, "a helper returning '" .. ret.text
+      .. "' (double, int or void are supported)")
+  end
+  if p:at("*") then problem(p:peek(), "a helper returning a pointer") end
+  local nt = p:next()
+  local h = { name = nt.text, ret = ret.text, params = {}, line = nt.line, col = nt.col }
+  p:expect("(")
+  if p:at("void") and p:at(")", 1) then p:next()
+  elseif not p:at(")") then
+    repeat h.params[#h.params + 1] = p:param() until not (p:at(",") and p:next())
+  end
+  p:expect(")")
+  h.body = p:block()
+  if p:peek() then p:unsupported(p:peek()) end
+  return h
+end
+
+-- The name a top-level item declares (a function or an object), if any.
+local function item_name(toks)
+  for i, t in ipairs(toks) do
+    if t.kind == "ident" and toks[i + 1] and (toks[i + 1].text == "(" or toks[i + 1].text == "="
+        or toks[i + 1].text == ";" or toks[i + 1].text == "[") and not TYPES[t.text] then
+      return t.text, t, toks[i + 1].text == "("
+    end
+  end
+end
+
+-- `static const double NAME = number;` (or int): a named constant.
+local function constant(toks)
+  local p = new(toks, false)
+  if p:at("static") then p:next() end
+  p:expect("const")
+  local ty = p:next().text
+  if ty ~= "double" and ty ~= "int" then return nil end
+  local nt = p:next()
+  p:expect("=")
+  local e = p:expr()
+  p:expect(";")
+  if p:peek() then return nil end
+  return nt.text, { ty = ty, e = e, line = nt.line, col = nt.col }
+end
+
+local function define(t, pre, lex)
+  local name, rest = t.text:match("^#%s*define%s+([%a_][%w_]*)(.*)$")
+  if not name then return end
+  if rest:sub(1, 1) == "(" then
+    pre.broken[name] = { line = t.line, col = t.col, construct = "a function-like macro",
+      message = "the function-like macro '" .. name .. "'" }
+    return
+  end
+  local toks = lex(rest)
+  local e = toks and #toks > 0 and catch(function()
+    local p = new(toks, false)
+    local x = p:expr()
+    if p:peek() then problem(p:peek(), "x") end
+    return x
+  end)
+  if e then
+    pre.consts[name] = { ty = nil, e = e, line = t.line, col = t.col }
+  else
+    pre.broken[name] = { line = t.line, col = t.col, construct = "a macro",
+      message = "the macro '" .. name .. "', which is not a constant expression" }
+  end
+end
+
+-- A c_preamble: its static helpers, constants and what is outside the
+-- subset (by name).  Never fails: problems are recorded per name.
+function M.preamble(toks, lex)
+  local pre = { helpers = {}, order = {}, consts = {}, broken = {} }
+  for _, r in ipairs(items(toks)) do
+    local s = slice(toks, r)
+    if s[1].kind == "pp" then
+      define(s[1], pre, lex)
+    else
+      local name, nt, is_fn = item_name(s)
+      if name and is_fn then
+        local h, prob = catch(helper, s)
+        if h then
+          if mathfns[name] then
+            pre.broken[name] = { line = nt.line, col = nt.col, construct = "a helper named like a math function",
+              message = "the helper '" .. name .. "' shadows the math function" }
+          else
+            pre.helpers[name] = h
+            pre.order[#pre.order + 1] = name
+          end
+        else
+          prob.message = "the helper '" .. name .. "': " .. prob.message
+          pre.broken[name] = prob
+        end
+      elseif name then
+        local cname, c = catch(constant, s)
+        if cname then pre.consts[cname] = c
+        else
+          pre.broken[name] = { line = nt.line, col = nt.col, construct = "a preamble declaration",
+            message = "'" .. name .. "', declared in the c_preamble outside the subset "
+              .. "(only static const double/int constants and static helpers are)" }
+        end
+      end
+    end
+  end
+  M.check_recursion(pre)
+  return pre
+end
+
+-- Calls a helper body makes to other helpers, with their tokens.
+local function calls_in(n, out)
+  if type(n) ~= "table" then return out end
+  if n.k == "call" and n.name then out[#out + 1] = n end
+  for key, v in pairs(n) do
+    if type(v) == "table" and key ~= "first" then calls_in(v, out) end
+  end
+  return out
+end
+
+-- Marks helpers on a call cycle as broken (direct or mutual recursion).
+function M.check_recursion(pre)
+  local state = {}
+  local function visit(name, path)
+    if state[name] == "done" then return end
+    if state[name] == "active" then
+      local cycle = {}
+      local from
+      for i, p in ipairs(path) do if p.name == name then from = i end end
+      for i = from, #path do cycle[#cycle + 1] = path[i].name end
+      cycle[#cycle + 1] = name
+      local call = path[#path].call
+      for i = from, #path do
+        pre.broken[path[i].name] = { line = call.line, col = call.col, construct = "recursion",
+          message = "recursion: " .. table.concat(cycle, " -> ") }
+      end
+      return
+    end
+    state[name] = "active"
+    local calls = calls_in(pre.helpers[name].body, {})
+    table.sort(calls, function(a, b) return a.line < b.line or (a.line == b.line and a.col < b.col) end)
+    for _, c in ipairs(calls) do
+      if pre.helpers[c.name] then
+        path[#path + 1] = { name = name, call = c }
+        visit(c.name, path)
+        path[#path] = nil
+      end
+    end
+    state[name] = "done"
+  end
+  for _, name in ipairs(pre.order) do visit(name, {}) end
+  for name in pairs(pre.broken) do pre.helpers[name] = nil end
+end
+
+return M
