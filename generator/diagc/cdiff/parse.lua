@@ -29,7 +29,7 @@
 --        (an array initializer is {k="init", items={expr|init, ...}})
 --     {k="assign", op="="|"+="|"-="|"*="|"/="|"%=", target=name|index node, value=expr}
 --     {k="if", c=, then_=stmt, else_=stmt|nil}
---     {k="for", init=stmt|nil, cond=expr|nil, step=stmt|nil, body=stmt}
+--     {k="for", init=stmt|nil, cond=expr|nil, cond_at={line=, col=}, step=stmt|nil, body=stmt}
 --     {k="block", body={stmt, ...}}
 --     {k="call", e=call node}                      a call whose value is unused
 --     {k="void", e=expr}                           (void)expr;
@@ -53,7 +53,11 @@ M.problem = problem
 
 -- Runs fn(...) and turns a raised problem into nil, problem.
 local function catch(fn, ...)
-  local ok, r = pcall(fn, ...)
+  local args = { n = select("#", ...), ... }
+  local ok, r = xpcall(function() return fn(unpack(args, 1, args.n)) end, function(e)
+    if getmetatable(e) == Problem then return e end
+    return debug.traceback(tostring(e), 2)
+  end)
   if ok then return r end
   if getmetatable(r) == Problem then return nil, setmetatable(r, nil) end
   error(r, 0)
@@ -395,7 +399,11 @@ function P:statement(out)
       if not self:at(";") then n.init = self:simple() end
       self:expect(";")
     end
-    if not self:at(";") then n.cond = self:expr() end
+    if not self:at(";") then
+      local ct = self:peek()
+      n.cond = self:expr()
+      n.cond_at = { line = ct.line, col = ct.col }
+    end
     self:expect(";")
     if not self:at(")") then n.step = self:simple() end
     self:expect(")")
@@ -590,7 +598,7 @@ local function constant(toks)
   local e = p:expr()
   p:expect(";")
   if p:peek() then return nil end
-  return nt.text, { ty = ty, e = e, line = nt.line, col = nt.col }
+  return { name = nt.text, ty = ty, e = e, line = nt.line, col = nt.col }
 end
 
 local function define(t, pre, lex)
@@ -641,8 +649,8 @@ function M.preamble(toks, lex)
           pre.broken[name] = prob
         end
       elseif name then
-        local cname, c = catch(constant, s)
-        if cname then pre.consts[cname] = c
+        local c = catch(constant, s)
+        if c then pre.consts[c.name] = c
         else
           pre.broken[name] = { line = nt.line, col = nt.col, construct = "a preamble declaration",
             message = "'" .. name .. "', declared in the c_preamble outside the subset "

@@ -287,8 +287,10 @@ function S:branch(c, then_fn, else_fn, at)
     self.cse[#self.cse + 1] = {}
     local r = fn()
     self.cse[#self.cse] = nil
-    local env = self.env
-    self.env = {}
+    -- the environment table keeps its identity (callers may hold it)
+    local env = {}
+    for key, v in pairs(self.env) do env[key] = v end
+    for key in pairs(env) do self.env[key] = nil end
     for key, v in pairs(snap) do self.env[key] = v end
     return r, env
   end
@@ -621,7 +623,7 @@ function S:exec_for(s)
       local c = self:expr(s.cond)
       local cc = self:cval(c)
       if not cc then
-        problem(s.cond, "a for loop with a non-constant bound", "the condition of this for loop is not a "
+        problem(s.cond_at, "a for loop with a non-constant bound", "the condition of this for loop is not a "
           .. "compile-time constant (loop bounds must be constant so the loop can be unrolled)")
       end
       if cc == 0 then break end

@@ -1,0 +1,175 @@
+-- cdiff: what the differentiable subset accepts, and what it names (with
+-- line:col) when a body or helper is outside it.
+local S = dofile("tests/lua/cdiff_support.lua")
+local cdiff = require("diagc.cdiff")
+
+local IFACE = {
+  inputs = { { name = "t" }, { name = "q", size = 3 }, { name = "k", size = 2 } },
+  outputs = { { name = "y", size = 3 } },
+}
+
+local function analyze(body, preamble)
+  return cdiff.analyze({ body = body, preamble = preamble, inputs = IFACE.inputs,
+    outputs = IFACE.outputs, lex = S.lex })
+end
+
+local ACCEPTED = {
+  "y[0] = q[0]; y[1] = q[1]; y[2] = q[2];",
+  "double a = 1.0, b[2] = {q[0], q[1]}; int n = 2; y[0] = a + b[0]; y[1] = b[1] * n; y[2] = 0;",
+  "for (int i = 0; i < 3; i++) y[i] = q[i] * k[i % 2];",
+  "int i; for (i = 2; i >= 0; --i) { y[i] = 0.0; y[i] += q[i]; y[i] *= 2; }",
+  "y[0] = q[0] > 0 ? q[0] : -q[0]; y[1] = (q[1] > 0 && q[2] < 1) || !(t > 0) ? 1.0 : 2.0; y[2] = (double)(int)t;",
+  "if (q[0] > 1) { y[0] = 1; } else if (q[0] < -1) y[0] = -1; else y[0] = q[0]; y[1] = y[0]; y[2] = 3;",
+  "double m[2][2] = {{1, 2}, {3, 4}}; y[0] = m[1][0] * q[0]; y[1] = m[0][1]; y[2] = M_PI;",
+  "const int N = 3; double a[N]; for (int i = 0; i < N; i++) a[i] = sin(q[i]); for (int i = 0; i < N; i++) y[i] = a[N - 1 - i];",
+  "y[0] = pow(q[0], 2) + atan2(q[1], q[2]) + hypot(q[0], 1) + fmod(q[0], 0.7) + copysign(1.0, q[1]);"
+    .. " y[1] = fmin(q[0], q[1]) + fmax(q[2], 0) + floor(q[0]) + ceil(q[1]) + fabs(q[2]);"
+    .. " y[2] = exp(q[0]) + log(2 + q[0]) + log10(3 + q[1]) + sqrt(4 + q[2]) + tan(q[0]) + asin(0.5 * q[0])"
+    .. " + acos(0.5 * q[1]) + atan(q[2]) + sinh(q[0]) + cosh(q[1]) + tanh(q[2]) + cos(t) + 1e-3 + .5f + 0x10;",
+  "(void)k; ; { } y[0] = y[1] = 0 == 0;",
+}
+
+test("cdiff.parse.accepts_the_subset", function()
+  for i, body in ipairs(ACCEPTED) do
+    local r, p = analyze(body)
+    if i == #ACCEPTED then
+      -- chained assignment is outside the subset (the last entry checks it is named)
+      truthy(not r and p.construct == "an assignment inside an expression", body)
+    else
+      truthy(r, body .. ": " .. (p and (p.line .. ":" .. p.col .. " " .. p.message) or ""))
+    end
+  end
+end)
+
+-- body, construct named, line, col
+local REJECTED = {
+  { "while (t > 0) { y[0] = 1; }", "a while loop", 1, 1 },
+  { "y[0] = 1;\n  do { } while (0);", "a do-while loop", 2, 3 },
+  { "switch (1) { default: break; }", "a switch statement", 1, 1 },
+  { "y[0] = 1; goto end;", "goto", 1, 11 },
+  { "for (int i = 0; i < 3; i++) { if (i == 1) break; y[i] = 0; }", "break", 1, 43 },
+  { "y[0] = *q;", "a pointer dereference", 1, 8 },
+  { "double *p = q; y[0] = p[0];", "a pointer dereference", 1, 8 },
+  { "y[0] = q[0] & 1;", "the & operator (address or bitwise and)", 1, 13 },
+  { "y[0] = 1 << 2;", "a shift", 1, 10 },
+  { "struct { double a; } s; y[0] = 0;", "a struct", 1, 1 },
+  { "y[0] = s.a;", "member access (.)", 1, 9 },
+  { "float f = 1; y[0] = f;", "a float variable", 1, 1 },
+  { "y[0] = (float)q[0];", "a cast to float", 1, 9 },
+  { "y[0] = q[0]++;", "an increment inside an expression", 1, 12 },
+  { "y[0] = sizeof(double);", "sizeof", 1, 8 },
+  { "y[0] = \"a\"[0];", "a string literal", 1, 8 },
+  { "y[0] = 'a';", "a character literal", 1, 8 },
+  { "y[0] = 1UL;", "an integer literal with a suffix", 1, 8 },
+  { "return;", "return in a calc body", 1, 1 },
+  { "y[0] = (q[0], q[1]);", "the comma operator", 1, 13 },
+  { "y[0] = printf(\"x\");", "a string literal", 1, 15 },
+  { "y[0] = foo(q[0]);", "a call of an unknown function", 1, 8 },
+  { "y[0] = z;", "an unknown name", 1, 8 },
+  { "y[0] = sin(q[0], 1);", "a call with the wrong number of arguments", 1, 8 },
+  { "int n = (int)q[0];\nfor (int i = 0; i < n; i++) y[0] = 1;", "a for loop with a non-constant bound", 2, 17 },
+  { "int i = (int)q[0]; y[i] = 1;", "a non-constant array index", 1, 22 },
+  { "int i = 0; if (q[0] > 0) i = 1; y[i] = 1;", "a non-constant array index", 1, 35 },
+  { "y[3] = 1;", "an index out of bounds", 1, 3 },
+  { "double a; y[0] = a;", "a read of an uninitialized variable", 1, 18 },
+  { "double a; if (t > 0) a = 1; y[0] = a;", "a read of an uninitialized variable", 1, 36 },
+  { "y[0] = q;", "an array used as a value", 1, 8 },
+  { "y[0] = 5 % 2.0;", "% on doubles", 1, 10 },
+  { "int n = 1 / 0; y[0] = n;", "a division by zero", 1, 11 },
+  { "for (int i = 0; i < 1000000; i++) y[0] = i;", "a loop too long to unroll", 1, 1 },
+  { "for (int i = 0; ; i++) y[0] = i;", "a for loop without a condition", 1, 1 },
+  { "y[0] = 1; /* unterminated", "a lexical error", 1, 11 },
+  { "#define X 1\ny[0] = X;", "a preprocessor directive", 1, 1 },
+}
+
+test("cdiff.parse.names_what_is_outside_the_subset", function()
+  for _, c in ipairs(REJECTED) do
+    local r, p = analyze(c[1])
+    truthy(not r, "accepted: " .. c[1])
+    eq({ p.construct, p.line, p.col, p.source }, { c[2], c[3], c[4], "body" }, c[1] .. " (" .. p.message .. ")")
+    truthy(type(p.message) == "string" and #p.message > 0)
+  end
+end)
+
+test("cdiff.parse.problem_messages_say_why", function()
+  local _, p = analyze("int n = (int)q[0];\nfor (int i = 0; i < n; i++) y[0] = 1;")
+  truthy(p.message:find("not a compile-time constant", 1, true), p.message)
+  _, p = analyze("y[0] = foo(q[0]);")
+  truthy(p.message:find("'foo'", 1, true), p.message)
+  _, p = analyze("y[3] = 1;")
+  eq(p.message, "index 3 is out of bounds of 'y' (size 3)")
+end)
+
+local PRE = [[
+#include <math.h>
+#define GAIN 2.5
+#define SQUARE(x) ((x) * (x))
+static const double OFFSET = 0.25;
+typedef struct { double a; } pair_t;
+static double sq(double x) { return x * x; }
+static double cube(double x) { return sq(x) * x; }
+static void fill(double *out, const double *in, int n) {
+  for (int i = 0; i < n; i++) out[i] = GAIN * in[i] + OFFSET;
+}
+static double clip(double x, double lo, double hi) {
+  if (x < lo) return lo;
+  if (x > hi) return hi;
+  return x;
+}
+static double fact(double x) { return x <= 1 ? 1 : x * fact(x - 1); }
+static double ping(double x);
+static double pong(double x) { return x > 0 ? ping(x - 1) : 0; }
+static double ping(double x) { return pong(x); }
+static double loopy(double x) { double s = 0; while (x > 0) { x -= 1; s += 1; } return s; }
+static int count(void) { return 3; }
+]]
+
+test("cdiff.parse.preamble_helpers", function()
+  local pre = cdiff.parse_preamble(PRE, S.lex)
+  local names = {}
+  for _, n in ipairs(pre.order) do if pre.helpers[n] then names[#names + 1] = n end end
+  eq(names, { "sq", "cube", "fill", "clip", "count" })
+  eq(pre.broken.fact.construct, "recursion")
+  eq(pre.broken.fact.message, "recursion: fact -> fact")
+  eq({ pre.broken.fact.line, pre.broken.fact.col }, { 16, 56 })
+  eq(pre.broken.ping.construct, "recursion")
+  eq(pre.broken.pong.construct, "recursion")
+  truthy(pre.broken.pong.message:find("pong -> ping -> pong", 1, true) or
+    pre.broken.pong.message:find("ping -> pong -> ping", 1, true), pre.broken.pong.message)
+  eq(pre.broken.loopy.construct, "a while loop")
+  eq({ pre.broken.loopy.line, pre.broken.loopy.col }, { 20, 47 })
+  eq(pre.broken.SQUARE.construct, "a function-like macro")
+  truthy(pre.consts.GAIN and pre.consts.OFFSET)
+end)
+
+test("cdiff.parse.body_using_helpers", function()
+  local r, p = analyze("fill(y, q, 3); y[0] += cube(q[0]) + clip(q[1], -1, 1) * count();", PRE)
+  truthy(r, p and p.message)
+  local _, p2 = analyze("y[0] = fact(q[0]); y[1] = 0; y[2] = 0;", PRE)
+  eq({ p2.construct, p2.line, p2.col }, { "recursion", 1, 8 })
+  truthy(p2.message:find("c_preamble 16:56", 1, true), p2.message)
+  local _, p3 = analyze("y[0] = loopy(q[0]);", PRE)
+  eq(p3.construct, "a while loop")
+  local _, p4 = analyze("y[0] = SQUARE(q[0]);", PRE)
+  eq(p4.construct, "a function-like macro")
+end)
+
+test("cdiff.parse.problem_inside_a_helper_points_at_the_preamble", function()
+  local pre = "static double f(double x, const double *a) { return x * a[5]; }\n"
+    .. "static double g(double x) { return x / 2; }\n"
+  local _, p = analyze("y[0] = 1;\n y[1] = g(q[0]) + f(q[0], k);", pre)
+  eq({ p.construct, p.source, p.helper, p.line, p.col, p.call_line, p.call_col },
+    { "an index out of bounds", "preamble", "f", 1, 59, 2, 19 })
+  -- a helper reached through another one still gives the body's call site
+  pre = "static double f(const double *a) { return a[0] + a[n_]; }\n"
+    .. "static double g(const double *a) { return f(a); }\n"
+  _, p = analyze("y[0] = g(q);", pre)
+  eq({ p.construct, p.source, p.helper, p.line, p.call_line, p.call_col },
+    { "an unknown name", "preamble", "f", 1, 1, 8 })
+end)
+
+test("cdiff.parse.helper_without_return_on_some_path", function()
+  local pre = "static double f(double x) { if (x > 0) return 1; }\n"
+  local _, p = analyze("y[0] = f(q[0]);", pre)
+  eq(p.construct, "a helper that can end without return")
+end)
