@@ -644,7 +644,11 @@ function S:exec_stmt(s)
   if k == "if" then return self:exec_if(s, nil) end
   if k == "for" then return self:exec_for(s) end
   if k == "call" then self:call(s.e); return end
-  if k == "void" then self:expr(s.e); return end
+  if k == "void" then
+    -- (void)name; marks a value unused (arrays included)
+    if not (s.e.k == "name" and self:lookup(s.e.name)) then self:expr(s.e) end
+    return
+  end
   if k == "return" then
     local h = self.fn.helper
     if h.ret == "void" then
