@@ -4,7 +4,8 @@
 -- output element the input elements of its Jacobian row.  Only value
 -- dependencies count (as forward-mode AD sees them): comparisons, int
 -- values, floor/ceil and the sign argument of copysign carry none; a phi
--- (a join after a run-time branch) depends on the union of its sides.
+-- (a join after a run-time branch) depends on the union of its sides;
+-- x * 0.0 and x - x depend on nothing (their derivative is 0).
 --
 -- Result: {cols = {{name=, index=}, ...} (the active input elements, in
 --   interface order then index order; j = position), col_of = {[name] =
@@ -42,6 +43,11 @@ local function union(a, b)
 end
 
 local EMPTY = {}
+
+local function zero(prog, id)
+  local v = prog.vals[id]
+  return v.op == "const" and tonumber(v.v) == 0
+end
 local CUT = { const = true, old = true, mod = true, ["not"] = true, lt = true, gt = true,
   le = true, ge = true, eq = true, ne = true, cvt = true }
 
@@ -70,6 +76,10 @@ function M.analyze(prog)
       for k, a in ipairs(v.args) do
         if live[v.fn][k] then d = union(d, deps[a]) end
       end
+    elseif v.op == "mul" and (zero(prog, v.args[1]) or zero(prog, v.args[2])) then
+      d = EMPTY -- x * 0.0: the derivative is the constant 0
+    elseif v.op == "sub" and v.args[1] == v.args[2] then
+      d = EMPTY -- x - x
     else
       for _, a in ipairs(v.args) do d = union(d, deps[a]) end
     end

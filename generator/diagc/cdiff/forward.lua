@@ -245,6 +245,7 @@ function M.generate(prog, act, opts)
 
   -- the product of a partial (number or text) and a derivative
   local function term(p, d)
+    if p == 0 then return { c = 0 } end
     if type(p) == "number" then
       if d.c then return { c = p * d.c } end
       if p == 1 then return { t = d.t } end

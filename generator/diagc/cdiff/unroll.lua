@@ -43,6 +43,7 @@ S.__index = S
 function S:emit(stmt) self.block[#self.block + 1] = stmt end
 
 local function key_of(op, ty, args, extra)
+  if type(extra) == "table" then extra = extra.name .. "#" .. extra.index end
   return op .. ":" .. ty .. ":" .. table.concat(args, ",") .. ":" .. tostring(extra or "")
 end
 
