@@ -11,7 +11,8 @@
 -- computed once and shared by all the partials that need it); for each
 -- value, one variable per input element it depends on, except where the
 -- derivative is a constant or just another one's (then none).  Only what
--- an output or a Jacobian entry needs is emitted (nothing unused, so the
+-- an output or a Jacobian entry needs is emitted, and equal derivative
+-- expressions share one variable (nothing unused, so the
 -- code is -Wall -Wextra clean).  Branches on run-time values stay
 -- branches: the derivative is that of the branch taken.
 --
@@ -202,6 +203,17 @@ function M.generate(prog, act, opts)
 
   local lines, depth = {}, 0
   local function line(s) lines[#lines + 1] = string.rep("  ", depth) .. s end
+  -- derivative and partial expressions already computed in an enclosing
+  -- block, by their C text: equal ones share a variable
+  local memo = { {} }
+  local function bind(name, text)
+    for i = #memo, 1, -1 do
+      if memo[i][text] then return memo[i][text] end
+    end
+    line("const double " .. name .. " = " .. text .. ";")
+    memo[#memo][text] = name
+    return name
+  end
   local function ref(id)
     local v = vals[id]
     if v.op == "const" then return num(tonumber(v.v), v.ty) end
@@ -272,9 +284,8 @@ function M.generate(prog, act, opts)
       line("const int " .. sel .. " = " .. f.select(A2) .. ";")
       for _, j in ipairs(js) do
         local name = pfx .. "d" .. id .. "_" .. j
-        line("const double " .. name .. " = " .. sel .. " ? " .. dtext(dget(v.args[2], j)) .. " : "
-          .. dtext(dget(v.args[1], j)) .. ";")
-        dref[id][j] = { t = name }
+        dref[id][j] = { t = bind(name, sel .. " ? " .. dtext(dget(v.args[2], j)) .. " : "
+          .. dtext(dget(v.args[1], j))) }
       end
       return
     end
@@ -289,8 +300,7 @@ function M.generate(prog, act, opts)
         elseif is_simple(t) then p = t
         else
           local name = pfx .. "p" .. id .. "_" .. k
-          line("const double " .. name .. " = " .. t .. ";")
-          p = name
+          p = bind(name, t)
         end
       end
       ptext[k] = p
@@ -316,8 +326,7 @@ function M.generate(prog, act, opts)
       else
         if c ~= 0 then texts[#texts + 1] = num(c, "double") end
         local name = pfx .. "d" .. id .. "_" .. j
-        line("const double " .. name .. " = " .. table.concat(texts, " + ") .. ";")
-        dref[id][j] = { t = name }
+        dref[id][j] = { t = bind(name, table.concat(texts, " + ")) }
       end
     end
   end
@@ -353,15 +362,13 @@ function M.generate(prog, act, opts)
           end
         end
         line("if (" .. ref(s.c) .. ") {")
-        depth = depth + 1
-        block(s.then_)
-        phi_side(s, 1)
-        depth = depth - 1
-        line("} else {")
-        depth = depth + 1
-        block(s.else_)
-        phi_side(s, 2)
-        depth = depth - 1
+        for side, list in ipairs({ s.then_, s.else_ }) do
+          if side == 2 then line("} else {") end
+          depth, memo[#memo + 1] = depth + 1, {}
+          block(list)
+          phi_side(s, side)
+          depth, memo[#memo] = depth - 1, nil
+        end
         line("}")
       end
     end
