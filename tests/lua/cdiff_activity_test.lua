@@ -123,3 +123,8 @@ test("cdiff.writes.reads_before_writes_and_bad_writes", function()
   got = findings("for (int i = 0; i < 3; i++) y[i] = 0;\n q[0] = 1; zz[1] = 2;")
   eq(got, { "not_an_output q 2:2", "not_an_output zz 2:12" })
 end)
+
+test("cdiff.activity.reads", function()
+  local _, r = rows("y[0] = mode[0] > 0 ? q[1] : 0.0; y[1] = 0 ? t : k[0]; y[2] = accuracy;")
+  eq(r.reads, { "q", "k", "mode", "accuracy" })
+end)

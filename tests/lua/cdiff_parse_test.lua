@@ -196,3 +196,50 @@ test("cdiff.parse.number_literals_as_c_reads_them", function()
   eq(value("1 ? 2 : q[0]"), 2)
   eq(value("0 && q[0] > 1"), 0)
 end)
+
+test("cdiff.parse.prototypes_and_non_static_functions", function()
+  local pre = cdiff.parse_preamble("static double f(double x);\ndouble g(double x) { return x; }\n"
+    .. "static double f(double x) { return 2 * x; }\n", S.lex)
+  truthy(pre.helpers.f and not pre.broken.f)
+  eq(pre.broken.g.construct, "a non-static function")
+  eq({ pre.broken.g.line, pre.broken.g.col }, { 2, 8 })
+end)
+
+-- Token-level mutants of accepted bodies and of a preamble: the parser
+-- answers each with a result or a problem, never with a Lua error.
+test("cdiff.parse.never_raises_on_mutated_code", function()
+  local rnd = S.rng(31337)
+  local EXTRA = { "(", ")", "{", "}", "[", "]", ";", ",", "=", "+=", "?", ":", "*", "&", "-", "!",
+    "if", "else", "for", "int", "double", "const", "return", "while", "q", "y", "0", "1.5", "sin",
+    "sq", "static", "void", "#define", "\n" }
+  local corpus = {}
+  for _, b in ipairs(ACCEPTED) do corpus[#corpus + 1] = { body = b } end
+  corpus[#corpus + 1] = { body = "y[0] = sq(q[0]); fill(y, q, 3);", pre = PRE }
+  local function mutate(text)
+    local toks = S.lex(text) or {}
+    local words = {}
+    for _, t in ipairs(toks) do words[#words + 1] = t.text end
+    for _ = 1, 1 + math.floor(rnd() * 3) do
+      local i = 1 + math.floor(rnd() * (#words + 1))
+      local r = rnd()
+      if r < 0.4 then table.remove(words, math.min(i, #words))
+      elseif r < 0.8 then table.insert(words, i, EXTRA[1 + math.floor(rnd() * #EXTRA)])
+      elseif #words > 1 then
+        local j = 1 + math.floor(rnd() * #words)
+        words[math.min(i, #words)], words[j] = words[j], words[math.min(i, #words)]
+      end
+    end
+    return table.concat(words, " ")
+  end
+  local n = 0
+  for _ = 1, 12 do
+    for _, c in ipairs(corpus) do
+      local body, pre = mutate(c.body), c.pre and mutate(c.pre)
+      local ok, r, p = pcall(analyze, body, pre)
+      truthy(ok, "raised on: " .. body .. " | " .. tostring(pre) .. ": " .. tostring(r))
+      truthy(r or (p and p.construct and p.line and p.col), "neither result nor problem: " .. body)
+      n = n + 1
+    end
+  end
+  truthy(n > 100)
+end)

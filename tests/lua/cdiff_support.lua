@@ -71,7 +71,8 @@ end
 -- Compiled functions: f(x) -> y (Lua arrays, 1-based), J(x) -> y, jac.
 function S.compile(spec, r)
   local src, j = S.source(spec, r)
-  local st, msgs = host.tcc_compile(src, { options = "-Wall -Werror", name = "cdiff_test.c" })
+  local st, msgs = host.tcc_compile(src, { options = "-Wall -Werror", name = "cdiff_test.c",
+    defines = { __STRICT_ANSI__ = true } })
   if not st then error("tcc: " .. tostring(msgs) .. "\n" .. src, 2) end
   local pf = ffi.cast("void (*)(const double *, double *)", host.tcc_symbol(st, "primal"))
   local jf = ffi.cast("void (*)(const double *, double *, double *)", host.tcc_symbol(st, "jacobian"))

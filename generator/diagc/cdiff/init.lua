@@ -17,7 +17,9 @@
 --   r.prog (unrolled), r.activity, r.findings (cdiff/writes.lua),
 --   r.pattern = {{out=, out_index=, input=, in_index=}, ...} (row by row:
 --     outputs in interface order, then input elements in interface order),
---   r.jacobian([opts]) -> {code=, pattern=} (cdiff/forward.lua; same order).
+--   r.jacobian([opts]) -> {code=, pattern=} (cdiff/forward.lua; same order),
+--   r.reads = the input names the body reads on some path (conditions
+--     included; branches decided at compile time excluded), interface order.
 --   problem: {line=, col=, construct=, message=, source="body"|"preamble"
 --     [, helper=, call_line=, call_col=]}: line/col are relative to the text
 --     named by source; a problem in a helper also gives the body's call site.
@@ -72,8 +74,17 @@ function M.analyze(spec)
       pattern[#pattern + 1] = { out = row.out, out_index = row.index, input = c.name, in_index = c.index }
     end
   end
+  local reads, seen = {}, {}
+  for _, x in ipairs(iface.inputs) do
+    for _, v in ipairs(prog.vals) do
+      if v.op == "in" and v.name == x.name and not seen[x.name] then
+        seen[x.name] = true
+        reads[#reads + 1] = x.name
+      end
+    end
+  end
   return {
-    prog = prog, activity = act, findings = writes.check(prog), pattern = pattern,
+    prog = prog, activity = act, findings = writes.check(prog), pattern = pattern, reads = reads,
     jacobian = function(opts) return forward.generate(prog, act, opts) end,
   }
 end

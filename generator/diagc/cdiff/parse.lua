@@ -634,7 +634,13 @@ function M.preamble(toks, lex)
       define(s[1], pre, lex)
     else
       local name, nt, is_fn = item_name(s)
-      if name and is_fn then
+      if name and is_fn and s[#s].text == ";" then
+        -- a prototype: the definition is what counts
+        nt = nil
+      elseif name and is_fn and not (s[1].text == "static") then
+        pre.broken[name] = { line = nt.line, col = nt.col, construct = "a non-static function",
+          message = "the function '" .. name .. "' is not static (helpers of the subset are static functions)" }
+      elseif name and is_fn then
         local h, prob = catch(helper, s)
         if h then
           if mathfns[name] then
