@@ -5,6 +5,7 @@
 -- Jacobian, C code computing it (forward mode), and the must-write
 -- findings.  The stages, one per file:
 --   parse.lua    tokens -> syntax tree (or the construct outside the subset)
+--   preamble.lua c_preamble tokens -> helpers, constants, what is outside
 --   unroll.lua   tree -> straight-line SSA code (loops unrolled, helpers
 --                inlined, integers folded, indexes constant)
 --   activity.lua SSA -> which input elements each output element depends on
@@ -24,6 +25,7 @@
 --     [, helper=, call_line=, call_col=]}: line/col are relative to the text
 --     named by source; a problem in a helper also gives the body's call site.
 local parse = require("diagc.cdiff.parse")
+local preamble = require("diagc.cdiff.preamble")
 local unroll = require("diagc.cdiff.unroll")
 local activity = require("diagc.cdiff.activity")
 local forward = require("diagc.cdiff.forward")
@@ -52,7 +54,7 @@ function M.parse_preamble(text, lex)
     local p = lex_problem(err, "preamble")
     return { helpers = {}, order = {}, consts = {}, broken = {}, lex_problem = p }
   end
-  return parse.preamble(toks, lex)
+  return preamble.parse(toks, lex)
 end
 
 function M.analyze(spec)
