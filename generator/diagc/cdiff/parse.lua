@@ -364,70 +364,76 @@ local function is_decl_start(p)
   return p:at("double") or p:at("int") or (p:at("const") and (p:at("double", 1) or p:at("int", 1)))
 end
 
+function P:if_statement(t)
+  self:next()
+  self:expect("(")
+  local c = self:expr()
+  self:expect(")")
+  local n = node(t, "if", { c = c, then_ = self:sub_statement() })
+  if self:at("else") then self:next(); n.else_ = self:sub_statement() end
+  return n
+end
+
+function P:for_statement(t)
+  self:next()
+  self:expect("(")
+  local n = node(t, "for", {})
+  if is_decl_start(self) then
+    local ds = {}
+    self:declaration(ds)
+    if #ds ~= 1 then problem(ds[2], "a for loop declaring several variables") end
+    n.init = ds[1]
+  else
+    if not self:at(";") then n.init = self:simple() end
+    self:expect(";")
+  end
+  if not self:at(";") then
+    local ct = self:peek()
+    n.cond = self:expr()
+    n.cond_at = { line = ct.line, col = ct.col }
+  end
+  self:expect(";")
+  if not self:at(")") then n.step = self:simple() end
+  self:expect(")")
+  n.body = self:sub_statement()
+  return n
+end
+
+function P:return_statement(t)
+  if not self.in_helper then
+    problem(t, "return in a calc body", "return in a calc body (calc bodies must run to their end)")
+  end
+  self:next()
+  local n = node(t, "return", {})
+  if not self:at(";") then n.e = self:expr() end
+  self:expect(";")
+  return n
+end
+
+-- One statement, appended to out (a declaration appends one per declarator).
 function P:statement(out)
   local t = self:peek()
   if t.kind == "pp" then problem(t, "a preprocessor directive") end
-  if self:at("{") then out[#out + 1] = self:block(); return end
   if self:at(";") then self:next(); return end
   if is_decl_start(self) then return self:declaration(out) end
-  if self:at("if") then
-    self:next()
-    self:expect("(")
-    local c = self:expr()
-    self:expect(")")
-    local n = node(t, "if", { c = c, then_ = self:sub_statement() })
-    if self:at("else") then self:next(); n.else_ = self:sub_statement() end
-    out[#out + 1] = n
-    return
-  end
-  if self:at("for") then
-    self:next()
-    self:expect("(")
-    local n = node(t, "for", {})
-    if is_decl_start(self) then
-      local ds = {}
-      self:declaration(ds)
-      if #ds ~= 1 then problem(ds[2], "a for loop declaring several variables") end
-      n.init = ds[1]
-    else
-      if not self:at(";") then n.init = self:simple() end
-      self:expect(";")
-    end
-    if not self:at(";") then
-      local ct = self:peek()
-      n.cond = self:expr()
-      n.cond_at = { line = ct.line, col = ct.col }
-    end
+  local n
+  if self:at("{") then n = self:block()
+  elseif self:at("if") then n = self:if_statement(t)
+  elseif self:at("for") then n = self:for_statement(t)
+  elseif self:at("return") then n = self:return_statement(t)
+  elseif self:at("(") and self:at("void", 1) and self:at(")", 2) then
+    self.i = self.i + 3
+    n = node(t, "void", { e = self:expr() })
     self:expect(";")
-    if not self:at(")") then n.step = self:simple() end
-    self:expect(")")
-    n.body = self:sub_statement()
-    out[#out + 1] = n
-    return
-  end
-  if self:at("return") then
-    if not self.in_helper then
-      problem(t, "return in a calc body", "return in a calc body (calc bodies must run to their end)")
+  else
+    if t.kind ~= "ident" and not (t.text == "++" or t.text == "--") or KEYWORD_CONSTRUCTS[t.text]
+        or t.text == "else" then
+      self:unsupported(t)
     end
-    self:next()
-    local n = node(t, "return", {})
-    if not self:at(";") then n.e = self:expr() end
+    n = self:simple()
     self:expect(";")
-    out[#out + 1] = n
-    return
   end
-  if self:at("(") and self:at("void", 1) and self:at(")", 2) then
-    self:next(); self:next(); self:next()
-    out[#out + 1] = node(t, "void", { e = self:expr() })
-    self:expect(";")
-    return
-  end
-  if t.kind ~= "ident" and not (t.text == "++" or t.text == "--") or KEYWORD_CONSTRUCTS[t.text]
-      or t.text == "else" then
-    self:unsupported(t)
-  end
-  out[#out + 1] = self:simple()
-  self:expect(";")
+  out[#out + 1] = n
 end
 
 -- A statement in a position that takes one (if/else/for bodies).
