@@ -146,8 +146,8 @@ test("cdiff.parse.body_using_helpers", function()
   local r, p = analyze("fill(y, q, 3); y[0] += cube(q[0]) + clip(q[1], -1, 1) * count();", PRE)
   truthy(r, p and p.message)
   local _, p2 = analyze("y[0] = fact(q[0]); y[1] = 0; y[2] = 0;", PRE)
-  eq({ p2.construct, p2.line, p2.col }, { "recursion", 1, 8 })
-  truthy(p2.message:find("c_preamble 16:56", 1, true), p2.message)
+  eq({ p2.construct, p2.source, p2.line, p2.col, p2.call_line, p2.call_col }, { "recursion", "preamble", 16, 56, 1, 8 })
+  eq(p2.message, "recursion: fact -> fact")
   local _, p3 = analyze("y[0] = loopy(q[0]);", PRE)
   eq(p3.construct, "a while loop")
   local _, p4 = analyze("y[0] = SQUARE(q[0]);", PRE)
@@ -242,4 +242,18 @@ test("cdiff.parse.never_raises_on_mutated_code", function()
     end
   end
   truthy(n > 100)
+end)
+
+test("cdiff.parse.describe", function()
+  local _, p = analyze("while (t > 0) { y[0] = 1; }")
+  eq(cdiff.describe(p), "a while loop ('while'); this is outside the differentiable subset of C "
+    .. "(see docs/jacobians.md)")
+  _, p = analyze("y[0] = 1;\n y[1] = f(q[0]);", "static double f(double x) { double s = 0; while (x > 0) x -= 1; return s; }")
+  eq({ p.source, p.line, p.col, p.call_line, p.call_col }, { "preamble", 1, 43, 2, 9 })
+  eq(cdiff.describe(p), "a while loop ('while'), in the c_preamble's 'f' (called at 2:9 of the body); this is "
+    .. "outside the differentiable subset of C (see docs/jacobians.md)")
+  _, p = analyze("y[0] = g(q[0]);", "static double g(double x) { return x * k[0]; }")
+  eq(cdiff.describe(p), "'k' is not a local variable, a value this calc receives or a constant of the c_preamble "
+    .. "(an unknown name), in the c_preamble's 'g' (called at 1:8 of the body); this is outside the "
+    .. "differentiable subset of C (see docs/jacobians.md)")
 end)

@@ -24,6 +24,7 @@
 --   problem: {line=, col=, construct=, message=, source="body"|"preamble"
 --     [, helper=, call_line=, call_col=]}: line/col are relative to the text
 --     named by source; a problem in a helper also gives the body's call site.
+-- describe(problem) -> one sentence naming the construct (no location).
 local parse = require("diagc.cdiff.parse")
 local preamble = require("diagc.cdiff.preamble")
 local unroll = require("diagc.cdiff.unroll")
@@ -55,6 +56,20 @@ function M.parse_preamble(text, lex)
     return { helpers = {}, order = {}, consts = {}, broken = {}, lex_problem = p }
   end
   return preamble.parse(toks, lex)
+end
+
+-- One sentence for a problem, without its location (the caller prefixes
+-- the spec file:line:col it maps problem.line/col to).
+function M.describe(p)
+  local s = p.message
+  if p.construct and p.construct ~= p.message and not s:find(p.construct, 1, true) then
+    s = s .. " (" .. p.construct .. ")"
+  end
+  if p.helper then
+    s = s .. ", in the c_preamble's '" .. p.helper .. "'"
+    if p.call_line then s = s .. " (called at " .. p.call_line .. ":" .. p.call_col .. " of the body)" end
+  end
+  return s .. "; this is outside the differentiable subset of C (see docs/jacobians.md)"
 end
 
 function M.analyze(spec)

@@ -44,6 +44,8 @@ local function problem(tk, construct, message)
     message = message or construct }, Problem), 0)
 end
 M.problem = problem
+-- Raises a problem given whole ({line=, col=, construct=, message=, ...}).
+function M.raise(p) error(setmetatable(p, Problem), 0) end
 
 -- Runs fn(...) and turns a raised problem into nil, problem.
 local function catch(fn, ...)

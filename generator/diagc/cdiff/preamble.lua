@@ -201,7 +201,6 @@ function M.parse(toks, lex)
             pre.order[#pre.order + 1] = name
           end
         else
-          prob.message = "the helper '" .. name .. "': " .. prob.message
           pre.broken[name] = prob
         end
       elseif name then

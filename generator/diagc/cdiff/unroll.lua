@@ -59,9 +59,11 @@ function S:binding(e)
     problem(e, "a math function used as a value", "'" .. e.name .. "' is a function, used as a value")
   end
   if self.pre.broken[e.name] then
+    -- reported where the preamble leaves the subset, with the body's call site
     local p = self.pre.broken[e.name]
-    problem(e, p.construct, "'" .. e.name .. "' is outside the differentiable subset: " .. p.message
-      .. " (c_preamble " .. p.line .. ":" .. p.col .. ")")
+    parse.raise({ line = p.line, col = p.col, construct = p.construct, message = p.message,
+      source = "preamble", helper = e.name, call_line = self.depth == 0 and e.line or nil,
+      call_col = self.depth == 0 and e.col or nil })
   end
   problem(e, "an unknown name", "'" .. e.name .. "' is not a local variable, a value this calc "
     .. "receives or a constant of the c_preamble")
