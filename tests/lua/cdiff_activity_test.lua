@@ -128,3 +128,29 @@ test("cdiff.activity.reads", function()
   local _, r = rows("y[0] = mode[0] > 0 ? q[1] : 0.0; y[1] = 0 ? t : k[0]; y[2] = accuracy;")
   eq(r.reads, { "q", "k", "mode", "accuracy" })
 end)
+
+test("cdiff.activity.preloaded_update_outputs_keep_the_current_value", function()
+  -- an update's x_next starts as x: an unwritten element keeps x's value and derivative
+  local sp = { body = "if (x[0] > 1) x_next[0] = 0.5 * x[0] * k[0]; x_next[2] += u[0];",
+    inputs = { { name = "x", size = 3 }, { name = "k", size = 1 }, { name = "u", size = 1 } },
+    outputs = { { name = "x_next", size = 3, preload = "x" } } }
+  local r = S.analyze(sp)
+  local got = {}
+  for _, e in ipairs(r.pattern) do got[#got + 1] = e.out_index .. ":" .. e.input .. e.in_index end
+  eq(got, { "0:x0", "0:k0", "1:x1", "2:x2", "2:u0" })
+  eq(r.findings, {})
+  local c = S.compile(sp, r)
+  for _, x in ipairs({ { 2, 0.5, -1, 3, 0.25 }, { 0.5, 0.5, -1, 3, 0.25 } }) do S.check_fd(sp, c, x) end
+  -- a state the calc does not read is a hidden column: still the identity
+  sp = { body = "x_next[1] = 2 * k[0];",
+    inputs = { { name = "x", size = 2, hidden = true }, { name = "k", size = 1 } },
+    outputs = { { name = "x_next", size = 2, preload = "x" } } }
+  r = S.analyze(sp)
+  got = {}
+  for _, e in ipairs(r.pattern) do got[#got + 1] = e.out_index .. ":" .. e.input .. e.in_index end
+  eq(got, { "0:x0", "1:k0" })
+  S.check_fd(sp, S.compile(sp, r), { 0.3, 0.7, 1.1 })
+  local _, p = require("diagc.cdiff").analyze({ body = "x_next[0] = x[1];", inputs = sp.inputs,
+    outputs = sp.outputs, lex = S.lex })
+  eq(p.construct, "an unknown name")
+end)

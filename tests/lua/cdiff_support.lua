@@ -45,6 +45,11 @@ local function wrap(spec, name, code, with_jac)
     end
   end
   for _, x in ipairs(spec.outputs) do
+    if x.preload then
+      -- an update's x_next starts as a copy of x
+      t[#t + 1] = string.format("  for (int i_ = 0; i_ < %d; i_++) out_[%d + i_] = in_[%d + i_];",
+        x.size or 1, ooff[x.name], ioff[x.preload])
+    end
     if x.size then
       t[#t + 1] = string.format("  double *%s = out_ + %d; (void)%s;", x.name, ooff[x.name], x.name)
     else

@@ -66,7 +66,10 @@ function M.analyze(prog)
   for id = 1, #prog.vals do
     local v = prog.vals[id]
     local d = EMPTY
-    if v.ty == "int" or CUT[v.op] then
+    if v.op == "old" and v.preload then
+      local j = col_of[v.preload][v.index]
+      d = j and { j } or EMPTY
+    elseif v.ty == "int" or CUT[v.op] then
       d = EMPTY
     elseif v.op == "in" then
       local j = col_of[v.name][v.index]

@@ -37,7 +37,9 @@ function S:val(op, ty, args, extra, at)
   local v = { id = id, op = op, ty = ty, args = args, line = at and at.line, col = at and at.col }
   if op == "const" then v.v = extra
   elseif op == "call" then v.fn = extra
-  elseif op == "in" or op == "old" then v.name, v.index, v.scalar = extra.name, extra.index, extra.scalar end
+  elseif op == "in" or op == "old" then
+    v.name, v.index, v.scalar, v.preload = extra.name, extra.index, extra.scalar, extra.preload
+  end
   self.vals[id] = v
   if op ~= "phi" then (global and self.cse[1] or self.cse[#self.cse])[key] = id end
   if not global and op ~= "phi" then self:emit({ k = "def", id = id }) end

@@ -223,8 +223,8 @@ function M.generate(prog, act, opts)
   local dref = {}
   local function dget(id, j)
     local v = vals[id]
-    if v.op == "in" then
-      return (act.col_of[v.name][v.index] == j) and { c = 1 } or nil
+    if v.op == "in" or (v.op == "old" and v.preload) then
+      return (act.col_of[v.preload or v.name][v.index] == j) and { c = 1 } or nil
     end
     return dref[id] and dref[id][j]
   end

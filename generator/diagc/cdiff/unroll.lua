@@ -9,14 +9,18 @@
 -- {line=, col=, construct=, message=[, source="preamble"]}.
 --
 -- Interface: {inputs = {{name=, size=n|nil (nil: a scalar), ty="double"|"int",
---   active=bool (default true)}, ...}, outputs = {{name=, size=n|nil}, ...}}.
+--   active=bool (default true), hidden=bool (a column of the Jacobian the
+--   body cannot name)}, ...}, outputs = {{name=, size=n|nil, preload=input
+--   name|nil}, ...}}.  An output with preload = "x" starts as a copy of
+--   input x (an update's x_next, preloaded with x): an element the body
+--   does not write keeps x's value, and its derivative.
 --
 -- Program: {vals = {[id] = val}, body = {stmt, ...}, final = {[out] = {[i] = id}},
 --   old = {[out] = {[i] = id}}, out_reads = {{name=, index=, line=, col=}},
 --   bad_writes = {{name=, line=, col=}}, iface = interface}
 --   val: {id=, ty="double"|"int", op=, args={id, ...}, line=, col=} with op
 --     "const" (v=), "in" (name=, index=, scalar=), "old" (the value an output
---     element had before the calc: name=, index=), "neg" "not" "add" "sub"
+--     element had before the calc: name=, index=, preload=), "neg" "not" "add" "sub"
 --     "mul" "div" "mod" "lt" "gt" "le" "ge" "eq" "ne", "cvt" (to ty),
 --     "call" (fn=), "phi" (args = {then, else})
 --   stmt: {k="def", id=} | {k="if", c=id, then_={...}, else_={...},
@@ -587,8 +591,10 @@ local function globals(st, iface, pre)
   local names = {}
   st.iface_all = {}
   for _, x in ipairs(iface.inputs) do
-    names[x.name] = { kind = "input", name = x.name, size = x.size, ty = x.ty or "double" }
-    st.iface_all[x.name] = true
+    if not x.hidden then
+      names[x.name] = { kind = "input", name = x.name, size = x.size, ty = x.ty or "double" }
+      st.iface_all[x.name] = true
+    end
   end
   for _, x in ipairs(iface.outputs) do
     local key = "O:" .. x.name
@@ -596,7 +602,8 @@ local function globals(st, iface, pre)
     st.iface_all[x.name] = true
     st.old[x.name], st.final[x.name] = {}, {}
     for i = 0, (x.size or 1) - 1 do
-      local id = st:val("old", "double", {}, { name = x.name, index = i, scalar = not x.size })
+      local id = st:val("old", "double", {}, { name = x.name, index = i, scalar = not x.size,
+        preload = x.preload })
       st.old[x.name][i] = id
       st.env[key .. ":" .. i] = id
     end

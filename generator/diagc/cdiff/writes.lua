@@ -8,6 +8,8 @@
 --     element's stale value;
 --   {kind="not_an_output", name=, line=, col=}: an assignment to a name that
 --     is not an output of the calc nor a local.
+-- Outputs preloaded with the current value (an update's x_next) may keep
+-- it: they give no finding of the first three kinds.
 -- Each finding also has message= (one sentence, no location).  Elements
 -- are 0-based; line/col are relative to the body (line 1 col 1: the calc).
 local M = {}
@@ -18,8 +20,11 @@ end
 
 function M.check(prog)
   local vals, found = prog.vals, {}
+  local preloaded = {}
   for _, x in ipairs(prog.iface.outputs) do
-    for i = 0, (x.size or 1) - 1 do
+    preloaded[x.name] = x.preload ~= nil
+    -- an output preloaded with the current value may keep it (an update)
+    for i = 0, x.preload and -1 or (x.size or 1) - 1 do
       local old, final = prog.old[x.name][i], prog.final[x.name][i]
       local el = element(x.name, i, not x.size)
       if final == old then
@@ -50,12 +55,14 @@ function M.check(prog)
       end
     end
   end
+  local sizes = {}
+  for _, o in ipairs(prog.iface.outputs) do sizes[o.name] = o.size or false end
   for _, r in ipairs(prog.out_reads) do
-    local x
-    for _, o in ipairs(prog.iface.outputs) do if o.name == r.name then x = o end end
-    found[#found + 1] = { kind = "read_before_write", out = r.name, index = r.index, line = r.line,
-      col = r.col, message = element(r.name, r.index, not x.size) .. " is read before it is written "
-        .. "(its value would be stale)" }
+    if not preloaded[r.name] then
+      found[#found + 1] = { kind = "read_before_write", out = r.name, index = r.index, line = r.line,
+        col = r.col, message = element(r.name, r.index, not sizes[r.name]) .. " is read before it is "
+          .. "written (its value would be stale)" }
+    end
   end
   for _, w in ipairs(prog.bad_writes) do
     found[#found + 1] = { kind = "not_an_output", name = w.name, line = w.line, col = w.col,
