@@ -257,3 +257,16 @@ test("cdiff.parse.describe", function()
     .. "(an unknown name), in the c_preamble's 'g' (called at 1:8 of the body); this is outside the "
     .. "differentiable subset of C (see docs/jacobians.md)")
 end)
+
+test("cdiff.parse.several_preambles", function()
+  -- a leaf's preambles: helpers see each other, problems say which preamble
+  local pres = { "static double f(double x) { return g(x) + 1; }\n",
+    "static double g(double x) { return 2 * x; }\nstatic double h(double x) { return x & 1; }\n" }
+  local r, p = analyze("y[0] = f(q[0]); y[1] = 0; y[2] = 0;", pres)
+  truthy(r, p and p.message)
+  _, p = analyze("y[0] = h(q[0]);", pres)
+  eq({ p.source, p.preamble, p.line, p.col, p.call_line }, { "preamble", 2, 2, 38, 1 })
+  pres[2] = "static double g(double x) { return f(x); }\n"
+  _, p = analyze("y[0] = f(q[0]);", pres)
+  eq({ p.construct, p.preamble }, { "recursion", 2 })
+end)

@@ -13,6 +13,7 @@
 --   writes.lua   SSA -> elements some path leaves unwritten, bad writes
 --
 -- analyze{body=, preamble=, inputs=, outputs=, lex=} -> r | nil, problem
+--   preamble: the leaf's c_preamble text, or the list of its preambles;
 --   inputs/outputs: see cdiff/unroll.lua; lex: the host's C lexer
 --   (require("diagc_host").lex_c).
 --   r.prog (unrolled), r.activity, r.findings (cdiff/writes.lua),
@@ -22,8 +23,9 @@
 --   r.reads = the input names the body reads on some path (conditions
 --     included; branches decided at compile time excluded), interface order.
 --   problem: {line=, col=, construct=, message=, source="body"|"preamble"
---     [, helper=, call_line=, call_col=]}: line/col are relative to the text
---     named by source; a problem in a helper also gives the body's call site.
+--     [, preamble=k, helper=, call_line=, call_col=]}: line/col are relative
+--     to the text named by source (the k-th preamble); a problem in a helper
+--     also gives the body's call site.
 -- describe(problem) -> one sentence naming the construct (no location).
 local parse = require("diagc.cdiff.parse")
 local preamble = require("diagc.cdiff.preamble")
@@ -49,13 +51,22 @@ function M.parse_body(text, lex)
 end
 
 -- Never fails: what is outside the subset is recorded per name.
-function M.parse_preamble(text, lex)
-  local toks, err = lex(text or "")
-  if not toks then
-    local p = lex_problem(err, "preamble")
-    return { helpers = {}, order = {}, consts = {}, broken = {}, lex_problem = p }
+-- texts: one preamble's text, or the list of a leaf's preambles (nil: none).
+function M.parse_preamble(texts, lex)
+  if type(texts) ~= "table" then texts = { texts } end
+  local pre = preamble.new()
+  pre.lex_problems = {}
+  for k, text in ipairs(texts) do
+    local toks, err = lex(text)
+    if toks then
+      preamble.add(pre, toks, lex, k)
+    else
+      local p = lex_problem(err, "preamble")
+      p.preamble = k
+      pre.lex_problems[#pre.lex_problems + 1] = p
+    end
   end
-  return preamble.parse(toks, lex)
+  return preamble.finish(pre)
 end
 
 -- One sentence for a problem, without its location (the caller prefixes

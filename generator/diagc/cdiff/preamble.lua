@@ -11,7 +11,8 @@
 -- a constant expression.  `broken` names every function, macro or
 -- declaration outside the subset, and every helper on a call cycle
 -- (direct or mutual recursion), with the problem (line/col in the
--- preamble); a body is reported only if it uses one.  Never fails.
+-- preamble; preamble = which of the leaf's preambles); a body is reported
+-- only if it uses one.  Never fails.
 local parse = require("diagc.cdiff.parse")
 local mathfns = require("diagc.cdiff.mathfns").fns
 
@@ -176,8 +177,12 @@ end
 
 -- A c_preamble: its static helpers, constants and what is outside the
 -- subset (by name).  Never fails: problems are recorded per name.
-function M.parse(toks, lex)
-  local pre = { helpers = {}, order = {}, consts = {}, broken = {} }
+function M.new() return { helpers = {}, order = {}, consts = {}, broken = {} } end
+
+-- Adds the preamble toks (the index-th of its leaf) to pre; every helper,
+-- constant and problem records preamble = index.  Call finish(pre) after
+-- the last one.
+function M.add(pre, toks, lex, index)
   for _, r in ipairs(items(toks)) do
     local s = slice(toks, r)
     if s[1].kind == "pp" then
@@ -214,8 +219,21 @@ function M.parse(toks, lex)
       end
     end
   end
+  for _, set in ipairs({ pre.helpers, pre.consts, pre.broken }) do
+    for _, x in pairs(set) do x.preamble = x.preamble or index end
+  end
+end
+
+function M.finish(pre)
   M.check_recursion(pre)
   return pre
+end
+
+-- One preamble: add and finish.
+function M.parse(toks, lex)
+  local pre = M.new()
+  M.add(pre, toks, lex, 1)
+  return M.finish(pre)
 end
 
 -- Calls a helper body makes to other helpers, with their tokens.
@@ -242,7 +260,8 @@ function M.check_recursion(pre)
       local call = path[#path].call
       for i = from, #path do
         pre.broken[path[i].name] = { line = call.line, col = call.col, construct = "recursion",
-          message = "recursion: " .. table.concat(cycle, " -> ") }
+          message = "recursion: " .. table.concat(cycle, " -> "),
+          preamble = pre.helpers[path[#path].name].preamble }
       end
       return
     end

@@ -66,7 +66,8 @@ function S:binding(e)
     -- reported where the preamble leaves the subset, with the body's call site
     local p = self.pre.broken[e.name]
     parse.raise({ line = p.line, col = p.col, construct = p.construct, message = p.message,
-      source = "preamble", helper = e.name, call_line = self.depth == 0 and e.line or nil,
+      source = "preamble", preamble = p.preamble, helper = e.name,
+      call_line = self.depth == 0 and e.line or nil,
       call_col = self.depth == 0 and e.col or nil })
   end
   problem(e, "an unknown name", "'" .. e.name .. "' is not a local variable, a value this calc "
@@ -369,7 +370,7 @@ function S:inline(h, e)
   if not ok then
     self.depth = self.depth - 1
     if type(err) == "table" and not err.source then
-      err.source, err.helper = "preamble", h.name
+      err.source, err.helper, err.preamble = "preamble", h.name, h.preamble
     end
     if type(err) == "table" and self.depth == 0 and not err.call_line then
       err.call_line, err.call_col = e.line, e.col
