@@ -1,0 +1,64 @@
+-- cdiff on every calc of the examples: each is in the differentiable
+-- subset (or named as outside it), writes every element it owns, and its
+-- generated Jacobian agrees with central differences.
+local S = dofile("tests/lua/cdiff_support.lua")
+local cdiff = require("diagc.cdiff")
+local iface = require("diagc.cdiff.iface")
+local scope = require("diagc.tickets.scope")
+
+local function example_specs()
+  local out = {}
+  local h = io.popen("ls examples/*.lua | grep -v _test.lua")
+  for line in h:lines() do out[#out + 1] = line end
+  h:close()
+  return out
+end
+
+local function calcs_of(leaf)
+  local out = {}
+  for _, c in ipairs(leaf.calcs) do out[#out + 1] = c end
+  for _, w in ipairs(leaf.witnesses) do out[#out + 1] = w.calc end
+  for _, d in ipairs(leaf.timed or {}) do out[#out + 1] = d.calc end
+  return out
+end
+
+local function each_calc(fn)
+  for _, path in ipairs(example_specs()) do
+    local model = require("diagc.check").check(require("diagc.spec.load").load(path))
+    for _, leaf in ipairs(model.leaf_types) do
+      local texts = {}
+      for _, p in ipairs(leaf.preambles) do texts[#texts + 1] = p.text end
+      for _, c in ipairs(calcs_of(leaf)) do
+        fn(path, leaf, c, texts)
+      end
+    end
+  end
+end
+
+test("cdiff.examples.every_calc", function()
+  local n, outside, rnd = 0, {}, S.rng(5)
+  each_calc(function(path, leaf, c, texts)
+    local what = path .. " " .. leaf.name .. " " .. c.kind .. " " .. tostring(c.name)
+    local itf, why = iface.of(leaf, c, scope.params(leaf, c))
+    if not itf then outside[#outside + 1] = what .. ": " .. why; return end
+    local r, p = cdiff.analyze({ body = c.body, preamble = texts, inputs = itf.inputs,
+      outputs = itf.outputs, lex = S.lex })
+    if not r then
+      outside[#outside + 1] = string.format("%s: %d:%d %s", what, p.line, p.col, p.construct)
+      return
+    end
+    if c.kind ~= "witness" and c.kind ~= "next_update_time" then
+      eq(r.findings, {}, what)
+    end
+    local sp = { body = c.body, preamble = table.concat(texts, "\n"), inputs = itf.inputs,
+      outputs = itf.outputs }
+    local compiled = S.compile(sp, r)
+    for _ = 1, 3 do S.check_fd(sp, compiled, S.point(compiled.nin, rnd, 0.2, 2.0), { what = what }) end
+    n = n + 1
+  end)
+  truthy(n >= 40, n .. " calcs checked")
+  -- the examples' calcs outside the subset, each for a reason it names:
+  -- the thermostat's schedule indexes its tables with a run-time step
+  eq(outside, { "examples/thermostat.lua Thermostat event schedule: 1:33 a non-constant array index",
+    "examples/thermostat.lua Thermostat next_update_time schedule: 1:34 a non-constant array index" })
+end)
