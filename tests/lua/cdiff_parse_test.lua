@@ -171,7 +171,8 @@ end)
 test("cdiff.parse.helper_without_return_on_some_path", function()
   local pre = "static double f(double x) { if (x > 0) return 1; }\n"
   local _, p = analyze("y[0] = f(q[0]);", pre)
-  eq(p.construct, "a helper that can end without return")
+  eq({ p.construct, p.source, p.line, p.col, p.call_line }, { "a helper that can end without return",
+    "preamble", 1, 15, 1 })
 end)
 
 test("cdiff.parse.number_literals_as_c_reads_them", function()

@@ -366,7 +366,13 @@ function S:inline(h, e)
   self.fn_keys[ctx.ret], self.fn_keys[ctx.done] = true, true
   self.fn = ctx
   self.env[ctx.done] = false
-  local ok, err = pcall(self.exec_list, self, h.body.body, 1, nil)
+  local ok, err = pcall(function()
+    self:exec_list(h.body.body, 1, nil)
+    if h.ret ~= "void" and not self.env[ctx.done] then
+      problem(h, "a helper that can end without return", "the helper '" .. h.name
+        .. "' can reach its end without returning a value")
+    end
+  end)
   if not ok then
     self.depth = self.depth - 1
     if type(err) == "table" and not err.source then
@@ -376,10 +382,6 @@ function S:inline(h, e)
       err.call_line, err.call_col = e.line, e.col
     end
     error(err, 0)
-  end
-  if h.ret ~= "void" and not self.env[ctx.done] then
-    problem(h.body, "a helper that can end without return", "the helper '" .. h.name
-      .. "' can reach its end without returning a value")
   end
   local r = self.env[ctx.ret]
   self.env[ctx.ret], self.env[ctx.done] = nil, nil
