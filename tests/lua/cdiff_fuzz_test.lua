@@ -191,3 +191,44 @@ test("cdiff.fuzz.generated_c_is_warning_free", function()
   os.remove(path)
   truthy(ran > 0, "neither gcc nor clang found")
 end)
+
+-- Integer arithmetic is folded by diagc with C's rules: random int
+-- expressions (negative operands, / and % truncating toward zero,
+-- comparisons, logic, conditionals, casts, loops) give what the C
+-- compiler computes from the same body.
+local function int_expr(rnd, depth)
+  local function int(n) return math.floor(rnd() * n) end
+  if depth <= 0 or rnd() < 0.2 then
+    local v = int(19) - 9
+    return v < 0 and "(" .. v .. ")" or tostring(v)
+  end
+  local a, b = int_expr(rnd, depth - 1), int_expr(rnd, depth - 1)
+  local r = rnd()
+  if r < 0.45 then return "(" .. a .. " " .. ({ "+", "-", "*" })[1 + int(3)] .. " " .. b .. ")" end
+  if r < 0.6 then return "(" .. a .. " " .. ({ "/", "%" })[1 + int(2)] .. " (" .. b .. " % 7 + 8))" end
+  if r < 0.7 then return "(" .. a .. " " .. ({ "<", ">", "<=", ">=", "==", "!=" })[1 + int(6)] .. " " .. b .. ")" end
+  if r < 0.78 then return "(" .. a .. " " .. ({ "&&", "||" })[1 + int(2)] .. " " .. b .. ")" end
+  if r < 0.84 then return "!" .. a end
+  if r < 0.92 then return "(" .. a .. " > " .. b .. " ? " .. b .. " : " .. a .. ")" end
+  return "(int)(" .. a .. " * " .. string.format("%.3f", rnd() * 4 - 2) .. ")"
+end
+
+test("cdiff.fuzz.integer_folding_matches_c", function()
+  local rnd = S.rng(777)
+  for _ = 1, 40 do
+    local e1, e2, e3 = int_expr(rnd, 3), int_expr(rnd, 3), int_expr(rnd, 2)
+    local body = table.concat({
+      "int a = " .. e1 .. ";",
+      "int s = 0;",
+      "for (int i = a % 4; i < 6; i += 1 + (" .. e2 .. " % 3 + 3) % 3) s += i * " .. e3 .. ";",
+      "y[0] = a;",
+      "y[1] = s * q[0];",
+      "y[2] = (double)(" .. e2 .. ") / 3 + (a / 2.0) * p[0];",
+    }, "\n")
+    local sp = { body = body, inputs = INPUTS, outputs = OUTPUTS }
+    local r = S.analyze(sp)
+    local c = S.compile(sp, r)
+    -- check_fd first compares the outputs of the generated code with the body's
+    S.check_fd(sp, c, S.point(c.nin, rnd, -1, 1), { what = body })
+  end
+end)
