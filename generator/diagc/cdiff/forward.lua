@@ -19,6 +19,7 @@
 -- generate(prog, act[, opts]) -> {code=, pattern={{out=, out_index=,
 --   input=, in_index=}, ...}}; opts.jac = name of the array (default
 --   "jac"), opts.outputs = false to leave the outputs unwritten,
+--   opts.inputs = {[name] = true}: only the columns of these inputs,
 --   opts.prefix = prefix of the temporaries (default: "cd_", or a
 --   variant no interface name starts with).
 local mathfns = require("diagc.cdiff.mathfns").fns
@@ -192,11 +193,13 @@ function M.generate(prog, act, opts)
       writes[#writes + 1] = row
     end
     for _, j in ipairs(row.deps) do
-      D[row.id] = D[row.id] or {}
-      D[row.id][j] = true
       local c = act.cols[j]
-      pattern[#pattern + 1] = { out = row.out, out_index = row.index, input = c.name, in_index = c.index }
-      entries[#entries + 1] = { id = row.id, j = j }
+      if not opts.inputs or opts.inputs[c.name] then
+        D[row.id] = D[row.id] or {}
+        D[row.id][j] = true
+        pattern[#pattern + 1] = { out = row.out, out_index = row.index, input = c.name, in_index = c.index }
+        entries[#entries + 1] = { id = row.id, j = j }
+      end
     end
   end
   liveness(prog, act, P, D)

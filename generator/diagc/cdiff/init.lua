@@ -19,7 +19,9 @@
 --   r.prog (unrolled), r.activity, r.findings (cdiff/writes.lua),
 --   r.pattern = {{out=, out_index=, input=, in_index=}, ...} (row by row:
 --     outputs in interface order, then input elements in interface order),
---   r.jacobian([opts]) -> {code=, pattern=} (cdiff/forward.lua; same order),
+--   r.jacobian([opts]) -> {code=, pattern=} (cdiff/forward.lua; same order;
+--     opts.inputs = {[name] = true} keeps only those columns, opts.outputs =
+--     false leaves the outputs unwritten, opts.jac names the array),
 --   r.reads = the input names the body reads on some path (conditions
 --     included; branches decided at compile time excluded), interface order.
 --   problem: {line=, col=, construct=, message=, source="body"|"preamble"
