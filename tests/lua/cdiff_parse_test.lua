@@ -76,7 +76,7 @@ local REJECTED = {
   { "y[0] = q;", "an array used as a value", 1, 8 },
   { "y[0] = 5 % 2.0;", "% on doubles", 1, 10 },
   { "int n = 1 / 0; y[0] = n;", "a division by zero", 1, 11 },
-  { "for (int i = 0; i < 1000000; i++) y[0] = i;", "a loop too long to unroll", 1, 1 },
+  { "for (int i = 0; i < 1000000; i++) y[0] = i;", "a body too large to unroll", 1, 1 },
   { "for (int i = 0; ; i++) y[0] = i;", "a for loop without a condition", 1, 1 },
   { "y[0] = 1; /* unterminated", "a lexical error", 1, 11 },
   { "#define X 1\ny[0] = X;", "a preprocessor directive", 1, 1 },
@@ -89,6 +89,23 @@ test("cdiff.parse.names_what_is_outside_the_subset", function()
     eq({ p.construct, p.line, p.col, p.source }, { c[2], c[3], c[4], "body" }, c[1] .. " (" .. p.message .. ")")
     truthy(type(p.message) == "string" and #p.message > 0)
   end
+end)
+
+test("cdiff.parse.deep_nesting_is_a_problem_not_a_crash", function()
+  local _, p = analyze("y[0] = " .. string.rep("(", 5000) .. "1" .. string.rep(")", 5000) .. ";")
+  eq(p.construct, "code nested too deeply")
+  _, p = analyze(string.rep("{", 5000) .. string.rep("}", 5000))
+  eq(p.construct, "code nested too deeply")
+  _, p = analyze("double a[1] = " .. string.rep("{", 5000) .. "1" .. string.rep("}", 5000) .. ";")
+  eq(p.construct, "code nested too deeply")
+  _, p = analyze("y[0] = " .. string.rep("- ", 100000) .. "1;")
+  eq(p.construct, "code nested too deeply")
+  _, p = analyze("y[0] = " .. string.rep("(double)", 100000) .. "1;")
+  eq(p.construct, "code nested too deeply")
+  local r = analyze("y[0] = " .. string.rep("1 + ", 900) .. "q[0]; y[1] = 0; y[2] = 0;")
+  truthy(r, "a long flat sum")
+  _, p = analyze("y[0] = " .. string.rep("1 + ", 100000) .. "q[0];")
+  eq(p.construct, "an expression too deep")
 end)
 
 test("cdiff.parse.problem_messages_say_why", function()

@@ -170,8 +170,22 @@ function P:unsupported(t, fallback)
   problem(t, "a syntax error", (fallback or "unexpected") .. " near '" .. t.text .. "'")
 end
 
+local MAX_DEPTH = 1000
+
+-- A tree node; expression nodes know their depth, which later stages
+-- recurse through (a long chain a + b + ... is deep too).
 local function node(t, k, fields)
   fields.k, fields.line, fields.col = k, t.line, t.col
+  local d = 0
+  for _, f in ipairs({ "a", "b", "c" }) do
+    local x = fields[f]
+    if type(x) == "table" and (x.depth or 0) > d then d = x.depth end
+  end
+  fields.depth = d + 1
+  if fields.depth > MAX_DEPTH then
+    problem(t, "an expression too deep", "an expression more than " .. MAX_DEPTH .. " operators deep; "
+      .. "split it with local variables")
+  end
   return fields
 end
 
@@ -234,7 +248,10 @@ function P:unary()
   if not t then self:next() end
   if t.kind == "punct" and (t.text == "-" or t.text == "+" or t.text == "!") then
     self:next()
-    return node(t, "unop", { op = t.text, a = self:unary() })
+    self:nest(t, 1)
+    local a = self:unary()
+    self:nest(t, -1)
+    return node(t, "unop", { op = t.text, a = a })
   end
   if self:at("(") then
     local n = self:peek(1)
@@ -245,7 +262,10 @@ function P:unary()
         problem(n, "a cast to " .. n.text, "a cast to '" .. n.text .. "' (only (double) and (int) are supported)")
       end
       self.i = self.i + j + 2
-      return node(t, "cast", { ty = n.text, a = self:unary() })
+      self:nest(t, 1)
+      local a = self:unary()
+      self:nest(t, -1)
+      return node(t, "cast", { ty = n.text, a = a })
     end
     if n and n.kind == "ident" and n.text ~= "const" and (self:at("*", j + 1)) and CAST_TYPES[n.text] then
       problem(n, "a pointer cast")
@@ -265,7 +285,25 @@ function P:binary(level)
   end
 end
 
+local MAX_NESTING = 200
+
+-- Guards the recursion of the parser (and of the stages after it).
+function P:nest(t, delta)
+  self.depth = (self.depth or 0) + delta
+  if self.depth > MAX_NESTING then
+    problem(t, "code nested too deeply", "expressions or statements nested more than "
+      .. MAX_NESTING .. " deep")
+  end
+end
+
 function P:expr()
+  self:nest(self:peek(), 1)
+  local e = self:expr_inner()
+  self:nest(nil, -1)
+  return e
+end
+
+function P:expr_inner()
   local e = self:binary(1)
   local t = self:peek()
   if t and t.kind == "punct" and t.text == "?" then
@@ -293,7 +331,9 @@ function P:initializer()
     self:next()
     local items = {}
     while not self:at("}") do
+      self:nest(t, 1)
       items[#items + 1] = self:initializer()
+      self:nest(t, -1)
       if not self:at("}") then self:expect(",") end
     end
     self:next()
@@ -415,6 +455,12 @@ end
 -- One statement, appended to out (a declaration appends one per declarator).
 function P:statement(out)
   local t = self:peek()
+  self:nest(t, 1)
+  self:statement_inner(out, t)
+  self:nest(t, -1)
+end
+
+function P:statement_inner(out, t)
   if t.kind == "pp" then problem(t, "a preprocessor directive") end
   if self:at(";") then self:next(); return end
   if is_decl_start(self) then return self:declaration(out) end

@@ -402,7 +402,8 @@ end
 function S:step(s)
   self.steps = self.steps + 1
   if self.steps > MAX_STEPS then
-    problem(s, "a loop too long to unroll", "the loops unroll to more than " .. MAX_STEPS .. " statements")
+    problem(s, "a body too large to unroll", "the body unrolls to more than " .. MAX_STEPS
+      .. " statements (loops and helper calls included)")
   end
 end
 
