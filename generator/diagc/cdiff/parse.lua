@@ -14,7 +14,8 @@
 -- (void)expr; and, in helpers only, return.
 --
 -- Tree (every node has line= and col= of its first token, binary nodes
--- those of their operator):
+-- those of their operator, and depth= (at most 1000); nesting is bounded
+-- too, so no input makes a later stage recurse without limit):
 --   expressions
 --     {k="num", v=number, ty="int"|"double"}
 --     {k="name", name=}                           a scalar or a whole array
