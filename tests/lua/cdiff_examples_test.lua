@@ -62,3 +62,31 @@ test("cdiff.examples.every_calc", function()
   eq(outside, { "examples/thermostat.lua Thermostat event schedule: 1:33 a non-constant array index",
     "examples/thermostat.lua Thermostat next_update_time schedule: 1:34 a non-constant array index" })
 end)
+
+test("cdiff.examples.vector_values_of_every_kind", function()
+  local model = require("diagc.check").check(require("diagc.spec.load").load("tests/lua/fixtures/cdiff_leaf.lua"))
+  local leaf = model.leaf_types[1]
+  local texts = {}
+  for _, p in ipairs(leaf.preambles) do texts[#texts + 1] = p.text end
+  local shapes, rnd = {}, S.rng(9)
+  for _, c in ipairs(calcs_of(leaf)) do
+    local itf = assert(iface.of(leaf, c, scope.params(leaf, c)))
+    local t = {}
+    for _, x in ipairs(itf.inputs) do t[#t + 1] = x.name .. (x.size or "") .. (x.hidden and "h" or "") end
+    t[#t + 1] = "->"
+    for _, x in ipairs(itf.outputs) do t[#t + 1] = x.name .. (x.size or "") .. (x.preload and ("=" .. x.preload) or "") end
+    shapes[#shapes + 1] = c.kind .. ": " .. table.concat(t, " ")
+    local sp = { body = c.body, preamble = table.concat(texts, "\n"), inputs = itf.inputs, outputs = itf.outputs }
+    local r = S.analyze(sp)
+    eq(r.findings, {}, c.kind)
+    local compiled = S.compile(sp, r)
+    for _ = 1, 3 do S.check_fd(sp, compiled, S.point(compiled.nin, rnd, 0.2, 2.0), { what = c.kind }) end
+  end
+  table.sort(shapes)
+  eq(shapes, {
+    "cache: q2 k2 -> m2",
+    "event: q2 u2 x3h -> x_next3=x",
+    "output: q2 x3 -> y3",
+    "xcdot: q2 v2 k2 u2 m2 -> qdot2 vdot2",
+  })
+end)

@@ -13,8 +13,10 @@
 -- value of a C type other than double has no Jacobian).
 local M = {}
 
-local function size_of(leaf, key)
-  local part = key:match("^builtin:xcdot:(%a)$") or key:match("^next:(%a)$") or key
+local function size_of(leaf, calc, key)
+  if key == "self" then return calc.item and calc.item.size or 1 end
+  local part = key:match("^builtin:xcdot:(%a)$") or key:match("^next:(%a)$") or key:match("^self:(%a)$")
+    or key
   if part == "q" or part == "v" or part == "z" then return #leaf[part] end
   if key:match("^builtin:") then return 1 end
   local name = key:match("^next:xd:(.*)$") or key:match("^%a+:(.*)$")
@@ -34,7 +36,7 @@ function M.of(leaf, calc, params)
       return nil, string.format("'%s' is of C type %s", p.name, ty)
     end
     if p.write then
-      local out = { name = p.name, size = size_of(leaf, p.key) }
+      local out = { name = p.name, size = size_of(leaf, calc, p.key) }
       local state = p.key:match("^next:xd:(.*)$") or p.key:match("^next:(%a)$")
       if state then out.preload = state end
       outputs[#outputs + 1] = out
@@ -42,7 +44,7 @@ function M.of(leaf, calc, params)
       inputs[#inputs + 1] = { name = p.name, active = p.key ~= "accuracy" or nil }
       read[p.name] = true
     else
-      inputs[#inputs + 1] = { name = p.name, size = size_of(leaf, p.key) }
+      inputs[#inputs + 1] = { name = p.name, size = size_of(leaf, calc, p.key) }
       read[p.name] = true
     end
   end
