@@ -288,3 +288,9 @@ test("cdiff.parse.several_preambles", function()
   _, p = analyze("y[0] = f(q[0]);", pres)
   eq({ p.construct, p.preamble }, { "recursion", 2 })
 end)
+
+test("cdiff.parse.values_named_like_math_functions", function()
+  local _, p = cdiff.analyze({ body = "y[0] = 1;", inputs = { { name = "cos", size = 1 } },
+    outputs = { { name = "y", size = 1 } }, lex = S.lex })
+  eq(p.construct, "a value named like a math function")
+end)

@@ -591,9 +591,20 @@ end
 
 -- Entry ----------------------------------------------------------------
 
+-- Names the generated derivative code calls besides the math functions.
+local EMITTED = { trunc = true, isnan = true, signbit = true, HUGE_VAL = true, NAN = true }
+
 local function globals(st, iface, pre)
   local names = {}
   st.iface_all = {}
+  for _, list in ipairs({ iface.inputs, iface.outputs }) do
+    for _, x in ipairs(list) do
+      if mathfns[x.name] or EMITTED[x.name] then
+        problem({ line = 1, col = 1 }, "a value named like a math function", "the calc's value '" .. x.name
+          .. "' has the name of a <math.h> function or macro, which its derivative code calls; rename it")
+      end
+    end
+  end
   for _, x in ipairs(iface.inputs) do
     if not x.hidden then
       names[x.name] = { kind = "input", name = x.name, size = x.size, ty = x.ty or "double" }
