@@ -222,30 +222,18 @@ function S:branch(c, then_fn, else_fn, at)
     if b == nil then b = UNDEF end
     self.env[key] = join(a, b)
   end
-  if ra ~= nil then
-    local ty = (self:ty(ra) == "double" or self:ty(rb) == "double") and "double" or "int"
-    -- the conversions belong to each side
-    return join(ra, rb), ty
-  end
+  if ra ~= nil then return join(ra, rb) end
 end
 
 function S:ternary(e)
   local c = self:expr(e.c)
   local cc = self:cval(c)
   if cc then return self:expr(cc ~= 0 and e.a or e.b) end
-  local ty
-  local function side(x)
-    return function()
-      local id = self:expr(x)
-      return id
-    end
-  end
-  -- both sides take the common type: find it without emitting anything
+  -- both sides take the common type, found without evaluating them
   local ta, tb = self:type_of(e.a), self:type_of(e.b)
-  ty = (ta == "double" or tb == "double") and "double" or "int"
-  local r = self:branch(c, function() return self:convert(side(e.a)(), ty, e) end,
-    function() return self:convert(side(e.b)(), ty, e) end, e)
-  return r
+  local ty = (ta == "double" or tb == "double") and "double" or "int"
+  return (self:branch(c, function() return self:convert(self:expr(e.a), ty, e) end,
+    function() return self:convert(self:expr(e.b), ty, e) end, e))
 end
 
 -- The type of an expression (C's rules), without evaluating it.
