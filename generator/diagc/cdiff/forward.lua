@@ -179,16 +179,192 @@ end
 local function is_number(t) return tonumber((t:gsub("[()]", ""))) ~= nil end
 local function is_simple(t) return t:match("^[%w_%[%]]+$") ~= nil end
 
-function M.generate(prog, act, opts)
-  opts = opts or {}
-  local jac = opts.jac or "jac"
-  local pfx = opts.prefix or pick_prefix(prog.iface)
-  local vals = prog.vals
-  local P, D = {}, {}
+-- The product of a partial (number or C text) and a derivative ({c=} or
+-- {t=}); compound = the text is not a plain name or element.
+local function term(p, d)
+  if p == 0 then return { c = 0 } end
+  if type(p) == "number" then
+    if d.c then return { c = p * d.c } end
+    if p == 1 then return { t = d.t } end
+    if p == -1 then return { t = "-" .. d.t, compound = true } end
+    return { t = num(p, "double") .. " * " .. d.t, compound = true }
+  end
+  if d.c then
+    if d.c == 1 then return { t = p } end
+    return { t = p .. " * " .. num(d.c, "double"), compound = true }
+  end
+  return { t = p .. " * " .. d.t, compound = true }
+end
+
+-- An emitter: the lines of C, the derivative of each value in each
+-- column ({c=} a constant, {t=} a C text), the expressions computed so far.
+local E = {}
+E.__index = E
+
+function E:line(s) self.lines[#self.lines + 1] = string.rep("  ", self.depth) .. s end
+
+-- A variable holding text, or the one an enclosing block already holds it in.
+function E:bind(name, text)
+  for i = #self.memo, 1, -1 do
+    if self.memo[i][text] then return self.memo[i][text] end
+  end
+  self:line("const double " .. name .. " = " .. text .. ";")
+  self.memo[#self.memo][text] = name
+  return name
+end
+
+function E:ref(id)
+  local v = self.vals[id]
+  if v.op == "const" then return num(tonumber(v.v), v.ty) end
+  if v.op == "in" or v.op == "old" then return v.scalar and v.name or (v.name .. "[" .. v.index .. "]") end
+  return self.pfx .. "v" .. id
+end
+
+function E:dget(id, j)
+  local v = self.vals[id]
+  if v.op == "in" or (v.op == "old" and v.preload) then
+    return (self.act.col_of[v.preload or v.name][v.index] == j) and { c = 1 } or nil
+  end
+  return self.dref[id] and self.dref[id][j]
+end
+
+local function dtext(d)
+  if not d then return "0.0" end
+  return d.t or num(d.c, "double")
+end
+
+function E:ctype(id) return self.vals[id].ty == "int" and "int" or "double" end
+
+function E:primal_text(v)
+  local a = v.args
+  if BIN[v.op] then return self:ref(a[1]) .. " " .. BIN[v.op] .. " " .. self:ref(a[2]) end
+  if v.op == "neg" then return "-" .. self:ref(a[1]) end
+  if v.op == "not" then return "!" .. self:ref(a[1]) end
+  if v.op == "cvt" then return "(" .. v.ty .. ")" .. self:ref(a[1]) end
+  if v.op == "call" then
+    local t = {}
+    for k, x in ipairs(a) do t[k] = self:ref(x) end
+    return v.fn .. "(" .. table.concat(t, ", ") .. ")"
+  end
+  error("cdiff: no primal text for " .. v.op)
+end
+
+-- fmin/fmax: the derivative of the argument chosen.
+function E:select_derivs(v, f, js)
+  local id, A = v.id, {}
+  for k, x in ipairs(v.args) do A[k] = self:ref(x) end
+  local sel = self.pfx .. "s" .. id
+  self:line("const int " .. sel .. " = " .. f.select(A) .. ";")
+  for _, j in ipairs(js) do
+    self.dref[id][j] = { t = self:bind(self.pfx .. "d" .. id .. "_" .. j, sel .. " ? "
+      .. dtext(self:dget(v.args[2], j)) .. " : " .. dtext(self:dget(v.args[1], j))) }
+  end
+end
+
+-- The partial of v with respect to argument k: a number or a C text (a
+-- temporary when it is an expression), computed once.
+function E:partial(v, ps, cache, k)
+  if cache[k] ~= nil then return cache[k] end
+  local p = ps[k]
+  if type(p) == "string" then
+    local t = p:gsub("\1(%w+)\2", function(w)
+      return self:ref(w == "r" and v.id or v.args[tonumber(w)])
+    end)
+    if is_number(t) then p = tonumber((t:gsub("[()]", "")))
+    elseif is_simple(t) then p = t
+    else p = self:bind(self.pfx .. "p" .. v.id .. "_" .. k, t) end
+  end
+  cache[k] = p
+  return p
+end
+
+-- d v / d column j = sum over the arguments of partial * their derivative.
+function E:chain_derivs(v, js)
+  local ps, cache = partials(v), {}
+  for _, j in ipairs(js) do
+    local c, texts, compound = 0, {}, false
+    for k, a in ipairs(v.args) do
+      local d = ps[k] ~= nil and self:dget(a, j)
+      if d then
+        local tm = term(self:partial(v, ps, cache, k), d)
+        if tm.c then c = c + tm.c
+        else
+          texts[#texts + 1] = tm.t
+          compound = compound or tm.compound
+        end
+      end
+    end
+    if #texts == 0 then
+      self.dref[v.id][j] = { c = c }
+    elseif #texts == 1 and c == 0 and not compound then
+      self.dref[v.id][j] = { t = texts[1] } -- the same as an argument's
+    else
+      if c ~= 0 then texts[#texts + 1] = num(c, "double") end
+      self.dref[v.id][j] = { t = self:bind(self.pfx .. "d" .. v.id .. "_" .. j, table.concat(texts, " + ")) }
+    end
+  end
+end
+
+function E:def(id)
+  local v = self.vals[id]
+  if v.op == "const" or v.op == "in" or v.op == "old" then return end
+  if self.P[id] then
+    self:line("const " .. self:ctype(id) .. " " .. self:ref(id) .. " = " .. self:primal_text(v) .. ";")
+  end
+  local js = sorted(self.D[id] or {})
+  if #js == 0 then return end
+  self.dref[id] = {}
+  local f = v.op == "call" and mathfns[v.fn]
+  if f and f.select then self:select_derivs(v, f, js) else self:chain_derivs(v, js) end
+end
+
+-- The variables of an if's phis, declared before it.
+function E:phi_decls(s)
+  for _, ph in ipairs(s.phis) do
+    if self.P[ph] then self:line(self:ctype(ph) .. " " .. self:ref(ph) .. ";") end
+    self.dref[ph] = {}
+    for _, j in ipairs(sorted(self.D[ph] or {})) do
+      local name = self.pfx .. "d" .. ph .. "_" .. j
+      self:line("double " .. name .. ";")
+      self.dref[ph][j] = { t = name }
+    end
+  end
+end
+
+function E:phi_side(s, side)
+  for _, ph in ipairs(s.phis) do
+    local a = self.vals[ph].args[side]
+    if self.P[ph] then self:line(self:ref(ph) .. " = " .. self:ref(a) .. ";") end
+    for _, j in ipairs(sorted(self.D[ph] or {})) do
+      self:line(self.pfx .. "d" .. ph .. "_" .. j .. " = " .. dtext(self:dget(a, j)) .. ";")
+    end
+  end
+end
+
+function E:block(list)
+  for _, s in ipairs(list) do
+    if s.k == "def" then self:def(s.id)
+    elseif s.live then
+      self:phi_decls(s)
+      self:line("if (" .. self:ref(s.c) .. ") {")
+      for side, branch in ipairs({ s.then_, s.else_ }) do
+        if side == 2 then self:line("} else {") end
+        self.depth, self.memo[#self.memo + 1] = self.depth + 1, {}
+        self:block(branch)
+        self:phi_side(s, side)
+        self.depth, self.memo[#self.memo] = self.depth - 1, nil
+      end
+      self:line("}")
+    end
+  end
+end
+
+-- What the caller asks for: the outputs written (P) and the Jacobian
+-- entries (D), in pattern order.
+local function roots(prog, act, opts, P, D)
   local writes, pattern, entries = {}, {}, {}
   for _, row in ipairs(act.rows) do
-    local written = row.id ~= prog.old[row.out][row.index]
-    if written and opts.outputs ~= false then
+    if row.id ~= prog.old[row.out][row.index] and opts.outputs ~= false then
       P[row.id] = true
       writes[#writes + 1] = row
     end
@@ -202,189 +378,25 @@ function M.generate(prog, act, opts)
       end
     end
   end
+  return writes, pattern, entries
+end
+
+function M.generate(prog, act, opts)
+  opts = opts or {}
+  local P, D = {}, {}
+  local writes, pattern, entries = roots(prog, act, opts, P, D)
   liveness(prog, act, P, D)
-
-  local lines, depth = {}, 0
-  local function line(s) lines[#lines + 1] = string.rep("  ", depth) .. s end
-  -- derivative and partial expressions already computed in an enclosing
-  -- block, by their C text: equal ones share a variable
-  local memo = { {} }
-  local function bind(name, text)
-    for i = #memo, 1, -1 do
-      if memo[i][text] then return memo[i][text] end
-    end
-    line("const double " .. name .. " = " .. text .. ";")
-    memo[#memo][text] = name
-    return name
-  end
-  local function ref(id)
-    local v = vals[id]
-    if v.op == "const" then return num(tonumber(v.v), v.ty) end
-    if v.op == "in" or v.op == "old" then return v.scalar and v.name or (v.name .. "[" .. v.index .. "]") end
-    return pfx .. "v" .. id
-  end
-  local dref = {}
-  local function dget(id, j)
-    local v = vals[id]
-    if v.op == "in" or (v.op == "old" and v.preload) then
-      return (act.col_of[v.preload or v.name][v.index] == j) and { c = 1 } or nil
-    end
-    return dref[id] and dref[id][j]
-  end
-  local function dtext(d)
-    if not d then return "0.0" end
-    return d.t or num(d.c, "double")
-  end
-  local function ctype(id) return vals[id].ty == "int" and "int" or "double" end
-
-  local function primal_text(v)
-    local a = v.args
-    if BIN[v.op] then return ref(a[1]) .. " " .. BIN[v.op] .. " " .. ref(a[2]) end
-    if v.op == "neg" then return "-" .. ref(a[1]) end
-    if v.op == "not" then return "!" .. ref(a[1]) end
-    if v.op == "cvt" then return "(" .. v.ty .. ")" .. ref(a[1]) end
-    if v.op == "call" then
-      local t = {}
-      for k, x in ipairs(a) do t[k] = ref(x) end
-      return v.fn .. "(" .. table.concat(t, ", ") .. ")"
-    end
-    error("cdiff: no primal text for " .. v.op)
-  end
-
-  local function subst(tmpl, v)
-    return (tmpl:gsub("\1(%w+)\2", function(w)
-      if w == "r" then return ref(v.id) end
-      return ref(v.args[tonumber(w)])
-    end))
-  end
-
-  -- the product of a partial (number or text) and a derivative
-  local function term(p, d)
-    if p == 0 then return { c = 0 } end
-    if type(p) == "number" then
-      if d.c then return { c = p * d.c } end
-      if p == 1 then return { t = d.t } end
-      if p == -1 then return { t = "-" .. d.t, compound = true } end
-      return { t = num(p, "double") .. " * " .. d.t, compound = true }
-    end
-    if d.c then
-      if d.c == 1 then return { t = p } end
-      return { t = p .. " * " .. num(d.c, "double"), compound = true }
-    end
-    return { t = p .. " * " .. d.t, compound = true }
-  end
-
-  local function emit_derivs(v)
-    local id = v.id
-    local js = sorted(D[id] or {})
-    if #js == 0 then return end
-    dref[id] = {}
-    local f = v.op == "call" and mathfns[v.fn]
-    if f and f.select then
-      local A2 = {}
-      for k, x in ipairs(v.args) do A2[k] = ref(x) end
-      local sel = pfx .. "s" .. id
-      line("const int " .. sel .. " = " .. f.select(A2) .. ";")
-      for _, j in ipairs(js) do
-        local name = pfx .. "d" .. id .. "_" .. j
-        dref[id][j] = { t = bind(name, sel .. " ? " .. dtext(dget(v.args[2], j)) .. " : "
-          .. dtext(dget(v.args[1], j))) }
-      end
-      return
-    end
-    local ps = partials(v)
-    local ptext = {}
-    local function partial(k)
-      if ptext[k] ~= nil then return ptext[k] end
-      local p = ps[k]
-      if type(p) == "string" then
-        local t = subst(p, v)
-        if is_number(t) then p = tonumber((t:gsub("[()]", "")))
-        elseif is_simple(t) then p = t
-        else
-          local name = pfx .. "p" .. id .. "_" .. k
-          p = bind(name, t)
-        end
-      end
-      ptext[k] = p
-      return p
-    end
-    for _, j in ipairs(js) do
-      local c, texts, compound = 0, {}, false
-      for k, a in ipairs(v.args) do
-        local d = ps[k] ~= nil and dget(a, j)
-        if d then
-          local tm = term(partial(k), d)
-          if tm.c then c = c + tm.c
-          else
-            texts[#texts + 1] = tm.t
-            compound = compound or tm.compound
-          end
-        end
-      end
-      if #texts == 0 then
-        dref[id][j] = { c = c }
-      elseif #texts == 1 and c == 0 and not compound then
-        dref[id][j] = { t = texts[1] }
-      else
-        if c ~= 0 then texts[#texts + 1] = num(c, "double") end
-        local name = pfx .. "d" .. id .. "_" .. j
-        dref[id][j] = { t = bind(name, table.concat(texts, " + ")) }
-      end
-    end
-  end
-
-  local function emit_def(id)
-    local v = vals[id]
-    if v.op == "const" or v.op == "in" or v.op == "old" then return end
-    if P[id] then line("const " .. ctype(id) .. " " .. ref(id) .. " = " .. primal_text(v) .. ";") end
-    emit_derivs(v)
-  end
-
-  local block
-  local function phi_side(s, side)
-    for _, ph in ipairs(s.phis) do
-      local a = vals[ph].args[side]
-      if P[ph] then line(ref(ph) .. " = " .. ref(a) .. ";") end
-      for _, j in ipairs(sorted(D[ph] or {})) do
-        line(pfx .. "d" .. ph .. "_" .. j .. " = " .. dtext(dget(a, j)) .. ";")
-      end
-    end
-  end
-  block = function(list)
-    for _, s in ipairs(list) do
-      if s.k == "def" then emit_def(s.id)
-      elseif s.live then
-        for _, ph in ipairs(s.phis) do
-          if P[ph] then line(ctype(ph) .. " " .. ref(ph) .. ";") end
-          dref[ph] = {}
-          for _, j in ipairs(sorted(D[ph] or {})) do
-            local name = pfx .. "d" .. ph .. "_" .. j
-            line("double " .. name .. ";")
-            dref[ph][j] = { t = name }
-          end
-        end
-        line("if (" .. ref(s.c) .. ") {")
-        for side, list in ipairs({ s.then_, s.else_ }) do
-          if side == 2 then line("} else {") end
-          depth, memo[#memo + 1] = depth + 1, {}
-          block(list)
-          phi_side(s, side)
-          depth, memo[#memo] = depth - 1, nil
-        end
-        line("}")
-      end
-    end
-  end
-  block(prog.body)
+  local e = setmetatable({ vals = prog.vals, act = act, P = P, D = D, pfx = opts.prefix or pick_prefix(prog.iface),
+    lines = {}, depth = 0, memo = { {} }, dref = {} }, E)
+  e:block(prog.body)
   for _, row in ipairs(writes) do
-    local v = vals[prog.old[row.out][row.index]]
-    line((v.scalar and row.out or (row.out .. "[" .. row.index .. "]")) .. " = " .. ref(row.id) .. ";")
+    local v = prog.vals[prog.old[row.out][row.index]]
+    e:line((v.scalar and row.out or (row.out .. "[" .. row.index .. "]")) .. " = " .. e:ref(row.id) .. ";")
   end
-  for k, e in ipairs(entries) do
-    line(jac .. "[" .. (k - 1) .. "] = " .. dtext(dget(e.id, e.j)) .. ";")
+  for k, en in ipairs(entries) do
+    e:line((opts.jac or "jac") .. "[" .. (k - 1) .. "] = " .. dtext(e:dget(en.id, en.j)) .. ";")
   end
-  return { code = table.concat(lines, "\n") .. (#lines > 0 and "\n" or ""), pattern = pattern }
+  return { code = table.concat(e.lines, "\n") .. (#e.lines > 0 and "\n" or ""), pattern = pattern }
 end
 
 return M
