@@ -7,10 +7,14 @@
 --   parse.lua    tokens -> syntax tree (or the construct outside the subset)
 --   preamble.lua c_preamble tokens -> helpers, constants, what is outside
 --   unroll.lua   tree -> straight-line SSA code (loops unrolled, helpers
---                inlined, integers folded, indexes constant)
+--                inlined, integers folded, indexes constant), with
+--     fold.lua     its values: value numbering, C-exact constant folding
+--     inline.lua   its calls: math functions, helpers inlined
 --   activity.lua SSA -> which input elements each output element depends on
 --   forward.lua  SSA + activity -> C for the outputs and the Jacobian nonzeros
 --   writes.lua   SSA -> elements some path leaves unwritten, bad writes
+--   iface.lua    a leaf's calc -> the interface analyze takes
+--   mathfns.lua  the math functions and their derivatives
 --
 -- analyze{body=, preamble=, inputs=, outputs=, lex=} -> r | nil, problem
 --   preamble: the leaf's c_preamble text, or the list of its preambles;
