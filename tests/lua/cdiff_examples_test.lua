@@ -90,3 +90,47 @@ test("cdiff.examples.vector_values_of_every_kind", function()
     "xcdot: q2 v2 k2 u2 m2 -> qdot2 vdot2",
   })
 end)
+
+test("cdiff.examples.problems_map_to_the_spec", function()
+  local path = os.tmpname() .. ".lua"
+  local f = assert(io.open(path, "w"))
+  f:write([[
+local L = leaf "L" {
+  c_preamble [[
+static double f(double x) {
+  while (x > 1) x -= 1;
+  return x;
+}
+]] .. "]]" .. [[,
+  parameter { "k", default = { 1 } },
+  output_port { "y", size = 2, prerequisites = { "k" }, calc = [[
+    y[0] = k[0];
+    y[1] = f(k[0]);
+  ]] .. "]]" .. [[ },
+  output_port { "w", size = 2, prerequisites = { "k" }, calc = [[ if (k[0] > 0) w[0] = 1; w[1] = 0; ]] .. "]]" .. [[ },
+}
+return diagram "d" { system { "s", L } }
+]])
+  f:close()
+  local model = require("diagc.check").check(require("diagc.spec.load").load(path))
+  os.remove(path)
+  local leaf = model.leaf_types[1]
+  local texts, locs = {}, {}
+  for _, p in ipairs(leaf.preambles) do texts[#texts + 1] = p.text; locs[#locs + 1] = p.loc end
+  local got = {}
+  for _, c in ipairs(leaf.calcs) do
+    local itf = iface.of(leaf, c, scope.params(leaf, c))
+    local r, p = cdiff.analyze({ body = c.body, preamble = texts, inputs = itf.inputs, outputs = itf.outputs,
+      lex = S.lex })
+    local found = r and r.findings or { p }
+    for _, x in ipairs(found) do
+      local at = cdiff.location(x, c.body_loc, locs)
+      got[#got + 1] = string.format("%s:%d:%d %s", c.name, at.line, at.col, x.construct or x.kind)
+      if not r then
+        local call = cdiff.location({ line = x.call_line, col = x.call_col }, c.body_loc)
+        got[#got + 1] = string.format("called at %d:%d", call.line, call.col)
+      end
+    end
+  end
+  eq(got, { "y:4:3 a while loop", "called at 11:12", "w:13:67 maybe_unwritten" })
+end)
