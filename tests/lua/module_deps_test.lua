@@ -1,5 +1,6 @@
--- Module dependencies go one way: spec -> check -> flatten -> tickets ->
--- masks -> coder.  Every require("diagc.X") line of generator/diagc/**/*.lua
+-- Module dependencies go one way: spec -> check -> (cdiff) -> flatten ->
+-- tickets -> masks -> coder.  cdiff reads the checked leaf types only (a
+-- calc body's sparsity and derivative code), so it ranks right after check.  Every require("diagc.X") line of generator/diagc/**/*.lua
 -- is read; a stage may require its own modules, earlier stages and the
 -- shared modules (errors, util, vocab/), never a later stage or the
 -- commands; the commands and the pipeline (cli/, testing/, driver, jit,
@@ -9,7 +10,7 @@
 
 -- rank of each group: a module may require modules of its rank or lower
 local RANK = { errors = 0, util = 0, vocab = 0,
-  spec = 1, check = 2, flatten = 3, tickets = 4, masks = 5, coder = 6 }
+  spec = 1, check = 2, cdiff = 2.5, flatten = 3, tickets = 4, masks = 5, coder = 6 }
 local FREE = { cli = true, testing = true, driver = true, jit = true, compile = true }
 local TOP = 100
 
