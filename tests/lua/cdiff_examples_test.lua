@@ -4,7 +4,7 @@
 local S = dofile("tests/lua/cdiff_support.lua")
 local cdiff = require("diagc.cdiff")
 local iface = require("diagc.cdiff.iface")
-local scope = require("diagc.tickets.scope")
+local scope = require("diagc.check.scope")
 
 local function example_specs()
   local out = {}

@@ -179,8 +179,10 @@ test("cdiff.fuzz.generated_c_is_warning_free", function()
   local ran = 0
   for _, cc in ipairs({ "gcc", "clang" }) do
     if have(cc) then
-      local cmd = cc .. " -std=c99 -Wall -Wextra -Werror -pedantic -Wno-unused-function -O0 -c -o /dev/null "
-        .. path .. " 2>&1"
+      -- never -o /dev/null: a compiler that removes its output on failure
+      -- would delete the device when run as root
+      local cmd = cc .. " -std=c99 -Wall -Wextra -Werror -pedantic -Wno-unused-function -O0 -c -o "
+        .. path .. ".o " .. path .. " 2>&1"
       local h = io.popen(cmd)
       local out = h:read("*a")
       local ok = h:close()
@@ -189,6 +191,7 @@ test("cdiff.fuzz.generated_c_is_warning_free", function()
     end
   end
   os.remove(path)
+  os.remove(path .. ".o")
   truthy(ran > 0, "neither gcc nor clang found")
 end)
 

@@ -1,6 +1,6 @@
 -- cdiff/iface.lua: the interface cdiff needs for one calc of a leaf.
 -- Takes the checked leaf, the calc and its parameters (as
--- tickets/scope.lua's params(leaf, calc) lists them: {key=, name=, ctype=,
+-- check/scope.lua's params(leaf, calc) lists them: {key=, name=, ctype=,
 -- write=}); adds the interface of cdiff/unroll.lua: every value the calc
 -- reads as an input (its Jacobian's columns: time, q, v, z, discrete
 -- groups, numeric parameters, input ports, cache entries, xcdot, energies;

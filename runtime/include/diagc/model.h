@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define DIAGC_ABI_VERSION 4
+#define DIAGC_ABI_VERSION 5
 
 /* Eval functions and calc_derivatives return DIAGC_OK, DIAGC_E_FROZEN (a
  * stale entry was read while the cache is frozen) or DIAGC_E_CALC (a calc
@@ -182,6 +182,15 @@ typedef struct diagc_model {
   void (*invalidate_all)(void *ctx);
   int n_witnesses; const diagc_witness_desc *witnesses; /* zero crossings */
   int n_timed; const diagc_timed_desc *timed;  /* next_update_time items */
+  /* d xcdot / d xc, generated (docs/jacobians.md): jac_xc fills the
+     jac_xc_nnz structural nonzeros in compressed columns (row indices of
+     column j: jac_xc_rowind[jac_xc_colptr[j] .. jac_xc_colptr[j + 1])).
+     NULL (and nnz 0) when a calc on the derivative path is outside the
+     differentiable subset. */
+  int jac_xc_nnz;
+  const int *jac_xc_colptr;        /* nxc + 1 */
+  const int *jac_xc_rowind;        /* jac_xc_nnz */
+  int (*jac_xc)(void *ctx, double *nz);
 } diagc_model;
 
 /* FFI-END */
