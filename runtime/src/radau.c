@@ -1,0 +1,246 @@
+/* radau3: the two-stage Radau IIA method (order 3, L-stable, stiffly
+ * accurate), as Drake's RadauIntegrator<T, 2>, with the simplified Newton
+ * iteration and the embedded error estimate of Hairer & Wanner (Solving
+ * ODEs II, sec. IV.8).
+ *
+ * Stages at c = (1/3, 1) with A = [[5/12, -1/12], [3/4, 1/4]]; in terms of
+ * the stage increments Z_i = X_i - x0 the stage equations are
+ *   Z = h (A (x) I) F(Z),   F_i = f(t0 + c_i h, x0 + Z_i),
+ * and x1 = x0 + Z_2 (b is A's last row).  Newton's method on them uses the
+ * 2 nxc x 2 nxc iteration matrix I - h (A (x) J), factored by dense LU,
+ * with J from the Jacobian source (implicit.h).  J is frozen: it is kept
+ * across steps (and step-size changes, which only refactor) while Newton
+ * contracts fast, formed anew at the step start after a slow convergence
+ * and when Newton fails with an old J (the step is then retried); a
+ * failure with a fresh J makes error control shrink the step (an
+ * infinite error estimate).  Newton stops by Hairer's rate test: with
+ * theta the contraction of successive corrections and
+ * eta = theta / (1 - theta) (carried over from the last step for the
+ * first iteration), when eta |dZ| <= tol.
+ *
+ * Error estimate (not step doubling, which would triple the work): the
+ * embedded second-order solution x^ = x0 + h (g0 f(t0, x0) + b^_1 F_1 +
+ * b^_2 F_2) with g0 = 1/4, b^ = (3/8, 3/8) (order conditions sum = 1 and
+ * sum b^_i c_i = 1/2, node 0 for f(t0, x0)); x^ - x1 = g0 h f0 + e1 Z_1 +
+ * e2 Z_2 with e = (b^ - b)^T A^-1 = (-9/8, 1/8).  Filtered as Hairer &
+ * Wanner do, err = (I - h g0 J)^-1 (x^ - x1), which stays bounded for
+ * stiff components; when that estimate would reject the step it is
+ * re-evaluated once with f(t0, x0 + err) in place of f0 (their refinement
+ * for the first and rejected steps).  The estimate is O(h^3), so error
+ * control uses the exponent 3. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+static const double RA11 = 5.0 / 12, RA12 = -1.0 / 12;
+static const double RA21 = 3.0 / 4, RA22 = 1.0 / 4;
+static const double RC1 = 1.0 / 3;
+static const double G0 = 0.25, E1 = -9.0 / 8, E2 = 1.0 / 8;
+enum { MAX_NEWTON = 10 };
+/* J is formed anew at the next step when Newton's contraction was slower */
+static const double THETA_REUSE = 0.2;
+
+/* iter_m = LU(I - h (A (x) J)); 0, or -1 if singular. */
+static int factor_stage_matrix(diagc_sim *s, double h) {
+  const int n = s->nxc, nn = 2 * n;
+  const double a[2][2] = {{RA11, RA12}, {RA21, RA22}};
+  const double *jac = s->imp.jac;
+  double *m = s->imp.iter_m;
+  int bi, bj, i, j;
+  for (bi = 0; bi < 2; bi++)
+    for (bj = 0; bj < 2; bj++)
+      for (i = 0; i < n; i++) {
+        double *row = m + (size_t)(bi * n + i) * nn + (size_t)bj * n;
+        for (j = 0; j < n; j++)
+          row[j] = (bi == bj && i == j ? 1.0 : 0.0) - h * a[bi][bj] * jac[(size_t)i * n + j];
+      }
+  s->st.lu_factorizations++;
+  s->imp.lu_h = NAN;
+  if (diagc_lu_factor(m, nn, s->imp.piv) != 0) return -1;
+  s->imp.lu_h = h;
+  return 0;
+}
+
+/* iter_e = LU(I - h g0 J); 0, or -1 if singular. */
+static int factor_error_matrix(diagc_sim *s, double h) {
+  const int n = s->nxc;
+  const double *jac = s->imp.jac;
+  double *m = s->imp.iter_e;
+  int i, j;
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      m[(size_t)i * n + j] = (i == j ? 1.0 : 0.0) - h * G0 * jac[(size_t)i * n + j];
+  s->st.lu_factorizations++;
+  s->imp.lue_h = NAN;
+  if (diagc_lu_factor(m, n, s->imp.piv_e) != 0) return -1;
+  s->imp.lue_h = h;
+  return 0;
+}
+
+/* F_i = f(t0 + c_i h, x0 + Z_i) for both stages; the second stage's time
+ * is exactly t0 + h. */
+static int eval_stages(diagc_sim *s, double t0, double h) {
+  const int n = s->nxc;
+  const double *z = s->imp.z;
+  int st, i, rc;
+  for (st = 0; st < 2; st++) {
+    s->m->set_time(s->ctx, st == 0 ? t0 + RC1 * h : t0 + h);
+    for (i = 0; i < n; i++) s->xt[i] = s->x0[i] + z[st * n + i];
+    diagc_sim_put_xc(s, s->xt);
+    if ((rc = diagc_sim_eval_xcdot(s, s->imp.f + st * n)) != 0) return rc;
+  }
+  return 0;
+}
+
+/* One Newton correction: dz = M^-1 (h (A (x) I) F - Z), Z += dz; returns
+ * the scaled norm max |dz_i| / (1 + |x0_i|) (NaN propagates). */
+static double newton_correct(diagc_sim *s, double h) {
+  const int n = s->nxc;
+  double *z = s->imp.z, *dz = s->imp.dz;
+  const double *f = s->imp.f;
+  double nrm = 0;
+  int i;
+  for (i = 0; i < n; i++) {
+    dz[i] = h * (RA11 * f[i] + RA12 * f[n + i]) - z[i];
+    dz[n + i] = h * (RA21 * f[i] + RA22 * f[n + i]) - z[n + i];
+  }
+  diagc_lu_solve(s->imp.iter_m, 2 * n, s->imp.piv, dz);
+  s->st.newton_iterations++;
+  for (i = 0; i < 2 * n; i++) {
+    const double r = fabs(dz[i]) / (1 + fabs(s->x0[i % n]));
+    z[i] += dz[i];
+    if (!(r <= nrm)) nrm = r;
+  }
+  return nrm;
+}
+
+/* Simplified Newton on the stage equations from Z = 0.  *theta gets the
+ * last contraction factor (0 after one iteration); 1 if converged. */
+static int newton_radau(diagc_sim *s, double t0, double h, double *theta,
+                        int *rc) {
+  const double tol =
+      s->accuracy_in_use * 1e-2 > 1e-13 ? s->accuracy_in_use * 1e-2 : 1e-13;
+  double eta = pow(s->imp.eta > DBL_EPSILON ? s->imp.eta : DBL_EPSILON, 0.8);
+  double prev = 0;
+  int it;
+  *theta = 0;
+  memset(s->imp.z, 0, (size_t)(2 * s->nxc) * sizeof(double));
+  for (it = 0; it < MAX_NEWTON; it++) {
+    double nrm;
+    if ((*rc = eval_stages(s, t0, h)) != 0) return 0;
+    nrm = newton_correct(s, h);
+    if (!isfinite(nrm)) return 0;
+    if (it > 0) {
+      *theta = prev > 0 ? nrm / prev : 0;
+      if (*theta >= 1) return 0; /* diverging */
+      eta = *theta / (1 - *theta);
+    }
+    if (eta * nrm <= tol || nrm == 0) {
+      s->imp.eta = eta;
+      return 1;
+    }
+    prev = nrm;
+  }
+  return 0;
+}
+
+/* The context back at (t0, x0), where f0 = f; a new J there. */
+static int fresh_jacobian(diagc_sim *s, double t0) {
+  s->m->set_time(s->ctx, t0);
+  diagc_sim_put_xc(s, s->x0);
+  s->imp.jac_valid = 1;
+  s->imp.lu_h = s->imp.lue_h = NAN;
+  return diagc_form_jacobian(s, s->k0);
+}
+
+/* Solves the stages, re-forming J and retrying once if Newton fails with
+ * an old J.  *conv = 1 when solved. */
+static int solve_stages(diagc_sim *s, double t0, double h, int *conv) {
+  int fresh = 0, rc = 0;
+  double theta = 0;
+  if (!s->imp.jac_valid) {
+    if ((rc = fresh_jacobian(s, t0)) != 0) return rc;
+    fresh = 1;
+  }
+  for (;;) {
+    *conv = 0;
+    if (s->imp.lu_h == h || factor_stage_matrix(s, h) == 0) {
+      *conv = newton_radau(s, t0, h, &theta, &rc);
+      if (rc != 0) return rc;
+    }
+    if (*conv) break;
+    s->st.newton_failures++;
+    s->imp.eta = 1.0;
+    if (fresh) return 0;
+    if ((rc = fresh_jacobian(s, t0)) != 0) return rc;
+    fresh = 1;
+  }
+  if (theta > THETA_REUSE) s->imp.jac_valid = 0;
+  return 0;
+}
+
+/* errv = |(I - h g0 J)^-1 (g0 h fs + e1 Z_1 + e2 Z_2)|, its infinity norm
+ * returned (NaN or infinity if the matrix is singular). */
+static double error_estimate(diagc_sim *s, double h, const double *fs) {
+  const int n = s->nxc;
+  const double *z = s->imp.z;
+  double *e = s->xa, m = 0;
+  int i;
+  if (s->imp.lue_h != h && factor_error_matrix(s, h) != 0) return INFINITY;
+  for (i = 0; i < n; i++) e[i] = G0 * h * fs[i] + (E1 * z[i] + E2 * z[n + i]);
+  diagc_lu_solve(s->imp.iter_e, n, s->imp.piv_e, e);
+  for (i = 0; i < n; i++) {
+    s->errv[i] = fabs(e[i]);
+    if (!(s->errv[i] <= m)) m = s->errv[i];
+  }
+  return m;
+}
+
+/* The error estimate, refined with f(t0, x0 + err) if it would reject. */
+static int estimate_error(diagc_sim *s, double t0, double h) {
+  const int n = s->nxc;
+  int i, rc;
+  double m = error_estimate(s, h, s->k0);
+  if (!(m > s->accuracy_in_use) || !isfinite(m)) return 0;
+  s->m->set_time(s->ctx, t0);
+  for (i = 0; i < n; i++) s->xb[i] = s->x0[i] + s->xa[i];
+  diagc_sim_put_xc(s, s->xb);
+  if ((rc = diagc_sim_eval_xcdot(s, s->fx)) != 0) return rc;
+  error_estimate(s, h, s->fx);
+  return 0;
+}
+
+static int newton_failed(diagc_sim *s, double t0, double h) {
+  int i;
+  if (s->fixed_mode) {
+    s->m->set_time(s->ctx, t0);
+    diagc_sim_put_xc(s, s->x0);
+    diagc_sim_set_err(s,
+                      "radau3: Newton's method did not converge at "
+                      "t = %.17g with step %g",
+                      t0, h);
+    return DIAGC_SIM_E_STEP;
+  }
+  /* an infinite error makes error control shrink the step */
+  for (i = 0; i < s->nxc; i++) s->errv[i] = INFINITY;
+  s->m->set_time(s->ctx, t0 + h);
+  diagc_sim_put_xc(s, s->x0);
+  return 0;
+}
+
+int diagc_step_radau3(diagc_sim *s, double h) {
+  const int n = s->nxc;
+  const double t0 = diagc_sim_ctx_time(s);
+  int i, rc, conv;
+  memcpy(s->x0, diagc_sim_xc(s), (size_t)n * sizeof(double));
+  if ((rc = diagc_sim_eval_xcdot(s, s->k0)) != 0) return rc;
+  if ((rc = solve_stages(s, t0, h, &conv)) != 0) return rc;
+  if (!conv) return newton_failed(s, t0, h);
+  if (!s->fixed_mode && (rc = estimate_error(s, t0, h)) != 0) return rc;
+  for (i = 0; i < n; i++) s->xt[i] = s->x0[i] + s->imp.z[n + i];
+  s->m->set_time(s->ctx, t0 + h);
+  diagc_sim_put_xc(s, s->xt);
+  return 0;
+}
