@@ -17,6 +17,7 @@ void diagc_implicit_free(diagc_implicit *w) {
   free(w->z);
   free(w->nz);
   w->jac = w->iter_m = w->iter_e = w->z = w->f = w->dz = w->nz = NULL;
+  w->zp = w->xend = NULL;
   w->piv = w->piv_e = NULL;
   w->stages = 0;
   w->has_src = 0;
@@ -26,6 +27,7 @@ void diagc_implicit_reset(diagc_implicit *w) {
   w->jac_valid = 0;
   w->lu_h = w->lue_h = NAN;
   w->eta = 1.0;
+  w->tend = NAN;
 }
 
 /* Frees the matrices (not the sparse source's values). */
@@ -51,10 +53,12 @@ int diagc_implicit_alloc(diagc_sim *s, int stages) {
   if (stages > 1) {
     w->iter_e = (double *)calloc(n * n, sizeof(double));
     w->piv_e = (int *)calloc(n, sizeof(int));
-    w->z = (double *)calloc(3 * ns, sizeof(double));
+    w->z = (double *)calloc(4 * ns + n, sizeof(double));
     if (!w->iter_e || !w->piv_e || !w->z) goto oom;
     w->f = w->z + ns;
     w->dz = w->f + ns;
+    w->zp = w->dz + ns;
+    w->xend = w->zp + ns;
   }
   w->stages = stages;
   diagc_implicit_reset(w);

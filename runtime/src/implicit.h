@@ -54,6 +54,9 @@ typedef struct diagc_implicit {
   int *piv_e;
   double *z, *f, *dz;  /* radau3: stage increments, derivatives, Newton
                           corrections (2 nxc each) */
+  double *zp, *xend;   /* radau3: the last converged step's increments (2
+                          nxc) and end state (nxc), for the predictor */
+  double tend, hp;     /* ... its end time and step; tend NaN: none */
   double *nz;          /* the sparse source's values (nnz) */
   diagc_xc_jacobian src;
   int has_src;

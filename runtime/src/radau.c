@@ -41,6 +41,13 @@ static const double G0 = 0.25, E1 = -9.0 / 8, E2 = 1.0 / 8;
 enum { MAX_NEWTON = 10 };
 /* J is formed anew at the next step when Newton's contraction was slower */
 static const double THETA_REUSE = 0.2;
+/* A factored matrix is reused for steps within this ratio of the step it
+ * was formed with (simplified Newton tolerates the difference) */
+static const double LU_KEEP = 1.25;
+
+static int lu_usable(double formed_h, double h) {
+  return h <= formed_h * LU_KEEP && h * LU_KEEP >= formed_h; /* NaN: no */
+}
 
 /* iter_m = LU(I - h (A (x) J)); 0, or -1 if singular. */
 static int factor_stage_matrix(diagc_sim *s, double h) {
@@ -116,17 +123,51 @@ static double newton_correct(diagc_sim *s, double h) {
   return nrm;
 }
 
-/* Simplified Newton on the stage equations from Z = 0.  *theta gets the
- * last contraction factor (0 after one iteration); 1 if converged. */
-static int newton_radau(diagc_sim *s, double t0, double h, double *theta,
-                        int *rc) {
+/* The starting Z: the last step's collocation polynomial (through Z = 0,
+ * Z_1, Z_2 at 0, c_1, 1 in units of its step), extrapolated to this step's
+ * nodes, when this step starts where that one ended (same time and state:
+ * no rejection, update or snap since); otherwise 0. */
+static void predict(diagc_sim *s, double t0, double h, int use) {
+  const int n = s->nxc;
+  const diagc_implicit *w = &s->imp;
+  double *z = w->z;
+  int st, i;
+  if (!use || !(w->tend == t0) ||
+      memcmp(w->xend, s->x0, (size_t)n * sizeof(double)) != 0) {
+    memset(z, 0, (size_t)(2 * n) * sizeof(double));
+    return;
+  }
+  for (st = 0; st < 2; st++) {
+    const double u = 1 + (st == 0 ? RC1 : 1.0) * h / w->hp;
+    const double l1 = u * (u - 1) / (RC1 * (RC1 - 1));
+    const double l2 = u * (u - RC1) / (1 - RC1);
+    for (i = 0; i < n; i++)
+      z[st * n + i] = l1 * w->zp[i] + l2 * w->zp[n + i] - w->zp[n + i];
+  }
+}
+
+/* Keeps this step's Z for the next step's predictor. */
+static void remember(diagc_sim *s, double t1, double h) {
+  const int n = s->nxc;
+  diagc_implicit *w = &s->imp;
+  memcpy(w->zp, w->z, (size_t)(2 * n) * sizeof(double));
+  memcpy(w->xend, s->xt, (size_t)n * sizeof(double));
+  w->tend = t1;
+  w->hp = h;
+}
+
+/* Simplified Newton on the stage equations from the predicted Z (or 0).
+ * *theta gets the last contraction factor (0 after one iteration); 1 if
+ * converged. */
+static int newton_radau(diagc_sim *s, double t0, double h, int use_pred,
+                        double *theta, int *rc) {
   const double tol =
       s->accuracy_in_use * 1e-2 > 1e-13 ? s->accuracy_in_use * 1e-2 : 1e-13;
   double eta = pow(s->imp.eta > DBL_EPSILON ? s->imp.eta : DBL_EPSILON, 0.8);
   double prev = 0;
   int it;
   *theta = 0;
-  memset(s->imp.z, 0, (size_t)(2 * s->nxc) * sizeof(double));
+  predict(s, t0, h, use_pred);
   for (it = 0; it < MAX_NEWTON; it++) {
     double nrm;
     if ((*rc = eval_stages(s, t0, h)) != 0) return 0;
@@ -155,10 +196,10 @@ static int fresh_jacobian(diagc_sim *s, double t0) {
   return diagc_form_jacobian(s, s->k0);
 }
 
-/* Solves the stages, re-forming J and retrying once if Newton fails with
- * an old J.  *conv = 1 when solved. */
+/* Solves the stages, re-forming J and retrying once (from Z = 0) if Newton
+ * fails with an old J.  *conv = 1 when solved. */
 static int solve_stages(diagc_sim *s, double t0, double h, int *conv) {
-  int fresh = 0, rc = 0;
+  int fresh = 0, rc = 0, tries = 0;
   double theta = 0;
   if (!s->imp.jac_valid) {
     if ((rc = fresh_jacobian(s, t0)) != 0) return rc;
@@ -166,8 +207,8 @@ static int solve_stages(diagc_sim *s, double t0, double h, int *conv) {
   }
   for (;;) {
     *conv = 0;
-    if (s->imp.lu_h == h || factor_stage_matrix(s, h) == 0) {
-      *conv = newton_radau(s, t0, h, &theta, &rc);
+    if (lu_usable(s->imp.lu_h, h) || factor_stage_matrix(s, h) == 0) {
+      *conv = newton_radau(s, t0, h, tries++ == 0, &theta, &rc);
       if (rc != 0) return rc;
     }
     if (*conv) break;
@@ -188,7 +229,8 @@ static double error_estimate(diagc_sim *s, double h, const double *fs) {
   const double *z = s->imp.z;
   double *e = s->xa, m = 0;
   int i;
-  if (s->imp.lue_h != h && factor_error_matrix(s, h) != 0) return INFINITY;
+  if (!lu_usable(s->imp.lue_h, h) && factor_error_matrix(s, h) != 0)
+    return INFINITY;
   for (i = 0; i < n; i++) e[i] = G0 * h * fs[i] + (E1 * z[i] + E2 * z[n + i]);
   diagc_lu_solve(s->imp.iter_e, n, s->imp.piv_e, e);
   for (i = 0; i < n; i++) {
@@ -240,6 +282,7 @@ int diagc_step_radau3(diagc_sim *s, double h) {
   if (!conv) return newton_failed(s, t0, h);
   if (!s->fixed_mode && (rc = estimate_error(s, t0, h)) != 0) return rc;
   for (i = 0; i < n; i++) s->xt[i] = s->x0[i] + s->imp.z[n + i];
+  remember(s, t0 + h, h);
   s->m->set_time(s->ctx, t0 + h);
   diagc_sim_put_xc(s, s->xt);
   return 0;
