@@ -8,7 +8,7 @@
  *       For each tolerance TOL (loose to tight): diagc radau3 and
  *       implicit_euler (the latter only for TOL >= IE_MIN_TOL) with
  *       accuracy = TOL, max_step = T, and CVODE with atol = TOL, rtol = 0
- *       (also one decade looser and tighter than the range); "wp" lines:
+ *       (also one decade looser and two tighter than the range); "wp" lines:
  *         wp IMPL TOL best_ms median_ms steps evals error jacobians lus
  *       with the max-norm error of the state at T against CVODE at rtol
  *       1e-12, atol 1e-14 ("ref" line: that reference against one at 1e-11
@@ -183,6 +183,7 @@ int main(int argc, char **argv) {
     np = add(pts, np, "cvode_bdf", tol);
   }
   np = add(pts, np, "cvode_bdf", atof(argv[argc - 1]) / 10);
+  np = add(pts, np, "cvode_bdf", atof(argv[argc - 1]) / 100);
   measure(pts, np, reps, ref);
   for (i = 0; i < np; i++)
     printf("wp %s %g %.3f %.3f %ld %ld %.3g %ld %ld\n", pts[i].impl,
