@@ -15,9 +15,11 @@ void diagc_implicit_free(diagc_implicit *w) {
   free(w->iter_e);
   free(w->piv_e);
   free(w->z);
+  free(w->perm);
   free(w->nz);
   w->jac = w->iter_m = w->iter_e = w->z = w->f = w->dz = w->nz = NULL;
-  w->zp = w->xend = NULL;
+  w->zp = w->xend = w->pb = NULL;
+  w->perm = w->inv = w->deg = NULL;
   w->piv = w->piv_e = NULL;
   w->stages = 0;
   w->has_src = 0;
@@ -53,12 +55,16 @@ int diagc_implicit_alloc(diagc_sim *s, int stages) {
   if (stages > 1) {
     w->iter_e = (double *)calloc(n * n, sizeof(double));
     w->piv_e = (int *)calloc(n, sizeof(int));
-    w->z = (double *)calloc(4 * ns + n, sizeof(double));
-    if (!w->iter_e || !w->piv_e || !w->z) goto oom;
+    w->z = (double *)calloc(5 * ns + n, sizeof(double));
+    w->perm = (int *)calloc(3 * n, sizeof(int));
+    if (!w->iter_e || !w->piv_e || !w->z || !w->perm) goto oom;
+    w->inv = w->perm + n;
+    w->deg = w->inv + n;
     w->f = w->z + ns;
     w->dz = w->f + ns;
     w->zp = w->dz + ns;
     w->xend = w->zp + ns;
+    w->pb = w->xend + n;
   }
   w->stages = stages;
   diagc_implicit_reset(w);

@@ -16,10 +16,14 @@
  *     diagc/model.h); until then tests install one with
  *     diagc_sim_set_xc_jacobian().
  *
- * Linear algebra: J is kept dense (row-major), and the iteration matrices
- * (I - h J for implicit_euler, I - h (A (x) J) for radau3, 2 nxc rows) are
- * factored by a dense LU with partial pivoting: O(nxc^3), fine up to a few
- * hundred states.  A sparse LU over the pattern is future work. */
+ * Linear algebra: J is kept dense (row-major).  implicit_euler factors
+ * I - h J by a dense LU with partial pivoting (O(nxc^3)).  radau3 orders
+ * the states to narrow J's band (reverse Cuthill-McKee on J's nonzeros),
+ * interleaves the two stages, and factors I - h (A (x) J) by a banded LU
+ * over dense storage (band.c): O(nxc b^2) for bandwidth b, the dense cost
+ * when J is dense.  Storage stays (2 nxc)^2, fine up to a few hundred
+ * states; a general sparse LU (fill-reducing ordering, sparse storage) is
+ * future work. */
 #ifndef DIAGC_IMPLICIT_H
 #define DIAGC_IMPLICIT_H
 
@@ -57,6 +61,10 @@ typedef struct diagc_implicit {
   double *zp, *xend;   /* radau3: the last converged step's increments (2
                           nxc) and end state (nxc), for the predictor */
   double tend, hp;     /* ... its end time and step; tend NaN: none */
+  double *pb;          /* radau3: a right-hand side in band order (2 nxc) */
+  int *perm, *inv, *deg; /* radau3: the band ordering of the states (new ->
+                          old, old -> new) and scratch (nxc each) */
+  int kl, ku;          /* ... and J's bandwidths in that ordering */
   double *nz;          /* the sparse source's values (nnz) */
   diagc_xc_jacobian src;
   int has_src;
@@ -87,6 +95,18 @@ int diagc_form_jacobian(struct diagc_sim *s, const double *f0);
 int diagc_lu_factor(double *a, int n, int *piv);
 /* Solves LU y = b in place. */
 void diagc_lu_solve(const double *a, int n, const int *piv, double *b);
+
+/* band.c: the band ordering of J's nonzeros (symmetrized): perm (new ->
+ * old), inv (old -> new), deg scratch (n each); the bandwidths kl (below)
+ * and ku (above the diagonal) of J in that ordering. */
+void diagc_band_order(const double *jac, int n, int *perm, int *inv,
+                      int *deg, int *kl, int *ku);
+/* LU with partial pivoting of the n x n row-major a with kl sub- and ku
+ * super-diagonals, touching only the band (and U's kl more); 0 or -1 if
+ * singular. */
+int diagc_band_lu_factor(double *a, int n, int kl, int ku, int *piv);
+void diagc_band_lu_solve(const double *a, int n, int kl, int ku,
+                         const int *piv, double *b);
 
 /* radau.c: one radau3 step of h (the stepper of do_step). */
 int diagc_step_radau3(struct diagc_sim *s, double h);

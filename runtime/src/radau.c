@@ -49,41 +49,76 @@ static int lu_usable(double formed_h, double h) {
   return h <= formed_h * LU_KEEP && h * LU_KEEP >= formed_h; /* NaN: no */
 }
 
-/* iter_m = LU(I - h (A (x) J)); 0, or -1 if singular. */
+/* The linear systems are solved in band order: state i is at position
+ * inv[i], and stage st of state i at 2 inv[i] + st (interleaved). */
+
+/* iter_m = LU(I - h (A (x) J)) in band order; 0, or -1 if singular. */
 static int factor_stage_matrix(diagc_sim *s, double h) {
+  const diagc_implicit *w = &s->imp;
   const int n = s->nxc, nn = 2 * n;
   const double a[2][2] = {{RA11, RA12}, {RA21, RA22}};
-  const double *jac = s->imp.jac;
-  double *m = s->imp.iter_m;
+  double *m = w->iter_m;
   int bi, bj, i, j;
-  for (bi = 0; bi < 2; bi++)
-    for (bj = 0; bj < 2; bj++)
-      for (i = 0; i < n; i++) {
-        double *row = m + (size_t)(bi * n + i) * nn + (size_t)bj * n;
-        for (j = 0; j < n; j++)
-          row[j] = (bi == bj && i == j ? 1.0 : 0.0) - h * a[bi][bj] * jac[(size_t)i * n + j];
-      }
+  memset(m, 0, (size_t)nn * (size_t)nn * sizeof(double));
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++) {
+      const double jij = w->jac[(size_t)i * n + j];
+      if (jij == 0 && i != j) continue;
+      for (bi = 0; bi < 2; bi++)
+        for (bj = 0; bj < 2; bj++)
+          m[(size_t)(2 * w->inv[i] + bi) * nn + (size_t)(2 * w->inv[j] + bj)] =
+              (bi == bj && i == j ? 1.0 : 0.0) - h * a[bi][bj] * jij;
+    }
   s->st.lu_factorizations++;
   s->imp.lu_h = NAN;
-  if (diagc_lu_factor(m, nn, s->imp.piv) != 0) return -1;
+  if (diagc_band_lu_factor(m, nn, 2 * w->kl + 1, 2 * w->ku + 1, w->piv) != 0)
+    return -1;
   s->imp.lu_h = h;
   return 0;
 }
 
-/* iter_e = LU(I - h g0 J); 0, or -1 if singular. */
+/* iter_e = LU(I - h g0 J) in band order; 0, or -1 if singular. */
 static int factor_error_matrix(diagc_sim *s, double h) {
+  const diagc_implicit *w = &s->imp;
   const int n = s->nxc;
-  const double *jac = s->imp.jac;
-  double *m = s->imp.iter_e;
+  double *m = w->iter_e;
   int i, j;
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++)
-      m[(size_t)i * n + j] = (i == j ? 1.0 : 0.0) - h * G0 * jac[(size_t)i * n + j];
+      m[(size_t)w->inv[i] * n + w->inv[j]] =
+          (i == j ? 1.0 : 0.0) - h * G0 * w->jac[(size_t)i * n + j];
   s->st.lu_factorizations++;
   s->imp.lue_h = NAN;
-  if (diagc_lu_factor(m, n, s->imp.piv_e) != 0) return -1;
+  if (diagc_band_lu_factor(m, n, w->kl, w->ku, w->piv_e) != 0) return -1;
   s->imp.lue_h = h;
   return 0;
+}
+
+/* Solves iter_m y = r for r = (r_1, r_2) (stages, 2 nxc) in place. */
+static void solve_stage_matrix(diagc_sim *s, double *r) {
+  const diagc_implicit *w = &s->imp;
+  const int n = s->nxc;
+  int i;
+  for (i = 0; i < n; i++) {
+    w->pb[2 * w->inv[i]] = r[i];
+    w->pb[2 * w->inv[i] + 1] = r[n + i];
+  }
+  diagc_band_lu_solve(w->iter_m, 2 * n, 2 * w->kl + 1, 2 * w->ku + 1, w->piv,
+                      w->pb);
+  for (i = 0; i < n; i++) {
+    r[i] = w->pb[2 * w->inv[i]];
+    r[n + i] = w->pb[2 * w->inv[i] + 1];
+  }
+}
+
+/* Solves iter_e y = r (nxc) in place. */
+static void solve_error_matrix(diagc_sim *s, double *r) {
+  const diagc_implicit *w = &s->imp;
+  const int n = s->nxc;
+  int i;
+  for (i = 0; i < n; i++) w->pb[w->inv[i]] = r[i];
+  diagc_band_lu_solve(w->iter_e, n, w->kl, w->ku, w->piv_e, w->pb);
+  for (i = 0; i < n; i++) r[i] = w->pb[w->inv[i]];
 }
 
 /* F_i = f(t0 + c_i h, x0 + Z_i) for both stages; the second stage's time
@@ -113,7 +148,7 @@ static double newton_correct(diagc_sim *s, double h) {
     dz[i] = h * (RA11 * f[i] + RA12 * f[n + i]) - z[i];
     dz[n + i] = h * (RA21 * f[i] + RA22 * f[n + i]) - z[n + i];
   }
-  diagc_lu_solve(s->imp.iter_m, 2 * n, s->imp.piv, dz);
+  solve_stage_matrix(s, dz);
   s->st.newton_iterations++;
   for (i = 0; i < 2 * n; i++) {
     const double r = fabs(dz[i]) / (1 + fabs(s->x0[i % n]));
@@ -187,13 +222,18 @@ static int newton_radau(diagc_sim *s, double t0, double h, int use_pred,
   return 0;
 }
 
-/* The context back at (t0, x0), where f0 = f; a new J there. */
+/* The context back at (t0, x0), where f0 = f; a new J there, and its band
+ * ordering. */
 static int fresh_jacobian(diagc_sim *s, double t0) {
+  diagc_implicit *w = &s->imp;
+  int rc;
   s->m->set_time(s->ctx, t0);
   diagc_sim_put_xc(s, s->x0);
-  s->imp.jac_valid = 1;
-  s->imp.lu_h = s->imp.lue_h = NAN;
-  return diagc_form_jacobian(s, s->k0);
+  w->jac_valid = 1;
+  w->lu_h = w->lue_h = NAN;
+  if ((rc = diagc_form_jacobian(s, s->k0)) != 0) return rc;
+  diagc_band_order(w->jac, s->nxc, w->perm, w->inv, w->deg, &w->kl, &w->ku);
+  return 0;
 }
 
 /* Solves the stages, re-forming J and retrying once (from Z = 0) if Newton
@@ -232,7 +272,7 @@ static double error_estimate(diagc_sim *s, double h, const double *fs) {
   if (!lu_usable(s->imp.lue_h, h) && factor_error_matrix(s, h) != 0)
     return INFINITY;
   for (i = 0; i < n; i++) e[i] = G0 * h * fs[i] + (E1 * z[i] + E2 * z[n + i]);
-  diagc_lu_solve(s->imp.iter_e, n, s->imp.piv_e, e);
+  solve_error_matrix(s, e);
   for (i = 0; i < n; i++) {
     s->errv[i] = fabs(e[i]);
     if (!(s->errv[i] <= m)) m = s->errv[i];

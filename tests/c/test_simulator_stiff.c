@@ -230,7 +230,45 @@ static void bad_pattern(void) {
   diagc_sim_destroy(sim);
 }
 
+/* The band ordering narrows a scrambled chain's pattern to bandwidth 1,
+ * and the banded LU in that order solves the system as the dense LU does
+ * (also with kl = ku = n - 1 on the unordered matrix). */
+static void band_test(void) {
+  enum { N = 40 };
+  static double jac[N * N], a[N * N], d[N * N];
+  double b[N], bd[N], bb[N], err = 0;
+  int perm[N], inv[N], deg[N], piv[N], pivd[N], lab[N], i, j, kl, ku, r1, r2;
+  for (i = 0; i < N; i++) lab[i] = (i * 17) % N; /* chain node i is state lab[i] */
+  for (i = 0; i < N; i++) {
+    jac[lab[i] * N + lab[i]] = -2.0 - 0.01 * i;
+    if (i > 0) jac[lab[i] * N + lab[i - 1]] = 1.0 + 0.001 * i;
+    if (i < N - 1) jac[lab[i] * N + lab[i + 1]] = 0.5;
+  }
+  diagc_band_order(jac, N, perm, inv, deg, &kl, &ku);
+  for (i = 0; i < N; i++) {
+    b[i] = sin(i + 1.0);
+    for (j = 0; j < N; j++) {
+      const double v = (i == j) - 0.3 * jac[i * N + j];
+      d[i * N + j] = v;
+      a[inv[i] * N + inv[j]] = v;
+    }
+  }
+  for (i = 0; i < N; i++) {
+    bd[i] = b[i];
+    bb[inv[i]] = b[i];
+  }
+  r1 = diagc_lu_factor(d, N, pivd);
+  r2 = diagc_band_lu_factor(a, N, kl, ku, piv);
+  diagc_lu_solve(d, N, pivd, bd);
+  diagc_band_lu_solve(a, N, kl, ku, piv, bb);
+  for (i = 0; i < N; i++) err = fmax(err, fabs(bb[inv[i]] - bd[i]));
+  check(kl == 1 && ku == 1 && r1 == 0 && r2 == 0 && err < 1e-13,
+        "jacobian.band_order_lu", "bandwidths %d %d, difference %.3g", kl, ku,
+        err);
+}
+
 int main(void) {
+  band_test();
   order_test();
   stability_tests();
   accuracy_test();
