@@ -7,8 +7,11 @@
  * the stage increments Z_i = X_i - x0 the stage equations are
  *   Z = h (A (x) I) F(Z),   F_i = f(t0 + c_i h, x0 + Z_i),
  * and x1 = x0 + Z_2 (b is A's last row).  Newton's method on them uses the
- * 2 nxc x 2 nxc iteration matrix I - h (A (x) J), factored by dense LU,
- * with J from the Jacobian source (implicit.h).  J is frozen: it is kept
+ * 2 nxc x 2 nxc iteration matrix I - h (A (x) J), the stages interleaved
+ * and the states in a band ordering of J (band.c), factored by a banded
+ * LU, with J from the Jacobian source (implicit.h).  Newton starts from
+ * the last step's collocation polynomial, extrapolated, and a factored
+ * matrix serves steps within a factor 1.25 of its own.  J is frozen: it is kept
  * across steps (and step-size changes, which only refactor) while Newton
  * contracts fast, formed anew at the step start after a slow convergence
  * and when Newton fails with an old J (the step is then retried); a
