@@ -14,8 +14,8 @@
  * matrix serves steps within a factor 1.25 of its own.  J is frozen: it is kept
  * across steps (and step-size changes, which only refactor) while Newton
  * contracts fast, formed anew at the step start after a slow convergence
- * and when Newton fails with an old J (the step is then retried); a
- * failure with a fresh J makes error control shrink the step (an
+ * and when Newton fails (the step is then retried once from Z = 0 with a
+ * fresh J); a second failure makes error control shrink the step (an
  * infinite error estimate).  Newton stops by Hairer's rate test: with
  * theta the contraction of successive corrections and
  * eta = theta / (1 - theta) (carried over from the last step for the
@@ -239,26 +239,27 @@ static int fresh_jacobian(diagc_sim *s, double t0) {
   return 0;
 }
 
-/* Solves the stages, re-forming J and retrying once (from Z = 0) if Newton
- * fails with an old J.  *conv = 1 when solved. */
+/* Solves the stages: from the predicted Z with the current J, then, if
+ * Newton fails, once more from Z = 0 with a fresh J (formed now unless it
+ * already is).  *conv = 1 when solved. */
 static int solve_stages(diagc_sim *s, double t0, double h, int *conv) {
-  int fresh = 0, rc = 0, tries = 0;
+  int fresh = 0, rc = 0, tries;
   double theta = 0;
   if (!s->imp.jac_valid) {
     if ((rc = fresh_jacobian(s, t0)) != 0) return rc;
     fresh = 1;
   }
-  for (;;) {
+  for (tries = 0;; tries++) {
     *conv = 0;
     if (lu_usable(s->imp.lu_h, h) || factor_stage_matrix(s, h) == 0) {
-      *conv = newton_radau(s, t0, h, tries++ == 0, &theta, &rc);
+      *conv = newton_radau(s, t0, h, tries == 0, &theta, &rc);
       if (rc != 0) return rc;
     }
     if (*conv) break;
     s->st.newton_failures++;
     s->imp.eta = 1.0;
-    if (fresh) return 0;
-    if ((rc = fresh_jacobian(s, t0)) != 0) return rc;
+    if (tries == 1) return 0;
+    if (!fresh && (rc = fresh_jacobian(s, t0)) != 0) return rc;
     fresh = 1;
   }
   if (theta > THETA_REUSE) s->imp.jac_valid = 0;
