@@ -35,6 +35,7 @@ const diagc_integrator_desc diagc_integrators[DIAGC_N_INTEGRATORS] = {
     {"bogacki_shampine3", 1, 3},
     {"dormand_prince54", 1, 5},
     {"implicit_euler", 1, 2},
+    {"radau3", 1, 3},
 };
 
 int diagc_find_integrator(const char *name) {
@@ -54,22 +55,17 @@ void diagc_sim_reset_integrator_stats(diagc_sim *s) {
   s->st.largest_step = NAN;
   s->st.smallest_adapted_step = NAN;
   s->st.newton_failures = 0;
+  s->st.jacobian_evals = 0;
+  s->st.lu_factorizations = 0;
+  s->st.newton_iterations = 0;
+  /* radau3 forms a new Jacobian at its next step */
+  diagc_implicit_reset(&s->imp);
 }
 
 int diagc_integrator_alloc(diagc_sim *s) {
-  size_t n = (size_t)(s->nxc > 0 ? s->nxc : 1);
-  if (s->integ != DIAGC_INT_IMPLICIT_EULER || s->jac) return 0;
-  s->jac = (double *)calloc(n * n, sizeof(double));
-  s->iter_m = (double *)calloc(n * n, sizeof(double));
-  s->piv = (int *)calloc(n, sizeof(int));
-  if (!s->jac || !s->iter_m || !s->piv) {
-    free(s->jac);
-    free(s->iter_m);
-    free(s->piv);
-    s->jac = s->iter_m = NULL;
-    s->piv = NULL;
-    return DIAGC_SIM_E_NOMEM;
-  }
+  diagc_implicit_reset(&s->imp);
+  if (s->integ == DIAGC_INT_IMPLICIT_EULER) return diagc_implicit_alloc(s, 1);
+  if (s->integ == DIAGC_INT_RADAU3) return diagc_implicit_alloc(s, 2);
   return 0;
 }
 
@@ -140,6 +136,10 @@ static int eval_xcdot(diagc_sim *s, double *out) {
   }
   vcopy(out, d, s->nxc);
   return 0;
+}
+
+int diagc_sim_eval_xcdot(diagc_sim *s, double *out) {
+  return eval_xcdot(s, out);
 }
 
 /* First-same-as-last: the first stage of an FSAL step reuses the last
@@ -564,89 +564,22 @@ static int step_dp54(diagc_sim *s, double h) {
 /* ---- implicit Euler ------------------------------------------------------
  * x1 = x0 + h f(t0 + h, x1), solved by Newton's method on
  * g(x) = x - x0 - h f(t0 + h, x) with the iteration matrix I - h J, where J
- * is a forward-difference Jacobian of f.  J is formed at (t0, x0) once per
+ * comes from the Jacobian source (implicit.h: forward differences, or the
+ * model's sparse Jacobian).  J is formed at (t0, x0) once per
  * step; if Newton does not converge it is re-formed at the last iterate
  * and the solve is retried once.  Error control takes the step as one step
  * of h and two of h/2 and propagates the two half steps (step doubling). */
 
-/* Forward-difference Jacobian at the context (time and xc), f0 = f there. */
-static int form_jacobian(diagc_sim *s, const double *f0) {
-  int i, j, n = s->nxc, rc;
-  const double sq = sqrt(DBL_EPSILON);
-  memcpy(s->xb, xc_now(s), (size_t)n * sizeof(double));
-  for (j = 0; j < n; j++) {
-    const double xj = s->xb[j];
-    double d = sq * (fabs(xj) > 1 ? fabs(xj) : 1);
-    volatile double xp = xj + d; /* representable difference */
-    d = xp - xj;
-    s->xb[j] = xp;
-    put_xc(s, s->xb);
-    if ((rc = eval_xcdot(s, s->fx)) != 0) return rc;
-    for (i = 0; i < n; i++) s->jac[(size_t)i * n + j] = (s->fx[i] - f0[i]) / d;
-    s->xb[j] = xj;
-  }
-  put_xc(s, s->xb);
-  return 0;
-}
-
 /* iter_m = LU(I - h J) with partial pivoting; 0, or -1 if singular. */
 static int factor_iteration_matrix(diagc_sim *s, double h) {
-  int i, j, k, n = s->nxc;
-  double *a = s->iter_m;
+  int i, j, n = s->nxc;
+  double *a = s->imp.iter_m;
+  const double *jac = s->imp.jac;
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++)
-      a[(size_t)i * n + j] = (i == j ? 1.0 : 0.0) - h * s->jac[(size_t)i * n + j];
-  for (k = 0; k < n; k++) {
-    int p = k;
-    double best = fabs(a[(size_t)k * n + k]);
-    for (i = k + 1; i < n; i++) {
-      double v = fabs(a[(size_t)i * n + k]);
-      if (v > best) {
-        best = v;
-        p = i;
-      }
-    }
-    s->piv[k] = p;
-    if (!(best > 0) || !isfinite(best)) return -1;
-    if (p != k) {
-      for (j = 0; j < n; j++) {
-        double t = a[(size_t)k * n + j];
-        a[(size_t)k * n + j] = a[(size_t)p * n + j];
-        a[(size_t)p * n + j] = t;
-      }
-    }
-    for (i = k + 1; i < n; i++) {
-      double l = a[(size_t)i * n + k] / a[(size_t)k * n + k];
-      a[(size_t)i * n + k] = l;
-      if (l != 0)
-        for (j = k + 1; j < n; j++) a[(size_t)i * n + j] -= l * a[(size_t)k * n + j];
-    }
-  }
-  return 0;
-}
-
-/* Solves iter_m * y = b in place. */
-static void lu_solve(const diagc_sim *s, double *b) {
-  int i, j, n = s->nxc;
-  const double *a = s->iter_m;
-  for (i = 0; i < n; i++) {
-    int p = s->piv[i];
-    if (p != i) {
-      double t = b[i];
-      b[i] = b[p];
-      b[p] = t;
-    }
-  }
-  for (i = 1; i < n; i++) {
-    double acc = b[i];
-    for (j = 0; j < i; j++) acc -= a[(size_t)i * n + j] * b[j];
-    b[i] = acc;
-  }
-  for (i = n - 1; i >= 0; i--) {
-    double acc = b[i];
-    for (j = i + 1; j < n; j++) acc -= a[(size_t)i * n + j] * b[j];
-    b[i] = acc / a[(size_t)i * n + i];
-  }
+      a[(size_t)i * n + j] = (i == j ? 1.0 : 0.0) - h * jac[(size_t)i * n + j];
+  s->st.lu_factorizations++;
+  return diagc_lu_factor(a, n, s->imp.piv);
 }
 
 /* Newton iterations for one implicit Euler step of h from xs into xr
@@ -664,7 +597,8 @@ static int newton_ie(diagc_sim *s, double t1, const double *xs, double h,
     put_xc(s, xr);
     if ((rc = eval_xcdot(s, s->fx)) != 0) return rc;
     for (i = 0; i < n; i++) s->dx[i] = -(xr[i] - xs[i] - h * s->fx[i]);
-    lu_solve(s, s->dx);
+    diagc_lu_solve(s->imp.iter_m, n, s->imp.piv, s->dx);
+    s->st.newton_iterations++;
     for (i = 0; i < n; i++) {
       double r = fabs(s->dx[i]) / (1 + fabs(xr[i]));
       xr[i] += s->dx[i];
@@ -707,7 +641,7 @@ static int ie_substep(diagc_sim *s, double t1, const double *xs,
       put_time(s, t1);
       put_xc(s, xr);
       if ((rc = eval_xcdot(s, s->k2)) != 0) return rc;
-      if ((rc = form_jacobian(s, s->k2)) != 0) return rc;
+      if ((rc = diagc_form_jacobian(s, s->k2)) != 0) return rc;
     }
   }
   *conv = 0;
@@ -719,7 +653,7 @@ static int step_implicit_euler(diagc_sim *s, double h) {
   const double t0 = diagc_sim_ctx_time(s);
   vcopy(s->x0, xc_now(s), n);
   if ((rc = eval_xcdot(s, s->k0)) != 0) return rc;
-  if ((rc = form_jacobian(s, s->k0)) != 0) return rc;
+  if ((rc = diagc_form_jacobian(s, s->k0)) != 0) return rc;
   if (s->fixed_mode) {
     if ((rc = ie_substep(s, t0 + h, s->x0, s->k0, h, s->xt, &conv)) != 0)
       return rc;
@@ -771,6 +705,7 @@ static int do_step(diagc_sim *s, double h) {
     case DIAGC_INT_BS3: return step_bs3(s, h);
     case DIAGC_INT_DP54: return step_dp54(s, h);
     case DIAGC_INT_IMPLICIT_EULER: return step_implicit_euler(s, h);
+    case DIAGC_INT_RADAU3: return diagc_step_radau3(s, h);
     default: return step_rk4(s, h);
   }
 }

@@ -124,7 +124,7 @@ static int apply_options(diagc_sim *s, const diagc_sim_options *opt,
                "unknown integrator '%s' (known: explicit_euler, "
                "semi_explicit_euler, runge_kutta2, runge_kutta3, "
                "runge_kutta4, bogacki_shampine3, dormand_prince54, "
-               "implicit_euler)",
+               "implicit_euler, radau3)",
                o.integrator);
     return DIAGC_SIM_E_ARG;
   }
@@ -531,9 +531,7 @@ void diagc_sim_destroy(diagc_sim *s) {
   free(s->sel);
   free(s->log_fired);
   free(s->log_vals);
-  free(s->jac);
-  free(s->iter_m);
-  free(s->piv);
+  diagc_implicit_free(&s->imp);
   free(s->w0);
   free(s->wit_ev_fired);
   free(s->td_next);

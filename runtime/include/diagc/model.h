@@ -193,6 +193,27 @@ typedef struct diagc_model {
   int (*jac_xc)(void *ctx, double *nz);
 } diagc_model;
 
+/* Proposed (issue #16; NOT yet part of the struct above, which changes with
+ * the ABI bump that comes with the coder emitting it): the sparse Jacobian
+ * J = d(xcdot)/d(xc) of calc_derivatives, for the implicit integrators,
+ * as four fields after `timed`:
+ *
+ *   int jac_nnz;              structural nonzeros of J (0: no Jacobian;
+ *                             the integrators use finite differences)
+ *   const int *jac_colptr;    nxc + 1 entries, compressed columns
+ *   const int *jac_rowind;    jac_nnz row indices, sorted within a column
+ *   int (*jac_xc)(void *ctx, double *nz);
+ *                             writes the jac_nnz values at the context's
+ *                             (t, xc, parameters, inputs, discrete state),
+ *                             in pattern order; returns DIAGC_OK or a
+ *                             failure status, like calc_derivatives.
+ *
+ * The pattern follows CasADi's compressed-column convention (colptr[0] =
+ * 0, colptr[nxc] = jac_nnz; column c's rows are rowind[colptr[c] ..
+ * colptr[c+1]-1]).  The runtime side is in place: the simulator's
+ * Jacobian source (runtime/src/implicit.h) takes exactly these four items.
+ */
+
 /* FFI-END */
 
 /* Helpers used by generated code: counters of invalidations. */

@@ -55,7 +55,9 @@ typedef struct diagc_sim_options {
    * "semi_explicit_euler", "runge_kutta2", "runge_kutta4" (fixed step),
    * "bogacki_shampine3", "dormand_prince54" (error-controlled) or
    * "implicit_euler" (Newton iterations on a finite-difference Jacobian;
-   * error control by step doubling).  The string is only read by
+   * error control by step doubling) or "radau3" (3rd-order Radau IIA, L-
+   * stable, simplified Newton with the Jacobian kept while convergence is
+   * fast; embedded error estimate).  The string is only read by
    * create/set_options. */
   const char *integrator;
   double accuracy;       /* target accuracy, default 1e-4 */
@@ -97,8 +99,15 @@ typedef struct diagc_sim_statistics {
                                   control, NaN if none */
   int64_t witness_triggers;    /* steps ended by an isolated witness
                                   crossing */
-  int64_t newton_failures;     /* implicit_euler: Newton iterations that
-                                  did not converge (step retried) */
+  int64_t newton_failures;     /* implicit_euler, radau3: Newton solves
+                                  that did not converge (step retried) */
+  int64_t jacobian_evals;      /* implicit_euler, radau3: Jacobians formed
+                                  (by finite differences: nxc derivative
+                                  evaluations each, counted above too) */
+  int64_t lu_factorizations;   /* implicit_euler, radau3: iteration
+                                  matrices factored */
+  int64_t newton_iterations;   /* implicit_euler, radau3: Newton
+                                  iterations (each one linear solve) */
 } diagc_sim_statistics;
 
 /* Called once per publish instant in which at least one logger fired.
