@@ -11,9 +11,9 @@
  *     the structural nonzeros at the context, in the order of a
  *     compressed-column (CSC) pattern (CasADi's convention: colptr has
  *     nxc + 1 entries, colptr[0] = 0, colptr[nxc] = nnz; rowind[k] is the
- *     row of nonzero k; rows sorted within a column).  The generated
- *     models will provide it through the descriptor (see the proposal in
- *     diagc/model.h); until then tests install one with
+ *     row of nonzero k; rows sorted within a column).  A generated model
+ *     provides it through the descriptor (diagc_model.jac_xc*), installed
+ *     at create; tests install hand-written ones with
  *     diagc_sim_set_xc_jacobian().
  *
  * Linear algebra: J is kept dense (row-major).  implicit_euler factors
@@ -29,9 +29,8 @@
 
 #include "diagc/simulator.h"
 
-/* A model-provided sparse Jacobian of xcdot with respect to xc: the same
- * shape as the proposed descriptor fields (jac_nnz, jac_colptr,
- * jac_rowind, jac_xc). */
+/* A model-provided sparse Jacobian of xcdot with respect to xc: the
+ * descriptor's fields jac_xc_nnz, jac_xc_colptr, jac_xc_rowind, jac_xc. */
 typedef struct diagc_xc_jacobian {
   int nnz;
   const int *colptr;   /* nxc + 1 */

@@ -480,6 +480,23 @@ static int order_events(diagc_sim *s) {
   return 0;
 }
 
+/* The model's generated d xcdot / d xc (diagc_model.jac_xc), when it has
+ * one, is the implicit integrators' Jacobian source; a model without it
+ * leaves them on finite differences. */
+static int install_model_jacobian(diagc_sim *s, char *err, size_t errlen) {
+  const diagc_model *m = s->m;
+  diagc_xc_jacobian j;
+  int rc;
+  if (!m->jac_xc) return 0;
+  j.nnz = m->jac_xc_nnz;
+  j.colptr = m->jac_xc_colptr;
+  j.rowind = m->jac_xc_rowind;
+  j.jac_xc = m->jac_xc;
+  rc = diagc_sim_set_xc_jacobian(s, &j);
+  if (rc != 0) set_errbuf(err, errlen, "model '%s': %s", m->name, s->err);
+  return rc;
+}
+
 diagc_sim *diagc_sim_create_ex(const diagc_model *m,
                                const diagc_sim_options *opt, char *err,
                                size_t errlen) {
@@ -507,6 +524,10 @@ diagc_sim *diagc_sim_create_ex(const diagc_model *m,
 
   m->init(s->ctx);
   diagc_sim_reset_integrator_stats(s);
+  if (install_model_jacobian(s, err, errlen) != 0) {
+    diagc_sim_destroy(s);
+    return NULL;
+  }
   return s;
 
 oom:

@@ -185,34 +185,17 @@ typedef struct diagc_model {
   /* d xcdot / d xc, generated (docs/jacobians.md): jac_xc fills the
      jac_xc_nnz structural nonzeros in compressed columns (row indices of
      column j: jac_xc_rowind[jac_xc_colptr[j] .. jac_xc_colptr[j + 1])).
-     NULL (and nnz 0) when a calc on the derivative path is outside the
-     differentiable subset. */
+     Rows are sorted within a column.  jac_xc writes the values at the
+     context's (t, xc, parameters, inputs, discrete state) and returns
+     DIAGC_OK or a failure status, like calc_derivatives.  NULL (and nnz
+     0) when a calc on the derivative path is outside the differentiable
+     subset; the simulator's implicit integrators then use finite
+     differences. */
   int jac_xc_nnz;
   const int *jac_xc_colptr;        /* nxc + 1 */
   const int *jac_xc_rowind;        /* jac_xc_nnz */
   int (*jac_xc)(void *ctx, double *nz);
 } diagc_model;
-
-/* Proposed (issue #16; NOT yet part of the struct above, which changes with
- * the ABI bump that comes with the coder emitting it): the sparse Jacobian
- * J = d(xcdot)/d(xc) of calc_derivatives, for the implicit integrators,
- * as four fields after `timed`:
- *
- *   int jac_nnz;              structural nonzeros of J (0: no Jacobian;
- *                             the integrators use finite differences)
- *   const int *jac_colptr;    nxc + 1 entries, compressed columns
- *   const int *jac_rowind;    jac_nnz row indices, sorted within a column
- *   int (*jac_xc)(void *ctx, double *nz);
- *                             writes the jac_nnz values at the context's
- *                             (t, xc, parameters, inputs, discrete state),
- *                             in pattern order; returns DIAGC_OK or a
- *                             failure status, like calc_derivatives.
- *
- * The pattern follows CasADi's compressed-column convention (colptr[0] =
- * 0, colptr[nxc] = jac_nnz; column c's rows are rowind[colptr[c] ..
- * colptr[c+1]-1]).  The runtime side is in place: the simulator's
- * Jacobian source (runtime/src/implicit.h) takes exactly these four items.
- */
 
 /* FFI-END */
 
