@@ -1,8 +1,10 @@
 -- cdiff/stage.lua: the differentiation stage of the pipeline (after
 -- check/c_text.lua, before flatten).  Analyzes, once per leaf type, every
 -- calc whose value can enter a Jacobian (output ports, cache entries,
--- derivatives, energies: every calc but events'); raises nothing: whether a calc outside the differentiable
--- subset is an error depends on whether a Jacobian needs it.
+-- derivatives, energies: every calc but events').  A calc outside the
+-- differentiable subset is no error here (whether it is depends on
+-- whether a Jacobian needs it); a calc in it that can leave an element of
+-- its outputs unwritten is one, at its spec line.
 --
 -- Adds to each such calc:
 --   calc.diff = { r = the analysis (cdiff/init.lua: pattern, jacobian()) }
@@ -10,6 +12,8 @@
 -- With no host lexer (plain LuaJIT) nothing is added.
 local cdiff = require("diagc.cdiff")
 local iface = require("diagc.cdiff.iface")
+local errors = require("diagc.errors")
+local scope = require("diagc.check.scope")
 
 local M = {}
 
@@ -31,11 +35,35 @@ local function analyze(lt, calc, lex)
     loc = cdiff.location(problem, calc.body_loc, locs) }
 end
 
+-- A calc owns every element of its outputs: one it may leave unwritten
+-- (or reads before writing) would hold a stale value.  Checked wherever
+-- the body is in the differentiable subset (an update's x_next may keep
+-- its value, as Drake's state updates do: no finding).
+local MUST = { never_written = true, maybe_unwritten = true, read_before_write = true }
+local FIX = {
+  never_written = "assign it in the body",
+  maybe_unwritten = "assign it on every path (e.g. before the if, or in both branches)",
+  read_before_write = "assign it before reading it, or read a local instead",
+}
+
+local function check_writes(lt, calc)
+  for _, f in ipairs(calc.diff.r.findings) do
+    if MUST[f.kind] then
+      local _, locs = preamble_texts(lt)
+      errors.raise(cdiff.location(f, calc.body_loc, locs), "the calc of %s of leaf \"%s\": %s; %s",
+        scope.what_calc(lt, calc), lt.name, f.message, FIX[f.kind])
+    end
+  end
+end
+
 function M.run(model, lex)
   if not lex then return end
   for _, lt in ipairs(model.leaf_types) do
     for _, calc in ipairs(lt.calcs) do
-      if calc.kind ~= "event" then calc.diff = analyze(lt, calc, lex) end
+      if calc.kind ~= "event" then
+        calc.diff = analyze(lt, calc, lex)
+        if calc.diff.r then check_writes(lt, calc) end
+      end
     end
   end
 end

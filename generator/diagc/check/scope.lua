@@ -122,7 +122,8 @@ local function namespace(leaf)
   return ns
 end
 
-local function what_calc(leaf, calc)
+-- "output port 'y'", "derivatives", ...: how messages name a calc
+function M.what_calc(leaf, calc)
   if calc.kind == "output" then return "output port '" .. calc.name .. "'" end
   if calc.kind == "cache" then return "cache entry '" .. calc.name .. "'" end
   if calc.kind == "event" then return "event '" .. calc.name .. "'" end
@@ -157,7 +158,7 @@ function M.check_body(leaf, calc, params, lex)
   if not lex then return end
   local loc_of = c_code.loc_mapper(calc.body_loc)
   local toks = c_code.check_statements(calc.body,
-    { what = "the calc of " .. what_calc(leaf, calc), loc_of = loc_of }, lex)
+    { what = "the calc of " .. M.what_calc(leaf, calc), loc_of = loc_of }, lex)
   local inscope = {}
   for _, p in ipairs(params) do inscope[p.name] = true end
   local ns = namespace(leaf)
@@ -180,22 +181,22 @@ function M.check_body(leaf, calc, params, lex)
       local loc = loc_of(tk.line, tk.col)
       if n.absent then
         errors.raise(loc, "%s of leaf \"%s\" uses '%s', but the leaf has no continuous state %s; "
-          .. "declare %s in its continuous_state or remove the use", what_calc(leaf, calc), leaf.name,
+          .. "declare %s in its continuous_state or remove the use", M.what_calc(leaf, calc), leaf.name,
           tk.text, n.absent, n.absent)
       end
       local base = tk.text:match("^(.*)_next$")
       if base and calc.kind == "event" and calc.event_kind ~= "publish" then
         errors.raise(loc, "%s of leaf \"%s\" writes '%s', but '%s' is not in its writes {%s}; "
-          .. "add \"%s\" to writes", what_calc(leaf, calc), leaf.name, tk.text, base,
+          .. "add \"%s\" to writes", M.what_calc(leaf, calc), leaf.name, tk.text, base,
           table.concat(calc.writes or {}, ", "), base)
       end
       if n.never then
-        errors.raise(loc, "%s of leaf \"%s\" reads '%s' (%s): %s", what_calc(leaf, calc), leaf.name,
+        errors.raise(loc, "%s of leaf \"%s\" reads '%s' (%s): %s", M.what_calc(leaf, calc), leaf.name,
           tk.text, n.what, n.never)
       end
       local fix = "\"" .. n.fix .. "\"" .. (n.alt and (" or \"" .. n.alt .. "\"") or "")
       errors.raise(loc, "%s of leaf \"%s\" reads '%s' (%s), which its prerequisites {%s} do not "
-        .. "grant; add %s to its prerequisites", what_calc(leaf, calc), leaf.name, tk.text, n.what,
+        .. "grant; add %s to its prerequisites", M.what_calc(leaf, calc), leaf.name, tk.text, n.what,
         table.concat(calc.prereqs, ", "), fix)
     end
     prev = tk
