@@ -1,21 +1,24 @@
 /* bench/stiff: work-precision of diagc's stiff integrators (implicit_euler,
- * radau3, with their finite-difference Jacobian) against SUNDIALS CVODE
- * (BDF with its internal difference-quotient Jacobian), all on the same
- * generated model.
+ * radau3, each with the model's generated sparse Jacobian and with finite
+ * differences: IMPL and IMPL_fd) against SUNDIALS CVODE (BDF with its
+ * internal difference-quotient Jacobian: cvode_bdf; with diagc's
+ * generated Jacobian: cvode_bdf_jac), all on the same generated model.
  *
  *   stiff_bench MODEL REPS IE_MIN_TOL TOL...
  *       MODEL: robertson (T = 1e5), vanderpol (T = 3000) or chain (T = 10).
  *       For each tolerance TOL (loose to tight): diagc radau3 and
  *       implicit_euler (the latter only for TOL >= IE_MIN_TOL) with
- *       accuracy = TOL, max_step = T, and CVODE with atol = TOL, rtol = 0
- *       (also one decade looser and two tighter than the range); "wp" lines:
+ *       accuracy = TOL, max_step = T, and both CVODEs with atol = TOL,
+ *       rtol = 0 (also one decade looser and two tighter than the range);
+ *       "wp" lines:
  *         wp IMPL TOL best_ms median_ms steps evals error jacobians lus
  *       with the max-norm error of the state at T against CVODE at rtol
  *       1e-12, atol 1e-14 ("ref" line: that reference against one at 1e-11
  *       and 1e-13).  Then "eq" lines per diagc point:
- *         eq IMPL TOL error cvode_time_at_that_error/diagc_time
- *       (log-log interpolation between the CVODE points that bracket the
- *       error; n/a outside them).  Implementations run round-robin. */
+ *         eq IMPL TOL error cvode_bdf_time/diagc_time cvode_bdf_jac_time/diagc_time
+ *       (CVODE's time at that error: log-log interpolation between its
+ *       points that bracket the error; n/a outside them).  Implementations
+ *       run round-robin. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -49,17 +52,37 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int diagc_run(const char *integ, double tol, double *x, point *p) {
+static int is_cvode(const char *impl) {
+  return strncmp(impl, "cvode_bdf", 9) == 0;
+}
+
+/* IMPL or IMPL_fd: the integrator's name and the Jacobian source. */
+static int diagc_run(const char *impl, double tol, double *x, point *p) {
   diagc_sim_options o;
   diagc_sim_statistics st;
   diagc_sim *sim;
+  char integ[32];
+  size_t len = strlen(impl);
   int rc;
   diagc_sim_options_init(&o);
+  if (len >= sizeof integ) return -1;
+  memcpy(integ, impl, len + 1);
+  if (len > 3 && strcmp(integ + len - 3, "_fd") == 0) {
+    integ[len - 3] = 0;
+    o.jacobian = DIAGC_JACOBIAN_FD;
+  }
   o.integrator = integ;
   o.accuracy = tol;
   o.max_step = T_end;
   sim = diagc_sim_create(model, &o);
   if (!sim) return -1;
+  diagc_sim_stats(sim, &st);
+  if ((o.jacobian == DIAGC_JACOBIAN_MODEL) !=
+      (st.jacobian_source == DIAGC_JACOBIAN_MODEL)) {
+    fprintf(stderr, "%s: the model has no generated Jacobian\n", impl);
+    diagc_sim_destroy(sim);
+    return -1;
+  }
   rc = diagc_sim_advance_to(sim, T_end);
   if (rc != 0) fprintf(stderr, "%s at %g: %s\n", integ, tol, diagc_sim_error(sim));
   memcpy(x, (const char *)diagc_sim_context(sim) + model->xc_offset,
@@ -74,9 +97,11 @@ static int diagc_run(const char *integ, double tol, double *x, point *p) {
 }
 
 static int run_point(point *p, double *x) {
-  if (strcmp(p->impl, "cvode_bdf") == 0) {
-    p->jacs = p->lus = -1;
-    return cvm_run(model, T_end, 0.0, p->tol, x, &p->steps, &p->evals);
+  if (is_cvode(p->impl)) {
+    p->lus = -1;
+    return cvm_run_ex(model, T_end, 0.0, p->tol,
+                      strcmp(p->impl, "cvode_bdf_jac") == 0, x, &p->steps,
+                      &p->evals, &p->jacs);
   }
   return diagc_run(p->impl, p->tol, x, p);
 }
@@ -112,16 +137,17 @@ static void measure(point *pts, int np, int reps, const double *ref) {
   }
 }
 
-/* CVODE's time at error e, interpolated log-log between bracketing points;
- * NaN outside. */
-static double cvode_time_at(const point *pts, int np, double e) {
+/* The time of CVODE variant `cv` at error e, interpolated log-log between
+ * bracketing points; NaN outside. */
+static double cvode_time_at(const point *pts, int np, const char *cv,
+                            double e) {
   int i, j;
   for (i = 0; i < np; i++) {
-    if (strcmp(pts[i].impl, "cvode_bdf") != 0 || !pts[i].ok) continue;
+    if (strcmp(pts[i].impl, cv) != 0 || !pts[i].ok) continue;
     for (j = 0; j < np; j++) {
       const point *a = &pts[i], *b = &pts[j];
       double f;
-      if (strcmp(b->impl, "cvode_bdf") != 0 || !b->ok || b->tol >= a->tol)
+      if (strcmp(b->impl, cv) != 0 || !b->ok || b->tol >= a->tol)
         continue;
       if (!(a->err >= e && b->err <= e) || a->err == b->err) continue;
       if (fabs(log10(b->tol / a->tol) + 1) > 1e-9) continue; /* adjacent */
@@ -176,28 +202,42 @@ int main(int argc, char **argv) {
   }
   printf("ref %s %.3g\n", argv[1], max_err(ref2, ref));
   np = add(pts, np, "cvode_bdf", atof(argv[4]) * 10);
+  np = add(pts, np, "cvode_bdf_jac", atof(argv[4]) * 10);
   for (i = 0; i < ntol; i++) {
     const double tol = atof(argv[4 + i]);
     np = add(pts, np, "radau3", tol);
-    if (tol >= ie_min) np = add(pts, np, "implicit_euler", tol);
+    np = add(pts, np, "radau3_fd", tol);
+    if (tol >= ie_min) {
+      np = add(pts, np, "implicit_euler", tol);
+      np = add(pts, np, "implicit_euler_fd", tol);
+    }
     np = add(pts, np, "cvode_bdf", tol);
+    np = add(pts, np, "cvode_bdf_jac", tol);
   }
-  np = add(pts, np, "cvode_bdf", atof(argv[argc - 1]) / 10);
-  np = add(pts, np, "cvode_bdf", atof(argv[argc - 1]) / 100);
+  for (i = 1; i <= 2; i++) {
+    const double tol = atof(argv[argc - 1]) / pow(10, i);
+    np = add(pts, np, "cvode_bdf", tol);
+    np = add(pts, np, "cvode_bdf_jac", tol);
+  }
   measure(pts, np, reps, ref);
   for (i = 0; i < np; i++)
     printf("wp %s %g %.3f %.3f %ld %ld %.3g %ld %ld\n", pts[i].impl,
            pts[i].tol, pts[i].best, pts[i].med, pts[i].steps, pts[i].evals,
            pts[i].err, pts[i].jacs, pts[i].lus);
   for (i = 0; i < np; i++) {
-    double tc;
-    if (strcmp(pts[i].impl, "cvode_bdf") == 0) continue;
-    tc = pts[i].ok ? cvode_time_at(pts, np, pts[i].err) : NAN;
-    if (isnan(tc))
-      printf("eq %s %g %.3g n/a\n", pts[i].impl, pts[i].tol, pts[i].err);
-    else
-      printf("eq %s %g %.3g %.2f\n", pts[i].impl, pts[i].tol, pts[i].err,
-             tc / pts[i].best);
+    static const char *const cv[2] = {"cvode_bdf", "cvode_bdf_jac"};
+    int k;
+    if (is_cvode(pts[i].impl)) continue;
+    printf("eq %s %g %.3g", pts[i].impl, pts[i].tol, pts[i].err);
+    for (k = 0; k < 2; k++) {
+      const double tc =
+          pts[i].ok ? cvode_time_at(pts, np, cv[k], pts[i].err) : NAN;
+      if (isnan(tc))
+        printf(" n/a");
+      else
+        printf(" %.2f", tc / pts[i].best);
+    }
+    printf("\n");
   }
   return 0;
 }

@@ -152,6 +152,12 @@ static int apply_options(diagc_sim *s, const diagc_sim_options *opt,
                o.min_step);
     return DIAGC_SIM_E_ARG;
   }
+  if (o.jacobian != DIAGC_JACOBIAN_MODEL && o.jacobian != DIAGC_JACOBIAN_FD) {
+    set_errbuf(err, errlen,
+               "unknown jacobian source %d (known: DIAGC_JACOBIAN_MODEL, "
+               "DIAGC_JACOBIAN_FD)", o.jacobian);
+    return DIAGC_SIM_E_ARG;
+  }
 
   o.integrator = diagc_integrators[integ].name; /* static storage */
   if (integ != s->integ) s->ideal_next = NAN;
@@ -177,10 +183,17 @@ static int apply_options(diagc_sim *s, const diagc_sim_options *opt,
   return 0;
 }
 
+static int install_jacobian_source(diagc_sim *s, char *err, size_t errlen);
+
 int diagc_sim_set_options(diagc_sim *s, const diagc_sim_options *opt) {
   int rc = apply_options(s, opt, s->err, sizeof s->err);
   if (rc == 0 && (rc = diagc_integrator_alloc(s)) != 0)
     diagc_sim_set_err(s, "out of memory for the integrator's matrices");
+  if (rc == 0) {
+    char err[sizeof s->err];
+    rc = install_jacobian_source(s, err, sizeof err);
+    if (rc != 0) diagc_sim_set_err(s, "%s", err);
+  }
   return rc;
 }
 
@@ -480,14 +493,19 @@ static int order_events(diagc_sim *s) {
   return 0;
 }
 
-/* The model's generated d xcdot / d xc (diagc_model.jac_xc), when it has
- * one, is the implicit integrators' Jacobian source; a model without it
- * leaves them on finite differences. */
-static int install_model_jacobian(diagc_sim *s, char *err, size_t errlen) {
+/* The implicit integrators' Jacobian source, per options.jacobian: with
+ * DIAGC_JACOBIAN_MODEL the model's generated d xcdot / d xc
+ * (diagc_model.jac_xc) when it has one (a model without it stays on finite
+ * differences); with DIAGC_JACOBIAN_FD finite differences.  A source that
+ * is already in place is kept (its factorization stays valid). */
+static int install_jacobian_source(diagc_sim *s, char *err, size_t errlen) {
   const diagc_model *m = s->m;
   diagc_xc_jacobian j;
   int rc;
-  if (!m->jac_xc) return 0;
+  if (s->opt.jacobian == DIAGC_JACOBIAN_FD) {
+    return s->imp.has_src ? diagc_sim_set_xc_jacobian(s, NULL) : 0;
+  }
+  if (!m->jac_xc || s->imp.has_src) return 0;
   j.nnz = m->jac_xc_nnz;
   j.colptr = m->jac_xc_colptr;
   j.rowind = m->jac_xc_rowind;
@@ -524,7 +542,7 @@ diagc_sim *diagc_sim_create_ex(const diagc_model *m,
 
   m->init(s->ctx);
   diagc_sim_reset_integrator_stats(s);
-  if (install_model_jacobian(s, err, errlen) != 0) {
+  if (install_jacobian_source(s, err, errlen) != 0) {
     diagc_sim_destroy(s);
     return NULL;
   }
@@ -581,6 +599,8 @@ void diagc_sim_set_progress_callback(diagc_sim *s, diagc_progress_fn fn,
 int diagc_sim_stats(const diagc_sim *s, diagc_sim_statistics *out) {
   if (!s || !out) return DIAGC_SIM_E_ARG;
   *out = s->st;
+  out->jacobian_source =
+      s->imp.has_src ? DIAGC_JACOBIAN_MODEL : DIAGC_JACOBIAN_FD;
   return 0;
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The command line: diagc info (text and JSON), --state and --input against
-# analytic solutions, --stats' smallest step, the checked setters and the
+# analytic solutions, --stats' smallest step, --jacobian model|fd, the checked setters and the
 # bounded advance_to of diagc test's model API, the JSON encoder.
 set -u
 DIAGC=${DIAGC:-bin/diagc}
@@ -51,6 +51,22 @@ if [ "$row" = "0,1,4,7" ]; then ok run.state_discrete; else fail run.state_discr
 $DIAGC run "$tmp/decay.lua" --until 1 --max-step 0.01 --stats >/dev/null 2>"$tmp/err"
 if grep -Eq 'smallest step [0-9.e-]+, largest step 0\.01' "$tmp/err"; then ok run.stats_smallest_step
 else fail run.stats_smallest_step "$(cat "$tmp/err")"; fi
+
+# --jacobian model|fd: the implicit integrators' Jacobian source; both
+# give x(2) = e^{-1} (k = 0.5) within the tolerance, --stats names it
+for src in model fd; do
+  line=$($DIAGC run "$tmp/decay.lua" --until 2 --integrator radau3 --accuracy 1e-8 --jacobian $src \
+    --stats 2>"$tmp/err_$src" | tail -1)
+  x=$(cut -d, -f2 <<<"$line")
+  want="the model's generated Jacobian"; [ $src = fd ] && want="finite differences"
+  if near "$x" "$(awk 'BEGIN { printf "%.17g", exp(-1) }')" 1e-6 && grep -qF "($want)" "$tmp/err_$src"; then
+    ok run.jacobian_$src
+  else fail run.jacobian_$src "$line $(cat "$tmp/err_$src")"; fi
+done
+$DIAGC run "$tmp/decay.lua" --integrator radau3 --jacobian exact >/dev/null 2>"$tmp/err"; rc=$?
+if [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+   grep -qF "unknown jacobian source 'exact' (sources: fd, model)" "$tmp/err"; then ok run.jacobian_unknown
+else fail run.jacobian_unknown "rc $rc: $(cat "$tmp/err")"; fi
 
 # diagc info: text
 $DIAGC info "$tmp/decay.lua" >"$tmp/info.txt" 2>"$tmp/err"

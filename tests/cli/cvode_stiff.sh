@@ -4,17 +4,25 @@
 # (Robertson's kinetics, Van der Pol with mu = 1000) against SUNDIALS CVODE
 # (Debian libsundials-dev) at tight tolerance on the same right-hand side
 # (bench/stiff/cvode_model.h).  The program is tests/cli/cvode_stiff.c.
-# Also: `diagc run --stats` reports the implicit integrators' Jacobians.
+# Also: `diagc run --stats` reports the implicit integrators' Jacobians
+# and their source (--jacobian model|fd).
 set -u
 DIAGC=${DIAGC:-bin/diagc}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if $DIAGC run bench/stiff/specs/robertson.lua --integrator radau3 --until 100 \
-     --max-step 100 --accuracy 1e-8 --stats >"$tmp/out.csv" 2>"$tmp/stats" &&
-   grep -q '^jacobians [1-9][0-9]*, LU factorizations [1-9][0-9]*, newton iterations [1-9]' "$tmp/stats"; then
+# --stats names the Jacobian source: the generated one by default,
+# finite differences with --jacobian fd (same answer, more evaluations)
+for src in model fd; do
+  $DIAGC run bench/stiff/specs/robertson.lua --integrator radau3 --until 100 \
+    --max-step 100 --accuracy 1e-8 --jacobian "$src" --stats >"$tmp/out_$src.csv" 2>"$tmp/stats_$src" || true
+done
+evals() { sed -n 's/.*derivative evaluations \([0-9]*\),.*/\1/p' "$1"; }
+if grep -q "^jacobians [1-9][0-9]* (the model's generated Jacobian), LU factorizations [1-9][0-9]*, newton iterations [1-9]" "$tmp/stats_model" &&
+   grep -q "^jacobians [1-9][0-9]* (finite differences), LU factorizations [1-9]" "$tmp/stats_fd" &&
+   [ "$(evals "$tmp/stats_model")" -lt "$(evals "$tmp/stats_fd")" ]; then
   echo "ok cvode_stiff.run_stats"
 else
-  echo "FAIL cvode_stiff.run_stats: $(tr '\n' ' ' <"$tmp/stats")"
+  echo "FAIL cvode_stiff.run_stats: $(tr '\n' ' ' <"$tmp/stats_model") / $(tr '\n' ' ' <"$tmp/stats_fd")"
 fi
 if ! scripts/install-deps.sh libsundials-dev >"$tmp/install.log" 2>&1; then
   echo "skip cvode_stiff.reference: libsundials-dev could not be installed ($(tail -1 "$tmp/install.log"))"

@@ -41,6 +41,20 @@ expect_exit 2
 expect_error "unknown integrator 'runge_kuta3'; did you mean 'runge_kutta3'\? \(integrators: .*dormand_prince54"
 hdone
 
+hcase options.unknown_jacobian_suggests
+opt_spec
+hrun -- "$DIAGC" run "$T/spec.lua" --integrator radau3 --jacobian modl
+expect_exit 2
+expect_error "unknown jacobian source 'modl'; did you mean 'model'\? \(sources: fd, model\)"
+hdone
+
+hcase options.jacobian_needs_value
+opt_spec
+hrun -- "$DIAGC" run "$T/spec.lua" --jacobian
+expect_exit 2
+expect_error "option --jacobian needs a value"
+hdone
+
 hcase options.param_unknown_system
 opt_spec
 hrun -- "$DIAGC" run "$T/spec.lua" -p pendlum.rate=1

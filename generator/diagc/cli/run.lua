@@ -17,6 +17,7 @@ local FLAGS = {
   ["--accuracy"] = true, ["-p"] = true, ["--stats"] = false, ["--max-step"] = true,
   ["--plot"] = true, ["--progress"] = false, ["--no-progress"] = false,
   ["--state"] = true, ["--input"] = true, ["--no-finite-check"] = false,
+  ["--jacobian"] = true,
 }
 local MULTI = { ["-p"] = true, ["--state"] = true, ["--input"] = true }
 
@@ -136,6 +137,17 @@ local function parse_options(o)
       errors.raise(nil, "%s: give --step (fixed steps) or --max-step (error control), not both", CMD)
     end
     opts.fixed_step, opts.max_step, opts.error_control = h, h, 0
+  end
+  -- the implicit integrators' Jacobian source (docs/simulator.md)
+  local jac = o["--jacobian"]
+  if jac then
+    local known = false
+    for _, name in ipairs(model.JACOBIAN_SOURCES) do known = known or name == jac end
+    if not known then
+      errors.raise(nil, "%s: unknown jacobian source '%s'%s", CMD, cli.show(jac),
+        cli.hint(jac, model.JACOBIAN_SOURCES, "sources"))
+    end
+    opts.jacobian = jac
   end
   -- NaN/inf checks of states and logged values (docs/simulator.md)
   if o["--no-finite-check"] then opts.check_finite = 0 end
@@ -329,8 +341,11 @@ function M.main(args)
       tonumber(st.derivative_evals), st.smallest_step, st.largest_step, host.now() - t0))
     if st.jacobian_evals > 0 then
       io.stderr:write(string.format(
-        "jacobians %d, LU factorizations %d, newton iterations %d, newton failures %d\n",
-        tonumber(st.jacobian_evals), tonumber(st.lu_factorizations),
+        "jacobians %d (%s), LU factorizations %d, newton iterations %d, newton failures %d\n",
+        tonumber(st.jacobian_evals),
+        st.jacobian_source == dffi.const.DIAGC_JACOBIAN_MODEL and "the model's generated Jacobian"
+          or "finite differences",
+        tonumber(st.lu_factorizations),
         tonumber(st.newton_iterations), tonumber(st.newton_failures)))
     end
     if st.witness_triggers > 0 then

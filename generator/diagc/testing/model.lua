@@ -286,13 +286,32 @@ function Context:next_update_time()
 end
 
 ------------------------------------------------------------------ simulator
+-- diagc_sim_options.jacobian by name: the implicit integrators' Jacobian
+-- source (docs/simulator.md)
+M.JACOBIAN_SOURCES = { "model", "fd" }
+local JACOBIAN_CONST = { model = "DIAGC_JACOBIAN_MODEL", fd = "DIAGC_JACOBIAN_FD" }
+-- the name of a diagc_sim_statistics.jacobian_source value
+function M.jacobian_source_name(v)
+  return v == dffi.const.DIAGC_JACOBIAN_MODEL and "model" or "fd"
+end
+
+local function jacobian_option(v)
+  local c = JACOBIAN_CONST[v]
+  if not c then
+    error(string.format("simulator: unknown jacobian source '%s' (known: model, fd)", tostring(v)), 3)
+  end
+  return dffi.const[c]
+end
+
 function Model:simulator(opts)
   opts = opts or {}
   local o = ffi.new("diagc_sim_options")
   ffi.C.diagc_sim_options_init(o)
   local keep = {}
   for k, v in pairs(opts) do
-    if k == "integrator" then keep.name = v; o.integrator = v else o[k] = v end
+    if k == "integrator" then keep.name = v; o.integrator = v
+    elseif k == "jacobian" then o.jacobian = jacobian_option(v)
+    else o[k] = v end
   end
   local err = ffi.new("char[256]")
   local s = ffi.C.diagc_sim_create_ex(self.desc, o, err, 256)

@@ -50,12 +50,20 @@ extern "C" {
  * DIAGC_SIM_E_TIME, advance_to returns DIAGC_SIM_E_STATE until
  * diagc_sim_initialize() is called again. */
 
+/* The implicit integrators' Jacobian source (diagc_sim_options.jacobian,
+ * diagc_sim_statistics.jacobian_source). */
+#define DIAGC_JACOBIAN_MODEL 0 /* the model's generated d xcdot / d xc
+                                  (diagc_model.jac_xc) when it has one,
+                                  finite differences otherwise */
+#define DIAGC_JACOBIAN_FD 1    /* forward finite differences (nxc
+                                  derivative evaluations per Jacobian) */
+
 typedef struct diagc_sim_options {
   /* "runge_kutta3" (default, error-controlled), "explicit_euler",
    * "semi_explicit_euler", "runge_kutta2", "runge_kutta4" (fixed step),
    * "bogacki_shampine3", "dormand_prince54" (error-controlled) or
-   * "implicit_euler" (Newton iterations on a finite-difference Jacobian;
-   * error control by step doubling) or "radau3" (3rd-order Radau IIA, L-
+   * "implicit_euler" (Newton iterations on the Jacobian chosen by
+   * `jacobian`; error control by step doubling) or "radau3" (3rd-order Radau IIA, L-
    * stable, simplified Newton with the Jacobian kept while convergence is
    * fast; embedded error estimate).  The string is only read by
    * create/set_options. */
@@ -79,6 +87,11 @@ typedef struct diagc_sim_options {
                             discrete), the continuous state after each step
                             and every logged output value (before it is
                             logged); 0: skip these checks, for speed */
+  int jacobian;          /* implicit_euler, radau3: DIAGC_JACOBIAN_MODEL
+                            (default: the model's generated Jacobian when
+                            it has one) or DIAGC_JACOBIAN_FD (finite
+                            differences, e.g. to compare); other values are
+                            rejected by create/set_options */
 } diagc_sim_options;
 
 typedef struct diagc_sim_statistics {
@@ -108,6 +121,10 @@ typedef struct diagc_sim_statistics {
                                   matrices factored */
   int64_t newton_iterations;   /* implicit_euler, radau3: Newton
                                   iterations (each one linear solve) */
+  int jacobian_source;         /* the implicit integrators' Jacobian source
+                                  in use: DIAGC_JACOBIAN_MODEL (a sparse
+                                  Jacobian of the model) or
+                                  DIAGC_JACOBIAN_FD */
 } diagc_sim_statistics;
 
 /* Called once per publish instant in which at least one logger fired.
