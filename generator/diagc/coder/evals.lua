@@ -2,9 +2,12 @@
 -- bit test; a miss brings the entry's prerequisites up to date and
 -- computes it.  An entry alone on its eval path (tickets/eval_paths.lua)
 -- evaluates its deps and computes itself; an entry on a longer path hands
--- over to the path's function, which scans back to the last up-to-date
--- entry and computes forward from there.  The root diagram's built-in sums
--- run one flat schedule.  Adds nothing to the model.
+-- over to the path's functions, which find the first stale entry and
+-- compute forward from there, iteratively.  The root diagram's built-in
+-- sums run a flat schedule.  Long paths and schedules are cut into pieces
+-- of at most SEG steps, one function each, so that no generated function
+-- grows with the model (gcc's optimizer is superlinear in a function's
+-- size).  Adds nothing to the model.
 local bit = require("bit")
 local loops = require("diagc.tickets.loops")
 local eval_paths = require("diagc.tickets.eval_paths")
@@ -13,8 +16,8 @@ local args = require("diagc.coder.args")
 
 local M = {}
 
--- steps per single-entry block of a path function
-local BLOCK = 64
+-- steps per path segment and entries per schedule part
+local SEG = 64
 
 -- the statement that computes e's value: its calc, or the sum of its
 -- parts (a diagram's energies); a diagram's xcdot is its children's
@@ -47,10 +50,12 @@ local function emit_compute(K, e, indent, skip)
   C:linef("%sc->valid[%d] |= %s;", indent, w, b)
 end
 
--- whether a path's steps call evals (of deps other than the predecessor)
-local function needs_rc(list)
-  for i, e in ipairs(list) do
-    local skip = i > 1 and e.pred or nil
+-- whether steps a..b (0-based positions) of a path call evals of deps
+-- other than their predecessor
+local function needs_rc(list, a, b)
+  for k = a, b do
+    local e = list[k + 1]
+    local skip = k > 0 and e.pred or nil
     for _, d in ipairs(e.deps) do
       if d.entry ~= skip then return true end
     end
@@ -58,91 +63,185 @@ local function needs_rc(list)
   return false
 end
 
-local function prototypes(K)
+local function nsegments(path) return math.ceil(#path.entries / SEG) end
+
+-- the function of segment s of a path: the path's own name when it has one
+-- segment; else the path's function dispatches to its segments
+local function segment_name(P, path, s)
+  if nsegments(path) == 1 then return string.format("%s__path_%d", P, path.id) end
+  return string.format("%s__path_%d_%d", P, path.id, s)
+end
+
+local function word_of(e) return math.floor(e.index / 64) end
+
+-- The pieces of a long path or schedule stay functions of their own
+-- (inlined into their callers, they would make those long again).
+local function emit_noinline_macro(C, P)
+  C:line("#if defined(__GNUC__)")
+  C:linef("#define %s__NOINLINE __attribute__((noinline))", P)
+  C:line("#else")
+  C:linef("#define %s__NOINLINE", P)
+  C:line("#endif")
+end
+local function noinline(K, path)
+  return nsegments(path) > 1 and (K.P .. "__NOINLINE ") or ""
+end
+
+-- The entries of a path of several segments share one eval function,
+-- P__peval_<path>(c, position); their P__eval_<index> are macros calling it
+-- (except a scheduled entry, which has its own).
+local function shared_eval(e, scheduled) return nsegments(e.path) > 1 and not scheduled[e] end
+
+local function prototypes(K, scheduled)
   local C, P = K.C, K.P
+  for _, path in ipairs(K.F.eval_paths) do
+    if nsegments(path) > 1 then
+      C:linef("static %s__NOINLINE int %s__peval_%d(%s_context *c, int k);", P, P, path.id, P)
+    end
+  end
   for _, e in ipairs(K.F.entries) do
-    C:linef("static int %s__eval_%d(%s_context *c);", P, e.index, P)
+    if shared_eval(e, scheduled) then
+      C:linef("#define %s__eval_%d(c) %s__peval_%d((c), %d)", P, e.index, P, e.path.id, e.pos)
+    else
+      C:linef("static int %s__eval_%d(%s_context *c);", P, e.index, P)
+    end
   end
   for _, path in ipairs(K.F.eval_paths) do
     if #path.entries > 1 then
-      C:linef("static int %s__path_%d(%s_context *c, int to);", P, path.id, P)
+      for s = 0, nsegments(path) - 1 do
+        C:linef("static %sint %s(%s_context *c, int to);", noinline(K, path), segment_name(P, path, s), P)
+      end
+      if nsegments(path) > 1 then
+        C:linef("static %s__NOINLINE int %s__path_%d(%s_context *c, int to);", P, P, path.id, P)
+      end
     end
   end
   C:line()
 end
 
-local function word_of(e) return math.floor(e.index / 64) end
-
--- where to start: the last up-to-date entry before `to`.  The scan tests
--- a run of entries whose valid bits share a word with one AND before
--- testing them one by one.
-local function emit_scan(C, list)
-  local n = #list
-  C:line("  switch (to) {")
-  for k = n - 1, 1, -1 do C:linef("  case %d: goto S%d;", k, k) end
-  C:line("  default: goto B0;")
-  C:line("  }")
+-- The scan back from step b to the first stale entry of a..b (the one
+-- after the last up-to-date entry; entries before a are up to date): at
+-- S<k>, entry k is stale; if k-1 is up to date, the steps start at K<k>.
+-- A run of entries whose valid bits share a word is tested with one AND
+-- first.  S<b> is where the switch on `to` lands by default.
+local function emit_scan(C, list, a, b)
   local run_start = {}
-  for k = 0, n - 1 do
+  for k = a, b do
     local w = word_of(list[k + 1])
-    run_start[k] = (k > 0 and word_of(list[k]) == w) and run_start[k - 1] or k
+    run_start[k] = (k > a and word_of(list[k]) == w) and run_start[k - 1] or k
   end
-  for k = n - 1, 1, -1 do
-    C:linef("S%d:", k)
-    local top, a = k - 1, run_start[k - 1]
-    if top - a + 1 >= 4 and (k == n - 1 or run_start[k] ~= a) then
+  for k = b, a + 1, -1 do
+    if k < b then C:linef("S%d:", k) end
+    local top, ra = k - 1, run_start[k - 1]
+    if top - ra + 1 >= 4 and (k == b or run_start[k] ~= ra) then
       local mask = 0ULL
-      for j = a, top do mask = bit.bor(mask, bit.lshift(1ULL, list[j + 1].index % 64)) end
-      C:linef("  if (!(c->valid[%d] & c->cache_on & UINT64_C(0x%s))) goto %s;", word_of(list[top + 1]),
-        bit.tohex(mask, 16), a == 0 and "B0" or ("S" .. a))
+      for j = ra, top do mask = bit.bor(mask, bit.lshift(1ULL, list[j + 1].index % 64)) end
+      C:linef("  if (!(c->valid[%d] & c->cache_on & UINT64_C(0x%s))) goto %s%d;", word_of(list[top + 1]),
+        bit.tohex(mask, 16), ra == a and "K" or "S", ra)
     end
-    C:linef("  if (%s) goto %s%d;", names.valid_test(list[k]), k % BLOCK == 0 and "B" or "L", k)
+    C:linef("  if (%s) goto K%d;", names.valid_test(list[k]), k)
   end
 end
 
--- Two copies of the steps.  The straight copy is entered only at its top
--- or at a block boundary (every BLOCK steps: label B<k>), so the compiler
--- keeps each value in registers for the next step instead of reloading it
--- from the cache.  The ladder copy (L<k>) starts just after the last
--- up-to-date entry and runs to the end of that block, then continues in
--- the straight copy.
-local function emit_steps(K, list)
-  local C, n = K.C, #list
-  local function step(k, indent)
-    local e = list[k + 1]
-    emit_compute(K, e, indent, k > 0 and e.pred or nil)
-    if k < n - 1 then C:linef("%sif (to == %d) return 0;", indent, k) end
+-- Segment s of a path: steps a..b.  Called with every entry before a up
+-- to date, it computes the stale entries among a..min(to, b), in order.
+-- Each step is written once; the compiler still keeps a value in
+-- registers from one step to the next (the labels only add entry edges).
+local function emit_segment(K, path, s)
+  local C, P, list = K.C, K.P, path.entries
+  local n = #list
+  local a = s * SEG
+  local b = math.min(n - 1, a + SEG - 1)
+  C:linef("static %sint %s(%s_context *c, int to)", noinline(K, path), segment_name(P, path, s), P)
+  C:line("{")
+  if needs_rc(list, a, b) then C:line("  int rc;") end
+  if a < b then
+    C:line("  switch (to) {")
+    C:linef("  case %d: goto K%d;", a, a)
+    for k = a + 1, b - 1 do C:linef("  case %d: goto S%d;", k, k) end
+    C:line("  default: break;")
+    C:line("  }")
   end
-  for k = 0, n - 1 do
-    if k % BLOCK == 0 then C:linef("B%d: /* %s */", k, loops.entry_path(list[k + 1]))
-    else C:linef("  /* %s */", loops.entry_path(list[k + 1])) end
-    step(k, "  ")
+  -- asked for an entry past this segment: nothing to do here if its last
+  -- entry is up to date
+  if b < n - 1 then C:linef("  if (%s) return 0;", names.valid_test(list[b + 1])) end
+  if a < b then C:line("  /* scan back to the first stale entry; the steps (each written once) start there */") end
+  emit_scan(C, list, a, b)
+  for k = a, b do
+    local e = list[k + 1]
+    if a < b then C:linef("K%d: /* %s */", k, loops.entry_path(e))
+    else C:linef("  /* %s */", loops.entry_path(e)) end
+    emit_compute(K, e, "  ", k > 0 and e.pred or nil)
+    if k < b then C:linef("  if (to == %d) return 0;", k) end
   end
   C:line("  return 0;")
-  for k = 1, n - 1 do
-    if k % BLOCK ~= 0 then
-      C:linef("L%d: /* %s */", k, loops.entry_path(list[k + 1]))
-      step(k, "  ")
-      if k == n - 1 then C:line("  return 0;")
-      elseif (k + 1) % BLOCK == 0 then C:linef("  goto B%d;", k + 1) end
-    end
+  C:line("}")
+  C:line()
+end
+
+-- A path of several segments: find the segment holding the first stale
+-- entry (testing each segment's first entry, from `to`'s segment down),
+-- then run the segments from there up to `to`'s, one after the other.
+local function emit_dispatch(K, path)
+  local C, P, list = K.C, K.P, path.entries
+  local nseg = nsegments(path)
+  C:linef("static %s__NOINLINE int %s__path_%d(%s_context *c, int to)", P, P, path.id, P)
+  C:line("{")
+  C:line("  int rc;")
+  C:linef("  switch (to / %d) {", SEG)
+  for s = nseg - 1, 1, -1 do C:linef("  case %d: goto T%d;", s, s) end
+  C:line("  default: goto G0;")
+  C:line("  }")
+  for s = nseg - 1, 1, -1 do
+    C:linef("T%d:", s)
+    C:linef("  if (%s) goto G%d;", names.valid_test(list[s * SEG + 1]), s)
   end
+  for s = 0, nseg - 2 do
+    C:linef("G%d:", s)
+    C:linef("  if ((rc = %s(c, to)) != 0 || to < %d) return rc;", segment_name(P, path, s), (s + 1) * SEG)
+  end
+  C:linef("G%d:", nseg - 1)
+  C:linef("  return %s(c, to);", segment_name(P, path, nseg - 1))
+  C:line("}")
+  C:line()
+end
+
+-- the eval function shared by the entries of a path of several segments:
+-- the entry at position k is P__path_<id>_entries[k]
+local function emit_shared_eval(K, path)
+  local C, P = K.C, K.P
+  local idx = {}
+  for i, e in ipairs(path.entries) do idx[i] = tostring(e.index) end
+  C:linef("static const unsigned %s__path_%d_entries[%d] = {", P, path.id, #idx)
+  for i = 1, #idx, 16 do
+    C:linef("  %s%s", table.concat(idx, ", ", i, math.min(#idx, i + 15)), i + 15 < #idx and "," or "")
+  end
+  C:line("};")
+  C:line()
+  C:linef("/* eval of the entry at position k of path %d */", path.id)
+  C:linef("static %s__NOINLINE int %s__peval_%d(%s_context *c, int k)", P, P, path.id, P)
+  C:line("{")
+  C:linef("  const unsigned e = %s__path_%d_entries[k];", P, path.id)
+  C:linef("  %s__CNT(c->n_eval[e]++);", P)
+  C:line("  if (c->valid[e / 64] & c->cache_on & (UINT64_C(1) << (e % 64))) return 0;")
+  C:line("  if (c->frozen) return DIAGC_E_FROZEN;")
+  C:linef("  return %s__path_%d(c, k);", P, path.id)
+  C:line("}")
+  C:line()
 end
 
 local function emit_path(K, path)
-  local C, P, list = K.C, K.P, path.entries
+  local C, list = K.C, path.entries
   local nm = {}
   for _, e in ipairs(list) do nm[#nm + 1] = loops.entry_path(e) end
   local text = table.concat(nm, " -> ")
   if #text > 200 then text = nm[1] .. " -> ... -> " .. nm[#nm] .. " (" .. #list .. " entries)" end
   C:linef("/* eval path %d: %s */", path.id, text)
-  C:linef("static int %s__path_%d(%s_context *c, int to)", P, path.id, P)
-  C:line("{")
-  if needs_rc(list) then C:line("  int rc;") end
-  emit_scan(C, list)
-  emit_steps(K, list)
-  C:line("}")
-  C:line()
+  for s = 0, nsegments(path) - 1 do emit_segment(K, path, s) end
+  if nsegments(path) > 1 then
+    emit_dispatch(K, path)
+    emit_shared_eval(K, path)
+  end
 end
 
 -- The root diagram's built-in sums (xcdot above all: the simulator's hot
@@ -151,9 +250,10 @@ end
 -- the valid bits set at the end.  Because a stale entry's dependents are
 -- always stale too, this computes exactly the entries a recursive lazy eval
 -- would, with the same n_eval/n_calc counts, without the calls.
+local SCHEDULED = { "xcdot", "pe", "ke", "pc", "pnc" }
 local function schedules(F)
   local scheduled = {}
-  for _, k in ipairs({ "xcdot", "pe", "ke", "pc", "pnc" }) do
+  for _, k in ipairs(SCHEDULED) do
     local e = F.root.entries[k]
     if e and #e.deps > 0 then scheduled[e] = eval_paths.post_order({ e }) end
   end
@@ -171,6 +271,20 @@ local function schedule_words(order)
   return words, wlist
 end
 
+-- A schedule longer than SEG entries runs as parts of SEG entries, in
+-- order, one function each; each part sets its own valid bits at its end.
+local function schedule_parts(order)
+  local parts = {}
+  for i = 1, #order, SEG do
+    local part = {}
+    for j = i, math.min(#order, i + SEG - 1) do part[#part + 1] = order[j] end
+    parts[#parts + 1] = part
+  end
+  return parts
+end
+
+local function part_name(P, e, k) return string.format("%s__sched_%d_%d", P, e.index, k) end
+
 local function emit_schedule(K, order)
   local C, P = K.C, K.P
   local words, wlist = schedule_words(order)
@@ -184,26 +298,47 @@ local function emit_schedule(K, order)
   for _, w in ipairs(wlist) do
     stale[#stale + 1] = string.format("(v%d & UINT64_C(0x%s))", w, bit.tohex(words[w], 16))
   end
-  local function step(x)
-    for _, d in ipairs(x.deps) do C:linef("    %s__CNT(c->n_eval[%d]++);", P, d.entry.index) end
-    emit_value(K, x, "    ")
-    C:linef("    %s__CNT(c->n_calc[%d]++);", P, x.index)
+  local function step(x, indent)
+    for _, d in ipairs(x.deps) do C:linef("%s%s__CNT(c->n_eval[%d]++);", indent, P, d.entry.index) end
+    emit_value(K, x, indent)
+    C:linef("%s%s__CNT(c->n_calc[%d]++);", indent, P, x.index)
   end
+  -- the same steps twice: with no tests (all stale) and each under its
+  -- valid-bit test
   C:linef("  if (!(%s)) {", table.concat(stale, " | "))
+  C:line("    /* all stale: every step, untested (the same steps as below) */")
   for _, x in ipairs(order) do
     C:linef("    /* %s */", loops.entry_path(x))
-    step(x)
+    step(x, "    ")
   end
   C:line("  } else {")
+  C:line("    /* some up to date: each step if its entry is stale */")
   for _, x in ipairs(order) do
     local w, b = names.word_bit(x)
-    C:linef("  if (!(v%d & %s)) { /* %s */", w, b, loops.entry_path(x))
-    step(x)
-    C:line("  }")
+    C:linef("    if (!(v%d & %s)) { /* %s */", w, b, loops.entry_path(x))
+    step(x, "      ")
+    C:line("    }")
   end
   C:line("  }")
   for _, w in ipairs(wlist) do
     C:linef("  c->valid[%d] |= UINT64_C(0x%s);", w, bit.tohex(words[w], 16))
+  end
+end
+
+local function emit_schedule_parts(K, e, order)
+  local C, P = K.C, K.P
+  local parts = schedule_parts(order)
+  for i = 1, #parts do C:linef("static %s__NOINLINE int %s(%s_context *c);", P, part_name(P, e, i - 1), P) end
+  C:line()
+  for i, part in ipairs(parts) do
+    C:linef("/* %s: schedule part %d of %d (%s ... %s) */", loops.entry_path(e), i, #parts,
+      loops.entry_path(part[1]), loops.entry_path(part[#part]))
+    C:linef("static %s__NOINLINE int %s(%s_context *c)", P, part_name(P, e, i - 1), P)
+    C:line("{")
+    emit_schedule(K, part)
+    C:line("  return 0;")
+    C:line("}")
+    C:line()
   end
 end
 
@@ -215,7 +350,14 @@ local function emit_eval(K, e, order)
   C:linef("  %s__CNT(c->n_eval[%d]++);", P, e.index)
   C:linef("  if (%s) return 0;", names.valid_test(e))
   C:line("  if (c->frozen) return DIAGC_E_FROZEN;")
-  if order then
+  if order and #order > SEG then
+    local n = #schedule_parts(order)
+    C:line("  {")
+    C:line("    int rc;")
+    for i = 0, n - 2 do C:linef("    if ((rc = %s(c)) != 0) return rc;", part_name(P, e, i)) end
+    C:line("  }")
+    C:linef("  return %s(c);", part_name(P, e, n - 1))
+  elseif order then
     emit_schedule(K, order)
     C:line("  return 0;")
   elseif #e.path.entries > 1 then
@@ -230,16 +372,34 @@ local function emit_eval(K, e, order)
   C:line()
 end
 
+-- whether anything needs the NOINLINE macro
+local function needs_noinline(F, scheduled)
+  for _, path in ipairs(F.eval_paths) do
+    if nsegments(path) > 1 then return true end
+  end
+  for _, order in pairs(scheduled) do
+    if #order > SEG then return true end
+  end
+  return false
+end
+
 -- slot `evals`
 function M.emit(K)
   return function()
     local F = K.F
-    prototypes(K)
+    local scheduled = schedules(F)
+    if needs_noinline(F, scheduled) then emit_noinline_macro(K.C, K.P) end
+    prototypes(K, scheduled)
     for _, path in ipairs(F.eval_paths) do
       if #path.entries > 1 then emit_path(K, path) end
     end
-    local scheduled = schedules(F)
-    for _, e in ipairs(F.entries) do emit_eval(K, e, scheduled[e]) end
+    for _, k in ipairs(SCHEDULED) do
+      local e = F.root.entries[k]
+      if e and scheduled[e] and #scheduled[e] > SEG then emit_schedule_parts(K, e, scheduled[e]) end
+    end
+    for _, e in ipairs(F.entries) do
+      if not shared_eval(e, scheduled) then emit_eval(K, e, scheduled[e]) end
+    end
   end
 end
 
