@@ -77,6 +77,7 @@ static int bouncing_ball__path_2(bouncing_ball_context *c, int to);
 /* eval path 2: ball.xcdot -> xcdot */
 static int bouncing_ball__path_2(bouncing_ball_context *c, int to)
 {
+  uint64_t m0 = 0;
   switch (to) {
   case 0: goto K0;
   default: break;
@@ -84,14 +85,15 @@ static int bouncing_ball__path_2(bouncing_ball_context *c, int to)
   /* scan back to the first stale entry; the steps (each written once) start there */
   if (c->valid[0] & c->cache_on & (UINT64_C(1) << 2)) goto K1;
 K0: /* ball.xcdot */
-  if (bouncing_ball__L1_Ball__xcdot(c->x.xc + 1, c->p.pn + 0, c->cache + 0, c->cache + 1) != 0) return DIAGC_E_CALC;
+  if (bouncing_ball__L1_Ball__xcdot(c->x.xc + 1, c->p.pn + 0, c->cache + 0, c->cache + 1) != 0) { c->valid[0] |= m0; return DIAGC_E_CALC; }
   bouncing_ball__CNT(c->n_calc[2]++);
-  c->valid[0] |= (UINT64_C(1) << 2);
-  if (to == 0) return 0;
+  m0 |= (UINT64_C(1) << 2);
+  if (to == 0) { c->valid[0] |= m0; return 0; }
 K1: /* xcdot */
   bouncing_ball__CNT(c->n_eval[2]++);
   bouncing_ball__CNT(c->n_calc[3]++);
-  c->valid[0] |= (UINT64_C(1) << 3);
+  m0 |= (UINT64_C(1) << 3);
+  c->valid[0] |= m0;
   return 0;
 }
 
@@ -441,7 +443,7 @@ static int bouncing_ball__L1_Ball__wit_impact(const double *q, const double *v, 
   {
 #line 21 "examples/bouncing_ball.lua"
               value = q[0]; 
-#line 445 "bouncing_ball.c"
+#line 447 "bouncing_ball.c"
   }
   *diagc_value_out = value;
   return 0;

@@ -1,13 +1,14 @@
--- coder/evals.lua: one static eval function per cache entry: a hit is one
+-- coder/evals.lua: the eval functions of the cache entries (a hit is one
 -- bit test; a miss brings the entry's prerequisites up to date and
--- computes it.  An entry alone on its eval path (tickets/eval_paths.lua)
--- evaluates its deps and computes itself; an entry on a longer path hands
--- over to the path's functions, which find the first stale entry and
--- compute forward from there, iteratively.  The root diagram's built-in
--- sums run a flat schedule.  Long paths and schedules are cut into pieces
--- of at most SEG steps, one function each, so that no generated function
--- grows with the model (gcc's optimizer is superlinear in a function's
--- size).  Adds nothing to the model.
+-- computes it), the eval paths and the root's schedules.  An entry alone
+-- on its eval path (tickets/eval_paths.lua) evaluates its deps and
+-- computes itself; an entry on a longer path hands over to the path's
+-- functions, which find the first stale entry and compute forward from
+-- there, iteratively.  The root diagram's built-in sums run a flat
+-- schedule.  Long paths and schedules are cut into pieces of at most SEG
+-- steps, one function each, so that no generated function grows with the
+-- model (gcc's optimizer is superlinear in a function's size); the entries
+-- of such a path share one eval function.  Adds nothing to the model.
 local bit = require("bit")
 local loops = require("diagc.tickets.loops")
 local eval_paths = require("diagc.tickets.eval_paths")
@@ -21,13 +22,14 @@ local SEG = 64
 
 -- the statement that computes e's value: its calc, or the sum of its
 -- parts (a diagram's energies); a diagram's xcdot is its children's
-local function emit_value(K, e, indent)
+-- (flush: statements to run before returning, if any)
+local function emit_value(K, e, indent, flush)
   local C = K.C
   if e.calc then
     local a = {}
     for _, p in ipairs(e.params) do a[#a + 1] = args.expr(K.F, e.ctx, p, e) end
-    C:linef("%sif (%s(%s) != 0) return DIAGC_E_CALC;", indent, names.calc_fn(K.P, e.ctx.type, e.calc),
-      table.concat(a, ", "))
+    C:linef("%sif (%s(%s) != 0) %sreturn DIAGC_E_CALC;%s", indent, names.calc_fn(K.P, e.ctx.type, e.calc),
+      table.concat(a, ", "), flush and ("{ " .. flush .. " ") or "", flush and " }" or "")
   elseif e.ticket ~= "xcdot" then
     local terms = {}
     for _, p in ipairs(e.parts) do terms[#terms + 1] = "c->cache[" .. p.offset .. "]" end
@@ -35,19 +37,26 @@ local function emit_value(K, e, indent)
   end
 end
 
--- the work of computing e once its predecessor (if skip) is up to date
-local function emit_compute(K, e, indent, skip)
+-- The work of computing e once its predecessor (if skip) is up to date.
+-- With flush (a path segment's steps), e's valid bit goes to the local
+-- word m<w>, and flush (which ORs those into c->valid) runs before any
+-- return and before any other eval is called: the steps then store no
+-- valid word each (the C compiler cannot sink those stores itself).
+local function emit_compute(K, e, indent, skip, flush)
   local C, P = K.C, K.P
   if skip then C:linef("%s%s__CNT(c->n_eval[%d]++);", indent, P, skip.index) end
+  local flushed = false
   for _, d in ipairs(e.deps) do
     if d.entry ~= skip then
+      if flush and not flushed then C:linef("%s%s", indent, flush); flushed = true end
       C:linef("%sif ((rc = %s__eval_%d(c)) != 0) return rc;", indent, P, d.entry.index)
     end
   end
-  emit_value(K, e, indent)
+  emit_value(K, e, indent, flush)
   local w, b = names.word_bit(e)
   C:linef("%s%s__CNT(c->n_calc[%d]++);", indent, P, e.index)
-  C:linef("%sc->valid[%d] |= %s;", indent, w, b)
+  if flush then C:linef("%sm%d |= %s;", indent, w, b)
+  else C:linef("%sc->valid[%d] |= %s;", indent, w, b) end
 end
 
 -- whether steps a..b (0-based positions) of a path call evals of deps
@@ -155,6 +164,19 @@ local function emit_segment(K, path, s)
   C:linef("static %sint %s(%s_context *c, int to)", noinline(K, path), segment_name(P, path, s), P)
   C:line("{")
   if needs_rc(list, a, b) then C:line("  int rc;") end
+  -- the valid bits of the steps done, per word, until flushed
+  local words, seen = {}, {}
+  for k = a, b do
+    local w = word_of(list[k + 1])
+    if not seen[w] then seen[w] = true; words[#words + 1] = w end
+  end
+  table.sort(words)
+  local fl = {}
+  for _, w in ipairs(words) do
+    C:linef("  uint64_t m%d = 0;", w)
+    fl[#fl + 1] = string.format("c->valid[%d] |= m%d;", w, w)
+  end
+  local flush = table.concat(fl, " ")
   if a < b then
     C:line("  switch (to) {")
     C:linef("  case %d: goto K%d;", a, a)
@@ -171,9 +193,10 @@ local function emit_segment(K, path, s)
     local e = list[k + 1]
     if a < b then C:linef("K%d: /* %s */", k, loops.entry_path(e))
     else C:linef("  /* %s */", loops.entry_path(e)) end
-    emit_compute(K, e, "  ", k > 0 and e.pred or nil)
-    if k < b then C:linef("  if (to == %d) return 0;", k) end
+    emit_compute(K, e, "  ", k > 0 and e.pred or nil, flush)
+    if k < b then C:linef("  if (to == %d) { %s return 0; }", k, flush) end
   end
+  C:linef("  %s", flush)
   C:line("  return 0;")
   C:line("}")
   C:line()
