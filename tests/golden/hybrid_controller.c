@@ -136,26 +136,40 @@ static int hybrid_controller__path_1(hybrid_controller_context *c, int to)
 {
   uint64_t m0 = 0;
   switch (to) {
-  case 0: goto K0;
+  case 0: goto B;
   case 1: goto S1;
   default: break;
   }
-  /* scan back to the first stale entry; the steps (each written once) start there */
-  if (c->valid[0] & c->cache_on & (UINT64_C(1) << 1)) goto K2;
+  /* scan back to the first stale entry */
+  if (c->valid[0] & c->cache_on & (UINT64_C(1) << 1)) goto L2;
 S1:
-  if (c->valid[0] & c->cache_on & (UINT64_C(1) << 2)) goto K1;
-K0: /* controller.u_out */
+  if (c->valid[0] & c->cache_on & (UINT64_C(1) << 2)) goto L1;
+B: /* the steps from the first (the ladder copy below repeats steps 1-2) */
+  /* controller.u_out */
   if (hybrid_controller__L2_Controller__out_u_out(c->x.xd + 0, c->cache + 2) != 0) { c->valid[0] |= m0; return DIAGC_E_CALC; }
   hybrid_controller__CNT(c->n_calc[2]++);
   m0 |= (UINT64_C(1) << 2);
   if (to == 0) { c->valid[0] |= m0; return 0; }
-K1: /* plant.xcdot */
+  /* plant.xcdot */
   hybrid_controller__CNT(c->n_eval[2]++);
   if (hybrid_controller__L1_Plant__xcdot(c->cache + 2, c->cache + 0) != 0) { c->valid[0] |= m0; return DIAGC_E_CALC; }
   hybrid_controller__CNT(c->n_calc[1]++);
   m0 |= (UINT64_C(1) << 1);
   if (to == 1) { c->valid[0] |= m0; return 0; }
-K2: /* xcdot */
+  /* xcdot */
+  hybrid_controller__CNT(c->n_eval[1]++);
+  hybrid_controller__CNT(c->n_calc[6]++);
+  m0 |= (UINT64_C(1) << 6);
+  c->valid[0] |= m0;
+  return 0;
+  /* ladder copy of the steps above: entered after the last up-to-date entry */
+L1: /* plant.xcdot */
+  hybrid_controller__CNT(c->n_eval[2]++);
+  if (hybrid_controller__L1_Plant__xcdot(c->cache + 2, c->cache + 0) != 0) { c->valid[0] |= m0; return DIAGC_E_CALC; }
+  hybrid_controller__CNT(c->n_calc[1]++);
+  m0 |= (UINT64_C(1) << 1);
+  if (to == 1) { c->valid[0] |= m0; return 0; }
+L2: /* xcdot */
   hybrid_controller__CNT(c->n_eval[1]++);
   hybrid_controller__CNT(c->n_calc[6]++);
   m0 |= (UINT64_C(1) << 6);

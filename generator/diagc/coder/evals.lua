@@ -130,7 +130,8 @@ end
 
 -- The scan back from step b to the first stale entry of a..b (the one
 -- after the last up-to-date entry; entries before a are up to date): at
--- S<k>, entry k is stale; if k-1 is up to date, the steps start at K<k>.
+-- S<k>, entry k is stale; if k-1 is up to date, the steps start at L<k>
+-- (at B if no entry of the segment is up to date).
 -- A run of entries whose valid bits share a word is tested with one AND
 -- first.  S<b> is where the switch on `to` lands by default.
 local function emit_scan(C, list, a, b)
@@ -145,17 +146,20 @@ local function emit_scan(C, list, a, b)
     if top - ra + 1 >= 4 and (k == b or run_start[k] ~= ra) then
       local mask = 0ULL
       for j = ra, top do mask = bit.bor(mask, bit.lshift(1ULL, list[j + 1].index % 64)) end
-      C:linef("  if (!(c->valid[%d] & c->cache_on & UINT64_C(0x%s))) goto %s%d;", word_of(list[top + 1]),
-        bit.tohex(mask, 16), ra == a and "K" or "S", ra)
+      C:linef("  if (!(c->valid[%d] & c->cache_on & UINT64_C(0x%s))) goto %s;", word_of(list[top + 1]),
+        bit.tohex(mask, 16), ra == a and "B" or ("S" .. ra))
     end
-    C:linef("  if (%s) goto K%d;", names.valid_test(list[k]), k)
+    C:linef("  if (%s) goto L%d;", names.valid_test(list[k]), k)
   end
 end
 
 -- Segment s of a path: steps a..b.  Called with every entry before a up
 -- to date, it computes the stale entries among a..min(to, b), in order.
--- Each step is written once; the compiler still keeps a value in
--- registers from one step to the next (the labels only add entry edges).
+-- Two copies of the steps, each commented where it starts in the C: the
+-- straight copy (B) runs the segment from its first step and has no
+-- labels inside, so the compiler keeps each value in registers for the
+-- next step; the ladder copy (L<k>) starts just after the last up-to-date
+-- entry.
 local function emit_segment(K, path, s)
   local C, P, list = K.C, K.P, path.entries
   local n = #list
@@ -177,9 +181,14 @@ local function emit_segment(K, path, s)
     fl[#fl + 1] = string.format("c->valid[%d] |= m%d;", w, w)
   end
   local flush = table.concat(fl, " ")
+  local function step(k)
+    local e = list[k + 1]
+    emit_compute(K, e, "  ", k > 0 and e.pred or nil, flush)
+    if k < b then C:linef("  if (to == %d) { %s return 0; }", k, flush) end
+  end
   if a < b then
     C:line("  switch (to) {")
-    C:linef("  case %d: goto K%d;", a, a)
+    C:linef("  case %d: goto B;", a)
     for k = a + 1, b - 1 do C:linef("  case %d: goto S%d;", k, k) end
     C:line("  default: break;")
     C:line("  }")
@@ -187,17 +196,26 @@ local function emit_segment(K, path, s)
   -- asked for an entry past this segment: nothing to do here if its last
   -- entry is up to date
   if b < n - 1 then C:linef("  if (%s) return 0;", names.valid_test(list[b + 1])) end
-  if a < b then C:line("  /* scan back to the first stale entry; the steps (each written once) start there */") end
+  if a < b then C:line("  /* scan back to the first stale entry */") end
   emit_scan(C, list, a, b)
+  if a < b then C:linef("B: /* the steps from the first (the ladder copy below repeats steps %d-%d) */", a + 1, b) end
   for k = a, b do
-    local e = list[k + 1]
-    if a < b then C:linef("K%d: /* %s */", k, loops.entry_path(e))
-    else C:linef("  /* %s */", loops.entry_path(e)) end
-    emit_compute(K, e, "  ", k > 0 and e.pred or nil, flush)
-    if k < b then C:linef("  if (to == %d) { %s return 0; }", k, flush) end
+    C:linef("  /* %s */", loops.entry_path(list[k + 1]))
+    step(k)
   end
   C:linef("  %s", flush)
   C:line("  return 0;")
+  for k = a + 1, b do
+    if k == a + 1 then
+      C:line("  /* ladder copy of the steps above: entered after the last up-to-date entry */")
+    end
+    C:linef("L%d: /* %s */", k, loops.entry_path(list[k + 1]))
+    step(k)
+  end
+  if a < b then
+    C:linef("  %s", flush)
+    C:line("  return 0;")
+  end
   C:line("}")
   C:line()
 end
