@@ -86,7 +86,7 @@ static int bouncing_ball__path_2(bouncing_ball_context *c, int to)
   if (c->valid[0] & c->cache_on & (UINT64_C(1) << 2)) goto L1;
 B: /* the steps from the first (the ladder copy below repeats steps 1-1) */
   /* ball.xcdot */
-  if (bouncing_ball__L1_Ball__xcdot(c->x.xc + 1, c->p.pn + 0, c->cache + 0, c->cache + 1) != 0) { c->valid[0] |= m0; return DIAGC_E_CALC; }
+  if (bouncing_ball__L1_Ball__xcdot(c->x.xc + 1, c->p.pn + 0, c->cache + 0, c->cache + 1) != 0) goto F;
   bouncing_ball__CNT(c->n_calc[2]++);
   m0 |= (UINT64_C(1) << 2);
   if (to == 0) { c->valid[0] |= m0; return 0; }
@@ -94,6 +94,7 @@ B: /* the steps from the first (the ladder copy below repeats steps 1-1) */
   bouncing_ball__CNT(c->n_eval[2]++);
   bouncing_ball__CNT(c->n_calc[3]++);
   m0 |= (UINT64_C(1) << 3);
+D:
   c->valid[0] |= m0;
   return 0;
   /* ladder copy of the steps above: entered after the last up-to-date entry */
@@ -101,8 +102,10 @@ L1: /* xcdot */
   bouncing_ball__CNT(c->n_eval[2]++);
   bouncing_ball__CNT(c->n_calc[3]++);
   m0 |= (UINT64_C(1) << 3);
+  goto D;
+F:
   c->valid[0] |= m0;
-  return 0;
+  return DIAGC_E_CALC;
 }
 
 /* ball.y */
@@ -451,7 +454,7 @@ static int bouncing_ball__L1_Ball__wit_impact(const double *q, const double *v, 
   {
 #line 21 "examples/bouncing_ball.lua"
               value = q[0]; 
-#line 455 "bouncing_ball.c"
+#line 458 "bouncing_ball.c"
   }
   *diagc_value_out = value;
   return 0;

@@ -146,13 +146,13 @@ S1:
   if (c->valid[0] & c->cache_on & (UINT64_C(1) << 2)) goto L1;
 B: /* the steps from the first (the ladder copy below repeats steps 1-2) */
   /* controller.u_out */
-  if (hybrid_controller__L2_Controller__out_u_out(c->x.xd + 0, c->cache + 2) != 0) { c->valid[0] |= m0; return DIAGC_E_CALC; }
+  if (hybrid_controller__L2_Controller__out_u_out(c->x.xd + 0, c->cache + 2) != 0) goto F;
   hybrid_controller__CNT(c->n_calc[2]++);
   m0 |= (UINT64_C(1) << 2);
   if (to == 0) { c->valid[0] |= m0; return 0; }
   /* plant.xcdot */
   hybrid_controller__CNT(c->n_eval[2]++);
-  if (hybrid_controller__L1_Plant__xcdot(c->cache + 2, c->cache + 0) != 0) { c->valid[0] |= m0; return DIAGC_E_CALC; }
+  if (hybrid_controller__L1_Plant__xcdot(c->cache + 2, c->cache + 0) != 0) goto F;
   hybrid_controller__CNT(c->n_calc[1]++);
   m0 |= (UINT64_C(1) << 1);
   if (to == 1) { c->valid[0] |= m0; return 0; }
@@ -160,21 +160,24 @@ B: /* the steps from the first (the ladder copy below repeats steps 1-2) */
   hybrid_controller__CNT(c->n_eval[1]++);
   hybrid_controller__CNT(c->n_calc[6]++);
   m0 |= (UINT64_C(1) << 6);
+D:
   c->valid[0] |= m0;
   return 0;
   /* ladder copy of the steps above: entered after the last up-to-date entry */
 L1: /* plant.xcdot */
   hybrid_controller__CNT(c->n_eval[2]++);
-  if (hybrid_controller__L1_Plant__xcdot(c->cache + 2, c->cache + 0) != 0) { c->valid[0] |= m0; return DIAGC_E_CALC; }
+  if (hybrid_controller__L1_Plant__xcdot(c->cache + 2, c->cache + 0) != 0) goto F;
   hybrid_controller__CNT(c->n_calc[1]++);
   m0 |= (UINT64_C(1) << 1);
-  if (to == 1) { c->valid[0] |= m0; return 0; }
+  if (to == 1) goto D;
 L2: /* xcdot */
   hybrid_controller__CNT(c->n_eval[1]++);
   hybrid_controller__CNT(c->n_calc[6]++);
   m0 |= (UINT64_C(1) << 6);
+  goto D;
+F:
   c->valid[0] |= m0;
-  return 0;
+  return DIAGC_E_CALC;
 }
 
 /* plant.y */

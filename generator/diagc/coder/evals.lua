@@ -22,14 +22,14 @@ local SEG = 64
 
 -- the statement that computes e's value: its calc, or the sum of its
 -- parts (a diagram's energies); a diagram's xcdot is its children's
--- (flush: statements to run before returning, if any)
-local function emit_value(K, e, indent, flush)
+-- (fail: the statement for a failed calc, by default a return)
+local function emit_value(K, e, indent, fail)
   local C = K.C
   if e.calc then
     local a = {}
     for _, p in ipairs(e.params) do a[#a + 1] = args.expr(K.F, e.ctx, p, e) end
-    C:linef("%sif (%s(%s) != 0) %sreturn DIAGC_E_CALC;%s", indent, names.calc_fn(K.P, e.ctx.type, e.calc),
-      table.concat(a, ", "), flush and ("{ " .. flush .. " ") or "", flush and " }" or "")
+    C:linef("%sif (%s(%s) != 0) %s", indent, names.calc_fn(K.P, e.ctx.type, e.calc),
+      table.concat(a, ", "), fail or "return DIAGC_E_CALC;")
   elseif e.ticket ~= "xcdot" then
     local terms = {}
     for _, p in ipairs(e.parts) do terms[#terms + 1] = "c->cache[" .. p.offset .. "]" end
@@ -40,8 +40,9 @@ end
 -- The work of computing e once its predecessor (if skip) is up to date.
 -- With flush (a path segment's steps), e's valid bit goes to the local
 -- word m<w>, and flush (which ORs those into c->valid) runs before any
--- return and before any other eval is called: the steps then store no
--- valid word each (the C compiler cannot sink those stores itself).
+-- other eval is called, and a failed calc jumps to F, which flushes too:
+-- the steps then store no valid word each (the C compiler cannot sink
+-- those stores itself).
 local function emit_compute(K, e, indent, skip, flush)
   local C, P = K.C, K.P
   if skip then C:linef("%s%s__CNT(c->n_eval[%d]++);", indent, P, skip.index) end
@@ -52,7 +53,7 @@ local function emit_compute(K, e, indent, skip, flush)
       C:linef("%sif ((rc = %s__eval_%d(c)) != 0) return rc;", indent, P, d.entry.index)
     end
   end
-  emit_value(K, e, indent, flush)
+  emit_value(K, e, indent, flush and "goto F;")
   local w, b = names.word_bit(e)
   C:linef("%s%s__CNT(c->n_calc[%d]++);", indent, P, e.index)
   if flush then C:linef("%sm%d |= %s;", indent, w, b)
@@ -181,10 +182,13 @@ local function emit_segment(K, path, s)
     fl[#fl + 1] = string.format("c->valid[%d] |= m%d;", w, w)
   end
   local flush = table.concat(fl, " ")
-  local function step(k)
+  -- (in the straight copy an early return flushes in place, where the
+  -- bits are constants to the compiler)
+  local function step(k, straight)
     local e = list[k + 1]
     emit_compute(K, e, "  ", k > 0 and e.pred or nil, flush)
-    if k < b then C:linef("  if (to == %d) { %s return 0; }", k, flush) end
+    if k < b and straight then C:linef("  if (to == %d) { %s return 0; }", k, flush)
+    elseif k < b then C:linef("  if (to == %d) goto D;", k) end
   end
   if a < b then
     C:line("  switch (to) {")
@@ -201,8 +205,9 @@ local function emit_segment(K, path, s)
   if a < b then C:linef("B: /* the steps from the first (the ladder copy below repeats steps %d-%d) */", a + 1, b) end
   for k = a, b do
     C:linef("  /* %s */", loops.entry_path(list[k + 1]))
-    step(k)
+    step(k, true)
   end
+  if a < b then C:line("D:") end
   C:linef("  %s", flush)
   C:line("  return 0;")
   for k = a + 1, b do
@@ -212,9 +217,13 @@ local function emit_segment(K, path, s)
     C:linef("L%d: /* %s */", k, loops.entry_path(list[k + 1]))
     step(k)
   end
-  if a < b then
+  if a < b then C:line("  goto D;") end
+  local can_fail = false
+  for k = a, b do can_fail = can_fail or list[k + 1].calc ~= nil end
+  if can_fail then
+    C:line("F:")
     C:linef("  %s", flush)
-    C:line("  return 0;")
+    C:line("  return DIAGC_E_CALC;")
   end
   C:line("}")
   C:line()
