@@ -122,6 +122,26 @@ test("long_paths.frozen_and_failing_calc", function()
   for i = 1, N do eq(calcs(c, i) - before2[i], 0, "an up-to-date chain is not recomputed: s" .. i) end
 end)
 
+-- a calc failing after some steps of a segment ran: the steps done stay
+-- done (their valid bits are set), the rest stays stale
+test("long_paths.failing_calc_mid_segment", function()
+  local c = M():context()
+  c:eval("s139.y")
+  c:set("s63.b", { 0.5 })                 -- last step of segment 0
+  c:set("s66.b", { -2 })                  -- third step of segment 1 fails
+  local before = snapshot(c, calcs)
+  eq(c:try_eval("s100.y"), E_CALC)
+  for i = 1, N do
+    eq(calcs(c, i) - before[i], (i >= 63 and i <= 65) and 1 or 0, "up to the failure: s" .. i)
+  end
+  c:set("s66.b", { 0.25 })
+  local before2 = snapshot(c, calcs)
+  c:eval("s100.y")
+  for i = 1, N do
+    eq(calcs(c, i) - before2[i], (i >= 66 and i <= 100) and 1 or 0, "after the fix: s" .. i)
+  end
+end)
+
 test("long_paths.caching_on_off_identical", function()
   local m = M()
   local A, B = m:context(), m:context()
