@@ -63,22 +63,9 @@ local function emit_scan(C, list, a, b)
   end
 end
 
--- Segment s of a path: steps a..b.  Called with every entry before a up
--- to date, it computes the stale entries among a..min(to, b), in order.
--- Two copies of the steps, each commented where it starts in the C: the
--- straight copy (B) runs the segment from its first step and has no
--- labels inside, so the compiler keeps each value in registers for the
--- next step; the ladder copy (L<k>) starts just after the last up-to-date
--- entry.
-local function emit_segment(K, path, s)
-  local C, P, list = K.C, K.P, path.entries
-  local n = #list
-  local a = s * SEG
-  local b = math.min(n - 1, a + SEG - 1)
-  C:linef("static %sint %s(%s_context *c, int to)", noinline(K, path), M.segment_name(P, path, s), P)
-  C:line("{")
-  if needs_rc(list, a, b) then C:line("  int rc;") end
-  -- the valid bits of the steps done, per word, until flushed
+-- The valid bits of a segment's steps go to local words m<w> until
+-- flushed: declares them and returns the statement that flushes them.
+local function declare_valid_words(C, list, a, b)
   local words, seen = {}, {}
   for k = a, b do
     local w = word_of(list[k + 1])
@@ -90,15 +77,11 @@ local function emit_segment(K, path, s)
     C:linef("  uint64_t m%d = 0;", w)
     fl[#fl + 1] = string.format("c->valid[%d] |= m%d;", w, w)
   end
-  local flush = table.concat(fl, " ")
-  -- (in the straight copy an early return flushes in place, where the
-  -- bits are constants to the compiler)
-  local function step(k, straight)
-    local e = list[k + 1]
-    steps.compute(K, e, "  ", k > 0 and e.pred or nil, flush)
-    if k < b and straight then C:linef("  if (to == %d) { %s return 0; }", k, flush)
-    elseif k < b then C:linef("  if (to == %d) goto D;", k) end
-  end
+  return table.concat(fl, " ")
+end
+
+-- where a segment starts: the switch on `to`, and the scan back
+local function emit_entry(C, list, a, b)
   if a < b then
     C:line("  switch (to) {")
     C:linef("  case %d: goto B;", a)
@@ -108,9 +91,35 @@ local function emit_segment(K, path, s)
   end
   -- asked for an entry past this segment: nothing to do here if its last
   -- entry is up to date
-  if b < n - 1 then C:linef("  if (%s) return 0;", names.valid_test(list[b + 1])) end
+  if b < #list - 1 then C:linef("  if (%s) return 0;", names.valid_test(list[b + 1])) end
   if a < b then C:line("  /* scan back to the first stale entry */") end
   emit_scan(C, list, a, b)
+end
+
+-- Segment s of a path: steps a..b.  Called with every entry before a up
+-- to date, it computes the stale entries among a..min(to, b), in order.
+-- Two copies of the steps, each commented where it starts in the C: the
+-- straight copy (B) runs the segment from its first step and has no
+-- labels inside, so the compiler keeps each value in registers for the
+-- next step; the ladder copy (L<k>) starts just after the last up-to-date
+-- entry.  Both leave through D (done) or F (a calc failed).
+local function emit_segment(K, path, s)
+  local C, P, list = K.C, K.P, path.entries
+  local a = s * SEG
+  local b = math.min(#list - 1, a + SEG - 1)
+  C:linef("static %sint %s(%s_context *c, int to)", noinline(K, path), M.segment_name(P, path, s), P)
+  C:line("{")
+  if needs_rc(list, a, b) then C:line("  int rc;") end
+  local flush = declare_valid_words(C, list, a, b)
+  -- (in the straight copy an early return flushes in place, where the
+  -- bits are constants to the compiler)
+  local function step(k, straight)
+    local e = list[k + 1]
+    steps.compute(K, e, "  ", k > 0 and e.pred or nil, flush)
+    if k < b and straight then C:linef("  if (to == %d) { %s return 0; }", k, flush)
+    elseif k < b then C:linef("  if (to == %d) goto D;", k) end
+  end
+  emit_entry(C, list, a, b)
   if a < b then C:linef("B: /* the steps from the first (the ladder copy below repeats steps %d-%d) */", a + 1, b) end
   for k = a, b do
     C:linef("  /* %s */", loops.entry_path(list[k + 1]))
@@ -119,10 +128,8 @@ local function emit_segment(K, path, s)
   if a < b then C:line("D:") end
   C:linef("  %s", flush)
   C:line("  return 0;")
+  if a < b then C:line("  /* ladder copy of the steps above: entered after the last up-to-date entry */") end
   for k = a + 1, b do
-    if k == a + 1 then
-      C:line("  /* ladder copy of the steps above: entered after the last up-to-date entry */")
-    end
     C:linef("L%d: /* %s */", k, loops.entry_path(list[k + 1]))
     step(k)
   end
