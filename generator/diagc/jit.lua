@@ -98,7 +98,7 @@ M.DEFINES = { __STRICT_ANSI__ = true }
 -- flags (gcc -std=c99 -Wall -Wextra -Werror -pedantic catches what tcc does
 -- not: unused variables and parameters, unused static functions, ISO C
 -- pedantry).  DIAGC_CHECK_CC names it (a command, or "none"); by default the
--- first of gcc and clang on PATH.  It compiles to /dev/null: nothing
+-- first of gcc and clang on PATH.  It compiles to a temporary object: nothing
 -- is linked or run, and the generated C includes only standard headers.
 M.CHECK_FLAGS = "-std=c99 -Wall -Wextra -Werror -pedantic"
 local check_cc
@@ -164,12 +164,17 @@ local function system_check(gen, unit, all_defines)
     os.remove(tmp)
     errors.raise(nil, "cannot write a temporary file for the C check (%s): %s", tmp, tostring(ferr or "write failed"))
   end
-  local cmd = string.format("LC_ALL=C %s %s -c -o /dev/null -fdiagnostics-color=never -I%s %s -x c %s 2>&1; echo \"__diagc_rc=$?\"",
-    shq(cc), M.CHECK_FLAGS, shq(h.include_dir()), flags, shq(tmp))
+  -- the object goes to a file of our own, never /dev/null: a compiler
+  -- that removes its output on failure would, run as root,
+  -- delete the device
+  local obj = tmp .. ".o"
+  local cmd = string.format("LC_ALL=C %s %s -c -o %s -fdiagnostics-color=never -I%s %s -x c %s 2>&1; echo \"__diagc_rc=$?\"",
+    shq(cc), M.CHECK_FLAGS, shq(obj), shq(h.include_dir()), flags, shq(tmp))
   local p = io.popen(cmd)
   local msgs = p and p:read("*a") or ""
   if p then p:close() end
   os.remove(tmp)
+  os.remove(obj)
   local rc = tonumber(msgs:match("__diagc_rc=(%d+)%s*$"))
   msgs = msgs:gsub("__diagc_rc=%d+%s*$", "")
   if msgs:find(": error: ") then compile_error(gen, msgs, true, tmp) end

@@ -48,7 +48,7 @@ int diagc_format_double(char *buf, size_t bufsize, double v) {
       best_len = snprintf(best, sizeof best, "%.17g", v);
     }
   }
-  if ((size_t)best_len + 1 > bufsize) return -1;
+  if ((size_t)best_len + 1 > bufsize) return DIAGC_CSV_E_BUFFER;
   memcpy(buf, best, (size_t)best_len + 1);
   return best_len;
 }
@@ -96,7 +96,7 @@ int diagc_csv_write_header(diagc_csv_writer *w) {
     }
   }
   if (fputc('\n', w->out) == EOF) w->error = 1;
-  return w->error ? DIAGC_CSV_E_IO : 0;
+  return w->error ? DIAGC_CSV_E_IO : DIAGC_OK;
 }
 
 int diagc_csv_write_row(diagc_csv_writer *w, double t,
@@ -119,7 +119,7 @@ int diagc_csv_write_row(diagc_csv_writer *w, double t,
   }
   if (fputc('\n', w->out) == EOF) w->error = 1;
   w->rows++;
-  return w->error ? DIAGC_CSV_E_IO : 0;
+  return w->error ? DIAGC_CSV_E_IO : DIAGC_OK;
 }
 
 void diagc_csv_log_callback(void *user, double t, const unsigned char *fired,
@@ -148,8 +148,8 @@ int diagc_run_csv(const diagc_model *m, const diagc_sim_options *opt,
   }
   diagc_sim_set_log_callback(sim, diagc_csv_log_callback, &w);
   rc = diagc_sim_initialize(sim);
-  if (rc == DIAGC_SIM_OK) rc = diagc_sim_advance_to(sim, t_end);
-  if (rc != DIAGC_SIM_OK && err && errlen)
+  if (rc == DIAGC_OK) rc = diagc_sim_advance_to(sim, t_end);
+  if (rc != DIAGC_OK && err && errlen)
     snprintf(err, errlen, "%s", diagc_sim_error(sim));
   if (fflush(out) != 0 || ferror(out)) w.error = 1;
   if (w.error && rc >= 0) {

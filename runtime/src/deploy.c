@@ -148,27 +148,25 @@ void diagc_deploy_destroy(diagc_deploy *d) {
   free(d);
 }
 
-diagc_deploy *diagc_deploy_create(const diagc_deploy_model *models, int n, int threads, char *err, size_t errlen) {
-  if (!models || n <= 0) {
-    seterr(err, errlen, "no models to deploy");
-    return NULL;
-  }
-  diagc_deploy *d = calloc(1, sizeof *d);
-  if (!d) {
-    seterr(err, errlen, "out of memory");
-    return NULL;
-  }
-  int maxtimers = 0, maxsubs = 0, maxouts = 0;
+/* Checks the models' ABI and counts the timers, subscriptions and outputs
+ * to make room for.  0, or -1 with a message in err. */
+static int count_capacity(const diagc_deploy_model *models, int n, int *maxtimers, int *maxsubs,
+                          int *maxouts, char *err, size_t errlen) {
   for (int i = 0; i < n; i++) {
     if (!models[i].model || models[i].model->abi_version != DIAGC_ABI_VERSION) {
       seterr(err, errlen, "model %d (%s): missing model or ABI version mismatch", i, models[i].name ? models[i].name : "?");
-      free(d);
-      return NULL;
+      return -1;
     }
-    maxtimers += models[i].model->n_events;
-    maxsubs += models[i].n_inputs;
-    maxouts += models[i].n_outputs;
+    *maxtimers += models[i].model->n_events;
+    *maxsubs += models[i].n_inputs;
+    *maxouts += models[i].n_outputs;
   }
+  return 0;
+}
+
+/* The tables, the bus and the executor.  0, or -1 with a message in err. */
+static int alloc_tables(diagc_deploy *d, int n, int threads, int maxtimers, int maxsubs, int maxouts,
+                        char *err, size_t errlen) {
   d->n = n;
   d->models = calloc((size_t)n, sizeof *d->models);
   d->timers = calloc((size_t)maxtimers + 1, sizeof *d->timers);
@@ -182,109 +180,140 @@ diagc_deploy *diagc_deploy_create(const diagc_deploy_model *models, int n, int t
   d->ex = diagc_exec_create(&cfg);
   if (!d->models || !d->timers || !d->subs || !d->bus || !d->ex) {
     seterr(err, errlen, "out of memory (or bad thread count %d)", threads);
-    diagc_deploy_destroy(d);
-    return NULL;
+    return -1;
   }
-  for (int i = 0; i < n; i++) {
-    const diagc_deploy_model *spec = &models[i];
-    const diagc_model *md = spec->model;
-    dep_model *m = &d->models[i];
-    m->d = d;
-    m->spec = spec;
-    char serr[200];
-    m->sim = diagc_sim_create_ex(md, NULL, serr, sizeof serr);
-    if (!m->sim) {
-      seterr(err, errlen, "model %s: %s", spec->name, serr);
-      goto fail;
+  return 0;
+}
+
+/* The model's mapped output ports: their indices and topics, and a message
+ * buffer for the largest.  0, or -1 with a message in err. */
+static int bind_outputs(diagc_deploy *d, dep_model *m, char *err, size_t errlen) {
+  const diagc_deploy_model *spec = m->spec;
+  const diagc_model *md = spec->model;
+  m->outs = calloc((size_t)spec->n_outputs + 1, sizeof *m->outs);
+  size_t maxsize = 0;
+  for (int j = 0; m->outs && j < spec->n_outputs; j++) {
+    int idx = -1;
+    for (int k = 0; k < md->n_outputs; k++)
+      if (strcmp(md->outputs[k].name, spec->outputs[j].port) == 0) idx = k;
+    if (idx < 0 || md->outputs[idx].size <= 0) {
+      seterr(err, errlen, "model %s has no numeric output port '%s'", spec->name, spec->outputs[j].port);
+      return -1;
     }
-    m->group = diagc_exec_add_group(d->ex, DIAGC_GROUP_EXCLUSIVE);
-    /* outputs */
-    m->outs = calloc((size_t)spec->n_outputs + 1, sizeof *m->outs);
-    size_t maxsize = 0;
-    for (int j = 0; m->outs && j < spec->n_outputs; j++) {
-      int idx = -1;
-      for (int k = 0; k < md->n_outputs; k++)
-        if (strcmp(md->outputs[k].name, spec->outputs[j].port) == 0) idx = k;
-      if (idx < 0 || md->outputs[idx].size <= 0) {
-        seterr(err, errlen, "model %s has no numeric output port '%s'", spec->name, spec->outputs[j].port);
-        goto fail;
-      }
-      m->outs[j].output = idx;
-      m->outs[j].size = md->outputs[idx].size;
-      m->outs[j].topic = diagc_bus_topic(d->bus, spec->outputs[j].topic);
-      if ((size_t)md->outputs[idx].size > maxsize) maxsize = (size_t)md->outputs[idx].size;
-    }
-    m->buf = calloc(1, sizeof(deploy_msg) + maxsize * sizeof(double));
-    if (!m->outs || !m->buf) {
-      seterr(err, errlen, "out of memory");
-      goto fail;
-    }
-    /* timers: one per distinct (period, offset) of the periodic events */
-    int first = d->ntimers;
-    for (int e = 0; e < md->n_events; e++) {
-      const diagc_event_desc *ev = &md->events[e];
-      if (ev->trigger != DIAGC_TRIGGER_PERIODIC) continue;
-      int dup = 0;
-      for (int k = first; k < d->ntimers; k++)
-        if (d->timers[k].period == ev->period && d->timers[k].offset == ev->offset) dup = 1;
-      if (dup) continue;
-      dep_timer *tm = &d->timers[d->ntimers];
-      tm->m = m;
-      tm->period = ev->period;
-      tm->offset = ev->offset;
-      tm->period_ns = (int64_t)llround(ev->period * 1e9);
-      tm->offset_ns = (int64_t)llround(ev->offset * 1e9);
-      if (tm->period_ns <= 0) {
-        seterr(err, errlen, "model %s: event %s has a period below 1 ns", spec->name, ev->name);
-        goto fail;
-      }
-      int id = diagc_exec_add_timer(d->ex, m->group, tm->period_ns, tm->offset_ns, timer_cb, tm);
-      if (id < 0) {
-        seterr(err, errlen, "model %s: cannot add a timer (error %d)", spec->name, id);
-        goto fail;
-      }
-      tm->entity = id;
-      d->ntimers++;
-    }
-    if (d->ntimers == first) {
-      seterr(err, errlen, "model %s has no periodic event, so nothing would ever advance it; "
-             "declare one (e.g. a periodic_publish at the rate it should run)", spec->name);
-      goto fail;
-    }
-    /* inputs */
-    for (int j = 0; j < spec->n_inputs; j++) {
-      int src = -1;
-      for (int k = 0; k < md->n_sources; k++)
-        if (md->sources[k].kind == DIAGC_SRC_INPUT && strcmp(md->sources[k].name, spec->inputs[j].port) == 0) src = k;
-      if (src < 0) {
-        seterr(err, errlen, "model %s has no exported input '%s'", spec->name, spec->inputs[j].port);
-        goto fail;
-      }
-      if (md->sources[src].size <= 0 || md->sources[src].size > 64) {
-        seterr(err, errlen, "model %s: input '%s' must have 1..64 values", spec->name, spec->inputs[j].port);
-        goto fail;
-      }
-      dep_sub *s = &d->subs[d->nsubs];
-      s->m = m;
-      s->source = src;
-      s->size = md->sources[src].size;
-      s->port = spec->inputs[j].port;
-      s->topic = diagc_bus_topic(d->bus, spec->inputs[j].topic);
-      s->entity = diagc_exec_add_subscription(d->ex, m->group, sizeof(deploy_msg) + (size_t)s->size * sizeof(double),
-                                              4, DIAGC_OVERFLOW_DROP_OLDEST, sub_cb, s);
-      if (s->topic < 0 || s->entity < 0 || diagc_bus_subscribe(d->bus, s->topic, d->ex, s->entity) != 0) {
-        seterr(err, errlen, "model %s: cannot subscribe '%s' to topic '%s'", spec->name, s->port, spec->inputs[j].topic);
-        goto fail;
-      }
-      d->nsubs++;
-    }
-    int rc = diagc_sim_initialize(m->sim);
-    if (rc < 0) {
-      seterr(err, errlen, "model %s: initialization failed: %s", spec->name, diagc_sim_error(m->sim));
-      goto fail;
-    }
+    m->outs[j].output = idx;
+    m->outs[j].size = md->outputs[idx].size;
+    m->outs[j].topic = diagc_bus_topic(d->bus, spec->outputs[j].topic);
+    if ((size_t)md->outputs[idx].size > maxsize) maxsize = (size_t)md->outputs[idx].size;
   }
-  /* a subscription's size must match what is published on its topic */
+  m->buf = calloc(1, sizeof(deploy_msg) + maxsize * sizeof(double));
+  if (!m->outs || !m->buf) {
+    seterr(err, errlen, "out of memory");
+    return -1;
+  }
+  return 0;
+}
+
+/* One timer per distinct (period, offset) of the model's periodic events;
+ * a model without one is an error.  0, or -1 with a message in err. */
+static int add_timers(diagc_deploy *d, dep_model *m, char *err, size_t errlen) {
+  const diagc_deploy_model *spec = m->spec;
+  const diagc_model *md = spec->model;
+  int first = d->ntimers;
+  for (int e = 0; e < md->n_events; e++) {
+    const diagc_event_desc *ev = &md->events[e];
+    if (ev->trigger != DIAGC_TRIGGER_PERIODIC) continue;
+    int dup = 0;
+    for (int k = first; k < d->ntimers; k++)
+      if (d->timers[k].period == ev->period && d->timers[k].offset == ev->offset) dup = 1;
+    if (dup) continue;
+    dep_timer *tm = &d->timers[d->ntimers];
+    tm->m = m;
+    tm->period = ev->period;
+    tm->offset = ev->offset;
+    tm->period_ns = (int64_t)llround(ev->period * 1e9);
+    tm->offset_ns = (int64_t)llround(ev->offset * 1e9);
+    if (tm->period_ns <= 0) {
+      seterr(err, errlen, "model %s: event %s has a period below 1 ns", spec->name, ev->name);
+      return -1;
+    }
+    int id = diagc_exec_add_timer(d->ex, m->group, tm->period_ns, tm->offset_ns, timer_cb, tm);
+    if (id < 0) {
+      seterr(err, errlen, "model %s: cannot add a timer: %s", spec->name, diagc_status_message(id));
+      return -1;
+    }
+    tm->entity = id;
+    d->ntimers++;
+  }
+  if (d->ntimers == first) {
+    seterr(err, errlen, "model %s has no periodic event, so nothing would ever advance it; "
+           "declare one (e.g. a periodic_publish at the rate it should run)", spec->name);
+    return -1;
+  }
+  return 0;
+}
+
+/* The model's mapped exported inputs: one subscription each, linked to its
+ * topic.  0, or -1 with a message in err. */
+static int bind_inputs(diagc_deploy *d, dep_model *m, char *err, size_t errlen) {
+  const diagc_deploy_model *spec = m->spec;
+  const diagc_model *md = spec->model;
+  for (int j = 0; j < spec->n_inputs; j++) {
+    int src = -1;
+    for (int k = 0; k < md->n_sources; k++)
+      if (md->sources[k].kind == DIAGC_SRC_INPUT && strcmp(md->sources[k].name, spec->inputs[j].port) == 0) src = k;
+    if (src < 0) {
+      seterr(err, errlen, "model %s has no exported input '%s'", spec->name, spec->inputs[j].port);
+      return -1;
+    }
+    if (md->sources[src].size <= 0 || md->sources[src].size > 64) {
+      seterr(err, errlen, "model %s: input '%s' must have 1..64 values", spec->name, spec->inputs[j].port);
+      return -1;
+    }
+    dep_sub *s = &d->subs[d->nsubs];
+    s->m = m;
+    s->source = src;
+    s->size = md->sources[src].size;
+    s->port = spec->inputs[j].port;
+    s->topic = diagc_bus_topic(d->bus, spec->inputs[j].topic);
+    s->entity = diagc_exec_add_subscription(d->ex, m->group, sizeof(deploy_msg) + (size_t)s->size * sizeof(double),
+                                            4, DIAGC_OVERFLOW_DROP_OLDEST, sub_cb, s);
+    if (s->topic < 0 || s->entity < 0 || diagc_bus_subscribe(d->bus, s->topic, d->ex, s->entity) != 0) {
+      seterr(err, errlen, "model %s: cannot subscribe '%s' to topic '%s'", spec->name, s->port, spec->inputs[j].topic);
+      return -1;
+    }
+    d->nsubs++;
+  }
+  return 0;
+}
+
+/* Model i: its simulator, group, outputs, timers and inputs, then its
+ * initialization.  0, or -1 with a message in err. */
+static int setup_model(diagc_deploy *d, const diagc_deploy_model *spec, int i, char *err, size_t errlen) {
+  dep_model *m = &d->models[i];
+  m->d = d;
+  m->spec = spec;
+  char serr[200];
+  m->sim = diagc_sim_create_ex(spec->model, NULL, serr, sizeof serr);
+  if (!m->sim) {
+    seterr(err, errlen, "model %s: %s", spec->name, serr);
+    return -1;
+  }
+  m->group = diagc_exec_add_group(d->ex, DIAGC_GROUP_EXCLUSIVE);
+  if (bind_outputs(d, m, err, errlen) != 0 || add_timers(d, m, err, errlen) != 0 ||
+      bind_inputs(d, m, err, errlen) != 0)
+    return -1;
+  int rc = diagc_sim_initialize(m->sim);
+  if (rc < 0) {
+    seterr(err, errlen, "model %s: initialization failed: %s", spec->name, diagc_sim_error(m->sim));
+    return -1;
+  }
+  return 0;
+}
+
+/* A subscription's size must match what is published on its topic.  0, or
+ * -1 with a message in err. */
+static int check_topic_sizes(const diagc_deploy *d, const diagc_deploy_model *models, int n, char *err,
+                             size_t errlen) {
   for (int s = 0; s < d->nsubs; s++)
     for (int i = 0; i < n; i++)
       for (int j = 0; j < models[i].n_outputs; j++)
@@ -292,10 +321,27 @@ diagc_deploy *diagc_deploy_create(const diagc_deploy_model *models, int n, int t
           seterr(err, errlen, "topic '%s': %s publishes %d values but %s.%s expects %d",
                  diagc_bus_topic_name(d->bus, d->subs[s].topic), models[i].name, d->models[i].outs[j].size,
                  d->subs[s].m->spec->name, d->subs[s].port, d->subs[s].size);
-          goto fail;
+          return -1;
         }
-  return d;
-fail:
+  return 0;
+}
+
+diagc_deploy *diagc_deploy_create(const diagc_deploy_model *models, int n, int threads, char *err, size_t errlen) {
+  if (!models || n <= 0) {
+    seterr(err, errlen, "no models to deploy");
+    return NULL;
+  }
+  int maxtimers = 0, maxsubs = 0, maxouts = 0;
+  if (count_capacity(models, n, &maxtimers, &maxsubs, &maxouts, err, errlen) != 0) return NULL;
+  diagc_deploy *d = calloc(1, sizeof *d);
+  if (!d) {
+    seterr(err, errlen, "out of memory");
+    return NULL;
+  }
+  int ok = alloc_tables(d, n, threads, maxtimers, maxsubs, maxouts, err, errlen) == 0;
+  for (int i = 0; ok && i < n; i++) ok = setup_model(d, &models[i], i, err, errlen) == 0;
+  if (ok) ok = check_topic_sizes(d, models, n, err, errlen) == 0;
+  if (ok) return d;
   diagc_deploy_destroy(d);
   return NULL;
 }
@@ -310,8 +356,8 @@ static void sleep_s(double s) {
 int diagc_deploy_run(diagc_deploy *d, double duration_s) {
   int rc = diagc_exec_prepare(d->ex);
   if (rc) {
-    seterr(d->err, sizeof d->err, "cannot start the executor (error %d)", rc);
-    return -1;
+    seterr(d->err, sizeof d->err, "cannot start the executor: %s", diagc_status_message(rc));
+    return rc;
   }
   d->epoch = diagc_exec_epoch(d->ex);
   d->duration = duration_s;
@@ -328,9 +374,9 @@ int diagc_deploy_run(diagc_deploy *d, double duration_s) {
       const char *why = diagc_sim_error(d->models[i].sim);
       seterr(d->err, sizeof d->err, "model %s failed: %s", d->models[i].spec->name,
              why && why[0] ? why : "an output evaluation failed");
-      return -1;
+      return DIAGC_DEPLOY_E_MODEL;
     }
-  return 0;
+  return DIAGC_OK;
 }
 
 void diagc_deploy_report(diagc_deploy *d, FILE *f) {
@@ -406,7 +452,7 @@ int diagc_deploy_main(const diagc_deploy_model *models, int n, int argc, char **
   }
   int rc = diagc_deploy_run(d, duration);
   diagc_deploy_report(d, stdout);
-  if (rc) fprintf(stderr, "%s: %s\n", prog, diagc_deploy_error(d));
+  if (rc != DIAGC_OK) fprintf(stderr, "%s: %s\n", prog, diagc_deploy_error(d));
   diagc_deploy_destroy(d);
-  return rc ? 1 : 0;
+  return rc != DIAGC_OK ? 1 : 0;
 }

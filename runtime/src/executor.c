@@ -659,9 +659,9 @@ int diagc_exec_prepare(diagc_exec *ex) {
   pthread_mutex_lock(&ex->mu);
   if (ex->prepared) {
     pthread_mutex_unlock(&ex->mu);
-    return DIAGC_EXEC_OK;
+    return DIAGC_OK;
   }
-  int rc = DIAGC_EXEC_OK;
+  int rc = DIAGC_OK;
   for (int i = 0; i < ex->ngroups && rc == 0; i++) {
     exec_group *g = &ex->groups[i];
     g->tq.cap = g->cap_timers > 0 ? g->cap_timers : 1;
@@ -715,7 +715,7 @@ int diagc_exec_prepare(diagc_exec *ex) {
 int diagc_exec_set_epoch(diagc_exec *ex, int64_t epoch_ns) {
   if (!ex || epoch_ns < 0) return DIAGC_EXEC_E_ARG;
   pthread_mutex_lock(&ex->mu);
-  int rc = DIAGC_EXEC_OK;
+  int rc = DIAGC_OK;
   if (!ex->prepared) rc = DIAGC_EXEC_E_STATE;
   else if (ex->shut) rc = DIAGC_EXEC_E_SHUTDOWN;
   else {
@@ -768,7 +768,7 @@ static int put_locked(diagc_exec *ex, int ent, const void *msg, size_t size, int
   }
   memcpy(e->slots + (size_t)slot * e->slot_size, msg, size);
   commit_locked(ex, ent, slot, size, src, *dropped);
-  return DIAGC_EXEC_OK;
+  return DIAGC_OK;
 }
 
 /* Queues a message already copied into `slot` (lock held). */
@@ -819,7 +819,7 @@ static int deliver(diagc_exec *ex, int ent, int kind, const void *msg, size_t si
       rc = DIAGC_EXEC_E_REJECTED;
     } else {
       commit_locked(ex, ent, slot, size, src, 0);
-      rc = DIAGC_EXEC_OK;
+      rc = DIAGC_OK;
     }
   } else {
     rc = put_locked(ex, ent, msg, size, src, &dropped);
@@ -847,7 +847,7 @@ int diagc_exec_call(diagc_exec *ex, int client, const void *req, size_t size) {
 int diagc_exec_trigger(diagc_exec *ex, int guard) {
   if (!ex || guard < 0) return DIAGC_EXEC_E_ARG;
   pthread_mutex_lock(&ex->mu);
-  int rc = DIAGC_EXEC_OK;
+  int rc = DIAGC_OK;
   if (guard >= ex->nents || ex->ents[guard].kind != DIAGC_ENT_GUARD) {
     rc = DIAGC_EXEC_E_ARG;
   } else {
@@ -873,7 +873,7 @@ int diagc_exec_trigger(diagc_exec *ex, int guard) {
 int diagc_exec_advance_clock(diagc_exec *ex, int64_t t_ns) {
   if (!ex || ex->cfg.clock != DIAGC_CLOCK_MANUAL) return DIAGC_EXEC_E_ARG;
   pthread_mutex_lock(&ex->mu);
-  int rc = DIAGC_EXEC_OK;
+  int rc = DIAGC_OK;
   if (t_ns < ex->manual_now) rc = DIAGC_EXEC_E_ARG;
   else {
     ex->manual_now = t_ns;
@@ -901,7 +901,7 @@ static int begin_session(diagc_exec *ex, int kind) {
   ex->session_done = 0;
   ex->cancel = 0;
   catch_up_timers(ex, 1);
-  return DIAGC_EXEC_OK; /* lock held */
+  return DIAGC_OK; /* lock held */
 }
 
 /* The spinning thread's loop (lock held). */
@@ -947,7 +947,7 @@ static int end_session(diagc_exec *ex) {
   while (ex->in_callback > 0) pthread_cond_wait(&ex->done_cv, &ex->mu);
   ex->session = S_NONE;
   unpark_all(ex);
-  int rc = ex->shut ? DIAGC_EXEC_E_SHUTDOWN : DIAGC_EXEC_OK;
+  int rc = ex->shut ? DIAGC_EXEC_E_SHUTDOWN : DIAGC_OK;
   pthread_mutex_unlock(&ex->mu);
   return rc;
 }
@@ -959,7 +959,7 @@ int diagc_exec_spin(diagc_exec *ex) {
   if (ex->rcount > 0) wake_one(ex);
   session_loop(ex);
   rc = end_session(ex);
-  return rc == DIAGC_EXEC_E_SHUTDOWN ? DIAGC_EXEC_OK : rc;
+  return rc == DIAGC_EXEC_E_SHUTDOWN ? DIAGC_OK : rc;
 }
 
 int diagc_exec_spin_some(diagc_exec *ex) {
@@ -1047,7 +1047,7 @@ int diagc_exec_report_totals(diagc_exec *ex, diagc_exec_report *r) {
   catch_up_timers(ex, 0);
   totals_locked(ex, r);
   pthread_mutex_unlock(&ex->mu);
-  return DIAGC_EXEC_OK;
+  return DIAGC_OK;
 }
 
 int diagc_exec_shutdown(diagc_exec *ex, diagc_exec_report *report) {
@@ -1064,7 +1064,7 @@ int diagc_exec_shutdown(diagc_exec *ex, diagc_exec_report *report) {
   }
   if (report) totals_locked(ex, report);
   pthread_mutex_unlock(&ex->mu);
-  return DIAGC_EXEC_OK;
+  return DIAGC_OK;
 }
 
 int diagc_exec_get_stats(diagc_exec *ex, int ent, diagc_exec_entity_stats *st) {
@@ -1089,7 +1089,7 @@ int diagc_exec_get_stats(diagc_exec *ex, int ent, diagc_exec_entity_stats *st) {
   st->run = e->run;
   st->missed_periods = e->missed;
   pthread_mutex_unlock(&ex->mu);
-  return DIAGC_EXEC_OK;
+  return DIAGC_OK;
 }
 
 void diagc_exec_destroy(diagc_exec *ex) {

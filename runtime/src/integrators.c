@@ -35,6 +35,7 @@ const diagc_integrator_desc diagc_integrators[DIAGC_N_INTEGRATORS] = {
     {"bogacki_shampine3", 1, 3},
     {"dormand_prince54", 1, 5},
     {"implicit_euler", 1, 2},
+    {"radau3", 1, 3},
 };
 
 int diagc_find_integrator(const char *name) {
@@ -54,22 +55,17 @@ void diagc_sim_reset_integrator_stats(diagc_sim *s) {
   s->st.largest_step = NAN;
   s->st.smallest_adapted_step = NAN;
   s->st.newton_failures = 0;
+  s->st.jacobian_evals = 0;
+  s->st.lu_factorizations = 0;
+  s->st.newton_iterations = 0;
+  /* radau3 forms a new Jacobian at its next step */
+  diagc_implicit_reset(&s->imp);
 }
 
 int diagc_integrator_alloc(diagc_sim *s) {
-  size_t n = (size_t)(s->nxc > 0 ? s->nxc : 1);
-  if (s->integ != DIAGC_INT_IMPLICIT_EULER || s->jac) return 0;
-  s->jac = (double *)calloc(n * n, sizeof(double));
-  s->iter_m = (double *)calloc(n * n, sizeof(double));
-  s->piv = (int *)calloc(n, sizeof(int));
-  if (!s->jac || !s->iter_m || !s->piv) {
-    free(s->jac);
-    free(s->iter_m);
-    free(s->piv);
-    s->jac = s->iter_m = NULL;
-    s->piv = NULL;
-    return DIAGC_SIM_E_NOMEM;
-  }
+  diagc_implicit_reset(&s->imp);
+  if (s->integ == DIAGC_INT_IMPLICIT_EULER) return diagc_implicit_alloc(s, 1);
+  if (s->integ == DIAGC_INT_RADAU3) return diagc_implicit_alloc(s, 2);
   return 0;
 }
 
@@ -140,6 +136,10 @@ static int eval_xcdot(diagc_sim *s, double *out) {
   }
   vcopy(out, d, s->nxc);
   return 0;
+}
+
+int diagc_sim_eval_xcdot(diagc_sim *s, double *out) {
+  return eval_xcdot(s, out);
 }
 
 /* First-same-as-last: the first stage of an FSAL step reuses the last
@@ -397,44 +397,42 @@ static void swap_vec(double **a, double **b) {
   *b = t;
 }
 
-/* Dormand-Prince's stages.  d is the derivative just evaluated (the newest
- * k, still in the model's storage).  With error control, the last stage
- * k7 = f(t0 + h, x1) goes to k7 and x1 to xf as well as to the context:
- * they become the next step's k1 and x0 (first same as last). */
-static int dp54_stages(diagc_sim *s, const stage_io *io, double t0, double h,
-                       int n, const double *restrict x0, double *restrict k1,
+/* Dormand-Prince 5(4): nodes c, matrix a, weights b (5th order) and e =
+ * b(5th) - b(4th). */
+static const double DP_C2 = 1.0 / 5, DP_C3 = 3.0 / 10, DP_C4 = 4.0 / 5, DP_C5 = 8.0 / 9;
+static const double DP_A21 = 1.0 / 5;
+static const double DP_A31 = 3.0 / 40, DP_A32 = 9.0 / 40;
+static const double DP_A41 = 44.0 / 45, DP_A42 = -56.0 / 15, DP_A43 = 32.0 / 9;
+static const double DP_A51 = 19372.0 / 6561, DP_A52 = -25360.0 / 2187,
+                    DP_A53 = 64448.0 / 6561, DP_A54 = -212.0 / 729;
+static const double DP_A61 = 9017.0 / 3168, DP_A62 = -355.0 / 33,
+                    DP_A63 = 46732.0 / 5247, DP_A64 = 49.0 / 176,
+                    DP_A65 = -5103.0 / 18656;
+static const double DP_B1 = 35.0 / 384, DP_B3 = 500.0 / 1113, DP_B4 = 125.0 / 192,
+                    DP_B5 = -2187.0 / 6784, DP_B6 = 11.0 / 84;
+static const double DP_E1 = 71.0 / 57600, DP_E3 = -71.0 / 16695, DP_E4 = 71.0 / 1920,
+                    DP_E5 = -17253.0 / 339200, DP_E6 = 22.0 / 525, DP_E7 = -1.0 / 40;
+
+/* Stages 2 to 6: k2..k5 stored as they are read, each stage's state set
+ * and evaluated; on return *dp is k6 (in the model's storage). */
+static int dp54_middle(diagc_sim *s, const stage_io *io, double t0, double h,
+                       int n, const double *restrict x0, const double *restrict k1,
                        double *restrict k2, double *restrict k3,
-                       double *restrict k4, double *restrict k5,
-                       double *restrict k6, double *restrict k7,
-                       double *restrict xf, double *restrict errv) {
-  static const double c2 = 1.0 / 5, c3 = 3.0 / 10, c4 = 4.0 / 5, c5 = 8.0 / 9;
-  static const double a21 = 1.0 / 5;
-  static const double a31 = 3.0 / 40, a32 = 9.0 / 40;
-  static const double a41 = 44.0 / 45, a42 = -56.0 / 15, a43 = 32.0 / 9;
-  static const double a51 = 19372.0 / 6561, a52 = -25360.0 / 2187,
-                      a53 = 64448.0 / 6561, a54 = -212.0 / 729;
-  static const double a61 = 9017.0 / 3168, a62 = -355.0 / 33,
-                      a63 = 46732.0 / 5247, a64 = 49.0 / 176,
-                      a65 = -5103.0 / 18656;
-  static const double b1 = 35.0 / 384, b3 = 500.0 / 1113, b4 = 125.0 / 192,
-                      b5 = -2187.0 / 6784, b6 = 11.0 / 84;
-  /* b(5th) - b(4th) */
-  static const double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920,
-                      e5 = -17253.0 / 339200, e6 = 22.0 / 525, e7 = -1.0 / 40;
+                       double *restrict k4, double *restrict k5, const double **dp) {
   int i, rc;
   double *x;
   const double *d;
 
-  x = stage_begin(io, t0 + c2 * h);
+  x = stage_begin(io, t0 + DP_C2 * h);
   {
-    const double f1 = a21 * h;
+    const double f1 = DP_A21 * h;
     for (i = 0; i < n; i++) x[i] = x0[i] + k1[i] * f1;
   }
   stage_end(io, x);
   if ((rc = stage_eval(s, io, &d)) != 0) return rc;
-  x = stage_begin(io, t0 + c3 * h);
+  x = stage_begin(io, t0 + DP_C3 * h);
   {
-    const double f1 = a31 * h, f2 = a32 * h;
+    const double f1 = DP_A31 * h, f2 = DP_A32 * h;
     for (i = 0; i < n; i++) {
       const double kn = d[i];
       k2[i] = kn;
@@ -443,9 +441,9 @@ static int dp54_stages(diagc_sim *s, const stage_io *io, double t0, double h,
   }
   stage_end(io, x);
   if ((rc = stage_eval(s, io, &d)) != 0) return rc;
-  x = stage_begin(io, t0 + c4 * h);
+  x = stage_begin(io, t0 + DP_C4 * h);
   {
-    const double f1 = a41 * h, f2 = a42 * h, f3 = a43 * h;
+    const double f1 = DP_A41 * h, f2 = DP_A42 * h, f3 = DP_A43 * h;
     for (i = 0; i < n; i++) {
       const double kn = d[i];
       k3[i] = kn;
@@ -454,9 +452,9 @@ static int dp54_stages(diagc_sim *s, const stage_io *io, double t0, double h,
   }
   stage_end(io, x);
   if ((rc = stage_eval(s, io, &d)) != 0) return rc;
-  x = stage_begin(io, t0 + c5 * h);
+  x = stage_begin(io, t0 + DP_C5 * h);
   {
-    const double f1 = a51 * h, f2 = a52 * h, f3 = a53 * h, f4 = a54 * h;
+    const double f1 = DP_A51 * h, f2 = DP_A52 * h, f3 = DP_A53 * h, f4 = DP_A54 * h;
     for (i = 0; i < n; i++) {
       const double kn = d[i];
       k4[i] = kn;
@@ -467,8 +465,8 @@ static int dp54_stages(diagc_sim *s, const stage_io *io, double t0, double h,
   if ((rc = stage_eval(s, io, &d)) != 0) return rc;
   x = stage_begin(io, t0 + h);
   {
-    const double f1 = a61 * h, f2 = a62 * h, f3 = a63 * h, f4 = a64 * h,
-                 f5 = a65 * h;
+    const double f1 = DP_A61 * h, f2 = DP_A62 * h, f3 = DP_A63 * h, f4 = DP_A64 * h,
+                 f5 = DP_A65 * h;
     for (i = 0; i < n; i++) {
       const double kn = d[i];
       k5[i] = kn;
@@ -478,33 +476,64 @@ static int dp54_stages(diagc_sim *s, const stage_io *io, double t0, double h,
   }
   stage_end(io, x);
   if ((rc = stage_eval(s, io, &d)) != 0) return rc;
-  /* the solution, at the time already set */
-  x = io->mutable_xc ? io->mutable_xc(io->ctx) : io->xt;
-  {
-    const double f1 = b1 * h, f3 = b3 * h, f4 = b4 * h, f5 = b5 * h,
-                 f6 = b6 * h;
-    for (i = 0; i < n; i++) {
-      const double kn = d[i];
-      const double x1 = x0[i] + (k1[i] * f1 + k3[i] * f3 + k4[i] * f4 +
-                                 k5[i] * f5 + kn * f6);
-      k6[i] = kn;
-      x[i] = x1;
-      xf[i] = x1;
-    }
+  *dp = d;
+  return 0;
+}
+
+/* The solution x1 (k6 = d stored), into the context (at the time already
+ * set) and xf. */
+static void dp54_solution(const stage_io *io, double h, int n, const double *restrict x0,
+                          const double *restrict k1, const double *restrict k3,
+                          const double *restrict k4, const double *restrict k5,
+                          double *restrict k6, double *restrict xf, const double *d) {
+  int i;
+  double *x = io->mutable_xc ? io->mutable_xc(io->ctx) : io->xt;
+  const double f1 = DP_B1 * h, f3 = DP_B3 * h, f4 = DP_B4 * h, f5 = DP_B5 * h,
+               f6 = DP_B6 * h;
+  for (i = 0; i < n; i++) {
+    const double kn = d[i];
+    const double x1 = x0[i] + (k1[i] * f1 + k3[i] * f3 + k4[i] * f4 +
+                               k5[i] * f5 + kn * f6);
+    k6[i] = kn;
+    x[i] = x1;
+    xf[i] = x1;
   }
   stage_end(io, x);
+}
+
+/* The error estimate |h sum e_i k_i| into errv (k7 = d stored). */
+static void dp54_error(double h, int n, const double *restrict k1, const double *restrict k3,
+                       const double *restrict k4, const double *restrict k5,
+                       const double *restrict k6, double *restrict k7,
+                       double *restrict errv, const double *d) {
+  int i;
+  const double f1 = DP_E1 * h, f3 = DP_E3 * h, f4 = DP_E4 * h, f5 = DP_E5 * h,
+               f6 = DP_E6 * h, f7 = DP_E7 * h;
+  for (i = 0; i < n; i++) {
+    const double kn = d[i];
+    k7[i] = kn;
+    errv[i] = fabs(k1[i] * f1 + k3[i] * f3 + k4[i] * f4 + k5[i] * f5 +
+                   k6[i] * f6 + kn * f7);
+  }
+}
+
+/* Dormand-Prince's stages.  k1 is the derivative at (t0, x0).  With error
+ * control, the last stage k7 = f(t0 + h, x1) goes to k7 and x1 to xf as
+ * well as to the context: they become the next step's k1 and x0 (first
+ * same as last). */
+static int dp54_stages(diagc_sim *s, const stage_io *io, double t0, double h,
+                       int n, const double *restrict x0, double *restrict k1,
+                       double *restrict k2, double *restrict k3,
+                       double *restrict k4, double *restrict k5,
+                       double *restrict k6, double *restrict k7,
+                       double *restrict xf, double *restrict errv) {
+  int rc;
+  const double *d;
+  if ((rc = dp54_middle(s, io, t0, h, n, x0, k1, k2, k3, k4, k5, &d)) != 0) return rc;
+  dp54_solution(io, h, n, x0, k1, k3, k4, k5, k6, xf, d);
   if (s->fixed_mode) return 0; /* the error estimate is not needed */
   if ((rc = stage_eval(s, io, &d)) != 0) return rc;
-  {
-    const double f1 = e1 * h, f3 = e3 * h, f4 = e4 * h, f5 = e5 * h,
-                 f6 = e6 * h, f7 = e7 * h;
-    for (i = 0; i < n; i++) {
-      const double kn = d[i];
-      k7[i] = kn;
-      errv[i] = fabs(k1[i] * f1 + k3[i] * f3 + k4[i] * f4 + k5[i] * f5 +
-                     k6[i] * f6 + kn * f7);
-    }
-  }
+  dp54_error(h, n, k1, k3, k4, k5, k6, k7, errv, d);
   s->fsal_t = t0 + h;
   s->fsal_valid = 1;
   return 0;
@@ -535,89 +564,22 @@ static int step_dp54(diagc_sim *s, double h) {
 /* ---- implicit Euler ------------------------------------------------------
  * x1 = x0 + h f(t0 + h, x1), solved by Newton's method on
  * g(x) = x - x0 - h f(t0 + h, x) with the iteration matrix I - h J, where J
- * is a forward-difference Jacobian of f.  J is formed at (t0, x0) once per
+ * comes from the Jacobian source (implicit.h: forward differences, or the
+ * model's sparse Jacobian).  J is formed at (t0, x0) once per
  * step; if Newton does not converge it is re-formed at the last iterate
  * and the solve is retried once.  Error control takes the step as one step
  * of h and two of h/2 and propagates the two half steps (step doubling). */
 
-/* Forward-difference Jacobian at the context (time and xc), f0 = f there. */
-static int form_jacobian(diagc_sim *s, const double *f0) {
-  int i, j, n = s->nxc, rc;
-  const double sq = sqrt(DBL_EPSILON);
-  memcpy(s->xb, xc_now(s), (size_t)n * sizeof(double));
-  for (j = 0; j < n; j++) {
-    const double xj = s->xb[j];
-    double d = sq * (fabs(xj) > 1 ? fabs(xj) : 1);
-    volatile double xp = xj + d; /* representable difference */
-    d = xp - xj;
-    s->xb[j] = xp;
-    put_xc(s, s->xb);
-    if ((rc = eval_xcdot(s, s->fx)) != 0) return rc;
-    for (i = 0; i < n; i++) s->jac[(size_t)i * n + j] = (s->fx[i] - f0[i]) / d;
-    s->xb[j] = xj;
-  }
-  put_xc(s, s->xb);
-  return 0;
-}
-
 /* iter_m = LU(I - h J) with partial pivoting; 0, or -1 if singular. */
 static int factor_iteration_matrix(diagc_sim *s, double h) {
-  int i, j, k, n = s->nxc;
-  double *a = s->iter_m;
+  int i, j, n = s->nxc;
+  double *a = s->imp.iter_m;
+  const double *jac = s->imp.jac;
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++)
-      a[(size_t)i * n + j] = (i == j ? 1.0 : 0.0) - h * s->jac[(size_t)i * n + j];
-  for (k = 0; k < n; k++) {
-    int p = k;
-    double best = fabs(a[(size_t)k * n + k]);
-    for (i = k + 1; i < n; i++) {
-      double v = fabs(a[(size_t)i * n + k]);
-      if (v > best) {
-        best = v;
-        p = i;
-      }
-    }
-    s->piv[k] = p;
-    if (!(best > 0) || !isfinite(best)) return -1;
-    if (p != k) {
-      for (j = 0; j < n; j++) {
-        double t = a[(size_t)k * n + j];
-        a[(size_t)k * n + j] = a[(size_t)p * n + j];
-        a[(size_t)p * n + j] = t;
-      }
-    }
-    for (i = k + 1; i < n; i++) {
-      double l = a[(size_t)i * n + k] / a[(size_t)k * n + k];
-      a[(size_t)i * n + k] = l;
-      if (l != 0)
-        for (j = k + 1; j < n; j++) a[(size_t)i * n + j] -= l * a[(size_t)k * n + j];
-    }
-  }
-  return 0;
-}
-
-/* Solves iter_m * y = b in place. */
-static void lu_solve(const diagc_sim *s, double *b) {
-  int i, j, n = s->nxc;
-  const double *a = s->iter_m;
-  for (i = 0; i < n; i++) {
-    int p = s->piv[i];
-    if (p != i) {
-      double t = b[i];
-      b[i] = b[p];
-      b[p] = t;
-    }
-  }
-  for (i = 1; i < n; i++) {
-    double acc = b[i];
-    for (j = 0; j < i; j++) acc -= a[(size_t)i * n + j] * b[j];
-    b[i] = acc;
-  }
-  for (i = n - 1; i >= 0; i--) {
-    double acc = b[i];
-    for (j = i + 1; j < n; j++) acc -= a[(size_t)i * n + j] * b[j];
-    b[i] = acc / a[(size_t)i * n + i];
-  }
+      a[(size_t)i * n + j] = (i == j ? 1.0 : 0.0) - h * jac[(size_t)i * n + j];
+  s->st.lu_factorizations++;
+  return diagc_lu_factor(a, n, s->imp.piv);
 }
 
 /* Newton iterations for one implicit Euler step of h from xs into xr
@@ -635,7 +597,8 @@ static int newton_ie(diagc_sim *s, double t1, const double *xs, double h,
     put_xc(s, xr);
     if ((rc = eval_xcdot(s, s->fx)) != 0) return rc;
     for (i = 0; i < n; i++) s->dx[i] = -(xr[i] - xs[i] - h * s->fx[i]);
-    lu_solve(s, s->dx);
+    diagc_lu_solve(s->imp.iter_m, n, s->imp.piv, s->dx);
+    s->st.newton_iterations++;
     for (i = 0; i < n; i++) {
       double r = fabs(s->dx[i]) / (1 + fabs(xr[i]));
       xr[i] += s->dx[i];
@@ -678,7 +641,7 @@ static int ie_substep(diagc_sim *s, double t1, const double *xs,
       put_time(s, t1);
       put_xc(s, xr);
       if ((rc = eval_xcdot(s, s->k2)) != 0) return rc;
-      if ((rc = form_jacobian(s, s->k2)) != 0) return rc;
+      if ((rc = diagc_form_jacobian(s, s->k2)) != 0) return rc;
     }
   }
   *conv = 0;
@@ -690,7 +653,7 @@ static int step_implicit_euler(diagc_sim *s, double h) {
   const double t0 = diagc_sim_ctx_time(s);
   vcopy(s->x0, xc_now(s), n);
   if ((rc = eval_xcdot(s, s->k0)) != 0) return rc;
-  if ((rc = form_jacobian(s, s->k0)) != 0) return rc;
+  if ((rc = diagc_form_jacobian(s, s->k0)) != 0) return rc;
   if (s->fixed_mode) {
     if ((rc = ie_substep(s, t0 + h, s->x0, s->k0, h, s->xt, &conv)) != 0)
       return rc;
@@ -742,6 +705,7 @@ static int do_step(diagc_sim *s, double h) {
     case DIAGC_INT_BS3: return step_bs3(s, h);
     case DIAGC_INT_DP54: return step_dp54(s, h);
     case DIAGC_INT_IMPLICIT_EULER: return step_implicit_euler(s, h);
+    case DIAGC_INT_RADAU3: return diagc_step_radau3(s, h);
     default: return step_rk4(s, h);
   }
 }

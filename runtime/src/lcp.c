@@ -1,7 +1,8 @@
 /* lcp.c: boxed LCP with friction index (see diagc/lcp.h, docs/lcp.md):
- * the public API (workspace, options, diagc_lcp_solve, diagc_lcp_violation),
- * the scoring of points shared by the methods, the continuation in mu and
- * the AUTO driver that chains the methods.  The methods have their own
+ * the public API (workspace, options, diagc_lcp_solve), the continuation
+ * in mu and the AUTO driver that chains the methods.  The scoring of
+ * points that every method shares (residual, violation, best point) is in
+ * lcp_score.c, with diagc_lcp_violation.  The methods have their own
  * files: lcp_coupled.c (coupled incremental pivoting), lcp_active_set.c
  * (active-set method), lcp_dantzig.c (incremental Dantzig pass),
  * lcp_lemke.c (Lemke's method) and lcp_pgs.c (projected Gauss-Seidel);
@@ -99,77 +100,6 @@ void diagc_lcp_options_init(diagc_lcp_options *opt, void *workspace,
   opt->warm_start = 1;
   opt->workspace = workspace;
   opt->workspace_size = workspace_size;
-}
-
-static double row_viol(double xi, double wi, double L, double H, double t) {
-  if (!(xi == xi) || !(wi == wi)) return INFINITY;
-  if (xi < L - t) return L - xi;
-  if (xi > H + t) return xi - H;
-  if (H - L < t) return 0.0;
-  if (xi <= L + t && (xi - L) <= (H - xi)) return wi < 0 ? -wi : 0.0;
-  if (xi >= H - t) return wi > 0 ? wi : 0.0;
-  return fabs(wi);
-}
-
-/* w = A x + cfm x - b */
-/* A_i x - b_i with four partial sums (the same order wherever w is
- * computed for the metric: the same bits as diagc_lcp_violation) */
-static double row_res(int n, const double *Ai, const double *x, double bi) {
-  return diagc__dot4(n, Ai, x) - bi;
-}
-
-void diagc__lcp_residual(const diagc__lcp_ctx *c, const double *x, double *w) {
-  int n = c->n, i;
-  for (i = 0; i < n; i++) w[i] = row_res(n, c->A + (size_t)i * n, x, c->b[i]) + c->cfm * x[i];
-}
-
-static double violation_w(const diagc__lcp_ctx *c, const double *x, const double *w) {
-  int i;
-  double v = 0.0;
-  for (i = 0; i < c->n; i++) {
-    double L, H, r;
-    diagc__lcp_bounds(c, i, x, &L, &H);
-    r = row_viol(x[i], w[i], L, H, DIAGC_LCP_BOUND_TOL);
-    if (!(r <= v)) v = r; /* also catches NaN -> inf below */
-  }
-  return v == v ? v : INFINITY;
-}
-
-static void keep_best(diagc__lcp_ctx *c, const double *x, double v) {
-  if (c->stage) { /* a capped stage: its own best, not the answer's */
-    if (v < c->sbest_v) {
-      memcpy(c->sx, x, sizeof(double) * (size_t)c->n);
-      c->sbest_v = v;
-    }
-    return;
-  }
-  if (!c->have_best || v < c->best_v) {
-    memcpy(c->best, x, sizeof(double) * (size_t)c->n);
-    c->best_v = v;
-    c->have_best = 1;
-  }
-}
-
-/* Scores x: fills c->w with its residual, keeps x if it is the best so far
- * and returns its violation. */
-double diagc__lcp_score(diagc__lcp_ctx *c, const double *x) {
-  double v;
-  diagc__lcp_residual(c, x, c->w);
-  v = violation_w(c, x, c->w);
-  keep_best(c, x, v);
-  return v;
-}
-
-/* c->cinv, computed when a method first needs it (the coupled pivoting
- * does not). */
-void diagc__lcp_need_cinv(diagc__lcp_ctx *c) {
-  int i;
-  if (c->cinv_ok) return;
-  for (i = 0; i < c->n; i++) {
-    double d = c->A[(size_t)i * c->n + i] + c->cfm;
-    c->cinv[i] = d > c->droptol ? 1.0 / d : 0.0;
-  }
-  c->cinv_ok = 1;
 }
 
 /* Continuation in the friction coefficient: solve with the friction
@@ -292,121 +222,128 @@ static void seeded_stages(diagc__lcp_ctx *c, int method, int maxit, int *used_ou
   *used_out = used;
 }
 
-/* Checks the arguments (0: invalid).  Also sets *maxdiag = max |A_ii + cfm|
- * and *sym: A symmetric to 1e-12 maxdiag. */
-static int check_args(int n, const double *A, const double *b, const double *lo,
-                      const double *hi, const int *fx, const double *x, double cfm,
-                      double *maxdiag, int *sym) {
+/* The diagonal: 0 if an entry is not finite; else *maxdiag = max |A_ii +
+ * cfm|. */
+static int check_diagonal(int n, const double *A, double cfm, double *maxdiag) {
+  size_t nn = (size_t)n;
+  double md = 0.0;
   int i;
-  *maxdiag = 0.0;
-  *sym = 1;
-  if (n < 0) return 0;
-  if (n == 0) return 1;
-  if (!A || !b || !lo || !hi || !x) return 0;
-  {
-    size_t nn = (size_t)n, k;
-    double md = 0.0, tol;
-    for (i = 0; i < n; i++) {
-      double a = A[(size_t)i * nn + i];
-      if (!isfinite(a)) return 0;
-      a = fabs(a + cfm);
-      if (a > md) md = a;
-    }
-    *maxdiag = md;
-    tol = 1e-12 * md;
-    /* the pairs (A_ik, A_ki) in 2 x 2 blocks; first the common case, a
-       symmetric A: per pair of rows, the sum of |A_ik - A_ki| is at most
-       tol (then each is: the order of the sum does not matter; a NaN or
-       an infinity fails it: A_ik - A_ki is not finite when either is
-       not), one test per pair of rows */
-    for (i = 0; i + 1 < n; i += 2) { /* rows i, i + 1 against columns i, i + 1 */
-      const double *R0 = A + (size_t)i * nn, *R1 = R0 + nn;
-      double s0 = fabs(R1[i] - R0[i + 1]), s1 = 0.0;
+  for (i = 0; i < n; i++) {
+    double a = A[(size_t)i * nn + i];
+    if (!isfinite(a)) return 0;
+    a = fabs(a + cfm);
+    if (a > md) md = a;
+  }
+  *maxdiag = md;
+  return 1;
+}
+
+/* The common case, a symmetric A, cheaply: the pairs (A_ik, A_ki) in 2 x 2
+ * blocks; per pair of rows, the sum of |A_ik - A_ki| is at most tol (then
+ * each is: the order of the sum does not matter; a NaN or an infinity
+ * fails it: A_ik - A_ki is not finite when either is not), one test per
+ * pair of rows.  1: symmetric to tol; 0: sym_full must decide. */
+static int sym_fast(int n, const double *A, double tol) {
+  size_t nn = (size_t)n, k;
+  int i;
+  for (i = 0; i + 1 < n; i += 2) { /* rows i, i + 1 against columns i, i + 1 */
+    const double *R0 = A + (size_t)i * nn, *R1 = R0 + nn;
+    double s0 = fabs(R1[i] - R0[i + 1]), s1 = 0.0;
 #ifdef __SSE2__ /* the 2 x 2 blocks in registers: row i's pair against
                    column i's (unpacklo), row i + 1's against i + 1's */
-      __m128d a0 = _mm_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, acc;
-      __m128d am = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
-      double h[2];
-      for (k = 0; k + 2 < (size_t)i; k += 4) { /* two blocks: four sums */
-        const double *C0 = A + k * nn + i, *C2 = C0 + 2 * nn;
-        __m128d c0 = _mm_loadu_pd(C0), c1 = _mm_loadu_pd(C0 + nn);
-        __m128d c2 = _mm_loadu_pd(C2), c3 = _mm_loadu_pd(C2 + nn);
-        a0 = _mm_add_pd(a0, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R0 + k), _mm_unpacklo_pd(c0, c1)), am));
-        a1 = _mm_add_pd(a1, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R1 + k), _mm_unpackhi_pd(c0, c1)), am));
-        a2 = _mm_add_pd(a2, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R0 + k + 2), _mm_unpacklo_pd(c2, c3)), am));
-        a3 = _mm_add_pd(a3, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R1 + k + 2), _mm_unpackhi_pd(c2, c3)), am));
-      }
-      if (k < (size_t)i) {
-        const double *C0 = A + k * nn + i;
-        __m128d c0 = _mm_loadu_pd(C0), c1 = _mm_loadu_pd(C0 + nn);
-        a0 = _mm_add_pd(a0, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R0 + k), _mm_unpacklo_pd(c0, c1)), am));
-        a1 = _mm_add_pd(a1, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R1 + k), _mm_unpackhi_pd(c0, c1)), am));
-      }
-      acc = _mm_add_pd(_mm_add_pd(a0, a1), _mm_add_pd(a2, a3));
-      _mm_storeu_pd(h, acc);
-      s1 = h[0] + h[1];
+    __m128d a0 = _mm_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, acc;
+    __m128d am = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+    double h[2];
+    for (k = 0; k + 2 < (size_t)i; k += 4) { /* two blocks: four sums */
+      const double *C0 = A + k * nn + i, *C2 = C0 + 2 * nn;
+      __m128d c0 = _mm_loadu_pd(C0), c1 = _mm_loadu_pd(C0 + nn);
+      __m128d c2 = _mm_loadu_pd(C2), c3 = _mm_loadu_pd(C2 + nn);
+      a0 = _mm_add_pd(a0, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R0 + k), _mm_unpacklo_pd(c0, c1)), am));
+      a1 = _mm_add_pd(a1, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R1 + k), _mm_unpackhi_pd(c0, c1)), am));
+      a2 = _mm_add_pd(a2, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R0 + k + 2), _mm_unpacklo_pd(c2, c3)), am));
+      a3 = _mm_add_pd(a3, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R1 + k + 2), _mm_unpackhi_pd(c2, c3)), am));
+    }
+    if (k < (size_t)i) {
+      const double *C0 = A + k * nn + i;
+      __m128d c0 = _mm_loadu_pd(C0), c1 = _mm_loadu_pd(C0 + nn);
+      a0 = _mm_add_pd(a0, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R0 + k), _mm_unpacklo_pd(c0, c1)), am));
+      a1 = _mm_add_pd(a1, _mm_and_pd(_mm_sub_pd(_mm_loadu_pd(R1 + k), _mm_unpackhi_pd(c0, c1)), am));
+    }
+    acc = _mm_add_pd(_mm_add_pd(a0, a1), _mm_add_pd(a2, a3));
+    _mm_storeu_pd(h, acc);
+    s1 = h[0] + h[1];
 #else
-      for (k = 0; k < (size_t)i; k += 2) { /* i even: k + 1 < i */
-        const double *C0 = A + k * nn + i, *C1 = C0 + nn;
-        s0 += fabs(R0[k] - C0[0]) + fabs(R0[k + 1] - C1[0]);
-        s1 += fabs(R1[k] - C0[1]) + fabs(R1[k + 1] - C1[1]);
-      }
+    for (k = 0; k < (size_t)i; k += 2) { /* i even: k + 1 < i */
+      const double *C0 = A + k * nn + i, *C1 = C0 + nn;
+      s0 += fabs(R0[k] - C0[0]) + fabs(R0[k + 1] - C1[0]);
+      s1 += fabs(R1[k] - C0[1]) + fabs(R1[k + 1] - C1[1]);
+    }
 #endif
-      if (!(s0 + s1 <= tol)) goto full;
+    if (!(s0 + s1 <= tol)) return 0;
+  }
+  if (i < n) { /* the last row of an odd n */
+    const double *Ai = A + (size_t)i * nn;
+    double s0 = 0.0;
+    for (k = 0; k < (size_t)i; k++) s0 += fabs(Ai[k] - A[k * nn + i]);
+    if (!(s0 <= tol)) return 0;
+  }
+  return 1;
+}
+
+/* The full check, when sym_fast fails: 0 if an entry of A is not finite;
+ * else *sym says whether max |A_ik - A_ki| <= tol.  d = A_ik - A_ki is not
+ * finite when either is not (inf - inf, NaN: NaN) or when it overflows,
+ * and d * 0 is then NaN (one branch for all of A); max |d| says whether A
+ * is symmetric. */
+static int sym_full(int n, const double *A, double tol, int *sym) {
+  size_t nn = (size_t)n, k;
+  double z0 = 0.0, z1 = 0.0, m0 = 0.0, m1 = 0.0;
+  int i;
+  for (i = 0; i + 1 < n; i += 2) {
+    const double *R0 = A + (size_t)i * nn, *R1 = R0 + nn;
+    double d;
+    for (k = 0; k < (size_t)i; k += 2) {
+      const double *C0 = A + k * nn + i, *C1 = C0 + nn;
+      double d00 = R0[k] - C0[0], d01 = R0[k + 1] - C1[0];
+      double d10 = R1[k] - C0[1], d11 = R1[k + 1] - C1[1];
+      z0 += d00 * 0.0 + d01 * 0.0;
+      z1 += d10 * 0.0 + d11 * 0.0;
+      d00 = fabs(d00), d01 = fabs(d01), d10 = fabs(d10), d11 = fabs(d11);
+      d00 = d00 > d01 ? d00 : d01;
+      d10 = d10 > d11 ? d10 : d11;
+      m0 = d00 > m0 ? d00 : m0;
+      m1 = d10 > m1 ? d10 : m1;
     }
-    if (i < n) { /* the last row of an odd n */
-      const double *Ai = A + (size_t)i * nn;
-      double s0 = 0.0;
-      for (k = 0; k < (size_t)i; k++) s0 += fabs(Ai[k] - A[k * nn + i]);
-      if (!(s0 <= tol)) goto full;
-    }
-    goto done;
-  full: {
-    /* d = A_ik - A_ki is not finite when either is not (inf - inf, NaN:
-       NaN) or when it overflows, and d * 0 is then NaN (one branch for all
-       of A); max |d| says whether A is symmetric */
-    double z0 = 0.0, z1 = 0.0, m0 = 0.0, m1 = 0.0;
-    for (i = 0; i + 1 < n; i += 2) {
-      const double *R0 = A + (size_t)i * nn, *R1 = R0 + nn;
-      double d;
-      for (k = 0; k < (size_t)i; k += 2) {
-        const double *C0 = A + k * nn + i, *C1 = C0 + nn;
-        double d00 = R0[k] - C0[0], d01 = R0[k + 1] - C1[0];
-        double d10 = R1[k] - C0[1], d11 = R1[k + 1] - C1[1];
-        z0 += d00 * 0.0 + d01 * 0.0;
-        z1 += d10 * 0.0 + d11 * 0.0;
-        d00 = fabs(d00), d01 = fabs(d01), d10 = fabs(d10), d11 = fabs(d11);
-        d00 = d00 > d01 ? d00 : d01;
-        d10 = d10 > d11 ? d10 : d11;
-        m0 = d00 > m0 ? d00 : m0;
-        m1 = d10 > m1 ? d10 : m1;
-      }
-      d = R1[i] - R0[i + 1];
-      z0 += d * 0.0;
+    d = R1[i] - R0[i + 1];
+    z0 += d * 0.0;
+    d = fabs(d);
+    m0 = d > m0 ? d : m0;
+  }
+  if (i < n) {
+    const double *Ai = A + (size_t)i * nn;
+    for (k = 0; k < (size_t)i; k++) {
+      double d = Ai[k] - A[k * nn + i];
+      z1 += d * 0.0;
       d = fabs(d);
-      m0 = d > m0 ? d : m0;
-    }
-    if (i < n) {
-      const double *Ai = A + (size_t)i * nn;
-      for (k = 0; k < (size_t)i; k++) {
-        double d = Ai[k] - A[k * nn + i];
-        z1 += d * 0.0;
-        d = fabs(d);
-        m1 = d > m1 ? d : m1;
-      }
-    }
-    z0 += z1;
-    if (z0 != z0) { /* a difference is not finite: an entry, or an overflow
-                       (A_ik = 1e308, A_ki = -1e308: finite, not symmetric) */
-      for (k = 0; k < nn * nn; k++)
-        if (!isfinite(A[k])) return 0;
-      *sym = 0;
-    } else {
-      *sym = (m0 > m1 ? m0 : m1) <= tol;
+      m1 = d > m1 ? d : m1;
     }
   }
-  done:;
+  z0 += z1;
+  if (z0 != z0) { /* a difference is not finite: an entry, or an overflow
+                     (A_ik = 1e308, A_ki = -1e308: finite, not symmetric) */
+    for (k = 0; k < nn * nn; k++)
+      if (!isfinite(A[k])) return 0;
+    *sym = 0;
+  } else {
+    *sym = (m0 > m1 ? m0 : m1) <= tol;
   }
+  return 1;
+}
+
+/* b finite, the bounds and the friction index as diagc/lcp.h requires. */
+static int check_rows(int n, const double *b, const double *lo, const double *hi,
+                      const int *fx) {
+  int i;
   for (i = 0; i < n; i++) {
     int j = fx ? fx[i] : -1;
     if (!isfinite(b[i])) return 0;
@@ -422,28 +359,257 @@ static int check_args(int n, const double *A, const double *b, const double *lo,
   return 1;
 }
 
+/* Checks the arguments (0: invalid).  Also sets *maxdiag = max |A_ii + cfm|
+ * and *sym: A symmetric to 1e-12 maxdiag. */
+static int check_args(int n, const double *A, const double *b, const double *lo,
+                      const double *hi, const int *fx, const double *x, double cfm,
+                      double *maxdiag, int *sym) {
+  double tol;
+  *maxdiag = 0.0;
+  *sym = 1;
+  if (n < 0) return 0;
+  if (n == 0) return 1;
+  if (!A || !b || !lo || !hi || !x) return 0;
+  if (!check_diagonal(n, A, cfm, maxdiag)) return 0;
+  tol = 1e-12 * *maxdiag;
+  if (!sym_fast(n, A, tol) && !sym_full(n, A, tol, sym)) return 0;
+  return check_rows(n, b, lo, hi, fx);
+}
+
+/* The checks of diagc_lcp_solve's arguments and options: DIAGC_OK or its
+ * failure code; sets *maxdiag and *sym (check_args). */
+static int check_call(int n, const double *A, const double *b, const double *lo,
+                      const double *hi, const int *findex, const double *x,
+                      const diagc_lcp_options *opt, double *maxdiag, int *sym) {
+  int method;
+  if (!opt || !opt->workspace) return DIAGC_LCP_E_WORKSPACE;
+  if (!check_args(n, A, b, lo, hi, findex, x, opt->cfm, maxdiag, sym)) return DIAGC_LCP_E_ARG;
+  if (!(opt->tol >= 0) || !(opt->cfm >= 0) || !isfinite(opt->cfm)) return DIAGC_LCP_E_ARG;
+  method = opt->method;
+  if (method != DIAGC_LCP_AUTO && method != DIAGC_LCP_PIVOT && method != DIAGC_LCP_PGS &&
+      method != DIAGC_LCP_COUPLED)
+    return DIAGC_LCP_E_ARG;
+  if (opt->workspace_size < diagc_lcp_workspace_size(n)) return DIAGC_LCP_E_WORKSPACE;
+  return DIAGC_OK;
+}
+
+/* Lays out the caller's workspace (diagc_lcp_workspace_size) in c. */
+static void carve_workspace(diagc__lcp_ctx *c, void *workspace) {
+  size_t nn = (size_t)c->n;
+  char *p = (char *)workspace;
+  p += (ALIGN - (uintptr_t)p % ALIGN) % ALIGN;
+  c->K = (double *)p;
+  p += big_doubles(nn) * sizeof(double);
+  c->rhs = (double *)p, p += nn * sizeof(double);
+  c->xc = (double *)p, p += nn * sizeof(double);
+  c->w = (double *)p, p += nn * sizeof(double);
+  c->best = (double *)p, p += nn * sizeof(double);
+  c->cinv = (double *)p, p += nn * sizeof(double);
+  c->mult = (double *)p, p += nn * sizeof(double);
+  c->sol = (double *)p, p += nn * sizeof(double);
+  c->x0 = (double *)p, p += nn * sizeof(double);
+  c->slo = (double *)p, p += nn * sizeof(double);
+  c->shi = (double *)p, p += nn * sizeof(double);
+  c->sx = (double *)p, p += nn * sizeof(double);
+  c->alt = (double *)p, p += nn * sizeof(double);
+  c->state = (int *)p, p += nn * sizeof(int);
+  c->pos = (int *)p, p += nn * sizeof(int);
+  c->freel = (int *)p, p += nn * sizeof(int);
+  c->pivcol = (int *)p, p += nn * sizeof(int);
+  c->chg = (int *)p, p += nn * sizeof(int);
+  c->linked = (int *)p, p += nn * sizeof(int);
+  c->basic = (int *)p, p += 4 * nn * sizeof(int);
+  c->nonb = (int *)p, p += (4 * nn + 1) * sizeof(int);
+  c->vrow = (int *)p, p += 4 * nn * sizeof(int);
+  c->vsgn = (int *)p, p += 4 * nn * sizeof(int);
+  c->vlink = (int *)p, p += 4 * nn * sizeof(int);
+  c->ties = (int *)p;
+}
+
+/* The starting point c->xc (and c->alt): the warm start (non-finite
+ * entries read as 0) or 0.  Returns 1 for a nonzero warm start. */
+static int start_point(diagc__lcp_ctx *c, const double *x, int warm_start, int method) {
+  int n = c->n, i, zero = 1;
+  size_t nn = (size_t)n;
+  if (warm_start)
+    for (i = 0; i < n; i++) {
+      double xi = isfinite(x[i]) ? x[i] : 0.0;
+      c->xc[i] = xi;
+      if (xi != 0.0) zero = 0;
+    }
+  else
+    memset(c->xc, 0, sizeof(double) * nn);
+  memcpy(c->alt, c->xc, sizeof(double) * nn);
+  if (zero && method != DIAGC_LCP_PGS) {
+    /* x = 0: the coupled pivoting starts there anyway (and solves a
+       problem that x = 0 solves at once); its violation is computed
+       only if it is still the best point at the end */
+    memcpy(c->best, c->xc, sizeof(double) * nn);
+    c->best_v = INFINITY;
+    c->have_best = 1;
+    c->alt_v = -1.0; /* not computed */
+  } else {
+    c->alt_v = diagc__lcp_score(c, c->xc);
+  }
+  return !zero;
+}
+
+/* Coupled incremental pivoting (lcp_coupled.c): up to CP_ORDERS attempts,
+ * each polished by a few active-set steps on its index sets when it does
+ * not verify. */
+static void coupled_stage(diagc__lcp_ctx *c, int method, int maxit, int sym, int *used) {
+  const diagc_lcp_options *opt = c->opt;
+  int n = c->n;
+  size_t nn = (size_t)n;
+  diagc__cp_args a;
+  int leads[CP_ORDERS], nlead = 0, frow = -1, att, tried[3] = {-1, -1, -1};
+  a.n = n, a.A = c->A, a.b = c->b, a.lo = c->lo, a.hi = c->hi, a.fx = c->fx;
+  a.lead = leads, a.nlead = 0, a.fail_row = &frow;
+  a.cfm = c->cfm, a.droptol = c->droptol;
+  /* driven rows: |w| below a tenth of tol (at most 1e-10) is zero */
+  a.wtol = 0.1 * c->tol < 1e-10 ? 0.1 * c->tol : 1e-10;
+  a.max_pivots = opt->max_pivot_iter > 0 ? opt->max_pivot_iter * 4 : CP_BUDGET0 * n + 20;
+  a.work = c->K, a.iwork = c->basic, a.sym = sym;
+  for (att = 0; att < CP_ORDERS && c->best_v > c->tol; att++) {
+    int rc;
+    double v;
+    /* attempt 0: friction rows the widest box first; then the rows
+       at which attempts stopped go first, the friction rows in turn
+       and in reverse by turns */
+    a.order = att == 0 ? 2 : (att & 1) ^ 1;
+    if (tried[a.order] == nlead) a.order ^= 1; /* it would repeat itself */
+    if (tried[a.order] == nlead) break;         /* nothing new to try */
+    tried[a.order] = nlead;
+    a.nlead = nlead;
+    c->iters++;
+    if (att == 1) a.max_pivots = opt->max_pivot_iter > 0 ? opt->max_pivot_iter * 4 : CP_BUDGET1 * n + 20;
+    rc = diagc__lcp_cp(&a, c->xc, c->state, &c->pivots);
+    if (rc == -2) break; /* not applicable */
+    if (rc != 0 && frow >= 0) {
+      int e, seen = 0;
+      for (e = 0; e < nlead; e++) seen |= leads[e] == frow;
+      if (!seen && nlead < CP_ORDERS) leads[nlead++] = frow;
+    }
+    v = diagc__lcp_score(c, c->xc);
+    if (c->best_v <= c->tol) *used = DIAGC_LCP_COUPLED;
+    if (rc != 0) continue;
+    if (v > c->tol) { /* polish: active-set steps from its index sets */
+      memcpy(c->sol, c->xc, sizeof(double) * nn);
+      memcpy(c->rhs, c->w, sizeof(double) * nn);
+      diagc__lcp_pivot_run(c, c->sol, c->rhs, method == DIAGC_LCP_COUPLED ? maxit : CP_POLISH, 2);
+    }
+    if (c->best_v <= c->tol) *used = DIAGC_LCP_COUPLED;
+  }
+}
+
+/* The incremental Dantzig pass (symmetric A), then the coupled active set
+ * from its states; DZ_REPS more passes with the friction bounds updated. */
+static void dantzig_stage(diagc__lcp_ctx *c, int maxit) {
+  size_t nn = (size_t)c->n;
+  int rep;
+  double v;
+  if (diagc__lcp_dz_run(c, NULL) != 0) return;
+  v = diagc__lcp_score(c, c->xc);
+  for (rep = 0; v > c->tol; rep++) {
+    memcpy(c->sol, c->xc, sizeof(double) * nn);
+    memcpy(c->rhs, c->w, sizeof(double) * nn);
+    memcpy(c->x0, c->xc, sizeof(double) * nn);
+    diagc__lcp_pivot_run(c, c->sol, c->rhs, rep < DZ_REPS ? DZ_PIV : maxit, 2);
+    if (c->best_v <= c->tol || rep >= DZ_REPS) break;
+    if (diagc__lcp_dz_run(c, c->x0) != 0) break;
+    v = diagc__lcp_score(c, c->xc);
+  }
+}
+
+/* AUTO's second chance: the point-dependent stages again from the
+ * starting point, in case the points seen so far (a coupled attempt that
+ * stopped near a solution) mislead them; the better answer is kept. */
+static void second_chance(diagc__lcp_ctx *c, int method, int maxit, int *used) {
+  size_t nn = (size_t)c->n;
+  double bv;
+  if (c->alt_v < 0.0) {
+    diagc__lcp_residual(c, c->alt, c->w);
+    c->alt_v = diagc__lcp_violation_w(c, c->alt, c->w);
+  }
+  if (!(c->alt_v < INFINITY)) return;
+  bv = c->best_v;
+  memcpy(c->x0, c->best, sizeof(double) * nn);
+  memcpy(c->best, c->alt, sizeof(double) * nn);
+  c->best_v = c->alt_v;
+  seeded_stages(c, method, maxit, used, 0, 0);
+  if (c->best_v > c->tol) seeded_stages(c, method, maxit, used, 1, 2);
+  if (!(c->best_v < bv)) { /* not better: keep the first answer */
+    memcpy(c->best, c->x0, sizeof(double) * nn);
+    c->best_v = bv;
+  }
+}
+
+/* The pivoting methods (AUTO, PIVOT, COUPLED) from the starting point. */
+static void pivoting_stages(diagc__lcp_ctx *c, int method, int maxit, int sym, int warm,
+                            int *used) {
+  size_t nn = (size_t)c->n;
+  if (warm) { /* a warm start near a solution: the active set from it */
+    memcpy(c->sol, c->xc, sizeof(double) * nn);
+    memcpy(c->rhs, c->w, sizeof(double) * nn);
+    diagc__lcp_pivot_run(c, c->sol, c->rhs, maxit, 0);
+  }
+  if (c->best_v > c->tol) coupled_stage(c, method, maxit, sym, used);
+  if (method == DIAGC_LCP_COUPLED) return; /* that method alone */
+  if (c->best_v > c->tol && sym) dantzig_stage(c, maxit);
+  seeded_stages(c, method, maxit, used, 0, 0);
+  if (c->best_v > c->tol && method == DIAGC_LCP_AUTO) start_pgs_stage(c, used);
+  if (c->best_v > c->tol) {
+    diagc__lcp_lemke_attempts(c, maxit, used);
+    if (c->best_v > c->tol) mu_continuation(c, maxit, used);
+  }
+  if (method != DIAGC_LCP_AUTO) return;
+  if (c->best_v > c->tol) seeded_stages(c, method, maxit, used, 1, 0);
+  if (c->best_v > c->tol) second_chance(c, method, maxit, used);
+}
+
+/* The answer: the best point seen (always finite) into x, its status and
+ * the statistics. */
+static int finish(diagc__lcp_ctx *c, double *x, int used, diagc_lcp_stats *stats) {
+  double v;
+  int status;
+  if (!(c->best_v < INFINITY)) { /* still the start, never scored */
+    diagc__lcp_residual(c, c->best, c->w);
+    c->best_v = diagc__lcp_violation_w(c, c->best, c->w);
+  }
+  memcpy(x, c->best, sizeof(double) * (size_t)c->n);
+  v = c->best_v;
+  if (v <= c->opt->tol)
+    status = DIAGC_OK;
+  else if (v <= c->opt->accept_tol)
+    status = DIAGC_LCP_SOLVED_TOL;
+  else
+    status = DIAGC_LCP_E_UNSOLVED;
+  if (stats) {
+    stats->method = used;
+    stats->iterations = c->iters;
+    stats->pivots = c->pivots + c->lemke_pivots;
+    stats->pgs_sweeps = c->sweeps;
+    stats->rank_drops = c->rank_drops;
+    stats->violation = v;
+  }
+  return status;
+}
+
 int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
                     const double *hi, const int *findex, double *x,
                     const diagc_lcp_options *opt, diagc_lcp_stats *stats) {
   diagc__lcp_ctx c;
-  char *p;
-  size_t nn;
-  int i, method, status, used = DIAGC_LCP_PIVOT, maxit, sym = 1, warm;
-  double maxdiag = 0.0, v;
+  int method, rc, used = DIAGC_LCP_PIVOT, maxit, sym = 1, warm;
+  double maxdiag = 0.0;
 
   if (stats) memset(stats, 0, sizeof *stats);
-  if (!opt || !opt->workspace) return DIAGC_LCP_NO_WORKSPACE;
-  if (!check_args(n, A, b, lo, hi, findex, x, opt->cfm, &maxdiag, &sym)) return DIAGC_LCP_BAD_ARG;
-  if (!(opt->tol >= 0) || !(opt->cfm >= 0) || !isfinite(opt->cfm)) return DIAGC_LCP_BAD_ARG;
+  rc = check_call(n, A, b, lo, hi, findex, x, opt, &maxdiag, &sym);
+  if (rc != DIAGC_OK) return rc;
   method = opt->method;
-  if (method != DIAGC_LCP_AUTO && method != DIAGC_LCP_PIVOT && method != DIAGC_LCP_PGS &&
-      method != DIAGC_LCP_COUPLED)
-    return DIAGC_LCP_BAD_ARG;
-  if (opt->workspace_size < diagc_lcp_workspace_size(n)) return DIAGC_LCP_NO_WORKSPACE;
   if (method == DIAGC_LCP_COUPLED) used = DIAGC_LCP_COUPLED;
   if (n == 0) {
     if (stats) stats->method = method == DIAGC_LCP_PGS ? DIAGC_LCP_PGS : used;
-    return DIAGC_LCP_SOLVED;
+    return DIAGC_OK;
   }
 
   memset(&c, 0, sizeof c);
@@ -456,206 +622,18 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
   c.cfm = opt->cfm;
   c.tol = opt->tol;
   c.opt = opt;
-  nn = (size_t)n;
-  p = (char *)opt->workspace;
-  p += (ALIGN - (uintptr_t)p % ALIGN) % ALIGN;
-  c.K = (double *)p;
-  p += big_doubles(nn) * sizeof(double);
-  c.rhs = (double *)p, p += nn * sizeof(double);
-  c.xc = (double *)p, p += nn * sizeof(double);
-  c.w = (double *)p, p += nn * sizeof(double);
-  c.best = (double *)p, p += nn * sizeof(double);
-  c.cinv = (double *)p, p += nn * sizeof(double);
-  c.mult = (double *)p, p += nn * sizeof(double);
-  c.sol = (double *)p, p += nn * sizeof(double);
-  c.x0 = (double *)p, p += nn * sizeof(double);
-  c.slo = (double *)p, p += nn * sizeof(double);
-  c.shi = (double *)p, p += nn * sizeof(double);
-  c.sx = (double *)p, p += nn * sizeof(double);
-  c.alt = (double *)p, p += nn * sizeof(double);
-  c.state = (int *)p, p += nn * sizeof(int);
-  c.pos = (int *)p, p += nn * sizeof(int);
-  c.freel = (int *)p, p += nn * sizeof(int);
-  c.pivcol = (int *)p, p += nn * sizeof(int);
-  c.chg = (int *)p, p += nn * sizeof(int);
-  c.linked = (int *)p, p += nn * sizeof(int);
-  c.basic = (int *)p, p += 4 * nn * sizeof(int);
-  c.nonb = (int *)p, p += (4 * nn + 1) * sizeof(int);
-  c.vrow = (int *)p, p += 4 * nn * sizeof(int);
-  c.vsgn = (int *)p, p += 4 * nn * sizeof(int);
-  c.vlink = (int *)p, p += 4 * nn * sizeof(int);
-  c.ties = (int *)p;
-
+  carve_workspace(&c, opt->workspace);
   c.droptol = DROP_REL * (maxdiag > 0 ? maxdiag : 1.0); /* maxdiag, sym: check_args */
   maxit = opt->max_pivot_iter > 0 ? opt->max_pivot_iter : 40 + n / 5;
-
-  /* starting point: the warm start (non-finite entries read as 0) */
-  {
-    int zero = 1;
-    if (opt->warm_start)
-      for (i = 0; i < n; i++) {
-        double xi = isfinite(x[i]) ? x[i] : 0.0;
-        c.xc[i] = xi;
-        if (xi != 0.0) zero = 0;
-      }
-    else
-      memset(c.xc, 0, sizeof(double) * nn);
-    warm = !zero;
-    memcpy(c.alt, c.xc, sizeof(double) * nn);
-    if (zero && method != DIAGC_LCP_PGS) {
-      /* x = 0: the coupled pivoting starts there anyway (and solves a
-         problem that x = 0 solves at once); its violation is computed
-         only if it is still the best point at the end */
-      memcpy(c.best, c.xc, sizeof(double) * nn);
-      c.best_v = INFINITY;
-      c.have_best = 1;
-      c.alt_v = -1.0; /* not computed */
-    } else {
-      v = diagc__lcp_score(&c, c.xc);
-      c.alt_v = v;
-    }
-  }
+  warm = start_point(&c, x, opt->warm_start, method);
 
   if (method == DIAGC_LCP_PGS) {
     used = DIAGC_LCP_PGS;
-    memcpy(c.sol, c.xc, sizeof(double) * nn); /* sol: the PGS iterate */
+    memcpy(c.sol, c.xc, sizeof(double) * (size_t)n); /* sol: the PGS iterate */
     if (c.best_v > c.tol)
       diagc__lcp_pgs_run(&c, c.sol, opt->max_pgs_iter > 0 ? opt->max_pgs_iter : 1);
   } else if (c.best_v > c.tol) {
-    if (warm) { /* a warm start near a solution: the active set from it */
-      memcpy(c.sol, c.xc, sizeof(double) * nn);
-      memcpy(c.rhs, c.w, sizeof(double) * nn);
-      diagc__lcp_pivot_run(&c, c.sol, c.rhs, maxit, 0);
-    }
-    if (c.best_v > c.tol) {
-      /* coupled incremental pivoting (lcp_coupled.c), polished by a few
-         active-set steps on its index sets when it does not verify */
-      diagc__cp_args a;
-      int leads[CP_ORDERS], nlead = 0, frow = -1, att, tried[3] = {-1, -1, -1};
-      a.n = n, a.A = A, a.b = b, a.lo = lo, a.hi = hi, a.fx = findex;
-      a.lead = leads, a.nlead = 0, a.fail_row = &frow;
-      a.cfm = c.cfm, a.droptol = c.droptol;
-      /* driven rows: |w| below a tenth of tol (at most 1e-10) is zero */
-      a.wtol = 0.1 * c.tol < 1e-10 ? 0.1 * c.tol : 1e-10;
-      a.max_pivots = opt->max_pivot_iter > 0 ? opt->max_pivot_iter * 4 : CP_BUDGET0 * n + 20;
-      a.work = c.K, a.iwork = c.basic, a.sym = sym;
-      for (att = 0; att < CP_ORDERS && c.best_v > c.tol; att++) {
-        int rc;
-        /* attempt 0: friction rows the widest box first; then the rows
-           at which attempts stopped go first, the friction rows in turn
-           and in reverse by turns */
-        a.order = att == 0 ? 2 : (att & 1) ^ 1;
-        if (tried[a.order] == nlead) a.order ^= 1; /* it would repeat itself */
-        if (tried[a.order] == nlead) break;         /* nothing new to try */
-        tried[a.order] = nlead;
-        a.nlead = nlead;
-        c.iters++;
-        if (att == 1) a.max_pivots = opt->max_pivot_iter > 0 ? opt->max_pivot_iter * 4 : CP_BUDGET1 * n + 20;
-        rc = diagc__lcp_cp(&a, c.xc, c.state, &c.pivots);
-        if (rc == -2) break; /* not applicable */
-        if (rc != 0 && frow >= 0) {
-          int e, seen = 0;
-          for (e = 0; e < nlead; e++) seen |= leads[e] == frow;
-          if (!seen && nlead < CP_ORDERS) leads[nlead++] = frow;
-        }
-        v = diagc__lcp_score(&c, c.xc);
-        if (c.best_v <= c.tol) used = DIAGC_LCP_COUPLED;
-        if (rc != 0) continue;
-        if (v > c.tol) { /* polish: active-set steps from its index sets */
-          memcpy(c.sol, c.xc, sizeof(double) * nn);
-          memcpy(c.rhs, c.w, sizeof(double) * nn);
-          diagc__lcp_pivot_run(&c, c.sol, c.rhs, method == DIAGC_LCP_COUPLED ? maxit : CP_POLISH,
-                               2);
-        }
-        if (c.best_v <= c.tol) used = DIAGC_LCP_COUPLED;
-      }
-    }
-    if (method == DIAGC_LCP_COUPLED) {
-      /* that method alone */
-    } else if (c.best_v > c.tol && sym && diagc__lcp_dz_run(&c, NULL) == 0) {
-      /* the incremental Dantzig pass, then the coupled active set from
-         its states */
-      int rep;
-      v = diagc__lcp_score(&c, c.xc);
-      for (rep = 0; v > c.tol; rep++) {
-        memcpy(c.sol, c.xc, sizeof(double) * nn);
-        memcpy(c.rhs, c.w, sizeof(double) * nn);
-        memcpy(c.x0, c.xc, sizeof(double) * nn);
-        diagc__lcp_pivot_run(&c, c.sol, c.rhs, rep < DZ_REPS ? DZ_PIV : maxit, 2);
-        if (c.best_v <= c.tol || rep >= DZ_REPS) break;
-        if (diagc__lcp_dz_run(&c, c.x0) != 0) break;
-        v = diagc__lcp_score(&c, c.xc);
-      }
-    }
-    if (method != DIAGC_LCP_COUPLED) seeded_stages(&c, method, maxit, &used, 0, 0);
-    if (c.best_v > c.tol && method == DIAGC_LCP_AUTO) start_pgs_stage(&c, &used);
-    if (c.best_v > c.tol && method != DIAGC_LCP_COUPLED) {
-      diagc__lcp_lemke_attempts(&c, maxit, &used);
-      if (c.best_v > c.tol) mu_continuation(&c, maxit, &used);
-    }
-    if (c.best_v > c.tol && method == DIAGC_LCP_AUTO) seeded_stages(&c, method, maxit, &used, 1, 0);
-    if (c.best_v > c.tol && method == DIAGC_LCP_AUTO && c.alt_v < 0.0) {
-      diagc__lcp_residual(&c, c.alt, c.w);
-      c.alt_v = violation_w(&c, c.alt, c.w);
-    }
-    if (c.best_v > c.tol && method == DIAGC_LCP_AUTO && c.alt_v < INFINITY) {
-      /* second chance: the same stages from the starting point, in case
-         the points seen so far (a coupled attempt that stopped near a
-         solution) mislead them */
-      double bv = c.best_v;
-      memcpy(c.x0, c.best, sizeof(double) * nn);
-      memcpy(c.best, c.alt, sizeof(double) * nn);
-      c.best_v = c.alt_v;
-      seeded_stages(&c, method, maxit, &used, 0, 0);
-      if (c.best_v > c.tol) seeded_stages(&c, method, maxit, &used, 1, 2);
-      if (!(c.best_v < bv)) { /* not better: keep the first answer */
-        memcpy(c.best, c.x0, sizeof(double) * nn);
-        c.best_v = bv;
-      }
-    }
+    pivoting_stages(&c, method, maxit, sym, warm, &used);
   }
-
-  /* the answer: the best point seen (always finite) */
-  if (!(c.best_v < INFINITY)) { /* still the start, never scored */
-    diagc__lcp_residual(&c, c.best, c.w);
-    c.best_v = violation_w(&c, c.best, c.w);
-  }
-  memcpy(x, c.best, sizeof(double) * nn);
-  v = c.best_v;
-  if (v <= opt->tol)
-    status = DIAGC_LCP_SOLVED;
-  else if (v <= opt->accept_tol)
-    status = DIAGC_LCP_SOLVED_TOL;
-  else
-    status = DIAGC_LCP_FAILED;
-  if (stats) {
-    stats->method = used;
-    stats->iterations = c.iters;
-    stats->pivots = c.pivots + c.lemke_pivots;
-    stats->pgs_sweeps = c.sweeps;
-    stats->rank_drops = c.rank_drops;
-    stats->violation = v;
-  }
-  return status;
-}
-
-double diagc_lcp_violation(int n, const double *A, const double *b,
-                           const double *lo, const double *hi,
-                           const int *findex, const double *x) {
-  diagc__lcp_ctx c;
-  int i;
-  double v = 0.0;
-  if (n <= 0) return 0.0;
-  memset(&c, 0, sizeof c);
-  c.n = n;
-  c.lo = lo;
-  c.hi = hi;
-  c.fx = findex;
-  for (i = 0; i < n; i++) {
-    double w = row_res(n, A + (size_t)i * n, x, b[i]), L, H, r;
-    diagc__lcp_bounds(&c, i, x, &L, &H);
-    r = row_viol(x[i], w, L, H, DIAGC_LCP_BOUND_TOL);
-    if (!(r <= v)) v = r;
-  }
-  return v == v ? v : INFINITY;
+  return finish(&c, x, used, stats);
 }

@@ -45,13 +45,9 @@ static void set_mult(diagc__lcp_ctx *c, int i, const double *x) {
   }
 }
 
-/* Solves the system of the current states into c->xc.  Returns 0, or -1
- * when the result is not finite. */
-static int solve_states(diagc__lcp_ctx *c) {
-  int n = c->n, m = 0, i, k, r, col, rank;
-  double *K = c->K, *rhs = c->rhs, *x = c->xc, *sol = c->sol;
-  const double *A = c->A;
-
+/* Numbers the FREE rows (c->pos, c->freel); returns how many. */
+static int index_free(diagc__lcp_ctx *c) {
+  int n = c->n, m = 0, i;
   for (i = 0; i < n; i++) {
     if (c->state[i] == ST_FREE) {
       c->pos[i] = m;
@@ -60,8 +56,15 @@ static int solve_states(diagc__lcp_ctx *c) {
       c->pos[i] = -1;
     }
   }
-  /* values of bound rows: constants first, then friction rows (their
-     normals have constant bounds, so x_j is free or a constant) */
+  return m;
+}
+
+/* Values of bound rows into c->xc: constants first, then friction rows
+ * (their normals have constant bounds, so x_j is free or a constant);
+ * friction rows whose normal is FREE are marked linked. */
+static void bound_values(diagc__lcp_ctx *c) {
+  int n = c->n, i;
+  double *x = c->xc;
   for (i = 0; i < n; i++) {
     int j = c->fx ? c->fx[i] : -1;
     c->linked[i] = 0;
@@ -76,11 +79,16 @@ static int solve_states(diagc__lcp_ctx *c) {
     else
       c->linked[i] = 1;
   }
-  /* K = A_FF (+cfm) + sum over linked rows k of mult_k A_{F,k} e_{pos j}^T;
-     rhs = b_F - A_{F,const bound} x */
+}
+
+/* The reduced system (m FREE rows): K = A_FF (+cfm) + sum over linked rows
+ * k of mult_k A_{F,k} e_{pos j}^T; rhs = b_F - A_{F,const bound} x. */
+static void build_system(diagc__lcp_ctx *c, int m) {
+  int n = c->n, r, col, k;
+  double *K = c->K, *rhs = c->rhs, *x = c->xc;
   for (r = 0; r < m; r++) {
     int ir = c->freel[r];
-    const double *Ai = A + (size_t)ir * n;
+    const double *Ai = c->A + (size_t)ir * n;
     double *Kr = K + (size_t)r * m;
     double s = c->b[ir];
     for (col = 0; col < m; col++) Kr[col] = Ai[c->freel[col]];
@@ -94,8 +102,14 @@ static int solve_states(diagc__lcp_ctx *c) {
     }
     rhs[r] = s;
   }
-  /* Gaussian elimination with row pivoting; dependent columns dropped */
-  rank = 0;
+}
+
+/* Gaussian elimination of [K | rhs] with row pivoting; columns whose pivot
+ * is at most droptol are dropped (c->pivcol = -1, counted in
+ * c->rank_drops). */
+static void eliminate(diagc__lcp_ctx *c, int m) {
+  int rank = 0, col, r, k;
+  double *K = c->K, *rhs = c->rhs;
   c->rank_drops = 0;
   for (col = 0; col < m; col++) {
     int p = -1;
@@ -138,6 +152,13 @@ static int solve_states(diagc__lcp_ctx *c) {
     }
     rank++;
   }
+}
+
+/* Back substitution into c->sol (dropped columns: 0). */
+static void back_substitute(diagc__lcp_ctx *c, int m) {
+  int col, k;
+  const double *K = c->K, *rhs = c->rhs;
+  double *sol = c->sol;
   for (col = m - 1; col >= 0; col--) {
     int pr = c->pivcol[col];
     const double *Rr;
@@ -151,7 +172,19 @@ static int solve_states(diagc__lcp_ctx *c) {
     for (k = col + 1; k < m; k++) s -= Rr[k] * sol[k];
     sol[col] = s / Rr[col];
   }
-  for (r = 0; r < m; r++) x[c->freel[r]] = sol[r];
+}
+
+/* Solves the system of the current states into c->xc.  Returns 0, or -1
+ * when the result is not finite. */
+static int solve_states(diagc__lcp_ctx *c) {
+  int n = c->n, m, r, i;
+  double *x = c->xc;
+  m = index_free(c);
+  bound_values(c);
+  build_system(c, m);
+  eliminate(c, m);
+  back_substitute(c, m);
+  for (r = 0; r < m; r++) x[c->freel[r]] = c->sol[r];
   for (i = 0; i < n; i++)
     if (c->linked[i]) x[i] = c->mult[i] * x[c->fx[i]];
   if (!diagc__lcp_all_finite(x, n)) return -1;

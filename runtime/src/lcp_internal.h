@@ -1,5 +1,5 @@
 /* lcp_internal.h: declarations shared by the LCP solver's files (not
- * installed): lcp.c (API, AUTO driver), lcp_active_set.c, lcp_dantzig.c,
+ * installed): lcp.c (API, AUTO driver), lcp_score.c, lcp_active_set.c, lcp_dantzig.c,
  * lcp_lemke.c, lcp_pgs.c and lcp_coupled.c. */
 #ifndef DIAGC_LCP_INTERNAL_H
 #define DIAGC_LCP_INTERNAL_H
@@ -141,12 +141,14 @@ static inline double *diagc__lcp_cur_best_v(diagc__lcp_ctx *c) {
   return c->stage ? &c->sbest_v : &c->best_v;
 }
 
-/* lcp.c: w = A x + cfm x - b */
+/* lcp_score.c: w = A x + cfm x - b */
 void diagc__lcp_residual(const diagc__lcp_ctx *c, const double *x, double *w);
-/* lcp.c: fills c->w with the residual at x, keeps x if it is the best so
+/* lcp_score.c: fills c->w with the residual at x, keeps x if it is the best so
  * far and returns its violation. */
 double diagc__lcp_score(diagc__lcp_ctx *c, const double *x);
-/* lcp.c: c->cinv, computed on first use. */
+/* lcp_score.c: the violation of x with residual w. */
+double diagc__lcp_violation_w(const diagc__lcp_ctx *c, const double *x, const double *w);
+/* lcp_score.c: c->cinv, computed on first use. */
 void diagc__lcp_need_cinv(diagc__lcp_ctx *c);
 /* lcp_active_set.c: the active-set iteration from x0 (residual w0), at
  * most maxit steps; returns the best violation reached.  near: 0 states

@@ -148,18 +148,11 @@ static void row_axpy(int m, double a, const double *restrict xv, double *restric
   if (k < m) yv[k] += a * xv[k];
 }
 
-/* Runs Lemke's method; on success writes x into c->xc and returns 0. */
-static int lemke_run(diagc__lcp_ctx *c, int maxpiv, int variant) {
-  int n = c->n, N = lemke_vars(c), W = 0, a, b, r, k, it;
-  double *T, *t, *xw = c->w;
-  int enter, leave_row, z0lab;
-  if (N == 0) {
-    memcpy(c->xc, c->x0, sizeof(double) * (size_t)n);
-    return 0;
-  }
-  W = N + 1; /* tableau columns: z_1..z_N, z0 */
-  T = c->K;
-  t = c->K + (size_t)N * W;
+/* The tableau [T | t] (N rows of W = N + 1 columns: z_1..z_N, z0) of the
+ * standard LCP equivalent to the problem around c->x0, in c->K. */
+static void lemke_tableau(diagc__lcp_ctx *c, int N, int variant) {
+  int n = c->n, W = N + 1, a, b;
+  double *T = c->K, *t = c->K + (size_t)N * W, *xw = c->w;
   /* xw = A x0 - b (+ cfm x0) */
   diagc__lcp_residual(c, c->x0, xw);
   for (a = 0; a < N; a++) {
@@ -196,62 +189,38 @@ static int lemke_run(diagc__lcp_ctx *c, int maxpiv, int variant) {
       }
     }
   }
-  /* labels: w_a = a, z_a = N + a, z0 = 2N */
-  z0lab = 2 * N;
-  for (a = 0; a < N; a++) c->basic[a] = a;
-  for (b = 0; b < N; b++) c->nonb[b] = N + b;
-  c->nonb[N] = z0lab;
-  /* trivial solution */
-  {
-    double mn = 0.0;
-    leave_row = -1;
-    for (a = 0; a < N; a++) {
-      double ra = t[a] / T[(size_t)a * W + N];
-      if (ra < mn) mn = ra, leave_row = a;
-    }
-    if (leave_row < 0) {
-      memcpy(c->xc, c->x0, sizeof(double) * (size_t)n);
-      return 0;
-    }
+}
+
+/* The Jordan exchange at (leave_row, col), and the swap of their labels.
+ * Returns the label that left the basis, or -1 on a zero or non-finite
+ * pivot. */
+static int lemke_exchange(diagc__lcp_ctx *c, double *T, double *t, int N, int leave_row, int col) {
+  int W = N + 1, k, r, lab;
+  double p, *Tr = T + (size_t)leave_row * W;
+  p = Tr[col];
+  if (p == 0.0 || !isfinite(p)) return -1;
+  for (k = 0; k < W; k++) Tr[k] = k == col ? 1.0 / p : -Tr[k] / p;
+  t[leave_row] = -t[leave_row] / p;
+  for (r = 0; r < N; r++) {
+    double *Ti, f;
+    if (r == leave_row) continue;
+    Ti = T + (size_t)r * W;
+    f = Ti[col];
+    if (f == 0.0) continue;
+    row_axpy(W, f, Tr, Ti);
+    Ti[col] = f * Tr[col];
+    t[r] += f * t[leave_row];
   }
-  enter = N; /* column of z0 */
-  for (it = 0; it < maxpiv; it++) {
-    int col = enter, lab;
-    double p, *Tr = T + (size_t)leave_row * W;
-    /* Jordan exchange at (leave_row, col) */
-    p = Tr[col];
-    if (p == 0.0 || !isfinite(p)) return -1;
-    for (k = 0; k < W; k++) Tr[k] = k == col ? 1.0 / p : -Tr[k] / p;
-    t[leave_row] = -t[leave_row] / p;
-    for (r = 0; r < N; r++) {
-      double *Ti, f;
-      if (r == leave_row) continue;
-      Ti = T + (size_t)r * W;
-      f = Ti[col];
-      if (f == 0.0) continue;
-      row_axpy(W, f, Tr, Ti);
-      Ti[col] = f * Tr[col];
-      t[r] += f * t[leave_row];
-    }
-    lab = c->basic[leave_row];
-    c->basic[leave_row] = c->nonb[col];
-    c->nonb[col] = lab;
-    c->lemke_pivots++;
-    if (lab == z0lab) break; /* z0 left: a solution */
-    /* entering: the complement of the variable that left */
-    {
-      int comp = lab < N ? lab + N : lab - N;
-      double best = INFINITY;
-      enter = -1;
-      for (k = 0; k < W; k++)
-        if (c->nonb[k] == comp) enter = k;
-      if (enter < 0) return -1;
-      leave_row = lemke_ratio(c, T, t, N, W, enter, z0lab, &best);
-      if (leave_row < 0) return -1; /* secondary ray */
-    }
-  }
-  if (it == maxpiv) return -1;
-  /* x from the basic z variables */
+  lab = c->basic[leave_row];
+  c->basic[leave_row] = c->nonb[col];
+  c->nonb[col] = lab;
+  c->lemke_pivots++;
+  return lab;
+}
+
+/* x = x0 + the basic z variables, into c->xc.  0, or -1 if not finite. */
+static int lemke_solution(diagc__lcp_ctx *c, const double *t, int N) {
+  int n = c->n, r;
   memcpy(c->xc, c->x0, sizeof(double) * (size_t)n);
   for (r = 0; r < N; r++) {
     int lab = c->basic[r];
@@ -261,6 +230,52 @@ static int lemke_run(diagc__lcp_ctx *c, int maxpiv, int variant) {
     }
   }
   return diagc__lcp_all_finite(c->xc, n) ? 0 : -1;
+}
+
+/* Runs Lemke's method; on success writes x into c->xc and returns 0. */
+static int lemke_run(diagc__lcp_ctx *c, int maxpiv, int variant) {
+  int n = c->n, N = lemke_vars(c), W, a, b, k, it;
+  double *T, *t, mn = 0.0;
+  int enter, leave_row = -1, z0lab;
+  if (N == 0) {
+    memcpy(c->xc, c->x0, sizeof(double) * (size_t)n);
+    return 0;
+  }
+  W = N + 1;
+  T = c->K;
+  t = c->K + (size_t)N * W;
+  lemke_tableau(c, N, variant);
+  /* labels: w_a = a, z_a = N + a, z0 = 2N */
+  z0lab = 2 * N;
+  for (a = 0; a < N; a++) c->basic[a] = a;
+  for (b = 0; b < N; b++) c->nonb[b] = N + b;
+  c->nonb[N] = z0lab;
+  /* trivial solution */
+  for (a = 0; a < N; a++) {
+    double ra = t[a] / T[(size_t)a * W + N];
+    if (ra < mn) mn = ra, leave_row = a;
+  }
+  if (leave_row < 0) {
+    memcpy(c->xc, c->x0, sizeof(double) * (size_t)n);
+    return 0;
+  }
+  enter = N; /* column of z0 */
+  for (it = 0; it < maxpiv; it++) {
+    int lab = lemke_exchange(c, T, t, N, leave_row, enter), comp;
+    double best = INFINITY;
+    if (lab < 0) return -1;
+    if (lab == z0lab) break; /* z0 left: a solution */
+    /* entering: the complement of the variable that left */
+    comp = lab < N ? lab + N : lab - N;
+    enter = -1;
+    for (k = 0; k < W; k++)
+      if (c->nonb[k] == comp) enter = k;
+    if (enter < 0) return -1;
+    leave_row = lemke_ratio(c, T, t, N, W, enter, z0lab, &best);
+    if (leave_row < 0) return -1; /* secondary ray */
+  }
+  if (it == maxpiv) return -1;
+  return lemke_solution(c, t, N);
 }
 
 /* Lemke on the equivalent standard LCP, then polish its active set.  The

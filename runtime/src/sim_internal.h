@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "diagc/simulator.h"
+#include "implicit.h"
 
 /* Integrators. */
 enum {
@@ -19,6 +20,7 @@ enum {
   DIAGC_INT_BS3,
   DIAGC_INT_DP54,
   DIAGC_INT_IMPLICIT_EULER,
+  DIAGC_INT_RADAU3,
   DIAGC_N_INTEGRATORS
 };
 
@@ -61,11 +63,10 @@ struct diagc_sim {
   double *fsal_k, *fsal_x;
   double fsal_t;
   int fsal_valid;
-  /* implicit_euler: Jacobian and iteration matrix (nxc*nxc each) and the
-   * LU pivots; allocated when the integrator is selected (never during
-   * advance_to) */
-  double *jac, *iter_m;
-  int *piv;
+  /* implicit_euler, radau3: the Jacobian source, the Jacobian and the
+   * iteration matrices; allocated when the integrator is selected (never
+   * during advance_to) */
+  diagc_implicit imp;
 
   /* witness functions */
   int n_wit;
@@ -138,6 +139,23 @@ int diagc_integrator_alloc(diagc_sim *s);
 int diagc_integrate_no_further_than(diagc_sim *s, double publish_time,
                                     double update_time, double boundary_time,
                                     int *result);
+
+/* Evaluates xcdot at the context into out (counted; on failure sets the
+ * message and returns DIAGC_SIM_E_EVAL). */
+int diagc_sim_eval_xcdot(diagc_sim *s, double *out);
+
+/* The context's continuous state, and setting it (through set_xc or
+ * mutable_xc, which invalidate). */
+static inline const double *diagc_sim_xc(const diagc_sim *s) {
+  return (const double *)(const void *)(s->ctx + s->m->xc_offset);
+}
+static inline void diagc_sim_put_xc(diagc_sim *s, const double *x) {
+  if (s->m->set_xc) {
+    s->m->set_xc(s->ctx, x);
+  } else {
+    memcpy(s->m->mutable_xc(s->ctx), x, (size_t)s->nxc * sizeof(double));
+  }
+}
 
 /* The context's time (inline: read several times per integration step). */
 static inline double diagc_sim_ctx_time(const diagc_sim *s) {

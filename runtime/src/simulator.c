@@ -47,13 +47,6 @@ static void keep_more_severe(acc_t *a, int sev, int ev, int raw) {
 
 /* ---- small helpers ------------------------------------------------------ */
 
-void diagc_sim_set_err(diagc_sim *s, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(s->err, sizeof s->err, fmt, ap);
-  va_end(ap);
-}
-
 static void set_errbuf(char *err, size_t errlen, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -131,7 +124,7 @@ static int apply_options(diagc_sim *s, const diagc_sim_options *opt,
                "unknown integrator '%s' (known: explicit_euler, "
                "semi_explicit_euler, runge_kutta2, runge_kutta3, "
                "runge_kutta4, bogacki_shampine3, dormand_prince54, "
-               "implicit_euler)",
+               "implicit_euler, radau3)",
                o.integrator);
     return DIAGC_SIM_E_ARG;
   }
@@ -208,22 +201,15 @@ const char *diagc_sim_integrator(const diagc_sim *s) {
 
 /* ---- create / destroy -------------------------------------------------- */
 
-static int validate_model(const diagc_model *m, char *err, size_t errlen) {
-  int i;
-  if (!m) {
-    set_errbuf(err, errlen, "no model");
-    return DIAGC_SIM_E_MODEL;
-  }
-  if (m->abi_version != DIAGC_ABI_VERSION) {
-    set_errbuf(err, errlen, "model '%s': ABI version %d, runtime expects %d",
-               m->name ? m->name : "?", m->abi_version, DIAGC_ABI_VERSION);
-    return DIAGC_SIM_E_MODEL;
-  }
+/* The checks of validate_model, one per part of the descriptor: each
+ * returns 0 or DIAGC_SIM_E_MODEL with a message in err. */
 #define BAD(...)                          \
   do {                                    \
     set_errbuf(err, errlen, __VA_ARGS__); \
     return DIAGC_SIM_E_MODEL;             \
   } while (0)
+
+static int validate_layout(const diagc_model *m, char *err, size_t errlen) {
   if (m->context_size == 0) BAD("model: context_size is 0");
   if (!m->init || !m->set_time) BAD("model: init and set_time are required");
   if (m->time_offset + sizeof(double) > m->context_size)
@@ -241,6 +227,11 @@ static int validate_model(const diagc_model *m, char *err, size_t errlen) {
       BAD("model: xc out of range");
     if (m->xc_offset % sizeof(double) != 0) BAD("model: xc is misaligned");
   }
+  return 0;
+}
+
+static int validate_events(const diagc_model *m, char *err, size_t errlen) {
+  int i;
   if (m->n_events > 0 && !m->events) BAD("model: events missing");
   for (i = 0; i < m->n_events; i++) {
     const diagc_event_desc *e = &m->events[i];
@@ -261,6 +252,11 @@ static int validate_model(const diagc_model *m, char *err, size_t errlen) {
       BAD("model: event %d (%s): bad period %g / offset %g", i, nm,
           e->period, e->offset);
   }
+  return 0;
+}
+
+static int validate_loggers(const diagc_model *m, char *err, size_t errlen) {
+  int i;
   if (m->n_loggers > 0 && !m->loggers) BAD("model: loggers missing");
   for (i = 0; i < m->n_loggers; i++) {
     const diagc_logger_desc *l = &m->loggers[i];
@@ -275,6 +271,11 @@ static int validate_model(const diagc_model *m, char *err, size_t errlen) {
     if (!(l->period >= 0) || isinf(l->period))
       BAD("model: logger %d (%s): bad period %g", i, nm, l->period);
   }
+  return 0;
+}
+
+static int validate_witnesses(const diagc_model *m, char *err, size_t errlen) {
+  int i;
   if (m->n_witnesses < 0 || (m->n_witnesses > 0 && !m->witnesses))
     BAD("model: witnesses missing");
   for (i = 0; i < m->n_witnesses; i++) {
@@ -291,6 +292,11 @@ static int validate_model(const diagc_model *m, char *err, size_t errlen) {
       BAD("model: witness %d (%s): event %d is not a witness event", i, nm,
           w->event);
   }
+  return 0;
+}
+
+static int validate_timed(const diagc_model *m, char *err, size_t errlen) {
+  int i;
   if (m->n_timed < 0 || (m->n_timed > 0 && !m->timed))
     BAD("model: next_update_time items missing");
   for (i = 0; i < m->n_timed; i++) {
@@ -303,7 +309,25 @@ static int validate_model(const diagc_model *m, char *err, size_t errlen) {
       BAD("model: next_update_time %d (%s): event %d is not a timed event", i,
           nm, d->event);
   }
+  return 0;
+}
 #undef BAD
+
+/* The descriptor: 0, or DIAGC_SIM_E_MODEL with a message in err. */
+static int validate_model(const diagc_model *m, char *err, size_t errlen) {
+  if (!m) {
+    set_errbuf(err, errlen, "no model");
+    return DIAGC_SIM_E_MODEL;
+  }
+  if (m->abi_version != DIAGC_ABI_VERSION) {
+    set_errbuf(err, errlen, "model '%s': ABI version %d, runtime expects %d",
+               m->name ? m->name : "?", m->abi_version, DIAGC_ABI_VERSION);
+    return DIAGC_SIM_E_MODEL;
+  }
+  if (validate_layout(m, err, errlen) != 0 || validate_events(m, err, errlen) != 0 ||
+      validate_loggers(m, err, errlen) != 0 || validate_witnesses(m, err, errlen) != 0 ||
+      validate_timed(m, err, errlen) != 0)
+    return DIAGC_SIM_E_MODEL;
   return 0;
 }
 
@@ -323,31 +347,11 @@ diagc_sim *diagc_sim_create(const diagc_model *m,
   return diagc_sim_create_ex(m, opt, NULL, 0);
 }
 
-diagc_sim *diagc_sim_create_ex(const diagc_model *m,
-                               const diagc_sim_options *opt, char *err,
-                               size_t errlen) {
-  diagc_sim *s;
-  int i, k, n_ev, nx;
-  sort_key *keys = NULL;
-
-  if (err && errlen) err[0] = 0;
-  if (validate_model(m, err, errlen) != 0) return NULL;
-
-  s = (diagc_sim *)calloc(1, sizeof *s);
-  if (!s) goto oom;
-  s->m = m;
-  s->nxc = m->nxc;
-  s->integ = -1;
-  s->ideal_next = NAN;
-  if (apply_options(s, opt, err, errlen) != 0) {
-    free(s);
-    return NULL;
-  }
-  if (diagc_integrator_alloc(s) != 0) goto oom;
-
-  n_ev = m->n_events + m->n_loggers;
-  s->n_ev = n_ev;
-  nx = m->nxc > 0 ? m->nxc : 1;
+/* The simulator's buffers (freed by diagc_sim_destroy).  0, or -1 when an
+ * allocation failed. */
+static int alloc_buffers(diagc_sim *s) {
+  const diagc_model *m = s->m;
+  int k, n_ev = s->n_ev, nx = m->nxc > 0 ? m->nxc : 1;
   s->ctx = (unsigned char *)calloc(1, m->context_size);
   s->state_buf =
       (unsigned char *)calloc(1, m->state_size > 0 ? m->state_size : 1);
@@ -376,14 +380,19 @@ diagc_sim *diagc_sim_create_ex(const diagc_model *m,
                                 sizeof(double));
   s->td_fired =
       (unsigned char *)calloc((size_t)(s->n_timed > 0 ? s->n_timed : 1), 1);
-  keys = (sort_key *)calloc((size_t)(n_ev > 0 ? n_ev : 1), sizeof *keys);
   if (!s->ctx || !s->state_buf || !s->xsave || !s->ev || !s->order[0] ||
       !s->order[1] || !s->order[2] || !s->g_period || !s->g_offset || !s->g_next ||
       !s->g_kinds || !s->g_fired || !s->sel || !s->log_fired ||
-      !s->log_vals || !keys || !s->w0 || !s->wit_ev_fired || !s->td_next ||
+      !s->log_vals || !s->w0 || !s->wit_ev_fired || !s->td_next ||
       !s->td_fired)
-    goto oom;
+    return -1;
   s->w1 = s->w0 + (s->n_wit > 0 ? s->n_wit : 1);
+  return 0;
+}
+
+/* The integrators' vectors of nx doubles, in s->xsave. */
+static void carve_vectors(diagc_sim *s) {
+  int nx = s->m->nxc > 0 ? s->m->nxc : 1;
   s->x0 = s->xsave + nx;
   s->xt = s->xsave + 2 * nx;
   s->k0 = s->xsave + 3 * nx;
@@ -402,9 +411,14 @@ diagc_sim *diagc_sim_create_ex(const diagc_model *m,
   s->wx0 = s->xsave + 16 * nx;
   s->fsal_k = s->xsave + 17 * nx;
   s->fsal_x = s->xsave + 18 * nx;
+}
 
-  /* Events and loggers, with periodic timing groups. */
-  for (i = 0; i < n_ev; i++) {
+/* Events and loggers (one diagc_sim_event each), with periodic timing
+ * groups (one per distinct period and offset) and per-step counts. */
+static void setup_events(diagc_sim *s) {
+  const diagc_model *m = s->m;
+  int i;
+  for (i = 0; i < s->n_ev; i++) {
     diagc_sim_event *e = &s->ev[i];
     double period = 0, offset = 0;
     if (i < m->n_events) {
@@ -439,8 +453,16 @@ diagc_sim *diagc_sim_create_ex(const diagc_model *m,
     }
     if (e->trigger == DIAGC_TRIGGER_PER_STEP) s->n_per_step[e->kind]++;
   }
-  /* Per-kind dispatch order: leaf, then initialization / per-step / timed,
-   * then declaration order (Drake's merged event collections). */
+  for (i = 0; i < m->n_timed; i++) s->ev[m->timed[i].event].timed = i;
+}
+
+/* Per-kind dispatch order: leaf, then initialization / per-step / timed,
+ * then declaration order (Drake's merged event collections).  0, or -1
+ * when an allocation failed. */
+static int order_events(diagc_sim *s) {
+  int i, k, n_ev = s->n_ev;
+  sort_key *keys = (sort_key *)calloc((size_t)(n_ev > 0 ? n_ev : 1), sizeof *keys);
+  if (!keys) return -1;
   for (k = 0; k < 3; k++) {
     int n = 0;
     for (i = 0; i < n_ev; i++) {
@@ -455,14 +477,60 @@ diagc_sim *diagc_sim_create_ex(const diagc_model *m,
     s->n_order[k] = n;
   }
   free(keys);
-  for (i = 0; i < m->n_timed; i++) s->ev[m->timed[i].event].timed = i;
+  return 0;
+}
+
+/* The model's generated d xcdot / d xc (diagc_model.jac_xc), when it has
+ * one, is the implicit integrators' Jacobian source; a model without it
+ * leaves them on finite differences. */
+static int install_model_jacobian(diagc_sim *s, char *err, size_t errlen) {
+  const diagc_model *m = s->m;
+  diagc_xc_jacobian j;
+  int rc;
+  if (!m->jac_xc) return 0;
+  j.nnz = m->jac_xc_nnz;
+  j.colptr = m->jac_xc_colptr;
+  j.rowind = m->jac_xc_rowind;
+  j.jac_xc = m->jac_xc;
+  rc = diagc_sim_set_xc_jacobian(s, &j);
+  if (rc != 0) set_errbuf(err, errlen, "model '%s': %s", m->name, s->err);
+  return rc;
+}
+
+diagc_sim *diagc_sim_create_ex(const diagc_model *m,
+                               const diagc_sim_options *opt, char *err,
+                               size_t errlen) {
+  diagc_sim *s;
+
+  if (err && errlen) err[0] = 0;
+  if (validate_model(m, err, errlen) != 0) return NULL;
+
+  s = (diagc_sim *)calloc(1, sizeof *s);
+  if (!s) goto oom;
+  s->m = m;
+  s->nxc = m->nxc;
+  s->integ = -1;
+  s->ideal_next = NAN;
+  if (apply_options(s, opt, err, errlen) != 0) {
+    free(s);
+    return NULL;
+  }
+  if (diagc_integrator_alloc(s) != 0) goto oom;
+  s->n_ev = m->n_events + m->n_loggers;
+  if (alloc_buffers(s) != 0) goto oom;
+  carve_vectors(s);
+  setup_events(s);
+  if (order_events(s) != 0) goto oom;
 
   m->init(s->ctx);
   diagc_sim_reset_integrator_stats(s);
+  if (install_model_jacobian(s, err, errlen) != 0) {
+    diagc_sim_destroy(s);
+    return NULL;
+  }
   return s;
 
 oom:
-  free(keys);
   set_errbuf(err, errlen, "out of memory");
   diagc_sim_destroy(s);
   return NULL;
@@ -484,9 +552,7 @@ void diagc_sim_destroy(diagc_sim *s) {
   free(s->sel);
   free(s->log_fired);
   free(s->log_vals);
-  free(s->jac);
-  free(s->iter_m);
-  free(s->piv);
+  diagc_implicit_free(&s->imp);
   free(s->w0);
   free(s->wit_ev_fired);
   free(s->td_next);
@@ -1056,17 +1122,13 @@ int diagc_sim_initialize(diagc_sim *s) {
     report_status(s, &acc);
     return DIAGC_SIM_TERMINATED;
   }
-  return DIAGC_SIM_OK;
+  return DIAGC_OK;
 }
 
-int diagc_sim_advance_to(diagc_sim *s, double t_max) {
+/* advance_to's preconditions: not broken, time not changed outside,
+ * t_max not before t.  DIAGC_OK or the error (with its message). */
+static int check_advance(diagc_sim *s, double t_max) {
   double t;
-  int rc;
-
-  if (!s->initialized) {
-    rc = diagc_sim_initialize(s);
-    if (rc != DIAGC_SIM_OK) return rc;
-  }
   if (s->broken) {
     diagc_sim_set_err(s,
                       "the simulator stopped on an error; call "
@@ -1087,6 +1149,79 @@ int diagc_sim_advance_to(diagc_sim *s, double t_max) {
                       t_max, t);
     return DIAGC_SIM_E_ARG;
   }
+  return DIAGC_OK;
+}
+
+/* Step 1: the pending updates, unrestricted then discrete. */
+static int pending_updates(diagc_sim *s, acc_t *acc) {
+  int rc;
+  if (step_may_select(s, DIAGC_UNRESTRICTED_UPDATE)) {
+    rc = handle_updates(s, DIAGC_UNRESTRICTED_UPDATE, PHASE_STEP, acc);
+    if (acc->sev == DIAGC_FAILED) return fail_event(s, acc);
+    if (rc != 0) return rc;
+  }
+  if (step_may_select(s, DIAGC_DISCRETE_UPDATE)) {
+    rc = handle_updates(s, DIAGC_DISCRETE_UPDATE, PHASE_STEP, acc);
+    if (acc->sev == DIAGC_FAILED) return fail_event(s, acc);
+    if (rc != 0) return rc;
+  }
+  return DIAGC_OK;
+}
+
+/* Steps 2 to 5: the next timed event, integrate toward it (or t_max),
+ * count the step, then the per-step, reached timed and witness publishes
+ * on x-(t). */
+static int integrate_and_publish(diagc_sim *s, double t_max, acc_t *acc) {
+  unsigned kinds;
+  double te, next_update = INFINITY, next_publish = INFINITY;
+  int result, rc;
+
+  /* 2. next timed event (none without periodic events) */
+  te = INFINITY;
+  kinds = 0;
+  if (s->n_groups > 0 || s->n_timed > 0) {
+    rc = calc_next_update_time(s, diagc_sim_ctx_time(s),
+                               diagc_sim_ctx_time(s), &te, &kinds);
+    if (rc != 0) {
+      s->broken = 1;
+      return rc;
+    }
+  }
+  if (kinds & ((1u << DIAGC_DISCRETE_UPDATE) |
+               (1u << DIAGC_UNRESTRICTED_UPDATE)))
+    next_update = te;
+  if (kinds & (1u << DIAGC_PUBLISH)) next_publish = te;
+
+  /* 3. integrate (or jump) */
+  rc = integrate_step(s, next_publish, next_update, t_max, &result);
+  if (rc != 0) {
+    s->broken = 1;
+    return rc;
+  }
+  s->timed_triggered = (result == DIAGC_STEP_REACHED_UPDATE ||
+                        result == DIAGC_STEP_REACHED_PUBLISH);
+  /* 4. count the step */
+  s->st.steps++;
+  if ((rc = check_finite_xc(s)) != 0) return rc;
+
+  /* 5. per-step, reached timed and witness publishes on x-(t) */
+  if (step_may_select(s, DIAGC_PUBLISH)) {
+    rc = handle_publishes(s, PHASE_STEP, acc);
+    if (acc->sev == DIAGC_FAILED) return fail_event(s, acc);
+    if (rc != 0) return rc;
+  }
+  if (s->progress_fn) s->progress_fn(s->progress_user, diagc_sim_ctx_time(s));
+  return DIAGC_OK;
+}
+
+int diagc_sim_advance_to(diagc_sim *s, double t_max) {
+  int rc;
+
+  if (!s->initialized) {
+    rc = diagc_sim_initialize(s);
+    if (rc != DIAGC_OK) return rc;
+  }
+  if ((rc = check_advance(s, t_max)) != DIAGC_OK) return rc;
   s->err[0] = 0;
   /* the caller may have changed parameters or inputs since the last call */
   s->fsal_valid = 0;
@@ -1094,61 +1229,10 @@ int diagc_sim_advance_to(diagc_sim *s, double t_max) {
 
   for (;;) {
     acc_t acc = {DIAGC_DID_NOTHING, -1, 0};
-
-    /* 1. pending updates: unrestricted, then discrete */
-    if (step_may_select(s, DIAGC_UNRESTRICTED_UPDATE)) {
-      rc = handle_updates(s, DIAGC_UNRESTRICTED_UPDATE, PHASE_STEP, &acc);
-      if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
-      if (rc != 0) return rc;
-    }
-    if (step_may_select(s, DIAGC_DISCRETE_UPDATE)) {
-      rc = handle_updates(s, DIAGC_DISCRETE_UPDATE, PHASE_STEP, &acc);
-      if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
-      if (rc != 0) return rc;
-    }
-
-    if (acc.sev != DIAGC_REACHED_TERMINATION) {
-      unsigned kinds;
-      double te, next_update = INFINITY, next_publish = INFINITY;
-      int result;
-
-      /* 2. next timed event (none without periodic events) */
-      te = INFINITY;
-      kinds = 0;
-      if (s->n_groups > 0 || s->n_timed > 0) {
-        rc = calc_next_update_time(s, diagc_sim_ctx_time(s),
-                                   diagc_sim_ctx_time(s), &te, &kinds);
-        if (rc != 0) {
-          s->broken = 1;
-          return rc;
-        }
-      }
-      if (kinds & ((1u << DIAGC_DISCRETE_UPDATE) |
-                   (1u << DIAGC_UNRESTRICTED_UPDATE)))
-        next_update = te;
-      if (kinds & (1u << DIAGC_PUBLISH)) next_publish = te;
-
-      /* 3. integrate (or jump) */
-      rc = integrate_step(s, next_publish, next_update, t_max, &result);
-      if (rc != 0) {
-        s->broken = 1;
-        return rc;
-      }
-      s->timed_triggered = (result == DIAGC_STEP_REACHED_UPDATE ||
-                            result == DIAGC_STEP_REACHED_PUBLISH);
-      /* 4. count the step */
-      s->st.steps++;
-      if ((rc = check_finite_xc(s)) != 0) return rc;
-
-      /* 5. per-step, reached timed and witness publishes on x-(t) */
-      if (step_may_select(s, DIAGC_PUBLISH)) {
-        rc = handle_publishes(s, PHASE_STEP, &acc);
-        if (acc.sev == DIAGC_FAILED) return fail_event(s, &acc);
-        if (rc != 0) return rc;
-      }
-      if (s->progress_fn) s->progress_fn(s->progress_user, diagc_sim_ctx_time(s));
-    }
-
+    if ((rc = pending_updates(s, &acc)) != DIAGC_OK) return rc;
+    if (acc.sev != DIAGC_REACHED_TERMINATION &&
+        (rc = integrate_and_publish(s, t_max, &acc)) != DIAGC_OK)
+      return rc;
     if (acc.sev == DIAGC_REACHED_TERMINATION) {
       report_status(s, &acc);
       s->last_known_time = diagc_sim_ctx_time(s);
@@ -1158,5 +1242,5 @@ int diagc_sim_advance_to(diagc_sim *s, double t_max) {
     if (diagc_sim_ctx_time(s) >= t_max) break;
   }
   s->last_known_time = diagc_sim_ctx_time(s);
-  return DIAGC_SIM_OK;
+  return DIAGC_OK;
 }

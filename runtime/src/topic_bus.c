@@ -91,13 +91,13 @@ int diagc_bus_subscribe(diagc_bus *b, int topic, diagc_exec *ex, int sub) {
     b->first[b->links[i].topic] = i;
     b->count[b->links[i].topic]++;
   }
-  return DIAGC_EXEC_OK;
+  return DIAGC_OK;
 }
 
 int diagc_bus_publish(diagc_bus *b, int topic, const void *msg, size_t size) {
   if (!b || topic < 0 || topic >= b->ntopics) return DIAGC_EXEC_E_ARG;
   int n = 0;
   for (int i = b->first[topic], k = 0; k < b->count[topic]; i++, k++)
-    if (diagc_exec_deliver(b->links[i].ex, b->links[i].sub, msg, size) == DIAGC_EXEC_OK) n++;
+    if (diagc_exec_deliver(b->links[i].ex, b->links[i].sub, msg, size) == DIAGC_OK) n++;
   return n;
 }

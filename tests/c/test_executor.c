@@ -603,7 +603,7 @@ static int race_done(void *user) {
 static void *race_pub(void *arg) {
   race *r = arg;
   for (int i = 0; i < r->n; i++) {
-    while (diagc_exec_deliver(r->ex, r->sub, &i, sizeof i) != DIAGC_EXEC_OK) sleep_us(10);
+    while (diagc_exec_deliver(r->ex, r->sub, &i, sizeof i) != DIAGC_OK) sleep_us(10);
     if ((i & 255) == 0) sleep_us(20);
   }
   return NULL;

@@ -372,6 +372,35 @@ int bouncing_ball_eval_ball__vy(bouncing_ball_context *c, const double **out)
   return rc;
 }
 
+static int bouncing_ball__L1_Ball__xcdot_jac(const double *v, const double *gravity, double *qdot, double *vdot, double *diagc_jac)
+{
+  (void)v;
+  (void)gravity;
+  (void)qdot;
+  (void)vdot;
+  (void)diagc_jac;
+  {
+    diagc_jac[0] = 1.0;
+  }
+  return 0;
+}
+
+int bouncing_ball_jac_xc(bouncing_ball_context *c, double *nz)
+{
+  int rc = bouncing_ball__eval_3(c);
+  if (rc != 0) return rc;
+  double jl2[1];
+  if (bouncing_ball__L1_Ball__xcdot_jac(c->x.xc + 1, c->p.pn + 0, c->cache + 0, c->cache + 1, jl2) != 0) return DIAGC_E_CALC;
+  const double d0 = jl2[0];
+  nz[0] = d0;
+  return 0;
+}
+
+const int bouncing_ball_jac_xc_sparsity[6] = {2, 2, 0, 0, 1, 0};
+
+static int bouncing_ball__v_jac_xc(void *c, double *nz)
+{ return bouncing_ball_jac_xc((bouncing_ball_context *)c, nz); }
+
 int bouncing_ball_calc_derivatives(bouncing_ball_context *c, const double **xcdot)
 {
   int rc = bouncing_ball__eval_3(c);
@@ -454,7 +483,7 @@ static int bouncing_ball__L1_Ball__wit_impact(const double *q, const double *v, 
   {
 #line 21 "examples/bouncing_ball.lua"
               value = q[0]; 
-#line 458 "bouncing_ball.c"
+#line 487 "bouncing_ball.c"
   }
   *diagc_value_out = value;
   return 0;
@@ -533,5 +562,6 @@ const diagc_model bouncing_ball_model = {
   bouncing_ball__v_freeze_cache,
   bouncing_ball__v_invalidate_all,
   1, bouncing_ball__witnesses,
-  0, NULL
+  0, NULL,
+  1, bouncing_ball_jac_xc_sparsity + 2, bouncing_ball_jac_xc_sparsity + 5, bouncing_ball__v_jac_xc
 };

@@ -84,6 +84,12 @@ void bouncing_ball_set_ball__restitution(bouncing_ball_context *c, const double 
 int bouncing_ball_eval_ball__y(bouncing_ball_context *c, const double **out);
 /* Output port ball.vy (1 values). */
 int bouncing_ball_eval_ball__vy(bouncing_ball_context *c, const double **out);
+#define BOUNCING_BALL_HAS_JAC_XC 1
+/* d xcdot / d xc: 1 structural nonzeros in compressed columns; the
+ * pattern is {nrow, ncol, colptr[ncol + 1], rowind[nnz]} (CasADi's layout). */
+#define BOUNCING_BALL_JAC_XC_NNZ 1
+extern const int bouncing_ball_jac_xc_sparsity[];
+int bouncing_ball_jac_xc(bouncing_ball_context *c, double *nz);
 /* Time derivatives of the whole diagram, laid out like xc. */
 int bouncing_ball_calc_derivatives(bouncing_ball_context *c, const double **xcdot);
 /* Caching off: every eval recomputes (flags are still maintained). */

@@ -544,6 +544,32 @@ int hybrid_controller_eval_supervisor__count(hybrid_controller_context *c, const
   return rc;
 }
 
+static int hybrid_controller__L1_Plant__xcdot_jac(const double *u, double *zdot, double *diagc_jac)
+{
+  (void)u;
+  (void)zdot;
+  (void)diagc_jac;
+  {
+    diagc_jac[0] = 1.0;
+  }
+  return 0;
+}
+
+int hybrid_controller_jac_xc(hybrid_controller_context *c, double *nz)
+{
+  int rc = hybrid_controller__eval_6(c);
+  if (rc != 0) return rc;
+  double jl1[1];
+  if (hybrid_controller__L1_Plant__xcdot_jac(c->cache + 2, c->cache + 0, jl1) != 0) return DIAGC_E_CALC;
+  (void)nz;
+  return 0;
+}
+
+const int hybrid_controller_jac_xc_sparsity[4] = {1, 1, 0, 0};
+
+static int hybrid_controller__v_jac_xc(void *c, double *nz)
+{ return hybrid_controller_jac_xc((hybrid_controller_context *)c, nz); }
+
 int hybrid_controller_calc_derivatives(hybrid_controller_context *c, const double **xcdot)
 {
   int rc = hybrid_controller__eval_6(c);
@@ -738,5 +764,6 @@ const diagc_model hybrid_controller_model = {
   hybrid_controller__v_freeze_cache,
   hybrid_controller__v_invalidate_all,
   0, NULL,
-  0, NULL
+  0, NULL,
+  0, hybrid_controller_jac_xc_sparsity + 2, hybrid_controller_jac_xc_sparsity + 4, hybrid_controller__v_jac_xc
 };

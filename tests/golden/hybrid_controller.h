@@ -99,6 +99,12 @@ int hybrid_controller_eval_controller__count(hybrid_controller_context *c, const
 int hybrid_controller_eval_supervisor__r(hybrid_controller_context *c, const double **out);
 /* Output port supervisor.count (1 values). */
 int hybrid_controller_eval_supervisor__count(hybrid_controller_context *c, const double **out);
+#define HYBRID_CONTROLLER_HAS_JAC_XC 1
+/* d xcdot / d xc: 0 structural nonzeros in compressed columns; the
+ * pattern is {nrow, ncol, colptr[ncol + 1], rowind[nnz]} (CasADi's layout). */
+#define HYBRID_CONTROLLER_JAC_XC_NNZ 0
+extern const int hybrid_controller_jac_xc_sparsity[];
+int hybrid_controller_jac_xc(hybrid_controller_context *c, double *nz);
 /* Time derivatives of the whole diagram, laid out like xc. */
 int hybrid_controller_calc_derivatives(hybrid_controller_context *c, const double **xcdot);
 /* Caching off: every eval recomputes (flags are still maintained). */

@@ -166,7 +166,7 @@ test("leaf_table.frozen", function()
   c:freeze(true)
   eq(c:try_eval("l.c_q"), 0)
   c:set("l.q", 3)           -- invalidation still applies
-  eq(c:try_eval("l.c_q"), 1)  -- DIAGC_E_FROZEN
+  eq(c:try_eval("l.c_q"), -10)  -- DIAGC_E_FROZEN
   c:freeze(false)
   eq(c:try_eval("l.c_q"), 0)
 end)

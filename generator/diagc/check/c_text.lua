@@ -4,7 +4,7 @@
 --
 -- Checks: every calc body (outputs, caches, derivatives, events,
 -- witnesses, next_update_time) reads only what its prerequisites grant
--- (tickets/scope.lua); every c_preamble is declarations and #include of
+-- (check/scope.lua); every c_preamble is declarations and #include of
 -- C99 headers only (check/c_code.lua), and its macros clash with nothing
 -- the header or the C library defines; every init is an initializer; no
 -- spec name becomes one of the header's PREFIX_* macros; the output file
@@ -23,7 +23,7 @@ local errors = require("diagc.errors")
 local util = require("diagc.util")
 local c_code = require("diagc.check.c_code")
 local fields = require("diagc.check.fields")
-local scope = require("diagc.tickets.scope")
+local scope = require("diagc.check.scope")
 
 local M = {}
 
@@ -124,7 +124,7 @@ function M.check(model, o)
     if o.lex then
       check_preambles(lt, o)
       for _, calc in ipairs(calcs_of(lt)) do
-        scope.check_body(lt, calc, scope.params(lt, calc), o.lex)
+        scope.check_body(lt, calc, calc.params, o.lex)
       end
     end
   end

@@ -1,8 +1,23 @@
 -- check/diagram.lua: validate a diagram declaration (subsystems, wiring,
 -- exports, fixed inputs, loggers) against its children's checked types.
+--
+-- A checked diagram type D (M.check(frozen diagram, check_type)):
+--   D.kind = "diagram", D.name, D.loc
+--   D.systems      {name=, type= (checked type), loc=, params= {{path=, value=,
+--                  loc=}} (parameter overrides, checked by flatten)} in order;
+--                  D.by_name: name -> system
+--   D.connections  {from = {sys=, port=}, to = {sys=, port=}, loc=}
+--   D.inputs       exported inputs {name=, size=, targets= {{sys=, port=}},
+--                  default= (numbers or nil), loc=}
+--   D.outputs      exported outputs {name=, size=, source= {sys=, port=}, loc=}
+--   D.fixed        fixed inputs {target= {sys=, port=}, value=, loc=}
+--   D.logs         {name=, source= {sys=, port=}, period=, loc=}
+-- sys is a D.systems entry, port a port of its type (M.ports).  Every
+-- child input has exactly one source and connected sizes agree.
 local errors = require("diagc.errors")
 local fields = require("diagc.check.fields")
 local util = require("diagc.util")
+local dsl = require("diagc.spec.dsl")
 
 local M = {}
 
@@ -76,7 +91,7 @@ function M.check(spec, check_type)
       fields.only(item, { "name", "parameters" }, 2)
       local name = fields.name(item, "subsystem name")
       local t = a[2]
-      if not require("diagc.spec.dsl").is_system(t) then
+      if not dsl.is_system(t) then
         errors.raise(item.loc, "system \"%s\" needs a leaf or diagram as its second value, got %s",
           name, type(t))
       end

@@ -1,6 +1,7 @@
 -- check/fields.lua: validation of one declaration's fields.
 local errors = require("diagc.errors")
 local util = require("diagc.util")
+local c_code = require("diagc.check.c_code")
 
 local M = {}
 
@@ -146,7 +147,6 @@ function M.c_type(loc, what, v)
     errors.raise(loc, "%s must be a C type name such as \"my_struct\" or \"int\", got %s",
       what, type(v) == "string" and ("'" .. v .. "'") or type(v))
   end
-  local c_code = require("diagc.check.c_code")
   for w in v:gmatch("[%w_]+") do
     if c_code.EXTENSION_WORDS[w] or c_code.is_reserved(w) or M.c_clash(w) then
       errors.raise(loc, "%s '%s': '%s' is not a C99 type name (a compiler extension, reserved "

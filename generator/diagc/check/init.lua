@@ -1,5 +1,21 @@
 -- check/init.lua: spec -> checked model.  Every leaf and diagram type is
 -- checked once (types are values and may be reused many times).
+--
+-- Stage contract: loaded spec L (spec/load.lua) -> checked model M (M.check):
+--   M.root        the checked type of L.root (a checked diagram)
+--   M.leaf_types  the checked leaf types, each once, in the order they
+--                 were checked (depth first, in declaration order); a
+--                 leaf type's id is its 1-based position among all checked
+--                 types (leaves and diagrams, a diagram after its children)
+--   M.sources, M.main   L's, unchanged
+-- Checked leaf types are described in check/leaf.lua, checked diagrams in
+-- check/diagram.lua.  Errors of a declaration or a type (a bad field, an
+-- unknown name, a prerequisite the leaf does not have, a bad writes list,
+-- ...) are raised here with their spec file:line; the errors that need the
+-- instantiated diagram are flatten's (parameter overrides, logger names)
+-- and tickets/loops.lua's (algebraic loops).  Calc bodies are checked
+-- against their scope by check/scope.lua's check_body, which needs the
+-- host's C lexer and runs after this pass.
 local leaf = require("diagc.check.leaf")
 local diagram = require("diagc.check.diagram")
 local errors = require("diagc.errors")

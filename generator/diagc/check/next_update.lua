@@ -12,43 +12,13 @@
 -- event); the time calc is kept apart in leaf.timed.
 local errors = require("diagc.errors")
 local fields = require("diagc.check.fields")
-local builtin = require("diagc.tickets.builtin")
+local builtin = require("diagc.vocab.tickets")
+local prereqs = require("diagc.check.prereqs")
+local writes = require("diagc.check.writes")
 
 local M = {}
 
 local KINDS = { "publish", "discrete_update", "unrestricted_update" }
-
--- the state an update of `kind` may write
-local function writable_of(leaf, kind)
-  local w = {}
-  if kind == "unrestricted_update" then
-    for _, p in ipairs({ "q", "v", "z" }) do if #leaf[p] > 0 then w[#w + 1] = p end end
-  end
-  for _, g in ipairs(leaf.by_kind.xd) do w[#w + 1] = g.name end
-  if kind == "unrestricted_update" then
-    for _, g in ipairs(leaf.by_kind.xa) do w[#w + 1] = g.name end
-  end
-  return w
-end
-
-local function check_writes(item, name, kind, writable)
-  local wr = item.args.writes
-  if wr == nil then return writable end
-  if type(wr) == "string" then wr = { wr } end
-  if type(wr) ~= "table" or #wr == 0 then
-    errors.raise(item.loc, "writes must be a non-empty list of state names (%s)", table.concat(writable, ", "))
-  end
-  local ok, out = {}, {}
-  for _, n in ipairs(writable) do ok[n] = true end
-  for _, n in ipairs(wr) do
-    if not ok[n] then
-      errors.raise(item.loc, "next_update_time '%s' cannot write '%s'; its %s may write %s", name,
-        tostring(n), kind:gsub("_", " "), table.concat(writable, ", "))
-    end
-    out[#out + 1] = n
-  end
-  return out
-end
 
 -- the event item's kind: exactly one of publish / discrete_update /
 -- unrestricted_update
@@ -69,7 +39,7 @@ local function event_kind(item, name)
   return kind
 end
 
-function M.check(leaf, item, sources, check_prereqs)
+function M.check(leaf, item, sources)
   local a = item.args
   leaf.timed = leaf.timed or {}
   fields.only(item, { "name", "calc", "prerequisites", "publish", "discrete_update",
@@ -95,23 +65,20 @@ function M.check(leaf, item, sources, check_prereqs)
     errors.raise(item.loc, "next_update_time '%s': writes is only for an update (discrete_update or "
       .. "unrestricted_update)", name)
   end
-  local writable = kind ~= "publish" and writable_of(leaf, kind) or nil
-  if writable and #writable == 0 then
-    errors.raise(item.loc, "next_update_time '%s': %s in leaf \"%s\", which has no %s to update", name,
-      kind, leaf.name, kind == "discrete_update" and "discrete_state" or "state")
-  end
+  local subject = "next_update_time '" .. name .. "'"
+  local writable = kind ~= "publish" and writes.allowed(leaf, item, kind, subject .. ": " .. kind) or nil
 
   local body = fields.c_code(item.loc, "next_update_time calc", a.calc)
-  local prereqs, is_default = check_prereqs(leaf, item, nil, builtin.default_list)
+  local list, is_default = prereqs.check(leaf, item, nil, builtin.default_list)
   local d = { name = name, loc = item.loc }
   d.calc = { kind = "next_update_time", name = name, loc = item.loc, body = body,
-    body_loc = fields.locate(sources, item.loc, body), prereqs = prereqs,
+    body_loc = fields.locate(sources, item.loc, body), prereqs = list,
     default_prereqs = is_default }
   local ebody = fields.c_code(item.loc, "next_update_time " .. kind, a[kind])
   local ev = { kind = "event", name = name, loc = item.loc, body = ebody,
-    body_loc = fields.locate(sources, item.loc, ebody), prereqs = prereqs,
+    body_loc = fields.locate(sources, item.loc, ebody), prereqs = list,
     default_prereqs = is_default, trigger = "timed", event_kind = kind }
-  if writable then ev.writes = check_writes(item, name, kind, writable) end
+  if writable then ev.writes = writes.check(item, writable, subject) end
   leaf.calcs[#leaf.calcs + 1] = ev
   leaf.events[#leaf.events + 1] = ev
   d.event = ev

@@ -12,7 +12,10 @@
 -- event); the witness value calc is kept apart in leaf.witnesses.
 local errors = require("diagc.errors")
 local fields = require("diagc.check.fields")
-local builtin = require("diagc.tickets.builtin")
+local builtin = require("diagc.vocab.tickets")
+local kinds = require("diagc.vocab.kinds")
+local prereqs = require("diagc.check.prereqs")
+local writes = require("diagc.check.writes")
 
 local M = {}
 
@@ -22,7 +25,7 @@ M.DIRECTIONS = {
   crossing = "DIAGC_WITNESS_CROSSING",
 }
 
-function M.check(leaf, item, sources, check_prereqs)
+function M.check(leaf, item, sources)
   local a = item.args
   fields.only(item, { "name", "direction", "calc", "prerequisites", "publish",
     "unrestricted_update", "writes" }, 1)
@@ -49,13 +52,13 @@ function M.check(leaf, item, sources, check_prereqs)
   if leaf.names.value then
     errors.raise(item.loc, "witness '%s': leaf \"%s\" declares a '%s' named 'value', which witness "
       .. "calcs use for their result; rename it", name, leaf.name,
-      require("diagc.check.leaf").KIND_WORDS[leaf.names.value.kind])
+      kinds.words[leaf.names.value.kind])
   end
   local body = fields.c_code(item.loc, "witness calc", a.calc)
-  local prereqs, is_default = check_prereqs(leaf, item, nil, builtin.default_list)
+  local list, is_default = prereqs.check(leaf, item, nil, builtin.default_list)
   local w = { name = name, loc = item.loc, direction = dir, c_direction = M.DIRECTIONS[dir] }
   w.calc = { kind = "witness", name = name, loc = item.loc, body = body,
-    body_loc = fields.locate(sources, item.loc, body), prereqs = prereqs,
+    body_loc = fields.locate(sources, item.loc, body), prereqs = list,
     default_prereqs = is_default }
 
   if a.publish ~= nil and a.unrestricted_update ~= nil then
@@ -69,36 +72,11 @@ function M.check(leaf, item, sources, check_prereqs)
   if kind then
     local ebody = fields.c_code(item.loc, "witness " .. kind, a[kind])
     local ev = { kind = "event", name = name, loc = item.loc, body = ebody,
-      body_loc = fields.locate(sources, item.loc, ebody), prereqs = prereqs,
+      body_loc = fields.locate(sources, item.loc, ebody), prereqs = list,
       default_prereqs = is_default, trigger = "witness", event_kind = kind }
     if kind == "unrestricted_update" then
-      local writable = {}
-      for _, p in ipairs({ "q", "v", "z" }) do if #leaf[p] > 0 then writable[#writable + 1] = p end end
-      for _, g in ipairs(leaf.by_kind.xd) do writable[#writable + 1] = g.name end
-      for _, g in ipairs(leaf.by_kind.xa) do writable[#writable + 1] = g.name end
-      if #writable == 0 then
-        errors.raise(item.loc, "witness '%s': unrestricted_update in leaf \"%s\", which has no state "
-          .. "to update", name, leaf.name)
-      end
-      local wr = a.writes
-      if wr == nil then
-        ev.writes = writable
-      else
-        if type(wr) == "string" then wr = { wr } end
-        if type(wr) ~= "table" or #wr == 0 then
-          errors.raise(item.loc, "writes must be a non-empty list of state names (%s)", table.concat(writable, ", "))
-        end
-        local ok = {}
-        for _, n in ipairs(writable) do ok[n] = true end
-        ev.writes = {}
-        for _, n in ipairs(wr) do
-          if not ok[n] then
-            errors.raise(item.loc, "witness '%s' cannot write '%s'; it may write %s", name, tostring(n),
-              table.concat(writable, ", "))
-          end
-          ev.writes[#ev.writes + 1] = n
-        end
-      end
+      local subject = "witness '" .. name .. "'"
+      ev.writes = writes.check(item, writes.allowed(leaf, item, kind, subject .. ": " .. kind), subject)
     end
     leaf.calcs[#leaf.calcs + 1] = ev
     leaf.events[#leaf.events + 1] = ev

@@ -31,7 +31,7 @@ local RANGES = {
 -- the names offered in "did you mean" hints; whether a name is known is
 -- the runtime's answer (diagc_integrator_known)
 local INTEGRATORS = { "runge_kutta3", "dormand_prince54", "bogacki_shampine3", "implicit_euler",
-  "runge_kutta4", "runge_kutta2", "semi_explicit_euler", "explicit_euler" }
+  "radau3", "runge_kutta4", "runge_kutta2", "semi_explicit_euler", "explicit_euler" }
 
 local CMD = "diagc run"
 
@@ -294,7 +294,7 @@ function M.main(args)
     finish()
   end
   if rc < 0 then fail() end
-  if rc == 1 then
+  if rc == C.DIAGC_SIM_TERMINATED then
     io.stderr:write(string.format("diagc run: an event handler reached termination at t = %.17g\n",
       C.diagc_sim_time(sim.sim)))
   end
@@ -327,6 +327,12 @@ function M.main(args)
       "steps %d, integrator steps %d, rejected %d, derivative evaluations %d, smallest step %g, largest step %g, wall %.3f s\n",
       tonumber(st.steps), tonumber(st.integrator_steps), tonumber(st.rejected_steps),
       tonumber(st.derivative_evals), st.smallest_step, st.largest_step, host.now() - t0))
+    if st.jacobian_evals > 0 then
+      io.stderr:write(string.format(
+        "jacobians %d, LU factorizations %d, newton iterations %d, newton failures %d\n",
+        tonumber(st.jacobian_evals), tonumber(st.lu_factorizations),
+        tonumber(st.newton_iterations), tonumber(st.newton_failures)))
+    end
     if st.witness_triggers > 0 then
       io.stderr:write(string.format("witness crossings %d\n", tonumber(st.witness_triggers)))
     end

@@ -1,5 +1,5 @@
 -- coder/args.lua: the C expression a calc function receives for each of
--- its parameters (tickets/scope.lua), in one leaf instance of the
+-- its parameters (check/scope.lua), in one leaf instance of the
 -- flattened model: where that value lives in the context (or, for an
 -- event's results, in the state buffer `buf`).  Adds nothing to the model.
 local M = {}

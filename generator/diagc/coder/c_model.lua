@@ -11,6 +11,7 @@
 --   coder/invalidate.lua   one invalidation function per entry point
 --   coder/setters.lua      the public setters and the sources list
 --   coder/eval_api.lua     the public evals of output ports and cache entries
+--   coder/jacobian.lua     d xcdot / d xc by the chain rule over the calcs' local Jacobians
 --   coder/events.lua       event handlers and their apply functions
 --   coder/witness.lua, coder/next_update.lua   zero crossings, timed events
 --   coder/descriptor.lua   the diagc_model descriptor's functions and tables
@@ -33,6 +34,7 @@ local evals = require("diagc.coder.evals")
 local invalidate = require("diagc.coder.invalidate")
 local setters = require("diagc.coder.setters")
 local eval_api = require("diagc.coder.eval_api")
+local jacobian = require("diagc.coder.jacobian")
 local events = require("diagc.coder.events")
 local descriptor = require("diagc.coder.descriptor")
 
@@ -62,6 +64,12 @@ local function model_slots(K)
   end
   s.n_witnesses = later(K, function() return K.wit.n end)
   s.witnesses_table = later(K, function() return K.wit.table end)
+  s.jac_xc_nnz = later(K, function() return K.jac and K.jac.nnz or 0 end)
+  s.jac_xc_colptr = later(K, function() return K.jac and (P .. "_jac_xc_sparsity + 2") or "NULL" end)
+  s.jac_xc_rowind = later(K, function()
+    return K.jac and string.format("%s_jac_xc_sparsity + %d", P, 3 + F.nxc) or "NULL"
+  end)
+  s.jac_xc = later(K, function() return K.jac and (P .. "__v_jac_xc") or "NULL" end)
   s.n_timed = later(K, function() return K.nut.n end)
   s.timed_table = later(K, function() return K.nut.table end)
   return s
@@ -78,6 +86,7 @@ local function source_slots(K)
   s.init_function = defaults.init_function(K)
   s.setters = setters.emit(K)
   s.eval_api = eval_api.emit(K)
+  s.jacobian = jacobian.emit(K)
   s.xcdot_entry, s.xcdot_base = K.F.root.entries.xcdot.index, K.F.xcdot_base
   s.events = events.emit(K)
   s.source_wrappers = descriptor.source_wrappers(K)

@@ -1,10 +1,9 @@
 -- coder/calcs.lua: one static C function per leaf type and calc (output
 -- ports, cache entries, derivatives, events): the spec's body at its spec
 -- location (#line), inside its leaf's macro scope, with the calc's
--- parameters (tickets/scope.lua) as arguments.  These functions form the
+-- parameters (check/scope.lua) as arguments.  These functions form the
 -- checked unit (coder/emit.lua) with the prologue.  Adds nothing to the
 -- model.
-local scope = require("diagc.tickets.scope")
 local names = require("diagc.coder.names")
 local value_fn = require("diagc.coder.value_fn")
 
@@ -12,7 +11,7 @@ local M = {}
 
 local function emit_calc(C, P, lt, calc)
   local name = names.calc_fn(P, lt, calc)
-  local ps = scope.params(lt, calc)
+  local ps = calc.params
   local args = value_fn.declarations(ps)
   C:begin_checked()
   C:linef("static int %s(%s)", name, #args > 0 and table.concat(args, ", ") or "void")

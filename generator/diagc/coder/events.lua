@@ -5,7 +5,6 @@
 -- context and invalidates what they feed (PREFIX__apply_N).  Fills K.ev_rows,
 -- the rows of the descriptor's events table.  Adds nothing to the model.
 local util = require("diagc.util")
-local scope = require("diagc.tickets.scope")
 local loops = require("diagc.tickets.loops")
 local names = require("diagc.coder.names")
 local args = require("diagc.coder.args")
@@ -14,7 +13,7 @@ local M = {}
 
 local function emit_handler(K, ctx, ev, id)
   local C, P = K.C, K.P
-  local ps = scope.params(ctx.type, ev)
+  local ps = ev.params
   C:linef("/* event %s.%s */", ctx.path, ev.name)
   C:linef("static int %s__ev_%d(void *vc, void *vb)", P, id)
   C:line("{")

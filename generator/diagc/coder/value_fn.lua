@@ -2,12 +2,11 @@
 -- in a local the body assigns (a witness's `value`, a next_update_time's
 -- `t_next`).  Shared by coder/witness.lua and coder/next_update.lua; adds
 -- nothing to the model, only emits text.
-local scope = require("diagc.tickets.scope")
 local loops = require("diagc.tickets.loops")
 
 local M = {}
 
--- "const double *q, double t" from a calc's parameters (tickets/scope.lua)
+-- "const double *q, double t" from a calc's parameters (check/scope.lua)
 function M.declarations(ps)
   local args = {}
   for _, p in ipairs(ps) do
@@ -22,7 +21,7 @@ end
 -- scope; returns the calc's parameters.
 -- f: {lt=, calc=, name=, var=, init=, out=, what=, in_leaf_scope=}
 function M.emit(C, f)
-  local ps = scope.params(f.lt, f.calc)
+  local ps = f.calc.params
   local args = M.declarations(ps)
   args[#args + 1] = "double *" .. f.out
   C:begin_checked()

@@ -45,7 +45,7 @@ function M.list(F, G)
   end
 
   -- root-level (bulk) entry points
-  M.time = ep("time", "time", each_ctx("time"), { kind = "time" })
+  ep("time", "time", each_ctx("time"), { kind = "time" })
   ep("accuracy", "accuracy", each_ctx("accuracy"), { kind = "accuracy" })
   ep("q", "q", each_leaf(leaf_parts({ "q" })), { kind = "bulk" })
   ep("v", "v", each_leaf(leaf_parts({ "v" })), { kind = "bulk" })

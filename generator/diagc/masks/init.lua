@@ -1,6 +1,19 @@
 -- masks/init.lua: ticket graph -> invalidation masks.
 -- For every entry point, the exact set of cache entries to mark stale,
 -- as 64-bit words of the context's valid-bit array (only nonzero words).
+--
+-- Stage contract: F (flatten) and G (tickets/graph.lua) -> the entry
+-- points (M.compute), a list in the order masks/entry_points.lua gives:
+--   {name=, cname= (C name part; nil for input slots), kind= ("time",
+--    "accuracy", "bulk", "leaf_q" "leaf_v" "leaf_z", "xd" "xa" "pn" "pa",
+--    "input" "fixed"), noted= (the G trackers the mutation notes), ctx=,
+--    item= (per-source points), slot=, api= (input slots: "set_input_u" or
+--    "fix_a__u"),
+--    stale= (the F.entries entries it marks stale, by index),
+--    words= (stale as 64-bit words: {word= (0-based), lo=, hi= (32-bit
+--    halves, LuaJIT bit values), hex= ("0x%016x"), full= (all 64 bits)},
+--    nonzero words only, by word)}
+-- and sets slot.ep (its entry point) on every F.u_slots slot.
 local graph = require("diagc.tickets.graph")
 local entry_points = require("diagc.masks.entry_points")
 local bit = require("bit")

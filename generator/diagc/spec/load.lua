@@ -1,5 +1,16 @@
 -- spec/load.lua: run a spec file in its sandbox and return the root system.
 -- Keeps every file's source text, so later stages can locate calc bodies.
+--
+-- Stage contract: spec file -> loaded spec L (M.load):
+--   L.root     the root diagram, a frozen system (below)
+--   L.sources  file path -> source text, for every file the spec ran
+--   L.main     the spec's path, normalized
+-- A frozen system is a plain table no spec code can reach any more:
+--   { _kind = "leaf" | "diagram", name = string, loc = {file=, line=},
+--     items = { {_item = declaration name (dsl.leaf_items/diagram_items),
+--                loc = {file=, line=}, args = plain copy of its fields}, ... } }
+-- where a system used in args (system { "s", T }) is itself frozen, once
+-- per table (a type reused twice is the same frozen table).
 local errors = require("diagc.errors")
 local dsl = require("diagc.spec.dsl")
 local util = require("diagc.util")

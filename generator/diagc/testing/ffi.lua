@@ -63,6 +63,7 @@ function M.load(include_dir)
   if done then return M end
   done = true
   local inc = include_dir .. "/diagc/"
+  ffi.cdef(to_cdef(read(inc .. "status.h")))
   local model = read(inc .. "model.h")
   to_cdef(model) -- constants
   local region = model:match("/%* FFI%-BEGIN.-%*/(.-)/%* FFI%-END %*/")

@@ -181,8 +181,8 @@ end
 function Context:eval(name)
   local rc, v = self:try_eval(name)
   if rc ~= 0 then
-    error(string.format("eval of '%s' failed with status %d%s", name, rc,
-      rc == dffi.const.DIAGC_E_FROZEN and " (cache frozen)" or ""), 2)
+    error(string.format("eval of '%s' failed with status %d (%s)", name, rc,
+      ffi.string(ffi.C.diagc_status_message(rc))), 2)
   end
   return v
 end
@@ -329,9 +329,14 @@ function Model:simulator(opts)
   return sim
 end
 
+-- The Lua API's return values (docs/testing.md) are the C ones: 0, 1 for
+-- termination (DIAGC_SIM_TERMINATED), or a negative DIAGC_SIM_E_* code.
+local function lua_rc(rc)
+  return rc
+end
 local function check(sim, rc)
   if rc < 0 then error("simulator: " .. ffi.string(ffi.C.diagc_sim_error(sim.sim)), 3) end
-  return rc
+  return lua_rc(rc)
 end
 function Sim:initialize() return check(self, ffi.C.diagc_sim_initialize(self.sim)) end
 -- nil, or why advancing to t could not finish (cli/bounds.lua)
@@ -352,7 +357,7 @@ function Sim:try_advance_to(t)
   local why = self:_bounds(t)
   if why then return -1, why end
   local rc = ffi.C.diagc_sim_advance_to(self.sim, t)
-  return rc, rc < 0 and ffi.string(ffi.C.diagc_sim_error(self.sim)) or nil
+  return lua_rc(rc), rc < 0 and ffi.string(ffi.C.diagc_sim_error(self.sim)) or nil
 end
 function Sim:time() return ffi.C.diagc_sim_time(self.sim) end
 function Sim:log(name)

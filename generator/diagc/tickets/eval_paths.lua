@@ -14,10 +14,12 @@
 -- path changes along any chain, instead of by the chain's length (a
 -- 1,000-system feedthrough chain becomes one path and no recursion).
 --
--- Adds to every entry: e.path (the path table), e.pos (0-based position
--- in it), e.pred (the predecessor entry or nil).  Returns the list of
--- paths, each { id = 0-based, entries = { ... } }, in entry-index order of
--- their first entry.
+-- Stage contract: F with e.deps (tickets/loops.lua) -> F with, on every
+-- entry of F.entries: e.path (the path table), e.pos (0-based position in
+-- it), e.pred (the predecessor entry or nil).  M.compute returns the list
+-- of paths, each { id = 0-based, entries = { ... } }, in entry-index order
+-- of their first entry (compile.lua stores it as F.eval_paths).  Every
+-- entry is on exactly one path.
 local M = {}
 
 -- The entries reachable from `roots` through their eval deps, deps first

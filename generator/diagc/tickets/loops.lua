@@ -3,8 +3,19 @@
 -- entries its calc reads (listed cache entries, built-in values, and the
 -- outputs that drive its input ports).  A cycle here is an algebraic loop
 -- (through direct-feedthrough ports) or a cycle of cache entries.
+--
+-- Stage contract: F (flatten) -> F with, on every entry of F.entries:
+--   e.deps    the entries its eval must evaluate first: {entry=, via= (the
+--             input port path "a.b.u" when read through a port), loc=};
+--             a calc's reads in parameter order, a diagram_computed
+--             entry's parts
+--   e.params  (entries with a calc) e.calc.params, the calc function's
+--             parameters (check/scope.lua)
+-- and no cycle among them (an algebraic loop is an error at the spec).
+-- M.calc_deps(F, ctx, params) gives the same list for any calc of a leaf
+-- context (events, witnesses, next_update_time calcs).
 local errors = require("diagc.errors")
-local scope = require("diagc.tickets.scope")
+local scope = require("diagc.check.scope")
 
 local M = {}
 
@@ -41,17 +52,48 @@ function M.calc_deps(F, ctx, params)
   return deps
 end
 
-function M.compute(F)
-  for _, e in ipairs(F.entries) do
-    if e.calc then
-      e.params = scope.params(e.ctx.type, e.calc)
-      e.deps = M.calc_deps(F, e.ctx, e.params)
-    else
-      e.deps = {}
-      for _, p in ipairs(e.parts) do e.deps[#e.deps + 1] = { entry = p } end
-    end
+-- The cycle as found by the search: chain[i] = {e=, dep=}, chain[i].e
+-- reading chain[i].dep.entry.  Raises the error, naming the entries in
+-- data-flow order.
+local function cycle_error(chain)
+  local names, loc = {}, nil
+  for i = #chain, 1, -1 do
+    local c = chain[i]
+    names[#names + 1] = entry_path(c.dep.entry)
+    if c.dep.via then names[#names + 1] = c.dep.via; loc = loc or c.dep.loc end
   end
-  -- cycle detection (iterative DFS)
+  names[#names + 1] = names[1]
+  local is_ports = false
+  for _, c in ipairs(chain) do if c.dep.via then is_ports = true end end
+  if not is_ports then
+    errors.raise(chain[1].e.calc and chain[1].e.calc.loc or nil,
+      "cycle of cache entries: %s", table.concat(names, " → "))
+  end
+  -- an entry in the loop that lists no prerequisites reads its inputs only
+  -- because the default (all_sources) includes them
+  local defaulted
+  for i = #chain, 1, -1 do
+    local c = chain[i].e.calc
+    if c and c.default_prereqs and chain[i].dep.via then defaulted = chain[i].e; break end
+  end
+  if defaulted then
+    local ok, host = pcall(require, "diagc_host")
+    local reads = scope.reads(defaulted.ctx.type, defaulted.calc, ok and host.lex_c or nil)
+    local list = {}
+    for _, r in ipairs(reads or {}) do list[#list + 1] = string.format("%q", r) end
+    errors.raise(loc, "algebraic loop through direct-feedthrough ports: %s; %s lists no "
+      .. "prerequisites, so it defaults to all_sources, which includes its input ports: "
+      .. "list only what its calc reads%s", table.concat(names, " → "), entry_path(defaulted),
+      #list > 0 and (": prerequisites = { " .. table.concat(list, ", ") .. " }") or "")
+  end
+  errors.raise(loc, "algebraic loop through direct-feedthrough ports: %s; break it with "
+    .. "a state (e.g. a discrete delay) or narrow the prerequisites of an output so it "
+    .. "does not read its inputs", table.concat(names, " → "))
+end
+
+-- Depth-first search of the eval deps from every entry (iterative: a long
+-- feedthrough chain is a deep path); a back edge is a cycle.
+local function check_acyclic(F)
   local color, parent, parent_dep = {}, {}, {}
   for _, root in ipairs(F.entries) do
     if not color[root] then
@@ -76,40 +118,7 @@ function M.compute(F)
               dep = parent_dep[cur]
               cur = parent[cur]
             end
-            -- chain[i].e reads chain[i].dep.entry; print in data-flow order
-            local names, loc = {}, nil
-            for i = #chain, 1, -1 do
-              local c = chain[i]
-              names[#names + 1] = entry_path(c.dep.entry)
-              if c.dep.via then names[#names + 1] = c.dep.via; loc = loc or c.dep.loc end
-            end
-            names[#names + 1] = names[1]
-            local is_ports = false
-            for _, c in ipairs(chain) do if c.dep.via then is_ports = true end end
-            if is_ports then
-              -- an entry in the loop that lists no prerequisites reads its
-              -- inputs only because the default (all_sources) includes them
-              local defaulted
-              for i = #chain, 1, -1 do
-                local c = chain[i].e.calc
-                if c and c.default_prereqs and chain[i].dep.via then defaulted = chain[i].e; break end
-              end
-              if defaulted then
-                local ok, host = pcall(require, "diagc_host")
-                local reads = scope.reads(defaulted.ctx.type, defaulted.calc, ok and host.lex_c or nil)
-                local list = {}
-                for _, r in ipairs(reads or {}) do list[#list + 1] = string.format("%q", r) end
-                errors.raise(loc, "algebraic loop through direct-feedthrough ports: %s; %s lists no "
-                  .. "prerequisites, so it defaults to all_sources, which includes its input ports: "
-                  .. "list only what its calc reads%s", table.concat(names, " → "), entry_path(defaulted),
-                  #list > 0 and (": prerequisites = { " .. table.concat(list, ", ") .. " }") or "")
-              end
-              errors.raise(loc, "algebraic loop through direct-feedthrough ports: %s; break it with "
-                .. "a state (e.g. a discrete delay) or narrow the prerequisites of an output so it "
-                .. "does not read its inputs", table.concat(names, " → "))
-            end
-            errors.raise(chain[1].e.calc and chain[1].e.calc.loc or nil,
-              "cycle of cache entries: %s", table.concat(names, " → "))
+            cycle_error(chain)
           elseif not color[n] then
             color[n] = 1
             parent[n], parent_dep[n] = top.e, d
@@ -119,6 +128,19 @@ function M.compute(F)
       end
     end
   end
+end
+
+function M.compute(F)
+  for _, e in ipairs(F.entries) do
+    if e.calc then
+      e.params = e.calc.params
+      e.deps = M.calc_deps(F, e.ctx, e.params)
+    else
+      e.deps = {}
+      for _, p in ipairs(e.parts) do e.deps[#e.deps + 1] = { entry = p } end
+    end
+  end
+  check_acyclic(F)
 end
 
 return M

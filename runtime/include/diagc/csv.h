@@ -25,7 +25,7 @@
 extern "C" {
 #endif
 
-#define DIAGC_CSV_E_IO (-20) /* a write to the stream failed */
+/* Errors: DIAGC_CSV_E_IO, DIAGC_CSV_E_BUFFER (diagc/status.h). */
 
 /* Longest output of diagc_format_double, plus the terminating NUL. */
 #define DIAGC_DOUBLE_BUFSIZE 32
@@ -39,9 +39,10 @@ typedef struct diagc_csv_writer {
 
 void diagc_csv_writer_init(diagc_csv_writer *w, const diagc_model *m,
                            FILE *out);
-/* Writes the header line.  0 or DIAGC_CSV_E_IO. */
+/* Writes the header line.  DIAGC_OK or DIAGC_CSV_E_IO. */
 int diagc_csv_write_header(diagc_csv_writer *w);
-/* Writes one row (the arguments of a diagc_log_fn).  0 or DIAGC_CSV_E_IO. */
+/* Writes one row (the arguments of a diagc_log_fn).  DIAGC_OK or
+ * DIAGC_CSV_E_IO. */
 int diagc_csv_write_row(diagc_csv_writer *w, double t,
                         const unsigned char *fired,
                         const double *const *values);
@@ -51,15 +52,16 @@ void diagc_csv_log_callback(void *user, double t, const unsigned char *fired,
                             const double *const *values);
 
 /* Shortest round-trip text of v (see above) into buf (at least
- * DIAGC_DOUBLE_BUFSIZE bytes recommended).  Returns the length, or -1 if
- * buf is too small. */
+ * DIAGC_DOUBLE_BUFSIZE bytes recommended).  Returns the length, or
+ * DIAGC_CSV_E_BUFFER (negative) if buf is too small. */
 int diagc_format_double(char *buf, size_t bufsize, double v);
 
 /* Creates a simulator for m (opt may be NULL), writes the header, then
  * initializes, advances to t_end and streams one row per log instant to
- * out.  Returns 0 on success, DIAGC_SIM_TERMINATED (1) if a handler ended
- * the simulation early (err gets the reason), or a negative DIAGC_SIM_E_* /
- * DIAGC_CSV_E_IO code with a one-line message in err (if err != NULL). */
+ * out.  Returns DIAGC_OK on success, DIAGC_SIM_TERMINATED (positive) if a
+ * handler ended the simulation early (err gets the reason), or a negative
+ * DIAGC_SIM_E_* / DIAGC_CSV_E_IO code with a one-line message in err (if
+ * err != NULL). */
 int diagc_run_csv(const diagc_model *m, const diagc_sim_options *opt,
                   double t_end, FILE *out, char *err, size_t errlen);
 

@@ -54,8 +54,9 @@ typedef struct diagc_deploy diagc_deploy;
 diagc_deploy *diagc_deploy_create(const diagc_deploy_model *models, int n, int threads,
                                   char *err, size_t errlen);
 /* Spins for duration_s seconds of wall clock, then stops the timers and
- * drains the queues.  Returns 0, or -1 if a model failed (message in
- * diagc_deploy_error). */
+ * drains the queues.  Returns DIAGC_OK; DIAGC_DEPLOY_E_MODEL if a model
+ * failed; or the executor's code (e.g. DIAGC_EXEC_E_SCHED) if it could not
+ * start (diagc/status.h; message in diagc_deploy_error). */
 int diagc_deploy_run(diagc_deploy *d, double duration_s);
 const char *diagc_deploy_error(const diagc_deploy *d);
 /* Per model: steps, timer start lateness; per topic binding: received,

@@ -51,22 +51,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diagc/status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Return codes (negative: errors). */
-#define DIAGC_EXEC_OK 0
-#define DIAGC_EXEC_E_ARG (-1)       /* bad argument or unknown id */
-#define DIAGC_EXEC_E_FULL (-2)      /* more groups/entities than configured */
-#define DIAGC_EXEC_E_NOMEM (-3)
-#define DIAGC_EXEC_E_STATE (-4)     /* setup call after prepare, or spin while
-                                       another spin runs */
-#define DIAGC_EXEC_E_SHUTDOWN (-5)  /* the executor was shut down */
-#define DIAGC_EXEC_E_REJECTED (-6)  /* delivery refused (queue full, reject) */
-#define DIAGC_EXEC_E_THREAD (-7)    /* a thread could not be started */
-#define DIAGC_EXEC_E_SCHED (-8)     /* rt_priority: real-time scheduling not
-                                       permitted */
+/* Return codes: DIAGC_OK, an id or a count (>= 0) on success; on failure
+ * a negative DIAGC_EXEC_E_* code (diagc/status.h). */
 
 /* Ordering of items inside a group. */
 #define DIAGC_EXEC_FIFO 0

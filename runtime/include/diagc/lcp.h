@@ -30,18 +30,20 @@
 
 #include <stddef.h>
 
+#include "diagc/status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Return values of diagc_lcp_solve. */
-enum {
-  DIAGC_LCP_SOLVED = 0,     /* violation <= opt->tol                       */
-  DIAGC_LCP_SOLVED_TOL = 1, /* opt->tol < violation <= opt->accept_tol     */
-  DIAGC_LCP_FAILED = 2,     /* no such x found; x is the best one seen     */
-  DIAGC_LCP_BAD_ARG = -1,   /* invalid argument; x is left unchanged       */
-  DIAGC_LCP_NO_WORKSPACE = -2 /* workspace missing or smaller than needed  */
-};
+/* Return values of diagc_lcp_solve (diagc/status.h):
+ *   DIAGC_OK               violation <= opt->tol
+ *   DIAGC_LCP_SOLVED_TOL   opt->tol < violation <= opt->accept_tol
+ *   DIAGC_LCP_E_UNSOLVED   no such x found; x is the best one seen (finite;
+ *                          its violation is in the stats)
+ *   DIAGC_LCP_E_ARG        invalid argument; x is left unchanged
+ *   DIAGC_LCP_E_WORKSPACE  workspace missing or smaller than needed; x is
+ *                          left unchanged */
 
 /* Methods (diagc_lcp_options.method; diagc_lcp_stats.method). */
 enum {
@@ -62,7 +64,7 @@ enum {
 
 typedef struct diagc_lcp_options {
   int method;          /* DIAGC_LCP_AUTO, _PIVOT, _PGS or _COUPLED          */
-  double tol;          /* SOLVED when violation <= tol (default 1e-9)       */
+  double tol;          /* DIAGC_OK when violation <= tol (default 1e-9)     */
   double accept_tol;   /* SOLVED_TOL when violation <= this (default 1e-6)  */
   double cfm;          /* constraint force mixing: solve with A + cfm*I
                           (default 0; the violation is then that of the
@@ -105,9 +107,9 @@ void diagc_lcp_options_init(diagc_lcp_options *opt, void *workspace,
 /* Solves the problem.  x: warm start on entry (zeros allowed), solution on
  * return.  findex may be NULL (all rows have constant bounds).  opt must
  * not be NULL (it carries the workspace): without one the call returns
- * DIAGC_LCP_NO_WORKSPACE.  stats may be NULL.
+ * DIAGC_LCP_E_WORKSPACE.  stats may be NULL.
  *
- * Requirements (else DIAGC_LCP_BAD_ARG): n >= 0; A and b finite; for
+ * Requirements (else DIAGC_LCP_E_ARG): n >= 0; A and b finite; for
  * constant rows lo[i] <= hi[i], lo[i] < +inf, hi[i] > -inf; for friction
  * rows lo[i] <= 0 <= hi[i] and findex[i] = j with 0 <= j < n, j != i and
  * findex[j] = -1 (friction rows point at constant-bound rows). */

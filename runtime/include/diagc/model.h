@@ -15,16 +15,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diagc/status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define DIAGC_ABI_VERSION 3
+#define DIAGC_ABI_VERSION 5
 
-/* Status codes returned by eval functions and calc bodies. */
-#define DIAGC_OK 0
-#define DIAGC_E_FROZEN 1    /* a stale entry was read while the cache is frozen */
-#define DIAGC_E_CALC 2      /* a calc body returned a nonzero status */
+/* Eval functions and calc_derivatives return DIAGC_OK, DIAGC_E_FROZEN (a
+ * stale entry was read while the cache is frozen) or DIAGC_E_CALC (a calc
+ * body returned a nonzero status): see diagc/status.h. */
 
 /* Event handler statuses, ordered by severity as in Drake. */
 #define DIAGC_DID_NOTHING 0
@@ -181,6 +182,19 @@ typedef struct diagc_model {
   void (*invalidate_all)(void *ctx);
   int n_witnesses; const diagc_witness_desc *witnesses; /* zero crossings */
   int n_timed; const diagc_timed_desc *timed;  /* next_update_time items */
+  /* d xcdot / d xc, generated (docs/jacobians.md): jac_xc fills the
+     jac_xc_nnz structural nonzeros in compressed columns (row indices of
+     column j: jac_xc_rowind[jac_xc_colptr[j] .. jac_xc_colptr[j + 1])).
+     Rows are sorted within a column.  jac_xc writes the values at the
+     context's (t, xc, parameters, inputs, discrete state) and returns
+     DIAGC_OK or a failure status, like calc_derivatives.  NULL (and nnz
+     0) when a calc on the derivative path is outside the differentiable
+     subset; the simulator's implicit integrators then use finite
+     differences. */
+  int jac_xc_nnz;
+  const int *jac_xc_colptr;        /* nxc + 1 */
+  const int *jac_xc_rowind;        /* jac_xc_nnz */
+  int (*jac_xc)(void *ctx, double *nz);
 } diagc_model;
 
 /* FFI-END */

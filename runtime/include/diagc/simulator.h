@@ -41,35 +41,23 @@
 extern "C" {
 #endif
 
-/* Return codes.  0 is success; DIAGC_SIM_TERMINATED (positive) means a
- * handler returned DIAGC_REACHED_TERMINATION and the simulation stopped
- * early (not an error: diagc_sim_error() names the event, and advance_to may
- * be called again); negative values are errors, described by
+/* Return codes (diagc/status.h).  DIAGC_OK is success;
+ * DIAGC_SIM_TERMINATED (positive) means a handler returned
+ * DIAGC_REACHED_TERMINATION and the simulation stopped early (not an
+ * error: diagc_sim_error() names the event, and advance_to may be called
+ * again); the negative DIAGC_SIM_E_* codes are errors, described by
  * diagc_sim_error().  After an error other than DIAGC_SIM_E_ARG and
  * DIAGC_SIM_E_TIME, advance_to returns DIAGC_SIM_E_STATE until
  * diagc_sim_initialize() is called again. */
-#define DIAGC_SIM_OK 0
-#define DIAGC_SIM_TERMINATED 1
-#define DIAGC_SIM_E_ARG (-1)        /* bad argument (t_max < t, NaN, name) */
-#define DIAGC_SIM_E_MODEL (-2)      /* invalid model descriptor */
-#define DIAGC_SIM_E_NOMEM (-3)      /* allocation failed (create only) */
-#define DIAGC_SIM_E_EVENT (-4)      /* an event handler returned DIAGC_FAILED */
-#define DIAGC_SIM_E_EVAL (-5)       /* calc_derivatives / output eval failed */
-#define DIAGC_SIM_E_NONFINITE (-6)  /* NaN or infinity in a state (continuous,
-                                       discrete) or a logged output value,
-                                       or a NaN witness / next update time */
-#define DIAGC_SIM_E_STEP (-7)       /* step size fell below the minimum */
-#define DIAGC_SIM_E_TIME (-8)       /* time changed externally since the last
-                                       initialize/advance_to */
-#define DIAGC_SIM_E_STATE (-9)      /* used after an error without
-                                       re-initializing */
 
 typedef struct diagc_sim_options {
   /* "runge_kutta3" (default, error-controlled), "explicit_euler",
    * "semi_explicit_euler", "runge_kutta2", "runge_kutta4" (fixed step),
    * "bogacki_shampine3", "dormand_prince54" (error-controlled) or
    * "implicit_euler" (Newton iterations on a finite-difference Jacobian;
-   * error control by step doubling).  The string is only read by
+   * error control by step doubling) or "radau3" (3rd-order Radau IIA, L-
+   * stable, simplified Newton with the Jacobian kept while convergence is
+   * fast; embedded error estimate).  The string is only read by
    * create/set_options. */
   const char *integrator;
   double accuracy;       /* target accuracy, default 1e-4 */
@@ -111,8 +99,15 @@ typedef struct diagc_sim_statistics {
                                   control, NaN if none */
   int64_t witness_triggers;    /* steps ended by an isolated witness
                                   crossing */
-  int64_t newton_failures;     /* implicit_euler: Newton iterations that
-                                  did not converge (step retried) */
+  int64_t newton_failures;     /* implicit_euler, radau3: Newton solves
+                                  that did not converge (step retried) */
+  int64_t jacobian_evals;      /* implicit_euler, radau3: Jacobians formed
+                                  (by finite differences: nxc derivative
+                                  evaluations each, counted above too) */
+  int64_t lu_factorizations;   /* implicit_euler, radau3: iteration
+                                  matrices factored */
+  int64_t newton_iterations;   /* implicit_euler, radau3: Newton
+                                  iterations (each one linear solve) */
 } diagc_sim_statistics;
 
 /* Called once per publish instant in which at least one logger fired.

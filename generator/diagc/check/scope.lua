@@ -1,15 +1,18 @@
--- tickets/scope.lua: which names a calc body may use.
+-- check/scope.lua: which names a calc body may use.
 -- A calc's generated function takes exactly the values its prerequisites
 -- grant, so reading anything else is an error.  This module lists those
--- parameters (per leaf type) and checks bodies with the C lexer so the
--- error names the value and the ticket that would grant it.
-local builtin = require("diagc.tickets.builtin")
+-- parameters (per leaf type and calc: check/leaf.lua stores them as
+-- calc.params) and checks bodies with the C lexer so the error names the
+-- value and the ticket that would grant it.
+local builtin = require("diagc.vocab.tickets")
+local kinds = require("diagc.vocab.kinds")
+local c_code = require("diagc.check.c_code")
 local errors = require("diagc.errors")
 
 local M = {}
 
 -- Parameters of a calc's function, in canonical order.
--- Each: {key=, name= (in the body), ctype=, const=bool, write=bool}
+-- Each: {key=, name= (in the body), ctype=, write= true for what it writes}
 function M.params(leaf, calc)
   local g = builtin.expand(leaf, calc.prereqs)
   local ps = {}
@@ -91,7 +94,7 @@ local function namespace(leaf)
   for _, tk in ipairs({ "pe", "ke", "pc", "pnc" }) do
     ns[tk] = { what = builtin.computed[tk]:gsub("_", " "), fix = tk }
   end
-  local words = require("diagc.check.leaf").KIND_WORDS
+  local words = kinds.words
   local composite = { xd = "xd", xa = "xa", pn = "pn", pa = "pa", input = "all_input_ports" }
   for _, name in ipairs(leaf.name_order) do
     local it = leaf.names[name]
@@ -152,7 +155,6 @@ end
 -- reports the undeclared name instead).
 function M.check_body(leaf, calc, params, lex)
   if not lex then return end
-  local c_code = require("diagc.check.c_code")
   local loc_of = c_code.loc_mapper(calc.body_loc)
   local toks = c_code.check_statements(calc.body,
     { what = "the calc of " .. what_calc(leaf, calc), loc_of = loc_of }, lex)

@@ -1,5 +1,6 @@
--- tickets/builtin.lua: Drake's built-in dependency tickets (the one table
--- the checker, the scope rules and the ticket graph all read).
+-- vocab/tickets.lua: Drake's built-in dependency tickets: the one table
+-- the checker, the scope rules, flatten and the ticket graph all read.
+-- Vocabulary, not a stage: it requires nothing and every stage may use it.
 local M = {}
 
 -- In Drake's numbering order.

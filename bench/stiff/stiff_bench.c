@@ -1,0 +1,203 @@
+/* bench/stiff: work-precision of diagc's stiff integrators (implicit_euler,
+ * radau3, with their finite-difference Jacobian) against SUNDIALS CVODE
+ * (BDF with its internal difference-quotient Jacobian), all on the same
+ * generated model.
+ *
+ *   stiff_bench MODEL REPS IE_MIN_TOL TOL...
+ *       MODEL: robertson (T = 1e5), vanderpol (T = 3000) or chain (T = 10).
+ *       For each tolerance TOL (loose to tight): diagc radau3 and
+ *       implicit_euler (the latter only for TOL >= IE_MIN_TOL) with
+ *       accuracy = TOL, max_step = T, and CVODE with atol = TOL, rtol = 0
+ *       (also one decade looser and two tighter than the range); "wp" lines:
+ *         wp IMPL TOL best_ms median_ms steps evals error jacobians lus
+ *       with the max-norm error of the state at T against CVODE at rtol
+ *       1e-12, atol 1e-14 ("ref" line: that reference against one at 1e-11
+ *       and 1e-13).  Then "eq" lines per diagc point:
+ *         eq IMPL TOL error cvode_time_at_that_error/diagc_time
+ *       (log-log interpolation between the CVODE points that bracket the
+ *       error; n/a outside them).  Implementations run round-robin. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cvode_model.h"
+#include "diagc/simulator.h"
+
+extern const diagc_model srob_model, svdp_model, schain_model;
+
+#define MAXN 128
+#define MAXPTS 64
+
+typedef struct point {
+  const char *impl;
+  double tol;
+  double best, med; /* ms */
+  long steps, evals, jacs, lus;
+  double err;
+  int ok;
+} point;
+
+static const diagc_model *model;
+static double T_end;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int diagc_run(const char *integ, double tol, double *x, point *p) {
+  diagc_sim_options o;
+  diagc_sim_statistics st;
+  diagc_sim *sim;
+  int rc;
+  diagc_sim_options_init(&o);
+  o.integrator = integ;
+  o.accuracy = tol;
+  o.max_step = T_end;
+  sim = diagc_sim_create(model, &o);
+  if (!sim) return -1;
+  rc = diagc_sim_advance_to(sim, T_end);
+  if (rc != 0) fprintf(stderr, "%s at %g: %s\n", integ, tol, diagc_sim_error(sim));
+  memcpy(x, (const char *)diagc_sim_context(sim) + model->xc_offset,
+         (size_t)model->nxc * sizeof(double));
+  diagc_sim_stats(sim, &st);
+  p->steps = (long)st.integrator_steps;
+  p->evals = (long)st.derivative_evals;
+  p->jacs = (long)st.jacobian_evals;
+  p->lus = (long)st.lu_factorizations;
+  diagc_sim_destroy(sim);
+  return rc;
+}
+
+static int run_point(point *p, double *x) {
+  if (strcmp(p->impl, "cvode_bdf") == 0) {
+    p->jacs = p->lus = -1;
+    return cvm_run(model, T_end, 0.0, p->tol, x, &p->steps, &p->evals);
+  }
+  return diagc_run(p->impl, p->tol, x, p);
+}
+
+static double max_err(const double *x, const double *ref) {
+  double e = 0;
+  int i;
+  for (i = 0; i < model->nxc; i++) e = fmax(e, fabs(x[i] - ref[i]));
+  return isnan(e) ? INFINITY : e;
+}
+
+static int cmp_d(const void *a, const void *b) {
+  const double u = *(const double *)a, v = *(const double *)b;
+  return (u > v) - (u < v);
+}
+
+/* Runs every point REPS times round-robin; fills times and errors. */
+static void measure(point *pts, int np, int reps, const double *ref) {
+  static double t[MAXPTS][64];
+  double x[MAXN];
+  int r, i;
+  for (r = 0; r < reps; r++)
+    for (i = 0; i < np; i++) {
+      const double t0 = now_s();
+      pts[i].ok = run_point(&pts[i], x) == 0;
+      t[i][r] = 1e3 * (now_s() - t0);
+      pts[i].err = pts[i].ok ? max_err(x, ref) : INFINITY;
+    }
+  for (i = 0; i < np; i++) {
+    qsort(t[i], (size_t)reps, sizeof(double), cmp_d);
+    pts[i].best = t[i][0];
+    pts[i].med = t[i][reps / 2];
+  }
+}
+
+/* CVODE's time at error e, interpolated log-log between bracketing points;
+ * NaN outside. */
+static double cvode_time_at(const point *pts, int np, double e) {
+  int i, j;
+  for (i = 0; i < np; i++) {
+    if (strcmp(pts[i].impl, "cvode_bdf") != 0 || !pts[i].ok) continue;
+    for (j = 0; j < np; j++) {
+      const point *a = &pts[i], *b = &pts[j];
+      double f;
+      if (strcmp(b->impl, "cvode_bdf") != 0 || !b->ok || b->tol >= a->tol)
+        continue;
+      if (!(a->err >= e && b->err <= e) || a->err == b->err) continue;
+      if (fabs(log10(b->tol / a->tol) + 1) > 1e-9) continue; /* adjacent */
+      f = log(e / a->err) / log(b->err / a->err);
+      return exp(log(a->best) + f * (log(b->best) - log(a->best)));
+    }
+  }
+  return NAN;
+}
+
+static int pick_model(const char *name) {
+  if (strcmp(name, "robertson") == 0) {
+    model = &srob_model;
+    T_end = 1e5;
+  } else if (strcmp(name, "vanderpol") == 0) {
+    model = &svdp_model;
+    T_end = 3000;
+  } else if (strcmp(name, "chain") == 0) {
+    model = &schain_model;
+    T_end = 10;
+  } else {
+    return -1;
+  }
+  return model->nxc <= MAXN ? 0 : -1;
+}
+
+static int add(point *pts, int np, const char *impl, double tol) {
+  if (np >= MAXPTS) return np;
+  memset(&pts[np], 0, sizeof pts[np]);
+  pts[np].impl = impl;
+  pts[np].tol = tol;
+  return np + 1;
+}
+
+int main(int argc, char **argv) {
+  static point pts[MAXPTS];
+  double ref[MAXN], ref2[MAXN], ie_min;
+  long s1, e1;
+  int reps, ntol, np = 0, i;
+  if (argc < 5 || pick_model(argv[1]) != 0) {
+    fprintf(stderr, "usage: stiff_bench robertson|vanderpol|chain REPS IE_MIN_TOL TOL...\n");
+    return 2;
+  }
+  reps = atoi(argv[2]);
+  if (reps < 1 || reps > 64) reps = 1;
+  ie_min = atof(argv[3]);
+  ntol = argc - 4;
+  if (cvm_run(model, T_end, 1e-12, 1e-14, ref, &s1, &e1) != 0 ||
+      cvm_run(model, T_end, 1e-11, 1e-13, ref2, &s1, &e1) != 0) {
+    fprintf(stderr, "reference run failed\n");
+    return 1;
+  }
+  printf("ref %s %.3g\n", argv[1], max_err(ref2, ref));
+  np = add(pts, np, "cvode_bdf", atof(argv[4]) * 10);
+  for (i = 0; i < ntol; i++) {
+    const double tol = atof(argv[4 + i]);
+    np = add(pts, np, "radau3", tol);
+    if (tol >= ie_min) np = add(pts, np, "implicit_euler", tol);
+    np = add(pts, np, "cvode_bdf", tol);
+  }
+  np = add(pts, np, "cvode_bdf", atof(argv[argc - 1]) / 10);
+  np = add(pts, np, "cvode_bdf", atof(argv[argc - 1]) / 100);
+  measure(pts, np, reps, ref);
+  for (i = 0; i < np; i++)
+    printf("wp %s %g %.3f %.3f %ld %ld %.3g %ld %ld\n", pts[i].impl,
+           pts[i].tol, pts[i].best, pts[i].med, pts[i].steps, pts[i].evals,
+           pts[i].err, pts[i].jacs, pts[i].lus);
+  for (i = 0; i < np; i++) {
+    double tc;
+    if (strcmp(pts[i].impl, "cvode_bdf") == 0) continue;
+    tc = pts[i].ok ? cvode_time_at(pts, np, pts[i].err) : NAN;
+    if (isnan(tc))
+      printf("eq %s %g %.3g n/a\n", pts[i].impl, pts[i].tol, pts[i].err);
+    else
+      printf("eq %s %g %.3g %.2f\n", pts[i].impl, pts[i].tol, pts[i].err,
+             tc / pts[i].best);
+  }
+  return 0;
+}

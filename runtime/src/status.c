@@ -1,0 +1,59 @@
+/* status.c: names and messages of the status codes (diagc/status.h). */
+#include "diagc/status.h"
+
+#include <stddef.h>
+
+typedef struct status_entry {
+  int code;
+  const char *name, *message;
+} status_entry;
+
+#define ENTRY(code, message) { code, #code, message }
+
+static const status_entry STATUSES[] = {
+  ENTRY(DIAGC_OK, "success"),
+  ENTRY(DIAGC_E_FROZEN, "model: cache frozen (a stale entry was read)"),
+  ENTRY(DIAGC_E_CALC, "model: a calc body failed"),
+  ENTRY(DIAGC_SIM_TERMINATED, "simulator: an event handler reached termination"),
+  ENTRY(DIAGC_LCP_SOLVED_TOL, "lcp: solved within accept_tol only"),
+  ENTRY(DIAGC_SIM_E_ARG, "simulator: bad argument"),
+  ENTRY(DIAGC_SIM_E_MODEL, "simulator: invalid model descriptor"),
+  ENTRY(DIAGC_SIM_E_NOMEM, "simulator: out of memory"),
+  ENTRY(DIAGC_SIM_E_EVENT, "simulator: an event handler failed"),
+  ENTRY(DIAGC_SIM_E_EVAL, "simulator: a model evaluation failed"),
+  ENTRY(DIAGC_SIM_E_NONFINITE, "simulator: NaN or infinity in the state or a logged value"),
+  ENTRY(DIAGC_SIM_E_STEP, "simulator: step size fell below the minimum"),
+  ENTRY(DIAGC_SIM_E_TIME, "simulator: time was changed outside the simulator"),
+  ENTRY(DIAGC_SIM_E_STATE, "simulator: used after an error without re-initializing"),
+  ENTRY(DIAGC_CSV_E_IO, "csv: write error on the output"),
+  ENTRY(DIAGC_CSV_E_BUFFER, "csv: buffer too small"),
+  ENTRY(DIAGC_LCP_E_ARG, "lcp: invalid argument"),
+  ENTRY(DIAGC_LCP_E_WORKSPACE, "lcp: workspace missing or too small"),
+  ENTRY(DIAGC_LCP_E_UNSOLVED, "lcp: not solved to accept_tol (best point returned)"),
+  ENTRY(DIAGC_EXEC_E_ARG, "executor: bad argument or unknown id"),
+  ENTRY(DIAGC_EXEC_E_FULL, "executor: more groups, entities or topics than configured"),
+  ENTRY(DIAGC_EXEC_E_NOMEM, "executor: out of memory"),
+  ENTRY(DIAGC_EXEC_E_STATE, "executor: call not allowed in this state"),
+  ENTRY(DIAGC_EXEC_E_SHUTDOWN, "executor: shut down"),
+  ENTRY(DIAGC_EXEC_E_REJECTED, "executor: delivery rejected"),
+  ENTRY(DIAGC_EXEC_E_THREAD, "executor: a thread could not be started"),
+  ENTRY(DIAGC_EXEC_E_SCHED, "executor: real-time scheduling not permitted"),
+  ENTRY(DIAGC_DEPLOY_E_MODEL, "deploy: a model failed while running"),
+};
+
+static const status_entry *find(int code) {
+  size_t i;
+  for (i = 0; i < sizeof STATUSES / sizeof STATUSES[0]; i++)
+    if (STATUSES[i].code == code) return &STATUSES[i];
+  return NULL;
+}
+
+const char *diagc_status_message(int code) {
+  const status_entry *e = find(code);
+  return e ? e->message : "unknown status code";
+}
+
+const char *diagc_status_name(int code) {
+  const status_entry *e = find(code);
+  return e ? e->name : NULL;
+}
