@@ -11,7 +11,7 @@ local dsl = diagc.dsl
 -- (141) and s280.y .. s300.y; the root's xcdot schedule reads all of them.
 local N = 300
 local LAG_EVERY = 140
-local E_FROZEN, E_CALC = 1, 2  -- DIAGC_E_FROZEN, DIAGC_E_CALC
+local E_FROZEN, E_CALC = -10, -11  -- DIAGC_E_FROZEN, DIAGC_E_CALC (runtime/include/diagc/status.h)
 
 local Add = dsl.leaf "Add" {
   dsl.parameter { "b", default = { 0.001 } },
