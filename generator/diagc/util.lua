@@ -65,7 +65,10 @@ end
 function M.sorted_keys(t)
   local ks = {}
   for k in pairs(t) do ks[#ks + 1] = k end
-  table.sort(ks, function(a, b) return tostring(a) < tostring(b) end)
+  table.sort(ks, function(a, b)
+    if type(a) == "number" and type(b) == "number" then return a < b end
+    return tostring(a) < tostring(b)
+  end)
   return ks
 end
 

@@ -29,10 +29,12 @@ end
 
 test("checked_unit.follows_leaf_types_not_systems", function()
   local small, large = diagc.jit(chain(2)).gen, diagc.jit(chain(400)).gen
-  -- two calcs of one leaf type, referenced once each, in both
-  eq(count(small.checked_source, "\nstatic int "), 2)
-  eq(count(large.checked_source, "\nstatic int "), 2)
-  eq(count(large.checked_source, "%(void %(%*%)%(void%)%)"), 2)
+  -- two calcs of one leaf type and their two local Jacobians
+  -- (coder/jacobian.lua), referenced once each, in both
+  eq(count(small.checked_source, "\nstatic int "), 4)
+  eq(count(large.checked_source, "\nstatic int "), 4)
+  eq(count(large.checked_source, "\nstatic int [%w_]+_jac%("), 2)
+  eq(count(large.checked_source, "%(void %(%*%)%(void%)%)"), 4)
   -- the large model's source grows with its systems; the checked unit
   -- only by its default-value arrays (one number per state and parameter)
   truthy(#large.source > 50 * #large.checked_source,

@@ -84,12 +84,7 @@ local function set_of(list)
   return s
 end
 
-local function sorted(set)
-  local out = {}
-  for j in pairs(set) do out[#out + 1] = j end
-  table.sort(out)
-  return out
-end
+local sorted = require("diagc.util").sorted_keys
 
 local function pick_prefix(iface)
   local names = {}

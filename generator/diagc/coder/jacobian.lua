@@ -14,6 +14,7 @@
 -- subset, or no host lexer), nothing is emitted: PU_HAS_JAC_XC is 0 and
 -- the descriptor's jac_xc is NULL (the implicit integrators then use
 -- finite differences).  Adds nothing to the model; sets K.jac.
+local util = require("diagc.util")
 local eval_paths = require("diagc.tickets.eval_paths")
 local names = require("diagc.coder.names")
 local args = require("diagc.coder.args")
@@ -107,13 +108,6 @@ local function target(e, key, index)
   return { entry = e, elem = index }
 end
 
-local function sorted_cols(t)
-  local cols = {}
-  for col in pairs(t) do cols[#cols + 1] = col end
-  table.sort(cols)
-  return cols
-end
-
 -- the terms of each target element of entry e, by column
 local function terms_of(F, D, e, lj, arr)
   local key_of, out = {}, {}
@@ -130,18 +124,15 @@ local function terms_of(F, D, e, lj, arr)
       slot.cols[s.col] = c
     elseif s.entry then
       local dd = D[s.entry] and D[s.entry][s.elem] or {}
-      for _, col in ipairs(sorted_cols(dd)) do
+      for _, col in ipairs(util.sorted_keys(dd)) do
         local c = slot.cols[col] or {}
         c[#c + 1] = ref .. " * " .. dd[col]
         slot.cols[col] = c
       end
     end
   end
-  local keys = {}
-  for tk in pairs(out) do keys[#keys + 1] = tk end
-  table.sort(keys)
   local list = {}
-  for _, tk in ipairs(keys) do list[#list + 1] = out[tk] end
+  for _, tk in ipairs(util.sorted_keys(out)) do list[#list + 1] = out[tk] end
   return list
 end
 
@@ -163,7 +154,7 @@ local function emit_chain(K, list, locals)
     if #lj.pattern > 0 then emit_call(K, e, lj, arr) end
     for _, slot in ipairs(terms_of(K.F, D, e, lj, arr)) do
       local t, vals = slot.t, {}
-      for _, col in ipairs(sorted_cols(slot.cols)) do
+      for _, col in ipairs(util.sorted_keys(slot.cols)) do
         K.C:linef("  const double d%d = %s;", n, table.concat(slot.cols[col], " + "))
         vals[col] = "d" .. n
         n = n + 1
