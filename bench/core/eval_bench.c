@@ -3,6 +3,9 @@
  *   pt3          PassThrough3: set the 7-wide diagram input, eval the output
  *   chain_input  CHAIN_N-leaf chain: set the diagram input, eval the last y
  *   chain_param  same chain: set parameter b of system CHAIN_PARAM_SYS, eval
+ *   wide_xc      WIDE_N-leaf wide chain (specs/wide.lua.in): set the
+ *                continuous state, evaluate the time derivatives (the
+ *                simulator's step; the root's xcdot schedule)
  *
  * Three implementations of each, each in its own translation unit and
  * called through the same kind of API: the diagc-generated model, the
@@ -18,6 +21,7 @@
 #include "pt3.h"
 #include "pt3cnt.h" /* the same model built with its per-entry counters */
 #include "tracker_ref.h"
+#include "wide.h"
 
 #ifndef CHAIN_PARAM_SYS
 #define CHAIN_PARAM_SYS 500
@@ -47,6 +51,16 @@
 #endif
 #ifndef CHAIN_SET_PARAM
 #define CHAIN_SET_PARAM PASTE(PASTE(chain_set_s, CHAIN_PARAM_SYS), __b)
+#endif
+
+#ifndef WIDE_SET_INPUT
+#define WIDE_SET_INPUT wide_set_input_u
+#endif
+#ifndef WIDE_SET_XC
+#define WIDE_SET_XC wide_set_xc
+#endif
+#ifndef WIDE_DERIVATIVES
+#define WIDE_DERIVATIVES wide_calc_derivatives
 #endif
 
 #define U0 0.25
@@ -289,6 +303,55 @@ static void setup_chain(void)
   t_chain_p_sub = tr_subcontext(t_chain_p_ctx, CHAIN_PARAM_SYS - 1);
 }
 
+/* ---------------- wide chain ---------------- */
+
+static wide_context g_wide;
+static hand_wide h_wide;
+static double wide_xc[2 * WIDE_NLAG];
+
+static void wide_fill_xc(long i)
+{
+  int j;
+  for (j = 0; j < 2 * WIDE_NLAG; ++j) wide_xc[j] = 0.001 * (double)(i & 1023) + 0.01 * j;
+}
+
+static double wide_xc_generated(long iters)
+{
+  double sum = 0;
+  long i;
+  for (i = 0; i < iters; ++i) {
+    const double *d;
+    wide_fill_xc(i);
+    WIDE_SET_XC(&g_wide, wide_xc);
+    if (WIDE_DERIVATIVES(&g_wide, &d) != 0) abort();
+    sum += d[0] + d[2 * WIDE_NLAG - 1];
+  }
+  return sum;
+}
+
+static double wide_xc_handwritten(long iters)
+{
+  double sum = 0;
+  long i;
+  for (i = 0; i < iters; ++i) {
+    const double *d;
+    wide_fill_xc(i);
+    hand_wide_set_xc(&h_wide, wide_xc);
+    d = hand_wide_derivatives(&h_wide);
+    sum += d[0] + d[2 * WIDE_NLAG - 1];
+  }
+  return sum;
+}
+
+static void setup_wide(void)
+{
+  double u0[2] = { 0, 0 };
+  if (WIDE_NXC != 2 * WIDE_NLAG) abort();
+  wide_init(&g_wide);
+  WIDE_SET_INPUT(&g_wide, u0);
+  hand_wide_init(&h_wide);
+}
+
 /* Notifications per iteration of the tracker reference. */
 static void tracker_stats(const char *scenario, tr_context *ctx, bench_fn fn)
 {
@@ -322,8 +385,11 @@ int main(int argc, char **argv)
   bench_case cpar[3] = { { "generated", chain_param_generated, 0, 0, 0, { 0 }, 0 },
                          { "handwritten", chain_param_handwritten, 0, 0, 0, { 0 }, 0 },
                          { "tracker_ref", chain_param_tracker, 0, 0, 0, { 0 }, 0 } };
+  bench_case wxc[2] = { { "generated", wide_xc_generated, 0, 0, 0, { 0 }, 0 },
+                        { "handwritten", wide_xc_handwritten, 0, 0, 0, { 0 }, 0 } };
   setup_pt3();
   setup_chain();
+  setup_wide();
   if (scale <= 0) scale = 1;
   printf("CONFIG chain_n %d chain_param_sys %d\n", CHAIN_N, CHAIN_PARAM_SYS);
   bench_run("pt3", pt3, 4, (long)(200000 * scale), reps);
@@ -332,5 +398,6 @@ int main(int argc, char **argv)
   tracker_stats("chain_input", t_chain_in_ctx, chain_input_tracker);
   bench_run("chain_param", cpar, 3, (long)(2000 * scale), reps);
   tracker_stats("chain_param", t_chain_p_ctx, chain_param_tracker);
+  bench_run("wide_xc", wxc, 2, (long)(1000 * scale), reps);
   return 0;
 }

@@ -28,4 +28,24 @@ void hand_chain_set_input(hand_chain *c, const double *v);
 void hand_chain_set_b(hand_chain *c, int i, const double *v);
 const double *hand_chain_eval(hand_chain *c);
 
+#ifndef WIDE_N
+#define WIDE_N 1000
+#endif
+#define WIDE_NLAG (WIDE_N / 10)
+
+/* bench/core/specs/wide.lua.in: 2-wide affine leaves y = k .* u + b, every
+ * tenth a lag (zdot = (k .* u - z) / tau, y = z) */
+typedef struct hand_wide {
+  double u[2];
+  double k[WIDE_N][2], b[WIDE_N][2], tau[WIDE_N][2]; /* b of affines, tau of lags */
+  double z[WIDE_NLAG][2];
+  double y[WIDE_N][2];
+  double zdot[WIDE_NLAG][2];
+  int stale; /* z changed: recompute from the first lag on */
+} hand_wide;
+
+void hand_wide_init(hand_wide *c);
+void hand_wide_set_xc(hand_wide *c, const double *v);
+const double *hand_wide_derivatives(hand_wide *c);
+
 #endif

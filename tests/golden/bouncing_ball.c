@@ -77,27 +77,35 @@ static int bouncing_ball__path_2(bouncing_ball_context *c, int to);
 /* eval path 2: ball.xcdot -> xcdot */
 static int bouncing_ball__path_2(bouncing_ball_context *c, int to)
 {
+  uint64_t m0 = 0;
   switch (to) {
-  case 1: goto S1;
-  default: goto B0;
+  case 0: goto B;
+  default: break;
   }
-S1:
+  /* scan back to the first stale entry */
   if (c->valid[0] & c->cache_on & (UINT64_C(1) << 2)) goto L1;
-B0: /* ball.xcdot */
-  if (bouncing_ball__L1_Ball__xcdot(c->x.xc + 1, c->p.pn + 0, c->cache + 0, c->cache + 1) != 0) return DIAGC_E_CALC;
+B: /* the steps from the first (the ladder copy below repeats steps 1-1) */
+  /* ball.xcdot */
+  if (bouncing_ball__L1_Ball__xcdot(c->x.xc + 1, c->p.pn + 0, c->cache + 0, c->cache + 1) != 0) goto F;
   bouncing_ball__CNT(c->n_calc[2]++);
-  c->valid[0] |= (UINT64_C(1) << 2);
-  if (to == 0) return 0;
+  m0 |= (UINT64_C(1) << 2);
+  if (to == 0) { c->valid[0] |= m0; return 0; }
   /* xcdot */
   bouncing_ball__CNT(c->n_eval[2]++);
   bouncing_ball__CNT(c->n_calc[3]++);
-  c->valid[0] |= (UINT64_C(1) << 3);
+  m0 |= (UINT64_C(1) << 3);
+D:
+  c->valid[0] |= m0;
   return 0;
+  /* ladder copy of the steps above: entered after the last up-to-date entry */
 L1: /* xcdot */
   bouncing_ball__CNT(c->n_eval[2]++);
   bouncing_ball__CNT(c->n_calc[3]++);
-  c->valid[0] |= (UINT64_C(1) << 3);
-  return 0;
+  m0 |= (UINT64_C(1) << 3);
+  goto D;
+F:
+  c->valid[0] |= m0;
+  return DIAGC_E_CALC;
 }
 
 /* ball.y */
@@ -141,6 +149,7 @@ static int bouncing_ball__eval_3(bouncing_ball_context *c)
   if (c->frozen) return DIAGC_E_FROZEN;
   const uint64_t v0 = c->valid[0] & c->cache_on;
   if (!((v0 & UINT64_C(0x000000000000000c)))) {
+    /* all stale: every step, untested (the same steps as below) */
     /* ball.xcdot */
     if (bouncing_ball__L1_Ball__xcdot(c->x.xc + 1, c->p.pn + 0, c->cache + 0, c->cache + 1) != 0) return DIAGC_E_CALC;
     bouncing_ball__CNT(c->n_calc[2]++);
@@ -148,14 +157,15 @@ static int bouncing_ball__eval_3(bouncing_ball_context *c)
     bouncing_ball__CNT(c->n_eval[2]++);
     bouncing_ball__CNT(c->n_calc[3]++);
   } else {
-  if (!(v0 & (UINT64_C(1) << 2))) { /* ball.xcdot */
-    if (bouncing_ball__L1_Ball__xcdot(c->x.xc + 1, c->p.pn + 0, c->cache + 0, c->cache + 1) != 0) return DIAGC_E_CALC;
-    bouncing_ball__CNT(c->n_calc[2]++);
-  }
-  if (!(v0 & (UINT64_C(1) << 3))) { /* xcdot */
-    bouncing_ball__CNT(c->n_eval[2]++);
-    bouncing_ball__CNT(c->n_calc[3]++);
-  }
+    /* some up to date: each step if its entry is stale */
+    if (!(v0 & (UINT64_C(1) << 2))) { /* ball.xcdot */
+      if (bouncing_ball__L1_Ball__xcdot(c->x.xc + 1, c->p.pn + 0, c->cache + 0, c->cache + 1) != 0) return DIAGC_E_CALC;
+      bouncing_ball__CNT(c->n_calc[2]++);
+    }
+    if (!(v0 & (UINT64_C(1) << 3))) { /* xcdot */
+      bouncing_ball__CNT(c->n_eval[2]++);
+      bouncing_ball__CNT(c->n_calc[3]++);
+    }
   }
   c->valid[0] |= UINT64_C(0x000000000000000c);
   return 0;
@@ -473,7 +483,7 @@ static int bouncing_ball__L1_Ball__wit_impact(const double *q, const double *v, 
   {
 #line 21 "examples/bouncing_ball.lua"
               value = q[0]; 
-#line 477 "bouncing_ball.c"
+#line 487 "bouncing_ball.c"
   }
   *diagc_value_out = value;
   return 0;

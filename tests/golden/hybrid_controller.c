@@ -134,42 +134,50 @@ static int hybrid_controller__path_1(hybrid_controller_context *c, int to);
 /* eval path 1: controller.u_out -> plant.xcdot -> xcdot */
 static int hybrid_controller__path_1(hybrid_controller_context *c, int to)
 {
+  uint64_t m0 = 0;
   switch (to) {
-  case 2: goto S2;
+  case 0: goto B;
   case 1: goto S1;
-  default: goto B0;
+  default: break;
   }
-S2:
+  /* scan back to the first stale entry */
   if (c->valid[0] & c->cache_on & (UINT64_C(1) << 1)) goto L2;
 S1:
   if (c->valid[0] & c->cache_on & (UINT64_C(1) << 2)) goto L1;
-B0: /* controller.u_out */
-  if (hybrid_controller__L2_Controller__out_u_out(c->x.xd + 0, c->cache + 2) != 0) return DIAGC_E_CALC;
+B: /* the steps from the first (the ladder copy below repeats steps 1-2) */
+  /* controller.u_out */
+  if (hybrid_controller__L2_Controller__out_u_out(c->x.xd + 0, c->cache + 2) != 0) goto F;
   hybrid_controller__CNT(c->n_calc[2]++);
-  c->valid[0] |= (UINT64_C(1) << 2);
-  if (to == 0) return 0;
+  m0 |= (UINT64_C(1) << 2);
+  if (to == 0) { c->valid[0] |= m0; return 0; }
   /* plant.xcdot */
   hybrid_controller__CNT(c->n_eval[2]++);
-  if (hybrid_controller__L1_Plant__xcdot(c->cache + 2, c->cache + 0) != 0) return DIAGC_E_CALC;
+  if (hybrid_controller__L1_Plant__xcdot(c->cache + 2, c->cache + 0) != 0) goto F;
   hybrid_controller__CNT(c->n_calc[1]++);
-  c->valid[0] |= (UINT64_C(1) << 1);
-  if (to == 1) return 0;
+  m0 |= (UINT64_C(1) << 1);
+  if (to == 1) { c->valid[0] |= m0; return 0; }
   /* xcdot */
   hybrid_controller__CNT(c->n_eval[1]++);
   hybrid_controller__CNT(c->n_calc[6]++);
-  c->valid[0] |= (UINT64_C(1) << 6);
+  m0 |= (UINT64_C(1) << 6);
+D:
+  c->valid[0] |= m0;
   return 0;
+  /* ladder copy of the steps above: entered after the last up-to-date entry */
 L1: /* plant.xcdot */
   hybrid_controller__CNT(c->n_eval[2]++);
-  if (hybrid_controller__L1_Plant__xcdot(c->cache + 2, c->cache + 0) != 0) return DIAGC_E_CALC;
+  if (hybrid_controller__L1_Plant__xcdot(c->cache + 2, c->cache + 0) != 0) goto F;
   hybrid_controller__CNT(c->n_calc[1]++);
-  c->valid[0] |= (UINT64_C(1) << 1);
-  if (to == 1) return 0;
+  m0 |= (UINT64_C(1) << 1);
+  if (to == 1) goto D;
 L2: /* xcdot */
   hybrid_controller__CNT(c->n_eval[1]++);
   hybrid_controller__CNT(c->n_calc[6]++);
-  c->valid[0] |= (UINT64_C(1) << 6);
-  return 0;
+  m0 |= (UINT64_C(1) << 6);
+  goto D;
+F:
+  c->valid[0] |= m0;
+  return DIAGC_E_CALC;
 }
 
 /* plant.y */
@@ -246,6 +254,7 @@ static int hybrid_controller__eval_6(hybrid_controller_context *c)
   if (c->frozen) return DIAGC_E_FROZEN;
   const uint64_t v0 = c->valid[0] & c->cache_on;
   if (!((v0 & UINT64_C(0x0000000000000046)))) {
+    /* all stale: every step, untested (the same steps as below) */
     /* controller.u_out */
     if (hybrid_controller__L2_Controller__out_u_out(c->x.xd + 0, c->cache + 2) != 0) return DIAGC_E_CALC;
     hybrid_controller__CNT(c->n_calc[2]++);
@@ -257,19 +266,20 @@ static int hybrid_controller__eval_6(hybrid_controller_context *c)
     hybrid_controller__CNT(c->n_eval[1]++);
     hybrid_controller__CNT(c->n_calc[6]++);
   } else {
-  if (!(v0 & (UINT64_C(1) << 2))) { /* controller.u_out */
-    if (hybrid_controller__L2_Controller__out_u_out(c->x.xd + 0, c->cache + 2) != 0) return DIAGC_E_CALC;
-    hybrid_controller__CNT(c->n_calc[2]++);
-  }
-  if (!(v0 & (UINT64_C(1) << 1))) { /* plant.xcdot */
-    hybrid_controller__CNT(c->n_eval[2]++);
-    if (hybrid_controller__L1_Plant__xcdot(c->cache + 2, c->cache + 0) != 0) return DIAGC_E_CALC;
-    hybrid_controller__CNT(c->n_calc[1]++);
-  }
-  if (!(v0 & (UINT64_C(1) << 6))) { /* xcdot */
-    hybrid_controller__CNT(c->n_eval[1]++);
-    hybrid_controller__CNT(c->n_calc[6]++);
-  }
+    /* some up to date: each step if its entry is stale */
+    if (!(v0 & (UINT64_C(1) << 2))) { /* controller.u_out */
+      if (hybrid_controller__L2_Controller__out_u_out(c->x.xd + 0, c->cache + 2) != 0) return DIAGC_E_CALC;
+      hybrid_controller__CNT(c->n_calc[2]++);
+    }
+    if (!(v0 & (UINT64_C(1) << 1))) { /* plant.xcdot */
+      hybrid_controller__CNT(c->n_eval[2]++);
+      if (hybrid_controller__L1_Plant__xcdot(c->cache + 2, c->cache + 0) != 0) return DIAGC_E_CALC;
+      hybrid_controller__CNT(c->n_calc[1]++);
+    }
+    if (!(v0 & (UINT64_C(1) << 6))) { /* xcdot */
+      hybrid_controller__CNT(c->n_eval[1]++);
+      hybrid_controller__CNT(c->n_calc[6]++);
+    }
   }
   c->valid[0] |= UINT64_C(0x0000000000000046);
   return 0;

@@ -1,7 +1,8 @@
 -- tickets/eval_paths.lua: splits the evaluation-dependency graph of the
 -- cache entries (tickets/loops.lua, e.deps) into disjoint paths, so that a
--- lazy eval runs along a path in one straight-line function instead of
--- recursing once per entry.
+-- lazy eval runs along a path iteratively, in straight-line code, instead
+-- of recursing once per entry (coder/evals.lua writes a long path as
+-- segments of bounded length, run one after the other).
 --
 -- Each entry E may take one of the entries it reads as its path
 -- predecessor: the deepest one (longest chain of eval deps below it) that
