@@ -24,6 +24,7 @@ local util = require("diagc.util")
 local c_code = require("diagc.check.c_code")
 local fields = require("diagc.check.fields")
 local scope = require("diagc.check.scope")
+local leaf = require("diagc.check.leaf")
 
 local M = {}
 
@@ -92,15 +93,6 @@ local function check_preambles(lt, o)
   end
 end
 
--- every calc of a leaf type: its own, its witnesses', its next_update_times'
-local function calcs_of(lt)
-  local list = {}
-  for _, calc in ipairs(lt.calcs) do list[#list + 1] = calc end
-  for _, w in ipairs(lt.witnesses or {}) do list[#list + 1] = w.calc end
-  for _, d in ipairs(lt.timed or {}) do list[#list + 1] = d.calc end
-  return list
-end
-
 local function check_inits(lt, o)
   for _, kind in ipairs({ "xa", "pa", "cache" }) do
     for _, it in ipairs(lt.by_kind[kind]) do
@@ -123,7 +115,7 @@ function M.check(model, o)
   for _, lt in ipairs(model.leaf_types) do
     if o.lex then
       check_preambles(lt, o)
-      for _, calc in ipairs(calcs_of(lt)) do
+      for _, calc in ipairs(leaf.all_calcs(lt)) do
         scope.check_body(lt, calc, calc.params, o.lex)
       end
     end

@@ -94,7 +94,8 @@ end
 
 -- every calc of the leaf: leaf.calcs, then the witness and
 -- next_update_time value calcs
-local function all_calcs(leaf)
+-- every calc of a leaf: its own, its witnesses', its next_update_times'
+function M.all_calcs(leaf)
   local all = {}
   for _, c in ipairs(leaf.calcs) do all[#all + 1] = c end
   for _, w in ipairs(leaf.witnesses) do all[#all + 1] = w.calc end
@@ -125,7 +126,7 @@ function M.check(spec, sources, type_id)
   local deferred = leaf_names.declare(leaf, spec, sources)
   leaf_names.check_ctypes(leaf)
   calcs_and_events(leaf, spec, sources, deferred)
-  local all = all_calcs(leaf)
+  local all = M.all_calcs(leaf)
   check_computed(leaf, spec, all)
   for _, c in ipairs(all) do c.params = scope.params(leaf, c) end
   return leaf
