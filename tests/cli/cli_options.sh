@@ -68,6 +68,26 @@ if [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
    grep -qF "unknown jacobian source 'exact' (sources: fd, model)" "$tmp/err"; then ok run.jacobian_unknown
 else fail run.jacobian_unknown "rc $rc: $(cat "$tmp/err")"; fi
 
+# --jacobian model names the calc whose body has no Jacobian (outside the
+# differentiable subset), at its line and column; without the option the
+# run falls back to finite differences
+cat >"$tmp/nojac.lua" <<'EOF2'
+local L = leaf "L" {
+  continuous_state { z = 1 },
+  derivatives { prerequisites = { "z" }, calc = "double *p = zdot; p[0] = -z[0];" },
+  output_port { "y", size = 1, prerequisites = { "z" }, calc = "y[0] = z[0];" },
+}
+return diagram "nojac" { system { "l", L }, log { "l.y" } }
+EOF2
+$DIAGC run "$tmp/nojac.lua" --until 0.1 --integrator radau3 --jacobian model >/dev/null 2>"$tmp/err"; rc=$?
+if [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+   grep -qF "nojac.lua:3:57: d xcdot / d xc needs the Jacobian of l.xcdot: a pointer dereference" "$tmp/err"; then
+  ok run.jacobian_model_needed
+else fail run.jacobian_model_needed "rc $rc: $(cat "$tmp/err")"; fi
+if $DIAGC run "$tmp/nojac.lua" --until 0.1 --integrator radau3 --stats >"$tmp/out" 2>"$tmp/err" &&
+   grep -qF "finite differences" "$tmp/out" "$tmp/err"; then ok run.jacobian_fd_fallback
+else fail run.jacobian_fd_fallback "$(cat "$tmp/err")"; fi
+
 # diagc info: text
 $DIAGC info "$tmp/decay.lua" >"$tmp/info.txt" 2>"$tmp/err"
 if grep -q '^  d  leaf Decay$' "$tmp/info.txt" &&

@@ -149,3 +149,29 @@ test("jacobian_xc.absent_outside_the_subset", function()
   eq(m.desc.jac_xc_nnz, 0)
   truthy(m.gen.header:find("#define NOJAC_HAS_JAC_XC 0", 1, true), "header says so")
 end)
+
+-- diagc test's view (docs/testing.md): the pendulum's A at the bottom,
+-- [[0, 1], [-g/l, -b]] at theta = 0 (examples/pendulum.lua writes
+-- thetadot = omega, omegadot = -g/l sin(theta) - b omega)
+test("jacobian_xc.state_jacobian_in_diagc_test", function()
+  local m = diagc.jit(diagc.root .. "/examples/pendulum.lua")
+  local c = m:context()
+  c:set_state("pend.theta", 0)
+  c:set_state("pend.omega", 0)
+  local J = c:state_jacobian()
+  eq(#J, 2)
+  eq(J[1][1], 0)
+  eq(J[1][2], 1)
+  local g, l = c:get("pend.gravity"), c:get("pend.length")
+  near(J[2][1], -g / l)
+  near(J[2][2], -c:get("pend.damping"))
+end)
+
+test("jacobian_xc.needed_but_outside_the_subset", function()
+  local L = dsl.leaf "L" {
+    dsl.continuous_state { z = 1 },
+    dsl.derivatives { prerequisites = { "z" }, calc = "double *p = zdot; p[0] = -z[0];" },
+  }
+  local m = diagc.jit(dsl.diagram "nojac2" { dsl.system { "l", L } })
+  expect_error(function() m:context():state_jacobian() end, "d xcdot / d xc needs the Jacobian of l.xcdot")
+end)

@@ -258,6 +258,12 @@ function M.main(args)
   local inputs = require("diagc.cli.generate").inputs(m.gen)
   if o["--plot"] then output.check_target(CMD, o["--plot"], inputs) end
   check_bounds(m, 0, t_end, opts)
+  -- asked for by name, the model's Jacobian must exist: the first calc on
+  -- the derivative path outside the differentiable subset is the error
+  if o["--jacobian"] == "model" and m.gen.jac_xc_missing then
+    local why = m.gen.jac_xc_missing
+    errors.raise(why.loc, "%s", why.message)
+  end
 
   local sim = m:simulator(opts)
   for _, pair in ipairs({ { "-p", "param" }, { "--state", "state" }, { "--input", "input" } }) do

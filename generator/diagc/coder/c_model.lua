@@ -21,7 +21,8 @@
 --
 -- opts: {prefix=, header_name=, source_name=, spec_name=, version=,
 -- leaf_types=, default_accuracy=}.  Returns {header=, source=,
--- checked_source=, source_restore=, header_restore=, user_blocks=}.
+-- checked_source=, source_restore=, header_restore=, user_blocks=,
+-- jac_xc_missing= (why there is no d xcdot / d xc: coder/jacobian.lua)}.
 local util = require("diagc.util")
 local emit = require("diagc.coder.emit")
 local template = require("diagc.coder.template")
@@ -109,6 +110,7 @@ function M.generate(F, eps, opts)
   for _, b in ipairs(H.blocks) do blocks[#blocks + 1] = b end
   for _, b in ipairs(C.blocks) do blocks[#blocks + 1] = b end
   return { header = H:text(), source = C:text(), source_restore = C.restore,
+    jac_xc_missing = K.jac == nil and jacobian.missing(F) or nil,
     checked_source = C:checked_text(K.prologue_last, K.P .. "__checked_refs"),
     header_restore = H.restore, user_blocks = blocks }
 end

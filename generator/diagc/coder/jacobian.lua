@@ -36,17 +36,32 @@ local function state_inputs(calc)
   return set
 end
 
--- the leaf entries the root's xcdot reads, deps first; nil when one of
--- their calcs has no Jacobian
+-- the leaf entries the root's xcdot reads, deps first; nil and the first
+-- entry whose calc has no Jacobian
 local function path_entries(F)
   local list = {}
   for _, e in ipairs(eval_paths.post_order({ F.root.entries.xcdot })) do
     if e.calc then
-      if not (e.calc.diff and e.calc.diff.r) then return nil end
+      if not (e.calc.diff and e.calc.diff.r) then return nil, e end
       list[#list + 1] = e
     end
   end
   return list
+end
+
+-- Why the model has no d xcdot / d xc, or nil when it has one:
+-- {loc=, message=} for the first calc on the derivative path outside the
+-- differentiable subset (a command that needs the Jacobian raises it:
+-- errors.raise(why.loc, "%s", why.message)), or {message=} when there is
+-- no continuous state or no lexer ran.
+function M.missing(F)
+  if F.nxc == 0 then return { message = "the model has no continuous state" } end
+  local list, e = path_entries(F)
+  if list then return nil end
+  local d, loops = e.calc.diff, require("diagc.tickets.loops")
+  if not d then return { message = "calc bodies were not analyzed (no C lexer)" } end
+  return { loc = d.loc, message = string.format("d xcdot / d xc needs the Jacobian of %s: %s; "
+    .. "or run with finite differences (--jacobian fd)", loops.entry_path(e), d.why) }
 end
 
 -- one local Jacobian per leaf type and calc: {name=, pattern=, code=}

@@ -216,6 +216,33 @@ function Context:derivatives()
   return t
 end
 
+-- d xcdot / d xc at the context, dense, from the model's generated
+-- Jacobian (docs/jacobians.md): J[i][j] = d xcdot[i] / d xc[j], 1-based.
+-- A model without one raises the reason, at the calc's spec line.
+function Context:state_jacobian()
+  local d = self.model.desc
+  if d.jac_xc == nil then
+    local why = self.model.gen.jac_xc_missing or { message = "the model has no d xcdot / d xc" }
+    local loc = why.loc and string.format("%s:%d:%d: ", why.loc.file, why.loc.line, why.loc.col or 1) or ""
+    error(loc .. why.message, 2)
+  end
+  local n, nnz = d.nxc, d.jac_xc_nnz
+  local nz = ffi.new("double[?]", nnz > 0 and nnz or 1)
+  local rc = d.jac_xc(self.ptr, nz)
+  if rc ~= 0 then error("jac_xc failed with status " .. rc .. " (" .. ffi.string(ffi.C.diagc_status_message(rc)) .. ")", 2) end
+  local J = {}
+  for i = 1, n do
+    J[i] = {}
+    for j = 1, n do J[i][j] = 0 end
+  end
+  for col = 0, n - 1 do
+    for k = d.jac_xc_colptr[col], d.jac_xc_colptr[col + 1] - 1 do
+      J[d.jac_xc_rowind[k] + 1][col + 1] = nz[k]
+    end
+  end
+  return J
+end
+
 -- per-entry counters {evals=, calcs=, invalidations=} of a cache entry
 -- (a leaf output port's entry has the port's name)
 function Context:counters(name)
