@@ -7,6 +7,7 @@
 local util = require("diagc.util")
 local loops = require("diagc.tickets.loops")
 local eval_api = require("diagc.coder.eval_api")
+local names = require("diagc.coder.names")
 
 local M = {}
 
@@ -59,15 +60,6 @@ function M.value_wrappers(K)
         string.format("return %s_eval_%s((%s_context *)c, out);", P, o.cname, P))
     end
   end
-end
-
--- a table of rows, or NULL when empty; returns its C name
-local function table_of(C, P, ctype, name, rows)
-  if #rows == 0 then return "NULL" end
-  C:linef("static const %s %s__%s[%d] = {", ctype, P, name, #rows)
-  for _, r in ipairs(rows) do C:line(r) end
-  C:line("};")
-  return P .. "__" .. name
 end
 
 local function quoted_rows(list)
@@ -144,16 +136,16 @@ end
 function M.tables(K)
   return function(C)
     local F, P, t = K.F, K.P, {}
-    t.xc_names = table_of(C, P, "char *const", "xc_names", quoted_rows(xc_names(F)))
-    t.xd_names = table_of(C, P, "char *const", "xd_names", quoted_rows(xd_names(F)))
-    t.leaf_names = table_of(C, P, "char *const", "leaf_names", quoted_rows(leaf_names(F)))
-    t.outputs = table_of(C, P, "diagc_value_desc", "outputs", output_rows(K))
-    t.cache = table_of(C, P, "diagc_cache_desc", "cache", cache_rows(K))
-    table_of(C, P, "diagc_source_desc", "sources", source_rows(K))
+    t.xc_names = names.table_of(C, P, "char *const", "xc_names", quoted_rows(xc_names(F)))
+    t.xd_names = names.table_of(C, P, "char *const", "xd_names", quoted_rows(xd_names(F)))
+    t.leaf_names = names.table_of(C, P, "char *const", "leaf_names", quoted_rows(leaf_names(F)))
+    t.outputs = names.table_of(C, P, "diagc_value_desc", "outputs", output_rows(K))
+    t.cache = names.table_of(C, P, "diagc_cache_desc", "cache", cache_rows(K))
+    names.table_of(C, P, "diagc_source_desc", "sources", source_rows(K))
     local ev = {}
     for i, r in ipairs(K.ev_rows) do ev[i] = r .. "," end
-    t.events_table = table_of(C, P, "diagc_event_desc", "events", ev)
-    t.loggers = table_of(C, P, "diagc_logger_desc", "loggers", logger_rows(K))
+    t.events_table = names.table_of(C, P, "diagc_event_desc", "events", ev)
+    t.loggers = names.table_of(C, P, "diagc_logger_desc", "loggers", logger_rows(K))
     K.tables = t
   end
 end

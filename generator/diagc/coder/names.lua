@@ -57,4 +57,14 @@ function M.in_leaf_scope(buf, lt, body)
   for _, m in ipairs(s.macros) do buf:linef("#undef %s", m) end
 end
 
+-- A const table of rows `static const CTYPE P__NAME[n] = {...};`, or
+-- nothing when there are no rows; returns its C name, or "NULL".
+function M.table_of(C, P, ctype, name, rows)
+  if #rows == 0 then return "NULL" end
+  C:linef("static const %s %s__%s[%d] = {", ctype, P, name, #rows)
+  for _, r in ipairs(rows) do C:line(r) end
+  C:line("};")
+  return P .. "__" .. name
+end
+
 return M

@@ -9,6 +9,7 @@
 -- the table refers to it by its index in the events table.
 local util = require("diagc.util")
 local value_fn = require("diagc.coder.value_fn")
+local names = require("diagc.coder.names")
 
 local M = {}
 
@@ -50,12 +51,8 @@ function M.emit(C, F, a)
         util.c_string(ctx.path .. "." .. d.name), ctx.leaf_index, P, id, ev_index[ctx][d.event])
     end
   end
-  if #rows == 0 then return { n = 0, table = "NULL" } end
-  local t = P .. "__timed"
-  C:linef("static const diagc_timed_desc %s[%d] = {", t, #rows)
-  for _, r in ipairs(rows) do C:line(r) end
-  C:line("};")
-  C:line()
+  local t = names.table_of(C, P, "diagc_timed_desc", "timed", rows)
+  if #rows > 0 then C:line() end
   return { n = #rows, table = t }
 end
 

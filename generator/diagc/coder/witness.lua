@@ -8,6 +8,7 @@
 -- it by its index in the events table.
 local util = require("diagc.util")
 local value_fn = require("diagc.coder.value_fn")
+local names = require("diagc.coder.names")
 
 local M = {}
 
@@ -46,12 +47,8 @@ function M.emit(C, F, a)
         w.event and ev_index[ctx][w.event] or -1)
     end
   end
-  if #rows == 0 then return { n = 0, table = "NULL" } end
-  local t = P .. "__witnesses"
-  C:linef("static const diagc_witness_desc %s[%d] = {", t, #rows)
-  for _, r in ipairs(rows) do C:line(r) end
-  C:line("};")
-  C:line()
+  local t = names.table_of(C, P, "diagc_witness_desc", "witnesses", rows)
+  if #rows > 0 then C:line() end
   return { n = #rows, table = t }
 end
 
