@@ -76,7 +76,7 @@ static void publish_outputs(dep_model *m, double t) {
   for (int i = 0; i < m->spec->n_outputs; i++) {
     dep_out *o = &m->outs[i];
     const double *v = NULL;
-    if (m->spec->model->outputs[o->output].eval(ctx, &v) != DIAGC_OK || !v) {
+    if (m->spec->model->eval_output(ctx, o->output, &v) != DIAGC_OK || !v) {
       m->failed = 1;
       continue;
     }
@@ -126,8 +126,7 @@ static void sub_cb(void *user, const diagc_exec_event *ev) {
   double *v = s->size <= 64 ? vals : NULL;
   if (!v) return;
   memcpy(v, (const unsigned char *)ev->data + sizeof h, (size_t)s->size * sizeof(double));
-  const diagc_source_desc *src = &s->m->spec->model->sources[s->source];
-  src->set(diagc_sim_context(s->m->sim), v);
+  s->m->spec->model->set_source(diagc_sim_context(s->m->sim), s->source, v);
 }
 
 diagc_exec *diagc_deploy_executor(diagc_deploy *d) { return d->ex; }
@@ -408,7 +407,7 @@ void diagc_deploy_report(diagc_deploy *d, FILE *f) {
       if (dup) continue;
       const diagc_value_desc *o = &m->spec->model->outputs[m->outs[j].output];
       const double *v = NULL;
-      if (o->eval(ctx, &v) != DIAGC_OK || !v) continue;
+      if (m->spec->model->eval_output(ctx, m->outs[j].output, &v) != DIAGC_OK || !v) continue;
       fprintf(f, "final %s.%s at t = %.6f:", m->spec->name, o->name, diagc_sim_time(m->sim));
       for (int k = 0; k < o->size; k++) fprintf(f, " %.9g", v[k]);
       fprintf(f, "\n");

@@ -268,6 +268,20 @@ static int validate_events(const diagc_model *m, char *err, size_t errlen) {
   return 0;
 }
 
+/* The tables and their index-based functions (ABI 6): a table with
+ * entries needs its array and its function. */
+static int validate_tables(const diagc_model *m, char *err, size_t errlen) {
+  if (m->n_sources < 0 || m->n_cache < 0)
+    BAD("model: negative count");
+  if (m->n_sources > 0 && (!m->sources || !m->set_source))
+    BAD("model: n_sources > 0 needs sources and set_source");
+  if (m->n_outputs > 0 && (!m->outputs || !m->eval_output))
+    BAD("model: n_outputs > 0 needs outputs and eval_output");
+  if (m->n_cache > 0 && (!m->cache || !m->eval_cache))
+    BAD("model: n_cache > 0 needs cache and eval_cache");
+  return 0;
+}
+
 static int validate_loggers(const diagc_model *m, char *err, size_t errlen) {
   int i;
   if (m->n_loggers > 0 && !m->loggers) BAD("model: loggers missing");
@@ -276,8 +290,6 @@ static int validate_loggers(const diagc_model *m, char *err, size_t errlen) {
     const char *nm = l->name ? l->name : "?";
     if (l->output < 0 || l->output >= m->n_outputs || !m->outputs)
       BAD("model: logger %d (%s): bad output %d", i, nm, l->output);
-    if (!m->outputs[l->output].eval)
-      BAD("model: logger %d (%s): output has no eval", i, nm);
     if (l->size < 0 || l->size != m->outputs[l->output].size)
       BAD("model: logger %d (%s): size %d != output size %d", i, nm, l->size,
           m->outputs[l->output].size);
@@ -337,9 +349,9 @@ static int validate_model(const diagc_model *m, char *err, size_t errlen) {
                m->name ? m->name : "?", m->abi_version, DIAGC_ABI_VERSION);
     return DIAGC_SIM_E_MODEL;
   }
-  if (validate_layout(m, err, errlen) != 0 || validate_events(m, err, errlen) != 0 ||
-      validate_loggers(m, err, errlen) != 0 || validate_witnesses(m, err, errlen) != 0 ||
-      validate_timed(m, err, errlen) != 0)
+  if (validate_layout(m, err, errlen) != 0 || validate_tables(m, err, errlen) != 0 ||
+      validate_events(m, err, errlen) != 0 || validate_loggers(m, err, errlen) != 0 ||
+      validate_witnesses(m, err, errlen) != 0 || validate_timed(m, err, errlen) != 0)
     return DIAGC_SIM_E_MODEL;
   return 0;
 }
@@ -894,7 +906,7 @@ static int handle_publishes(diagc_sim *s, int phase, acc_t *outer) {
       const int li = e - m->n_events;
       const diagc_logger_desc *l = &m->loggers[li];
       const double *v = NULL;
-      int rc = m->outputs[l->output].eval(s->ctx, &v);
+      int rc = m->eval_output(s->ctx, l->output, &v);
       if (rc != 0 || (v == NULL && l->size > 0)) {
         keep_more_severe(&a, DIAGC_FAILED, e, rc);
       } else if (s->opt.check_finite && first_nonfinite(v, l->size) >= 0) {

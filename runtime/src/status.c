@@ -14,6 +14,7 @@ static const status_entry STATUSES[] = {
   ENTRY(DIAGC_OK, "success"),
   ENTRY(DIAGC_E_FROZEN, "model: cache frozen (a stale entry was read)"),
   ENTRY(DIAGC_E_CALC, "model: a calc body failed"),
+  ENTRY(DIAGC_E_INDEX, "model: no output or cache entry of that index"),
   ENTRY(DIAGC_SIM_TERMINATED, "simulator: an event handler reached termination"),
   ENTRY(DIAGC_LCP_SOLVED_TOL, "lcp: solved within accept_tol only"),
   ENTRY(DIAGC_SIM_E_ARG, "simulator: bad argument"),

@@ -177,6 +177,30 @@ static void test_misc(void) {
   check(sim == NULL && strstr(err, "ABI") != NULL, "misc.abi_mismatch",
         "err '%s'", err);
 
+  /* ABI 6: a table with entries needs its index-based function */
+  bad = example_discrete_model;
+  bad.set_source = NULL;
+  sim = diagc_sim_create_ex(&bad, NULL, err, sizeof err);
+  check(sim == NULL && strstr(err, "set_source") != NULL, "misc.no_set_source",
+        "err '%s'", err);
+  bad = example_discrete_model;
+  bad.eval_output = NULL;
+  sim = diagc_sim_create_ex(&bad, NULL, err, sizeof err);
+  check(sim == NULL && strstr(err, "eval_output") != NULL, "misc.no_eval_output",
+        "err '%s'", err);
+  bad = example_discrete_model;
+  bad.n_cache = 1;
+  sim = diagc_sim_create_ex(&bad, NULL, err, sizeof err);
+  check(sim == NULL && strstr(err, "eval_cache") != NULL, "misc.no_eval_cache",
+        "err '%s'", err);
+  bad = example_discrete_model;
+  bad.n_sources = bad.n_outputs = bad.n_loggers = 0;
+  bad.set_source = NULL;
+  bad.eval_output = NULL;
+  sim = diagc_sim_create_ex(&bad, NULL, err, sizeof err);
+  check(sim != NULL, "misc.empty_tables_need_no_functions", "err '%s'", err);
+  diagc_sim_destroy(sim);
+
   diagc_sim_options_init(&o);
   o.integrator = "heun_magic";
   sim = diagc_sim_create_ex(&example_discrete_model, &o, err, sizeof err);

@@ -16,11 +16,12 @@
 #include "diagc/simulator.h"
 #include "diagc/status.h"
 #include "models/check.h"
+#include "models/decay.c"
 #include "models/event_model.c"
 
 #define CODE(c) { c, #c }
 static const struct { int code; const char *name; } CODES[] = {
-  CODE(DIAGC_OK), CODE(DIAGC_E_FROZEN), CODE(DIAGC_E_CALC),
+  CODE(DIAGC_OK), CODE(DIAGC_E_FROZEN), CODE(DIAGC_E_CALC), CODE(DIAGC_E_INDEX),
   CODE(DIAGC_SIM_TERMINATED), CODE(DIAGC_LCP_SOLVED_TOL),
   CODE(DIAGC_SIM_E_ARG), CODE(DIAGC_SIM_E_MODEL), CODE(DIAGC_SIM_E_NOMEM),
   CODE(DIAGC_SIM_E_EVENT), CODE(DIAGC_SIM_E_EVAL), CODE(DIAGC_SIM_E_NONFINITE),
@@ -55,19 +56,23 @@ static void test_table(void) {
   check(known == N_CODES, "status.table_complete", "the library knows %d codes, the test %d",
         known, N_CODES);
   /* the model ABI's values (generated C returns them) */
-  check(DIAGC_OK == 0 && DIAGC_E_FROZEN == -10 && DIAGC_E_CALC == -11 && DIAGC_ABI_VERSION == 5,
-        "status.model_abi_values", "OK %d FROZEN %d CALC %d", DIAGC_OK, DIAGC_E_FROZEN,
-        DIAGC_E_CALC);
+  check(DIAGC_OK == 0 && DIAGC_E_FROZEN == -10 && DIAGC_E_CALC == -11 &&
+            DIAGC_E_INDEX == -12 && DIAGC_ABI_VERSION == 6,
+        "status.model_abi_values", "OK %d FROZEN %d CALC %d INDEX %d ABI %d", DIAGC_OK,
+        DIAGC_E_FROZEN, DIAGC_E_CALC, DIAGC_E_INDEX, DIAGC_ABI_VERSION);
+  check(strcmp(diagc_status_message(DIAGC_E_INDEX),
+               "model: no output or cache entry of that index") == 0,
+        "status.index_message", "'%s'", diagc_status_message(DIAGC_E_INDEX));
   /* failures negative, outcomes positive */
   check(DIAGC_SIM_TERMINATED > 0 && DIAGC_LCP_SOLVED_TOL > 0 && DIAGC_SIM_E_ARG < 0 &&
-            DIAGC_E_FROZEN < 0 && DIAGC_E_CALC < 0 &&
+            DIAGC_E_FROZEN < 0 && DIAGC_E_CALC < 0 && DIAGC_E_INDEX < 0 &&
             DIAGC_CSV_E_IO < 0 && DIAGC_LCP_E_UNSOLVED < 0 && DIAGC_EXEC_E_SCHED < 0 &&
             DIAGC_DEPLOY_E_MODEL < 0,
         "status.signs", "a failure is not negative or an outcome not positive");
 }
 
 static void test_unknown(void) {
-  const int vals[] = { 5, 99, -12, -1000, 1 << 30, -(1 << 30) };
+  const int vals[] = { 5, 99, -13, -1000, 1 << 30, -(1 << 30) };
   int i, bad = 0;
   for (i = 0; i < (int)(sizeof vals / sizeof vals[0]); i++)
     if (strcmp(diagc_status_message(vals[i]), "unknown status code") != 0 ||
@@ -99,6 +104,39 @@ static void test_simulator(void) {
   diagc_sim_destroy(sim);
   check(diagc_run_csv(NULL, NULL, 1.0, stdout, NULL, 0) == DIAGC_SIM_E_MODEL,
         "status.run_csv_no_model", "not DIAGC_SIM_E_MODEL");
+}
+
+/* model ABI 6: the index-based functions of hand-written models answer an
+ * index outside their tables with DIAGC_E_INDEX (evals) or do nothing
+ * (set_source) */
+static void test_model_index(void) {
+  static union { decay_ctx d; em_ctx e; } u;
+  void *ctx = &u;
+  const double one = 1.0, two = 2.0;
+  const double *v = NULL, *x = NULL;
+  int rc_neg, rc_past, rc_c0, rc_cneg, rc_in, rc_em;
+  diagc_model m;
+  decay_model.init(ctx);
+  rc_neg = decay_model.eval_output(ctx, -1, &v);
+  rc_past = decay_model.eval_output(ctx, decay_model.n_outputs, &v);
+  rc_c0 = decay_model.eval_cache(ctx, 0, &v);
+  rc_cneg = decay_model.eval_cache(ctx, -1, &v);
+  check(rc_neg == DIAGC_E_INDEX && rc_past == DIAGC_E_INDEX && rc_c0 == DIAGC_E_INDEX &&
+            rc_cneg == DIAGC_E_INDEX,
+        "status.model_index_out_of_range", "output -1 %d, output n %d, cache 0 %d, cache -1 %d",
+        rc_neg, rc_past, rc_c0, rc_cneg);
+  decay_model.set_source(ctx, 0, &two);
+  decay_model.set_source(ctx, -1, &one);
+  decay_model.set_source(ctx, decay_model.n_sources, &one);
+  rc_in = decay_model.eval_output(ctx, 0, &x);
+  check(rc_in == DIAGC_OK && x && x[0] == 2.0, "status.model_index_set_source",
+        "rc %d x %g (an out-of-range set_source wrote?)", rc_in, x ? x[0] : NAN);
+  em_reset();
+  m = em_model(0, 0, NULL);
+  m.init(ctx);
+  rc_em = m.eval_output(ctx, m.n_outputs, &v);
+  check(rc_em == DIAGC_E_INDEX && m.eval_output(ctx, 1, &x) == DIAGC_OK,
+        "status.model_index_event_model", "rc %d", rc_em);
 }
 
 /* CSV: a stream that refuses writes, a buffer too small */
@@ -244,6 +282,7 @@ int main(void) {
   test_table();
   test_unknown();
   test_simulator();
+  test_model_index();
   test_csv();
   test_lcp();
   test_executor();

@@ -83,12 +83,12 @@ static int cvode_run(CVRhsFn f, ref_params *p, const double y0[2],
   return rc;
 }
 
-static const diagc_source_desc *find_source(const diagc_model *m,
-                                            const char *name) {
+/* The index of the source `name`, or -1. */
+static int find_source(const diagc_model *m, const char *name) {
   int i;
   for (i = 0; i < m->n_sources; i++)
-    if (strcmp(m->sources[i].name, name) == 0) return &m->sources[i];
-  return NULL;
+    if (strcmp(m->sources[i].name, name) == 0) return i;
+  return -1;
 }
 
 static int diagc_run(const diagc_model *m, const char *integ, double acc,
@@ -104,9 +104,12 @@ static int diagc_run(const diagc_model *m, const char *integ, double acc,
   sim = diagc_sim_create(m, &o);
   if (!sim) return -1;
   if (param) {
-    const diagc_source_desc *s = find_source(m, param);
-    if (!s) return -1;
-    s->set(diagc_sim_context(sim), &value);
+    const int s = find_source(m, param);
+    if (s < 0) {
+      diagc_sim_destroy(sim);
+      return -1;
+    }
+    m->set_source(diagc_sim_context(sim), s, &value);
   }
   for (k = 0; k < NT; k++) {
     const double *xc;

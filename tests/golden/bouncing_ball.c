@@ -171,88 +171,47 @@ static int bouncing_ball__eval_3(bouncing_ball_context *c)
   return 0;
 }
 
-/* invalidation for a change of time */
-static void bouncing_ball__inv_0(bouncing_ball_context *c)
-{
-  (void)c;
-}
+typedef struct bouncing_ball__inv_run { uint32_t word, len; uint64_t mask; } bouncing_ball__inv_run;
+/* the runs of valid words each entry point clears (the last row ends the table) */
+static const bouncing_ball__inv_run bouncing_ball__inv_runs[10] = {
+  /* 0: time */
+  /* 1: accuracy */
+  /* 2: q */
+  {0, 1, UINT64_C(0x0000000000000001)},
+  /* 3: v */
+  {0, 1, UINT64_C(0x000000000000000e)},
+  /* 4: z */
+  /* 5: xc */
+  {0, 1, UINT64_C(0x000000000000000f)},
+  /* 6: xd */
+  /* 7: state */
+  {0, 1, UINT64_C(0x000000000000000f)},
+  /* 8: parameters */
+  {0, 1, UINT64_C(0x000000000000000c)},
+  /* 9: everything */
+  {0, 1, UINT64_C(0x000000000000000f)},
+  /* 10: ball.q */
+  {0, 1, UINT64_C(0x0000000000000001)},
+  /* 11: ball.v */
+  {0, 1, UINT64_C(0x000000000000000e)},
+  /* 12: ball.gravity */
+  {0, 1, UINT64_C(0x000000000000000c)},
+  /* 13: ball.restitution */
+  {0, 0, UINT64_C(0)} /* end */
+};
+/* entry point k's runs: [bouncing_ball__inv_first[k], bouncing_ball__inv_first[k + 1]) */
+static const uint32_t bouncing_ball__inv_first[15] = {
+  0, 0, 0, 1, 2, 2, 3, 3, 4, 5, 6, 7, 8, 9, 9
+};
 
-/* invalidation for a change of accuracy */
-static void bouncing_ball__inv_1(bouncing_ball_context *c)
+void bouncing_ball__invalidate(bouncing_ball_context *c, int k)
 {
-  (void)c;
-}
-
-/* invalidation for a change of q */
-static void bouncing_ball__inv_2(bouncing_ball_context *c)
-{
-  bouncing_ball__INV(c, 0, UINT64_C(0x0000000000000001));
-}
-
-/* invalidation for a change of v */
-static void bouncing_ball__inv_3(bouncing_ball_context *c)
-{
-  bouncing_ball__INV(c, 0, UINT64_C(0x000000000000000e));
-}
-
-/* invalidation for a change of z */
-static void bouncing_ball__inv_4(bouncing_ball_context *c)
-{
-  (void)c;
-}
-
-/* invalidation for a change of xc */
-static void bouncing_ball__inv_5(bouncing_ball_context *c)
-{
-  bouncing_ball__INV(c, 0, UINT64_C(0x000000000000000f));
-}
-
-/* invalidation for a change of xd */
-static void bouncing_ball__inv_6(bouncing_ball_context *c)
-{
-  (void)c;
-}
-
-/* invalidation for a change of state */
-static void bouncing_ball__inv_7(bouncing_ball_context *c)
-{
-  bouncing_ball__INV(c, 0, UINT64_C(0x000000000000000f));
-}
-
-/* invalidation for a change of parameters */
-static void bouncing_ball__inv_8(bouncing_ball_context *c)
-{
-  bouncing_ball__INV(c, 0, UINT64_C(0x000000000000000c));
-}
-
-/* invalidation for a change of everything */
-static void bouncing_ball__inv_9(bouncing_ball_context *c)
-{
-  bouncing_ball__INV(c, 0, UINT64_C(0x000000000000000f));
-}
-
-/* invalidation for a change of ball.q */
-static void bouncing_ball__inv_10(bouncing_ball_context *c)
-{
-  bouncing_ball__INV(c, 0, UINT64_C(0x0000000000000001));
-}
-
-/* invalidation for a change of ball.v */
-static void bouncing_ball__inv_11(bouncing_ball_context *c)
-{
-  bouncing_ball__INV(c, 0, UINT64_C(0x000000000000000e));
-}
-
-/* invalidation for a change of ball.gravity */
-static void bouncing_ball__inv_12(bouncing_ball_context *c)
-{
-  bouncing_ball__INV(c, 0, UINT64_C(0x000000000000000c));
-}
-
-/* invalidation for a change of ball.restitution */
-static void bouncing_ball__inv_13(bouncing_ball_context *c)
-{
-  (void)c;
+  const bouncing_ball__inv_run *r = bouncing_ball__inv_runs + bouncing_ball__inv_first[k];
+  const bouncing_ball__inv_run *end = bouncing_ball__inv_runs + bouncing_ball__inv_first[k + 1];
+  for (; r < end; ++r) {
+    uint32_t w;
+    for (w = r->word; w < r->word + r->len; ++w) bouncing_ball__INV(c, w, r->mask);
+  }
 }
 
 void bouncing_ball_init(bouncing_ball_context *c)
@@ -267,55 +226,55 @@ void bouncing_ball_init(bouncing_ball_context *c)
 void bouncing_ball_set_time(bouncing_ball_context *c, double t)
 {
   c->t = t;
-  bouncing_ball__inv_0(c);
+  bouncing_ball__invalidate(c, 0);
 }
 
 void bouncing_ball_set_accuracy(bouncing_ball_context *c, double a)
 {
   c->accuracy = a;
-  bouncing_ball__inv_1(c);
+  bouncing_ball__invalidate(c, 1);
 }
 
 void bouncing_ball_set_q(bouncing_ball_context *c, const double *v)
 {
   memcpy(c->x.xc, v, 1 * sizeof(double));
-  bouncing_ball__inv_2(c);
+  bouncing_ball__invalidate(c, 2);
 }
 
 void bouncing_ball_set_v(bouncing_ball_context *c, const double *v)
 {
   memcpy(c->x.xc + 1, v, 1 * sizeof(double));
-  bouncing_ball__inv_3(c);
+  bouncing_ball__invalidate(c, 3);
 }
 
 void bouncing_ball_set_z(bouncing_ball_context *c, const double *v)
 {
   (void)v;
-  bouncing_ball__inv_4(c);
+  bouncing_ball__invalidate(c, 4);
 }
 
 void bouncing_ball_set_xc(bouncing_ball_context *c, const double *v)
 {
   memcpy(c->x.xc, v, 2 * sizeof(double));
-  bouncing_ball__inv_5(c);
+  bouncing_ball__invalidate(c, 5);
 }
 
 void bouncing_ball_set_xd(bouncing_ball_context *c, const double *v)
 {
   (void)v;
-  bouncing_ball__inv_6(c);
+  bouncing_ball__invalidate(c, 6);
 }
 
 void bouncing_ball_set_state(bouncing_ball_context *c, const bouncing_ball_state *v)
 {
   c->x = *v;
-  bouncing_ball__inv_7(c);
+  bouncing_ball__invalidate(c, 7);
 }
 
 void bouncing_ball_set_parameters(bouncing_ball_context *c, const bouncing_ball_params *v)
 {
   c->p = *v;
-  bouncing_ball__inv_8(c);
+  bouncing_ball__invalidate(c, 8);
 }
 
 void bouncing_ball_set_everything(bouncing_ball_context *c, const bouncing_ball_context *v)
@@ -325,51 +284,25 @@ void bouncing_ball_set_everything(bouncing_ball_context *c, const bouncing_ball_
   c->x = v->x;
   c->p = v->p;
   memcpy(c->u, v->u, sizeof c->u);
-  bouncing_ball__inv_9(c);
+  bouncing_ball__invalidate(c, 9);
 }
 
 double *bouncing_ball_mutable_xc(bouncing_ball_context *c)
 {
-  bouncing_ball__inv_5(c);
+  bouncing_ball__invalidate(c, 5);
   return c->x.xc;
 }
 
-void bouncing_ball_set_ball__q(bouncing_ball_context *c, const double *v)
+/* the eval of cache entry i (DIAGC_E_INDEX: no such entry) */
+int bouncing_ball__eval_entry(bouncing_ball_context *c, int i)
 {
-  memcpy(c->x.xc + 0, v, 1 * sizeof(double));
-  bouncing_ball__inv_10(c);
-}
-
-void bouncing_ball_set_ball__v(bouncing_ball_context *c, const double *v)
-{
-  memcpy(c->x.xc + 1, v, 1 * sizeof(double));
-  bouncing_ball__inv_11(c);
-}
-
-void bouncing_ball_set_ball__gravity(bouncing_ball_context *c, const double *v)
-{
-  memcpy(c->p.pn + 0, v, 1 * sizeof(double));
-  bouncing_ball__inv_12(c);
-}
-
-void bouncing_ball_set_ball__restitution(bouncing_ball_context *c, const double *v)
-{
-  memcpy(c->p.pn + 1, v, 1 * sizeof(double));
-  bouncing_ball__inv_13(c);
-}
-
-int bouncing_ball_eval_ball__y(bouncing_ball_context *c, const double **out)
-{
-  int rc = bouncing_ball__eval_0(c);
-  if (out) *out = rc ? NULL : c->cache + 2;
-  return rc;
-}
-
-int bouncing_ball_eval_ball__vy(bouncing_ball_context *c, const double **out)
-{
-  int rc = bouncing_ball__eval_1(c);
-  if (out) *out = rc ? NULL : c->cache + 3;
-  return rc;
+  switch (i) {
+  case 0: return bouncing_ball__eval_0(c);
+  case 1: return bouncing_ball__eval_1(c);
+  case 2: return bouncing_ball__eval_2(c);
+  case 3: return bouncing_ball__eval_3(c);
+  default: return DIAGC_E_INDEX;
+  }
 }
 
 static int bouncing_ball__L1_Ball__xcdot_jac(const double *v, const double *gravity, double *qdot, double *vdot, double *diagc_jac)
@@ -426,7 +359,7 @@ static void bouncing_ball__apply_0(void *vc, const void *vb)
   bouncing_ball_context *c = (bouncing_ball_context *)vc;
   const bouncing_ball_state *b = (const bouncing_ball_state *)vb;
   memcpy(c->x.xc + 1, b->xc + 1, 1 * sizeof(double));
-  bouncing_ball__inv_11(c);
+  bouncing_ball__invalidate(c, 11);
 }
 
 static void bouncing_ball__v_init(void *c)
@@ -449,30 +382,6 @@ static void bouncing_ball__v_freeze_cache(void *c, int f)
 { bouncing_ball_freeze_cache((bouncing_ball_context *)c, f); }
 static void bouncing_ball__v_invalidate_all(void *c)
 { bouncing_ball_invalidate_all((bouncing_ball_context *)c); }
-static void bouncing_ball__v_src2(void *c, const void *v)
-{ bouncing_ball_set_ball__q((bouncing_ball_context *)c, v); }
-static void bouncing_ball__v_src3(void *c, const void *v)
-{ bouncing_ball_set_ball__v((bouncing_ball_context *)c, v); }
-static void bouncing_ball__v_src4(void *c, const void *v)
-{ bouncing_ball_set_ball__gravity((bouncing_ball_context *)c, v); }
-static void bouncing_ball__v_src5(void *c, const void *v)
-{ bouncing_ball_set_ball__restitution((bouncing_ball_context *)c, v); }
-static void bouncing_ball__v_src_time(void *c, const void *v)
-{ bouncing_ball_set_time((bouncing_ball_context *)c, *(const double *)v); }
-static void bouncing_ball__v_src_accuracy(void *c, const void *v)
-{ bouncing_ball_set_accuracy((bouncing_ball_context *)c, *(const double *)v); }
-static int bouncing_ball__v_cache0(void *c, const double **out)
-{ bouncing_ball_context *cc = (bouncing_ball_context *)c; int rc = bouncing_ball__eval_0(cc); if (out) *out = rc ? NULL : cc->cache + 2; return rc; }
-static int bouncing_ball__v_cache1(void *c, const double **out)
-{ bouncing_ball_context *cc = (bouncing_ball_context *)c; int rc = bouncing_ball__eval_1(cc); if (out) *out = rc ? NULL : cc->cache + 3; return rc; }
-static int bouncing_ball__v_cache2(void *c, const double **out)
-{ bouncing_ball_context *cc = (bouncing_ball_context *)c; int rc = bouncing_ball__eval_2(cc); if (out) *out = NULL; return rc; }
-static int bouncing_ball__v_cache3(void *c, const double **out)
-{ bouncing_ball_context *cc = (bouncing_ball_context *)c; int rc = bouncing_ball__eval_3(cc); if (out) *out = rc ? NULL : cc->cache + 0; return rc; }
-static int bouncing_ball__v_out0(void *c, const double **out)
-{ return bouncing_ball_eval_ball__y((bouncing_ball_context *)c, out); }
-static int bouncing_ball__v_out1(void *c, const double **out)
-{ return bouncing_ball_eval_ball__vy((bouncing_ball_context *)c, out); }
 
 static int bouncing_ball__L1_Ball__wit_impact(const double *q, const double *v, const double *restitution, double *diagc_value_out)
 {
@@ -483,7 +392,7 @@ static int bouncing_ball__L1_Ball__wit_impact(const double *q, const double *v, 
   {
 #line 21 "examples/bouncing_ball.lua"
               value = q[0]; 
-#line 487 "bouncing_ball.c"
+#line 396 "bouncing_ball.c"
   }
   *diagc_value_out = value;
   return 0;
@@ -509,22 +418,22 @@ static const char *const bouncing_ball__leaf_names[1] = {
   "ball",
 };
 static const diagc_value_desc bouncing_ball__outputs[2] = {
-  {"ball.y", 1, bouncing_ball__v_out0},
-  {"ball.vy", 1, bouncing_ball__v_out1},
+  {"ball.y", 1},
+  {"ball.vy", 1},
 };
 static const diagc_cache_desc bouncing_ball__cache[4] = {
-  {"ball.y", 1, bouncing_ball__v_cache0},
-  {"ball.vy", 1, bouncing_ball__v_cache1},
-  {"ball.xcdot", 0, bouncing_ball__v_cache2},
-  {".xcdot", 2, bouncing_ball__v_cache3},
+  {"ball.y", 1},
+  {"ball.vy", 1},
+  {"ball.xcdot", 0},
+  {".xcdot", 2},
 };
 static const diagc_source_desc bouncing_ball__sources[6] = {
-  {"t", DIAGC_SRC_TIME, 1, offsetof(bouncing_ball_context, t), sizeof(double), bouncing_ball__v_src_time},
-  {"accuracy", DIAGC_SRC_ACCURACY, 1, offsetof(bouncing_ball_context, accuracy), sizeof(double), bouncing_ball__v_src_accuracy},
-  {"ball.q", DIAGC_SRC_Q, 1, offsetof(bouncing_ball_context, x.xc) + 0 * sizeof(double), 1 * sizeof(double), bouncing_ball__v_src2},
-  {"ball.v", DIAGC_SRC_V, 1, offsetof(bouncing_ball_context, x.xc) + 1 * sizeof(double), 1 * sizeof(double), bouncing_ball__v_src3},
-  {"ball.gravity", DIAGC_SRC_PN, 1, offsetof(bouncing_ball_context, p.pn) + 0 * sizeof(double), 1 * sizeof(double), bouncing_ball__v_src4},
-  {"ball.restitution", DIAGC_SRC_PN, 1, offsetof(bouncing_ball_context, p.pn) + 1 * sizeof(double), 1 * sizeof(double), bouncing_ball__v_src5},
+  {"t", DIAGC_SRC_TIME, 1, offsetof(bouncing_ball_context, t), sizeof(double)},
+  {"accuracy", DIAGC_SRC_ACCURACY, 1, offsetof(bouncing_ball_context, accuracy), sizeof(double)},
+  {"ball.q", DIAGC_SRC_Q, 1, offsetof(bouncing_ball_context, x.xc) + 0 * sizeof(double), 1 * sizeof(double)},
+  {"ball.v", DIAGC_SRC_V, 1, offsetof(bouncing_ball_context, x.xc) + 1 * sizeof(double), 1 * sizeof(double)},
+  {"ball.gravity", DIAGC_SRC_PN, 1, offsetof(bouncing_ball_context, p.pn) + 0 * sizeof(double), 1 * sizeof(double)},
+  {"ball.restitution", DIAGC_SRC_PN, 1, offsetof(bouncing_ball_context, p.pn) + 1 * sizeof(double), 1 * sizeof(double)},
 };
 static const diagc_event_desc bouncing_ball__events[1] = {
   {"ball.impact", 0, DIAGC_TRIGGER_WITNESS, DIAGC_UNRESTRICTED_UPDATE, 0.0, 0.0, bouncing_ball__ev_0, bouncing_ball__apply_0},
@@ -532,6 +441,47 @@ static const diagc_event_desc bouncing_ball__events[1] = {
 static const diagc_logger_desc bouncing_ball__loggers[1] = {
   {"ball.y", 0, 1, 0.001},
 };
+/* entry point of each source (an index of the invalidation tables) */
+static const uint32_t bouncing_ball__source_ep[6] = {
+  0,
+  1,
+  10,
+  11,
+  12,
+  13,
+};
+/* where each cache entry's value is: a byte offset into the context, or -1 */
+static const long bouncing_ball__cache_at[4] = {
+  (long)(offsetof(bouncing_ball_context, cache) + 2 * sizeof(double)),
+  (long)(offsetof(bouncing_ball_context, cache) + 3 * sizeof(double)),
+  -1,
+  (long)(offsetof(bouncing_ball_context, cache) + 0 * sizeof(double)),
+};
+/* the cache entry of each output port */
+static const uint32_t bouncing_ball__output_entry[2] = {
+  0,
+  1,
+};
+
+static void bouncing_ball__v_set_source(void *c, int i, const void *v)
+{
+  if (i < 0 || i >= 6) return;
+  memcpy((char *)c + bouncing_ball__sources[i].offset, v, bouncing_ball__sources[i].byte_size);
+  bouncing_ball__invalidate((bouncing_ball_context *)c, (int)bouncing_ball__source_ep[i]);
+}
+static int bouncing_ball__v_eval_cache(void *c, int i, const double **out)
+{
+  int rc;
+  if (i < 0 || i >= 4) return DIAGC_E_INDEX;
+  rc = bouncing_ball__eval_entry((bouncing_ball_context *)c, i);
+  if (out) *out = (rc || bouncing_ball__cache_at[i] < 0) ? NULL : (const double *)(const void *)((char *)c + bouncing_ball__cache_at[i]);
+  return rc;
+}
+static int bouncing_ball__v_eval_output(void *c, int i, const double **out)
+{
+  if (i < 0 || i >= 2) return DIAGC_E_INDEX;
+  return bouncing_ball__v_eval_cache(c, (int)bouncing_ball__output_entry[i], out);
+}
 
 const diagc_model bouncing_ball_model = {
   DIAGC_ABI_VERSION,
@@ -561,6 +511,9 @@ const diagc_model bouncing_ball_model = {
   bouncing_ball__v_set_caching,
   bouncing_ball__v_freeze_cache,
   bouncing_ball__v_invalidate_all,
+  bouncing_ball__v_set_source,
+  bouncing_ball__v_eval_output,
+  bouncing_ball__v_eval_cache,
   1, bouncing_ball__witnesses,
   0, NULL,
   1, bouncing_ball_jac_xc_sparsity + 2, bouncing_ball_jac_xc_sparsity + 5, bouncing_ball__v_jac_xc

@@ -3,6 +3,7 @@
 #define BOUNCING_BALL_MODEL_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "diagc/model.h"
 
 #ifdef __cplusplus
@@ -50,6 +51,10 @@ extern const diagc_model bouncing_ball_model;
 
 /* Initialize a context: defaults, t = 0, every cache entry stale. */
 void bouncing_ball_init(bouncing_ball_context *c);
+/* Internal, for the inline functions below: apply the invalidation of
+   entry point k; bring cache entry i up to date (DIAGC_E_INDEX: none). */
+void bouncing_ball__invalidate(bouncing_ball_context *c, int k);
+int bouncing_ball__eval_entry(bouncing_ball_context *c, int i);
 /* Set the time (every subcontext). */
 void bouncing_ball_set_time(bouncing_ball_context *c, double t);
 /* Set the accuracy. */
@@ -73,17 +78,43 @@ void bouncing_ball_set_everything(bouncing_ball_context *c, const bouncing_ball_
 /* Mutable access, as Drake's get_mutable_*: invalidates now; write before the next eval. */
 double *bouncing_ball_mutable_xc(bouncing_ball_context *c);
 /* Set q of ball. */
-void bouncing_ball_set_ball__q(bouncing_ball_context *c, const double *v);
+static inline void bouncing_ball_set_ball__q(bouncing_ball_context *c, const double *v)
+{
+  memcpy(c->x.xc + 0, v, 1 * sizeof(double));
+  bouncing_ball__invalidate(c, 10);
+}
 /* Set v of ball. */
-void bouncing_ball_set_ball__v(bouncing_ball_context *c, const double *v);
+static inline void bouncing_ball_set_ball__v(bouncing_ball_context *c, const double *v)
+{
+  memcpy(c->x.xc + 1, v, 1 * sizeof(double));
+  bouncing_ball__invalidate(c, 11);
+}
 /* Set parameter ball.gravity. */
-void bouncing_ball_set_ball__gravity(bouncing_ball_context *c, const double *v);
+static inline void bouncing_ball_set_ball__gravity(bouncing_ball_context *c, const double *v)
+{
+  memcpy(c->p.pn + 0, v, 1 * sizeof(double));
+  bouncing_ball__invalidate(c, 12);
+}
 /* Set parameter ball.restitution. */
-void bouncing_ball_set_ball__restitution(bouncing_ball_context *c, const double *v);
+static inline void bouncing_ball_set_ball__restitution(bouncing_ball_context *c, const double *v)
+{
+  memcpy(c->p.pn + 1, v, 1 * sizeof(double));
+  bouncing_ball__invalidate(c, 13);
+}
 /* Output port ball.y (1 values). */
-int bouncing_ball_eval_ball__y(bouncing_ball_context *c, const double **out);
+static inline int bouncing_ball_eval_ball__y(bouncing_ball_context *c, const double **out)
+{
+  int rc = bouncing_ball__eval_entry(c, 0);
+  if (out) *out = rc ? NULL : c->cache + 2;
+  return rc;
+}
 /* Output port ball.vy (1 values). */
-int bouncing_ball_eval_ball__vy(bouncing_ball_context *c, const double **out);
+static inline int bouncing_ball_eval_ball__vy(bouncing_ball_context *c, const double **out)
+{
+  int rc = bouncing_ball__eval_entry(c, 1);
+  if (out) *out = rc ? NULL : c->cache + 3;
+  return rc;
+}
 #define BOUNCING_BALL_HAS_JAC_XC 1
 /* d xcdot / d xc: 1 structural nonzeros in compressed columns; the
  * pattern is {nrow, ncol, colptr[ncol + 1], rowind[nnz]} (CasADi's layout). */

@@ -285,106 +285,52 @@ static int hybrid_controller__eval_6(hybrid_controller_context *c)
   return 0;
 }
 
-/* invalidation for a change of time */
-static void hybrid_controller__inv_0(hybrid_controller_context *c)
-{
-  (void)c;
-}
+typedef struct hybrid_controller__inv_run { uint32_t word, len; uint64_t mask; } hybrid_controller__inv_run;
+/* the runs of valid words each entry point clears (the last row ends the table) */
+static const hybrid_controller__inv_run hybrid_controller__inv_runs[11] = {
+  /* 0: time */
+  /* 1: accuracy */
+  /* 2: q */
+  /* 3: v */
+  /* 4: z */
+  {0, 1, UINT64_C(0x0000000000000001)},
+  /* 5: xc */
+  {0, 1, UINT64_C(0x0000000000000001)},
+  /* 6: xd */
+  {0, 1, UINT64_C(0x000000000000007e)},
+  /* 7: state */
+  {0, 1, UINT64_C(0x000000000000007f)},
+  /* 8: parameters */
+  /* 9: everything */
+  {0, 1, UINT64_C(0x000000000000007f)},
+  /* 10: plant.z */
+  {0, 1, UINT64_C(0x0000000000000001)},
+  /* 11: controller.u */
+  {0, 1, UINT64_C(0x0000000000000046)},
+  /* 12: controller.ticks */
+  {0, 1, UINT64_C(0x0000000000000008)},
+  /* 13: controller.gain */
+  /* 14: supervisor.setpoint */
+  {0, 1, UINT64_C(0x0000000000000010)},
+  /* 15: supervisor.ticks */
+  {0, 1, UINT64_C(0x0000000000000020)},
+  /* 16: supervisor.switch_time */
+  {0, 0, UINT64_C(0)} /* end */
+};
+/* entry point k's runs: [hybrid_controller__inv_first[k], hybrid_controller__inv_first[k + 1]) */
+static const uint32_t hybrid_controller__inv_first[18] = {
+  0, 0, 0, 0, 0, 1, 2, 3, 4, 4, 5, 6, 7, 8, 8, 9,
+  10, 10
+};
 
-/* invalidation for a change of accuracy */
-static void hybrid_controller__inv_1(hybrid_controller_context *c)
+void hybrid_controller__invalidate(hybrid_controller_context *c, int k)
 {
-  (void)c;
-}
-
-/* invalidation for a change of q */
-static void hybrid_controller__inv_2(hybrid_controller_context *c)
-{
-  (void)c;
-}
-
-/* invalidation for a change of v */
-static void hybrid_controller__inv_3(hybrid_controller_context *c)
-{
-  (void)c;
-}
-
-/* invalidation for a change of z */
-static void hybrid_controller__inv_4(hybrid_controller_context *c)
-{
-  hybrid_controller__INV(c, 0, UINT64_C(0x0000000000000001));
-}
-
-/* invalidation for a change of xc */
-static void hybrid_controller__inv_5(hybrid_controller_context *c)
-{
-  hybrid_controller__INV(c, 0, UINT64_C(0x0000000000000001));
-}
-
-/* invalidation for a change of xd */
-static void hybrid_controller__inv_6(hybrid_controller_context *c)
-{
-  hybrid_controller__INV(c, 0, UINT64_C(0x000000000000007e));
-}
-
-/* invalidation for a change of state */
-static void hybrid_controller__inv_7(hybrid_controller_context *c)
-{
-  hybrid_controller__INV(c, 0, UINT64_C(0x000000000000007f));
-}
-
-/* invalidation for a change of parameters */
-static void hybrid_controller__inv_8(hybrid_controller_context *c)
-{
-  (void)c;
-}
-
-/* invalidation for a change of everything */
-static void hybrid_controller__inv_9(hybrid_controller_context *c)
-{
-  hybrid_controller__INV(c, 0, UINT64_C(0x000000000000007f));
-}
-
-/* invalidation for a change of plant.z */
-static void hybrid_controller__inv_10(hybrid_controller_context *c)
-{
-  hybrid_controller__INV(c, 0, UINT64_C(0x0000000000000001));
-}
-
-/* invalidation for a change of controller.u */
-static void hybrid_controller__inv_11(hybrid_controller_context *c)
-{
-  hybrid_controller__INV(c, 0, UINT64_C(0x0000000000000046));
-}
-
-/* invalidation for a change of controller.ticks */
-static void hybrid_controller__inv_12(hybrid_controller_context *c)
-{
-  hybrid_controller__INV(c, 0, UINT64_C(0x0000000000000008));
-}
-
-/* invalidation for a change of controller.gain */
-static void hybrid_controller__inv_13(hybrid_controller_context *c)
-{
-  (void)c;
-}
-
-/* invalidation for a change of supervisor.setpoint */
-static void hybrid_controller__inv_14(hybrid_controller_context *c)
-{
-  hybrid_controller__INV(c, 0, UINT64_C(0x0000000000000010));
-}
-
-/* invalidation for a change of supervisor.ticks */
-static void hybrid_controller__inv_15(hybrid_controller_context *c)
-{
-  hybrid_controller__INV(c, 0, UINT64_C(0x0000000000000020));
-}
-
-/* invalidation for a change of supervisor.switch_time */
-static void hybrid_controller__inv_16(hybrid_controller_context *c)
-{
-  (void)c;
+  const hybrid_controller__inv_run *r = hybrid_controller__inv_runs + hybrid_controller__inv_first[k];
+  const hybrid_controller__inv_run *end = hybrid_controller__inv_runs + hybrid_controller__inv_first[k + 1];
+  for (; r < end; ++r) {
+    uint32_t w;
+    for (w = r->word; w < r->word + r->len; ++w) hybrid_controller__INV(c, w, r->mask);
+  }
 }
 
 void hybrid_controller_init(hybrid_controller_context *c)
@@ -400,55 +346,55 @@ void hybrid_controller_init(hybrid_controller_context *c)
 void hybrid_controller_set_time(hybrid_controller_context *c, double t)
 {
   c->t = t;
-  hybrid_controller__inv_0(c);
+  hybrid_controller__invalidate(c, 0);
 }
 
 void hybrid_controller_set_accuracy(hybrid_controller_context *c, double a)
 {
   c->accuracy = a;
-  hybrid_controller__inv_1(c);
+  hybrid_controller__invalidate(c, 1);
 }
 
 void hybrid_controller_set_q(hybrid_controller_context *c, const double *v)
 {
   (void)v;
-  hybrid_controller__inv_2(c);
+  hybrid_controller__invalidate(c, 2);
 }
 
 void hybrid_controller_set_v(hybrid_controller_context *c, const double *v)
 {
   (void)v;
-  hybrid_controller__inv_3(c);
+  hybrid_controller__invalidate(c, 3);
 }
 
 void hybrid_controller_set_z(hybrid_controller_context *c, const double *v)
 {
   memcpy(c->x.xc + 0, v, 1 * sizeof(double));
-  hybrid_controller__inv_4(c);
+  hybrid_controller__invalidate(c, 4);
 }
 
 void hybrid_controller_set_xc(hybrid_controller_context *c, const double *v)
 {
   memcpy(c->x.xc, v, 1 * sizeof(double));
-  hybrid_controller__inv_5(c);
+  hybrid_controller__invalidate(c, 5);
 }
 
 void hybrid_controller_set_xd(hybrid_controller_context *c, const double *v)
 {
   memcpy(c->x.xd, v, 4 * sizeof(double));
-  hybrid_controller__inv_6(c);
+  hybrid_controller__invalidate(c, 6);
 }
 
 void hybrid_controller_set_state(hybrid_controller_context *c, const hybrid_controller_state *v)
 {
   c->x = *v;
-  hybrid_controller__inv_7(c);
+  hybrid_controller__invalidate(c, 7);
 }
 
 void hybrid_controller_set_parameters(hybrid_controller_context *c, const hybrid_controller_params *v)
 {
   c->p = *v;
-  hybrid_controller__inv_8(c);
+  hybrid_controller__invalidate(c, 8);
 }
 
 void hybrid_controller_set_everything(hybrid_controller_context *c, const hybrid_controller_context *v)
@@ -458,90 +404,28 @@ void hybrid_controller_set_everything(hybrid_controller_context *c, const hybrid
   c->x = v->x;
   c->p = v->p;
   memcpy(c->u, v->u, sizeof c->u);
-  hybrid_controller__inv_9(c);
+  hybrid_controller__invalidate(c, 9);
 }
 
 double *hybrid_controller_mutable_xc(hybrid_controller_context *c)
 {
-  hybrid_controller__inv_5(c);
+  hybrid_controller__invalidate(c, 5);
   return c->x.xc;
 }
 
-void hybrid_controller_set_plant__z(hybrid_controller_context *c, const double *v)
+/* the eval of cache entry i (DIAGC_E_INDEX: no such entry) */
+int hybrid_controller__eval_entry(hybrid_controller_context *c, int i)
 {
-  memcpy(c->x.xc + 0, v, 1 * sizeof(double));
-  hybrid_controller__inv_10(c);
-}
-
-void hybrid_controller_set_controller__u(hybrid_controller_context *c, const double *v)
-{
-  memcpy(c->x.xd + 0, v, 1 * sizeof(double));
-  hybrid_controller__inv_11(c);
-}
-
-void hybrid_controller_set_controller__ticks(hybrid_controller_context *c, const double *v)
-{
-  memcpy(c->x.xd + 1, v, 1 * sizeof(double));
-  hybrid_controller__inv_12(c);
-}
-
-void hybrid_controller_set_controller__gain(hybrid_controller_context *c, const double *v)
-{
-  memcpy(c->p.pn + 0, v, 1 * sizeof(double));
-  hybrid_controller__inv_13(c);
-}
-
-void hybrid_controller_set_supervisor__setpoint(hybrid_controller_context *c, const double *v)
-{
-  memcpy(c->x.xd + 2, v, 1 * sizeof(double));
-  hybrid_controller__inv_14(c);
-}
-
-void hybrid_controller_set_supervisor__ticks(hybrid_controller_context *c, const double *v)
-{
-  memcpy(c->x.xd + 3, v, 1 * sizeof(double));
-  hybrid_controller__inv_15(c);
-}
-
-void hybrid_controller_set_supervisor__switch_time(hybrid_controller_context *c, const double *v)
-{
-  memcpy(c->p.pn + 1, v, 1 * sizeof(double));
-  hybrid_controller__inv_16(c);
-}
-
-int hybrid_controller_eval_plant__y(hybrid_controller_context *c, const double **out)
-{
-  int rc = hybrid_controller__eval_0(c);
-  if (out) *out = rc ? NULL : c->cache + 1;
-  return rc;
-}
-
-int hybrid_controller_eval_controller__u_out(hybrid_controller_context *c, const double **out)
-{
-  int rc = hybrid_controller__eval_2(c);
-  if (out) *out = rc ? NULL : c->cache + 2;
-  return rc;
-}
-
-int hybrid_controller_eval_controller__count(hybrid_controller_context *c, const double **out)
-{
-  int rc = hybrid_controller__eval_3(c);
-  if (out) *out = rc ? NULL : c->cache + 3;
-  return rc;
-}
-
-int hybrid_controller_eval_supervisor__r(hybrid_controller_context *c, const double **out)
-{
-  int rc = hybrid_controller__eval_4(c);
-  if (out) *out = rc ? NULL : c->cache + 4;
-  return rc;
-}
-
-int hybrid_controller_eval_supervisor__count(hybrid_controller_context *c, const double **out)
-{
-  int rc = hybrid_controller__eval_5(c);
-  if (out) *out = rc ? NULL : c->cache + 5;
-  return rc;
+  switch (i) {
+  case 0: return hybrid_controller__eval_0(c);
+  case 1: return hybrid_controller__eval_1(c);
+  case 2: return hybrid_controller__eval_2(c);
+  case 3: return hybrid_controller__eval_3(c);
+  case 4: return hybrid_controller__eval_4(c);
+  case 5: return hybrid_controller__eval_5(c);
+  case 6: return hybrid_controller__eval_6(c);
+  default: return DIAGC_E_INDEX;
+  }
 }
 
 static int hybrid_controller__L1_Plant__xcdot_jac(const double *u, double *zdot, double *diagc_jac)
@@ -597,9 +481,9 @@ static void hybrid_controller__apply_0(void *vc, const void *vb)
   hybrid_controller_context *c = (hybrid_controller_context *)vc;
   const hybrid_controller_state *b = (const hybrid_controller_state *)vb;
   memcpy(c->x.xd + 0, b->xd + 0, 1 * sizeof(double));
-  hybrid_controller__inv_11(c);
+  hybrid_controller__invalidate(c, 11);
   memcpy(c->x.xd + 1, b->xd + 1, 1 * sizeof(double));
-  hybrid_controller__inv_12(c);
+  hybrid_controller__invalidate(c, 12);
 }
 
 /* event supervisor.schedule */
@@ -616,9 +500,9 @@ static void hybrid_controller__apply_1(void *vc, const void *vb)
   hybrid_controller_context *c = (hybrid_controller_context *)vc;
   const hybrid_controller_state *b = (const hybrid_controller_state *)vb;
   memcpy(c->x.xd + 2, b->xd + 2, 1 * sizeof(double));
-  hybrid_controller__inv_14(c);
+  hybrid_controller__invalidate(c, 14);
   memcpy(c->x.xd + 3, b->xd + 3, 1 * sizeof(double));
-  hybrid_controller__inv_15(c);
+  hybrid_controller__invalidate(c, 15);
 }
 
 static void hybrid_controller__v_init(void *c)
@@ -641,48 +525,6 @@ static void hybrid_controller__v_freeze_cache(void *c, int f)
 { hybrid_controller_freeze_cache((hybrid_controller_context *)c, f); }
 static void hybrid_controller__v_invalidate_all(void *c)
 { hybrid_controller_invalidate_all((hybrid_controller_context *)c); }
-static void hybrid_controller__v_src2(void *c, const void *v)
-{ hybrid_controller_set_plant__z((hybrid_controller_context *)c, v); }
-static void hybrid_controller__v_src3(void *c, const void *v)
-{ hybrid_controller_set_controller__u((hybrid_controller_context *)c, v); }
-static void hybrid_controller__v_src4(void *c, const void *v)
-{ hybrid_controller_set_controller__ticks((hybrid_controller_context *)c, v); }
-static void hybrid_controller__v_src5(void *c, const void *v)
-{ hybrid_controller_set_controller__gain((hybrid_controller_context *)c, v); }
-static void hybrid_controller__v_src6(void *c, const void *v)
-{ hybrid_controller_set_supervisor__setpoint((hybrid_controller_context *)c, v); }
-static void hybrid_controller__v_src7(void *c, const void *v)
-{ hybrid_controller_set_supervisor__ticks((hybrid_controller_context *)c, v); }
-static void hybrid_controller__v_src8(void *c, const void *v)
-{ hybrid_controller_set_supervisor__switch_time((hybrid_controller_context *)c, v); }
-static void hybrid_controller__v_src_time(void *c, const void *v)
-{ hybrid_controller_set_time((hybrid_controller_context *)c, *(const double *)v); }
-static void hybrid_controller__v_src_accuracy(void *c, const void *v)
-{ hybrid_controller_set_accuracy((hybrid_controller_context *)c, *(const double *)v); }
-static int hybrid_controller__v_cache0(void *c, const double **out)
-{ hybrid_controller_context *cc = (hybrid_controller_context *)c; int rc = hybrid_controller__eval_0(cc); if (out) *out = rc ? NULL : cc->cache + 1; return rc; }
-static int hybrid_controller__v_cache1(void *c, const double **out)
-{ hybrid_controller_context *cc = (hybrid_controller_context *)c; int rc = hybrid_controller__eval_1(cc); if (out) *out = NULL; return rc; }
-static int hybrid_controller__v_cache2(void *c, const double **out)
-{ hybrid_controller_context *cc = (hybrid_controller_context *)c; int rc = hybrid_controller__eval_2(cc); if (out) *out = rc ? NULL : cc->cache + 2; return rc; }
-static int hybrid_controller__v_cache3(void *c, const double **out)
-{ hybrid_controller_context *cc = (hybrid_controller_context *)c; int rc = hybrid_controller__eval_3(cc); if (out) *out = rc ? NULL : cc->cache + 3; return rc; }
-static int hybrid_controller__v_cache4(void *c, const double **out)
-{ hybrid_controller_context *cc = (hybrid_controller_context *)c; int rc = hybrid_controller__eval_4(cc); if (out) *out = rc ? NULL : cc->cache + 4; return rc; }
-static int hybrid_controller__v_cache5(void *c, const double **out)
-{ hybrid_controller_context *cc = (hybrid_controller_context *)c; int rc = hybrid_controller__eval_5(cc); if (out) *out = rc ? NULL : cc->cache + 5; return rc; }
-static int hybrid_controller__v_cache6(void *c, const double **out)
-{ hybrid_controller_context *cc = (hybrid_controller_context *)c; int rc = hybrid_controller__eval_6(cc); if (out) *out = rc ? NULL : cc->cache + 0; return rc; }
-static int hybrid_controller__v_out0(void *c, const double **out)
-{ return hybrid_controller_eval_plant__y((hybrid_controller_context *)c, out); }
-static int hybrid_controller__v_out1(void *c, const double **out)
-{ return hybrid_controller_eval_controller__u_out((hybrid_controller_context *)c, out); }
-static int hybrid_controller__v_out2(void *c, const double **out)
-{ return hybrid_controller_eval_controller__count((hybrid_controller_context *)c, out); }
-static int hybrid_controller__v_out3(void *c, const double **out)
-{ return hybrid_controller_eval_supervisor__r((hybrid_controller_context *)c, out); }
-static int hybrid_controller__v_out4(void *c, const double **out)
-{ return hybrid_controller_eval_supervisor__count((hybrid_controller_context *)c, out); }
 
 static const char *const hybrid_controller__xc_names[1] = {
   "plant.x",
@@ -699,31 +541,31 @@ static const char *const hybrid_controller__leaf_names[3] = {
   "supervisor",
 };
 static const diagc_value_desc hybrid_controller__outputs[5] = {
-  {"plant.y", 1, hybrid_controller__v_out0},
-  {"controller.u_out", 1, hybrid_controller__v_out1},
-  {"controller.count", 1, hybrid_controller__v_out2},
-  {"supervisor.r", 1, hybrid_controller__v_out3},
-  {"supervisor.count", 1, hybrid_controller__v_out4},
+  {"plant.y", 1},
+  {"controller.u_out", 1},
+  {"controller.count", 1},
+  {"supervisor.r", 1},
+  {"supervisor.count", 1},
 };
 static const diagc_cache_desc hybrid_controller__cache[7] = {
-  {"plant.y", 1, hybrid_controller__v_cache0},
-  {"plant.xcdot", 0, hybrid_controller__v_cache1},
-  {"controller.u_out", 1, hybrid_controller__v_cache2},
-  {"controller.count", 1, hybrid_controller__v_cache3},
-  {"supervisor.r", 1, hybrid_controller__v_cache4},
-  {"supervisor.count", 1, hybrid_controller__v_cache5},
-  {".xcdot", 1, hybrid_controller__v_cache6},
+  {"plant.y", 1},
+  {"plant.xcdot", 0},
+  {"controller.u_out", 1},
+  {"controller.count", 1},
+  {"supervisor.r", 1},
+  {"supervisor.count", 1},
+  {".xcdot", 1},
 };
 static const diagc_source_desc hybrid_controller__sources[9] = {
-  {"t", DIAGC_SRC_TIME, 1, offsetof(hybrid_controller_context, t), sizeof(double), hybrid_controller__v_src_time},
-  {"accuracy", DIAGC_SRC_ACCURACY, 1, offsetof(hybrid_controller_context, accuracy), sizeof(double), hybrid_controller__v_src_accuracy},
-  {"plant.z", DIAGC_SRC_Z, 1, offsetof(hybrid_controller_context, x.xc) + 0 * sizeof(double), 1 * sizeof(double), hybrid_controller__v_src2},
-  {"controller.u", DIAGC_SRC_XD, 1, offsetof(hybrid_controller_context, x.xd) + 0 * sizeof(double), 1 * sizeof(double), hybrid_controller__v_src3},
-  {"controller.ticks", DIAGC_SRC_XD, 1, offsetof(hybrid_controller_context, x.xd) + 1 * sizeof(double), 1 * sizeof(double), hybrid_controller__v_src4},
-  {"controller.gain", DIAGC_SRC_PN, 1, offsetof(hybrid_controller_context, p.pn) + 0 * sizeof(double), 1 * sizeof(double), hybrid_controller__v_src5},
-  {"supervisor.setpoint", DIAGC_SRC_XD, 1, offsetof(hybrid_controller_context, x.xd) + 2 * sizeof(double), 1 * sizeof(double), hybrid_controller__v_src6},
-  {"supervisor.ticks", DIAGC_SRC_XD, 1, offsetof(hybrid_controller_context, x.xd) + 3 * sizeof(double), 1 * sizeof(double), hybrid_controller__v_src7},
-  {"supervisor.switch_time", DIAGC_SRC_PN, 1, offsetof(hybrid_controller_context, p.pn) + 1 * sizeof(double), 1 * sizeof(double), hybrid_controller__v_src8},
+  {"t", DIAGC_SRC_TIME, 1, offsetof(hybrid_controller_context, t), sizeof(double)},
+  {"accuracy", DIAGC_SRC_ACCURACY, 1, offsetof(hybrid_controller_context, accuracy), sizeof(double)},
+  {"plant.z", DIAGC_SRC_Z, 1, offsetof(hybrid_controller_context, x.xc) + 0 * sizeof(double), 1 * sizeof(double)},
+  {"controller.u", DIAGC_SRC_XD, 1, offsetof(hybrid_controller_context, x.xd) + 0 * sizeof(double), 1 * sizeof(double)},
+  {"controller.ticks", DIAGC_SRC_XD, 1, offsetof(hybrid_controller_context, x.xd) + 1 * sizeof(double), 1 * sizeof(double)},
+  {"controller.gain", DIAGC_SRC_PN, 1, offsetof(hybrid_controller_context, p.pn) + 0 * sizeof(double), 1 * sizeof(double)},
+  {"supervisor.setpoint", DIAGC_SRC_XD, 1, offsetof(hybrid_controller_context, x.xd) + 2 * sizeof(double), 1 * sizeof(double)},
+  {"supervisor.ticks", DIAGC_SRC_XD, 1, offsetof(hybrid_controller_context, x.xd) + 3 * sizeof(double), 1 * sizeof(double)},
+  {"supervisor.switch_time", DIAGC_SRC_PN, 1, offsetof(hybrid_controller_context, p.pn) + 1 * sizeof(double), 1 * sizeof(double)},
 };
 static const diagc_event_desc hybrid_controller__events[2] = {
   {"controller.control", 1, DIAGC_TRIGGER_PERIODIC, DIAGC_DISCRETE_UPDATE, 0.01, 0.0, hybrid_controller__ev_0, hybrid_controller__apply_0},
@@ -734,6 +576,56 @@ static const diagc_logger_desc hybrid_controller__loggers[3] = {
   {"controller.u_out", 1, 1, 0.01},
   {"supervisor.r", 3, 1, 0.1},
 };
+/* entry point of each source (an index of the invalidation tables) */
+static const uint32_t hybrid_controller__source_ep[9] = {
+  0,
+  1,
+  10,
+  11,
+  12,
+  13,
+  14,
+  15,
+  16,
+};
+/* where each cache entry's value is: a byte offset into the context, or -1 */
+static const long hybrid_controller__cache_at[7] = {
+  (long)(offsetof(hybrid_controller_context, cache) + 1 * sizeof(double)),
+  -1,
+  (long)(offsetof(hybrid_controller_context, cache) + 2 * sizeof(double)),
+  (long)(offsetof(hybrid_controller_context, cache) + 3 * sizeof(double)),
+  (long)(offsetof(hybrid_controller_context, cache) + 4 * sizeof(double)),
+  (long)(offsetof(hybrid_controller_context, cache) + 5 * sizeof(double)),
+  (long)(offsetof(hybrid_controller_context, cache) + 0 * sizeof(double)),
+};
+/* the cache entry of each output port */
+static const uint32_t hybrid_controller__output_entry[5] = {
+  0,
+  2,
+  3,
+  4,
+  5,
+};
+
+static void hybrid_controller__v_set_source(void *c, int i, const void *v)
+{
+  if (i < 0 || i >= 9) return;
+  memcpy((char *)c + hybrid_controller__sources[i].offset, v, hybrid_controller__sources[i].byte_size);
+  hybrid_controller__invalidate((hybrid_controller_context *)c, (int)hybrid_controller__source_ep[i]);
+}
+static int hybrid_controller__v_eval_cache(void *c, int i, const double **out)
+{
+  int rc;
+  if (i < 0 || i >= 7) return DIAGC_E_INDEX;
+  rc = hybrid_controller__eval_entry((hybrid_controller_context *)c, i);
+  if (out) *out = (rc || hybrid_controller__cache_at[i] < 0) ? NULL : (const double *)(const void *)((char *)c + hybrid_controller__cache_at[i]);
+  return rc;
+}
+static int hybrid_controller__v_eval_output(void *c, int i, const double **out)
+{
+  if (i < 0 || i >= 5) return DIAGC_E_INDEX;
+  return hybrid_controller__v_eval_cache(c, (int)hybrid_controller__output_entry[i], out);
+}
 
 const diagc_model hybrid_controller_model = {
   DIAGC_ABI_VERSION,
@@ -763,6 +655,9 @@ const diagc_model hybrid_controller_model = {
   hybrid_controller__v_set_caching,
   hybrid_controller__v_freeze_cache,
   hybrid_controller__v_invalidate_all,
+  hybrid_controller__v_set_source,
+  hybrid_controller__v_eval_output,
+  hybrid_controller__v_eval_cache,
   0, NULL,
   0, NULL,
   0, hybrid_controller_jac_xc_sparsity + 2, hybrid_controller_jac_xc_sparsity + 4, hybrid_controller__v_jac_xc

@@ -3,6 +3,7 @@
 #define HYBRID_CONTROLLER_MODEL_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "diagc/model.h"
 
 #ifdef __cplusplus
@@ -53,6 +54,10 @@ extern const diagc_model hybrid_controller_model;
 
 /* Initialize a context: defaults, t = 0, every cache entry stale. */
 void hybrid_controller_init(hybrid_controller_context *c);
+/* Internal, for the inline functions below: apply the invalidation of
+   entry point k; bring cache entry i up to date (DIAGC_E_INDEX: none). */
+void hybrid_controller__invalidate(hybrid_controller_context *c, int k);
+int hybrid_controller__eval_entry(hybrid_controller_context *c, int i);
 /* Set the time (every subcontext). */
 void hybrid_controller_set_time(hybrid_controller_context *c, double t);
 /* Set the accuracy. */
@@ -76,29 +81,82 @@ void hybrid_controller_set_everything(hybrid_controller_context *c, const hybrid
 /* Mutable access, as Drake's get_mutable_*: invalidates now; write before the next eval. */
 double *hybrid_controller_mutable_xc(hybrid_controller_context *c);
 /* Set z of plant. */
-void hybrid_controller_set_plant__z(hybrid_controller_context *c, const double *v);
+static inline void hybrid_controller_set_plant__z(hybrid_controller_context *c, const double *v)
+{
+  memcpy(c->x.xc + 0, v, 1 * sizeof(double));
+  hybrid_controller__invalidate(c, 10);
+}
 /* Set discrete state controller.u. */
-void hybrid_controller_set_controller__u(hybrid_controller_context *c, const double *v);
+static inline void hybrid_controller_set_controller__u(hybrid_controller_context *c, const double *v)
+{
+  memcpy(c->x.xd + 0, v, 1 * sizeof(double));
+  hybrid_controller__invalidate(c, 11);
+}
 /* Set discrete state controller.ticks. */
-void hybrid_controller_set_controller__ticks(hybrid_controller_context *c, const double *v);
+static inline void hybrid_controller_set_controller__ticks(hybrid_controller_context *c, const double *v)
+{
+  memcpy(c->x.xd + 1, v, 1 * sizeof(double));
+  hybrid_controller__invalidate(c, 12);
+}
 /* Set parameter controller.gain. */
-void hybrid_controller_set_controller__gain(hybrid_controller_context *c, const double *v);
+static inline void hybrid_controller_set_controller__gain(hybrid_controller_context *c, const double *v)
+{
+  memcpy(c->p.pn + 0, v, 1 * sizeof(double));
+  hybrid_controller__invalidate(c, 13);
+}
 /* Set discrete state supervisor.setpoint. */
-void hybrid_controller_set_supervisor__setpoint(hybrid_controller_context *c, const double *v);
+static inline void hybrid_controller_set_supervisor__setpoint(hybrid_controller_context *c, const double *v)
+{
+  memcpy(c->x.xd + 2, v, 1 * sizeof(double));
+  hybrid_controller__invalidate(c, 14);
+}
 /* Set discrete state supervisor.ticks. */
-void hybrid_controller_set_supervisor__ticks(hybrid_controller_context *c, const double *v);
+static inline void hybrid_controller_set_supervisor__ticks(hybrid_controller_context *c, const double *v)
+{
+  memcpy(c->x.xd + 3, v, 1 * sizeof(double));
+  hybrid_controller__invalidate(c, 15);
+}
 /* Set parameter supervisor.switch_time. */
-void hybrid_controller_set_supervisor__switch_time(hybrid_controller_context *c, const double *v);
+static inline void hybrid_controller_set_supervisor__switch_time(hybrid_controller_context *c, const double *v)
+{
+  memcpy(c->p.pn + 1, v, 1 * sizeof(double));
+  hybrid_controller__invalidate(c, 16);
+}
 /* Output port plant.y (1 values). */
-int hybrid_controller_eval_plant__y(hybrid_controller_context *c, const double **out);
+static inline int hybrid_controller_eval_plant__y(hybrid_controller_context *c, const double **out)
+{
+  int rc = hybrid_controller__eval_entry(c, 0);
+  if (out) *out = rc ? NULL : c->cache + 1;
+  return rc;
+}
 /* Output port controller.u_out (1 values). */
-int hybrid_controller_eval_controller__u_out(hybrid_controller_context *c, const double **out);
+static inline int hybrid_controller_eval_controller__u_out(hybrid_controller_context *c, const double **out)
+{
+  int rc = hybrid_controller__eval_entry(c, 2);
+  if (out) *out = rc ? NULL : c->cache + 2;
+  return rc;
+}
 /* Output port controller.count (1 values). */
-int hybrid_controller_eval_controller__count(hybrid_controller_context *c, const double **out);
+static inline int hybrid_controller_eval_controller__count(hybrid_controller_context *c, const double **out)
+{
+  int rc = hybrid_controller__eval_entry(c, 3);
+  if (out) *out = rc ? NULL : c->cache + 3;
+  return rc;
+}
 /* Output port supervisor.r (1 values). */
-int hybrid_controller_eval_supervisor__r(hybrid_controller_context *c, const double **out);
+static inline int hybrid_controller_eval_supervisor__r(hybrid_controller_context *c, const double **out)
+{
+  int rc = hybrid_controller__eval_entry(c, 4);
+  if (out) *out = rc ? NULL : c->cache + 4;
+  return rc;
+}
 /* Output port supervisor.count (1 values). */
-int hybrid_controller_eval_supervisor__count(hybrid_controller_context *c, const double **out);
+static inline int hybrid_controller_eval_supervisor__count(hybrid_controller_context *c, const double **out)
+{
+  int rc = hybrid_controller__eval_entry(c, 5);
+  if (out) *out = rc ? NULL : c->cache + 5;
+  return rc;
+}
 #define HYBRID_CONTROLLER_HAS_JAC_XC 1
 /* d xcdot / d xc: 0 structural nonzeros in compressed columns; the
  * pattern is {nrow, ncol, colptr[ncol + 1], rowind[nnz]} (CasADi's layout). */

@@ -81,19 +81,37 @@ local gen = compile.compile_loaded({ root = model(), sources = {}, main = "two.l
 local F = gen.flat
 
 group("coder", function()
-  test("one eval per cache entry, one invalidation per entry point", function()
+  test("one eval per cache entry, one invalidation table row block per entry point", function()
     eq(count(gen.source, "\nstatic int two__eval_%d+%(two_context %*c%)\n{"), #F.entries)
-    eq(count(gen.source, "\nstatic void two__inv_%d+%(two_context %*c%)\n{"), #gen.entry_points)
+    eq(count(gen.source, "\n  /%* %d+: [^\n]- %*/"), #gen.entry_points)
+    eq(count(gen.source, "\n  case %d+: return two__eval_%d+%(c%);"), #F.entries)
   end)
-  test("each invalidation clears exactly its mask's words", function()
-    for i, ep in ipairs(gen.entry_points) do
-      local body = gen.source:match("static void two__inv_" .. (i - 1) .. "%(two_context %*c%)\n{\n(.-)\n}")
-      for _, w in ipairs(ep.words) do
-        truthy(body:find(string.format("two__INV(c, %d, UINT64_C(%s));", w.word, w.hex), 1, true),
-          ep.name .. ": word " .. w.word)
-      end
-      eq(count(body, "two__INV%("), #ep.words, ep.name)
+  test("each entry point's runs clear exactly its mask's words", function()
+    local first = {}
+    for n in gen.source:match("two__inv_first%[%d+%] = {(.-)};"):gmatch("%d+") do first[#first + 1] = tonumber(n) end
+    eq(#first, #gen.entry_points + 1)
+    local runs = {}
+    for w, len, hex in gen.source:match("two__inv_runs%[%d+%] = {(.-)};"):gmatch("{(%d+), (%d+), UINT64_C%((0x%x+)%)}") do
+      runs[#runs + 1] = { word = tonumber(w), len = tonumber(len), hex = hex }
     end
+    for i, ep in ipairs(gen.entry_points) do
+      local words = {}
+      for r = first[i] + 1, first[i + 1] do
+        for k = 0, runs[r].len - 1 do words[#words + 1] = { word = runs[r].word + k, hex = runs[r].hex } end
+      end
+      eq(#words, #ep.words, ep.name)
+      for j, w in ipairs(ep.words) do
+        eq({ words[j].word, words[j].hex }, { w.word, w.hex }, ep.name .. ": word " .. w.word)
+      end
+    end
+  end)
+  test("single sources' setters and single values' evals are inline in the header", function()
+    for _, name in ipairs({ "two_set_a__tau", "two_set_input_cmd", "two_eval_out", "two_eval_a__y" }) do
+      truthy(gen.header:find("\nstatic inline [%w_ ]-" .. name .. "%("), name .. " inline")
+      truthy(not gen.source:find("\n[%w_ ]-" .. name .. "%("), name .. " not defined in the source")
+    end
+    truthy(gen.header:find("void two__invalidate(two_context *c, int k);", 1, true), "invalidate declared")
+    truthy(gen.header:find("int two__eval_entry(two_context *c, int i);", 1, true), "eval_entry declared")
   end)
   test("size macros", function()
     for _, m in ipairs({ "TWO_NXC 2", "TWO_NZ 2", "TWO_NPN 2", "TWO_NU 1", "TWO_OUT_out_SIZE 1",
@@ -102,8 +120,12 @@ group("coder", function()
     end
   end)
   test("descriptor rows: outputs, sources and events, 0-based", function()
-    eq(count(gen.source, "\n  {\"[%w%.]+\", 1, two__v_out%d+},"), #F.outputs)
-    truthy(gen.source:find("two__v_out0}", 1, true), "outputs from 0")
+    eq(count(gen.source:match("two__outputs%[%d+%] = {(.-)};"), "\n  {\"[%w%.]+\", 1},"), #F.outputs)
+    local oe = gen.source:match("two__output_entry%[%d+%] = {(.-)};")
+    local idx = {}
+    for n in oe:gmatch("%d+") do idx[#idx + 1] = tonumber(n) end
+    eq(#idx, #F.outputs)
+    for i, o in ipairs(F.outputs) do eq(idx[i], o.entry.index, o.path) end
     eq(count(gen.source, "DIAGC_TRIGGER_PERIODIC, DIAGC_PUBLISH"), 2)
     truthy(not gen.source:find("rc ? NULL : NULL", 1, true), "no dead expression")
   end)

@@ -90,11 +90,10 @@ local function source_slots(K)
   s.jacobian = jacobian.emit(K)
   s.xcdot_entry, s.xcdot_base = K.F.root.entries.xcdot.index, K.F.xcdot_base
   s.events = events.emit(K)
-  s.source_wrappers = descriptor.source_wrappers(K)
-  s.value_wrappers = descriptor.value_wrappers(K)
   s.witnesses = timed_items(K, "diagc.coder.witness", "wit")
   s.next_update = timed_items(K, "diagc.coder.next_update", "nut")
   s.tables = descriptor.tables(K)
+  s.index_tables = descriptor.index_tables(K)
   return s
 end
 

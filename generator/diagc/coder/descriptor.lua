@@ -1,64 +1,49 @@
 -- coder/descriptor.lua: the diagc_model descriptor the runtime reads
--- (runtime/include/diagc/model.h): the functions behind its void *
--- signatures that are not fixed text of templates/model.c.in (one per
--- source, cache entry and output port), its tables (names of the state
--- and leaves, outputs, cache entries, sources, events, loggers), and the
--- values of the PREFIX_model initializer.  Adds nothing to the model.
+-- (runtime/include/diagc/model.h): its tables (names of the state and
+-- leaves, outputs, cache entries, sources, events, loggers), the index
+-- tables its set_source, eval_output and eval_cache read (fixed text of
+-- templates/model.c.in), and the values of the PREFIX_model initializer.
+-- Adds nothing to the model.
 local util = require("diagc.util")
 local loops = require("diagc.tickets.loops")
-local eval_api = require("diagc.coder.eval_api")
 local names = require("diagc.coder.names")
 
 local M = {}
 
-local function vwrap(C, P, name, sig, call)
-  C:linef("static %s", (sig:gsub("NAME", P .. "__v_" .. name)))
-  C:linef("{ %s }", call)
-end
-
--- the descriptor's function for source i (time and accuracy have their own)
-local function source_fn(s, i)
-  return (s.fn == "set_time" and "src_time") or (s.fn == "set_accuracy" and "src_accuracy") or ("src" .. (i - 1))
-end
-
--- slot `source_wrappers`
-function M.source_wrappers(K)
-  return function(C)
-    local P = K.P
-    for i, s in ipairs(K.sources) do
-      local fn = source_fn(s, i)
-      if fn ~= "src_time" and fn ~= "src_accuracy" then
-        vwrap(C, P, fn, "void NAME(void *c, const void *v)",
-          string.format("%s_%s((%s_context *)c, v);", P, s.fn, P))
-      end
-    end
+-- where entry e's value is, as a byte offset into the context (-1:
+-- nowhere, as a diagram's xcdot below the root: it is its children's)
+local function cache_at(K, e)
+  local F, P = K.F, K.P
+  local function in_cache(off)
+    return string.format("(long)(offsetof(%s_context, cache) + %d * sizeof(double))", P, off)
   end
-end
-
--- where entry e's value is, as the descriptor reports it (nil: nowhere,
--- as a diagram's xcdot below the root: it is its children's)
-local function cache_ref(F, e)
   if e.kind == "diagram_computed" and e.ticket == "xcdot" and e.ctx == F.root then
-    return "cc->cache + " .. F.xcdot_base
+    return in_cache(F.xcdot_base)
   end
-  if e.field then return "(const double *)(const void *)&cc->" .. e.field end
-  return e.offset and eval_api.value_ref(F, e, "cc") or nil
+  if e.field then return string.format("(long)offsetof(%s_context, %s)", P, e.field) end
+  return e.offset and in_cache(e.offset) or "-1"
 end
 
--- slot `value_wrappers`
-function M.value_wrappers(K)
+-- a table of `n` values row(i) (i from 1), padded to one element
+local function index_table(C, ctype, name, n, row)
+  C:linef("static const %s %s[%d] = {", ctype, name, names.arr(n))
+  if n == 0 then C:line("  0") end
+  for i = 1, n do C:line("  " .. row(i) .. ",") end
+  C:line("};")
+end
+
+-- slot `index_tables`: what set_source, eval_output and eval_cache read
+function M.index_tables(K)
   return function(C)
     local F, P = K.F, K.P
-    for _, e in ipairs(F.entries) do
-      local ref = cache_ref(F, e)
-      vwrap(C, P, "cache" .. e.index, "int NAME(void *c, const double **out)",
-        string.format("%s_context *cc = (%s_context *)c; int rc = %s__eval_%d(cc); if (out) *out = %s; return rc;",
-          P, P, P, e.index, ref and ("rc ? NULL : " .. ref) or "NULL"))
-    end
-    for i, o in ipairs(F.outputs) do
-      vwrap(C, P, "out" .. (i - 1), "int NAME(void *c, const double **out)",
-        string.format("return %s_eval_%s((%s_context *)c, out);", P, o.cname, P))
-    end
+    for i, e in ipairs(F.entries) do assert(e.index == i - 1, "coder/descriptor: entries out of order") end
+    C:line("/* entry point of each source (an index of the invalidation tables) */")
+    index_table(C, "uint32_t", P .. "__source_ep", #K.sources, function(i) return tostring(K.sources[i].ep) end)
+    C:line("/* where each cache entry's value is: a byte offset into the context, or -1 */")
+    index_table(C, "long", P .. "__cache_at", #F.entries, function(i) return cache_at(K, F.entries[i]) end)
+    C:line("/* the cache entry of each output port */")
+    index_table(C, "uint32_t", P .. "__output_entry", #F.outputs, function(i) return tostring(F.outputs[i].entry.index) end)
+    C:line()
   end
 end
 
@@ -99,7 +84,7 @@ end
 local function output_rows(K)
   local rows = {}
   for i, o in ipairs(K.F.outputs) do
-    rows[i] = string.format("  {%s, %d, %s__v_out%d},", util.c_string(o.path), o.size, K.P, i - 1)
+    rows[i] = string.format("  {%s, %d},", util.c_string(o.path), o.size)
   end
   return rows
 end
@@ -110,7 +95,7 @@ local function cache_rows(K)
     local path = e.ctx.path == "" and ("." .. e.name) or loops.entry_path(e)
     local size = (e.field or not e.offset) and 0 or e.size
     if e.kind == "diagram_computed" and e.ticket == "xcdot" and e.ctx == F.root then size = F.nxc end
-    rows[#rows + 1] = string.format("  {%s, %d, %s__v_cache%d},", util.c_string(path), size, K.P, e.index)
+    rows[#rows + 1] = string.format("  {%s, %d},", util.c_string(path), size)
   end
   return rows
 end
@@ -118,8 +103,7 @@ end
 local function source_rows(K)
   local rows = {}
   for i, s in ipairs(K.sources) do
-    rows[i] = string.format("  {%s, %s, %d, %s, %s, %s__v_%s},", util.c_string(s.name), s.kind, s.size,
-      s.off, s.bytes, K.P, source_fn(s, i))
+    rows[i] = string.format("  {%s, %s, %d, %s, %s},", util.c_string(s.name), s.kind, s.size, s.off, s.bytes)
   end
   return rows
 end

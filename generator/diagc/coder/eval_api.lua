@@ -1,7 +1,10 @@
 -- coder/eval_api.lua: the public evals, PREFIX_eval_NAME(c, &out), of
 -- every output port (leaf and diagram) and cache entry: the entry's eval
--- (coder/evals.lua), then a pointer to its value.  Adds nothing to the
--- model.
+-- (coder/evals.lua), then a pointer to its value.  They are static inline
+-- functions of the header (one per port and entry: as functions of the
+-- source they would dominate gcc's time on large models) calling
+-- PREFIX__eval_entry(c, i), the one function of the source that dispatches
+-- to entry i's eval.  Adds nothing to the model.
 local loops = require("diagc.tickets.loops")
 
 local M = {}
@@ -14,15 +17,30 @@ function M.value_ref(F, e, c)
 end
 
 local function eval_api(K, name, e, doc)
-  local C, P = K.C, K.P
+  local P = K.P
   local ctype = e.field and e.ctype or "double"
-  K.api[#K.api + 1] = "/* " .. doc .. " */"
-  K.api[#K.api + 1] = string.format("int %s_eval_%s(%s_context *c, const %s **out);", P, name, P, ctype)
-  C:linef("int %s_eval_%s(%s_context *c, const %s **out)", P, name, P, ctype)
+  local api = K.api
+  api[#api + 1] = "/* " .. doc .. " */"
+  api[#api + 1] = string.format("static inline int %s_eval_%s(%s_context *c, const %s **out)", P, name, P, ctype)
+  api[#api + 1] = "{"
+  api[#api + 1] = string.format("  int rc = %s__eval_entry(c, %d);", P, e.index)
+  api[#api + 1] = string.format("  if (out) *out = rc ? NULL : %s;", M.value_ref(K.F, e, "c"))
+  api[#api + 1] = "  return rc;"
+  api[#api + 1] = "}"
+end
+
+-- PREFIX__eval_entry(c, i): entry i's eval
+local function dispatch(K)
+  local C, P = K.C, K.P
+  C:line("/* the eval of cache entry i (DIAGC_E_INDEX: no such entry) */")
+  C:linef("int %s__eval_entry(%s_context *c, int i)", P, P)
   C:line("{")
-  C:linef("  int rc = %s__eval_%d(c);", P, e.index)
-  C:linef("  if (out) *out = rc ? NULL : %s;", M.value_ref(K.F, e, "c"))
-  C:line("  return rc;")
+  C:line("  switch (i) {")
+  for _, e in ipairs(K.F.entries) do
+    C:linef("  case %d: return %s__eval_%d(c);", e.index, P, e.index)
+  end
+  C:line("  default: return DIAGC_E_INDEX;")
+  C:line("  }")
   C:line("}")
   C:line()
 end
@@ -37,6 +55,7 @@ end
 function M.emit(K)
   return function()
     local F = K.F
+    dispatch(K)
     for _, o in ipairs(F.outputs) do
       eval_api(K, o.cname, o.entry, "Output port " .. o.path .. " (" .. o.size .. " values).")
     end

@@ -8,6 +8,7 @@ local util = require("diagc.util")
 local loops = require("diagc.tickets.loops")
 local names = require("diagc.coder.names")
 local args = require("diagc.coder.args")
+local invalidate = require("diagc.coder.invalidate")
 
 local M = {}
 
@@ -53,7 +54,7 @@ local function emit_apply(K, ctx, ev, id)
   C:linef("  const %s_state *b = (const %s_state *)vb;", P, P)
   for _, w in ipairs(ev.writes) do
     emit_copy(C, ctx, w)
-    C:linef("  %s(c);", K.inv[ctx.cpath .. "__" .. w])
+    C:line("  " .. invalidate.call(K, ctx.cpath .. "__" .. w))
   end
   C:line("}")
   C:line()

@@ -50,13 +50,16 @@ end
 function Model:_index()
   local d = self.desc
   self.sources, self.outputs, self.cache, self.elements = {}, {}, {}, {}
+  self.source_index, self.output_index = {}, {}
   for i = 0, d.n_sources - 1 do
     local s = d.sources[i]
     self.sources[ffi.string(s.name)] = s
+    self.source_index[ffi.string(s.name)] = i
   end
   for i = 0, d.n_outputs - 1 do
     local o = d.outputs[i]
     self.outputs[ffi.string(o.name)] = o
+    self.output_index[ffi.string(o.name)] = i
   end
   for i = 0, d.n_cache - 1 do
     self.cache[ffi.string(d.cache[i].name)] = { desc = d.cache[i], index = i }
@@ -118,7 +121,7 @@ function Context:set(name, value)
     if s.size == 0 then
       error("'" .. name .. "' is abstract; use ctx:set_abstract(name, pointer)", 2)
     end
-    s.set(self.ptr, to_doubles(value, s.size, name))
+    m.desc.set_source(self.ptr, m.source_index[name], to_doubles(value, s.size, name))
     return
   end
   local off = m.elements[name]
@@ -131,7 +134,7 @@ function Context:set(name, value)
         local cur = read_doubles(self.ptr, so, src.size)
         if type(cur) == "number" then cur = { cur } end
         cur[(off - so) / 8 + 1] = value
-        src.set(self.ptr, to_doubles(cur, src.size, sname))
+        m.desc.set_source(self.ptr, m.source_index[sname], to_doubles(cur, src.size, sname))
         return
       end
     end
@@ -153,9 +156,9 @@ end
 
 -- set an abstract source from a cdata value of its C type
 function Context:set_abstract(name, cdata_ptr)
-  local s = self.model.sources[name]
-  if not s then error("no source named '" .. tostring(name) .. "'", 2) end
-  s.set(self.ptr, cdata_ptr)
+  local m = self.model
+  if not m.sources[name] then error("no source named '" .. tostring(name) .. "'", 2) end
+  m.desc.set_source(self.ptr, m.source_index[name], cdata_ptr)
 end
 
 -- evaluate an output port or a vector cache entry; returns number or table
@@ -163,12 +166,10 @@ function Context:try_eval(name)
   local m = self.model
   local o = m.outputs[name]
   local c = m.cache[name]
-  local fn, size
-  if o then fn, size = o.eval, o.size
-  elseif c then fn, size = c.desc.eval, c.desc.size
+  local out, rc, size = cdptr(), nil, nil
+  if o then rc, size = m.desc.eval_output(self.ptr, m.output_index[name], out), o.size
+  elseif c then rc, size = m.desc.eval_cache(self.ptr, c.index, out), c.desc.size
   else error("no output port or cache entry named '" .. tostring(name) .. "'", 3) end
-  local out = cdptr()
-  local rc = fn(self.ptr, out)
   if rc ~= 0 then return rc end
   if out[0] == nil or size == 0 then return 0, nil end
   local v = ffi.cast(dptr, out[0])

@@ -21,11 +21,13 @@
 extern "C" {
 #endif
 
-#define DIAGC_ABI_VERSION 5
+#define DIAGC_ABI_VERSION 6
 
 /* Eval functions and calc_derivatives return DIAGC_OK, DIAGC_E_FROZEN (a
  * stale entry was read while the cache is frozen) or DIAGC_E_CALC (a calc
- * body returned a nonzero status): see diagc/status.h. */
+ * body returned a nonzero status); the index-based eval_output and
+ * eval_cache also DIAGC_E_INDEX (no such output or entry): see
+ * diagc/status.h. */
 
 /* Event handler statuses, ordered by severity as in Drake. */
 #define DIAGC_DID_NOTHING 0
@@ -65,27 +67,24 @@ extern "C" {
 #define DIAGC_SRC_INPUT 10     /* an exported input of the root diagram */
 
 /* FFI-BEGIN (the region below is read by LuaJIT's FFI: no preprocessor) */
-typedef int (*diagc_eval_fn)(void *ctx, const double **value);
-
-/* An output port (leaf output, or diagram output at any level) or a vector
- * cache entry that can be evaluated.  `eval` is lazy. */
+/* An output port (leaf output, or diagram output at any level), evaluated
+ * lazily by diagc_model.eval_output with its index in diagc_model.outputs. */
 typedef struct diagc_value_desc {
   const char *name;      /* dotted path, e.g. "pid.ctl.y" */
   int size;              /* number of doubles; 0 for an abstract value */
-  diagc_eval_fn eval;
 } diagc_value_desc;
 
 /* A settable source.  Numeric sources are `size` doubles stored at
- * `offset` bytes into the context; `set` copies them in and applies the
- * source's precomputed invalidation mask.  Abstract sources have size 0 and
- * byte_size > 0 and are set with `set` from a value of their C type. */
+ * `offset` bytes into the context; diagc_model.set_source copies them in
+ * and applies the source's precomputed invalidation masks.  Abstract
+ * sources have size 0 and byte_size > 0 and are set from a value of their
+ * C type. */
 typedef struct diagc_source_desc {
   const char *name;      /* dotted path, e.g. "plant.k"; "t", "accuracy" */
   int kind;              /* DIAGC_SRC_* */
   int size;              /* doubles (0 for abstract sources) */
   size_t offset;         /* byte offset in the context */
   size_t byte_size;      /* bytes */
-  void (*set)(void *ctx, const void *value);
 } diagc_source_desc;
 
 /* An event declared by a leaf.  For updates, `handler` reads the context
@@ -141,13 +140,12 @@ typedef struct diagc_logger_desc {
   double period;
 } diagc_logger_desc;
 
-/* A cache entry, for counters and diagnostics. */
+/* A cache entry, for counters and diagnostics; diagc_model.eval_cache
+ * brings it up to date. */
 typedef struct diagc_cache_desc {
   const char *name;      /* "leafpath.entry"; built-ins use their ticket name,
                             e.g. "pend.xcdot", ".xcdot" for the root diagram */
   int size;              /* doubles, 0 if abstract or storage-free */
-  diagc_eval_fn eval;    /* brings the entry up to date; *value is its
-                            storage (NULL for storage-free entries) */
 } diagc_cache_desc;
 
 typedef struct diagc_model {
@@ -180,6 +178,16 @@ typedef struct diagc_model {
   void (*set_caching)(void *ctx, int on);
   void (*freeze_cache)(void *ctx, int frozen);
   void (*invalidate_all)(void *ctx);
+  /* By index (ABI 6; before, one function pointer per element):
+     set_source copies sources[i].byte_size bytes from value into the
+     context and applies source i's invalidation (an index outside
+     [0, n_sources) does nothing); eval_output brings outputs[i] up to
+     date and points *value at it; eval_cache does the same for cache[i]
+     (*value is NULL for an abstract or storage-free entry).  Both evals
+     return DIAGC_E_INDEX for an index out of range. */
+  void (*set_source)(void *ctx, int i, const void *value);
+  int (*eval_output)(void *ctx, int i, const double **value);
+  int (*eval_cache)(void *ctx, int i, const double **value);
   int n_witnesses; const diagc_witness_desc *witnesses; /* zero crossings */
   int n_timed; const diagc_timed_desc *timed;  /* next_update_time items */
   /* d xcdot / d xc, generated (docs/jacobians.md): jac_xc fills the

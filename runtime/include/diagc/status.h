@@ -4,7 +4,7 @@
  *
  *  - 0 (DIAGC_OK) is success everywhere.
  *  - Negative codes are failures, one distinct value per failure, grouped
- *    by module: simulator -1..-9, generated model functions -10..-11
+ *    by module: simulator -1..-9, generated model functions -10..-12
  *    (values fixed by the model ABI, DIAGC_ABI_VERSION in diagc/model.h),
  *    CSV writer -20.., LCP solver -30.., executor and topics -40..,
  *    deploy -50...  Functions that return an id, a count or a flag (>= 0)
@@ -53,6 +53,8 @@ typedef enum diagc_status {
   DIAGC_E_FROZEN = -10,       /* a stale entry was read while the cache is
                                  frozen */
   DIAGC_E_CALC = -11,         /* a calc body returned a nonzero status */
+  DIAGC_E_INDEX = -12,        /* eval_output / eval_cache: no output or
+                                 cache entry of that index */
 
   /* CSV writer (diagc/csv.h) */
   DIAGC_CSV_E_IO = -20,       /* a write to the stream failed */

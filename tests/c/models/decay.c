@@ -41,14 +41,34 @@ static int decay_derivs(void *c, const double **xcdot) {
   *xcdot = x->xcdot;
   return DIAGC_OK;
 }
-static int decay_eval_x(void *c, const double **v) {
+/* Output 0: "decay.x". */
+static int decay_eval_output(void *c, int i, const double **v) {
   decay_ctx *x = (decay_ctx *)c;
-  x->y[0] = x->xc[0];
-  *v = x->y;
-  return DIAGC_OK;
+  switch (i) {
+  case 0:
+    x->y[0] = x->xc[0];
+    *v = x->y;
+    return DIAGC_OK;
+  default:
+    return DIAGC_E_INDEX;
+  }
 }
-static void decay_set_x0(void *c, const void *v) {
-  memcpy(((decay_ctx *)c)->xc, v, sizeof(double));
+/* No cache entries: every index is out of range. */
+static int decay_eval_cache(void *c, int i, const double **v) {
+  (void)c;
+  (void)i;
+  (void)v;
+  return DIAGC_E_INDEX;
+}
+/* Source 0: x. */
+static void decay_set_source(void *c, int i, const void *v) {
+  switch (i) {
+  case 0:
+    memcpy(((decay_ctx *)c)->xc, v, sizeof(double));
+    break;
+  default:
+    break;
+  }
 }
 static void decay_nop_int(void *c, int on) {
   (void)c;
@@ -58,10 +78,9 @@ static void decay_nop(void *c) { (void)c; }
 
 static const char *const decay_xc_names[] = {"decay.x"};
 static const char *const decay_leaf_names[] = {"decay"};
-static const diagc_value_desc decay_outputs[] = {{"decay.x", 1, decay_eval_x}};
+static const diagc_value_desc decay_outputs[] = {{"decay.x", 1}};
 static const diagc_source_desc decay_sources[] = {
-    {"decay.x", DIAGC_SRC_Z, 1, offsetof(decay_ctx, xc), sizeof(double),
-     decay_set_x0}};
+    {"decay.x", DIAGC_SRC_Z, 1, offsetof(decay_ctx, xc), sizeof(double)}};
 /* Available to tests: a per-step logger of x. */
 const diagc_logger_desc decay_logger_step[] = {{"decay.x", 0, 1, 0.0}};
 
@@ -93,4 +112,7 @@ const diagc_model decay_model = {
     .set_caching = decay_nop_int,
     .freeze_cache = decay_nop_int,
     .invalidate_all = decay_nop,
+    .set_source = decay_set_source,
+    .eval_output = decay_eval_output,
+    .eval_cache = decay_eval_cache,
 };

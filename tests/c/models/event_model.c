@@ -167,17 +167,21 @@ static int em_derivs(void *c, const double **xcdot) {
   *xcdot = x->xcdot;
   return DIAGC_OK;
 }
-static int em_eval_xd(void *c, const double **v) {
+/* Outputs: 0 "em.d" (the discrete state), 1 "em.x". */
+static int em_eval_output(void *c, int i, const double **v) {
   em_ctx *x = (em_ctx *)c;
-  memcpy(x->y_xd, x->xd, sizeof x->y_xd);
-  *v = x->y_xd;
-  return DIAGC_OK;
-}
-static int em_eval_xc(void *c, const double **v) {
-  em_ctx *x = (em_ctx *)c;
-  x->y_xc[0] = x->xc[0];
-  *v = x->y_xc;
-  return DIAGC_OK;
+  switch (i) {
+  case 0:
+    memcpy(x->y_xd, x->xd, sizeof x->y_xd);
+    *v = x->y_xd;
+    return DIAGC_OK;
+  case 1:
+    x->y_xc[0] = x->xc[0];
+    *v = x->y_xc;
+    return DIAGC_OK;
+  default:
+    return DIAGC_E_INDEX;
+  }
 }
 static void em_nop_int(void *c, int on) {
   (void)c;
@@ -189,8 +193,8 @@ static const char *const em_xc_names[] = {"em.x"};
 static const char *const em_xd_names[] = {"em.d[0]", "em.d[1]", "em.d[2]",
                                           "em.d[3]"};
 static const char *const em_leaf_names[] = {"a", "b", "c"};
-static const diagc_value_desc em_outputs[] = {{"em.d", EM_NXD, em_eval_xd},
-                                              {"em.x", 1, em_eval_xc}};
+static const diagc_value_desc em_outputs[] = {{"em.d", EM_NXD},
+                                              {"em.x", 1}};
 static const diagc_model em_template = {
     .abi_version = DIAGC_ABI_VERSION,
     .name = "event_model",
@@ -218,6 +222,7 @@ static const diagc_model em_template = {
     .set_caching = em_nop_int,
     .freeze_cache = em_nop_int,
     .invalidate_all = em_nop,
+    .eval_output = em_eval_output,
 };
 
 /* ---- configuration API for tests --------------------------------------- */

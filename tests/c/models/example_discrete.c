@@ -26,11 +26,17 @@ static void ed_set_accuracy(void *c, double a) { ((ed_ctx *)c)->accuracy = a; }
 static void ed_set_state(void *c, const void *st) {
   memcpy(((ed_ctx *)c)->xd, st, sizeof(double));
 }
-static int ed_eval_y(void *c, const double **v) {
+/* Output 0: "example.Sn" = 10 x. */
+static int ed_eval_output(void *c, int i, const double **v) {
   ed_ctx *x = (ed_ctx *)c;
-  x->y[0] = 10 * x->xd[0];
-  *v = x->y;
-  return DIAGC_OK;
+  switch (i) {
+  case 0:
+    x->y[0] = 10 * x->xd[0];
+    *v = x->y;
+    return DIAGC_OK;
+  default:
+    return DIAGC_E_INDEX;
+  }
 }
 static int ed_update(void *c, void *buf) {
   const ed_ctx *x = (const ed_ctx *)c;
@@ -41,8 +47,15 @@ static int ed_update(void *c, void *buf) {
 static void ed_apply(void *c, const void *buf) {
   memcpy(((ed_ctx *)c)->xd, buf, sizeof(double));
 }
-static void ed_set_xd(void *c, const void *v) {
-  memcpy(((ed_ctx *)c)->xd, v, sizeof(double));
+/* Source 0: the discrete state. */
+static void ed_set_source(void *c, int i, const void *v) {
+  switch (i) {
+  case 0:
+    memcpy(((ed_ctx *)c)->xd, v, sizeof(double));
+    break;
+  default:
+    break;
+  }
 }
 static void ed_nop_int(void *c, int on) {
   (void)c;
@@ -52,10 +65,9 @@ static void ed_nop(void *c) { (void)c; }
 
 static const char *const ed_xd_names[] = {"example.x[0]"};
 static const char *const ed_leaf_names[] = {"example"};
-static const diagc_value_desc ed_outputs[] = {{"example.Sn", 1, ed_eval_y}};
+static const diagc_value_desc ed_outputs[] = {{"example.Sn", 1}};
 static const diagc_source_desc ed_sources[] = {
-    {"example.xd0", DIAGC_SRC_XD, 1, offsetof(ed_ctx, xd), sizeof(double),
-     ed_set_xd}};
+    {"example.xd0", DIAGC_SRC_XD, 1, offsetof(ed_ctx, xd), sizeof(double)}};
 static const diagc_event_desc ed_events[] = {
     {"example.update", 0, DIAGC_TRIGGER_PERIODIC, DIAGC_DISCRETE_UPDATE,
      ED_PERIOD, 0., ed_update, ed_apply}};
@@ -88,4 +100,6 @@ const diagc_model example_discrete_model = {
     .set_caching = ed_nop_int,
     .freeze_cache = ed_nop_int,
     .invalidate_all = ed_nop,
+    .set_source = ed_set_source,
+    .eval_output = ed_eval_output,
 };

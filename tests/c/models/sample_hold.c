@@ -50,11 +50,17 @@ static int sh_derivs(void *c, const double **xcdot) {
   *xcdot = x->xcdot;
   return DIAGC_OK;
 }
-static int sh_eval_x(void *c, const double **v) {
+/* Output 0: "integ.x". */
+static int sh_eval_output(void *c, int i, const double **v) {
   sh_ctx *x = (sh_ctx *)c;
-  x->y[0] = x->xc[0];
-  *v = x->y;
-  return DIAGC_OK;
+  switch (i) {
+  case 0:
+    x->y[0] = x->xc[0];
+    *v = x->y;
+    return DIAGC_OK;
+  default:
+    return DIAGC_E_INDEX;
+  }
 }
 static int sh_update(void *c, void *buf) {
   const sh_ctx *x = (const sh_ctx *)c;
@@ -74,7 +80,7 @@ static void sh_nop(void *c) { (void)c; }
 static const char *const sh_xc_names[] = {"integ.x"};
 static const char *const sh_xd_names[] = {"counter.d[0]"};
 static const char *const sh_leaf_names[] = {"counter", "integ"};
-static const diagc_value_desc sh_outputs[] = {{"integ.x", 1, sh_eval_x}};
+static const diagc_value_desc sh_outputs[] = {{"integ.x", 1}};
 static const diagc_event_desc sh_events[] = {
     {"counter.tick", 0, DIAGC_TRIGGER_PERIODIC, DIAGC_DISCRETE_UPDATE, SH_H,
      0., sh_update, sh_apply}};
@@ -107,4 +113,5 @@ const diagc_model sample_hold_model = {
     .set_caching = sh_nop_int,
     .freeze_cache = sh_nop_int,
     .invalidate_all = sh_nop,
+    .eval_output = sh_eval_output,
 };

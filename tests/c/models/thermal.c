@@ -55,12 +55,19 @@ static int th_derivs(void *c, const double **xcdot) {
   *xcdot = x->xcdot;
   return DIAGC_OK;
 }
-static int th_eval_T(void *c, const double **v) {
+/* Output 0: "room.T" (or the injected value from inject_out_t on). */
+static int th_eval_output(void *c, int i, const double **v) {
   th_ctx *x = (th_ctx *)c;
-  x->y[0] = (x->inject_out_t > 0 && x->t >= x->inject_out_t) ? x->inject_value
-                                                             : x->xc[0];
-  *v = x->y;
-  return DIAGC_OK;
+  switch (i) {
+  case 0:
+    x->y[0] = (x->inject_out_t > 0 && x->t >= x->inject_out_t)
+                  ? x->inject_value
+                  : x->xc[0];
+    *v = x->y;
+    return DIAGC_OK;
+  default:
+    return DIAGC_E_INDEX;
+  }
 }
 static int th_update(void *c, void *buf) {
   const th_ctx *x = (const th_ctx *)c;
@@ -82,7 +89,7 @@ static void th_nop(void *c) { (void)c; }
 static const char *const th_xc_names[] = {"room.T"};
 static const char *const th_xd_names[] = {"ctrl.q", "ctrl.n"};
 static const char *const th_leaf_names[] = {"room", "ctrl"};
-static const diagc_value_desc th_outputs[] = {{"room.T", 1, th_eval_T}};
+static const diagc_value_desc th_outputs[] = {{"room.T", 1}};
 static const diagc_event_desc th_events[] = {
     {"ctrl.update", 1, DIAGC_TRIGGER_PERIODIC, DIAGC_DISCRETE_UPDATE,
      TH_PERIOD, 0., th_update, th_apply}};
@@ -115,4 +122,5 @@ const diagc_model thermal_model = {
     .set_caching = th_nop_int,
     .freeze_cache = th_nop_int,
     .invalidate_all = th_nop,
+    .eval_output = th_eval_output,
 };

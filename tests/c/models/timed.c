@@ -42,11 +42,17 @@ static int tm_derivs(void *c, const double **xcdot) {
   *xcdot = x->xcdot;
   return DIAGC_OK;
 }
-static int tm_eval_n(void *c, const double **v) {
+/* Output 0: "w.n". */
+static int tm_eval_output(void *c, int i, const double **v) {
   tm_ctx *x = (tm_ctx *)c;
-  x->y[0] = x->xd[0];
-  *v = x->y;
-  return DIAGC_OK;
+  switch (i) {
+  case 0:
+    x->y[0] = x->xd[0];
+    *v = x->y;
+    return DIAGC_OK;
+  default:
+    return DIAGC_E_INDEX;
+  }
 }
 static int tm_next(void *c, double *t_next) {
   tm_ctx *x = (tm_ctx *)c;
@@ -79,7 +85,7 @@ static const char *const tm_xc_names[] = {"clock.c"};
 static const char *const tm_xd_names[] = {"w.n", "w.last", "w.ticks",
                                           "w.seen"};
 static const char *const tm_leaf_names[] = {"clock", "w"};
-static const diagc_value_desc tm_outputs[] = {{"w.n", 1, tm_eval_n}};
+static const diagc_value_desc tm_outputs[] = {{"w.n", 1}};
 static const diagc_event_desc tm_events[] = {
     {"w.wake", 1, DIAGC_TRIGGER_TIMED, DIAGC_DISCRETE_UPDATE, 0., 0., tm_wake,
      tm_apply_wake},
@@ -110,5 +116,6 @@ const diagc_model timed_model = {
     .set_xc = tm_set_xc,
     .mutable_xc = tm_mutable_xc,
     .calc_derivatives = tm_derivs,
+    .eval_output = tm_eval_output,
     .n_timed = 1, .timed = tm_timed,
 };
