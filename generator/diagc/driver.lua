@@ -11,6 +11,10 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check]
                           [--accuracy A] [--max-step H] [-p system.param=value ...]
                           [--state system.name=value ...] [--input name=value ...]
                           [--stats] [--plot FILE.png] [--progress | --no-progress] [--no-finite-check]
+       diagc linearize SPEC.lua [--mode linearize|first_order_taylor] [-p ...] [--state ...]
+                                [--input name=value ...] [--time T] [--input-port NAME]
+                                [--output-port NAME] [--jacobian model|fd] [--tolerance E]
+                                [--format text|json|csv] [-o FILE]
        diagc graph SPEC.lua [-o FILE.dot] [--all]
        diagc info SPEC.lua [--json] [-o FILE]
        diagc test [FILE|DIR ...] [--filter PATTERN] [--timeout S]
@@ -20,6 +24,9 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check]
   SPEC.lua -o OUT.c  generate OUT.c and OUT.h (C99, no heap, no globals)
   run                compile in-process with TinyCC, simulate, print logged
                      outputs as CSV (header t,<logger names>)
+  linearize          A, B, C, D at an operating point (Drake's Linearize, or
+                     first_order_taylor with its affine terms), with the
+                     names of the states, inputs and outputs
   graph              the diagram and its ticket graph as Graphviz DOT
   info               the model's systems, ports, states, parameters, events
                      and loggers (text, or JSON with --json)
@@ -41,6 +48,7 @@ local function out(s, code) return require("diagc.cli.output").stdout_status(s, 
 
 local subcommands = {
   run = "diagc.cli.run",
+  linearize = "diagc.cli.linearize",
   graph = "diagc.cli.graph",
   deploy = "diagc.cli.deploy",
   info = "diagc.cli.info",

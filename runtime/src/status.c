@@ -40,6 +40,11 @@ static const status_entry STATUSES[] = {
   ENTRY(DIAGC_EXEC_E_THREAD, "executor: a thread could not be started"),
   ENTRY(DIAGC_EXEC_E_SCHED, "executor: real-time scheduling not permitted"),
   ENTRY(DIAGC_DEPLOY_E_MODEL, "deploy: a model failed while running"),
+  ENTRY(DIAGC_LIN_E_ARG, "linearize: bad argument"),
+  ENTRY(DIAGC_LIN_E_MODEL, "linearize: the model cannot be linearized this way"),
+  ENTRY(DIAGC_LIN_E_EQUILIBRIUM, "linearize: not an equilibrium"),
+  ENTRY(DIAGC_LIN_E_EVAL, "linearize: an evaluation failed"),
+  ENTRY(DIAGC_LIN_E_NOMEM, "linearize: out of memory"),
 };
 
 static const status_entry *find(int code) {

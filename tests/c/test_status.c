@@ -32,6 +32,8 @@ static const struct { int code; const char *name; } CODES[] = {
   CODE(DIAGC_EXEC_E_STATE), CODE(DIAGC_EXEC_E_SHUTDOWN), CODE(DIAGC_EXEC_E_REJECTED),
   CODE(DIAGC_EXEC_E_THREAD), CODE(DIAGC_EXEC_E_SCHED),
   CODE(DIAGC_DEPLOY_E_MODEL),
+  CODE(DIAGC_LIN_E_ARG), CODE(DIAGC_LIN_E_MODEL), CODE(DIAGC_LIN_E_EQUILIBRIUM), CODE(DIAGC_LIN_E_EVAL),
+  CODE(DIAGC_LIN_E_NOMEM),
 };
 #define N_CODES ((int)(sizeof CODES / sizeof CODES[0]))
 
@@ -67,7 +69,7 @@ static void test_table(void) {
   check(DIAGC_SIM_TERMINATED > 0 && DIAGC_LCP_SOLVED_TOL > 0 && DIAGC_SIM_E_ARG < 0 &&
             DIAGC_E_FROZEN < 0 && DIAGC_E_CALC < 0 && DIAGC_E_INDEX < 0 &&
             DIAGC_CSV_E_IO < 0 && DIAGC_LCP_E_UNSOLVED < 0 && DIAGC_EXEC_E_SCHED < 0 &&
-            DIAGC_DEPLOY_E_MODEL < 0,
+            DIAGC_DEPLOY_E_MODEL < 0 && DIAGC_LIN_E_ARG < 0 && DIAGC_LIN_E_NOMEM < 0,
         "status.signs", "a failure is not negative or an outcome not positive");
 }
 

@@ -334,6 +334,43 @@ const int bouncing_ball_jac_xc_sparsity[6] = {2, 2, 0, 0, 1, 0};
 static int bouncing_ball__v_jac_xc(void *c, double *nz)
 { return bouncing_ball_jac_xc((bouncing_ball_context *)c, nz); }
 
+/* the linearization's output ports (rows after xcdot) and exported inputs (columns after xc) */
+static const int bouncing_ball__lin_outputs[1] = {0};
+static const int bouncing_ball__lin_inputs[1] = {0};
+
+static int bouncing_ball__L1_Ball__out_y_jac(const double *q, double *y, double *diagc_jac)
+{
+  (void)q;
+  (void)y;
+  (void)diagc_jac;
+  {
+    diagc_jac[0] = 1.0;
+  }
+  return 0;
+}
+
+int bouncing_ball_jac_lin(bouncing_ball_context *c, double *nz)
+{
+  int rc = bouncing_ball__eval_3(c);
+  if (rc != 0) return rc;
+  rc = bouncing_ball__eval_0(c);
+  if (rc != 0) return rc;
+  double jl2[1];
+  if (bouncing_ball__L1_Ball__xcdot_jac(c->x.xc + 1, c->p.pn + 0, c->cache + 0, c->cache + 1, jl2) != 0) return DIAGC_E_CALC;
+  const double d0 = jl2[0];
+  double jl0[1];
+  if (bouncing_ball__L1_Ball__out_y_jac(c->x.xc + 0, c->cache + 2, jl0) != 0) return DIAGC_E_CALC;
+  const double d1 = jl0[0];
+  nz[0] = d1;
+  nz[1] = d0;
+  return 0;
+}
+
+const int bouncing_ball_jac_lin_sparsity[7] = {3, 2, 0, 1, 2, 2, 0};
+
+static int bouncing_ball__v_jac_lin(void *c, double *nz)
+{ return bouncing_ball_jac_lin((bouncing_ball_context *)c, nz); }
+
 int bouncing_ball_calc_derivatives(bouncing_ball_context *c, const double **xcdot)
 {
   int rc = bouncing_ball__eval_3(c);
@@ -392,7 +429,7 @@ static int bouncing_ball__L1_Ball__wit_impact(const double *q, const double *v, 
   {
 #line 21 "examples/bouncing_ball.lua"
               value = q[0]; 
-#line 396 "bouncing_ball.c"
+#line 433 "bouncing_ball.c"
   }
   *diagc_value_out = value;
   return 0;
@@ -516,5 +553,6 @@ const diagc_model bouncing_ball_model = {
   bouncing_ball__v_eval_cache,
   1, bouncing_ball__witnesses,
   0, NULL,
-  1, bouncing_ball_jac_xc_sparsity + 2, bouncing_ball_jac_xc_sparsity + 5, bouncing_ball__v_jac_xc
+  1, bouncing_ball_jac_xc_sparsity + 2, bouncing_ball_jac_xc_sparsity + 5, bouncing_ball__v_jac_xc,
+  1, bouncing_ball__lin_outputs, 0, bouncing_ball__lin_inputs, 3, 2, 2, bouncing_ball_jac_lin_sparsity + 2, bouncing_ball_jac_lin_sparsity + 5, bouncing_ball__v_jac_lin
 };

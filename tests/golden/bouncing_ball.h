@@ -121,6 +121,15 @@ static inline int bouncing_ball_eval_ball__vy(bouncing_ball_context *c, const do
 #define BOUNCING_BALL_JAC_XC_NNZ 1
 extern const int bouncing_ball_jac_xc_sparsity[];
 int bouncing_ball_jac_xc(bouncing_ball_context *c, double *nz);
+/* d(xcdot, y) / d(xc, u) for linearization: rows xcdot then the outputs of
+ * P_model.lin_outputs, columns xc then the inputs of P_model.lin_inputs;
+ * structural nonzeros in compressed columns (pattern as P_jac_xc_sparsity). */
+#define BOUNCING_BALL_HAS_JAC_LIN 1
+#define BOUNCING_BALL_JAC_LIN_NROW 3
+#define BOUNCING_BALL_JAC_LIN_NCOL 2
+#define BOUNCING_BALL_JAC_LIN_NNZ 2
+extern const int bouncing_ball_jac_lin_sparsity[];
+int bouncing_ball_jac_lin(bouncing_ball_context *c, double *nz);
 /* Time derivatives of the whole diagram, laid out like xc. */
 int bouncing_ball_calc_derivatives(bouncing_ball_context *c, const double **xcdot);
 /* Caching off: every eval recomputes (flags are still maintained). */

@@ -454,6 +454,45 @@ const int hybrid_controller_jac_xc_sparsity[4] = {1, 1, 0, 0};
 static int hybrid_controller__v_jac_xc(void *c, double *nz)
 { return hybrid_controller_jac_xc((hybrid_controller_context *)c, nz); }
 
+/* the linearization's output ports (rows after xcdot) and exported inputs (columns after xc) */
+static const int hybrid_controller__lin_outputs[3] = {0, 1, 3};
+static const int hybrid_controller__lin_inputs[1] = {0};
+
+static int hybrid_controller__L1_Plant__out_y_jac(const double *z, double *y, double *diagc_jac)
+{
+  (void)z;
+  (void)y;
+  (void)diagc_jac;
+  {
+    diagc_jac[0] = 1.0;
+  }
+  return 0;
+}
+
+int hybrid_controller_jac_lin(hybrid_controller_context *c, double *nz)
+{
+  int rc = hybrid_controller__eval_6(c);
+  if (rc != 0) return rc;
+  rc = hybrid_controller__eval_0(c);
+  if (rc != 0) return rc;
+  rc = hybrid_controller__eval_2(c);
+  if (rc != 0) return rc;
+  rc = hybrid_controller__eval_4(c);
+  if (rc != 0) return rc;
+  double jl1[1];
+  if (hybrid_controller__L1_Plant__xcdot_jac(c->cache + 2, c->cache + 0, jl1) != 0) return DIAGC_E_CALC;
+  double jl0[1];
+  if (hybrid_controller__L1_Plant__out_y_jac(c->x.xc + 0, c->cache + 1, jl0) != 0) return DIAGC_E_CALC;
+  const double d0 = jl0[0];
+  nz[0] = d0;
+  return 0;
+}
+
+const int hybrid_controller_jac_lin_sparsity[5] = {4, 1, 0, 1, 1};
+
+static int hybrid_controller__v_jac_lin(void *c, double *nz)
+{ return hybrid_controller_jac_lin((hybrid_controller_context *)c, nz); }
+
 int hybrid_controller_calc_derivatives(hybrid_controller_context *c, const double **xcdot)
 {
   int rc = hybrid_controller__eval_6(c);
@@ -660,5 +699,6 @@ const diagc_model hybrid_controller_model = {
   hybrid_controller__v_eval_cache,
   0, NULL,
   0, NULL,
-  0, hybrid_controller_jac_xc_sparsity + 2, hybrid_controller_jac_xc_sparsity + 4, hybrid_controller__v_jac_xc
+  0, hybrid_controller_jac_xc_sparsity + 2, hybrid_controller_jac_xc_sparsity + 4, hybrid_controller__v_jac_xc,
+  3, hybrid_controller__lin_outputs, 0, hybrid_controller__lin_inputs, 4, 1, 1, hybrid_controller_jac_lin_sparsity + 2, hybrid_controller_jac_lin_sparsity + 4, hybrid_controller__v_jac_lin
 };

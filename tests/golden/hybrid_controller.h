@@ -163,6 +163,15 @@ static inline int hybrid_controller_eval_supervisor__count(hybrid_controller_con
 #define HYBRID_CONTROLLER_JAC_XC_NNZ 0
 extern const int hybrid_controller_jac_xc_sparsity[];
 int hybrid_controller_jac_xc(hybrid_controller_context *c, double *nz);
+/* d(xcdot, y) / d(xc, u) for linearization: rows xcdot then the outputs of
+ * P_model.lin_outputs, columns xc then the inputs of P_model.lin_inputs;
+ * structural nonzeros in compressed columns (pattern as P_jac_xc_sparsity). */
+#define HYBRID_CONTROLLER_HAS_JAC_LIN 1
+#define HYBRID_CONTROLLER_JAC_LIN_NROW 4
+#define HYBRID_CONTROLLER_JAC_LIN_NCOL 1
+#define HYBRID_CONTROLLER_JAC_LIN_NNZ 1
+extern const int hybrid_controller_jac_lin_sparsity[];
+int hybrid_controller_jac_lin(hybrid_controller_context *c, double *nz);
 /* Time derivatives of the whole diagram, laid out like xc. */
 int hybrid_controller_calc_derivatives(hybrid_controller_context *c, const double **xcdot);
 /* Caching off: every eval recomputes (flags are still maintained). */

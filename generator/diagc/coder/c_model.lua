@@ -12,6 +12,7 @@
 --   coder/setters.lua      the public setters and the sources list
 --   coder/eval_api.lua     the public evals of output ports and cache entries
 --   coder/jacobian.lua     d xcdot / d xc by the chain rule over the calcs' local Jacobians
+--   coder/jacobian_lin.lua d(xcdot, y) / d(xc, u), the same way, for linearization
 --   coder/events.lua       event handlers and their apply functions
 --   coder/witness.lua, coder/next_update.lua   zero crossings, timed events
 --   coder/descriptor.lua   the diagc_model descriptor's functions and tables
@@ -22,7 +23,8 @@
 -- opts: {prefix=, header_name=, source_name=, spec_name=, version=,
 -- leaf_types=, default_accuracy=}.  Returns {header=, source=,
 -- checked_source=, source_restore=, header_restore=, user_blocks=,
--- jac_xc_missing= (why there is no d xcdot / d xc: coder/jacobian.lua)}.
+-- jac_xc_missing= (why there is no d xcdot / d xc: coder/jacobian.lua),
+-- jac_lin_missing= (the same for d(xcdot, y) / d(xc, u): coder/jacobian_lin.lua)}.
 local util = require("diagc.util")
 local emit = require("diagc.coder.emit")
 local template = require("diagc.coder.template")
@@ -36,6 +38,7 @@ local invalidate = require("diagc.coder.invalidate")
 local setters = require("diagc.coder.setters")
 local eval_api = require("diagc.coder.eval_api")
 local jacobian = require("diagc.coder.jacobian")
+local jacobian_lin = require("diagc.coder.jacobian_lin")
 local events = require("diagc.coder.events")
 local descriptor = require("diagc.coder.descriptor")
 
@@ -71,6 +74,15 @@ local function model_slots(K)
     return K.jac and string.format("%s_jac_xc_sparsity + %d", P, 3 + F.nxc) or "NULL"
   end)
   s.jac_xc = later(K, function() return K.jac and (P .. "__v_jac_xc") or "NULL" end)
+  s.lin_blocks = later(K, function()
+    local l = K.lin
+    return string.format("%d, %s__lin_outputs, %d, %s__lin_inputs, %d, %d, %d", l.n_outputs, P, l.n_inputs, P,
+      l.nrow, l.ncol, l.nnz or 0)
+  end)
+  s.jac_lin = later(K, function()
+    if not K.lin.nnz then return "NULL, NULL, NULL" end
+    return string.format("%s_jac_lin_sparsity + 2, %s_jac_lin_sparsity + %d, %s__v_jac_lin", P, P, 3 + K.lin.ncol, P)
+  end)
   s.n_timed = later(K, function() return K.nut.n end)
   s.timed_table = later(K, function() return K.nut.table end)
   return s
@@ -88,6 +100,7 @@ local function source_slots(K)
   s.setters = setters.emit(K)
   s.eval_api = eval_api.emit(K)
   s.jacobian = jacobian.emit(K)
+  s.jacobian_lin = jacobian_lin.emit(K)
   s.xcdot_entry, s.xcdot_base = K.F.root.entries.xcdot.index, K.F.xcdot_base
   s.events = events.emit(K)
   s.witnesses = timed_items(K, "diagc.coder.witness", "wit")
@@ -110,6 +123,7 @@ function M.generate(F, eps, opts)
   for _, b in ipairs(C.blocks) do blocks[#blocks + 1] = b end
   return { header = H:text(), source = C:text(), source_restore = C.restore,
     jac_xc_missing = K.jac == nil and jacobian.missing(F) or nil,
+    jac_lin_missing = K.lin.nnz == nil and jacobian_lin.missing(F) or nil,
     checked_source = C:checked_text(K.prologue_last, K.P .. "__checked_refs"),
     header_restore = H.restore, user_blocks = blocks }
 end

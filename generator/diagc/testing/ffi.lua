@@ -69,6 +69,7 @@ function M.load(include_dir)
   local region = model:match("/%* FFI%-BEGIN.-%*/(.-)/%* FFI%-END %*/")
   ffi.cdef(to_cdef(region))
   ffi.cdef(to_cdef(read(inc .. "simulator.h")))
+  ffi.cdef(to_cdef(read(inc .. "linearize.h")))
   M.stdio()
   ffi.cdef(to_cdef(read(inc .. "csv.h")))
   return M

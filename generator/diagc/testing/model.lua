@@ -244,6 +244,24 @@ function Context:state_jacobian()
   return J
 end
 
+-- A, B, C, D (and f0, y0, x0, u0, element names) at this context, as
+-- Drake's Linearize / FirstOrderTaylorApproximation: testing/linear.lua
+-- (opts: mode, input, output, jacobian, tolerance).  Raises on failure;
+-- asked for the model's Jacobian when there is none, at the calc outside
+-- the differentiable subset.
+function Context:linearize(opts)
+  opts = opts or {}
+  local m = self.model
+  if (opts.jacobian or "model") == "model" and m.desc.jac_lin == nil and m.gen.jac_lin_missing then
+    local why = m.gen.jac_lin_missing
+    local loc = why.loc and string.format("%s:%d:%d: ", why.loc.file, why.loc.line, why.loc.col or 1) or ""
+    error(loc .. why.message, 2)
+  end
+  local r, msg = require("diagc.testing.linear").linearize(m, self, opts)
+  if not r then error(msg, 2) end
+  return r
+end
+
 -- per-entry counters {evals=, calcs=, invalidations=} of a cache entry
 -- (a leaf output port's entry has the port's name)
 function Context:counters(name)

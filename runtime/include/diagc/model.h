@@ -203,6 +203,25 @@ typedef struct diagc_model {
   const int *jac_xc_colptr;        /* nxc + 1 */
   const int *jac_xc_rowind;        /* jac_xc_nnz */
   int (*jac_xc)(void *ctx, double *nz);
+  /* d(xcdot, y) / d(xc, u), generated for linearization (docs/jacobians.md,
+     "Linearization"; diagc/linearize.h).  Rows: the nxc time derivatives,
+     then the elements of the output ports lin_outputs[0 .. n_lin_outputs)
+     (indices into outputs: the root diagram's exported and the logged
+     ports), jac_lin_nrow in all.  Columns: the nxc continuous state
+     elements, then the elements of the sources lin_inputs[0 ..
+     n_lin_inputs) (indices into sources: the root's exported inputs, in
+     the order of the context's u), jac_lin_ncol in all.  Compressed
+     columns like jac_xc; jac_lin evaluates the outputs and the derivatives
+     first.  jac_lin NULL (nnz 0) when a calc it needs is outside the
+     differentiable subset; the blocks are always there. */
+  int n_lin_outputs;
+  const int *lin_outputs;
+  int n_lin_inputs;
+  const int *lin_inputs;
+  int jac_lin_nrow, jac_lin_ncol, jac_lin_nnz;
+  const int *jac_lin_colptr;       /* jac_lin_ncol + 1 */
+  const int *jac_lin_rowind;       /* jac_lin_nnz */
+  int (*jac_lin)(void *ctx, double *nz);
 } diagc_model;
 
 /* FFI-END */

@@ -7,7 +7,7 @@
  *    by module: simulator -1..-9, generated model functions -10..-12
  *    (values fixed by the model ABI, DIAGC_ABI_VERSION in diagc/model.h),
  *    CSV writer -20.., LCP solver -30.., executor and topics -40..,
- *    deploy -50...  Functions that return an id, a count or a flag (>= 0)
+ *    deploy -50.., linearization -60...  Functions that return an id, a count or a flag (>= 0)
  *    on success return these on failure: rc < 0 is always a failure.
  *  - Positive codes are outcomes that are not failures (the result is
  *    usable): DIAGC_SIM_TERMINATED, DIAGC_LCP_SOLVED_TOL.
@@ -81,7 +81,17 @@ typedef enum diagc_status {
                                  permitted */
 
   /* deploy (diagc/deploy.h) */
-  DIAGC_DEPLOY_E_MODEL = -50  /* a deployed model failed while running */
+  DIAGC_DEPLOY_E_MODEL = -50, /* a deployed model failed while running */
+
+  /* linearization (diagc/linearize.h) */
+  DIAGC_LIN_E_ARG = -60,      /* bad argument: port index, NULL array */
+  DIAGC_LIN_E_MODEL = -61,    /* not purely continuous, or no generated
+                                 Jacobian with DIAGC_JACOBIAN_MODEL */
+  DIAGC_LIN_E_EQUILIBRIUM = -62, /* linearize: xcdot is not zero within
+                                 the tolerance at the operating point */
+  DIAGC_LIN_E_EVAL = -63,     /* an eval, the derivatives or the Jacobian
+                                 failed, or gave NaN/infinity */
+  DIAGC_LIN_E_NOMEM = -64     /* allocation failed */
 } diagc_status;
 
 /* A short, stable, one-line message for `code` (never NULL, never empty);

@@ -1,0 +1,158 @@
+-- cli/linearize.lua: diagc linearize SPEC.lua -- compile in-process with
+-- TinyCC (it runs the spec's C, as `run` does), set the operating point
+-- (-p, --state, --input, --time), and print A, B, C, D with row and column
+-- names (testing/linear.lua; Drake's Linearize, or with --mode
+-- first_order_taylor its FirstOrderTaylorApproximation and the affine
+-- terms f0, y0).  Formats: text (default), json, csv.
+local errors = require("diagc.errors")
+local cli = require("diagc.cli.main")
+local model = require("diagc.testing.model")
+local linear = require("diagc.testing.linear")
+local assign = require("diagc.cli.assign")
+local output = require("diagc.cli.output")
+local json = require("diagc.cli.json")
+
+local M = {}
+
+local CMD = "diagc linearize"
+
+local FLAGS = {
+  ["-p"] = true, ["--state"] = true, ["--input"] = true, ["--time"] = true,
+  ["--mode"] = true, ["--input-port"] = true, ["--output-port"] = true,
+  ["--jacobian"] = true, ["--tolerance"] = true, ["--format"] = true, ["-o"] = true,
+}
+local MULTI = { ["-p"] = true, ["--state"] = true, ["--input"] = true }
+local FORMATS = { "text", "json", "csv" }
+
+local function one_of(opt, v, list)
+  for _, x in ipairs(list) do if x == v then return v end end
+  errors.raise(nil, "%s: %s: unknown value '%s'%s", CMD, opt, cli.show(v), cli.hint(v, list, "values"))
+end
+
+local function options(o)
+  local opts = {
+    mode = o["--mode"] and one_of("--mode", o["--mode"], linear.MODES),
+    jacobian = o["--jacobian"] and one_of("--jacobian", o["--jacobian"], { "model", "fd" }),
+    input = o["--input-port"], output = o["--output-port"],
+  }
+  if o["--tolerance"] then opts.tolerance = cli.number(CMD, "--tolerance", o["--tolerance"], { min = 0 }) end
+  return opts
+end
+
+local function g(x) return string.format("%.10g", x) end
+
+-- one matrix as text: a header of column names, a row per row name
+local function text_matrix(out, name, m, rnames, cnames)
+  out[#out + 1] = string.format("%s (%d x %d)", name, #rnames, #cnames)
+  if #rnames == 0 or #cnames == 0 then return end
+  local w = 8
+  for _, n in ipairs(rnames) do w = math.max(w, #n) end
+  local cw = 14
+  for _, n in ipairs(cnames) do cw = math.max(cw, #n + 2) end
+  local head = { string.rep(" ", w + 2) }
+  for _, n in ipairs(cnames) do head[#head + 1] = string.format("%" .. cw .. "s", n) end
+  out[#out + 1] = table.concat(head)
+  for i, rn in ipairs(rnames) do
+    local row = { string.format("  %-" .. w .. "s", rn) }
+    for j = 1, #cnames do row[#row + 1] = string.format("%" .. cw .. "s", g(m[i][j])) end
+    out[#out + 1] = table.concat(row)
+  end
+end
+
+local function text_vector(out, name, v, names)
+  if #names == 0 then return end
+  local parts = {}
+  for i, n in ipairs(names) do parts[i] = n .. " = " .. g(v[i]) end
+  out[#out + 1] = name .. ": " .. table.concat(parts, ", ")
+end
+
+local function as_text(r, name, t)
+  local out = {}
+  out[#out + 1] = string.format("%s of %s at t = %s", r.mode, name, g(t))
+  if r.mode == "linearize" then
+    out[#out + 1] = "  d/dt (x - x0) = A (x - x0) + B (u - u0),  y - y0 = C (x - x0) + D (u - u0)"
+  else
+    out[#out + 1] = "  dx/dt = A x + B u + f0,  y = C x + D u + y0"
+  end
+  text_vector(out, "x0", r.x0, r.states)
+  text_vector(out, "u0", r.u0, r.inputs)
+  text_vector(out, "y0", r.y0, r.outputs)
+  if r.mode ~= "linearize" then text_vector(out, "f0", r.f0, r.states) end
+  text_matrix(out, "A", r.A, r.states, r.states)
+  text_matrix(out, "B", r.B, r.states, r.inputs)
+  text_matrix(out, "C", r.C, r.outputs, r.states)
+  text_matrix(out, "D", r.D, r.outputs, r.inputs)
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function as_json(r, name, t)
+  local function mat(m, ncol)
+    local a = json.array()
+    for i, row in ipairs(m) do
+      a[i] = json.array()
+      for j = 1, ncol do a[i][j] = row[j] end
+    end
+    return a
+  end
+  local nx, nu = #r.states, #r.inputs
+  return json.encode({
+    model = name, mode = r.mode, t = t,
+    states = json.array(r.states), inputs = json.array(r.inputs), outputs = json.array(r.outputs),
+    A = mat(r.A, nx), B = mat(r.B, nu), C = mat(r.C, nx), D = mat(r.D, nu),
+    x0 = json.array(r.x0), u0 = json.array(r.u0), y0 = json.array(r.y0), f0 = json.array(r.f0),
+  })
+end
+
+-- one line per element: matrix,row,column,value (vectors: column empty)
+local function as_csv(r)
+  local out = { "matrix,row,column,value" }
+  local function q(s) return s:find('[,"]') and ('"' .. s:gsub('"', '""') .. '"') or s end
+  local function mat(name, m, rn, cn)
+    for i = 1, #rn do
+      for j = 1, #cn do out[#out + 1] = string.format("%s,%s,%s,%.17g", name, q(rn[i]), q(cn[j]), m[i][j]) end
+    end
+  end
+  local function vec(name, v, rn)
+    for i = 1, #rn do out[#out + 1] = string.format("%s,%s,,%.17g", name, q(rn[i]), v[i]) end
+  end
+  mat("A", r.A, r.states, r.states)
+  mat("B", r.B, r.states, r.inputs)
+  mat("C", r.C, r.outputs, r.states)
+  mat("D", r.D, r.outputs, r.inputs)
+  vec("x0", r.x0, r.states)
+  vec("u0", r.u0, r.inputs)
+  vec("y0", r.y0, r.outputs)
+  vec("f0", r.f0, r.states)
+  return table.concat(out, "\n") .. "\n"
+end
+
+function M.main(args)
+  local o, pos = cli.parse(args, { flags = FLAGS, multi = MULTI }, CMD)
+  if #pos ~= 1 then errors.raise(nil, "%s: expected one spec file, as in: diagc linearize spec.lua", CMD) end
+  local fmt = one_of("--format", o["--format"] or "text", FORMATS)
+  local opts = options(o)
+  local m = model.jit(pos[1])
+  if (opts.jacobian or "model") == "model" and m.desc.jac_lin == nil and m.gen.jac_lin_missing then
+    local why = m.gen.jac_lin_missing
+    errors.raise(why.loc, "%s", why.message)
+  end
+  local ctx = m:context()
+  for _, pair in ipairs({ { "-p", "param" }, { "--state", "state" }, { "--input", "input" } }) do
+    for _, kv in ipairs(o[pair[1]] or {}) do assign.apply(m, ctx, pair[2], kv, CMD) end
+  end
+  local t = o["--time"] and cli.number(CMD, "--time", o["--time"], {}) or 0
+  if o["--time"] then ctx:set("t", t) end
+  local r, msg = linear.linearize(m, ctx, opts)
+  if not r then errors.raise(nil, "%s: %s", CMD, msg) end
+  r.mode = opts.mode or "linearize"
+  local name = m.prefix
+  local text = fmt == "json" and as_json(r, name, t) or fmt == "csv" and as_csv(r) or as_text(r, name, t)
+  if o["-o"] then
+    output.write_file(CMD, o["-o"], text, require("diagc.cli.generate").inputs(m.gen))
+  else
+    output.stdout(CMD, text)
+  end
+  return 0
+end
+
+return M

@@ -1,0 +1,201 @@
+-- coder/jacobian_chain.lua: the chain rule at compile time, shared by the
+-- generated Jacobians (coder/jacobian.lua: d xcdot / d xc; coder/
+-- jacobian_lin.lua: d(xcdot, y) / d(xc, u)).  Each leaf calc on the
+-- evaluation path has a local Jacobian (cdiff/stage.lua: calc.diff, the
+-- structural nonzeros with respect to its inputs); through connections an
+-- input is another entry's value, so an entry element's total derivative
+-- is its direct partials (columns: continuous state elements and, with
+-- cols.u, exported input elements) plus the local partials times the total
+-- derivatives of the entries it reads.  Emitted as straight-line C over
+-- structural nonzeros only, each total derivative computed once, in a
+-- local.  Adds nothing to the model.
+local util = require("diagc.util")
+local eval_paths = require("diagc.tickets.eval_paths")
+local names = require("diagc.coder.names")
+local args = require("diagc.coder.args")
+local value_fn = require("diagc.coder.value_fn")
+
+local M = {}
+
+local XC = { q = "xq", v = "xv", z = "xz" }
+
+-- the inputs of a calc that can depend on the continuous state
+local function state_inputs(calc)
+  local set = {}
+  for _, p in ipairs(calc.params) do
+    if not p.write and (XC[p.key] or p.key:match("^input:") or p.key:match("^cache:")
+        or (p.key:match("^builtin:") and not p.key:match("^builtin:xcdot"))) then
+      set[p.name] = true
+    end
+  end
+  return set
+end
+
+-- the leaf entries the roots read (roots included), deps first; nil and
+-- the first entry whose calc has no Jacobian
+function M.path_entries(roots)
+  local list = {}
+  for _, e in ipairs(eval_paths.post_order(roots)) do
+    if e.calc then
+      if not (e.calc.diff and e.calc.diff.r) then return nil, e end
+      list[#list + 1] = e
+    end
+  end
+  return list
+end
+
+-- one local Jacobian per leaf type and calc: {name=, pattern=, code=}
+function M.local_jacobians(K, list)
+  local by_calc = {}
+  for _, e in ipairs(list) do
+    local calc = e.calc
+    if not by_calc[calc] then
+      local j = calc.diff.r.jacobian({ inputs = state_inputs(calc), outputs = false, jac = "diagc_jac" })
+      by_calc[calc] = { name = names.calc_fn(K.P, e.ctx.type, calc) .. "_jac", pattern = j.pattern,
+        code = j.code, lt = e.ctx.type, calc = calc }
+    end
+  end
+  return by_calc
+end
+
+local function emit_local(C, lj)
+  local ps = lj.calc.params
+  local decl = value_fn.declarations(ps)
+  decl[#decl + 1] = "double *diagc_jac"
+  C:begin_checked()
+  C:linef("static int %s(%s)", lj.name, table.concat(decl, ", "))
+  C:line("{")
+  for _, p in ipairs(ps) do C:linef("  (void)%s;", p.name) end
+  C:line("  (void)diagc_jac;")
+  C:line("  {")
+  names.in_leaf_scope(C, lj.lt, function()
+    for l in (lj.code .. "\n"):gmatch("(.-)\n") do
+      if l ~= "" then C:line("    " .. l) end
+    end
+  end)
+  C:line("  }")
+  C:line("  return 0;")
+  C:line("}")
+  C:end_checked(lj.name)
+  C:line()
+end
+
+-- where an input element comes from: {col = xc index} | {entry=, elem=} |
+-- {} (not state-dependent)
+local function source(F, e, key, index, cols)
+  local ctx = e.ctx
+  if XC[key] then return { col = ctx[XC[key]] + index } end
+  local name = key:match("^input:(.*)$")
+  if name then
+    local r = F.resolve_input(ctx, name)
+    if r.entry then return { entry = r.entry, elem = index } end
+    if cols.u and r.slot.kind == "input" then return { col = F.nxc + r.slot.offset + index } end
+    return {}
+  end
+  if key:match("^cache:") then return { entry = ctx.entries[key], elem = index } end
+  local b = key:match("^builtin:(.*)$")
+  if b then return { entry = ctx.entries[b], elem = index } end
+  return {}
+end
+
+-- the element a local output writes: {entry=, elem=} or {row = xc index}
+local function target(e, key, index)
+  local part = key:match("^self:(%a)$")
+  if part then return { row = e.ctx[XC[part]] + index } end
+  return { entry = e, elem = index }
+end
+
+-- the terms of each target element of entry e, by column
+local function terms_of(F, D, e, lj, arr, cols)
+  local key_of, out = {}, {}
+  for _, p in ipairs(e.calc.params) do key_of[p.name] = p.key end
+  for k, nz in ipairs(lj.pattern) do
+    local t = target(e, key_of[nz.out], nz.out_index)
+    local tkey = t.row and ("r" .. t.row) or ("e" .. t.elem)
+    local slot = out[tkey] or { t = t, cols = {} }
+    out[tkey] = slot
+    local s, ref = source(F, e, key_of[nz.input], nz.in_index, cols), string.format("%s[%d]", arr, k - 1)
+    if s.col then
+      local c = slot.cols[s.col] or {}
+      c[#c + 1] = ref
+      slot.cols[s.col] = c
+    elseif s.entry then
+      local dd = D[s.entry] and D[s.entry][s.elem] or {}
+      for _, col in ipairs(util.sorted_keys(dd)) do
+        local c = slot.cols[col] or {}
+        c[#c + 1] = ref .. " * " .. dd[col]
+        slot.cols[col] = c
+      end
+    end
+  end
+  local list = {}
+  for _, tk in ipairs(util.sorted_keys(out)) do list[#list + 1] = out[tk] end
+  return list
+end
+
+-- the call of e's local Jacobian into the array `arr`
+local function emit_call(K, e, lj, arr)
+  local a = {}
+  for _, p in ipairs(e.calc.params) do a[#a + 1] = args.expr(K.F, e.ctx, p, e) end
+  a[#a + 1] = arr
+  K.C:linef("  double %s[%d];", arr, math.max(#lj.pattern, 1))
+  K.C:linef("  if (%s(%s) != 0) return DIAGC_E_CALC;", lj.name, table.concat(a, ", "))
+end
+
+-- the body of a Jacobian function: R[row][col] = the name of the local
+-- holding each nonzero of the continuous state's rows (xcdot); D[entry]
+-- [elem][col] the same for the entries' elements.  cols.u: exported
+-- inputs are columns (after the nxc state columns), else constants.
+function M.emit_chain(K, list, locals, cols)
+  local D, R, n = {}, {}, 0
+  for _, e in ipairs(list) do
+    local lj, arr = locals[e.calc], "jl" .. e.index
+    if #lj.pattern > 0 then emit_call(K, e, lj, arr) end
+    for _, slot in ipairs(terms_of(K.F, D, e, lj, arr, cols)) do
+      local t, vals = slot.t, {}
+      for _, col in ipairs(util.sorted_keys(slot.cols)) do
+        K.C:linef("  const double d%d = %s;", n, table.concat(slot.cols[col], " + "))
+        vals[col] = "d" .. n
+        n = n + 1
+      end
+      if t.row then R[t.row] = vals
+      else D[t.entry] = D[t.entry] or {}; D[t.entry][t.elem] = vals end
+    end
+  end
+  return R, D
+end
+
+-- the local Jacobian functions of `list` not yet in the source (K.jac_done
+-- keeps the names emitted, for the Jacobians that share them)
+function M.emit_locals(K, list, locals)
+  K.jac_done = K.jac_done or {}
+  for _, e in ipairs(list) do
+    local lj = locals[e.calc]
+    if not K.jac_done[lj.name] and #lj.pattern > 0 then
+      K.jac_done[lj.name] = true
+      emit_local(K.C, lj)
+    end
+  end
+end
+
+-- CSC of R (R[row][col] = value) with ncol columns: {colptr=, rowind=, vals=}
+function M.csc(R, ncol)
+  local cols = {}
+  for row, vals in pairs(R) do
+    for col, v in pairs(vals) do
+      cols[col] = cols[col] or {}
+      cols[col][#cols[col] + 1] = { row = row, v = v }
+    end
+  end
+  local colptr, rowind, vals = { 0 }, {}, {}
+  for col = 0, ncol - 1 do
+    local list = cols[col] or {}
+    table.sort(list, function(a, b) return a.row < b.row end)
+    for _, x in ipairs(list) do rowind[#rowind + 1] = x.row; vals[#vals + 1] = x.v end
+    colptr[#colptr + 1] = #rowind
+  end
+  return { colptr = colptr, rowind = rowind, vals = vals }
+end
+
+
+return M

@@ -1,0 +1,166 @@
+-- coder/jacobian_lin.lua: the Jacobian a linearization needs,
+-- ∂(ẋc, y)/∂(xc, u), composed by the chain rule at compile time
+-- (coder/jacobian_chain.lua).  Rows: the nxc time derivatives, then the
+-- elements of the linearization outputs y (the root diagram's exported
+-- output ports and the logged ports, in the order of the descriptor's
+-- outputs table); columns: the nxc continuous state elements, then the
+-- elements of the root's exported inputs u (in u order).  In C:
+-- PREFIX_jac_lin(c, nz) over structural nonzeros only, its pattern
+-- PREFIX_jac_lin_sparsity in CasADi's layout, and the row and column
+-- blocks PREFIX__lin_outputs (indices into the outputs table) and
+-- PREFIX__lin_inputs (indices into the sources table), which the
+-- descriptor publishes whether or not the Jacobian exists (finite
+-- differences use them too).  Adds nothing to the model; sets K.lin.
+local chain = require("diagc.coder.jacobian_chain")
+local names = require("diagc.coder.names")
+
+local M = {}
+
+-- the linearization outputs: {o=, index= (0-based in F.outputs)}
+function M.outputs(F)
+  local logged, list = {}, {}
+  for _, l in ipairs(F.logs) do logged[l.output] = true end
+  for i, o in ipairs(F.outputs) do
+    if o.ctx == F.root or logged[i - 1] then list[#list + 1] = { o = o, index = i - 1 } end
+  end
+  return list
+end
+
+-- the exported input slots, in u order
+function M.inputs(F)
+  local list = {}
+  for _, s in ipairs(F.u_slots) do
+    if s.kind == "input" then list[#list + 1] = s end
+  end
+  return list
+end
+
+local function roots(F, outs)
+  local r = { F.root.entries.xcdot }
+  for _, y in ipairs(outs) do r[#r + 1] = y.o.entry end
+  return r
+end
+
+-- Why the model has no ∂(ẋc, y)/∂(xc, u), or nil when it has one
+-- ({loc=, message=} as coder/jacobian.lua's missing)
+function M.missing(F)
+  local list, e = chain.path_entries(roots(F, M.outputs(F)))
+  if list then return nil end
+  local d, loops = e.calc.diff, require("diagc.tickets.loops")
+  if not d then return { message = "calc bodies were not analyzed (no C lexer)" } end
+  return { loc = d.loc, message = string.format("the linearization needs the Jacobian of %s: %s; "
+    .. "or use finite differences (--jacobian fd)", loops.entry_path(e), d.why) }
+end
+
+local function sizes(F, outs, ins)
+  local ny, nu = 0, 0
+  for _, y in ipairs(outs) do ny = ny + y.o.size end
+  for _, s in ipairs(ins) do nu = nu + s.size end
+  return F.nxc + ny, F.nxc + nu
+end
+
+-- the rows of y: R[nxc + offset + elem] from the entries' totals D
+local function output_rows(F, outs, R, D)
+  local off = F.nxc
+  for _, y in ipairs(outs) do
+    local d = D[y.o.entry] or {}
+    for k = 0, y.o.size - 1 do R[off + k] = d[k] end
+    off = off + y.o.size
+  end
+end
+
+local function emit_function(K, list, locals, outs, ncol)
+  local C, P = K.C, K.P
+  C:linef("int %s_jac_lin(%s_context *c, double *nz)", P, P)
+  C:line("{")
+  C:linef("  int rc = %s__eval_%d(c);", P, K.F.root.entries.xcdot.index)
+  C:line("  if (rc != 0) return rc;")
+  local done = { [K.F.root.entries.xcdot] = true }
+  for _, y in ipairs(outs) do
+    if not done[y.o.entry] then
+      done[y.o.entry] = true
+      C:linef("  rc = %s__eval_%d(c);", P, y.o.entry.index)
+      C:line("  if (rc != 0) return rc;")
+    end
+  end
+  local R, D = chain.emit_chain(K, list, locals, { u = true })
+  output_rows(K.F, outs, R, D)
+  local s = chain.csc(R, ncol)
+  for k, v in ipairs(s.vals) do C:linef("  nz[%d] = %s;", k - 1, v) end
+  if #s.vals == 0 then C:line("  (void)nz;") end
+  C:line("  return 0;")
+  C:line("}")
+  C:line()
+  return s
+end
+
+local function emit_sparsity(K, s, nrow, ncol)
+  local all = { nrow, ncol }
+  for _, x in ipairs(s.colptr) do all[#all + 1] = x end
+  for _, x in ipairs(s.rowind) do all[#all + 1] = x end
+  K.C:linef("const int %s_jac_lin_sparsity[%d] = {%s};", K.P, #all, table.concat(all, ", "))
+  K.C:line()
+end
+
+-- the index of each exported input's source in K.sources
+local function input_sources(K, ins)
+  local idx = {}
+  for i, s in ipairs(K.sources) do
+    if s.kind == "DIAGC_SRC_INPUT" then idx[s.name] = i - 1 end
+  end
+  local list = {}
+  for i, s in ipairs(ins) do list[i] = assert(idx[s.name], "coder/jacobian_lin: no source for an input") end
+  return list
+end
+
+local function emit_blocks(K, outs, ins)
+  local C, P, o, u = K.C, K.P, {}, {}
+  for i, y in ipairs(outs) do o[i] = tostring(y.index) end
+  for i, s in ipairs(input_sources(K, ins)) do u[i] = tostring(s) end
+  C:line("/* the linearization's output ports (rows after xcdot) and exported inputs (columns after xc) */")
+  C:linef("static const int %s__lin_outputs[%d] = {%s};", P, names.arr(#o), #o > 0 and table.concat(o, ", ") or "0")
+  C:linef("static const int %s__lin_inputs[%d] = {%s};", P, names.arr(#u), #u > 0 and table.concat(u, ", ") or "0")
+  C:line()
+end
+
+local function declare(K, nnz, nrow, ncol)
+  local P, PU, api = K.P, K.PU, K.api
+  api[#api + 1] = string.format("/* d(xcdot, y) / d(xc, u) for linearization: rows xcdot then the outputs of")
+  api[#api + 1] = " * P_model.lin_outputs, columns xc then the inputs of P_model.lin_inputs;"
+  api[#api + 1] = " * structural nonzeros in compressed columns (pattern as P_jac_xc_sparsity). */"
+  api[#api + 1] = string.format("#define %s_HAS_JAC_LIN 1", PU)
+  api[#api + 1] = string.format("#define %s_JAC_LIN_NROW %d", PU, nrow)
+  api[#api + 1] = string.format("#define %s_JAC_LIN_NCOL %d", PU, ncol)
+  api[#api + 1] = string.format("#define %s_JAC_LIN_NNZ %d", PU, nnz)
+  api[#api + 1] = string.format("extern const int %s_jac_lin_sparsity[];", P)
+  api[#api + 1] = string.format("int %s_jac_lin(%s_context *c, double *nz);", P, P)
+end
+
+-- slot `jacobian_lin`; sets K.lin = {n_outputs=, n_inputs=, nrow=, ncol=, nnz=}
+-- (nnz nil: no Jacobian)
+function M.emit(K)
+  return function(C)
+    local F = K.F
+    local outs, ins = M.outputs(F), M.inputs(F)
+    local nrow, ncol = sizes(F, outs, ins)
+    emit_blocks(K, outs, ins)
+    K.lin = { n_outputs = #outs, n_inputs = #ins, nrow = nrow, ncol = ncol }
+    local list = chain.path_entries(roots(F, outs))
+    if not list then
+      K.api[#K.api + 1] = "/* No d(xcdot, y) / d(xc, u): a calc it needs is outside the differentiable subset. */"
+      K.api[#K.api + 1] = string.format("#define %s_HAS_JAC_LIN 0", K.PU)
+      return
+    end
+    local locals = chain.local_jacobians(K, list)
+    chain.emit_locals(K, list, locals)
+    local s = emit_function(K, list, locals, outs, ncol)
+    emit_sparsity(K, s, nrow, ncol)
+    C:linef("static int %s__v_jac_lin(void *c, double *nz)", K.P)
+    C:linef("{ return %s_jac_lin((%s_context *)c, nz); }", K.P, K.P)
+    C:line()
+    declare(K, #s.rowind, nrow, ncol)
+    K.lin.nnz = #s.rowind
+  end
+end
+
+return M

@@ -1,0 +1,133 @@
+-- testing/linear.lua: a linear (or affine) model of a compiled model at a
+-- context, through the runtime's diagc_linearize (diagc/linearize.h; Drake's
+-- Linearize and FirstOrderTaylorApproximation).  The shared core of
+-- c:linearize() in `diagc test` and of the `diagc linearize` command.
+--
+-- linearize(model, ctx, opts) -> result | nil, message, status
+--   model: testing/model.lua Model; ctx: its Context (the operating point)
+--   opts.mode      "linearize" (default) | "first_order_taylor"
+--   opts.input     an exported input's name, "all" (default) or "none"
+--   opts.output    an output port's name (exported or logged), "all"
+--                  (default) or "none"
+--   opts.jacobian  "model" (default: the generated Jacobian) | "fd"
+--   opts.tolerance the equilibrium tolerance (default 1e-6)
+--   result: {A=, B=, C=, D= (lists of rows), f0=, y0=, x0=, u0= (lists),
+--     states=, inputs=, outputs= (element names: "pend.theta", "u[1]")}
+local ffi = require("ffi")
+local K = require("diagc.testing.ffi").const
+
+local M = {}
+
+M.MODES = { "linearize", "first_order_taylor" }
+
+local function port_names(d, n, list, tbl)
+  local names = {}
+  for k = 0, n - 1 do names[k + 1] = ffi.string(tbl[list[k]].name) end
+  return names
+end
+
+-- the index k of port `name` among `names`, or DIAGC_LIN_ALL / _NONE
+local function pick(names, name, what)
+  if name == nil or name == "all" then return K.DIAGC_LIN_ALL end
+  if name == "none" then return K.DIAGC_LIN_NONE end
+  for k, n in ipairs(names) do
+    if n == name then return k - 1 end
+  end
+  local avail = #names > 0 and table.concat(names, ", ") or "none"
+  return nil, string.format("no %s named '%s' (the model has: %s)", what, tostring(name), avail)
+end
+
+local function elements(names, sizes, first, count)
+  local out = {}
+  for k = first, first + count - 1 do
+    for i = 0, sizes[k] - 1 do
+      out[#out + 1] = sizes[k] == 1 and names[k] or string.format("%s[%d]", names[k], i)
+    end
+  end
+  return out
+end
+
+local function rows(p, nr, nc)
+  local t = {}
+  for i = 1, nr do
+    local r = {}
+    for j = 1, nc do r[j] = p[(i - 1) * nc + j - 1] end
+    t[i] = r
+  end
+  return t
+end
+
+local function list(p, n)
+  local t = {}
+  for i = 1, n do t[i] = p[i - 1] end
+  return t
+end
+
+-- the port names and sizes of the descriptor's linearization blocks
+local function blocks(d)
+  local ins = port_names(d, d.n_lin_inputs, d.lin_inputs, d.sources)
+  local outs = port_names(d, d.n_lin_outputs, d.lin_outputs, d.outputs)
+  local isz, osz = {}, {}
+  for k = 0, d.n_lin_inputs - 1 do isz[k + 1] = d.sources[d.lin_inputs[k]].size end
+  for k = 0, d.n_lin_outputs - 1 do osz[k + 1] = d.outputs[d.lin_outputs[k]].size end
+  return ins, isz, outs, osz
+end
+
+local function options(C, d, opts)
+  local o = ffi.new("diagc_linearize_options")
+  C.diagc_linearize_options_init(o)
+  local mode = opts.mode or "linearize"
+  if mode == "first_order_taylor" then o.mode = K.DIAGC_FIRST_ORDER_TAYLOR
+  elseif mode ~= "linearize" then return nil, "unknown mode '" .. tostring(mode) .. "' (linearize, first_order_taylor)" end
+  local jac = opts.jacobian or "model"
+  if jac == "fd" then o.jacobian = K.DIAGC_JACOBIAN_FD
+  elseif jac ~= "model" then return nil, "unknown jacobian '" .. tostring(jac) .. "' (model, fd)" end
+  if opts.tolerance then o.equilibrium_tolerance = opts.tolerance end
+  local ins, _, outs = blocks(d)
+  local input, err = pick(ins, opts.input, "exported input")
+  if not input then return nil, err end
+  local output, err2 = pick(outs, opts.output, "output port")
+  if not output then return nil, err2 end
+  o.input, o.output = input, output
+  return o
+end
+
+-- the chosen ports' element names
+local function names_of(d, o)
+  local ins, isz, outs, osz = blocks(d)
+  local function range(sel, n)
+    if sel == -2 then return 1, n end
+    if sel == -1 then return 1, 0 end
+    return sel + 1, 1
+  end
+  local i1, ic = range(o.input, #ins)
+  local o1, oc = range(o.output, #outs)
+  local states = {}
+  for i = 0, d.nxc - 1 do states[i + 1] = ffi.string(d.xc_names[i]) end
+  return states, elements(ins, isz, i1, ic), elements(outs, osz, o1, oc)
+end
+
+function M.linearize(model, ctx, opts)
+  local C, d = ffi.C, model.desc
+  local o, why = options(C, d, opts or {})
+  if not o then return nil, why, C.DIAGC_LIN_E_ARG end
+  local n = ffi.new("int[3]")
+  assert(C.diagc_linearize_sizes(d, o, n, n + 1, n + 2) == 0)
+  local nx, nu, ny = n[0], n[1], n[2]
+  local function arr(k) return ffi.new("double[?]", k > 0 and k or 1) end
+  -- the arrays stay referenced by these locals while C writes through sys
+  local A, B, Cm, D = arr(nx * nx), arr(nx * nu), arr(ny * nx), arr(ny * nu)
+  local f0, y0, x0, u0 = arr(nx), arr(ny), arr(nx), arr(nu)
+  local sys = ffi.new("diagc_linear_system", { nx, nu, ny, A, B, Cm, D, f0, y0, x0, u0 })
+  local err = ffi.new("char[512]")
+  local rc = C.diagc_linearize(d, ctx.ptr, o, sys, err, 512)
+  if rc ~= 0 then return nil, ffi.string(err), rc end
+  local states, inputs, outputs = names_of(d, o)
+  return {
+    A = rows(A, nx, nx), B = rows(B, nx, nu), C = rows(Cm, ny, nx), D = rows(D, ny, nu),
+    f0 = list(f0, nx), y0 = list(y0, ny), x0 = list(x0, nx), u0 = list(u0, nu),
+    states = states, inputs = inputs, outputs = outputs, mode = opts and opts.mode or "linearize",
+  }
+end
+
+return M

@@ -1,0 +1,96 @@
+/* diagc/linearize.h: linear and affine models of a generated model at an
+ * operating point, with Drake's semantics (Linearize and
+ * FirstOrderTaylorApproximation; docs/jacobians.md, "Linearization").
+ *
+ * The operating point is a context: its state x0, the values u0 of the
+ * chosen exported inputs, and everything else (time, parameters, other
+ * inputs) as it holds them.  With n = nxc states, the chosen inputs u and
+ * outputs y:
+ *
+ *   DIAGC_LINEARIZE            deviation coordinates, at an equilibrium:
+ *                                d/dt (x - x0) = A (x - x0) + B (u - u0)
+ *                                y - y0        = C (x - x0) + D (u - u0)
+ *                              every element of xcdot at the operating
+ *                              point must be within equilibrium_tolerance
+ *                              of zero (Drake: 1e-6), else
+ *                              DIAGC_LIN_E_EQUILIBRIUM; f0 is set to zero
+ *                              and y0 to y(x0, u0).
+ *   DIAGC_FIRST_ORDER_TAYLOR   affine, at any operating point:
+ *                                dx/dt = A x + B u + f0
+ *                                y     = C x + D u + y0
+ *                              f0 = xcdot0 - A x0 - B u0,
+ *                              y0 = y(x0, u0) - C x0 - D u0.
+ *
+ * Only purely continuous models: a model with discrete or abstract state
+ * is refused (DIAGC_LIN_E_MODEL).  A, B, C, D come from the model's
+ * generated d(xcdot, y) / d(xc, u) (diagc_model.jac_lin) with
+ * DIAGC_JACOBIAN_MODEL, or from central differences of the derivatives
+ * and outputs with DIAGC_JACOBIAN_FD.  The caller's context is left as it
+ * was (finite differences work on a copy; its cache may be filled).
+ *
+ * C99.  diagc_linearize allocates scratch space (the dense Jacobian or a
+ * context copy) and frees it before returning.
+ */
+#ifndef DIAGC_LINEARIZE_H
+#define DIAGC_LINEARIZE_H
+
+#include <stddef.h>
+
+#include "diagc/model.h"
+#include "diagc/simulator.h" /* DIAGC_JACOBIAN_MODEL, DIAGC_JACOBIAN_FD */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DIAGC_LINEARIZE 0
+#define DIAGC_FIRST_ORDER_TAYLOR 1
+
+#define DIAGC_LIN_NONE (-1) /* no input (output) port: nu (ny) = 0 */
+#define DIAGC_LIN_ALL (-2)  /* every port of diagc_model.lin_inputs (lin_outputs) */
+
+typedef struct diagc_linearize_options {
+  int mode;                     /* DIAGC_LINEARIZE (default) or
+                                   DIAGC_FIRST_ORDER_TAYLOR */
+  int input;                    /* k into diagc_model.lin_inputs (an
+                                   exported input), DIAGC_LIN_NONE or
+                                   DIAGC_LIN_ALL (default) */
+  int output;                   /* k into diagc_model.lin_outputs,
+                                   DIAGC_LIN_NONE or DIAGC_LIN_ALL
+                                   (default) */
+  int jacobian;                 /* DIAGC_JACOBIAN_MODEL (default) or
+                                   DIAGC_JACOBIAN_FD */
+  double equilibrium_tolerance; /* DIAGC_LINEARIZE only; default 1e-6 */
+} diagc_linearize_options;
+
+/* A, B, C, D row-major (A[i * nx + j]); the caller provides every array
+ * with the sizes diagc_linearize_sizes gives (any may be NULL when its
+ * size is 0).  x0, u0: the operating point. */
+typedef struct diagc_linear_system {
+  int nx, nu, ny;
+  double *A;   /* nx * nx */
+  double *B;   /* nx * nu */
+  double *C;   /* ny * nx */
+  double *D;   /* ny * nu */
+  double *f0;  /* nx */
+  double *y0;  /* ny */
+  double *x0;  /* nx */
+  double *u0;  /* nu */
+} diagc_linear_system;
+
+void diagc_linearize_options_init(diagc_linearize_options *o);
+
+/* The sizes of the chosen ports: DIAGC_OK or DIAGC_LIN_E_ARG. */
+int diagc_linearize_sizes(const diagc_model *m, const diagc_linearize_options *o, int *nx,
+                          int *nu, int *ny);
+
+/* Fills out (its nx, nu, ny must be those of diagc_linearize_sizes).
+ * Returns DIAGC_OK or a DIAGC_LIN_E_* code, with a one-line reason in err
+ * (may be NULL) naming the state element or the port at fault. */
+int diagc_linearize(const diagc_model *m, void *ctx, const diagc_linearize_options *o,
+                    diagc_linear_system *out, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,279 @@
+/* linearize.c: A, B, C, D of a generated model at an operating point
+ * (diagc/linearize.h), from its generated d(xcdot, y) / d(xc, u) or by
+ * central differences on a copy of the context. */
+#include "diagc/linearize.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The chosen blocks: ports [first, first + count) of lin_inputs /
+ * lin_outputs, and where their elements start in jac_lin's columns / rows. */
+typedef struct lin_sel {
+  int in_first, in_count, out_first, out_count;
+  int col0, row0; /* first Jacobian column / row of the chosen blocks */
+  int nx, nu, ny;
+} lin_sel;
+
+static int fail(int code, char *err, size_t errlen, const char *fmt, ...) {
+  if (err && errlen > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+void diagc_linearize_options_init(diagc_linearize_options *o) {
+  if (!o) return;
+  o->mode = DIAGC_LINEARIZE;
+  o->input = DIAGC_LIN_ALL;
+  o->output = DIAGC_LIN_ALL;
+  o->jacobian = DIAGC_JACOBIAN_MODEL;
+  o->equilibrium_tolerance = 1e-6;
+}
+
+static int port_range(int sel, int n, int *first, int *count) {
+  if (sel == DIAGC_LIN_ALL) { *first = 0; *count = n; return 0; }
+  if (sel == DIAGC_LIN_NONE) { *first = 0; *count = 0; return 0; }
+  if (sel < 0 || sel >= n) return -1;
+  *first = sel;
+  *count = 1;
+  return 0;
+}
+
+static int in_size(const diagc_model *m, int k) { return m->sources[m->lin_inputs[k]].size; }
+static int out_size(const diagc_model *m, int k) { return m->outputs[m->lin_outputs[k]].size; }
+
+static int select_ports(const diagc_model *m, const diagc_linearize_options *o, lin_sel *s) {
+  int k;
+  memset(s, 0, sizeof *s);
+  if (port_range(o->input, m->n_lin_inputs, &s->in_first, &s->in_count) != 0) return -1;
+  if (port_range(o->output, m->n_lin_outputs, &s->out_first, &s->out_count) != 0) return -1;
+  s->nx = m->nxc;
+  s->col0 = s->row0 = m->nxc;
+  for (k = 0; k < s->in_first; k++) s->col0 += in_size(m, k);
+  for (k = 0; k < s->out_first; k++) s->row0 += out_size(m, k);
+  for (k = s->in_first; k < s->in_first + s->in_count; k++) s->nu += in_size(m, k);
+  for (k = s->out_first; k < s->out_first + s->out_count; k++) s->ny += out_size(m, k);
+  return 0;
+}
+
+int diagc_linearize_sizes(const diagc_model *m, const diagc_linearize_options *o, int *nx,
+                          int *nu, int *ny) {
+  diagc_linearize_options d;
+  lin_sel s;
+  if (!m) return DIAGC_LIN_E_ARG;
+  if (!o) { diagc_linearize_options_init(&d); o = &d; }
+  if (select_ports(m, o, &s) != 0) return DIAGC_LIN_E_ARG;
+  if (nx) *nx = s.nx;
+  if (nu) *nu = s.nu;
+  if (ny) *ny = s.ny;
+  return DIAGC_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* values at a context: xcdot (nx) then the chosen outputs (ny) */
+
+static int eval_point(const diagc_model *m, void *ctx, const lin_sel *s, double *f, double *y) {
+  const double *v = NULL;
+  int k, off = 0;
+  if (m->calc_derivatives(ctx, &v) != DIAGC_OK || (s->nx > 0 && !v)) return -1;
+  if (s->nx > 0) memcpy(f, v, (size_t)s->nx * sizeof(double));
+  for (k = s->out_first; k < s->out_first + s->out_count; k++) {
+    int n = out_size(m, k);
+    if (m->eval_output(ctx, m->lin_outputs[k], &v) != DIAGC_OK || (n > 0 && !v)) return -1;
+    if (n > 0) memcpy(y + off, v, (size_t)n * sizeof(double));
+    off += n;
+  }
+  return 0;
+}
+
+static int all_finite(const double *v, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (!isfinite(v[i])) return 0;
+  return 1;
+}
+
+/* the chosen inputs' values, in column order */
+static void read_inputs(const diagc_model *m, const void *ctx, const lin_sel *s, double *u) {
+  int k, off = 0;
+  for (k = s->in_first; k < s->in_first + s->in_count; k++) {
+    const diagc_source_desc *src = &m->sources[m->lin_inputs[k]];
+    memcpy(u + off, (const char *)ctx + src->offset, (size_t)src->size * sizeof(double));
+    off += src->size;
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* the Jacobian of (xcdot, y) by columns: J[row * ncols + col], rows nx + ny,
+   columns nx + nu (the chosen ones) */
+
+static int jac_model(const diagc_model *m, void *ctx, const lin_sel *s, double *J) {
+  int ncols = s->nx + s->nu, col, k;
+  double *nz = malloc((size_t)(m->jac_lin_nnz > 0 ? m->jac_lin_nnz : 1) * sizeof(double));
+  if (!nz) return DIAGC_LIN_E_NOMEM;
+  if (m->jac_lin(ctx, nz) != DIAGC_OK || !all_finite(nz, (size_t)m->jac_lin_nnz)) {
+    free(nz);
+    return DIAGC_LIN_E_EVAL;
+  }
+  for (col = 0; col < ncols; col++) {
+    int jc = col < s->nx ? col : s->col0 + (col - s->nx);
+    for (k = m->jac_lin_colptr[jc]; k < m->jac_lin_colptr[jc + 1]; k++) {
+      int r = m->jac_lin_rowind[k];
+      if (r < s->nx) J[r * ncols + col] = nz[k];
+      else if (r >= s->row0 && r < s->row0 + s->ny) J[(s->nx + r - s->row0) * ncols + col] = nz[k];
+    }
+  }
+  free(nz);
+  return DIAGC_OK;
+}
+
+/* the copy `work` of ctx with column col moved by h; values into f, y */
+static int eval_moved(const diagc_model *m, const void *ctx, void *work, const lin_sel *s,
+                      int col, double h, double *vec, double *f, double *y) {
+  memcpy(work, ctx, m->context_size);
+  if (col < s->nx) {
+    memcpy(vec, (const char *)ctx + m->xc_offset, (size_t)s->nx * sizeof(double));
+    vec[col] += h;
+    m->set_xc(work, vec);
+  } else {
+    int k = s->in_first, j = col - s->nx;
+    while (j >= in_size(m, k)) j -= in_size(m, k++);
+    const diagc_source_desc *src = &m->sources[m->lin_inputs[k]];
+    memcpy(vec, (const char *)ctx + src->offset, (size_t)src->size * sizeof(double));
+    vec[j] += h;
+    m->set_source(work, m->lin_inputs[k], vec);
+  }
+  return eval_point(m, work, s, f, y);
+}
+
+/* central differences, h = cbrt(eps) * max(1, |value|) */
+static int jac_fd(const diagc_model *m, void *ctx, const lin_sel *s, const double *x0,
+                  const double *u0, double *J) {
+  int ncols = s->nx + s->nu, nrows = s->nx + s->ny, col, r, rc = DIAGC_OK;
+  size_t nvec = (size_t)(s->nx > s->nu ? s->nx : s->nu) + 1;
+  void *work = malloc(m->context_size);
+  double *buf = malloc((2 * (size_t)nrows + nvec) * sizeof(double));
+  if (!work || !buf) { free(work); free(buf); return DIAGC_LIN_E_NOMEM; }
+  double *plus = buf, *minus = buf + nrows, *vec = buf + 2 * nrows;
+  for (col = 0; col < ncols && rc == DIAGC_OK; col++) {
+    double v = col < s->nx ? x0[col] : u0[col - s->nx];
+    double h = cbrt(DBL_EPSILON) * fmax(1.0, fabs(v));
+    if (eval_moved(m, ctx, work, s, col, h, vec, plus, plus + s->nx) != 0 ||
+        eval_moved(m, ctx, work, s, col, -h, vec, minus, minus + s->nx) != 0) {
+      rc = DIAGC_LIN_E_EVAL;
+      break;
+    }
+    for (r = 0; r < nrows; r++) J[r * ncols + col] = (plus[r] - minus[r]) / (2 * h);
+  }
+  free(work);
+  free(buf);
+  if (rc == DIAGC_OK && !all_finite(J, (size_t)nrows * (size_t)ncols)) rc = DIAGC_LIN_E_EVAL;
+  return rc;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void split(const lin_sel *s, const double *J, diagc_linear_system *out) {
+  int ncols = s->nx + s->nu, i, j;
+  for (i = 0; i < s->nx + s->ny; i++) {
+    for (j = 0; j < ncols; j++) {
+      double v = J[i * ncols + j];
+      if (i < s->nx && j < s->nx) out->A[i * s->nx + j] = v;
+      else if (i < s->nx) out->B[i * s->nu + (j - s->nx)] = v;
+      else if (j < s->nx) out->C[(i - s->nx) * s->nx + j] = v;
+      else out->D[(i - s->nx) * s->nu + (j - s->nx)] = v;
+    }
+  }
+}
+
+/* f0, y0 of the chosen mode from xcdot0 = f0, y(x0, u0) = y0 on entry */
+static void affine_terms(const lin_sel *s, int mode, diagc_linear_system *out) {
+  int i, j;
+  if (mode == DIAGC_LINEARIZE) {
+    for (i = 0; i < s->nx; i++) out->f0[i] = 0.0;
+    return;
+  }
+  for (i = 0; i < s->nx; i++) {
+    for (j = 0; j < s->nx; j++) out->f0[i] -= out->A[i * s->nx + j] * out->x0[j];
+    for (j = 0; j < s->nu; j++) out->f0[i] -= out->B[i * s->nu + j] * out->u0[j];
+  }
+  for (i = 0; i < s->ny; i++) {
+    for (j = 0; j < s->nx; j++) out->y0[i] -= out->C[i * s->nx + j] * out->x0[j];
+    for (j = 0; j < s->nu; j++) out->y0[i] -= out->D[i * s->nu + j] * out->u0[j];
+  }
+}
+
+static int check_args(const diagc_model *m, void *ctx, const diagc_linearize_options *o,
+                      const diagc_linear_system *out, const lin_sel *s, char *err, size_t errlen) {
+  if (o->mode != DIAGC_LINEARIZE && o->mode != DIAGC_FIRST_ORDER_TAYLOR)
+    return fail(DIAGC_LIN_E_ARG, err, errlen, "unknown mode %d", o->mode);
+  if (o->jacobian != DIAGC_JACOBIAN_MODEL && o->jacobian != DIAGC_JACOBIAN_FD)
+    return fail(DIAGC_LIN_E_ARG, err, errlen, "unknown jacobian %d", o->jacobian);
+  if (out->nx != s->nx || out->nu != s->nu || out->ny != s->ny)
+    return fail(DIAGC_LIN_E_ARG, err, errlen, "sizes %d, %d, %d given, %d, %d, %d needed", out->nx,
+                out->nu, out->ny, s->nx, s->nu, s->ny);
+  if ((s->nx && (!out->A || !out->f0 || !out->x0)) || (s->nx && s->nu && !out->B) ||
+      (s->ny && s->nx && !out->C) || (s->ny && s->nu && !out->D) || (s->ny && !out->y0) ||
+      (s->nu && !out->u0) || !ctx)
+    return fail(DIAGC_LIN_E_ARG, err, errlen, "an array of nonzero size is NULL");
+  for (int i = 0; i < m->n_sources; i++)
+    if (m->sources[i].kind == DIAGC_SRC_XD || m->sources[i].kind == DIAGC_SRC_XA)
+      return fail(DIAGC_LIN_E_MODEL, err, errlen,
+                  "model %s has discrete or abstract state (%s): only purely continuous models "
+                  "can be linearized", m->name, m->sources[i].name);
+  if (o->jacobian == DIAGC_JACOBIAN_MODEL && !m->jac_lin)
+    return fail(DIAGC_LIN_E_MODEL, err, errlen,
+                "model %s has no generated Jacobian (a calc is outside the differentiable "
+                "subset): use finite differences", m->name);
+  return DIAGC_OK;
+}
+
+static int check_equilibrium(const diagc_model *m, const lin_sel *s, double tol,
+                             const double *xcdot, char *err, size_t errlen) {
+  int i, worst = -1;
+  for (i = 0; i < s->nx; i++)
+    if (!(fabs(xcdot[i]) <= tol) && (worst < 0 || fabs(xcdot[i]) > fabs(xcdot[worst]))) worst = i;
+  if (worst < 0) return DIAGC_OK;
+  return fail(DIAGC_LIN_E_EQUILIBRIUM, err, errlen,
+              "not an equilibrium: d/dt %s = %.9g (tolerance %g); linearize needs xcdot = 0, "
+              "first_order_taylor works at any point", m->xc_names ? m->xc_names[worst] : "?",
+              xcdot[worst], tol);
+}
+
+int diagc_linearize(const diagc_model *m, void *ctx, const diagc_linearize_options *o,
+                    diagc_linear_system *out, char *err, size_t errlen) {
+  diagc_linearize_options d;
+  lin_sel s;
+  int rc;
+  if (err && errlen) err[0] = '\0';
+  if (!m || !out) return fail(DIAGC_LIN_E_ARG, err, errlen, "model or output missing");
+  if (!o) { diagc_linearize_options_init(&d); o = &d; }
+  if (select_ports(m, o, &s) != 0)
+    return fail(DIAGC_LIN_E_ARG, err, errlen, "no input port %d / output port %d", o->input, o->output);
+  if ((rc = check_args(m, ctx, o, out, &s, err, errlen)) != DIAGC_OK) return rc;
+  if (s.nx) memcpy(out->x0, (const char *)ctx + m->xc_offset, (size_t)s.nx * sizeof(double));
+  read_inputs(m, ctx, &s, out->u0);
+  if (eval_point(m, ctx, &s, out->f0, out->y0) != 0 || !all_finite(out->f0, (size_t)s.nx) ||
+      !all_finite(out->y0, (size_t)s.ny))
+    return fail(DIAGC_LIN_E_EVAL, err, errlen, "the derivatives or an output failed at the operating point");
+  if (o->mode == DIAGC_LINEARIZE &&
+      (rc = check_equilibrium(m, &s, o->equilibrium_tolerance, out->f0, err, errlen)) != DIAGC_OK)
+    return rc;
+  double *J = calloc((size_t)(s.nx + s.ny) * (size_t)(s.nx + s.nu) + 1, sizeof(double));
+  if (!J) return fail(DIAGC_LIN_E_NOMEM, err, errlen, "out of memory");
+  rc = o->jacobian == DIAGC_JACOBIAN_MODEL ? jac_model(m, ctx, &s, J) : jac_fd(m, ctx, &s, out->x0, out->u0, J);
+  if (rc == DIAGC_OK) {
+    split(&s, J, out);
+    affine_terms(&s, o->mode, out);
+  }
+  free(J);
+  if (rc != DIAGC_OK) return fail(rc, err, errlen, "%s", diagc_status_message(rc));
+  return DIAGC_OK;
+}
