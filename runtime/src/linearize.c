@@ -16,6 +16,9 @@ typedef struct lin_sel {
   int in_first, in_count, out_first, out_count;
   int col0, row0; /* first Jacobian column / row of the chosen blocks */
   int nx, nu, ny;
+  int discrete;   /* x = xd and f = x[n+1] (lin_time_period > 0) */
+  size_t x_offset; /* of x in the context */
+  void *sbuf;     /* discrete: a state block for the update handlers */
 } lin_sel;
 
 static int fail(int code, char *err, size_t errlen, const char *fmt, ...) {
@@ -54,8 +57,10 @@ static int select_ports(const diagc_model *m, const diagc_linearize_options *o, 
   memset(s, 0, sizeof *s);
   if (port_range(o->input, m->n_lin_inputs, &s->in_first, &s->in_count) != 0) return -1;
   if (port_range(o->output, m->n_lin_outputs, &s->out_first, &s->out_count) != 0) return -1;
-  s->nx = m->nxc;
-  s->col0 = s->row0 = m->nxc;
+  s->discrete = m->lin_time_period > 0;
+  s->nx = s->discrete ? m->nxd : m->nxc;
+  s->x_offset = s->discrete ? m->xd_offset : m->xc_offset;
+  s->col0 = s->row0 = s->nx;
   for (k = 0; k < s->in_first; k++) s->col0 += in_size(m, k);
   for (k = 0; k < s->out_first; k++) s->row0 += out_size(m, k);
   for (k = s->in_first; k < s->in_first + s->in_count; k++) s->nu += in_size(m, k);
@@ -77,13 +82,31 @@ int diagc_linearize_sizes(const diagc_model *m, const diagc_linearize_options *o
 }
 
 /* ------------------------------------------------------------------ */
-/* values at a context: xcdot (nx) then the chosen outputs (ny) */
+/* values at a context: xcdot or x[n+1] (nx), then the chosen outputs (ny) */
+
+/* x[n+1]: every discrete update handler reads the context and writes its
+   groups into one state block preloaded with the state (Drake's unique
+   periodic update of a diagram) */
+static int next_state(const diagc_model *m, void *ctx, const lin_sel *s, double *f) {
+  int i;
+  memcpy(s->sbuf, (const char *)ctx + m->state_offset, m->state_size);
+  for (i = 0; i < m->n_events; i++) {
+    const diagc_event_desc *e = &m->events[i];
+    if (e->kind == DIAGC_DISCRETE_UPDATE && e->handler(ctx, s->sbuf) == DIAGC_FAILED) return -1;
+  }
+  memcpy(f, (const char *)s->sbuf + (m->xd_offset - m->state_offset), (size_t)s->nx * sizeof(double));
+  return 0;
+}
 
 static int eval_point(const diagc_model *m, void *ctx, const lin_sel *s, double *f, double *y) {
   const double *v = NULL;
   int k, off = 0;
-  if (m->calc_derivatives(ctx, &v) != DIAGC_OK || (s->nx > 0 && !v)) return -1;
-  if (s->nx > 0) memcpy(f, v, (size_t)s->nx * sizeof(double));
+  if (s->discrete) {
+    if (next_state(m, ctx, s, f) != 0) return -1;
+  } else {
+    if (m->calc_derivatives(ctx, &v) != DIAGC_OK || (s->nx > 0 && !v)) return -1;
+    if (s->nx > 0) memcpy(f, v, (size_t)s->nx * sizeof(double));
+  }
   for (k = s->out_first; k < s->out_first + s->out_count; k++) {
     int n = out_size(m, k);
     if (m->eval_output(ctx, m->lin_outputs[k], &v) != DIAGC_OK || (n > 0 && !v)) return -1;
@@ -138,7 +161,10 @@ static int jac_model(const diagc_model *m, void *ctx, const lin_sel *s, double *
 static int eval_moved(const diagc_model *m, const void *ctx, void *work, const lin_sel *s,
                       int col, double h, double *vec, double *f, double *y) {
   memcpy(work, ctx, m->context_size);
-  if (col < s->nx) {
+  if (col < s->nx && s->discrete) {
+    ((double *)(void *)((char *)work + m->xd_offset))[col] += h;
+    m->invalidate_all(work);
+  } else if (col < s->nx) {
     memcpy(vec, (const char *)ctx + m->xc_offset, (size_t)s->nx * sizeof(double));
     vec[col] += h;
     m->set_xc(work, vec);
@@ -224,10 +250,11 @@ static int check_args(const diagc_model *m, void *ctx, const diagc_linearize_opt
       (s->nu && !out->u0) || !ctx)
     return fail(DIAGC_LIN_E_ARG, err, errlen, "an array of nonzero size is NULL");
   for (int i = 0; i < m->n_sources; i++)
-    if (m->sources[i].kind == DIAGC_SRC_XD || m->sources[i].kind == DIAGC_SRC_XA)
+    if ((m->sources[i].kind == DIAGC_SRC_XD && !s->discrete) || m->sources[i].kind == DIAGC_SRC_XA)
       return fail(DIAGC_LIN_E_MODEL, err, errlen,
-                  "model %s has discrete or abstract state (%s): only purely continuous models "
-                  "can be linearized", m->name, m->sources[i].name);
+                  "model %s has %s state (%s): only purely continuous models and purely discrete "
+                  "ones with one periodic discrete update can be linearized", m->name,
+                  m->sources[i].kind == DIAGC_SRC_XA ? "abstract" : "discrete", m->sources[i].name);
   if (o->jacobian == DIAGC_JACOBIAN_MODEL && !m->jac_lin)
     return fail(DIAGC_LIN_E_MODEL, err, errlen,
                 "model %s has no generated Jacobian (a calc is outside the differentiable "
@@ -235,16 +262,51 @@ static int check_args(const diagc_model *m, void *ctx, const diagc_linearize_opt
   return DIAGC_OK;
 }
 
+/* continuous: xcdot = f0 must vanish; discrete: x[n+1] = f0 must equal x0 */
 static int check_equilibrium(const diagc_model *m, const lin_sel *s, double tol,
-                             const double *xcdot, char *err, size_t errlen) {
+                             const double *f0, const double *x0, char *err, size_t errlen) {
   int i, worst = -1;
-  for (i = 0; i < s->nx; i++)
-    if (!(fabs(xcdot[i]) <= tol) && (worst < 0 || fabs(xcdot[i]) > fabs(xcdot[worst]))) worst = i;
+  double dw = 0;
+  for (i = 0; i < s->nx; i++) {
+    double d = s->discrete ? f0[i] - x0[i] : f0[i];
+    if (!(fabs(d) <= tol) && (worst < 0 || fabs(d) > dw)) worst = i, dw = fabs(d);
+  }
   if (worst < 0) return DIAGC_OK;
+  if (s->discrete)
+    return fail(DIAGC_LIN_E_EQUILIBRIUM, err, errlen,
+                "not an equilibrium: %s[n+1] - %s[n] = %.9g (tolerance %g); linearize needs "
+                "x[n+1] = x[n], first_order_taylor works at any point",
+                m->xd_names ? m->xd_names[worst] : "?", m->xd_names ? m->xd_names[worst] : "?",
+                f0[worst] - x0[worst], tol);
   return fail(DIAGC_LIN_E_EQUILIBRIUM, err, errlen,
               "not an equilibrium: d/dt %s = %.9g (tolerance %g); linearize needs xcdot = 0, "
               "first_order_taylor works at any point", m->xc_names ? m->xc_names[worst] : "?",
-              xcdot[worst], tol);
+              f0[worst], tol);
+}
+
+static int linearize_at(const diagc_model *m, void *ctx, const diagc_linearize_options *o,
+                        lin_sel *sp, diagc_linear_system *out, char *err, size_t errlen) {
+  const lin_sel s = *sp;
+  int rc;
+  if (s.nx) memcpy(out->x0, (const char *)ctx + s.x_offset, (size_t)s.nx * sizeof(double));
+  read_inputs(m, ctx, &s, out->u0);
+  if (eval_point(m, ctx, &s, out->f0, out->y0) != 0 || !all_finite(out->f0, (size_t)s.nx) ||
+      !all_finite(out->y0, (size_t)s.ny))
+    return fail(DIAGC_LIN_E_EVAL, err, errlen, "the %s or an output failed at the operating point",
+                s.discrete ? "discrete update" : "derivatives");
+  if (o->mode == DIAGC_LINEARIZE &&
+      (rc = check_equilibrium(m, &s, o->equilibrium_tolerance, out->f0, out->x0, err, errlen)) != DIAGC_OK)
+    return rc;
+  double *J = calloc((size_t)(s.nx + s.ny) * (size_t)(s.nx + s.nu) + 1, sizeof(double));
+  if (!J) return fail(DIAGC_LIN_E_NOMEM, err, errlen, "out of memory");
+  rc = o->jacobian == DIAGC_JACOBIAN_MODEL ? jac_model(m, ctx, &s, J) : jac_fd(m, ctx, &s, out->x0, out->u0, J);
+  if (rc == DIAGC_OK) {
+    split(&s, J, out);
+    affine_terms(&s, o->mode, out);
+  }
+  free(J);
+  if (rc != DIAGC_OK) return fail(rc, err, errlen, "%s", diagc_status_message(rc));
+  return DIAGC_OK;
 }
 
 int diagc_linearize(const diagc_model *m, void *ctx, const diagc_linearize_options *o,
@@ -258,22 +320,10 @@ int diagc_linearize(const diagc_model *m, void *ctx, const diagc_linearize_optio
   if (select_ports(m, o, &s) != 0)
     return fail(DIAGC_LIN_E_ARG, err, errlen, "no input port %d / output port %d", o->input, o->output);
   if ((rc = check_args(m, ctx, o, out, &s, err, errlen)) != DIAGC_OK) return rc;
-  if (s.nx) memcpy(out->x0, (const char *)ctx + m->xc_offset, (size_t)s.nx * sizeof(double));
-  read_inputs(m, ctx, &s, out->u0);
-  if (eval_point(m, ctx, &s, out->f0, out->y0) != 0 || !all_finite(out->f0, (size_t)s.nx) ||
-      !all_finite(out->y0, (size_t)s.ny))
-    return fail(DIAGC_LIN_E_EVAL, err, errlen, "the derivatives or an output failed at the operating point");
-  if (o->mode == DIAGC_LINEARIZE &&
-      (rc = check_equilibrium(m, &s, o->equilibrium_tolerance, out->f0, err, errlen)) != DIAGC_OK)
-    return rc;
-  double *J = calloc((size_t)(s.nx + s.ny) * (size_t)(s.nx + s.nu) + 1, sizeof(double));
-  if (!J) return fail(DIAGC_LIN_E_NOMEM, err, errlen, "out of memory");
-  rc = o->jacobian == DIAGC_JACOBIAN_MODEL ? jac_model(m, ctx, &s, J) : jac_fd(m, ctx, &s, out->x0, out->u0, J);
-  if (rc == DIAGC_OK) {
-    split(&s, J, out);
-    affine_terms(&s, o->mode, out);
-  }
-  free(J);
-  if (rc != DIAGC_OK) return fail(rc, err, errlen, "%s", diagc_status_message(rc));
-  return DIAGC_OK;
+  out->time_period = s.discrete ? m->lin_time_period : 0.0;
+  if (s.discrete && !(s.sbuf = malloc(m->state_size ? m->state_size : 1)))
+    return fail(DIAGC_LIN_E_NOMEM, err, errlen, "out of memory");
+  rc = linearize_at(m, ctx, o, &s, out, err, errlen);
+  free(s.sbuf);
+  return rc;
 }

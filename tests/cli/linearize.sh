@@ -88,3 +88,13 @@ if paste -d, "$tmp/csv" "$tmp/fd" | awk -F, 'NR > 1 { d = $4 - $8; if (d < 0) d 
 else
   bad fd_agrees "$(paste -d' ' "$tmp/csv" "$tmp/fd" | head -5 | tr '\n' '|')"
 fi
+
+# 6. discrete time: Drake's ExampleDiscreteSystem x[n+1] = x[n] + 1, y = 10 x
+"$DIAGC" linearize examples/discrete_counter.lua --mode first_order_taylor --format csv >"$tmp/dc" 2>"$tmp/err"
+if grep -qx 'A,example.x,example.x,1' "$tmp/dc" && grep -qx 'C,example.Sn,example.x,10' "$tmp/dc" &&
+   grep -qx 'f0,example.x,,1' "$tmp/dc" &&
+   "$DIAGC" linearize examples/discrete_counter.lua 2>&1 >/dev/null | grep -q 'example.x\[n+1\] - example.x\[n\] = 1'; then
+  ok discrete_counter
+else
+  bad discrete_counter "$(tr '\n' '|' <"$tmp/dc") $(head -1 "$tmp/err")"
+fi

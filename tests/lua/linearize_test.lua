@@ -160,15 +160,17 @@ test("linearize.caching_off_same_bits", function()
   for _, k in ipairs({ "A", "B", "C", "D", "f0", "y0" }) do eq(ra[k], rb[k]) end
 end)
 
-test("linearize.refuses_discrete_state", function()
-  local Counter = dsl.leaf "Counter" {
+test("linearize.refuses_hybrid", function()
+  local Mixed = dsl.leaf "Mixed" {
+    dsl.continuous_state { z = 1, z0 = { 0 } },
     dsl.discrete_state { "n", size = 1, default = { 0 } },
+    dsl.derivatives { prerequisites = { "z", "xd" }, calc = "zdot[0] = n[0] - z[0];" },
     dsl.periodic_discrete_update { "tick", period = 0.1, writes = { "n" }, prerequisites = { "n" },
       calc = "n_next[0] = n[0] + 1.0;" },
   }
-  local c = diagc.jit(dsl.diagram "cnt" { dsl.system { "c", Counter } }):context()
+  local c = diagc.jit(dsl.diagram "mixed" { dsl.system { "c", Mixed } }):context()
   local msg = expect_error(function() c:linearize() end)
-  truthy(msg:find("purely continuous", 1, true), msg)
+  truthy(msg:find("has discrete state (c.n)", 1, true) and msg:find("purely continuous", 1, true), msg)
 end)
 
 test("linearize.no_generated_jacobian", function()
@@ -233,3 +235,66 @@ for _, name in ipairs({ "pendulum", "spring_mass", "pid_plant" }) do
     end
   end)
 end
+
+-- discrete time: a sampled double integrator x[n+1] = A x[n] + B u[n]
+local H = 0.1
+local function sampled(period2)
+  local DI = dsl.leaf "DoubleIntegrator" {
+    dsl.discrete_state { "x", size = 2, default = { 0, 0 } },
+    dsl.input_port { "u", size = 1 },
+    dsl.output_port { "pos", size = 1, prerequisites = { "xd" }, calc = "pos[0] = x[0];" },
+    dsl.periodic_discrete_update { "step", period = H, prerequisites = { "xd", "u" }, calc = string.format([[
+      x_next[0] = x[0] + %.17g * x[1] + %.17g * u[0];
+      x_next[1] = x[1] + %.17g * u[0]; ]], H, H * H / 2, H) },
+  }
+  -- a nonlinear sampled leaf fed by the integrator's position
+  local Pend = dsl.leaf "SampledPendulum" {
+    dsl.discrete_state { "th", size = 1, default = { 0 } },
+    dsl.input_port { "tau", size = 1 },
+    dsl.output_port { "angle", size = 1, prerequisites = { "xd" }, calc = "angle[0] = th[0];" },
+    dsl.periodic_discrete_update { "step", period = period2 or H, prerequisites = { "xd", "tau" },
+      calc = string.format("th_next[0] = th[0] + %.17g * (tau[0] - sin(th[0]));", H) },
+  }
+  return dsl.diagram "sampled" {
+    dsl.system { "di", DI }, dsl.system { "p", Pend },
+    dsl.connect { "di.pos", "p.tau" },
+    dsl.export_input { "di.u", as = "u" },
+    dsl.export_output { "p.angle", as = "angle" },
+  }
+end
+
+test("linearize.discrete_sampled", function()
+  local m = diagc.jit(sampled())
+  local c = m:context()
+  c:set_input("u", 0)
+  local r = c:linearize()
+  eq(r.time_period, H)
+  eq(r.states, { "di.x[0]", "di.x[1]", "p.th" })
+  -- x = (di.x0, di.x1, th): th[n+1] = th + h (x0 - sin th)
+  near(r.A, { { 1, H, 0 }, { 0, 1, 0 }, { H, 0, 1 - H } }, { rtol = 1e-12, atol = 1e-15 })
+  near(r.B, { { H * H / 2 }, { H }, { 0 } }, { rtol = 1e-12, atol = 1e-15 })
+  near(r.C, { { 0, 0, 1 } })
+  near(r.D, { { 0 } })
+end)
+
+test("linearize.discrete_fixed_point_and_taylor", function()
+  local c = diagc.jit(sampled()):context()
+  c:set_state("di.x", { 0.3, 0.2 })
+  c:set_input("u", 0)
+  local msg = expect_error(function() c:linearize() end)
+  -- the worst element: th moves by h (x0 - sin 0) = 0.03, x0 by h x1 = 0.02
+  truthy(msg:find("not an equilibrium: p.th[n+1] - p.th[n] = 0.03", 1, true), msg)
+  c:set_state("p.th", 0.4)
+  local g = c:linearize { mode = "first_order_taylor" }
+  local f = c:linearize { mode = "first_order_taylor", jacobian = "fd" }
+  for _, k in ipairs({ "A", "B", "C", "D", "f0", "y0" }) do near(g[k], f[k], { rtol = 1e-6, atol = 1e-9 }) end
+  near(g.A[3][3], 1 - H * math.cos(0.4), { rtol = 1e-12 })
+  -- f0 = x[n+1](x0, u0) - A x0 - B u0; th row: th + h (x0 - sin th) - (h x0 + (1 - h cos th) th)
+  near(g.f0[3], 0.4 + H * (0.3 - math.sin(0.4)) - (H * 0.3 + (1 - H * math.cos(0.4)) * 0.4), { rtol = 1e-12 })
+end)
+
+test("linearize.discrete_needs_one_period", function()
+  local c = diagc.jit(sampled(2 * H)):context()
+  local msg = expect_error(function() c:linearize { jacobian = "fd" } end)
+  truthy(msg:find("one periodic discrete update", 1, true), msg)
+end)

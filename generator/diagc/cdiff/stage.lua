@@ -1,7 +1,8 @@
 -- cdiff/stage.lua: the differentiation stage of the pipeline (after
 -- check/c_text.lua, before flatten).  Analyzes, once per leaf type, every
 -- calc whose value can enter a Jacobian (output ports, cache entries,
--- derivatives, energies: every calc but events').  A calc outside the
+-- derivatives, energies, and discrete updates: every calc but the other
+-- events').  A calc outside the
 -- differentiable subset is no error here (whether it is depends on
 -- whether a Jacobian needs it); a calc in it that can leave an element of
 -- its outputs unwritten is one, at its spec line.
@@ -9,6 +10,9 @@
 -- Adds to each such calc:
 --   calc.diff = { r = the analysis (cdiff/init.lua: pattern, jacobian()) }
 --            or { problem = {...}, loc = {file=, line=, col=}, why = text }
+--   and, for a calc declared jacobian = "finite_difference" whose values
+--   are all double, calc.diff.fd = its interface (cdiff/iface.lua: the
+--   sizes coder/jacobian_fd.lua perturbs and differences)
 -- With no host lexer (plain LuaJIT) nothing is added.
 local cdiff = require("diagc.cdiff")
 local iface = require("diagc.cdiff.iface")
@@ -60,9 +64,10 @@ function M.run(model, lex)
   if not lex then return end
   for _, lt in ipairs(model.leaf_types) do
     for _, calc in ipairs(lt.calcs) do
-      if calc.kind ~= "event" then
+      if calc.kind ~= "event" or calc.event_kind == "discrete_update" then
         calc.diff = analyze(lt, calc, lex)
         if calc.diff.r then check_writes(lt, calc) end
+        if calc.jacobian == "finite_difference" then calc.diff.fd = iface.of(lt, calc, calc.params) end
       end
     end
   end

@@ -62,7 +62,7 @@ local function has_xc(leaf) return #leaf.q + #leaf.v + #leaf.z > 0 end
 local function computed(leaf, item, sources)
   local k = item._item
   local ticket = COMPUTED_ITEM[k]
-  fields.only(item, { "calc", "prerequisites" })
+  fields.only(item, { "calc", "prerequisites", "jacobian" })
   if leaf.computed[ticket] then
     errors.raise(item.loc, "leaf \"%s\" declares %s twice", leaf.name, k)
   end

@@ -104,7 +104,7 @@ end
 
 local function cache_entry(leaf, item)
   local a = item.args
-  fields.only(item, { "name", "size", "type", "init", "calc", "prerequisites" }, 1)
+  fields.only(item, { "name", "size", "type", "init", "calc", "prerequisites", "jacobian" }, 1)
   local name = fields.name(item)
   local it = declare(leaf, item, "cache", name)
   if a.size ~= nil and a.type ~= nil then
@@ -139,7 +139,7 @@ function M.declare(leaf, spec, sources)
     elseif k == "input_port" then
       port(leaf, item, "input", { "name", "size" })
     elseif k == "output_port" then
-      local it = port(leaf, item, "output", { "name", "size", "calc", "prerequisites" })
+      local it = port(leaf, item, "output", { "name", "size", "calc", "prerequisites", "jacobian" })
       deferred[#deferred + 1] = { item = item, it = it }
     elseif k == "cache_entry" then
       deferred[#deferred + 1] = { item = item, it = cache_entry(leaf, item) }

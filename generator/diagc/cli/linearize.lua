@@ -69,10 +69,14 @@ end
 local function as_text(r, name, t)
   local out = {}
   out[#out + 1] = string.format("%s of %s at t = %s", r.mode, name, g(t))
+  local disc = r.time_period > 0
+  if disc then out[#out + 1] = "  discrete time, period " .. g(r.time_period) end
   if r.mode == "linearize" then
-    out[#out + 1] = "  d/dt (x - x0) = A (x - x0) + B (u - u0),  y - y0 = C (x - x0) + D (u - u0)"
+    out[#out + 1] = disc and "  x[n+1] - x0 = A (x[n] - x0) + B (u[n] - u0),  y - y0 = C (x[n] - x0) + D (u[n] - u0)"
+      or "  d/dt (x - x0) = A (x - x0) + B (u - u0),  y - y0 = C (x - x0) + D (u - u0)"
   else
-    out[#out + 1] = "  dx/dt = A x + B u + f0,  y = C x + D u + y0"
+    out[#out + 1] = disc and "  x[n+1] = A x[n] + B u[n] + f0,  y = C x[n] + D u[n] + y0"
+      or "  dx/dt = A x + B u + f0,  y = C x + D u + y0"
   end
   text_vector(out, "x0", r.x0, r.states)
   text_vector(out, "u0", r.u0, r.inputs)
@@ -96,7 +100,7 @@ local function as_json(r, name, t)
   end
   local nx, nu = #r.states, #r.inputs
   return json.encode({
-    model = name, mode = r.mode, t = t,
+    model = name, mode = r.mode, t = t, time_period = r.time_period,
     states = json.array(r.states), inputs = json.array(r.inputs), outputs = json.array(r.outputs),
     A = mat(r.A, nx), B = mat(r.B, nu), C = mat(r.C, nx), D = mat(r.D, nu),
     x0 = json.array(r.x0), u0 = json.array(r.u0), y0 = json.array(r.y0), f0 = json.array(r.f0),

@@ -11,19 +11,23 @@
 -- local.  Adds nothing to the model.
 local util = require("diagc.util")
 local eval_paths = require("diagc.tickets.eval_paths")
+local loops = require("diagc.tickets.loops")
 local names = require("diagc.coder.names")
 local args = require("diagc.coder.args")
 local value_fn = require("diagc.coder.value_fn")
+local fd = require("diagc.coder.jacobian_fd")
 
 local M = {}
 
 local XC = { q = "xq", v = "xv", z = "xz" }
 
--- the inputs of a calc that can depend on the continuous state
-local function state_inputs(calc)
+-- the inputs of a calc that can depend on the state (with cols.xd: the
+-- discrete state too) or the inputs
+local function state_inputs(calc, cols)
   local set = {}
   for _, p in ipairs(calc.params) do
     if not p.write and (XC[p.key] or p.key:match("^input:") or p.key:match("^cache:")
+        or (cols.xd and p.key:match("^xd:"))
         or (p.key:match("^builtin:") and not p.key:match("^builtin:xcdot"))) then
       set[p.name] = true
     end
@@ -37,7 +41,8 @@ function M.path_entries(roots)
   local list = {}
   for _, e in ipairs(eval_paths.post_order(roots)) do
     if e.calc then
-      if not (e.calc.diff and e.calc.diff.r) then return nil, e end
+      local d = e.calc.diff
+      if not (d and (d.fd or (d.r and e.calc.jacobian ~= "finite_difference"))) then return nil, e end
       list[#list + 1] = e
     end
   end
@@ -45,12 +50,15 @@ function M.path_entries(roots)
 end
 
 -- one local Jacobian per leaf type and calc: {name=, pattern=, code=}
-function M.local_jacobians(K, list)
+function M.local_jacobians(K, list, cols)
+  cols = cols or {}
   local by_calc = {}
   for _, e in ipairs(list) do
     local calc = e.calc
-    if not by_calc[calc] then
-      local j = calc.diff.r.jacobian({ inputs = state_inputs(calc), outputs = false, jac = "diagc_jac" })
+    if not by_calc[calc] and calc.diff.fd then
+      by_calc[calc] = fd.local_jacobian(K, e, state_inputs(calc, cols))
+    elseif not by_calc[calc] then
+      local j = calc.diff.r.jacobian({ inputs = state_inputs(calc, cols), outputs = false, jac = "diagc_jac" })
       by_calc[calc] = { name = names.calc_fn(K.P, e.ctx.type, calc) .. "_jac", pattern = j.pattern,
         code = j.code, lt = e.ctx.type, calc = calc }
     end
@@ -80,16 +88,21 @@ local function emit_local(C, lj)
   C:line()
 end
 
--- where an input element comes from: {col = xc index} | {entry=, elem=} |
--- {} (not state-dependent)
+-- where an input element comes from: {col = state or input column} |
+-- {entry=, elem=} | {} (constant here).  Columns: xc (or, with cols.xd,
+-- xd), then with cols.u the exported inputs.
 local function source(F, e, key, index, cols)
   local ctx = e.ctx
   if XC[key] then return { col = ctx[XC[key]] + index } end
+  local g = cols.xd and key:match("^xd:(.*)$")
+  if g then return { col = ctx.xd_off[g] + index } end
   local name = key:match("^input:(.*)$")
   if name then
     local r = F.resolve_input(ctx, name)
     if r.entry then return { entry = r.entry, elem = index } end
-    if cols.u and r.slot.kind == "input" then return { col = F.nxc + r.slot.offset + index } end
+    if cols.u and r.slot.kind == "input" then
+      return { col = (cols.xd and F.nxd or F.nxc) + r.slot.offset + index }
+    end
     return {}
   end
   if key:match("^cache:") then return { entry = ctx.entries[key], elem = index } end
@@ -99,9 +112,12 @@ local function source(F, e, key, index, cols)
 end
 
 -- the element a local output writes: {entry=, elem=} or {row = xc index}
+-- (a discrete update's x_next: {row = xd index})
 local function target(e, key, index)
   local part = key:match("^self:(%a)$")
   if part then return { row = e.ctx[XC[part]] + index } end
+  local g = key:match("^next:xd:(.*)$")
+  if g then return { row = e.ctx.xd_off[g] + index } end
   return { entry = e, elem = index }
 end
 
@@ -114,7 +130,9 @@ local function terms_of(F, D, e, lj, arr, cols)
     local tkey = t.row and ("r" .. t.row) or ("e" .. t.elem)
     local slot = out[tkey] or { t = t, cols = {} }
     out[tkey] = slot
-    local s, ref = source(F, e, key_of[nz.input], nz.in_index, cols), string.format("%s[%d]", arr, k - 1)
+    -- an update's hidden input: the group its x_next is preloaded with
+    local key = key_of[nz.input] or ("xd:" .. nz.input)
+    local s, ref = source(F, e, key, nz.in_index, cols), string.format("%s[%d]", arr, k - 1)
     if s.col then
       local c = slot.cols[s.col] or {}
       c[#c + 1] = ref
@@ -136,7 +154,7 @@ end
 -- the call of e's local Jacobian into the array `arr`
 local function emit_call(K, e, lj, arr)
   local a = {}
-  for _, p in ipairs(e.calc.params) do a[#a + 1] = args.expr(K.F, e.ctx, p, e) end
+  for _, p in ipairs(e.calc.params) do a[#a + 1] = args.expr(K.F, e.ctx, p, e, "(&c->x)") end
   a[#a + 1] = arr
   K.C:linef("  double %s[%d];", arr, math.max(#lj.pattern, 1))
   K.C:linef("  if (%s(%s) != 0) return DIAGC_E_CALC;", lj.name, table.concat(a, ", "))
@@ -173,7 +191,12 @@ function M.emit_locals(K, list, locals)
     local lj = locals[e.calc]
     if not K.jac_done[lj.name] and #lj.pattern > 0 then
       K.jac_done[lj.name] = true
-      emit_local(K.C, lj)
+      if lj.fd then fd.emit(K, lj) else emit_local(K.C, lj) end
+    end
+    if lj.fd then
+      K.jac_fd = K.jac_fd or {}
+      local path = loops.entry_path(e)
+      if not K.jac_fd[path] then K.jac_fd[path] = true; K.jac_fd[#K.jac_fd + 1] = path end
     end
   end
 end

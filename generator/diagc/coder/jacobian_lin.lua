@@ -13,6 +13,7 @@
 -- differences use them too).  Adds nothing to the model; sets K.lin.
 local chain = require("diagc.coder.jacobian_chain")
 local names = require("diagc.coder.names")
+local loops = require("diagc.tickets.loops")
 
 local M = {}
 
@@ -35,33 +36,70 @@ function M.inputs(F)
   return list
 end
 
-local function roots(F, outs)
+-- A purely discrete model with one periodic discrete update (Drake's
+-- unique periodic update: every leaf's discrete updates share one period
+-- and offset; no other event writes state) is linearized in x[n+1]:
+-- returns {ctx=, ev=} of each update, the period and the offset, or nil.
+function M.discrete_updates(F)
+  if F.nxc > 0 or F.nxd == 0 then return nil end
+  local list, period, offset = {}, nil, nil
+  for _, ctx in ipairs(F.leaves) do
+    for _, ev in ipairs(ctx.type.events) do
+      if ev.event_kind ~= "publish" then
+        if ev.event_kind ~= "discrete_update" or ev.trigger ~= "periodic" then return nil end
+        if period and (ev.period ~= period or (ev.offset or 0) ~= offset) then return nil end
+        period, offset = ev.period, ev.offset or 0
+        list[#list + 1] = { ctx = ctx, ev = ev }
+      end
+    end
+  end
+  if #list == 0 then return nil end
+  return list, period, offset
+end
+
+local function roots(F, outs, updates)
   local r = { F.root.entries.xcdot }
   for _, y in ipairs(outs) do r[#r + 1] = y.o.entry end
+  for _, u in ipairs(updates or {}) do
+    for _, d in ipairs(loops.calc_deps(F, u.ctx, u.ev.params)) do r[#r + 1] = d.entry end
+  end
   return r
+end
+
+-- the entries, then the updates as pseudo-entries {ctx=, calc=, index=};
+-- nil and the entry or update without a Jacobian
+local function chain_list(F, outs, updates)
+  local list, bad = chain.path_entries(roots(F, outs, updates))
+  if not list then return nil, bad end
+  for k, u in ipairs(updates or {}) do
+    if not (u.ev.diff and u.ev.diff.r) then return nil, { ctx = u.ctx, calc = u.ev, event = true } end
+    list[#list + 1] = { ctx = u.ctx, calc = u.ev, index = "u" .. (k - 1) }
+  end
+  return list
 end
 
 -- Why the model has no ∂(ẋc, y)/∂(xc, u), or nil when it has one
 -- ({loc=, message=} as coder/jacobian.lua's missing)
 function M.missing(F)
-  local list, e = chain.path_entries(roots(F, M.outputs(F)))
+  local list, e = chain_list(F, M.outputs(F), (M.discrete_updates(F)))
   if list then return nil end
-  local d, loops = e.calc.diff, require("diagc.tickets.loops")
+  local d = e.calc.diff
   if not d then return { message = "calc bodies were not analyzed (no C lexer)" } end
+  local what = e.event and (e.ctx.path .. "." .. e.calc.name) or loops.entry_path(e)
   return { loc = d.loc, message = string.format("the linearization needs the Jacobian of %s: %s; "
-    .. "or use finite differences (--jacobian fd)", loops.entry_path(e), d.why) }
+    .. "or use finite differences (--jacobian fd)", what, d.why or "an event's values are not all double") }
 end
 
-local function sizes(F, outs, ins)
+local function sizes(nx, outs, ins)
   local ny, nu = 0, 0
   for _, y in ipairs(outs) do ny = ny + y.o.size end
   for _, s in ipairs(ins) do nu = nu + s.size end
-  return F.nxc + ny, F.nxc + nu
+  return nx + ny, nx + nu
 end
 
--- the rows of y: R[nxc + offset + elem] from the entries' totals D
-local function output_rows(F, outs, R, D)
-  local off = F.nxc
+-- the rows of y: R[nx + offset + elem] from the entries' totals D
+local function output_rows(nx, outs, R, D)
+  local off = nx
   for _, y in ipairs(outs) do
     local d = D[y.o.entry] or {}
     for k = 0, y.o.size - 1 do R[off + k] = d[k] end
@@ -69,7 +107,23 @@ local function output_rows(F, outs, R, D)
   end
 end
 
-local function emit_function(K, list, locals, outs, ncol)
+-- discrete: x[n+1] = x[n] for the groups no update writes
+local function identity_rows(F, updates, R)
+  local written = {}
+  for _, u in ipairs(updates) do
+    for _, p in ipairs(u.ev.params) do
+      local g = p.key:match("^next:xd:(.*)$")
+      if g then
+        for i = 0, u.ctx.type.names[g].size - 1 do written[u.ctx.xd_off[g] + i] = true end
+      end
+    end
+  end
+  for r = 0, F.nxd - 1 do
+    if not written[r] then R[r] = { [r] = "1.0" } end
+  end
+end
+
+local function emit_function(K, list, locals, outs, ncol, updates)
   local C, P = K.C, K.P
   C:linef("int %s_jac_lin(%s_context *c, double *nz)", P, P)
   C:line("{")
@@ -83,8 +137,9 @@ local function emit_function(K, list, locals, outs, ncol)
       C:line("  if (rc != 0) return rc;")
     end
   end
-  local R, D = chain.emit_chain(K, list, locals, { u = true })
-  output_rows(K.F, outs, R, D)
+  local R, D = chain.emit_chain(K, list, locals, { u = true, xd = updates ~= nil })
+  if updates then identity_rows(K.F, updates, R) end
+  output_rows(updates and K.F.nxd or K.F.nxc, outs, R, D)
   local s = chain.csc(R, ncol)
   for k, v in ipairs(s.vals) do C:linef("  nz[%d] = %s;", k - 1, v) end
   if #s.vals == 0 then C:line("  (void)nz;") end
@@ -136,24 +191,25 @@ local function declare(K, nnz, nrow, ncol)
   api[#api + 1] = string.format("int %s_jac_lin(%s_context *c, double *nz);", P, P)
 end
 
--- slot `jacobian_lin`; sets K.lin = {n_outputs=, n_inputs=, nrow=, ncol=, nnz=}
--- (nnz nil: no Jacobian)
+-- slot `jacobian_lin`; sets K.lin = {n_outputs=, n_inputs=, nrow=, ncol=,
+-- period=, nnz=} (nnz nil: no Jacobian; period 0: continuous)
 function M.emit(K)
   return function(C)
     local F = K.F
     local outs, ins = M.outputs(F), M.inputs(F)
-    local nrow, ncol = sizes(F, outs, ins)
+    local updates, period = M.discrete_updates(F)
+    local nrow, ncol = sizes(updates and F.nxd or F.nxc, outs, ins)
     emit_blocks(K, outs, ins)
-    K.lin = { n_outputs = #outs, n_inputs = #ins, nrow = nrow, ncol = ncol }
-    local list = chain.path_entries(roots(F, outs))
+    K.lin = { n_outputs = #outs, n_inputs = #ins, nrow = nrow, ncol = ncol, period = period or 0 }
+    local list = chain_list(F, outs, updates)
     if not list then
       K.api[#K.api + 1] = "/* No d(xcdot, y) / d(xc, u): a calc it needs is outside the differentiable subset. */"
       K.api[#K.api + 1] = string.format("#define %s_HAS_JAC_LIN 0", K.PU)
       return
     end
-    local locals = chain.local_jacobians(K, list)
+    local locals = chain.local_jacobians(K, list, { xd = updates ~= nil })
     chain.emit_locals(K, list, locals)
-    local s = emit_function(K, list, locals, outs, ncol)
+    local s = emit_function(K, list, locals, outs, ncol, updates)
     emit_sparsity(K, s, nrow, ncol)
     C:linef("static int %s__v_jac_lin(void *c, double *nz)", K.P)
     C:linef("{ return %s_jac_lin((%s_context *)c, nz); }", K.P, K.P)

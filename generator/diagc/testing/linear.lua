@@ -12,7 +12,8 @@
 --   opts.jacobian  "model" (default: the generated Jacobian) | "fd"
 --   opts.tolerance the equilibrium tolerance (default 1e-6)
 --   result: {A=, B=, C=, D= (lists of rows), f0=, y0=, x0=, u0= (lists),
---     states=, inputs=, outputs= (element names: "pend.theta", "u[1]")}
+--     states=, inputs=, outputs= (element names: "pend.theta", "u[1]"),
+--     time_period= (0: continuous; h: discrete, x[n+1] = A x[n] + ...)}
 local ffi = require("ffi")
 local K = require("diagc.testing.ffi").const
 
@@ -103,7 +104,11 @@ local function names_of(d, o)
   local i1, ic = range(o.input, #ins)
   local o1, oc = range(o.output, #outs)
   local states = {}
-  for i = 0, d.nxc - 1 do states[i + 1] = ffi.string(d.xc_names[i]) end
+  if d.lin_time_period > 0 then
+    for i = 0, d.nxd - 1 do states[i + 1] = ffi.string(d.xd_names[i]) end
+  else
+    for i = 0, d.nxc - 1 do states[i + 1] = ffi.string(d.xc_names[i]) end
+  end
   return states, elements(ins, isz, i1, ic), elements(outs, osz, o1, oc)
 end
 
@@ -118,7 +123,7 @@ function M.linearize(model, ctx, opts)
   -- the arrays stay referenced by these locals while C writes through sys
   local A, B, Cm, D = arr(nx * nx), arr(nx * nu), arr(ny * nx), arr(ny * nu)
   local f0, y0, x0, u0 = arr(nx), arr(ny), arr(nx), arr(nu)
-  local sys = ffi.new("diagc_linear_system", { nx, nu, ny, A, B, Cm, D, f0, y0, x0, u0 })
+  local sys = ffi.new("diagc_linear_system", { nx, nu, ny, A, B, Cm, D, f0, y0, x0, u0, 0 })
   local err = ffi.new("char[512]")
   local rc = C.diagc_linearize(d, ctx.ptr, o, sys, err, 512)
   if rc ~= 0 then return nil, ffi.string(err), rc end
@@ -127,6 +132,7 @@ function M.linearize(model, ctx, opts)
     A = rows(A, nx, nx), B = rows(B, nx, nu), C = rows(Cm, ny, nx), D = rows(D, ny, nu),
     f0 = list(f0, nx), y0 = list(y0, ny), x0 = list(x0, nx), u0 = list(u0, nu),
     states = states, inputs = inputs, outputs = outputs, mode = opts and opts.mode or "linearize",
+    time_period = sys.time_period,
   }
 end
 

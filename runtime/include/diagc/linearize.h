@@ -21,8 +21,13 @@
  *                              f0 = xcdot0 - A x0 - B u0,
  *                              y0 = y(x0, u0) - C x0 - D u0.
  *
- * Only purely continuous models: a model with discrete or abstract state
- * is refused (DIAGC_LIN_E_MODEL).  A, B, C, D come from the model's
+ * Discrete time: a purely discrete model with one periodic discrete update
+ * of period h (diagc_model.lin_time_period > 0) is linearized in x = xd
+ * with x[n+1] in place of dx/dt: A, B map x[n], u[n] to x[n+1]; linearize
+ * needs x[n+1] = x[n] within the tolerance (a fixed point), and f0 =
+ * x[n+1](x0, u0) - A x0 - B u0 in first_order_taylor mode.  Any other
+ * model with discrete state, and any with abstract state, is refused
+ * (DIAGC_LIN_E_MODEL).  A, B, C, D come from the model's
  * generated d(xcdot, y) / d(xc, u) (diagc_model.jac_lin) with
  * DIAGC_JACOBIAN_MODEL, or from central differences of the derivatives
  * and outputs with DIAGC_JACOBIAN_FD.  The caller's context is left as it
@@ -76,6 +81,8 @@ typedef struct diagc_linear_system {
   double *y0;  /* ny */
   double *x0;  /* nx */
   double *u0;  /* nu */
+  double time_period; /* set by diagc_linearize: 0 continuous, h > 0
+                         discrete (x[n+1] = ...; x is xd) */
 } diagc_linear_system;
 
 void diagc_linearize_options_init(diagc_linearize_options *o);
