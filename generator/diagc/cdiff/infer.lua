@@ -23,8 +23,9 @@
 --   calc.params   recomputed from them (check/scope.lua)
 -- so flatten, the ticket graph and the masks see an ordinary list.  A body
 -- outside the subset, or reading or writing a value of a C type other
--- than double, is an error at that construct's spec line.  With no host
--- lexer nothing is narrowed: the calc keeps the widest list.
+-- than double, is an error at that construct's spec line; so is
+-- "inferred" with no host lexer (plain LuaJIT: the widest lists would
+-- make every pair of cache entries a cycle).
 local errors = require("diagc.errors")
 local scope = require("diagc.check.scope")
 local leaf = require("diagc.check.leaf")
@@ -114,9 +115,14 @@ local function narrow(lt, group, lex)
 end
 
 function M.run(model, lex)
-  if not lex then return end
   for _, lt in ipairs(model.leaf_types) do
-    for _, g in ipairs(groups(lt)) do narrow(lt, g, lex) end
+    for _, g in ipairs(groups(lt)) do
+      if not lex then
+        errors.raise(g[1].loc, "prerequisites = \"inferred\" needs the C lexer of bin/diagc to "
+          .. "read the body; run diagc, or list the prerequisites")
+      end
+      narrow(lt, g, lex)
+    end
   end
 end
 
