@@ -41,8 +41,9 @@ local function ticket_of(key)
   return key:match("^builtin:(%a+)") or key:match("^%a+:(.*)$")
 end
 
-local function is_double(p)
-  return p.ctype:gsub("const ", ""):gsub("%s*%*$", "") == "double"
+-- the C type of the value a parameter passes ("const double *" -> "double")
+local function value_type(p)
+  return (p.ctype:gsub("const ", ""):gsub("%s*%*$", ""))
 end
 
 local function fail(lt, calc, loc, why)
@@ -56,13 +57,13 @@ end
 local function analysis_params(lt, calc, used)
   local ps = {}
   for _, p in ipairs(calc.params) do
-    if is_double(p) then
+    if value_type(p) == "double" then
       ps[#ps + 1] = p
     elseif used[p.name] then
       local tk = used[p.name]
-      fail(lt, calc, c_code.loc_mapper(calc.body_loc)(tk.line, tk.col), string.format(
-        "'%s' is of C type %s, and only doubles are in the differentiable subset of C (see docs/jacobians.md)",
-        p.name, (p.ctype:gsub("const ", ""):gsub("%s*%*$", ""))))
+      fail(lt, calc, c_code.loc_mapper(calc.body_loc)(tk.line, tk.col), string.format("'%s' is of "
+        .. "C type %s, and only doubles are in the differentiable subset of C (see docs/jacobians.md)",
+        p.name, value_type(p)))
     end
   end
   return ps
