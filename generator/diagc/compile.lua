@@ -1,5 +1,5 @@
 -- compile.lua: the whole pipeline, one stage per module:
---   spec.load -> check -> check.c_text -> cdiff.stage -> flatten -> tickets.graph
+--   spec.load -> check -> check.c_text -> cdiff.infer -> cdiff.stage -> flatten -> tickets.graph
 --   -> tickets.loops -> tickets.eval_paths -> masks -> coder.c_model
 local M = {}
 
@@ -59,6 +59,7 @@ function M.compile_loaded(loaded, opts)
   local lex = opts.lex == nil and host_lexer() or opts.lex or nil
   require("diagc.check.c_text").check(model, { prefix = prefix, header_name = header_name,
     source_name = source_name, sources = loaded.sources, lex = lex })
+  require("diagc.cdiff.infer").run(model, lex)
   require("diagc.cdiff.stage").run(model, lex)
   local F = require("diagc.flatten").flatten(model)
   local G = require("diagc.tickets.graph").build(F)

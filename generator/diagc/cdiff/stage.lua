@@ -27,8 +27,10 @@ local function preamble_texts(lt)
   return texts, locs
 end
 
-local function analyze(lt, calc, lex)
-  local itf, why = iface.of(lt, calc, calc.params)
+-- The analysis of one calc of leaf type lt with the given parameters
+-- (calc.params by default): the value calc.diff takes.
+function M.analyze(lt, calc, lex, params)
+  local itf, why = iface.of(lt, calc, params or calc.params)
   if not itf then return { why = why, loc = calc.body_loc } end
   local texts, locs = preamble_texts(lt)
   local ok, r, problem = pcall(cdiff.analyze, { body = calc.body, preamble = texts,
@@ -65,7 +67,7 @@ function M.run(model, lex)
   for _, lt in ipairs(model.leaf_types) do
     for _, calc in ipairs(lt.calcs) do
       if calc.kind ~= "event" or calc.event_kind == "discrete_update" then
-        calc.diff = analyze(lt, calc, lex)
+        calc.diff = M.analyze(lt, calc, lex)
         if calc.diff.r then check_writes(lt, calc) end
         if calc.jacobian == "finite_difference" then calc.diff.fd = iface.of(lt, calc, calc.params) end
       end

@@ -30,10 +30,10 @@ function M.new(leaf, item, sources, kind, name, default_prereqs, self_name)
     errors.raise(item.loc, "%s needs a calc = [[ C statements ]]", item._item)
   end
   local body = fields.c_code(item.loc, item._item .. " calc", item.args.calc)
-  local list, is_default = prereqs.check(leaf, item, self_name, default_prereqs)
+  local list, is_default, inferred = prereqs.check(leaf, item, self_name, default_prereqs)
   local c = { kind = kind, name = name, loc = item.loc, body = body,
     body_loc = fields.locate(sources, item.loc, body),
-    prereqs = list, default_prereqs = is_default,
+    prereqs = list, default_prereqs = is_default, inferred = inferred,
     jacobian = kind ~= "event" and jacobian(item) or nil }
   leaf.calcs[#leaf.calcs + 1] = c
   return c

@@ -24,7 +24,11 @@
 -- A calc: {kind = "output" | "cache" | a computed ticket | "event" | "witness"
 --   | "next_update_time", name=, loc=, body= (C text), body_loc= (where
 --   the body starts in its file), prereqs= (ticket names; the default list
---   when none is given), default_prereqs= (true when defaulted), params=
+--   when none is given), default_prereqs= (true when defaulted), inferred=
+--   (true for prerequisites = "inferred": prereqs is then every ticket the
+--   calc could list, until cdiff/infer.lua narrows it to what the body
+--   reads; a witness's or next_update_time's calc and event share one
+--   list), params=
 --   (check/scope.params: the calc function's parameters), item= (outputs
 --   and cache entries)}; an event also has trigger= ("periodic" "per_step"
 --   "initialization" "witness" "timed"), event_kind= ("publish"
@@ -103,6 +107,28 @@ function M.all_calcs(leaf)
   return all
 end
 
+-- prerequisites = "inferred": until the body is read (cdiff/infer.lua),
+-- the calc may read everything it could list: all_sources, every other
+-- cache entry and every computed value the leaf declares.  Lists shared
+-- by a witness's (next_update_time's) calc and event are filled once.
+local function infer_scope(leaf, all)
+  local filled = {}
+  for _, c in ipairs(all) do
+    if c.inferred and not filled[c.prereqs] then
+      filled[c.prereqs] = true
+      local self = (c.kind == "cache" and c.name) or (builtin.computed[c.kind] and c.kind)
+      local list = c.prereqs
+      list[#list + 1] = "all_sources"
+      for _, it in ipairs(leaf.by_kind.cache) do
+        if it.name ~= self then list[#list + 1] = it.name end
+      end
+      for _, tk in ipairs(builtin.computed_order) do
+        if leaf.computed[tk] and tk ~= self then list[#list + 1] = tk end
+      end
+    end
+  end
+end
+
 -- a computed value a calc lists must be declared; continuous state needs
 -- derivatives
 local function check_computed(leaf, spec, all)
@@ -127,6 +153,7 @@ function M.check(spec, sources, type_id)
   leaf_names.check_ctypes(leaf)
   calcs_and_events(leaf, spec, sources, deferred)
   local all = M.all_calcs(leaf)
+  infer_scope(leaf, all)
   check_computed(leaf, spec, all)
   for _, c in ipairs(all) do c.params = scope.params(leaf, c) end
   return leaf

@@ -69,15 +69,15 @@ function M.check(leaf, item, sources)
   local writable = kind ~= "publish" and writes.allowed(leaf, item, kind, subject .. ": " .. kind) or nil
 
   local body = fields.c_code(item.loc, "next_update_time calc", a.calc)
-  local list, is_default = prereqs.check(leaf, item, nil, builtin.default_list)
+  local list, is_default, inferred = prereqs.check(leaf, item, nil, builtin.default_list)
   local d = { name = name, loc = item.loc }
   d.calc = { kind = "next_update_time", name = name, loc = item.loc, body = body,
     body_loc = fields.locate(sources, item.loc, body), prereqs = list,
-    default_prereqs = is_default }
+    default_prereqs = is_default, inferred = inferred }
   local ebody = fields.c_code(item.loc, "next_update_time " .. kind, a[kind])
   local ev = { kind = "event", name = name, loc = item.loc, body = ebody,
     body_loc = fields.locate(sources, item.loc, ebody), prereqs = list,
-    default_prereqs = is_default, trigger = "timed", event_kind = kind }
+    default_prereqs = is_default, inferred = inferred, trigger = "timed", event_kind = kind }
   if writable then ev.writes = writes.check(item, writable, subject) end
   leaf.calcs[#leaf.calcs + 1] = ev
   leaf.events[#leaf.events + 1] = ev

@@ -1,16 +1,26 @@
 -- check/prereqs.lua: validate a calc's prerequisites list (the tickets it
 -- reads) against the built-in tickets and the names its leaf declares.
 -- Used by check/leaf.lua, check/witness.lua and check/next_update.lua.
+-- `prerequisites = "inferred"` (the string, not in a list) asks diagc to
+-- read the body and list what it uses (cdiff/infer.lua): here it gives an
+-- empty list that check/leaf.lua's M.infer_scope fills with every ticket
+-- the calc could list.
 local errors = require("diagc.errors")
 local builtin = require("diagc.vocab.tickets")
 local util = require("diagc.util")
 
 local M = {}
 
+M.INFERRED = "inferred"
+
 local function unknown(leaf, item, t)
   local cands = {}
   for _, n in ipairs(builtin.names) do cands[#cands + 1] = n end
   for _, n in ipairs(leaf.name_order) do cands[#cands + 1] = n end
+  if t == "inferred" then
+    errors.raise(item.loc, "unknown prerequisite 'inferred' in leaf \"%s\"; to infer the "
+      .. "prerequisites from the body write prerequisites = \"inferred\" (a string, not a list)", leaf.name)
+  end
   local best = util.suggest(t, cands)
   errors.raise(item.loc, "unknown prerequisite '%s' in leaf \"%s\"%s", t, leaf.name,
     best and string.format("; did you mean '%s'?", best) or
@@ -39,11 +49,13 @@ local function check_one(leaf, item, self_name, t, i, n)
 end
 
 -- The item's prerequisites (item.args.prerequisites), checked: returns the
--- list of ticket names and whether it is the default (a copy of `default`,
--- when the item lists none).  self_name: the calc's own value, which it may
--- not list (nil for events, witnesses and next_update_time items).
+-- list of ticket names, whether it is the default (a copy of `default`,
+-- when the item lists none) and whether it is to be inferred (an empty
+-- list, filled later).  self_name: the calc's own value, which it may not
+-- list (nil for events, witnesses and next_update_time items).
 function M.check(leaf, item, self_name, default)
   local list = item.args.prerequisites
+  if list == M.INFERRED then return {}, false, true end
   if list == nil then
     local d = {}
     for i, t in ipairs(default) do d[i] = t end

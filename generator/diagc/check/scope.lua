@@ -151,6 +151,43 @@ function M.reads(leaf, calc, lex)
   return out
 end
 
+-- The tokens of a body that name a value of the leaf (namespace entry
+-- ns[tk.text]), in order: not a name the body declares itself (locals,
+-- struct members shadow ours), not a member after '.' or '->'.
+local TYPE_WORDS = { double = true, float = true, int = true, long = true, short = true,
+  char = true, unsigned = true, signed = true, _Bool = true, size_t = true }
+
+local function naming(toks, ns)
+  local declared = {}
+  for i, tk in ipairs(toks) do
+    if tk.kind == "ident" and i > 1 then
+      local j = i - 1
+      while j > 1 and toks[j].text == "*" do j = j - 1 end
+      if TYPE_WORDS[toks[j].text] then declared[tk.text] = true end
+    end
+  end
+  local out, prev = {}, nil
+  for _, tk in ipairs(toks) do
+    if tk.kind == "ident" and ns[tk.text] and not declared[tk.text]
+        and not (prev and prev.kind == "punct" and (prev.text == "." or prev.text == "->")) then
+      out[#out + 1] = tk
+    end
+    prev = tk
+  end
+  return out
+end
+
+-- The names of the leaf's values a body names (what must be in its scope
+-- for it to compile), each mapped to its first token {line=, col=, ...}
+-- (relative to the body); nil without a lexer or when the body does not lex.
+function M.names_used(leaf, calc, lex)
+  local toks = lex and lex(calc.body)
+  if not toks then return nil end
+  local set = {}
+  for _, tk in ipairs(naming(toks, namespace(leaf))) do set[tk.text] = set[tk.text] or tk end
+  return set
+end
+
 -- Check a calc body: every identifier naming a value of this leaf must be
 -- in scope.  `lex` is the host's C lexer (may be nil: the C compiler then
 -- reports the undeclared name instead).
@@ -162,21 +199,8 @@ function M.check_body(leaf, calc, params, lex)
   local inscope = {}
   for _, p in ipairs(params) do inscope[p.name] = true end
   local ns = namespace(leaf)
-  -- names the body declares itself (locals, struct members) shadow ours
-  local TYPE_WORDS = { double = true, float = true, int = true, long = true, short = true,
-    char = true, unsigned = true, signed = true, _Bool = true, size_t = true }
-  local declared = {}
-  for i, tk in ipairs(toks) do
-    if tk.kind == "ident" and i > 1 then
-      local j = i - 1
-      while j > 1 and toks[j].text == "*" do j = j - 1 end
-      if TYPE_WORDS[toks[j].text] then declared[tk.text] = true end
-    end
-  end
-  local prev
-  for _, tk in ipairs(toks) do
-    if tk.kind == "ident" and not inscope[tk.text] and ns[tk.text] and not declared[tk.text]
-        and not (prev and prev.kind == "punct" and (prev.text == "." or prev.text == "->")) then
+  for _, tk in ipairs(naming(toks, ns)) do
+    if not inscope[tk.text] then
       local n = ns[tk.text]
       local loc = loc_of(tk.line, tk.col)
       if n.absent then
@@ -199,7 +223,6 @@ function M.check_body(leaf, calc, params, lex)
         .. "grant; add %s to its prerequisites", M.what_calc(leaf, calc), leaf.name, tk.text, n.what,
         table.concat(calc.prereqs, ", "), fix)
     end
-    prev = tk
   end
 end
 

@@ -55,11 +55,11 @@ function M.check(leaf, item, sources)
       kinds.words[leaf.names.value.kind])
   end
   local body = fields.c_code(item.loc, "witness calc", a.calc)
-  local list, is_default = prereqs.check(leaf, item, nil, builtin.default_list)
+  local list, is_default, inferred = prereqs.check(leaf, item, nil, builtin.default_list)
   local w = { name = name, loc = item.loc, direction = dir, c_direction = M.DIRECTIONS[dir] }
   w.calc = { kind = "witness", name = name, loc = item.loc, body = body,
     body_loc = fields.locate(sources, item.loc, body), prereqs = list,
-    default_prereqs = is_default }
+    default_prereqs = is_default, inferred = inferred }
 
   if a.publish ~= nil and a.unrestricted_update ~= nil then
     errors.raise(item.loc, "witness '%s' has both publish and unrestricted_update; a witness fires "
@@ -73,7 +73,7 @@ function M.check(leaf, item, sources)
     local ebody = fields.c_code(item.loc, "witness " .. kind, a[kind])
     local ev = { kind = "event", name = name, loc = item.loc, body = ebody,
       body_loc = fields.locate(sources, item.loc, ebody), prereqs = list,
-      default_prereqs = is_default, trigger = "witness", event_kind = kind }
+      default_prereqs = is_default, inferred = inferred, trigger = "witness", event_kind = kind }
     if kind == "unrestricted_update" then
       local subject = "witness '" .. name .. "'"
       ev.writes = writes.check(item, writes.allowed(leaf, item, kind, subject .. ": " .. kind), subject)

@@ -1,7 +1,10 @@
 -- cli/graph.lua: diagc graph SPEC.lua -- the diagram and its ticket graph
 -- as Graphviz DOT.  One cluster per (sub)context; inside, the trackers that
 -- take part in some subscription; edges point from a prerequisite to its
--- subscriber (the direction invalidation travels).
+-- subscriber (the direction invalidation travels).  Edges between
+-- contexts are blue; the edges of a list diagc inferred from the calc's
+-- body (prerequisites = "inferred", cdiff/infer.lua) are dashed and
+-- labelled "inferred".
 local errors = require("diagc.errors")
 local cli = require("diagc.cli.main")
 local compile = require("diagc.compile")
@@ -10,6 +13,15 @@ local output = require("diagc.cli.output")
 local M = {}
 
 local function q(s) return '"' .. tostring(s):gsub('[\\"]', "\\%0") .. '"' end
+
+-- the attributes of the edge from prerequisite n to subscriber s
+local function edge_style(n, s)
+  if n.ctx ~= s.ctx then return " [color=blue, penwidth=1.5]" end
+  -- a leaf's cache trackers subscribe to exactly their calc's list
+  local calc = s.entry and s.entry.calc
+  if calc and calc.inferred then return ' [style=dashed, label="inferred", fontsize=8]' end
+  return ""
+end
 
 function M.dot(gen, all)
   local F, G = gen.flat, gen.graph
@@ -47,8 +59,7 @@ function M.dot(gen, all)
   for _, n in ipairs(G.nodes) do
     for _, s in ipairs(n.subs) do
       if used[n.id] and used[s.id] then
-        local style = (n.ctx ~= s.ctx) and " [color=blue, penwidth=1.5]" or ""
-        lines[#lines + 1] = string.format("  n%d -> n%d%s;", n.id, s.id, style)
+        lines[#lines + 1] = string.format("  n%d -> n%d%s;", n.id, s.id, edge_style(n, s))
       end
     end
   end
