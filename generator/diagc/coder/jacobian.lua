@@ -30,7 +30,7 @@ function M.missing(F)
   local d, loops = e.calc.diff, require("diagc.tickets.loops")
   if not d then return { message = "calc bodies were not analyzed (no C lexer)" } end
   return { loc = d.loc, message = string.format("d xcdot / d xc needs the Jacobian of %s: %s; "
-    .. "or run with finite differences (--jacobian fd)", loops.entry_path(e), d.why) }
+    .. "declare that calc jacobian = \"finite_difference\", or run with finite differences (--jacobian fd)", loops.entry_path(e), d.why) }
 end
 
 local function emit_sparsity(K, s)

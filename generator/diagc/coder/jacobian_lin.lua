@@ -87,7 +87,7 @@ function M.missing(F)
   if not d then return { message = "calc bodies were not analyzed (no C lexer)" } end
   local what = e.event and (e.ctx.path .. "." .. e.calc.name) or loops.entry_path(e)
   return { loc = d.loc, message = string.format("the linearization needs the Jacobian of %s: %s; "
-    .. "or use finite differences (--jacobian fd)", what, d.why or "an event's values are not all double") }
+    .. "declare that calc jacobian = \"finite_difference\", or use finite differences (--jacobian fd)", what, d.why or "an event's values are not all double") }
 end
 
 local function sizes(nx, outs, ins)
