@@ -15,14 +15,18 @@ leaf_spec() {
   } >"$T/spec.lua"
 }
 
-# reject_everywhere ERE: `-o`, `run` and `test` all refuse $T/spec.lua with
-# the same one-line message (ERE), write nothing and run no user code.
+# reject_everywhere ERE: `-o`, `run`, `linearize` and `test` all refuse
+# $T/spec.lua with the same one-line message (ERE), write nothing and run no
+# user code.
 reject_everywhere() {
   hrun --timeout 10 -- "$DIAGC" "$T/spec.lua" -o "$T/out.c"
   expect_exit 2
   expect_error "$1"
   expect_absent "$T/out.c" "$T/out.h"
   hrun --timeout 10 -- "$DIAGC" run "$T/spec.lua" --until 1
+  expect_exit 2
+  expect_error "$1"
+  hrun --timeout 10 -- "$DIAGC" linearize "$T/spec.lua" --mode first_order_taylor
   expect_exit 2
   expect_error "$1"
   printf 'test("t", function() diagc.jit("%s") end)\n' "$T/spec.lua" >"$T/x_test.lua"
