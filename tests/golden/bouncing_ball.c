@@ -555,5 +555,6 @@ const diagc_model bouncing_ball_model = {
   0, NULL,
   1, bouncing_ball_jac_xc_sparsity + 2, bouncing_ball_jac_xc_sparsity + 5, bouncing_ball__v_jac_xc,
   1, bouncing_ball__lin_outputs, 0, bouncing_ball__lin_inputs, 3, 2, 2, bouncing_ball_jac_lin_sparsity + 2, bouncing_ball_jac_lin_sparsity + 5, bouncing_ball__v_jac_lin, 0.0,
-  /* calcs with finite-difference local Jacobians */ 0, NULL
+  /* calcs with finite-difference local Jacobians */ 0, NULL,
+  /* parameter Jacobian */ 0, NULL, 0, 0, 0, NULL, NULL, NULL
 };

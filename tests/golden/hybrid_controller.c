@@ -701,5 +701,6 @@ const diagc_model hybrid_controller_model = {
   0, NULL,
   0, hybrid_controller_jac_xc_sparsity + 2, hybrid_controller_jac_xc_sparsity + 4, hybrid_controller__v_jac_xc,
   3, hybrid_controller__lin_outputs, 0, hybrid_controller__lin_inputs, 4, 1, 1, hybrid_controller_jac_lin_sparsity + 2, hybrid_controller_jac_lin_sparsity + 4, hybrid_controller__v_jac_lin, 0.0,
-  /* calcs with finite-difference local Jacobians */ 0, NULL
+  /* calcs with finite-difference local Jacobians */ 0, NULL,
+  /* parameter Jacobian */ 0, NULL, 0, 0, 0, NULL, NULL, NULL
 };

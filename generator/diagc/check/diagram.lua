@@ -12,6 +12,8 @@
 --   D.outputs      exported outputs {name=, size=, source= {sys=, port=}, loc=}
 --   D.fixed        fixed inputs {target= {sys=, port=}, value=, loc=}
 --   D.logs         {name=, source= {sys=, port=}, period=, loc=}
+--   D.jac_params   numeric parameters asked for by parameter_jacobian:
+--                  {path= ("sys.param", "sub.sys.param"), size=, loc=}
 -- sys is a D.systems entry, port a port of its type (M.ports).  Every
 -- child input has exactly one source and connected sizes agree.
 local errors = require("diagc.errors")
@@ -31,12 +33,36 @@ local function find_port(t, dir, name)
   for _, p in ipairs(M.ports(t, dir)) do if p.name == name then return p end end
 end
 
+-- A numeric parameter of a leaf below diagram d, named "sys.param" or
+-- "sub.sys.param" (item: the parameter_jacobian declaration; i: which of
+-- its names) -> {path=, size=, loc=}
+function M.param_ref(d, item, ref, i)
+  if type(ref) ~= "string" or not ref:find("^[%w_]+%.[%w_.]+$") then
+    errors.raise(item.loc, "parameter_jacobian: name %d must be a \"system.parameter\" string", i)
+  end
+  local t, segs = d, {}
+  for seg in ref:gmatch("[^.]+") do segs[#segs + 1] = seg end
+  for k = 1, #segs - 1 do
+    local child = t.kind == "diagram" and t.by_name[segs[k]]
+    if not child then
+      errors.raise(item.loc, "parameter_jacobian '%s': no subsystem '%s' in diagram \"%s\"", ref, segs[k], t.name)
+    end
+    t = child.type
+  end
+  local it = t.kind == "leaf" and t.names[segs[#segs]]
+  if not it or it.kind ~= "pn" then
+    errors.raise(item.loc, "parameter_jacobian '%s': %s has no numeric parameter '%s'", ref,
+      t.kind == "leaf" and ("leaf \"" .. t.name .. "\"") or ("diagram \"" .. t.name .. "\""), segs[#segs])
+  end
+  return { path = ref, size = it.size, loc = item.loc }
+end
+
 -- check_type(spec) -> checked type (memoized by the caller)
 function M.check(spec, check_type)
   local d = {
     kind = "diagram", name = spec.name, loc = spec.loc,
     systems = {}, by_name = {}, connections = {}, inputs = {}, outputs = {},
-    fixed = {}, logs = {},
+    fixed = {}, logs = {}, jac_params = {},
   }
   fields.identifier(spec.loc, "diagram name", spec.name)
   local input_source = {} -- "sys.port" -> description of what drives it
@@ -160,6 +186,12 @@ function M.check(spec, check_type)
       local v = fields.vector(item.loc, "fix_input value", a.value, p.size)
       claim_input(item, ref, "fixed")
       d.fixed[#d.fixed + 1] = { target = { sys = child, port = p }, value = v, loc = item.loc }
+    elseif k == "parameter_jacobian" then
+      fields.only(item, {}, #a)
+      if #a == 0 then
+        errors.raise(item.loc, "parameter_jacobian needs at least one \"system.parameter\" name")
+      end
+      for i, ref in ipairs(a) do d.jac_params[#d.jac_params + 1] = M.param_ref(d, item, ref, i) end
     elseif k == "log" then
       fields.only(item, { "period", "name" }, 1)
       local child, p, ref = port_ref(item, a[1], "output", "log")

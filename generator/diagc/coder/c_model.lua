@@ -40,6 +40,7 @@ local eval_api = require("diagc.coder.eval_api")
 local jacobian = require("diagc.coder.jacobian")
 local jacobian_lin = require("diagc.coder.jacobian_lin")
 local jacobian_fd = require("diagc.coder.jacobian_fd")
+local jacobian_p = require("diagc.coder.jacobian_p")
 local events = require("diagc.coder.events")
 local descriptor = require("diagc.coder.descriptor")
 
@@ -80,6 +81,13 @@ local function model_slots(K)
     return string.format("%d, %s__lin_outputs, %d, %s__lin_inputs, %d, %d, %d", l.n_outputs, P, l.n_inputs, P,
       l.nrow, l.ncol, l.nnz or 0)
   end)
+  s.jac_p = later(K, function()
+    local j = K.jp
+    if not j then return "0, NULL, 0, 0, 0, NULL, NULL, NULL" end
+    if not j.nnz then return string.format("%d, %s__jac_params, %d, %d, 0, NULL, NULL, NULL", j.n, P, j.nrow, j.ncol) end
+    return string.format("%d, %s__jac_params, %d, %d, %d, %s_jac_p_sparsity + 2, %s_jac_p_sparsity + %d, %s__v_jac_p",
+      j.n, P, j.nrow, j.ncol, j.nnz, P, P, 3 + j.ncol, P)
+  end)
   s.lin_period = later(K, function() return util.c_double(K.lin.period) end)
   s.jac_fd = later(K, function() return string.format("%d, %s", #(K.jac_fd or {}), K.jac_fd_table) end)
   s.jac_lin = later(K, function()
@@ -104,6 +112,7 @@ local function source_slots(K)
   s.eval_api = eval_api.emit(K)
   s.jacobian = jacobian.emit(K)
   s.jacobian_lin = jacobian_lin.emit(K)
+  s.jacobian_p = jacobian_p.emit(K)
   s.jacobian_fd_table = jacobian_fd.table(K)
   s.xcdot_entry, s.xcdot_base = K.F.root.entries.xcdot.index, K.F.xcdot_base
   s.events = events.emit(K)

@@ -21,14 +21,18 @@ local M = {}
 
 local XC = { q = "xq", v = "xv", z = "xz" }
 
--- the inputs of a calc that can depend on the state (with cols.xd: the
--- discrete state too) or the inputs
-local function state_inputs(calc, cols)
-  local set = {}
+-- the inputs of a calc (of leaf type lt) that can depend on the state
+-- (with cols.xd: the discrete state too) or the inputs; with cols.p (a
+-- parameter Jacobian): on the parameters cols.p_of[lt] names, not on the
+-- state
+local function state_inputs(calc, cols, lt)
+  local set, pnames = {}, cols.p and cols.p_of[lt] or {}
   for _, p in ipairs(calc.params) do
-    if not p.write and (XC[p.key] or p.key:match("^input:") or p.key:match("^cache:")
-        or (cols.xd and p.key:match("^xd:"))
-        or (p.key:match("^builtin:") and not p.key:match("^builtin:xcdot"))) then
+    local k = p.key
+    local pn = k:match("^pn:(.*)$")
+    if not p.write and ((XC[k] and not cols.p) or k:match("^input:") or k:match("^cache:")
+        or (cols.xd and k:match("^xd:")) or (pn and pnames[pn])
+        or (k:match("^builtin:") and not k:match("^builtin:xcdot"))) then
       set[p.name] = true
     end
   end
@@ -55,11 +59,13 @@ function M.local_jacobians(K, list, cols)
   local by_calc = {}
   for _, e in ipairs(list) do
     local calc = e.calc
+    local suffix = cols.p and "_jacp" or "_jac"
     if not by_calc[calc] and calc.diff.fd then
-      by_calc[calc] = fd.local_jacobian(K, e, state_inputs(calc, cols))
+      by_calc[calc] = fd.local_jacobian(K, e, state_inputs(calc, cols, e.ctx.type), suffix)
     elseif not by_calc[calc] then
-      local j = calc.diff.r.jacobian({ inputs = state_inputs(calc, cols), outputs = false, jac = "diagc_jac" })
-      by_calc[calc] = { name = names.calc_fn(K.P, e.ctx.type, calc) .. "_jac", pattern = j.pattern,
+      local j = calc.diff.r.jacobian({ inputs = state_inputs(calc, cols, e.ctx.type), outputs = false,
+        jac = "diagc_jac" })
+      by_calc[calc] = { name = names.calc_fn(K.P, e.ctx.type, calc) .. suffix, pattern = j.pattern,
         code = j.code, lt = e.ctx.type, calc = calc }
     end
   end
@@ -93,6 +99,12 @@ end
 -- xd), then with cols.u the exported inputs.
 local function source(F, e, key, index, cols)
   local ctx = e.ctx
+  if cols.p then
+    local pn = key:match("^pn:(.*)$")
+    local base = pn and cols.p[ctx] and cols.p[ctx][pn]
+    if base then return { col = base + index } end
+    if XC[key] or key:match("^xd:") then return {} end
+  end
   if XC[key] then return { col = ctx[XC[key]] + index } end
   local g = cols.xd and key:match("^xd:(.*)$")
   if g then return { col = ctx.xd_off[g] + index } end
@@ -100,7 +112,7 @@ local function source(F, e, key, index, cols)
   if name then
     local r = F.resolve_input(ctx, name)
     if r.entry then return { entry = r.entry, elem = index } end
-    if cols.u and r.slot.kind == "input" then
+    if cols.u and not cols.p and r.slot.kind == "input" then
       return { col = (cols.xd and F.nxd or F.nxc) + r.slot.offset + index }
     end
     return {}

@@ -25,7 +25,7 @@ end
 
 -- {name=, pattern=, fd=, lt=, calc=, cols= (the differentiated params),
 -- outs= (the written params), size=}
-function M.local_jacobian(K, e, inputs)
+function M.local_jacobian(K, e, inputs, suffix)
   local calc, size = e.calc, sizes(e.calc.diff.fd)
   local cols, outs, pattern = {}, {}, {}
   for _, p in ipairs(calc.params) do
@@ -41,7 +41,7 @@ function M.local_jacobian(K, e, inputs)
       end
     end
   end
-  return { name = names.calc_fn(K.P, e.ctx.type, calc) .. "_jac", pattern = pattern, fd = true,
+  return { name = names.calc_fn(K.P, e.ctx.type, calc) .. suffix, pattern = pattern, fd = true,
     lt = e.ctx.type, calc = calc, cols = cols, outs = outs, size = size }
 end
 

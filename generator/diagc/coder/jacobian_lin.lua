@@ -68,7 +68,7 @@ end
 
 -- the entries, then the updates as pseudo-entries {ctx=, calc=, index=};
 -- nil and the entry or update without a Jacobian
-local function chain_list(F, outs, updates)
+function M.chain_list(F, outs, updates)
   local list, bad = chain.path_entries(roots(F, outs, updates))
   if not list then return nil, bad end
   for k, u in ipairs(updates or {}) do
@@ -81,7 +81,7 @@ end
 -- Why the model has no ∂(ẋc, y)/∂(xc, u), or nil when it has one
 -- ({loc=, message=} as coder/jacobian.lua's missing)
 function M.missing(F)
-  local list, e = chain_list(F, M.outputs(F), (M.discrete_updates(F)))
+  local list, e = M.chain_list(F, M.outputs(F), (M.discrete_updates(F)))
   if list then return nil end
   local d = e.calc.diff
   if not d then return { message = "calc bodies were not analyzed (no C lexer)" } end
@@ -98,7 +98,7 @@ local function sizes(nx, outs, ins)
 end
 
 -- the rows of y: R[nx + offset + elem] from the entries' totals D
-local function output_rows(nx, outs, R, D)
+function M.output_rows(nx, outs, R, D)
   local off = nx
   for _, y in ipairs(outs) do
     local d = D[y.o.entry] or {}
@@ -129,17 +129,22 @@ local function emit_function(K, list, locals, outs, ncol, updates)
   C:line("{")
   C:linef("  int rc = %s__eval_%d(c);", P, K.F.root.entries.xcdot.index)
   C:line("  if (rc != 0) return rc;")
-  local done = { [K.F.root.entries.xcdot] = true }
-  for _, y in ipairs(outs) do
-    if not done[y.o.entry] then
-      done[y.o.entry] = true
-      C:linef("  rc = %s__eval_%d(c);", P, y.o.entry.index)
+  local done, evals = { [K.F.root.entries.xcdot] = true }, {}
+  for _, y in ipairs(outs) do evals[#evals + 1] = y.o.entry end
+  -- a discrete update's calc reads these (the handler evaluates them first)
+  for _, u in ipairs(updates or {}) do
+    for _, d in ipairs(loops.calc_deps(K.F, u.ctx, u.ev.params)) do evals[#evals + 1] = d.entry end
+  end
+  for _, e in ipairs(evals) do
+    if not done[e] then
+      done[e] = true
+      C:linef("  rc = %s__eval_%d(c);", P, e.index)
       C:line("  if (rc != 0) return rc;")
     end
   end
   local R, D = chain.emit_chain(K, list, locals, { u = true, xd = updates ~= nil })
   if updates then identity_rows(K.F, updates, R) end
-  output_rows(updates and K.F.nxd or K.F.nxc, outs, R, D)
+  M.output_rows(updates and K.F.nxd or K.F.nxc, outs, R, D)
   local s = chain.csc(R, ncol)
   for k, v in ipairs(s.vals) do C:linef("  nz[%d] = %s;", k - 1, v) end
   if #s.vals == 0 then C:line("  (void)nz;") end
@@ -201,7 +206,7 @@ function M.emit(K)
     local nrow, ncol = sizes(updates and F.nxd or F.nxc, outs, ins)
     emit_blocks(K, outs, ins)
     K.lin = { n_outputs = #outs, n_inputs = #ins, nrow = nrow, ncol = ncol, period = period or 0 }
-    local list = chain_list(F, outs, updates)
+    local list = M.chain_list(F, outs, updates)
     if not list then
       K.api[#K.api + 1] = "/* No d(xcdot, y) / d(xc, u): a calc it needs is outside the differentiable subset. */"
       K.api[#K.api + 1] = string.format("#define %s_HAS_JAC_LIN 0", K.PU)

@@ -39,6 +39,9 @@
 --   F.outputs    every output port of every context, pre-order: {ctx=,
 --       port=, size=, path=, cname=, entry= (the leaf output behind it)}
 --   F.logs       {name=, output= (0-based in F.outputs), size=, period=, loc=}
+--   F.jac_params the numeric parameters of parameter_jacobian declarations,
+--       in declaration order, once each: {ctx= (leaf), name=, size=,
+--       path= ("a.b.k")}
 --   F.resolve_output(ctx, port) -> entry; F.resolve_input(ctx, port) ->
 --       {entry=} (driven by an output) or {slot=} (by an input slot)
 local errors = require("diagc.errors")
@@ -119,11 +122,29 @@ local function logs(F)
   end
 end
 
+-- parameter_jacobian declarations of every diagram, paths made absolute
+local function jac_params(F)
+  local by_path, seen = {}, {}
+  for _, ctx in ipairs(F.leaves) do by_path[ctx.path] = ctx end
+  for _, ctx in ipairs(F.contexts) do
+    if ctx.kind == "diagram" then
+      for _, jp in ipairs(ctx.type.jac_params) do
+        local full = path.join(ctx.path, jp.path)
+        local lpath, name = full:match("^(.*)%.([^.]+)$")
+        if not seen[full] then
+          seen[full] = true
+          F.jac_params[#F.jac_params + 1] = { ctx = by_path[lpath], name = name, size = jp.size, path = full }
+        end
+      end
+    end
+  end
+end
+
 function M.flatten(model)
   local F = {
     contexts = {}, leaves = {},
     nq = 0, nv = 0, nz = 0, nxd = 0, npn = 0, nu = 0, ncache_d = 0,
-    entries = {}, u_slots = {}, outputs = {}, logs = {}, xa = {}, pa = {},
+    entries = {}, u_slots = {}, outputs = {}, logs = {}, xa = {}, pa = {}, jac_params = {},
   }
   instantiate.tree(F, model.root)
   continuous_offsets(F)
@@ -133,6 +154,7 @@ function M.flatten(model)
   wiring.resolvers(F)
   outputs(F)
   logs(F)
+  jac_params(F)
   return F
 end
 

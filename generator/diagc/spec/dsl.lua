@@ -20,7 +20,8 @@ M.leaf_items = {
   "initialization_unrestricted_update",
   "witness", "next_update_time",
 }
-M.diagram_items = { "system", "connect", "export_input", "export_output", "fix_input", "log" }
+M.diagram_items = { "system", "connect", "export_input", "export_output", "fix_input", "log",
+  "parameter_jacobian" }
 
 -- The file:line of the code that called, `level` frames up; past C
 -- functions (pcall(leaf, ...), string.gsub callbacks) to the nearest Lua

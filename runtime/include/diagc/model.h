@@ -234,6 +234,19 @@ typedef struct diagc_model {
      other local Jacobian is exact. */
   int n_jac_fd;
   const char *const *jac_fd_calcs;
+  /* d(xcdot or x[n+1], y) / d p for the numeric parameters the spec lists
+     in parameter_jacobian (docs/jacobians.md, "Parameter Jacobian"): rows
+     as jac_lin's (jac_p_nrow = jac_lin_nrow), columns the elements of the
+     sources jac_params[0 .. n_jac_params) (jac_p_ncol in all), the state
+     and inputs held fixed; compressed columns like jac_xc.  jac_p NULL
+     (and nnz 0) when none is asked for or a calc it needs is outside the
+     differentiable subset. */
+  int n_jac_params;
+  const int *jac_params;
+  int jac_p_nrow, jac_p_ncol, jac_p_nnz;
+  const int *jac_p_colptr;
+  const int *jac_p_rowind;
+  int (*jac_p)(void *ctx, double *nz);
 } diagc_model;
 
 /* FFI-END */

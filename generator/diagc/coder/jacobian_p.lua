@@ -1,0 +1,115 @@
+-- coder/jacobian_p.lua: the parameter Jacobian a spec asks for with
+-- parameter_jacobian { "sys.param", ... } (F.jac_params): the derivatives
+-- of the linearization's rows (coder/jacobian_lin.lua: xcdot, or x[n+1] of a
+-- purely discrete model, then the outputs y) with respect to the elements
+-- of those numeric parameters, the state and the inputs held fixed.
+-- Composed by the chain rule at compile time (coder/jacobian_chain.lua,
+-- with the parameters as the only columns; its local Jacobians are named
+-- ..._jacp).  In C: PREFIX_jac_p(c, nz) over structural nonzeros, its
+-- pattern PREFIX_jac_p_sparsity (CasADi's layout), the parameter columns
+-- PREFIX__jac_params (indices into the sources table).  Adds nothing to the
+-- model; sets K.jp.
+local chain = require("diagc.coder.jacobian_chain")
+local lin = require("diagc.coder.jacobian_lin")
+local names = require("diagc.coder.names")
+
+local M = {}
+
+-- cols for jacobian_chain: p[ctx][name] = first column, p_of[lt][name]
+-- (the state, discrete state and inputs are constants here)
+local function columns(F)
+  local cols, n = { p = {}, p_of = {} }, 0
+  for _, jp in ipairs(F.jac_params) do
+    cols.p[jp.ctx] = cols.p[jp.ctx] or {}
+    cols.p[jp.ctx][jp.name] = n
+    cols.p_of[jp.ctx.type] = cols.p_of[jp.ctx.type] or {}
+    cols.p_of[jp.ctx.type][jp.name] = true
+    n = n + jp.size
+  end
+  return cols, n
+end
+
+-- the index of each parameter's source in K.sources
+local function param_sources(K)
+  local idx, list = {}, {}
+  for i, s in ipairs(K.sources) do
+    if s.kind == "DIAGC_SRC_PN" then idx[s.name] = i - 1 end
+  end
+  for i, jp in ipairs(K.F.jac_params) do list[i] = tostring(assert(idx[jp.path], "coder/jacobian_p: no source")) end
+  return list
+end
+
+local function emit_function(K, list, locals, cols, outs, nx, ncol)
+  local C, P = K.C, K.P
+  C:linef("int %s_jac_p(%s_context *c, double *nz)", P, P)
+  C:line("{")
+  C:line("  int rc;")
+  local evals = { K.F.root.entries.xcdot }
+  for _, y in ipairs(outs) do evals[#evals + 1] = y.o.entry end
+  for _, e in ipairs(list) do if type(e.index) == "number" then evals[#evals + 1] = e end end
+  local seen = {}
+  for _, e in ipairs(evals) do
+    if not seen[e] then
+      seen[e] = true
+      C:linef("  if ((rc = %s__eval_%d(c)) != 0) return rc;", P, e.index)
+    end
+  end
+  local R, D = chain.emit_chain(K, list, locals, cols)
+  lin.output_rows(nx, outs, R, D)
+  local s = chain.csc(R, ncol)
+  for k, v in ipairs(s.vals) do C:linef("  nz[%d] = %s;", k - 1, v) end
+  if #s.vals == 0 then C:line("  (void)nz;") end
+  C:line("  return 0;")
+  C:line("}")
+  C:line()
+  return s
+end
+
+local function declare(K, nnz, nrow, ncol)
+  local api, PU, P = K.api, K.PU, K.P
+  api[#api + 1] = "/* d(xcdot or x[n+1], y) / d p for the parameters of parameter_jacobian: rows as"
+  api[#api + 1] = " * P_jac_lin's, columns the elements of P_model.jac_params (pattern as P_jac_xc_sparsity). */"
+  api[#api + 1] = string.format("#define %s_HAS_JAC_P 1", PU)
+  api[#api + 1] = string.format("#define %s_JAC_P_NROW %d", PU, nrow)
+  api[#api + 1] = string.format("#define %s_JAC_P_NCOL %d", PU, ncol)
+  api[#api + 1] = string.format("#define %s_JAC_P_NNZ %d", PU, nnz)
+  api[#api + 1] = string.format("extern const int %s_jac_p_sparsity[];", P)
+  api[#api + 1] = string.format("int %s_jac_p(%s_context *c, double *nz);", P, P)
+end
+
+-- slot `jacobian_p`; sets K.jp = {n=, nrow=, ncol=, nnz=} (nil: none asked
+-- for; nnz nil: a calc it needs has no Jacobian)
+function M.emit(K)
+  return function(C)
+    local F = K.F
+    if #F.jac_params == 0 then return end
+    local cols, ncol = columns(F)
+    local outs, updates = lin.outputs(F), lin.discrete_updates(F)
+    local nx = updates and F.nxd or F.nxc
+    local ny = 0
+    for _, y in ipairs(outs) do ny = ny + y.o.size end
+    K.jp = { n = #F.jac_params, nrow = nx + ny, ncol = ncol }
+    C:line("/* the parameter Jacobian's columns: sources of parameter_jacobian */")
+    C:linef("static const int %s__jac_params[%d] = {%s};", K.P, #F.jac_params, table.concat(param_sources(K), ", "))
+    C:line()
+    local list = lin.chain_list(F, outs, updates)
+    if not list then
+      K.api[#K.api + 1] = "/* No d/dp: a calc it needs is outside the differentiable subset. */"
+      K.api[#K.api + 1] = string.format("#define %s_HAS_JAC_P 0", K.PU)
+      return
+    end
+    local locals = chain.local_jacobians(K, list, cols)
+    chain.emit_locals(K, list, locals)
+    local s = emit_function(K, list, locals, cols, outs, nx, ncol)
+    K.C:linef("const int %s_jac_p_sparsity[%d] = {%s};", K.P, 3 + ncol + #s.rowind,
+      table.concat({ nx + ny, ncol, table.concat(s.colptr, ", "), #s.rowind > 0 and table.concat(s.rowind, ", ") or nil }, ", "))
+    K.C:line()
+    C:linef("static int %s__v_jac_p(void *c, double *nz)", K.P)
+    C:linef("{ return %s_jac_p((%s_context *)c, nz); }", K.P, K.P)
+    C:line()
+    declare(K, #s.rowind, nx + ny, ncol)
+    K.jp.nnz = #s.rowind
+  end
+end
+
+return M
