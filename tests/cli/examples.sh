@@ -91,3 +91,44 @@ CXX
 else
   echo "ok example.cxx_product_links (skipped: no g++)"
 fi
+
+# Degenerate shapes compile warning-free too: no output port, no input, no
+# parameter (empty descriptor tables); only discrete state; only a
+# parameter Jacobian request on a leaf without state.
+mkdir -p "$tmp/edge"
+cat >"$tmp/edge/noout.lua" <<'EOF2'
+local Lag = leaf "Lag" {
+  continuous_state { z = 1 },
+  derivatives { prerequisites = { "z" }, calc = [[ zdot[0] = -z[0]; ]] },
+}
+return diagram "noout" { system { "l", Lag } }
+EOF2
+cat >"$tmp/edge/onlyxd.lua" <<'EOF2'
+local C = leaf "C" {
+  discrete_state { "n", size = 1 },
+  periodic_discrete_update { "tick", period = 1, prerequisites = { "xd" }, calc = [[ n_next[0] = n[0] + 1.0; ]] },
+}
+return diagram "onlyxd" { system { "c", C } }
+EOF2
+cat >"$tmp/edge/gainp.lua" <<'EOF2'
+local G = leaf "G" {
+  parameter { "k", default = { 2 } },
+  input_port { "u", size = 1 },
+  output_port { "y", size = 1, prerequisites = { "u", "k" }, calc = [[ y[0] = k[0] * u[0]; ]] },
+}
+return diagram "gainp" { system { "g", G }, export_input { "g.u", as = "u" }, export_output { "g.y", as = "y" },
+  parameter_jacobian { "g.k" } }
+EOF2
+for name in noout onlyxd gainp; do
+  if ! $DIAGC "$tmp/edge/$name.lua" -o "$tmp/edge/$name.c" 2>"$tmp/edge/err"; then
+    echo "FAIL example.edge_$name.generate: $(head -1 "$tmp/edge/err")"; continue
+  fi
+  for cc in "gcc -O2" clang tcc; do
+    tag=${cc%% *}
+    if $cc $FLAGS -c "$tmp/edge/$name.c" -o "$tmp/edge/$name.o" 2>"$tmp/edge/cc.err"; then
+      echo "ok example.edge_$name.compile_$tag"
+    else
+      echo "FAIL example.edge_$name.compile_$tag: $(head -3 "$tmp/edge/cc.err" | tr '\n' ' ')"
+    fi
+  done
+done

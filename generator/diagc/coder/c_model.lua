@@ -120,6 +120,7 @@ local function source_slots(K)
   s.next_update = timed_items(K, "diagc.coder.next_update", "nut")
   s.tables = descriptor.tables(K)
   s.index_tables = descriptor.index_tables(K)
+  s.index_functions = descriptor.index_functions(K)
   return s
 end
 

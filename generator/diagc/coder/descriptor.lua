@@ -24,12 +24,55 @@ local function cache_at(K, e)
   return e.offset and in_cache(e.offset) or "-1"
 end
 
--- a table of `n` values row(i) (i from 1), padded to one element
+-- a table of `n` values row(i) (i from 1); none when n is 0 (nothing
+-- reads it then: see guard)
 local function index_table(C, ctype, name, n, row)
-  C:linef("static const %s %s[%d] = {", ctype, name, names.arr(n))
-  if n == 0 then C:line("  0") end
+  if n == 0 then return end
+  C:linef("static const %s %s[%d] = {", ctype, name, n)
   for i = 1, n do C:line("  " .. row(i) .. ",") end
   C:line("};")
+end
+
+-- `if (i < 0 || i >= n) return FAIL;`, or for an empty table (where the
+-- test would be a tautology compilers warn about) no index at all
+local function guard(C, n, fail)
+  if n == 0 then
+    C:linef("  (void)c; (void)i; (void)%s;", fail == "" and "v" or "out")
+    C:linef("  return%s;", fail == "" and "" or (" " .. fail))
+    return false
+  end
+  C:linef("  if (i < 0 || i >= %d) return%s;", n, fail == "" and "" or (" " .. fail))
+  return true
+end
+
+-- slot `index_functions`: the descriptor's set_source, eval_output and
+-- eval_cache, reading the tables of index_tables
+function M.index_functions(K)
+  return function(C)
+    local P, F = K.P, K.F
+    C:linef("static void %s__v_set_source(void *c, int i, const void *v)", P)
+    C:line("{")
+    if guard(C, #K.sources, "") then
+      C:linef("  memcpy((char *)c + %s__sources[i].offset, v, %s__sources[i].byte_size);", P, P)
+      C:linef("  %s__invalidate((%s_context *)c, (int)%s__source_ep[i]);", P, P, P)
+    end
+    C:line("}")
+    C:linef("static int %s__v_eval_cache(void *c, int i, const double **out)", P)
+    C:line("{")
+    if #F.entries > 0 then C:line("  int rc;") end
+    if guard(C, #F.entries, "DIAGC_E_INDEX") then
+      C:linef("  rc = %s__eval_entry((%s_context *)c, i);", P, P)
+      C:linef("  if (out) *out = (rc || %s__cache_at[i] < 0) ? NULL : (const double *)(const void *)((char *)c + %s__cache_at[i]);", P, P)
+      C:line("  return rc;")
+    end
+    C:line("}")
+    C:linef("static int %s__v_eval_output(void *c, int i, const double **out)", P)
+    C:line("{")
+    if guard(C, #F.outputs, "DIAGC_E_INDEX") then
+      C:linef("  return %s__v_eval_cache(c, (int)%s__output_entry[i], out);", P, P)
+    end
+    C:line("}")
+  end
 end
 
 -- slot `index_tables`: what set_source, eval_output and eval_cache read
