@@ -348,6 +348,19 @@ static int cv_step(void *self, diagc_sim *sim, diagc_sim_step_request *req) {
   } else {
     c->started = 1;
   }
+  if (!(tret > t0)) {
+    /* the step size underflowed: CVODE returns without moving time */
+    sunrealtype h = 0;
+    CVodeGetCurrentStep(c->mem, &h);
+    add_counters(c, req->stats);
+    c->started = 0;
+    snprintf(req->err, req->errlen,
+             "cvode_bdf failed at t = %.17g: the step size fell to %g and "
+             "time no longer advances (tolerances too loose for this "
+             "problem? a smaller accuracy or diagc_cvode_options.atol)",
+             t0, (double)h);
+    return DIAGC_SIM_E_STEP;
+  }
   /* CVODE ends exactly on the stop time (CV_TSTOP_RETURN) or short of it */
   if (tret > req->t_stop) tret = req->t_stop;
   c->m->set_time(c->ctx, tret);
