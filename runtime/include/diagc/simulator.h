@@ -65,8 +65,9 @@ typedef struct diagc_sim_options {
    * "implicit_euler" (Newton iterations on the Jacobian chosen by
    * `jacobian`; error control by step doubling) or "radau3" (3rd-order Radau IIA, L-
    * stable, simplified Newton with the Jacobian kept while convergence is
-   * fast; embedded error estimate).  The string is only read by
-   * create/set_options. */
+   * fast; embedded error estimate), or the name of an installed stepper
+   * (diagc_sim_set_stepper: "cvode_bdf" after diagc_sim_use_cvode(),
+   * diagc/cvode.h).  The string is only read by create/set_options. */
   const char *integrator;
   double accuracy;       /* target accuracy, default 1e-4 */
   double max_step;       /* maximum step size, default 0.1 */
