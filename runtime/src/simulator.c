@@ -141,6 +141,13 @@ static int apply_options(diagc_sim *s, const diagc_sim_options *opt,
                backend_hint(o.integrator));
     return DIAGC_SIM_E_ARG;
   }
+  if (integ == DIAGC_INT_EXTERNAL && !o.error_control) {
+    set_errbuf(err, errlen,
+               "%s chooses its own steps: error_control = 0 (fixed steps) "
+               "is not available with it",
+               o.integrator);
+    return DIAGC_SIM_E_ARG;
+  }
   if (!(o.max_step > 0) || isinf(o.max_step)) {
     set_errbuf(err, errlen, "max_step must be positive and finite (%g)",
                o.max_step);

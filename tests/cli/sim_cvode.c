@@ -354,6 +354,16 @@ static void test_selection(void) {
   rc_use = diagc_sim_use_cvode(sim, &co);
   check(rc_use == DIAGC_SIM_E_ARG, "sim_cvode.select.bad_option", "rc %d",
         rc_use);
+  /* no fixed-step mode */
+  diagc_sim_get_options(sim, &o);
+  o.integrator = "cvode_bdf";
+  o.error_control = 0;
+  rc_use = diagc_sim_use_cvode(sim, NULL);
+  rc_rk = diagc_sim_set_options(sim, &o);
+  check(rc_use == 0 && rc_rk == DIAGC_SIM_E_ARG &&
+            strstr(diagc_sim_error(sim), "chooses its own steps"),
+        "sim_cvode.select.no_fixed_steps", "rc %d %d '%s'", rc_use, rc_rk,
+        diagc_sim_error(sim));
   /* removing the stepper falls back to runge_kutta3 */
   rc_use = diagc_sim_use_cvode(sim, NULL);
   rc_rk = diagc_sim_set_stepper(sim, NULL);

@@ -101,6 +101,14 @@ test("sim_cvode.diagc_test.bouncing_ball_impacts", function()
 end)
 LUA
 $DIAGC test "$tmp/cvode_test.lua" 2>&1 | grep -E "^(ok|FAIL|skip) " || echo "FAIL sim_cvode.diagc_test: no result"
+# no fixed steps
+$DIAGC run "$tmp/rob.lua" --integrator cvode_bdf --step 0.1 >/dev/null 2>"$tmp/step.err"
+rc=$?
+if [ $rc = 2 ] && grep -q -- "--step: cvode_bdf chooses its own steps" "$tmp/step.err"; then
+  echo "ok sim_cvode.run.no_fixed_steps"
+else
+  echo "FAIL sim_cvode.run.no_fixed_steps: exit $rc: $(tr '\n' ' ' <"$tmp/step.err")"
+fi
 # the backend missing: one line, exit 2
 DIAGC_CVODE_LIBRARY="$tmp/none/libdiagc_cvode.so" $DIAGC run "$tmp/rob.lua" --integrator cvode_bdf \
   --until 1 >/dev/null 2>"$tmp/miss.err"

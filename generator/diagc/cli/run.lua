@@ -139,6 +139,9 @@ local function parse_options(o)
   opts.accuracy = num("--accuracy")
   opts.max_step = num("--max-step")
   local h = num("--step")
+  if h and opts.integrator == cvode.NAME then
+    errors.raise(nil, "%s: --step: cvode_bdf chooses its own steps; bound them with --max-step", CMD)
+  end
   if h then
     if opts.max_step then
       errors.raise(nil, "%s: give --step (fixed steps) or --max-step (error control), not both", CMD)
