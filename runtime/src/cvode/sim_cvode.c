@@ -481,12 +481,12 @@ static const char *setup_linear_solver(cv_stepper *c, int which) {
  * and first factorization at the first step after CVodeInit; done here,
  * the simulator's steps allocate nothing.  0 or -1. */
 static int prime(cv_stepper *c) {
-  const double t0 = ctx_time(c);
+  const double t0 = ctx_time(c), t1 = t0 + fmax(1.0, fabs(t0));
   sunrealtype tret;
   int flag;
   c->priming = 1;
-  flag = CVodeSetStopTime(c->mem, t0 + 1);
-  if (flag == CV_SUCCESS) flag = CVode(c->mem, t0 + 1, c->y, &tret, CV_ONE_STEP);
+  flag = CVodeSetStopTime(c->mem, t1);
+  if (flag == CV_SUCCESS) flag = CVode(c->mem, t1, c->y, &tret, CV_ONE_STEP);
   c->priming = 0;
   c->rhs_evals = 0;
   return flag < 0 ? -1 : 0;
