@@ -90,6 +90,67 @@ build/asan/libdiagc.a: $(ASAN_OBJS) build/runtime.list
 asan-runtime: build/asan/libdiagc.a
 
 # ---------------------------------------------------------------------------
+# Optional: the CVODE backend, lib/libdiagc_cvode.{a,so} (diagc/cvode.h,
+# runtime/src/cvode/), built only when the SUNDIALS headers are installed
+# (scripts/install-deps.sh libsundials-dev), with KLU when SUNDIALS' KLU
+# solver and SuiteSparse's headers are there too.  Without them nothing
+# is built and nothing is said.  `make cvode-libs` prints the link flags
+# a program using it needs after -ldiagc_cvode -ldiagc.
+
+HAS_HEADER = $(shell echo '\#include <$(1)>' | $(CC) $(2) -E -x c - >/dev/null 2>&1 && echo 1)
+HAS_LIB = $(shell test -f "$$($(CC) -print-file-name=lib$(1).so)" && echo 1)
+HAVE_CVODE := $(call HAS_HEADER,cvode/cvode.h)
+ifeq ($(HAVE_CVODE),1)
+CVODE_SRCS := $(sort $(wildcard runtime/src/cvode/*.c))
+CVODE_OBJS := $(patsubst runtime/src/cvode/%.c,build/cvode/%.o,$(CVODE_SRCS))
+ASAN_CVODE_OBJS := $(patsubst runtime/src/cvode/%.c,build/asan/cvode/%.o,$(CVODE_SRCS))
+CVODE_CFLAGS :=
+CVODE_LIBS := -lsundials_cvode -lsundials_nvecserial
+ifeq ($(call HAS_HEADER,sunlinsol/sunlinsol_klu.h,-I/usr/include/suitesparse)$(call HAS_LIB,sundials_sunlinsolklu),11)
+CVODE_CFLAGS += -DDIAGC_CVODE_WITH_KLU -I/usr/include/suitesparse
+CVODE_LIBS += -lsundials_sunlinsolklu -lsundials_sunmatrixsparse -lklu
+endif
+
+all: lib/libdiagc_cvode.a lib/libdiagc_cvode.so
+
+build/cvode/%.o: runtime/src/cvode/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(RT_CFLAGS) $(CVODE_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+lib/libdiagc_cvode.a: $(CVODE_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $(CVODE_OBJS)
+
+# diagc_sim_* stay undefined: they come from libdiagc (linked by the
+# program, or bin/diagc itself when it loads this library at run time)
+lib/libdiagc_cvode.so: $(CVODE_OBJS)
+	@mkdir -p $(@D)
+	$(CC) -shared $(LDFLAGS) -o $@ $(CVODE_OBJS) $(CVODE_LIBS) -lm
+
+build/asan/cvode/%.o: runtime/src/cvode/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_CFLAGS) $(CVODE_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+build/asan/libdiagc_cvode.a: $(ASAN_CVODE_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $(ASAN_CVODE_OBJS)
+
+asan-cvode: build/asan/libdiagc_cvode.a
+
+cvode-libs:
+	@echo $(CVODE_LIBS)
+
+-include $(CVODE_OBJS:.o=.d) $(ASAN_CVODE_OBJS:.o=.d)
+else
+asan-cvode cvode-libs:
+	@echo "the CVODE backend needs libsundials-dev: scripts/install-deps.sh libsundials-dev" >&2; exit 1
+endif
+
+.PHONY: asan-cvode cvode-libs
+
+# ---------------------------------------------------------------------------
 # bin/diagc
 
 ifneq ($(RE2C),)
@@ -236,7 +297,8 @@ lexer-check:
 
 clean:
 	rm -rf build
-	rm -f bin/diagc bin/diagc-topology lib/libdiagc.a lib/libdiagc.so lib/libdiagc.so.*
+	rm -f bin/diagc bin/diagc-topology lib/libdiagc.a lib/libdiagc.so lib/libdiagc.so.* \
+	  lib/libdiagc_cvode.a lib/libdiagc_cvode.so
 	-rmdir bin lib 2>/dev/null || true
 
 -include $(RUNTIME_OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(HOST_OBJS:.o=.d)

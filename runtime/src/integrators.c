@@ -906,6 +906,35 @@ static void update_step_stats(diagc_sim *s, double h) {
     s->st.smallest_step = h;
 }
 
+/* One step of the installed stepper (diagc_sim_set_stepper) toward
+ * `target` (the next event time or the boundary: the stepper limits its
+ * steps to max_step itself, so no stretch is needed to land on events). */
+static int external_step(diagc_sim *s, double target) {
+  diagc_sim_step_request req;
+  const double t0 = diagc_sim_ctx_time(s);
+  int rc;
+  req.t_stop = target;
+  req.max_step = s->max_step_in_use;
+  req.min_step = s->opt.min_step;
+  req.accuracy = s->accuracy_in_use;
+  req.jacobian = s->opt.jacobian;
+  req.restart = s->ext_restart;
+  req.stats = &s->st;
+  req.err = s->err;
+  req.errlen = sizeof s->err;
+  rc = s->ext.step(s->ext.self, s, &req);
+  if (rc != 0) return rc < 0 ? rc : DIAGC_SIM_E_STEP;
+  s->ext_restart = 0;
+  if (!(diagc_sim_ctx_time(s) > t0 && diagc_sim_ctx_time(s) <= target)) {
+    diagc_sim_set_err(s,
+                      "%s: the step from t = %.17g ended at %.17g, outside "
+                      "(t, %.17g]",
+                      s->ext.name, t0, diagc_sim_ctx_time(s), target);
+    return DIAGC_SIM_E_STEP;
+  }
+  return 0;
+}
+
 /* Drake's IntegrateNoFurtherThanTime. */
 int diagc_integrate_no_further_than(diagc_sim *s, double publish_time,
                                     double update_time, double boundary_time,
@@ -931,6 +960,14 @@ int diagc_integrate_no_further_than(diagc_sim *s, double publish_time,
   if (s->nxc == 0) {
     put_time(s, target);
     *result = cand;
+    return 0;
+  }
+
+  if (s->integ == DIAGC_INT_EXTERNAL) {
+    /* advance_to(now): a step that does not move time */
+    if (target > t0 && (rc = external_step(s, target)) != 0) return rc;
+    update_step_stats(s, diagc_sim_ctx_time(s) - t0);
+    *result = diagc_sim_ctx_time(s) >= target ? cand : DIAGC_STEP_TIME_ADVANCED;
     return 0;
   }
 

@@ -23,6 +23,8 @@ enum {
   DIAGC_INT_RADAU3,
   DIAGC_N_INTEGRATORS
 };
+/* s->integ of the installed stepper (diagc_sim_set_stepper) */
+#define DIAGC_INT_EXTERNAL DIAGC_N_INTEGRATORS
 
 typedef struct diagc_integrator_desc {
   const char *name;
@@ -67,6 +69,12 @@ struct diagc_sim {
    * iteration matrices; allocated when the integrator is selected (never
    * during advance_to) */
   diagc_implicit imp;
+
+  /* an integrator from outside the runtime (diagc_sim_set_stepper); its
+   * history is invalid (restart) after anything but it changed the context */
+  diagc_sim_stepper ext;
+  int has_ext;
+  int ext_restart;
 
   /* witness functions */
   int n_wit;

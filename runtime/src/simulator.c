@@ -105,6 +105,15 @@ int diagc_integrator_known(const char *name) {
   return diagc_find_integrator(name) >= 0;
 }
 
+/* For the name of the optional CVODE backend's integrator, where it
+ * comes from. */
+static const char *backend_hint(const char *name) {
+  return name && strcmp(name, "cvode_bdf") == 0
+             ? "; cvode_bdf is the optional CVODE backend (diagc/cvode.h, "
+               "lib/libdiagc_cvode): select it with diagc_sim_use_cvode()"
+             : "";
+}
+
 /* Validates opt and installs it into s (which is untouched on failure). */
 static int apply_options(diagc_sim *s, const diagc_sim_options *opt,
                          char *err, size_t errlen) {
@@ -119,12 +128,23 @@ static int apply_options(diagc_sim *s, const diagc_sim_options *opt,
   }
   if (!o.integrator) o.integrator = "runge_kutta3";
   integ = diagc_find_integrator(o.integrator);
+  if (integ < 0 && s->has_ext && strcmp(o.integrator, s->ext.name) == 0)
+    integ = DIAGC_INT_EXTERNAL;
   if (integ < 0) {
     set_errbuf(err, errlen,
                "unknown integrator '%s' (known: explicit_euler, "
                "semi_explicit_euler, runge_kutta2, runge_kutta3, "
                "runge_kutta4, bogacki_shampine3, dormand_prince54, "
-               "implicit_euler, radau3)",
+               "implicit_euler, radau3%s%s)%s",
+               o.integrator, s->has_ext ? ", " : "",
+               s->has_ext ? s->ext.name : "",
+               backend_hint(o.integrator));
+    return DIAGC_SIM_E_ARG;
+  }
+  if (integ == DIAGC_INT_EXTERNAL && !o.error_control) {
+    set_errbuf(err, errlen,
+               "%s chooses its own steps: error_control = 0 (fixed steps) "
+               "is not available with it",
                o.integrator);
     return DIAGC_SIM_E_ARG;
   }
@@ -159,12 +179,17 @@ static int apply_options(diagc_sim *s, const diagc_sim_options *opt,
     return DIAGC_SIM_E_ARG;
   }
 
-  o.integrator = diagc_integrators[integ].name; /* static storage */
+  /* static storage (the stepper's name outlives it) */
+  o.integrator = integ == DIAGC_INT_EXTERNAL ? s->ext.name
+                                             : diagc_integrators[integ].name;
   if (integ != s->integ) s->ideal_next = NAN;
   s->integ = integ;
   s->opt = o;
-  s->fixed_mode =
-      !diagc_integrators[integ].supports_error_estimation || !o.error_control;
+  s->ext_restart = 1;
+  /* a stepper controls its own steps */
+  s->fixed_mode = integ != DIAGC_INT_EXTERNAL &&
+                  (!diagc_integrators[integ].supports_error_estimation ||
+                   !o.error_control);
   if (s->fixed_mode) {
     s->max_step_in_use = o.fixed_step > 0 ? o.fixed_step : o.max_step;
   } else {
@@ -200,8 +225,10 @@ int diagc_sim_set_options(diagc_sim *s, const diagc_sim_options *opt) {
 int diagc_sim_set_integrator(diagc_sim *s, const char *name) {
   diagc_sim_options o = s->opt;
   o.integrator = name;
-  if (diagc_find_integrator(name) < 0) {
-    diagc_sim_set_err(s, "unknown integrator '%s'", name ? name : "(null)");
+  if (diagc_find_integrator(name) < 0 &&
+      !(name && s->has_ext && strcmp(name, s->ext.name) == 0)) {
+    diagc_sim_set_err(s, "unknown integrator '%s'%s", name ? name : "(null)",
+                      backend_hint(name));
     return DIAGC_SIM_E_ARG;
   }
   s->ideal_next = NAN;
@@ -209,7 +236,48 @@ int diagc_sim_set_integrator(diagc_sim *s, const char *name) {
 }
 
 const char *diagc_sim_integrator(const diagc_sim *s) {
-  return diagc_integrators[s->integ].name;
+  return s->opt.integrator;
+}
+
+int diagc_sim_get_options(const diagc_sim *s, diagc_sim_options *opt) {
+  if (!s || !opt) return DIAGC_SIM_E_ARG;
+  *opt = s->opt;
+  return 0;
+}
+
+void diagc_sim_set_error_message(diagc_sim *s, const char *msg) {
+  if (s) diagc_sim_set_err(s, "%s", msg ? msg : "");
+}
+
+static void drop_stepper(diagc_sim *s) {
+  if (s->has_ext && s->ext.destroy) s->ext.destroy(s->ext.self);
+  memset(&s->ext, 0, sizeof s->ext);
+  s->has_ext = 0;
+}
+
+int diagc_sim_set_stepper(diagc_sim *s, const diagc_sim_stepper *stepper) {
+  diagc_sim_options o;
+  if (!s) return DIAGC_SIM_E_ARG;
+  if (stepper && (!stepper->name || !stepper->step ||
+                  diagc_find_integrator(stepper->name) >= 0)) {
+    diagc_sim_set_err(s, "stepper: %s",
+                      !stepper->step ? "no step function"
+                                     : "needs a name that is not a built-in "
+                                       "integrator's");
+    return DIAGC_SIM_E_ARG;
+  }
+  o = s->opt;
+  if (s->integ == DIAGC_INT_EXTERNAL) {
+    /* leave the stepper before it goes: runge_kutta3 takes over */
+    o.integrator = "runge_kutta3";
+    if (apply_options(s, &o, s->err, sizeof s->err) != 0) return DIAGC_SIM_E_ARG;
+  }
+  drop_stepper(s);
+  if (!stepper) return diagc_integrator_alloc(s);
+  s->ext = *stepper;
+  s->has_ext = 1;
+  o.integrator = stepper->name;
+  return diagc_sim_set_options(s, &o);
 }
 
 /* ---- create / destroy -------------------------------------------------- */
@@ -583,6 +651,7 @@ void diagc_sim_destroy(diagc_sim *s) {
   free(s->log_fired);
   free(s->log_vals);
   diagc_implicit_free(&s->imp);
+  drop_stepper(s);
   free(s->w0);
   free(s->wit_ev_fired);
   free(s->td_next);
@@ -871,6 +940,7 @@ static int handle_updates(diagc_sim *s, int kind, int phase, acc_t *outer) {
     if (s->sel[e]) m->events[e].apply(s->ctx, s->state_buf);
   }
   s->fsal_valid = 0;
+  s->ext_restart = 1;
   if (kind == DIAGC_DISCRETE_UPDATE)
     s->st.discrete_updates++;
   else
@@ -1029,6 +1099,7 @@ static int any_witness_triggers(const diagc_sim *s, const double *w) {
 static int integrate_from_start_to(diagc_sim *s, double t0, double t) {
   int rc, r;
   s->fsal_valid = 0;
+  s->ext_restart = 1;
   s->m->set_time(s->ctx, t0);
   if (s->nxc > 0) {
     if (s->m->set_xc) {
@@ -1109,6 +1180,7 @@ int diagc_sim_initialize(diagc_sim *s) {
   s->initialized = 0;
   s->broken = 0;
   s->fsal_valid = 0;
+  s->ext_restart = 1;
   s->err[0] = 0;
   s->timed_triggered = 0;
   memset(s->wit_ev_fired, 0, (size_t)(s->n_ev > 0 ? s->n_ev : 1));
@@ -1257,6 +1329,7 @@ int diagc_sim_advance_to(diagc_sim *s, double t_max) {
   s->err[0] = 0;
   /* the caller may have changed parameters or inputs since the last call */
   s->fsal_valid = 0;
+  s->ext_restart = 1;
   if ((rc = check_state(s, "set before advance_to")) != 0) return rc;
 
   for (;;) {

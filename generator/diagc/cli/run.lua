@@ -9,6 +9,7 @@ local dffi = require("diagc.testing.ffi")
 local output = require("diagc.cli.output")
 local bounds = require("diagc.cli.bounds")
 local assign = require("diagc.cli.assign")
+local cvode = require("diagc.testing.cvode")
 
 local M = {}
 
@@ -32,7 +33,7 @@ local RANGES = {
 -- the names offered in "did you mean" hints; whether a name is known is
 -- the runtime's answer (diagc_integrator_known)
 local INTEGRATORS = { "runge_kutta3", "dormand_prince54", "bogacki_shampine3", "implicit_euler",
-  "radau3", "runge_kutta4", "runge_kutta2", "semi_explicit_euler", "explicit_euler" }
+  "radau3", "runge_kutta4", "runge_kutta2", "semi_explicit_euler", "explicit_euler", "cvode_bdf" }
 
 local CMD = "diagc run"
 
@@ -122,7 +123,13 @@ local function parse_options(o)
   local t_end = num("--until") or 1.0
   local opts = {}
   local integ = o["--integrator"]
-  if integ then
+  if integ == cvode.NAME then
+    -- the optional backend, loaded now so that a missing one stops the
+    -- run before the model is compiled
+    local ok, why = cvode.load()
+    if not ok then errors.raise(nil, "%s: %s", CMD, why) end
+    opts.integrator = integ
+  elseif integ then
     dffi.load(require("diagc_host").include_dir())
     if ffi.C.diagc_integrator_known(integ) == 0 then
       errors.raise(nil, "%s: unknown integrator '%s'%s", CMD, cli.show(integ), cli.hint(integ, INTEGRATORS, "integrators"))
@@ -132,6 +139,9 @@ local function parse_options(o)
   opts.accuracy = num("--accuracy")
   opts.max_step = num("--max-step")
   local h = num("--step")
+  if h and opts.integrator == cvode.NAME then
+    errors.raise(nil, "%s: --step: cvode_bdf chooses its own steps; bound them with --max-step", CMD)
+  end
   if h then
     if opts.max_step then
       errors.raise(nil, "%s: give --step (fixed steps) or --max-step (error control), not both", CMD)
@@ -345,6 +355,10 @@ function M.main(args)
       "steps %d, integrator steps %d, rejected %d, derivative evaluations %d, smallest step %g, largest step %g, wall %.3f s\n",
       tonumber(st.steps), tonumber(st.integrator_steps), tonumber(st.rejected_steps),
       tonumber(st.derivative_evals), st.smallest_step, st.largest_step, host.now() - t0))
+    if opts.integrator == cvode.NAME then
+      io.stderr:write(string.format("integrator cvode_bdf (%s), ",
+        cvode.describe(st.jacobian_source == dffi.const.DIAGC_JACOBIAN_MODEL)))
+    end
     if st.jacobian_evals > 0 then
       io.stderr:write(string.format(
         "jacobians %d (%s), LU factorizations %d, newton iterations %d, newton failures %d\n",

@@ -57,6 +57,16 @@ void free(void *);
   return M
 end
 
+-- Declares the runtime header include_dir/diagc/NAME once (an optional
+-- library's, e.g. cvode.h, after load()).
+local extra_done = {}
+function M.header(include_dir, name)
+  if extra_done[name] then return M end
+  extra_done[name] = true
+  ffi.cdef(to_cdef(read(include_dir .. "/diagc/" .. name)))
+  return M
+end
+
 local done = false
 -- include_dir: the runtime's headers (diagc_host.include_dir())
 function M.load(include_dir)

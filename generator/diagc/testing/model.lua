@@ -390,8 +390,9 @@ function Model:simulator(opts)
   local o = ffi.new("diagc_sim_options")
   ffi.C.diagc_sim_options_init(o)
   local keep = {}
+  local cvode = opts.integrator == require("diagc.testing.cvode").NAME
   for k, v in pairs(opts) do
-    if k == "integrator" then keep.name = v; o.integrator = v
+    if k == "integrator" then keep.name = v; if not cvode then o.integrator = v end
     elseif k == "jacobian" then o.jacobian = jacobian_option(v)
     else o[k] = v end
   end
@@ -399,6 +400,11 @@ function Model:simulator(opts)
   local s = ffi.C.diagc_sim_create_ex(self.desc, o, err, 256)
   if s == nil then error("simulator: " .. ffi.string(err), 2) end
   s = ffi.gc(s, ffi.C.diagc_sim_destroy)
+  -- the optional CVODE backend (testing/cvode.lua) takes over the steps
+  if cvode then
+    local why = require("diagc.testing.cvode").use(s)
+    if why then error("simulator: " .. why, 2) end
+  end
   local sim = setmetatable({ model = self, sim = s, keep = keep, logs = {},
     max_step = o.error_control == 0 and o.fixed_step > 0 and o.fixed_step or o.max_step }, Sim)
   -- collect logger samples

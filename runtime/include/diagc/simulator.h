@@ -65,8 +65,9 @@ typedef struct diagc_sim_options {
    * "implicit_euler" (Newton iterations on the Jacobian chosen by
    * `jacobian`; error control by step doubling) or "radau3" (3rd-order Radau IIA, L-
    * stable, simplified Newton with the Jacobian kept while convergence is
-   * fast; embedded error estimate).  The string is only read by
-   * create/set_options. */
+   * fast; embedded error estimate), or the name of an installed stepper
+   * (diagc_sim_set_stepper: "cvode_bdf" after diagc_sim_use_cvode(),
+   * diagc/cvode.h).  The string is only read by create/set_options. */
   const char *integrator;
   double accuracy;       /* target accuracy, default 1e-4 */
   double max_step;       /* maximum step size, default 0.1 */
@@ -196,6 +197,67 @@ int diagc_calc_next_update_time(const diagc_model *m, void *ctx,
  * are described by diagc_sim_error() and do not stop the simulator. */
 int diagc_sim_next_update_time(diagc_sim *sim, double *t_next,
                                unsigned char *due);
+
+/* The options in use (as validated: options.integrator names the selected
+ * integrator).  0, or DIAGC_SIM_E_ARG for a NULL argument. */
+int diagc_sim_get_options(const diagc_sim *sim, diagc_sim_options *opt);
+
+/* ---- integrators from outside the runtime --------------------------------
+ *
+ * An optional integrator that needs a third-party library (the CVODE BDF
+ * backend, diagc/cvode.h, lib/libdiagc_cvode) plugs in as a stepper: the
+ * simulator keeps its event handling (updates, timed events, witness
+ * isolation by re-integration, loggers, checks) and only asks the stepper
+ * to advance the continuous state, as it asks its own integrators.  This
+ * keeps the runtime free of the dependency and the event semantics in one
+ * place.
+ *
+ * One call of step() advances the context from its (t0, xc) to some
+ * t1 with t0 < t1 <= req->t_stop (one internal step of the method, or
+ * exactly t_stop when the step reaches it), and leaves the context at
+ * (t1, xc(t1)).  Evaluations may visit any time in [t0, t_stop]; never one
+ * after t_stop (an update or the end of advance_to is there). */
+typedef struct diagc_sim_step_request {
+  double t_stop;       /* the step ends at or before it */
+  double max_step;     /* options.max_step */
+  double min_step;     /* options.min_step (0: the method's own) */
+  double accuracy;     /* the accuracy in use (options.accuracy, clamped) */
+  int jacobian;        /* options.jacobian */
+  int restart;         /* 1: first step, or something other than the
+                          stepper changed the context since its last step
+                          (an update, a witness re-integration from an
+                          earlier point, advance_to or initialize, new
+                          options): any history of past steps is invalid,
+                          start afresh from the context's (t0, xc) */
+  diagc_sim_statistics *stats; /* add to its derivative_evals,
+                                  rejected_steps, newton_failures,
+                                  jacobian_evals, lu_factorizations and
+                                  newton_iterations (the simulator counts
+                                  the steps) */
+  char *err;           /* a one-line message on failure */
+  size_t errlen;
+} diagc_sim_step_request;
+
+typedef struct diagc_sim_stepper {
+  const char *name;    /* the integrator's name (options.integrator); not
+                          a built-in one; must outlive the stepper */
+  void *self;
+  /* 0, or a negative DIAGC_SIM_E_* (DIAGC_SIM_E_EVAL when the model's
+   * calc failed, DIAGC_SIM_E_STEP when the method failed) with req->err */
+  int (*step)(void *self, diagc_sim *sim, diagc_sim_step_request *req);
+  void (*destroy)(void *self); /* may be NULL */
+} diagc_sim_stepper;
+
+/* Installs stepper (copied; the simulator owns self from now on and calls
+ * destroy when it is replaced, removed or the simulator is destroyed) and
+ * selects it as the integrator; diagc_sim_set_integrator(sim, name) can
+ * switch away and back.  stepper == NULL removes it (runge_kutta3 takes
+ * over if it was selected).  Returns 0 or DIAGC_SIM_E_ARG (a built-in
+ * name, no step function). */
+int diagc_sim_set_stepper(diagc_sim *sim, const diagc_sim_stepper *stepper);
+/* Sets the message diagc_sim_error() returns (truncated to one line of
+ * the simulator's buffer), for a stepper's setup function that fails. */
+void diagc_sim_set_error_message(diagc_sim *sim, const char *msg);
 
 /* One-line message about the last error or termination ("" if none). */
 const char *diagc_sim_error(const diagc_sim *sim);
