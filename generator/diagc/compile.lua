@@ -38,7 +38,8 @@ function M.prefix_of(name)
   return p
 end
 
--- opts: {prefix=, header_name=, source_name=, spec_name=}
+-- opts: {prefix=, header_name=, source_name=, spec_name=, no_jacobian=
+-- (true: emit no d xcdot / d xc, as `diagc -o --no-jacobian`)}
 -- Returns {header=, source=, prefix=, flat=, entry_points=, model=}
 function M.compile(path, opts)
   opts = opts or {}
@@ -74,6 +75,7 @@ function M.compile_loaded(loaded, opts)
     version = M.VERSION,
     leaf_types = model.leaf_types,
     default_accuracy = 1e-4,
+    no_jacobian = opts.no_jacobian,
   })
   gen.header_name = header_name
   gen.sources = loaded.sources

@@ -6,7 +6,7 @@ local compile = require("diagc.compile")
 local M = {}
 
 local USAGE = [[
-usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check]
+usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
        diagc run SPEC.lua [--until T] [--csv FILE] [--integrator NAME] [--step H]
                           [--accuracy A] [--max-step H] [-p system.param=value ...]
                           [--state system.name=value ...] [--input name=value ...]
@@ -21,7 +21,9 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check]
        diagc deploy SPEC.lua [-o APP.c] [--run] [--duration S] [--threads N] [--cc CC]
        diagc --help | --version
 
-  SPEC.lua -o OUT.c  generate OUT.c and OUT.h (C99, no heap, no globals)
+  SPEC.lua -o OUT.c  generate OUT.c and OUT.h (C99, no heap, no globals);
+                     --no-jacobian: without the state Jacobian P_jac_xc
+                     (docs/jacobians.md)
   run                compile in-process with TinyCC, simulate, print logged
                      outputs as CSV (header t,<logger names>)
   linearize          A, B, C, D at an operating point (Drake's Linearize, or

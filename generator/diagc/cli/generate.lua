@@ -18,7 +18,8 @@ function M.inputs(gen)
 end
 
 function M.main(args)
-  local o, pos = cli.parse(args, { flags = { ["-o"] = true, ["--name"] = true, ["--no-check"] = false } }, "diagc")
+  local o, pos = cli.parse(args, { flags = { ["-o"] = true, ["--name"] = true, ["--no-check"] = false,
+    ["--no-jacobian"] = false } }, "diagc")
   if #pos >= 1 and not exists(pos[1]) and not pos[1]:find("[/.]") then
     errors.raise(nil, "unknown command '%s'%s; or give a spec file, as in: diagc spec.lua -o model.c",
       cli.show(pos[1]), cli.hint(pos[1], COMMANDS, "commands"))
@@ -37,6 +38,7 @@ function M.main(args)
     prefix = o["--name"] and compile.prefix_of(o["--name"]) or nil,
     header_name = util.basename(outh),
     source_name = util.basename(outc),
+    no_jacobian = o["--no-jacobian"] and true or nil,
   })
   local inputs = M.inputs(gen)
   output.check_target("diagc", outh, inputs)

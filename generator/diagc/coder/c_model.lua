@@ -21,7 +21,7 @@
 -- buffer that keeps #line directives right).
 --
 -- opts: {prefix=, header_name=, source_name=, spec_name=, version=,
--- leaf_types=, default_accuracy=}.  Returns {header=, source=,
+-- leaf_types=, default_accuracy=, no_jacobian=}.  Returns {header=, source=,
 -- checked_source=, source_restore=, header_restore=, user_blocks=,
 -- jac_xc_missing= (why there is no d xcdot / d xc: coder/jacobian.lua),
 -- jac_lin_missing= (the same for d(xcdot, y) / d(xc, u): coder/jacobian_lin.lua)}.

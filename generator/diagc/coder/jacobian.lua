@@ -69,10 +69,11 @@ end
 -- slot `jacobian`; sets K.jac = {nnz=} or nil
 function M.emit(K)
   return function(C)
-    local list = K.F.nxc > 0 and path_entries(K.F)
+    local list = K.F.nxc > 0 and not K.opts.no_jacobian and path_entries(K.F)
     if not list then
       K.api[#K.api + 1] = string.format("/* No d xcdot / d xc: %s. */", K.F.nxc == 0
-        and "no continuous state" or "a calc on the derivative path is outside the differentiable subset")
+        and "no continuous state" or K.opts.no_jacobian and "generated with --no-jacobian"
+        or "a calc on the derivative path is outside the differentiable subset")
       K.api[#K.api + 1] = string.format("#define %s_HAS_JAC_XC 0", K.PU)
       return
     end

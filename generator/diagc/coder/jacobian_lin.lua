@@ -206,9 +206,10 @@ function M.emit(K)
     local nrow, ncol = sizes(updates and F.nxd or F.nxc, outs, ins)
     emit_blocks(K, outs, ins)
     K.lin = { n_outputs = #outs, n_inputs = #ins, nrow = nrow, ncol = ncol, period = period or 0 }
-    local list = M.chain_list(F, outs, updates)
+    local list = not K.opts.no_jacobian and M.chain_list(F, outs, updates)
     if not list then
-      K.api[#K.api + 1] = "/* No d(xcdot, y) / d(xc, u): a calc it needs is outside the differentiable subset. */"
+      K.api[#K.api + 1] = string.format("/* No d(xcdot, y) / d(xc, u): %s. */", K.opts.no_jacobian
+        and "generated with --no-jacobian" or "a calc it needs is outside the differentiable subset")
       K.api[#K.api + 1] = string.format("#define %s_HAS_JAC_LIN 0", K.PU)
       return
     end

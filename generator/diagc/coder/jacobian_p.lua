@@ -92,9 +92,10 @@ function M.emit(K)
     C:line("/* the parameter Jacobian's columns: sources of parameter_jacobian */")
     C:linef("static const int %s__jac_params[%d] = {%s};", K.P, #F.jac_params, table.concat(param_sources(K), ", "))
     C:line()
-    local list = lin.chain_list(F, outs, updates)
+    local list = not K.opts.no_jacobian and lin.chain_list(F, outs, updates)
     if not list then
-      K.api[#K.api + 1] = "/* No d/dp: a calc it needs is outside the differentiable subset. */"
+      K.api[#K.api + 1] = string.format("/* No d/dp: %s. */", K.opts.no_jacobian
+        and "generated with --no-jacobian" or "a calc it needs is outside the differentiable subset")
       K.api[#K.api + 1] = string.format("#define %s_HAS_JAC_P 0", K.PU)
       return
     end
