@@ -33,28 +33,13 @@ function M.missing(F)
     .. "declare that calc jacobian = \"finite_difference\", or run with finite differences (--jacobian fd)", loops.entry_path(e), d.why) }
 end
 
-local function emit_sparsity(K, s)
-  local F, P = K.F, K.P
-  local all = { F.nxc, F.nxc }
-  for _, x in ipairs(s.colptr) do all[#all + 1] = x end
-  for _, x in ipairs(s.rowind) do all[#all + 1] = x end
-  K.C:linef("const int %s_jac_xc_sparsity[%d] = {%s};", P, #all, table.concat(all, ", "))
-  K.C:line()
-end
-
 local function emit_function(K, list, locals)
   local C, P = K.C, K.P
   C:linef("int %s_jac_xc(%s_context *c, double *nz)", P, P)
   C:line("{")
   C:linef("  int rc = %s__eval_%d(c);", P, K.F.root.entries.xcdot.index)
   C:line("  if (rc != 0) return rc;")
-  local s = chain.csc((chain.emit_chain(K, list, locals, {})), K.F.nxc)
-  for k, v in ipairs(s.vals) do C:linef("  nz[%d] = %s;", k - 1, v) end
-  if #s.vals == 0 then C:line("  (void)nz;") end
-  C:line("  return 0;")
-  C:line("}")
-  C:line()
-  return s
+  return chain.finish(K, (chain.emit_chain(K, list, locals, {})), K.F.nxc)
 end
 
 local function declare(K, nnz)
@@ -80,10 +65,7 @@ function M.emit(K)
     local locals = chain.local_jacobians(K, list)
     chain.emit_locals(K, list, locals)
     local s = emit_function(K, list, locals)
-    emit_sparsity(K, s)
-    C:linef("static int %s__v_jac_xc(void *c, double *nz)", K.P)
-    C:linef("{ return %s_jac_xc((%s_context *)c, nz); }", K.P, K.P)
-    C:line()
+    chain.emit_pattern(K, "xc", K.F.nxc, K.F.nxc, s)
     K.api[#K.api + 1] = string.format("#define %s_HAS_JAC_XC 1", K.PU)
     declare(K, #s.rowind)
     K.jac = { nnz = #s.rowind }

@@ -233,4 +233,42 @@ function M.csc(R, ncol)
 end
 
 
+-- the end of a Jacobian function: the nonzeros of R (R[row][col] = local)
+-- in compressed columns into nz, `return 0;`; returns the CSC
+function M.finish(K, R, ncol)
+  local C, s = K.C, M.csc(R, ncol)
+  for k, v in ipairs(s.vals) do C:linef("  nz[%d] = %s;", k - 1, v) end
+  if #s.vals == 0 then C:line("  (void)nz;") end
+  C:line("  return 0;")
+  C:line("}")
+  C:line()
+  return s
+end
+
+-- `const int P_jac_TAG_sparsity[] = {nrow, ncol, colptr..., rowind...};`
+-- and the descriptor's `P__v_jac_TAG(void *, double *)`
+function M.emit_pattern(K, tag, nrow, ncol, s)
+  local all, P = { nrow, ncol }, K.P
+  for _, x in ipairs(s.colptr) do all[#all + 1] = x end
+  for _, x in ipairs(s.rowind) do all[#all + 1] = x end
+  K.C:linef("const int %s_jac_%s_sparsity[%d] = {%s};", P, tag, #all, table.concat(all, ", "))
+  K.C:line()
+  K.C:linef("static int %s__v_jac_%s(void *c, double *nz)", P, tag)
+  K.C:linef("{ return %s_jac_%s((%s_context *)c, nz); }", P, tag, P)
+  K.C:line()
+end
+
+-- the header's declarations of P_jac_TAG: `comment` lines, then
+-- PU_HAS_JAC_TAG 1, its sizes, the pattern and the function
+function M.declare(K, tag, comment, nnz, nrow, ncol)
+  local api, P, TAG = K.api, K.P, K.PU .. "_JAC_" .. tag:upper()
+  for _, l in ipairs(comment) do api[#api + 1] = l end
+  api[#api + 1] = string.format("#define %s_HAS_JAC_%s 1", K.PU, tag:upper())
+  api[#api + 1] = string.format("#define %s_NROW %d", TAG, nrow)
+  api[#api + 1] = string.format("#define %s_NCOL %d", TAG, ncol)
+  api[#api + 1] = string.format("#define %s_NNZ %d", TAG, nnz)
+  api[#api + 1] = string.format("extern const int %s_jac_%s_sparsity[];", P, tag)
+  api[#api + 1] = string.format("int %s_jac_%s(%s_context *c, double *nz);", P, tag, P)
+end
+
 return M

@@ -145,21 +145,7 @@ local function emit_function(K, list, locals, outs, ncol, updates)
   local R, D = chain.emit_chain(K, list, locals, { u = true, xd = updates ~= nil })
   if updates then identity_rows(K.F, updates, R) end
   M.output_rows(updates and K.F.nxd or K.F.nxc, outs, R, D)
-  local s = chain.csc(R, ncol)
-  for k, v in ipairs(s.vals) do C:linef("  nz[%d] = %s;", k - 1, v) end
-  if #s.vals == 0 then C:line("  (void)nz;") end
-  C:line("  return 0;")
-  C:line("}")
-  C:line()
-  return s
-end
-
-local function emit_sparsity(K, s, nrow, ncol)
-  local all = { nrow, ncol }
-  for _, x in ipairs(s.colptr) do all[#all + 1] = x end
-  for _, x in ipairs(s.rowind) do all[#all + 1] = x end
-  K.C:linef("const int %s_jac_lin_sparsity[%d] = {%s};", K.P, #all, table.concat(all, ", "))
-  K.C:line()
+  return chain.finish(K, R, ncol)
 end
 
 -- the index of each exported input's source in K.sources
@@ -183,18 +169,11 @@ local function emit_blocks(K, outs, ins)
   C:line()
 end
 
-local function declare(K, nnz, nrow, ncol)
-  local P, PU, api = K.P, K.PU, K.api
-  api[#api + 1] = string.format("/* d(xcdot, y) / d(xc, u) for linearization: rows xcdot then the outputs of")
-  api[#api + 1] = " * P_model.lin_outputs, columns xc then the inputs of P_model.lin_inputs;"
-  api[#api + 1] = " * structural nonzeros in compressed columns (pattern as P_jac_xc_sparsity). */"
-  api[#api + 1] = string.format("#define %s_HAS_JAC_LIN 1", PU)
-  api[#api + 1] = string.format("#define %s_JAC_LIN_NROW %d", PU, nrow)
-  api[#api + 1] = string.format("#define %s_JAC_LIN_NCOL %d", PU, ncol)
-  api[#api + 1] = string.format("#define %s_JAC_LIN_NNZ %d", PU, nnz)
-  api[#api + 1] = string.format("extern const int %s_jac_lin_sparsity[];", P)
-  api[#api + 1] = string.format("int %s_jac_lin(%s_context *c, double *nz);", P, P)
-end
+local COMMENT = {
+  "/* d(xcdot, y) / d(xc, u) for linearization: rows xcdot then the outputs of",
+  " * P_model.lin_outputs, columns xc then the inputs of P_model.lin_inputs;",
+  " * structural nonzeros in compressed columns (pattern as P_jac_xc_sparsity). */",
+}
 
 -- slot `jacobian_lin`; sets K.lin = {n_outputs=, n_inputs=, nrow=, ncol=,
 -- period=, nnz=} (nnz nil: no Jacobian; period 0: continuous)
@@ -216,11 +195,8 @@ function M.emit(K)
     local locals = chain.local_jacobians(K, list, { xd = updates ~= nil })
     chain.emit_locals(K, list, locals)
     local s = emit_function(K, list, locals, outs, ncol, updates)
-    emit_sparsity(K, s, nrow, ncol)
-    C:linef("static int %s__v_jac_lin(void *c, double *nz)", K.P)
-    C:linef("{ return %s_jac_lin((%s_context *)c, nz); }", K.P, K.P)
-    C:line()
-    declare(K, #s.rowind, nrow, ncol)
+    chain.emit_pattern(K, "lin", nrow, ncol, s)
+    chain.declare(K, "lin", COMMENT, #s.rowind, nrow, ncol)
     K.lin.nnz = #s.rowind
   end
 end

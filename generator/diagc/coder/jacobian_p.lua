@@ -56,26 +56,13 @@ local function emit_function(K, list, locals, cols, outs, nx, ncol)
   end
   local R, D = chain.emit_chain(K, list, locals, cols)
   lin.output_rows(nx, outs, R, D)
-  local s = chain.csc(R, ncol)
-  for k, v in ipairs(s.vals) do C:linef("  nz[%d] = %s;", k - 1, v) end
-  if #s.vals == 0 then C:line("  (void)nz;") end
-  C:line("  return 0;")
-  C:line("}")
-  C:line()
-  return s
+  return chain.finish(K, R, ncol)
 end
 
-local function declare(K, nnz, nrow, ncol)
-  local api, PU, P = K.api, K.PU, K.P
-  api[#api + 1] = "/* d(xcdot or x[n+1], y) / d p for the parameters of parameter_jacobian: rows as"
-  api[#api + 1] = " * P_jac_lin's, columns the elements of P_model.jac_params (pattern as P_jac_xc_sparsity). */"
-  api[#api + 1] = string.format("#define %s_HAS_JAC_P 1", PU)
-  api[#api + 1] = string.format("#define %s_JAC_P_NROW %d", PU, nrow)
-  api[#api + 1] = string.format("#define %s_JAC_P_NCOL %d", PU, ncol)
-  api[#api + 1] = string.format("#define %s_JAC_P_NNZ %d", PU, nnz)
-  api[#api + 1] = string.format("extern const int %s_jac_p_sparsity[];", P)
-  api[#api + 1] = string.format("int %s_jac_p(%s_context *c, double *nz);", P, P)
-end
+local COMMENT = {
+  "/* d(xcdot or x[n+1], y) / d p for the parameters of parameter_jacobian: rows as",
+  " * P_jac_lin's, columns the elements of P_model.jac_params (pattern as P_jac_xc_sparsity). */",
+}
 
 -- slot `jacobian_p`; sets K.jp = {n=, nrow=, ncol=, nnz=} (nil: none asked
 -- for; nnz nil: a calc it needs has no Jacobian)
@@ -102,13 +89,8 @@ function M.emit(K)
     local locals = chain.local_jacobians(K, list, cols)
     chain.emit_locals(K, list, locals)
     local s = emit_function(K, list, locals, cols, outs, nx, ncol)
-    K.C:linef("const int %s_jac_p_sparsity[%d] = {%s};", K.P, 3 + ncol + #s.rowind,
-      table.concat({ nx + ny, ncol, table.concat(s.colptr, ", "), #s.rowind > 0 and table.concat(s.rowind, ", ") or nil }, ", "))
-    K.C:line()
-    C:linef("static int %s__v_jac_p(void *c, double *nz)", K.P)
-    C:linef("{ return %s_jac_p((%s_context *)c, nz); }", K.P, K.P)
-    C:line()
-    declare(K, #s.rowind, nx + ny, ncol)
+    chain.emit_pattern(K, "p", nx + ny, ncol, s)
+    chain.declare(K, "p", COMMENT, #s.rowind, nx + ny, ncol)
     K.jp.nnz = #s.rowind
   end
 end
