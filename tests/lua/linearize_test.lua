@@ -298,3 +298,28 @@ test("linearize.discrete_needs_one_period", function()
   local msg = expect_error(function() c:linearize { jacobian = "fd" } end)
   truthy(msg:find("one periodic discrete update", 1, true), msg)
 end)
+
+-- an output that reads its leaf's own derivative (prerequisites xcdot): its
+-- C rows go through the derivative's rows (found by the random-diagram fuzz)
+test("linearize.output_reads_xcdot", function()
+  local Lag = dsl.leaf "Lag" {
+    dsl.continuous_state { z = 2, z0 = { 0.3, -0.2 } },
+    dsl.input_port { "u", size = 1 },
+    dsl.derivatives { prerequisites = { "z", "u" }, calc = [[
+      zdot[0] = sin(z[1]) * u[0] - z[0];
+      zdot[1] = z[0] * z[1]; ]] },
+    dsl.output_port { "acc", size = 2, prerequisites = { "xcdot", "z" }, calc = [[
+      acc[0] = zdot[0] * zdot[1];
+      acc[1] = zdot[0] + z[1] * z[1]; ]] },
+  }
+  local c = diagc.jit(dsl.diagram "xcd" {
+    dsl.system { "l", Lag }, dsl.export_input { "l.u", as = "u" }, dsl.export_output { "l.acc", as = "acc" },
+  }):context()
+  c:set_input("u", 0.7)
+  local g = c:linearize { mode = "first_order_taylor" }
+  -- acc[1] = zdot0 + z1^2: d/dz0 = -1, d/dz1 = u cos z1 + 2 z1, d/du = sin z1
+  near(g.C[2], { -1, 0.7 * math.cos(-0.2) - 0.4 }, { rtol = 1e-12 })
+  near(g.D[2], { math.sin(-0.2) }, { rtol = 1e-12 })
+  local f = c:linearize { mode = "first_order_taylor", jacobian = "fd" }
+  for _, k in ipairs({ "A", "B", "C", "D" }) do near(g[k], f[k], { rtol = 1e-6, atol = 1e-9 }) end
+end)

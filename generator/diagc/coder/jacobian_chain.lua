@@ -32,7 +32,7 @@ local function state_inputs(calc, cols, lt)
     local pn = k:match("^pn:(.*)$")
     if not p.write and ((XC[k] and not cols.p) or k:match("^input:") or k:match("^cache:")
         or (cols.xd and k:match("^xd:")) or (pn and pnames[pn])
-        or (k:match("^builtin:") and not k:match("^builtin:xcdot"))) then
+        or k:match("^builtin:")) then
       set[p.name] = true
     end
   end
@@ -118,6 +118,10 @@ local function source(F, e, key, index, cols)
     return {}
   end
   if key:match("^cache:") then return { entry = ctx.entries[key], elem = index } end
+  -- a leaf's own derivative: its rows of the state derivative, composed
+  -- before (the calc that reads it comes after it in evaluation order)
+  local part = key:match("^builtin:xcdot:(%a)$")
+  if part then return { row = ctx[XC[part]] + index } end
   local b = key:match("^builtin:(.*)$")
   if b then return { entry = ctx.entries[b], elem = index } end
   return {}
@@ -134,7 +138,7 @@ local function target(e, key, index)
 end
 
 -- the terms of each target element of entry e, by column
-local function terms_of(F, D, e, lj, arr, cols)
+local function terms_of(F, D, R, e, lj, arr, cols)
   local key_of, out = {}, {}
   for _, p in ipairs(e.calc.params) do key_of[p.name] = p.key end
   for k, nz in ipairs(lj.pattern) do
@@ -149,8 +153,8 @@ local function terms_of(F, D, e, lj, arr, cols)
       local c = slot.cols[s.col] or {}
       c[#c + 1] = ref
       slot.cols[s.col] = c
-    elseif s.entry then
-      local dd = D[s.entry] and D[s.entry][s.elem] or {}
+    elseif s.entry or s.row then
+      local dd = (s.row and R[s.row]) or (s.entry and D[s.entry] and D[s.entry][s.elem]) or {}
       for _, col in ipairs(util.sorted_keys(dd)) do
         local c = slot.cols[col] or {}
         c[#c + 1] = ref .. " * " .. dd[col]
@@ -181,7 +185,7 @@ function M.emit_chain(K, list, locals, cols)
   for _, e in ipairs(list) do
     local lj, arr = locals[e.calc], "jl" .. e.index
     if #lj.pattern > 0 then emit_call(K, e, lj, arr) end
-    for _, slot in ipairs(terms_of(K.F, D, e, lj, arr, cols)) do
+    for _, slot in ipairs(terms_of(K.F, D, R, e, lj, arr, cols)) do
       local t, vals = slot.t, {}
       for _, col in ipairs(util.sorted_keys(slot.cols)) do
         K.C:linef("  const double d%d = %s;", n, table.concat(slot.cols[col], " + "))
