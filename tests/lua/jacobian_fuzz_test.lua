@@ -18,13 +18,18 @@
 --      the point and along a random sequence of sets and evals.
 -- DIAGC_JAC_FUZZ_N sets the number of diagrams (default 20; each costs
 -- about a second, most of it diagc.jit and its gcc check),
--- DIAGC_JAC_FUZZ_SEED the first seed (default 1); DIAGC_JAC_FUZZ_VERBOSE=1
--- prints what each diagram checked.
+-- DIAGC_JAC_FUZZ_SEED the first seed (default 1); DIAGC_JAC_FUZZ_XCDOT=1
+-- lets outputs read xcdot; DIAGC_JAC_FUZZ_VERBOSE=1 prints what each
+-- diagram checked.
 local ffi = require("ffi")
 
 local N_DIAGRAMS = tonumber(os.getenv("DIAGC_JAC_FUZZ_N") or "20")
 local FIRST_SEED = tonumber(os.getenv("DIAGC_JAC_FUZZ_SEED") or "1")
 local POINTS = 3 -- operating points per diagram
+-- outputs that read the time derivatives (prerequisite "xcdot"): off by
+-- default, their Jacobian entries are missing (the chain rule in
+-- coder/jacobian_chain.lua leaves builtin:xcdot inputs out)
+local XCDOT = os.getenv("DIAGC_JAC_FUZZ_XCDOT") == "1"
 local VERBOSE = os.getenv("DIAGC_JAC_FUZZ_VERBOSE") == "1"
 local RTOL, ATOL = 1e-6, 1e-7
 
@@ -275,11 +280,12 @@ end
 -- The prerequisites of a calc: exactly the arrays it reads, sometimes
 -- with a broader ticket (one that grants no input port when the calc
 -- must not be feedthrough).
-local STATE_TICKET = { q = "q", v = "v", z = "z", t = "time" }
+local STATE_TICKET = { q = "q", v = "v", z = "z", t = "time", qdot = "xcdot", vdot = "xcdot", zdot = "xcdot" }
 local function prerequisites(r, used, order, feedthrough)
-  local p = {}
+  local p, seen = {}, {}
   for _, name in ipairs(order) do
-    if used[name] then p[#p + 1] = STATE_TICKET[name] or name end
+    local t = STATE_TICKET[name] or name
+    if used[name] and not seen[t] then p[#p + 1] = t; seen[t] = true end
   end
   if r() < 0.25 then
     local broad = feedthrough and { "all_sources", "all_input_ports", "xc", "kinematics", "all_parameters" }
@@ -309,8 +315,14 @@ local function leaf(r, name, out, force_state)
   for _, p in ipairs(params) do order[#order + 1] = p.name end
   for _, u in ipairs(inputs) do order[#order + 1] = u.name end
   local caches = {} -- { name, size, ft }
-  local function calc(kind, fields, outs, ft)
+  local function calc(kind, fields, outs, ft, xcdot)
     local reads = {}
+    if xcdot then
+      for _, k in ipairs({ "q", "v", "z" }) do
+        local n = ({ q = nq, v = nv, z = nz })[k]
+        if n > 0 then reads[#reads + 1] = { name = k .. "dot", size = n } end
+      end
+    end
     for _, s in ipairs(state) do reads[#reads + 1] = s end
     for _, p in ipairs(params) do reads[#reads + 1] = p end
     if ft then for _, u in ipairs(inputs) do reads[#reads + 1] = u end end
@@ -321,6 +333,7 @@ local function leaf(r, name, out, force_state)
     local o = {}
     for _, x in ipairs(order) do o[#o + 1] = x end
     for _, c in ipairs(caches) do o[#o + 1] = c.name end
+    for _, k in ipairs({ "qdot", "vdot", "zdot" }) do o[#o + 1] = k end
     local pre = prerequisites(r, used, o, ft)
     items[#items + 1] = string.format("  %s {%s prerequisites = %s, calc = [==[\n%s\n]==] },",
       kind, fields, list(pre), text)
@@ -355,7 +368,10 @@ local function leaf(r, name, out, force_state)
   end
   for i = 1, r(1, 2) do
     local y = { name = "y" .. i, size = r(1, 3), ft = #inputs > 0 and (nq + nv + nz == 0 or r() < 0.6) }
-    calc("output_port", string.format(" %q, size = %d,", y.name, y.size), { y }, y.ft)
+    -- an output may read the time derivatives (feedthrough when they read
+    -- an input)
+    local xcdot = nq + nv + nz > 0 and (y.ft or #inputs == 0) and r() < 0.3 and XCDOT
+    calc("output_port", string.format(" %q, size = %d,", y.name, y.size), { y }, y.ft, xcdot)
     L.outputs[#L.outputs + 1] = y
   end
   local pre = {}
@@ -372,7 +388,8 @@ end
 
 -- The items of a diagram over `children` ({ name, S }): every input of
 -- every child is connected (from an earlier child's output, or from any
--- child's state-only output), fixed or exported; outputs are exported.
+-- child's state-only output), fixed or exported (an exported input may
+-- drive several); outputs are exported and logged.
 -- Returns the items and the diagram's { inputs, outputs }.
 local function wire(r, children, root)
   local items, D = {}, { inputs = {}, outputs = {} }
@@ -398,12 +415,21 @@ local function wire(r, children, root)
       elseif x < 0.75 then
         items[#items + 1] = string.format("  fix_input { %q, value = %s },", dst, list(randoms(r, u.size)))
       else
-        nin = nin + 1
-        local as = "in" .. nin
-        items[#items + 1] = string.format("  export_input { %q, as = %q },", dst, as)
-        D.inputs[#D.inputs + 1] = { name = as, size = u.size }
+        -- an exported input may drive several subsystem inputs
+        local joined
+        for _, e in ipairs(D.inputs) do
+          if e.size == u.size and r() < 0.4 then joined = e; break end
+        end
+        if joined then joined.targets[#joined.targets + 1] = dst
+        else
+          nin = nin + 1
+          D.inputs[#D.inputs + 1] = { name = "in" .. nin, size = u.size, targets = { dst } }
+        end
       end
     end
+  end
+  for _, e in ipairs(D.inputs) do
+    items[#items + 1] = string.format("  export_input { %s, as = %q },", list(e.targets):sub(3, -3), e.name)
   end
   for _, ch in ipairs(children) do
     for _, o in ipairs(ch.S.outputs) do
@@ -413,7 +439,7 @@ local function wire(r, children, root)
         items[#items + 1] = string.format("  export_output { %q, as = %q },", src, "o" .. nout)
         D.outputs[#D.outputs + 1] = { name = "o" .. nout, size = o.size, ft = o.ft }
       end
-      if root and r() < 0.25 then
+      if r() < (root and 0.25 or 0.1) then
         items[#items + 1] = string.format("  log { %q, period = 0.1 },", src)
       end
     end
