@@ -80,7 +80,7 @@ local KINKED = { "fabs(%s)", "fmin(%s, %s)", "fmax(%s, %s)", "h_sat(%s)", "(%s >
 -- helpers it calls.
 local function body(r, reads, outs)
   local used, helpers = {}, {}
-  local scope, arrays, lines = {}, {}, {}
+  local scope, arrays, lines, others_extra = {}, {}, {}, {}
   local nlocal = 0
   local function pick(list) return list[r(1, #list)] end
   local function add(s) lines[#lines + 1] = s end
@@ -205,6 +205,31 @@ local function body(r, reads, outs)
       arrays[#arrays + 1] = { name = n, size = 2, loc = true }
       scope[#scope + 1] = n .. "[" .. r(0, 1) .. "]"
     end,
+    function() -- a two-dimensional local array
+      nlocal = nlocal + 1
+      local n, rows = "m" .. nlocal, r(1, 2)
+      add("double " .. n .. "[" .. rows .. "][2];")
+      add("for (int i = 0; i < " .. rows .. "; i++) {")
+      add("  for (int j = 0; j < 2; j++) " .. n .. "[i][j] = (double)(i - j) * " .. expr(2, { i = "i", n = rows }) .. ";")
+      add("}")
+      scope[#scope + 1] = n .. "[" .. r(0, rows - 1) .. "][" .. r(0, 1) .. "]"
+      others_extra[#others_extra + 1] = n .. "[0][0]"
+    end,
+    function() -- an int from a run-time value: a value, derivative zero
+      nlocal = nlocal + 1
+      local n = "ki" .. nlocal
+      add("int " .. n .. " = (int)floor(2.0 * " .. expr(2) .. ");")
+      add(pick(scalars()) .. " += 0.05 * (" .. n .. " % 3) + 0.01 * " .. n .. ";")
+    end,
+    function() -- a block with a local that shadows a1
+      local others = {}
+      for _, v in ipairs(scalars()) do if v ~= "a1" then others[#others + 1] = v end end
+      if #others == 0 then return end
+      add("{")
+      add("  double a1 = sin(" .. elem() .. ") * " .. elem() .. ";")
+      add("  " .. pick(others) .. " += 0.5 * a1;")
+      add("}")
+    end,
     function() -- the conditional operator
       nlocal = nlocal + 1
       local n = "a" .. nlocal
@@ -234,6 +259,7 @@ local function body(r, reads, outs)
   local others = {}
   for _, v in ipairs(scalars()) do if v ~= "a1" then others[#others + 1] = v end end
   for _, a in ipairs(arrays) do others[#others + 1] = a.name .. "[0]" end
+  for _, x in ipairs(others_extra) do others[#others + 1] = x end
   if #others > 0 then add("a1 += 0.1 * (" .. table.concat(others, " + ") .. ");") end
   local function wrap(e)
     local x = r()
@@ -418,7 +444,7 @@ local function wire(r, children, root)
         -- an exported input may drive several subsystem inputs
         local joined
         for _, e in ipairs(D.inputs) do
-          if e.size == u.size and r() < 0.4 then joined = e; break end
+          if e.size == u.size and r() < 0.7 then joined = e; break end
         end
         if joined then joined.targets[#joined.targets + 1] = dst
         else
