@@ -70,9 +70,12 @@ local SMOOTH1 = { "sin(%s)", "cos(%s)", "tanh(%s)", "atan(%s)", "exp(0.5 * sin(%
   "sqrt(1.0 + %s * %s)", "log(1.5 + %s * %s)", "h_sq(%s)", "h_soft(%s)", "h_poly(tanh(%s))",
   "pow(1.2 + %s * %s, 0.75)" }
 local SMOOTH2 = { "atan2(%s, 2.0 + %s * %s)", "hypot(%s, 1.0 + %s * %s)", "h_blend(%s, %s, %s)" }
--- kinks away from which the operating point is chosen
-local KINKED = { "fabs(%s)", "fmin(%s, %s)", "fmax(%s, %s)", "h_sat(%s)", "(%s > %s ? %s : %s)",
-  "(0.1 * floor(2.0 * %s) + %s)", "(%s < %s && %s > -0.5 ? %s : %s)" }
+-- kinks away from which the operating point is chosen.  A jump (a branch
+-- between different values, floor) compares with a random offset `@`:
+-- two sides that are equal in exact arithmetic (x and h_blend(x, x, s))
+-- would otherwise choose by rounding, a jump at every point.
+local KINKED = { "fabs(%s)", "fmin(%s, %s)", "fmax(%s, %s)", "h_sat(%s + @)", "(%s > %s + @ ? %s : %s)",
+  "(0.1 * floor(2.0 * %s + @) + %s)", "(%s < %s + @ && %s > @ ? %s : %s)" }
 
 -- A body generator for one calc.  reads: the arrays the calc may read,
 -- { name =, size = } (size 0: the scalar t); outs: the arrays it writes.
@@ -105,9 +108,10 @@ local function body(r, reads, outs)
     return string.format("%.2f", r() * 3 - 1.5)
   end
   local expr
+  local function offset() return string.format("%.6f", r() - 0.5) end
   local function fill(fmt, depth, lv)
     for h in fmt:gmatch("h_[a-z]+") do help(h) end
-    local f = fmt:gsub("%%s %* %%s", "\0")
+    local f = fmt:gsub("@", offset):gsub("%%s %* %%s", "\0")
     f = f:gsub("%%s", function() return expr(depth - 1, lv) end)
     return (f:gsub("%z", function()
       local e = expr(depth - 1, lv)
@@ -177,12 +181,12 @@ local function body(r, reads, outs)
     end,
     function() -- if / else if / else on run-time values
       local a = pick(scalars())
-      local cond = expr(2) .. " > " .. expr(1)
-      if r() < 0.3 then cond = cond .. pick({ " && ", " || " }) .. "!(" .. expr(1) .. " < 0.25)" end
+      local cond = expr(2) .. " > " .. expr(1) .. " + " .. offset()
+      if r() < 0.3 then cond = cond .. pick({ " && ", " || " }) .. "!(" .. expr(1) .. " < " .. offset() .. ")" end
       add("if (" .. cond .. ") {")
       add("  " .. a .. " = " .. expr(2) .. ";")
       if r() < 0.4 then
-        add("} else if (" .. expr(1) .. " < " .. string.format("%.2f", r() - 0.5) .. ") {")
+        add("} else if (" .. expr(1) .. " < " .. offset() .. ") {")
         add("  " .. a .. " *= " .. fill("tanh(%s)", 2) .. ";")
       end
       add("} else {")
@@ -218,7 +222,7 @@ local function body(r, reads, outs)
     function() -- an int from a run-time value: a value, derivative zero
       nlocal = nlocal + 1
       local n = "ki" .. nlocal
-      add("int " .. n .. " = (int)floor(2.0 * " .. expr(2) .. ");")
+      add("int " .. n .. " = (int)floor(2.0 * " .. expr(2) .. " + " .. offset() .. ");")
       add(pick(scalars()) .. " += 0.05 * (" .. n .. " % 3) + 0.01 * " .. n .. ";")
     end,
     function() -- a block with a local that shadows a1
@@ -233,7 +237,7 @@ local function body(r, reads, outs)
     function() -- the conditional operator
       nlocal = nlocal + 1
       local n = "a" .. nlocal
-      add("double " .. n .. " = " .. expr(1) .. " " .. pick({ "<", ">=", "<=" }) .. " " .. expr(1)
+      add("double " .. n .. " = " .. expr(1) .. " " .. pick({ "<", ">=", "<=" }) .. " " .. expr(1) .. " + " .. offset()
         .. " ? " .. expr(2) .. " : " .. expr(2) .. ";")
       scope[#scope + 1] = n
     end,
@@ -274,7 +278,7 @@ local function body(r, reads, outs)
         .. wrap(expr(2, { i = "i", n = o.size }) .. " + " .. pick(scope)) .. ";")
     elseif x < 0.5 then
       for i = 0, o.size - 1 do
-        add("if (" .. expr(1) .. " > " .. expr(1) .. ") " .. o.name .. "[" .. i .. "] = " .. wrap(expr(2))
+        add("if (" .. expr(1) .. " > " .. expr(1) .. " + " .. offset() .. ") " .. o.name .. "[" .. i .. "] = " .. wrap(expr(2))
           .. "; else " .. o.name .. "[" .. i .. "] = " .. wrap(pick(scope)) .. ";")
       end
     else
