@@ -2,12 +2,16 @@
 -- parameters, input and output ports, feedthrough and state-only outputs,
 -- cache entries), connected without algebraic loops (forward connections,
 -- back edges from state-only outputs), nested in subdiagrams, with
--- exported and logged ports; calc bodies drawn from the differentiable
--- subset (docs/jacobians.md): arithmetic, if/else and ?:, constant-bound
--- for loops over port and state elements, <math.h> functions in safe
--- domains, locals, compound assignments and static helpers of a
--- c_preamble.  At a random operating point (away from kinks: a point is
--- used only where difference quotients with steps h and h/4 agree):
+-- exported (one exported input may drive several ports) and logged
+-- ports; calc bodies drawn from the differentiable subset
+-- (docs/jacobians.md): arithmetic, if / else if / else, ?:, && and ||,
+-- constant-bound (nested) for loops over port and state elements,
+-- <math.h> functions in safe domains, scalar, array, initialized and
+-- two-dimensional locals, ints from run-time values, shadowing blocks,
+-- compound assignments and static helpers of a c_preamble (calling each
+-- other, writing arrays, returning from branches).  At three random
+-- operating points per diagram (away from kinks: a point is used only
+-- where difference quotients with steps h and h/4 agree):
 --   1. d xcdot / d xc (c:state_jacobian, the descriptor's jac_xc) against
 --      central differences, and every nonzero perturbation finds lies in
 --      the generated pattern;
@@ -16,6 +20,8 @@
 --      (A, B, C, D, f0, y0);
 --   3. caching on and off give the same bits for jac_xc and jac_lin, at
 --      the point and along a random sequence of sets and evals.
+-- (diagc.jit also compiles every model, its Jacobians included, with the
+-- system compiler's -std=c99 -Wall -Wextra -Werror -pedantic.)
 -- DIAGC_JAC_FUZZ_N sets the number of diagrams (default 15; each costs
 -- about a second, most of it diagc.jit and its gcc check),
 -- DIAGC_JAC_FUZZ_SEED the first seed (default 1); DIAGC_JAC_FUZZ_XCDOT=1
