@@ -474,6 +474,11 @@ local function wire(r, children, root)
         nout = nout + 1
         items[#items + 1] = string.format("  export_output { %q, as = %q },", src, "o" .. nout)
         D.outputs[#D.outputs + 1] = { name = "o" .. nout, size = o.size, ft = o.ft }
+        if r() < 0.1 then -- the same output under a second name
+          nout = nout + 1
+          items[#items + 1] = string.format("  export_output { %q, as = %q },", src, "o" .. nout)
+          D.outputs[#D.outputs + 1] = { name = "o" .. nout, size = o.size, ft = o.ft }
+        end
       end
       if r() < (root and 0.25 or 0.1) then
         items[#items + 1] = string.format("  log { %q, period = 0.1 },", src)
