@@ -581,14 +581,19 @@ local function evaluator(m, ctx)
   return E
 end
 
+-- (the runtime's central differences step / h)^2: their O(h^2) error
+-- relative to that of the step h here
+local RT_STEP2 = (2.220446049250313e-16 ^ (1 / 3) / 2e-5) ^ 2
+
 -- Central differences of F at X0 with steps h and h/4, combined by
--- Richardson extrapolation (error O(h^4)).  Returns J[row][col] and
--- whether every entry settled: the two quotients agree, so that no kink
--- or branch switch lies within the step.
+-- Richardson extrapolation (error O(h^4)).  Returns J[row][col], whether
+-- every entry settled (the two quotients agree, so that no kink or branch
+-- switch lies within the step), F(X0), and Err[row][col], the estimated
+-- O(h^2) error of the runtime's central differences (jacobian = "fd").
 local function differences(E, X0)
   local F0 = E.F(X0)
-  local J, settled = {}, true
-  for i = 1, #F0 do J[i] = {} end
+  local J, Err, settled = {}, {}, true
+  for i = 1, #F0 do J[i], Err[i] = {}, {} end
   for col = 1, #X0 do
     local h = 2e-5 * math.max(1, math.abs(X0[col]))
     local function quotient(step)
@@ -605,16 +610,15 @@ local function differences(E, X0)
     local d1, d2 = quotient(h), quotient(h / 4)
     for row = 1, #F0 do
       local scale = math.max(1, math.abs(F0[row]))
-      -- settled to 1e-7: the O(h^2) error of the runtime's own central
-      -- differences (step ~6e-6, below h) is then far inside RTOL
-      if math.abs(d1[row] - d2[row]) > 1e-7 * math.max(math.abs(d1[row]), math.abs(d2[row])) + 1e-8 * scale then
+      if math.abs(d1[row] - d2[row]) > 1e-5 * math.max(math.abs(d1[row]), math.abs(d2[row])) + 1e-8 * scale then
         settled = false
       end
       J[row][col] = (16 * d2[row] - d1[row]) / 15
+      Err[row][col] = RT_STEP2 * math.abs(d1[row] - d2[row]) * 16 / 15
     end
   end
   E.set(X0)
-  return J, settled, F0
+  return J, settled, F0, Err
 end
 
 -- the dense matrix of a compressed-column Jacobian, and its pattern
@@ -697,7 +701,48 @@ local function random_point(r, m, ctx)
   return values
 end
 
-local function check_jacobians(m, ctx, E, Fd, F0)
+-- c:linearize with the generated Jacobian against jacobian = "fd": the
+-- entries within the tolerance plus twice the estimated O(h^2) error of
+-- the runtime's differences (Err); f0 = xcdot0 - A x0 - B u0 and y0 =
+-- y(x0, u0) - C x0 - D u0 within that of the values plus that of the
+-- entries times x0, u0.  The model's entries are jac_lin's, bit for bit.
+local function check_linearize(ctx, E, Gl, F0, Err)
+  local g = ctx:linearize { mode = "first_order_taylor" }
+  local f = ctx:linearize { mode = "first_order_taylor", jacobian = "fd" }
+  local function fd_entry(row, col)
+    local k = (row <= E.nx and "A" or "C"):gsub(".", function(c) return col <= E.nx and c or (c == "A" and "B" or "D") end)
+    return f[k][row <= E.nx and row or row - E.nx][col <= E.nx and col or col - E.nx], k
+  end
+  local function entry_tol(row, col, v, w)
+    return ATOL * math.max(1, math.abs(F0[row])) + RTOL * math.max(math.abs(v), math.abs(w)) + 2 * Err[row][col]
+  end
+  local count = 0
+  for row = 1, E.nrow do
+    local ftol = 0
+    for col = 1, E.ncol do
+      local gv = Gl[row][col]
+      local fv, k = fd_entry(row, col)
+      local mv = g[k][row <= E.nx and row or row - E.nx][col <= E.nx and col or col - E.nx]
+      if mv ~= gv then error(string.format("linearize %s at (%d, %d) is not jac_lin's value", k, row, col), 0) end
+      local tol = entry_tol(row, col, gv, fv)
+      worst = math.max(worst, math.abs(gv - fv) / tol)
+      if math.abs(gv - fv) > tol then
+        error(string.format("linearize %s at (%d, %d): model %.17g, fd %.17g", k, row, col, gv, fv), 0)
+      end
+      ftol = ftol + tol * math.abs(g.x0[col] or g.u0[col - E.nx])
+      count = count + 1
+    end
+    local k, i = row <= E.nx and "f0" or "y0", row <= E.nx and row or row - E.nx
+    local v, w = g[k][i], f[k][i]
+    local tol = ftol + ATOL * math.max(1, math.abs(F0[row])) + RTOL * math.max(math.abs(v), math.abs(w))
+    worst = math.max(worst, math.abs(v - w) / tol)
+    if math.abs(v - w) > tol then error(string.format("linearize %s[%d]: model %.17g, fd %.17g", k, i, v, w), 0) end
+    count = count + 1
+  end
+  return count
+end
+
+local function check_jacobians(m, ctx, E, Fd, F0, Err)
   local d, count = m.desc, 0
   -- 1. d xcdot / d xc from diagc test's view and from the descriptor
   local S = ctx:state_jacobian()
@@ -713,42 +758,7 @@ local function check_jacobians(m, ctx, E, Fd, F0)
   local lv = nz_values(d.jac_lin, ctx, d.jac_lin_nnz)
   local Gl, Pl = dense(E.nrow, E.ncol, d.jac_lin_colptr, d.jac_lin_rowind, lv)
   count = count + compare("d(xcdot, y) / d(xc, u)", Gl, Pl, Fd, F0, E.nrow, E.ncol)
-  -- linearize with the generated Jacobian and with central differences
-  local g = ctx:linearize { mode = "first_order_taylor" }
-  local f = ctx:linearize { mode = "first_order_taylor", jacobian = "fd" }
-  for _, k in ipairs({ "A", "B", "C", "D" }) do
-    for i, row in ipairs(g[k]) do
-      local scale = math.max(1, math.abs(F0[(k == "A" or k == "B") and i or E.nx + i]))
-      for j, v in ipairs(row) do
-        local gi, gj = (k == "A" or k == "B") and i or E.nx + i, (k == "A" or k == "C") and j or E.nx + j
-        if v ~= Gl[gi][gj] then error(string.format("linearize %s[%d][%d] is not jac_lin's value", k, i, j), 0) end
-        if not close(v, f[k][i][j], scale) then
-          error(string.format("linearize %s[%d][%d]: model %.17g, fd %.17g", k, i, j, v, f[k][i][j]), 0)
-        end
-        count = count + 1
-      end
-    end
-  end
-  -- f0 = xcdot0 - A x0 - B u0, y0 = y(x0, u0) - C x0 - D u0: within the
-  -- tolerance of the values plus that of the A, B, C, D entries times x0, u0
-  for _, k in ipairs({ "f0", "y0" }) do
-    for i, v in ipairs(g[k]) do
-      local row = k == "f0" and i or E.nx + i
-      local scale = math.max(1, math.abs(F0[row]))
-      local tol = ATOL * scale + RTOL * math.max(math.abs(v), math.abs(f[k][i]))
-      for j = 1, E.ncol do
-        local a = math.max(math.abs(Gl[row][j]), math.abs(row <= E.nx and (j <= E.nx and f.A[row][j] or f.B[row][j - E.nx])
-          or (j <= E.nx and f.C[row - E.nx][j] or f.D[row - E.nx][j - E.nx])))
-        tol = tol + (ATOL * scale + RTOL * a) * math.abs(g.x0[j] or g.u0[j - E.nx])
-      end
-      worst = math.max(worst, math.abs(v - f[k][i]) / tol)
-      if math.abs(v - f[k][i]) > tol then
-        error(string.format("linearize %s[%d]: model %.17g, fd %.17g", k, i, v, f[k][i]), 0)
-      end
-      count = count + 1
-    end
-  end
-  return count
+  return count + check_linearize(ctx, E, Gl, F0, Err)
 end
 
 local function same_bits(a, b)
@@ -831,17 +841,17 @@ local function run(seed)
   local E = evaluator(m, ctx)
   local count, tries = 0, 0
   for point = 1, POINTS do
-    local values, Fd, F0
+    local values, Fd, F0, Err
     repeat
       tries = tries + 1
       if tries > 3 * POINTS + 5 then error("too many operating points near kinks\nthe spec:\n" .. text, 0) end
       values = random_point(r, m, ctx)
       local settled
-      Fd, settled, F0 = differences(E, E.get())
+      Fd, settled, F0, Err = differences(E, E.get())
       if not settled then Fd = nil end
     until Fd
     with_spec(text, "at operating point " .. point .. ", X = " .. table.concat(E.get(), ", "), function()
-      count = count + check_jacobians(m, ctx, E, Fd, F0)
+      count = count + check_jacobians(m, ctx, E, Fd, F0, Err)
       check_caching(r, m, values, 40)
     end)
   end
