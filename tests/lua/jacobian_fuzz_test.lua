@@ -24,9 +24,10 @@
 -- system compiler's -std=c99 -Wall -Wextra -Werror -pedantic.)
 -- DIAGC_JAC_FUZZ_N sets the number of diagrams (default 15; each costs
 -- about a second, most of it diagc.jit and its gcc check),
--- DIAGC_JAC_FUZZ_SEED the first seed (default 1); DIAGC_JAC_FUZZ_XCDOT=1
--- lets outputs read xcdot; DIAGC_JAC_FUZZ_VERBOSE=1 prints what each
--- diagram checked.
+-- DIAGC_JAC_FUZZ_SEED the first seed (default 1); DIAGC_JAC_FUZZ_XCDOT=0
+-- keeps outputs from reading xcdot (they do by default: the Jacobian
+-- through such a calc was the bug this fuzz found); DIAGC_JAC_FUZZ_VERBOSE=1
+-- prints what each diagram checked.
 local ffi = require("ffi")
 
 local N_DIAGRAMS = tonumber(os.getenv("DIAGC_JAC_FUZZ_N") or "15")
@@ -35,7 +36,7 @@ local POINTS = 3 -- operating points per diagram
 -- outputs that read the time derivatives (prerequisite "xcdot"): off by
 -- default, their Jacobian entries are missing (the chain rule in
 -- coder/jacobian_chain.lua leaves builtin:xcdot inputs out)
-local XCDOT = os.getenv("DIAGC_JAC_FUZZ_XCDOT") == "1"
+local XCDOT = os.getenv("DIAGC_JAC_FUZZ_XCDOT") ~= "0"
 local VERBOSE = os.getenv("DIAGC_JAC_FUZZ_VERBOSE") == "1"
 local RTOL, ATOL = 1e-6, 1e-7
 
