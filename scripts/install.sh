@@ -19,6 +19,8 @@
 #   lib/libdiagc.a                      the runtime, static
 #   lib/libdiagc.so.X.Y.Z               the runtime, shared (soname libdiagc.so.X)
 #   lib/libdiagc.so.X, lib/libdiagc.so  symlinks
+#   lib/libdiagc_cvode.a, .so           the optional CVODE backend, when make
+#                                       built it (libsundials-dev installed)
 #   lib/pkgconfig/diagc.pc              pkg-config
 #   lib/cmake/diagc/diagcConfig.cmake, diagcConfigVersion.cmake   find_package(diagc)
 #
@@ -109,6 +111,11 @@ do_install() {
   put 755 "lib/$SHLIB" "lib/$SHLIB"
   link "$SHLIB" "lib/$SONAME"
   link "$SONAME" lib/libdiagc.so
+  # the optional CVODE backend (bin/diagc loads the .so for cvode_bdf)
+  if [ -f lib/libdiagc_cvode.so ] && [ -f lib/libdiagc_cvode.a ]; then
+    put 644 lib/libdiagc_cvode.a lib/libdiagc_cvode.a
+    put 755 lib/libdiagc_cvode.so lib/libdiagc_cvode.so
+  fi
   text "$(sed -e "s/@VERSION@/$VERSION/g" cmake/diagc.pc.in)"$'\n' lib/pkgconfig/diagc.pc
   text "$(sed -e "s/@VERSION@/$VERSION/g" -e "s/@SHLIB@/$SHLIB/g" -e "s/@SONAME@/$SONAME/g" \
     cmake/diagcConfig.cmake.in)"$'\n' lib/cmake/diagc/diagcConfig.cmake

@@ -100,6 +100,12 @@ check installed_test $? "$(tail -3 "$tmp/test.log")"
 "$D" test "$prefix/share/diagc/examples/pendulum_test.lua" >"$tmp/test2.log" 2>&1
 check installed_examples_root $? "$(tail -3 "$tmp/test2.log")"
 
+# the CVODE backend, when this checkout built it, is installed and found
+if [ -f "$project/lib/libdiagc_cvode.so" ]; then
+  out=$("$D" run spring_mass.lua --until 1 --integrator cvode_bdf --accuracy 1e-8 2>&1 | tail -1)
+  near installed_cvode "${out#*,}" "$(cos_of 1)" 1e-3
+fi
+
 # DIAGC_ROOT may name an installed share/diagc: the headers are then PREFIX/include
 out=$(DIAGC_ROOT="$prefix/share/diagc" "$project/bin/diagc" run spring_mass.lua --until 1 2>&1 | tail -1)
 near diagc_root_installed_tree "${out#*,}" "$(cos_of 1)" 1e-3
