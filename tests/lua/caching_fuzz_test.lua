@@ -10,15 +10,7 @@ local ffi = require("ffi")
 local N_DIAGRAMS = tonumber(os.getenv("DIAGC_FUZZ_N") or "200")
 
 -- xorshift32, deterministic everywhere
-local function rng(seed)
-  local s = seed
-  return function(a, b)
-    s = bit.bxor(s, bit.lshift(s, 13)); s = bit.bxor(s, bit.rshift(s, 17)); s = bit.bxor(s, bit.lshift(s, 5))
-    local u = (s % 2147483648) / 2147483648
-    if a then return a + math.floor(u * (b - a + 1)) end
-    return u
-  end
-end
+local rng = dofile("tests/lua/fuzz_rng.lua")
 
 -- What a ticket grants, written independently of the generator.
 local function grants(L, ticket, out)

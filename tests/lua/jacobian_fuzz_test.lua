@@ -41,15 +41,7 @@ local VERBOSE = os.getenv("DIAGC_JAC_FUZZ_VERBOSE") == "1"
 local RTOL, ATOL = 1e-6, 1e-7
 
 -- xorshift32, deterministic everywhere
-local function rng(seed)
-  local s = seed
-  return function(a, b)
-    s = bit.bxor(s, bit.lshift(s, 13)); s = bit.bxor(s, bit.rshift(s, 17)); s = bit.bxor(s, bit.lshift(s, 5))
-    local u = (s % 2147483648) / 2147483648
-    if a then return a + math.floor(u * (b - a + 1)) end
-    return u
-  end
-end
+local rng = dofile("tests/lua/fuzz_rng.lua")
 
 ------------------------------------------------------------------------
 -- Calc bodies
