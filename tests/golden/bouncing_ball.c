@@ -173,35 +173,44 @@ static int bouncing_ball__eval_3(bouncing_ball_context *c)
 
 typedef struct bouncing_ball__inv_run { uint32_t word, len; uint64_t mask; } bouncing_ball__inv_run;
 /* the runs of valid words each entry point clears (the last row ends the table) */
-static const bouncing_ball__inv_run bouncing_ball__inv_runs[10] = {
+static const bouncing_ball__inv_run bouncing_ball__inv_runs[19] = {
   /* 0: time */
   /* 1: accuracy */
   /* 2: q */
   {0, 1, UINT64_C(0x0000000000000001)},
+  {1, 1, UINT64_C(0x0000000000000002)}, /* Jacobians */
   /* 3: v */
   {0, 1, UINT64_C(0x000000000000000e)},
+  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
   /* 4: z */
   /* 5: xc */
   {0, 1, UINT64_C(0x000000000000000f)},
+  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
   /* 6: xd */
   /* 7: state */
   {0, 1, UINT64_C(0x000000000000000f)},
+  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
   /* 8: parameters */
   {0, 1, UINT64_C(0x000000000000000c)},
+  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
   /* 9: everything */
   {0, 1, UINT64_C(0x000000000000000f)},
+  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
   /* 10: ball.q */
   {0, 1, UINT64_C(0x0000000000000001)},
+  {1, 1, UINT64_C(0x0000000000000002)}, /* Jacobians */
   /* 11: ball.v */
   {0, 1, UINT64_C(0x000000000000000e)},
+  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
   /* 12: ball.gravity */
   {0, 1, UINT64_C(0x000000000000000c)},
+  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
   /* 13: ball.restitution */
   {0, 0, UINT64_C(0)} /* end */
 };
 /* entry point k's runs: [bouncing_ball__inv_first[k], bouncing_ball__inv_first[k + 1]) */
 static const uint32_t bouncing_ball__inv_first[15] = {
-  0, 0, 0, 1, 2, 2, 3, 3, 4, 5, 6, 7, 8, 9, 9
+  0, 0, 0, 2, 4, 4, 6, 6, 8, 10, 12, 14, 16, 18, 18
 };
 
 void bouncing_ball__invalidate(bouncing_ball_context *c, int k)
@@ -318,7 +327,7 @@ static int bouncing_ball__L1_Ball__xcdot_jac(const double *v, const double *grav
   return 0;
 }
 
-int bouncing_ball_jac_xc(bouncing_ball_context *c, double *nz)
+static int bouncing_ball__jac_xc_calc(bouncing_ball_context *c, double *nz)
 {
   int rc = bouncing_ball__eval_3(c);
   if (rc != 0) return rc;
@@ -326,6 +335,19 @@ int bouncing_ball_jac_xc(bouncing_ball_context *c, double *nz)
   if (bouncing_ball__L1_Ball__xcdot_jac(c->x.xc + 1, c->p.pn + 0, c->cache + 0, c->cache + 1, jl2) != 0) return DIAGC_E_CALC;
   const double d0 = jl2[0];
   nz[0] = d0;
+  return 0;
+}
+
+int bouncing_ball_jac_xc(bouncing_ball_context *c, double *nz)
+{
+  if (!(c->valid[1] & c->cache_on & (UINT64_C(1) << 0))) {
+    int rc;
+    if (c->frozen) return DIAGC_E_FROZEN;
+    rc = bouncing_ball__jac_xc_calc(c, c->jac_xc);
+    if (rc != 0) return rc;
+    c->valid[1] |= UINT64_C(1) << 0;
+  }
+  memcpy(nz, c->jac_xc, 1 * sizeof(double));
   return 0;
 }
 
@@ -349,7 +371,7 @@ static int bouncing_ball__L1_Ball__out_y_jac(const double *q, double *y, double 
   return 0;
 }
 
-int bouncing_ball_jac_lin(bouncing_ball_context *c, double *nz)
+static int bouncing_ball__jac_lin_calc(bouncing_ball_context *c, double *nz)
 {
   int rc = bouncing_ball__eval_3(c);
   if (rc != 0) return rc;
@@ -363,6 +385,19 @@ int bouncing_ball_jac_lin(bouncing_ball_context *c, double *nz)
   const double d1 = jl0[0];
   nz[0] = d1;
   nz[1] = d0;
+  return 0;
+}
+
+int bouncing_ball_jac_lin(bouncing_ball_context *c, double *nz)
+{
+  if (!(c->valid[1] & c->cache_on & (UINT64_C(1) << 1))) {
+    int rc;
+    if (c->frozen) return DIAGC_E_FROZEN;
+    rc = bouncing_ball__jac_lin_calc(c, c->jac_lin);
+    if (rc != 0) return rc;
+    c->valid[1] |= UINT64_C(1) << 1;
+  }
+  memcpy(nz, c->jac_lin, 2 * sizeof(double));
   return 0;
 }
 
@@ -429,7 +464,7 @@ static int bouncing_ball__L1_Ball__wit_impact(const double *q, const double *v, 
   {
 #line 21 "examples/bouncing_ball.lua"
               value = q[0]; 
-#line 433 "bouncing_ball.c"
+#line 468 "bouncing_ball.c"
   }
   *diagc_value_out = value;
   return 0;

@@ -287,31 +287,39 @@ static int hybrid_controller__eval_6(hybrid_controller_context *c)
 
 typedef struct hybrid_controller__inv_run { uint32_t word, len; uint64_t mask; } hybrid_controller__inv_run;
 /* the runs of valid words each entry point clears (the last row ends the table) */
-static const hybrid_controller__inv_run hybrid_controller__inv_runs[11] = {
+static const hybrid_controller__inv_run hybrid_controller__inv_runs[19] = {
   /* 0: time */
   /* 1: accuracy */
   /* 2: q */
   /* 3: v */
   /* 4: z */
   {0, 1, UINT64_C(0x0000000000000001)},
+  {1, 1, UINT64_C(0x0000000000000002)}, /* Jacobians */
   /* 5: xc */
   {0, 1, UINT64_C(0x0000000000000001)},
+  {1, 1, UINT64_C(0x0000000000000002)}, /* Jacobians */
   /* 6: xd */
   {0, 1, UINT64_C(0x000000000000007e)},
+  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
   /* 7: state */
   {0, 1, UINT64_C(0x000000000000007f)},
+  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
   /* 8: parameters */
   /* 9: everything */
   {0, 1, UINT64_C(0x000000000000007f)},
+  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
   /* 10: plant.z */
   {0, 1, UINT64_C(0x0000000000000001)},
+  {1, 1, UINT64_C(0x0000000000000002)}, /* Jacobians */
   /* 11: controller.u */
   {0, 1, UINT64_C(0x0000000000000046)},
+  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
   /* 12: controller.ticks */
   {0, 1, UINT64_C(0x0000000000000008)},
   /* 13: controller.gain */
   /* 14: supervisor.setpoint */
   {0, 1, UINT64_C(0x0000000000000010)},
+  {1, 1, UINT64_C(0x0000000000000002)}, /* Jacobians */
   /* 15: supervisor.ticks */
   {0, 1, UINT64_C(0x0000000000000020)},
   /* 16: supervisor.switch_time */
@@ -319,8 +327,8 @@ static const hybrid_controller__inv_run hybrid_controller__inv_runs[11] = {
 };
 /* entry point k's runs: [hybrid_controller__inv_first[k], hybrid_controller__inv_first[k + 1]) */
 static const uint32_t hybrid_controller__inv_first[18] = {
-  0, 0, 0, 0, 0, 1, 2, 3, 4, 4, 5, 6, 7, 8, 8, 9,
-  10, 10
+  0, 0, 0, 0, 0, 2, 4, 6, 8, 8, 10, 12, 14, 15, 15, 17,
+  18, 18
 };
 
 void hybrid_controller__invalidate(hybrid_controller_context *c, int k)
@@ -439,12 +447,25 @@ static int hybrid_controller__L1_Plant__xcdot_jac(const double *u, double *zdot,
   return 0;
 }
 
-int hybrid_controller_jac_xc(hybrid_controller_context *c, double *nz)
+static int hybrid_controller__jac_xc_calc(hybrid_controller_context *c, double *nz)
 {
   int rc = hybrid_controller__eval_6(c);
   if (rc != 0) return rc;
   double jl1[1];
   if (hybrid_controller__L1_Plant__xcdot_jac(c->cache + 2, c->cache + 0, jl1) != 0) return DIAGC_E_CALC;
+  (void)nz;
+  return 0;
+}
+
+int hybrid_controller_jac_xc(hybrid_controller_context *c, double *nz)
+{
+  if (!(c->valid[1] & c->cache_on & (UINT64_C(1) << 0))) {
+    int rc;
+    if (c->frozen) return DIAGC_E_FROZEN;
+    rc = hybrid_controller__jac_xc_calc(c, c->jac_xc);
+    if (rc != 0) return rc;
+    c->valid[1] |= UINT64_C(1) << 0;
+  }
   (void)nz;
   return 0;
 }
@@ -469,7 +490,7 @@ static int hybrid_controller__L1_Plant__out_y_jac(const double *z, double *y, do
   return 0;
 }
 
-int hybrid_controller_jac_lin(hybrid_controller_context *c, double *nz)
+static int hybrid_controller__jac_lin_calc(hybrid_controller_context *c, double *nz)
 {
   int rc = hybrid_controller__eval_6(c);
   if (rc != 0) return rc;
@@ -485,6 +506,19 @@ int hybrid_controller_jac_lin(hybrid_controller_context *c, double *nz)
   if (hybrid_controller__L1_Plant__out_y_jac(c->x.xc + 0, c->cache + 1, jl0) != 0) return DIAGC_E_CALC;
   const double d0 = jl0[0];
   nz[0] = d0;
+  return 0;
+}
+
+int hybrid_controller_jac_lin(hybrid_controller_context *c, double *nz)
+{
+  if (!(c->valid[1] & c->cache_on & (UINT64_C(1) << 1))) {
+    int rc;
+    if (c->frozen) return DIAGC_E_FROZEN;
+    rc = hybrid_controller__jac_lin_calc(c, c->jac_lin);
+    if (rc != 0) return rc;
+    c->valid[1] |= UINT64_C(1) << 1;
+  }
+  memcpy(nz, c->jac_lin, 1 * sizeof(double));
   return 0;
 }
 

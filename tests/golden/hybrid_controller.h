@@ -41,13 +41,15 @@ typedef struct hybrid_controller_context {
   hybrid_controller_params p;
   double u[1];         /* exported and fixed input values */
   double cache[6];     /* cache values; [0, NXC) holds xcdot */
-  uint64_t valid[1];   /* one bit per cache entry: 1 = up to date */
+  double jac_xc[1];   /* cached P_jac_xc (valid bit 0 of valid[1]) */
+  double jac_lin[1];   /* cached P_jac_lin (valid bit 1 of valid[1]) */
+  uint64_t valid[2];   /* one bit per cache entry: 1 = up to date */
   uint64_t cache_on;    /* all ones, or 0 when caching is disabled */
   int32_t frozen;
   int32_t reserved;
-  uint64_t n_eval[7];
-  uint64_t n_calc[7];
-  uint64_t n_inval[7];
+  uint64_t n_eval[66];
+  uint64_t n_calc[66];
+  uint64_t n_inval[66];
 } hybrid_controller_context;
 
 extern const diagc_model hybrid_controller_model;

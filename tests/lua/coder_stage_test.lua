@@ -21,7 +21,7 @@ group("template", function()
     local later = "before"
     template.render("model.h.in", b, setmetatable({}, { __index = function(_, k)
       if k == "api" or k == "sizes" or k == "abstract_state" or k == "abstract_params"
-        or k == "abstract_cache" then return {} end
+        or k == "abstract_cache" or k == "jacobian_storage" then return {} end
       if k == "preambles" then return function(buf) buf:line("/* pre */") end end
       if k == "spec" then return function() return later end end
       return "X"
@@ -91,14 +91,20 @@ group("coder", function()
     for n in gen.source:match("two__inv_first%[%d+%] = {(.-)};"):gmatch("%d+") do first[#first + 1] = tonumber(n) end
     eq(#first, #gen.entry_points + 1)
     local runs = {}
-    for w, len, hex in gen.source:match("two__inv_runs%[%d+%] = {(.-)};"):gmatch("{(%d+), (%d+), UINT64_C%((0x%x+)%)}") do
-      runs[#runs + 1] = { word = tonumber(w), len = tonumber(len), hex = hex }
+    for w, len, hex, tail in gen.source:match("two__inv_runs%[%d+%] = {(.-)};"):gmatch("{(%d+), (%d+), UINT64_C%((0x%x+)%)}([^\n]*)") do
+      runs[#runs + 1] = { word = tonumber(w), len = tonumber(len), hex = hex, jac = tail:find("Jacobians", 1, true) ~= nil }
     end
     for i, ep in ipairs(gen.entry_points) do
-      local words = {}
+      local words, jac = {}, nil
       for r = first[i] + 1, first[i + 1] do
-        for k = 0, runs[r].len - 1 do words[#words + 1] = { word = runs[r].word + k, hex = runs[r].hex } end
+        if runs[r].jac then jac = runs[r] else
+          for k = 0, runs[r].len - 1 do words[#words + 1] = { word = runs[r].word + k, hex = runs[r].hex } end
+        end
       end
+      -- the cached Jacobians' run: whenever the root's xcdot goes stale
+      local xcdot_stale = false
+      for _, e in ipairs(ep.stale) do xcdot_stale = xcdot_stale or e == F.root.entries.xcdot end
+      eq(jac ~= nil, xcdot_stale, ep.name .. ": Jacobian bits")
       eq(#words, #ep.words, ep.name)
       for j, w in ipairs(ep.words) do
         eq({ words[j].word, words[j].hex }, { w.word, w.hex }, ep.name .. ": word " .. w.word)

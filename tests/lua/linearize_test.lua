@@ -323,3 +323,40 @@ test("linearize.output_reads_xcdot", function()
   local f = c:linearize { mode = "first_order_taylor", jacobian = "fd" }
   for _, k in ipairs({ "A", "B", "C", "D" }) do near(g[k], f[k], { rtol = 1e-6, atol = 1e-9 }) end
 end)
+
+-- the Jacobians are cached values (coder/jacobian_cache.lua): a repeated
+-- call in an unchanged context is a hit (it works with the cache frozen),
+-- a change that stales a row's value stales the Jacobian, and one that
+-- does not leaves it valid
+test("linearize.jacobians_cached", function()
+  local ffi = require("ffi")
+  local Lag = dsl.leaf "Lag" {
+    dsl.continuous_state { z = 1, z0 = { 0.4 } },
+    dsl.parameter { "k", default = { 2.0 } },
+    dsl.parameter { "g", default = { 3.0 } },
+    dsl.input_port { "u", size = 1 },
+    dsl.derivatives { prerequisites = { "z", "k", "u" }, calc = "zdot[0] = -k[0] * sin(z[0]) + u[0];" },
+    dsl.output_port { "y", size = 1, prerequisites = { "z", "g" }, calc = "y[0] = g[0] * z[0] * z[0];" },
+  }
+  local m = diagc.jit(dsl.diagram "cached" {
+    dsl.system { "l", Lag }, dsl.export_input { "l.u", as = "u" }, dsl.export_output { "l.y", as = "y" },
+  })
+  local d, c = m.desc, m:context()
+  c:set_input("u", 0.1)
+  local xc, lin = ffi.new("double[1]"), ffi.new("double[4]")
+  eq(d.jac_xc(c.ptr, xc), 0)
+  eq(d.jac_lin(c.ptr, lin), 0)
+  d.freeze_cache(c.ptr, 1)
+  eq({ d.jac_xc(c.ptr, xc), d.jac_lin(c.ptr, lin) }, { 0, 0 })   -- hits
+  near(xc[0], -2.0 * math.cos(0.4), { rtol = 1e-12 })
+  c:set("l.g", 5.0)                  -- only the output y reads g
+  eq(d.jac_xc(c.ptr, xc), 0)         -- still valid
+  eq(d.jac_lin(c.ptr, lin), ffi.C.DIAGC_E_FROZEN)
+  c:set("l.k", 1.0)                  -- the derivative reads k
+  eq(d.jac_xc(c.ptr, xc), ffi.C.DIAGC_E_FROZEN)
+  d.freeze_cache(c.ptr, 0)
+  eq(d.jac_xc(c.ptr, xc), 0)
+  near(xc[0], -1.0 * math.cos(0.4), { rtol = 1e-12 })
+  local r = c:linearize { mode = "first_order_taylor" }
+  near(r.C[1][1], 2 * 5.0 * 0.4, { rtol = 1e-12 })
+end)

@@ -4,6 +4,7 @@
 -- the public API (slot `api`) are collected by the modules that define
 -- the functions (K.api).  Adds nothing to the model.
 local names = require("diagc.coder.names")
+local jcache = require("diagc.coder.jacobian_cache")
 
 local M = {}
 
@@ -61,12 +62,13 @@ end
 -- the slots of model.h.in
 function M.slots(K)
   local F, arr = K.F, names.arr
+  local valid_len, counter_len = jcache.lengths(K)
   return {
     P = K.P, PU = K.PU, version = K.opts.version, spec = K.spec_comment,
     preambles = preambles(K), sizes = sizes(K),
     xc_len = arr(F.nxc), xd_len = arr(F.nxd), pn_len = arr(F.npn), u_len = arr(F.nu),
-    cache_len = arr(F.ncache_d), valid_len = arr(math.ceil(#F.entries / 64)),
-    counter_len = arr(#F.entries),
+    cache_len = arr(F.ncache_d), valid_len = valid_len, counter_len = counter_len,
+    jacobian_storage = jcache.fields(K),
     abstract_state = fields(F.xa), abstract_params = fields(F.pa),
     abstract_cache = typed_entries(F),
     api = K.api,

@@ -4,12 +4,14 @@
 -- context's valid words, the stale bits of masks/init.lua (ep.words):
 -- runs {first word, number of words, mask} P__inv_runs[P__inv_first[k] ..
 -- P__inv_first[k + 1]), consecutive words with the same mask in one run.
--- P__invalidate(c, k) walks them (word-wise ANDs), counting the
+-- The cached Jacobians' bits (coder/jacobian_cache.lua) follow in a run of
+-- their own.  P__invalidate(c, k) walks them (word-wise ANDs), counting the
 -- invalidations unless DIAGC_NO_COUNTERS.  One table instead of a
 -- function per entry point keeps gcc's time on large models down (a few
 -- milliseconds per function at -O2).  Adds nothing to the model; K.inv
 -- maps an entry point (and its cname) to its index k.
 local util = require("diagc.util")
+local jcache = require("diagc.coder.jacobian_cache")
 
 local M = {}
 
@@ -49,6 +51,11 @@ local function emit_tables(C, K)
     rows[#rows + 1] = string.format("  /* %d: %s */", #first - 1, util.c_comment(ep.name))
     for _, r in ipairs(runs_of(ep.words)) do
       rows[#rows + 1] = string.format("  {%d, %d, UINT64_C(%s)},", r.word, r.len, r.hex)
+      n = n + 1
+    end
+    local jm = jcache.mask(K, ep)
+    if jm then
+      rows[#rows + 1] = string.format("  {%d, 1, UINT64_C(%s)}, /* Jacobians */", K.jcache.word, jm)
       n = n + 1
     end
   end

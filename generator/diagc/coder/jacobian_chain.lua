@@ -249,9 +249,11 @@ function M.finish(K, R, ncol)
   return s
 end
 
--- `const int P_jac_TAG_sparsity[] = {nrow, ncol, colptr..., rowind...};`
--- and the descriptor's `P__v_jac_TAG(void *, double *)`
+-- the cached `P_jac_TAG` (M.emit_cached), `const int
+-- P_jac_TAG_sparsity[] = {nrow, ncol, colptr..., rowind...};` and the
+-- descriptor's `P__v_jac_TAG(void *, double *)`
 function M.emit_pattern(K, tag, nrow, ncol, s)
+  M.emit_cached(K, tag, #s.rowind)
   local all, P = { nrow, ncol }, K.P
   for _, x in ipairs(s.colptr) do all[#all + 1] = x end
   for _, x in ipairs(s.rowind) do all[#all + 1] = x end
@@ -273,6 +275,32 @@ function M.declare(K, tag, comment, nnz, nrow, ncol)
   api[#api + 1] = string.format("#define %s_NNZ %d", TAG, nnz)
   api[#api + 1] = string.format("extern const int %s_jac_%s_sparsity[];", P, tag)
   api[#api + 1] = string.format("int %s_jac_%s(%s_context *c, double *nz);", P, tag, P)
+end
+
+-- `int P_jac_TAG(c, nz)`: on a miss P__jac_TAG_calc into the context's
+-- copy, then a copy out
+function M.emit_cached(K, tag, nnz)
+  local j, C, P = K.jcache.by_tag[tag], K.C, K.P
+  assert(j, "coder/jacobian_cache: no plan for jac_" .. tag)
+  j.nnz = nnz
+  local test = string.format("c->valid[%d] & c->cache_on & (UINT64_C(1) << %d)", K.jcache.word, j.bit)
+  C:linef("int %s_jac_%s(%s_context *c, double *nz)", P, tag, P)
+  C:line("{")
+  C:linef("  if (!(%s)) {", test)
+  C:line("    int rc;")
+  C:line("    if (c->frozen) return DIAGC_E_FROZEN;")
+  C:linef("    rc = %s__jac_%s_calc(c, c->jac_%s);", P, tag, tag)
+  C:line("    if (rc != 0) return rc;")
+  C:linef("    c->valid[%d] |= UINT64_C(1) << %d;", K.jcache.word, j.bit)
+  C:line("  }")
+  if nnz > 0 then
+    C:linef("  memcpy(nz, c->jac_%s, %d * sizeof(double));", tag, nnz)
+  else
+    C:line("  (void)nz;")
+  end
+  C:line("  return 0;")
+  C:line("}")
+  C:line()
 end
 
 return M

@@ -125,7 +125,7 @@ end
 
 local function emit_function(K, list, locals, outs, ncol, updates)
   local C, P = K.C, K.P
-  C:linef("int %s_jac_lin(%s_context *c, double *nz)", P, P)
+  C:linef("static int %s__jac_lin_calc(%s_context *c, double *nz)", P, P)
   C:line("{")
   C:linef("  int rc = %s__eval_%d(c);", P, K.F.root.entries.xcdot.index)
   C:line("  if (rc != 0) return rc;")

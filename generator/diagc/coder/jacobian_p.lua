@@ -41,7 +41,7 @@ end
 
 local function emit_function(K, list, locals, cols, outs, nx, ncol)
   local C, P = K.C, K.P
-  C:linef("int %s_jac_p(%s_context *c, double *nz)", P, P)
+  C:linef("static int %s__jac_p_calc(%s_context *c, double *nz)", P, P)
   C:line("{")
   C:line("  int rc;")
   local evals = { K.F.root.entries.xcdot }
