@@ -54,7 +54,8 @@ end
 -- slot `jacobian`; sets K.jac = {nnz=} or nil
 function M.emit(K)
   return function(C)
-    local list = K.F.nxc > 0 and not K.opts.no_jacobian and path_entries(K.F)
+    local plan = K.jcache.by_tag.xc -- coder/jacobian_cache.lua: nil when there is none
+    local list = plan and plan.list
     if not list then
       K.api[#K.api + 1] = string.format("/* No d xcdot / d xc: %s. */", K.F.nxc == 0
         and "no continuous state" or K.opts.no_jacobian and "generated with --no-jacobian"

@@ -17,25 +17,28 @@ local lin = require("diagc.coder.jacobian_lin")
 
 local M = {}
 
--- the Jacobians this model will have, with the entries whose staleness
--- stales them (nil: every entry point)
+-- the Jacobians this model will have: {tag=, rows= (the entries whose
+-- staleness stales it; nil: every entry point), list= (the chain's
+-- entries, deps first, for the coder module that emits it)}
 local function wanted(K)
   local F, list = K.F, {}
   if K.opts.no_jacobian then return list end
   local xcdot = F.root.entries.xcdot
-  if F.nxc > 0 and chain.path_entries({ xcdot }) then list[#list + 1] = { tag = "xc", rows = { xcdot } } end
+  local xl = F.nxc > 0 and chain.path_entries({ xcdot })
+  if xl then list[#list + 1] = { tag = "xc", rows = { xcdot }, list = xl } end
   local outs, updates = lin.outputs(F), lin.discrete_updates(F)
-  if lin.chain_list(F, outs, updates) then
+  local ll = lin.chain_list(F, outs, updates)
+  if ll then
     local rows = { xcdot }
     for _, y in ipairs(outs) do rows[#rows + 1] = y.o.entry end
     if updates then rows = nil end
-    list[#list + 1] = { tag = "lin", rows = rows }
-    if #F.jac_params > 0 then list[#list + 1] = { tag = "p", rows = rows } end
+    list[#list + 1] = { tag = "lin", rows = rows, list = ll }
+    if #F.jac_params > 0 then list[#list + 1] = { tag = "p", rows = rows, list = ll } end
   end
   return list
 end
 
--- K.jcache = {word=, list = {{tag=, bit=, rows=}}, by_tag=}
+-- K.jcache = {word=, list = {{tag=, bit=, rows=, list=}}, by_tag=}
 function M.plan(K)
   local list = wanted(K)
   K.jcache = { word = math.ceil(#K.F.entries / 64), list = list, by_tag = {} }

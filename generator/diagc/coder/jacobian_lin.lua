@@ -123,10 +123,11 @@ local function identity_rows(F, updates, R)
   end
 end
 
-local function emit_function(K, list, locals, outs, ncol, updates)
+-- the evals a Jacobian of the linearization's rows starts with: the
+-- root's xcdot, the output entries and (discrete) what the update calcs
+-- read; they bring every entry its local Jacobians read up to date
+function M.emit_evals(K, outs, updates)
   local C, P = K.C, K.P
-  C:linef("static int %s__jac_lin_calc(%s_context *c, double *nz)", P, P)
-  C:line("{")
   C:linef("  int rc = %s__eval_%d(c);", P, K.F.root.entries.xcdot.index)
   C:line("  if (rc != 0) return rc;")
   local done, evals = { [K.F.root.entries.xcdot] = true }, {}
@@ -142,6 +143,13 @@ local function emit_function(K, list, locals, outs, ncol, updates)
       C:line("  if (rc != 0) return rc;")
     end
   end
+end
+
+local function emit_function(K, list, locals, outs, ncol, updates)
+  local C, P = K.C, K.P
+  C:linef("static int %s__jac_lin_calc(%s_context *c, double *nz)", P, P)
+  C:line("{")
+  M.emit_evals(K, outs, updates)
   local R, D = chain.emit_chain(K, list, locals, { u = true, xd = updates ~= nil })
   if updates then identity_rows(K.F, updates, R) end
   M.output_rows(updates and K.F.nxd or K.F.nxc, outs, R, D)
@@ -185,7 +193,8 @@ function M.emit(K)
     local nrow, ncol = sizes(updates and F.nxd or F.nxc, outs, ins)
     emit_blocks(K, outs, ins)
     K.lin = { n_outputs = #outs, n_inputs = #ins, nrow = nrow, ncol = ncol, period = period or 0 }
-    local list = not K.opts.no_jacobian and M.chain_list(F, outs, updates)
+    local plan = K.jcache.by_tag.lin -- coder/jacobian_cache.lua: nil when there is none
+    local list = plan and plan.list
     if not list then
       K.api[#K.api + 1] = string.format("/* No d(xcdot, y) / d(xc, u): %s. */", K.opts.no_jacobian
         and "generated with --no-jacobian" or "a calc it needs is outside the differentiable subset")

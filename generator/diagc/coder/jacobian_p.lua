@@ -39,21 +39,11 @@ local function param_sources(K)
   return list
 end
 
-local function emit_function(K, list, locals, cols, outs, nx, ncol)
+local function emit_function(K, list, locals, cols, outs, updates, nx, ncol)
   local C, P = K.C, K.P
   C:linef("static int %s__jac_p_calc(%s_context *c, double *nz)", P, P)
   C:line("{")
-  C:line("  int rc;")
-  local evals = { K.F.root.entries.xcdot }
-  for _, y in ipairs(outs) do evals[#evals + 1] = y.o.entry end
-  for _, e in ipairs(list) do if type(e.index) == "number" then evals[#evals + 1] = e end end
-  local seen = {}
-  for _, e in ipairs(evals) do
-    if not seen[e] then
-      seen[e] = true
-      C:linef("  if ((rc = %s__eval_%d(c)) != 0) return rc;", P, e.index)
-    end
-  end
+  lin.emit_evals(K, outs, updates)
   local R, D = chain.emit_chain(K, list, locals, cols)
   lin.output_rows(nx, outs, R, D)
   return chain.finish(K, R, ncol)
@@ -79,7 +69,8 @@ function M.emit(K)
     C:line("/* the parameter Jacobian's columns: sources of parameter_jacobian */")
     C:linef("static const int %s__jac_params[%d] = {%s};", K.P, #F.jac_params, table.concat(param_sources(K), ", "))
     C:line()
-    local list = not K.opts.no_jacobian and lin.chain_list(F, outs, updates)
+    local plan = K.jcache.by_tag.p -- coder/jacobian_cache.lua: nil when there is none
+    local list = plan and plan.list
     if not list then
       K.api[#K.api + 1] = string.format("/* No d/dp: %s. */", K.opts.no_jacobian
         and "generated with --no-jacobian" or "a calc it needs is outside the differentiable subset")
@@ -88,7 +79,7 @@ function M.emit(K)
     end
     local locals = chain.local_jacobians(K, list, cols)
     chain.emit_locals(K, list, locals)
-    local s = emit_function(K, list, locals, cols, outs, nx, ncol)
+    local s = emit_function(K, list, locals, cols, outs, updates, nx, ncol)
     chain.emit_pattern(K, "p", nx + ny, ncol, s)
     chain.declare(K, "p", COMMENT, #s.rowind, nx + ny, ncol)
     K.jp.nnz = #s.rowind

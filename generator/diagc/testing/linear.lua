@@ -93,6 +93,16 @@ local function options(C, d, opts)
   return o
 end
 
+-- the names of the linearization's state elements: xd for a purely
+-- discrete model, else xc
+local function state_names(d)
+  local disc, states = d.lin_time_period > 0, {}
+  for i = 0, (disc and d.nxd or d.nxc) - 1 do
+    states[i + 1] = ffi.string((disc and d.xd_names or d.xc_names)[i])
+  end
+  return states
+end
+
 -- the chosen ports' element names
 local function names_of(d, o)
   local ins, isz, outs, osz = blocks(d)
@@ -103,13 +113,7 @@ local function names_of(d, o)
   end
   local i1, ic = range(o.input, #ins)
   local o1, oc = range(o.output, #outs)
-  local states = {}
-  if d.lin_time_period > 0 then
-    for i = 0, d.nxd - 1 do states[i + 1] = ffi.string(d.xd_names[i]) end
-  else
-    for i = 0, d.nxc - 1 do states[i + 1] = ffi.string(d.xc_names[i]) end
-  end
-  return states, elements(ins, isz, i1, ic), elements(outs, osz, o1, oc)
+  return state_names(d), elements(ins, isz, i1, ic), elements(outs, osz, o1, oc)
 end
 
 function M.linearize(model, ctx, opts)
@@ -134,6 +138,29 @@ function M.linearize(model, ctx, opts)
     states = states, inputs = inputs, outputs = outputs, mode = opts and opts.mode or "linearize",
     time_period = sys.time_period,
   }
+end
+
+-- d(xcdot or x[n+1], y) / d p of the spec's parameter_jacobian at ctx,
+-- dense: {J =, rows =, cols =} | nil, message
+function M.parameter_jacobian(model, ctx)
+  local d = model.desc
+  if d.n_jac_params == 0 then return nil, "the spec asks for no parameter Jacobian (parameter_jacobian { ... })" end
+  if d.jac_p == nil then return nil, "a calc the parameter Jacobian needs is outside the differentiable subset" end
+  local nz = ffi.new("double[?]", math.max(d.jac_p_nnz, 1))
+  local rc = d.jac_p(ctx.ptr, nz)
+  if rc ~= 0 then
+    return nil, "jac_p failed with status " .. rc .. " (" .. ffi.string(ffi.C.diagc_status_message(rc)) .. ")"
+  end
+  local J = rows(ffi.new("double[?]", math.max(d.jac_p_nrow * d.jac_p_ncol, 1)), d.jac_p_nrow, d.jac_p_ncol)
+  for col = 0, d.jac_p_ncol - 1 do
+    for k = d.jac_p_colptr[col], d.jac_p_colptr[col + 1] - 1 do J[d.jac_p_rowind[k] + 1][col + 1] = nz[k] end
+  end
+  local _, _, outs, osz = blocks(d)
+  local params, psz = port_names(d, d.n_jac_params, d.jac_params, d.sources), {}
+  for k = 0, d.n_jac_params - 1 do psz[k + 1] = d.sources[d.jac_params[k]].size end
+  local r = state_names(d)
+  for _, n in ipairs(elements(outs, osz, 1, #outs)) do r[#r + 1] = n end
+  return { J = J, rows = r, cols = elements(params, psz, 1, #params) }
 end
 
 return M

@@ -268,34 +268,9 @@ end
 -- output elements; cols: the parameter elements).  Raises when the spec
 -- asks for none or the model has no such Jacobian.
 function Context:parameter_jacobian()
-  local d = self.model.desc
-  if d.n_jac_params == 0 then error("the spec asks for no parameter Jacobian (parameter_jacobian { ... })", 2) end
-  if d.jac_p == nil then error("a calc the parameter Jacobian needs is outside the differentiable subset", 2) end
-  local nz = ffi.new("double[?]", math.max(d.jac_p_nnz, 1))
-  local rc = d.jac_p(self.ptr, nz)
-  if rc ~= 0 then error("jac_p failed with status " .. rc .. " (" .. ffi.string(ffi.C.diagc_status_message(rc)) .. ")", 2) end
-  local J = {}
-  for i = 1, d.jac_p_nrow do
-    J[i] = {}
-    for j = 1, d.jac_p_ncol do J[i][j] = 0 end
-  end
-  for col = 0, d.jac_p_ncol - 1 do
-    for k = d.jac_p_colptr[col], d.jac_p_colptr[col + 1] - 1 do J[d.jac_p_rowind[k] + 1][col + 1] = nz[k] end
-  end
-  local function elems(list, n, tbl)
-    local out = {}
-    for k = 0, n - 1 do
-      local x = tbl[list[k]]
-      local name = ffi.string(x.name)
-      for i = 0, x.size - 1 do out[#out + 1] = x.size == 1 and name or string.format("%s[%d]", name, i) end
-    end
-    return out
-  end
-  local rows = {}
-  local disc = d.lin_time_period > 0
-  for i = 0, (disc and d.nxd or d.nxc) - 1 do rows[#rows + 1] = ffi.string((disc and d.xd_names or d.xc_names)[i]) end
-  for _, n in ipairs(elems(d.lin_outputs, d.n_lin_outputs, d.outputs)) do rows[#rows + 1] = n end
-  return { J = J, rows = rows, cols = elems(d.jac_params, d.n_jac_params, d.sources) }
+  local r, msg = require("diagc.testing.linear").parameter_jacobian(self.model, self)
+  if not r then error(msg, 2) end
+  return r
 end
 
 -- per-entry counters {evals=, calcs=, invalidations=} of a cache entry
