@@ -20,7 +20,7 @@ local HEADERS = {}
 for h in ([[assert.h complex.h ctype.h errno.h fenv.h float.h inttypes.h iso646.h
   limits.h locale.h math.h setjmp.h signal.h stdarg.h stdbool.h stddef.h stdint.h stdio.h
   stdlib.h string.h tgmath.h time.h wchar.h wctype.h
-  diagc/model.h diagc/lcp.h diagc/version.h]]):gmatch("%S+") do HEADERS[h] = true end
+  diagc/model.h diagc/lcp.h diagc/version.h diagc/world.h]]):gmatch("%S+") do HEADERS[h] = true end
 M.HEADERS = HEADERS
 
 local ALLOWED_DIRECTIVES = { include = true, define = true, undef = true, ["if"] = true,

@@ -8,6 +8,7 @@
 --                 leaf type's id is its 1-based position among all checked
 --                 types (leaves and diagrams, a diagram after its children)
 --   M.sources, M.main   L's, unchanged
+-- A world (world/lower.lua) is checked as the leaf it lowers to.
 -- Checked leaf types are described in check/leaf.lua, checked diagrams in
 -- check/diagram.lua.  Errors of a declaration or a type (a bad field, an
 -- unknown name, a prerequisite the leaf does not have, a bad writes list,
@@ -17,6 +18,7 @@
 -- against their scope by check/scope.lua's check_body, which needs the
 -- host's C lexer and runs after this pass.
 local leaf = require("diagc.check.leaf")
+local world = require("diagc.world.lower")
 local diagram = require("diagc.check.diagram")
 local errors = require("diagc.errors")
 
@@ -32,7 +34,9 @@ function M.check(loaded)
       errors.raise(spec.loc, "diagram \"%s\" contains itself", spec.name)
     end
     visiting[spec] = true
-    if spec._kind == "leaf" then
+    if spec._kind == "world" then
+      t = leaf.check(world.lower(spec), loaded.sources, #order + 1)
+    elseif spec._kind == "leaf" then
       t = leaf.check(spec, loaded.sources, #order + 1)
     else
       t = diagram.check(spec, check_type)

@@ -22,6 +22,12 @@ M.leaf_items = {
 }
 M.diagram_items = { "system", "connect", "export_input", "export_output", "fix_input", "log",
   "parameter_jacobian" }
+-- Items a world may contain (world/check.lua), and the named settings it
+-- takes beside them.
+M.world_items = { "body", "urdf" }
+M.world_settings = { "gravity", "time_step", "position_update", "friction", "restitution",
+  "margin", "erp", "allowed_penetration", "bounce_threshold", "cfm", "max_contacts",
+  "lcp_budget", "exclude", "pairs" }
 
 -- The file:line of the code that called, `level` frames up; past C
 -- functions (pcall(leaf, ...), string.gsub callbacks) to the nearest Lua
@@ -54,7 +60,15 @@ local function is_item(v) return type(v) == "table" and rawget(v, "_item") ~= ni
 M.is_item = is_item
 function M.is_leaf(v) return type(v) == "table" and rawget(v, "_kind") == "leaf" end
 function M.is_diagram(v) return type(v) == "table" and rawget(v, "_kind") == "diagram" end
-function M.is_system(v) return M.is_leaf(v) or M.is_diagram(v) end
+function M.is_world(v) return type(v) == "table" and rawget(v, "_kind") == "world" end
+function M.is_system(v) return M.is_leaf(v) or M.is_diagram(v) or M.is_world(v) end
+
+-- The kind of system an item belongs in.
+function M.home_of(item)
+  for _, k in ipairs(M.world_items) do if k == item then return "world" end end
+  for _, k in ipairs(M.leaf_items) do if k == item then return "leaf" end end
+  return "diagram"
+end
 
 -- An item constructor: name { fields } or name "text" (c_preamble).
 local function item_ctor(kind)
@@ -74,9 +88,10 @@ local function item_ctor(kind)
 end
 
 -- leaf "Name" { items } and diagram "Name" { items }
-local function system_ctor(kind, allowed)
-  local allowed_set = {}
+local function system_ctor(kind, allowed, settings)
+  local allowed_set, setting_set = {}, {}
   for _, k in ipairs(allowed) do allowed_set[k] = true end
+  for _, k in ipairs(settings or {}) do setting_set[k] = true end
   return function(name)
     local loc = caller_loc(2)
     if type(name) ~= "string" then
@@ -86,14 +101,23 @@ local function system_ctor(kind, allowed)
       if type(items) ~= "table" then
         errors.raise(loc, "%s \"%s\" expects a table of declarations after its name", kind, name)
       end
-      local list = {}
+      local list, set = {}, {}
       local n = 0
-      for k in next, items do
-        if type(k) ~= "number" then
+      for k, v in next, items do
+        if setting_set[k] then
+          set[k] = v
+        elseif type(k) ~= "number" then
+          if settings then
+            local best = require("diagc.util").suggest(tostring(k), settings)
+            errors.raise(loc, "%s \"%s\": unknown setting '%s'%s", kind, name, tostring(k),
+              best and string.format("; did you mean '%s'?", best)
+                or " (settings: " .. table.concat(settings, ", ") .. ")")
+          end
           errors.raise(loc, "%s \"%s\": unexpected field '%s'; declarations are listed without keys",
             kind, name, tostring(k))
+        else
+          n = n + 1
         end
-        n = n + 1
       end
       for i = 1, n do
         local it = rawget(items, i)
@@ -111,12 +135,13 @@ local function system_ctor(kind, allowed)
         end
         if not allowed_set[rec._item] then
           errors.raise(rec.loc, "'%s' cannot appear in a %s; it belongs in a %s",
-            rec._item, kind, kind == "leaf" and "diagram" or "leaf")
+            rec._item, kind, M.home_of(rec._item))
         end
         list[i] = it
       end
       local sys = { _kind = kind, name = name, loc = loc, items = list }
-      made[sys] = { _kind = kind, name = name, loc = { file = loc.file, line = loc.line } }
+      made[sys] = { _kind = kind, name = name, loc = { file = loc.file, line = loc.line },
+        settings = settings and set or nil }
       return sys
     end
   end
@@ -173,6 +198,7 @@ function M.environment(import)
   local builtin = {
     leaf = system_ctor("leaf", M.leaf_items),
     diagram = system_ctor("diagram", M.diagram_items),
+    world = system_ctor("world", M.world_items, M.world_settings),
     import = import,
     -- the safe part of the standard library, as copies
     math = library_copy(math),
@@ -186,6 +212,7 @@ function M.environment(import)
   }
   for _, k in ipairs(M.leaf_items) do builtin[k] = item_ctor(k) end
   for _, k in ipairs(M.diagram_items) do builtin[k] = item_ctor(k) end
+  for _, k in ipairs(M.world_items) do builtin[k] = item_ctor(k) end
   local known = {}
   for k in pairs(builtin) do known[#known + 1] = k end
   table.sort(known)

@@ -240,7 +240,8 @@ local function freeze(root)
     local n = 0
     for _ in next, list do n = n + 1 end
     local allowed = {}
-    for _, k in ipairs(rec._kind == "leaf" and dsl.leaf_items or dsl.diagram_items) do allowed[k] = true end
+    local kind_items = { leaf = dsl.leaf_items, diagram = dsl.diagram_items, world = dsl.world_items }
+    for _, k in ipairs(kind_items[rec._kind]) do allowed[k] = true end
     active[v] = true
     local items = {}
     for i = 1, n do
@@ -255,6 +256,7 @@ local function freeze(root)
     active[v] = nil
     local s = { _kind = rec._kind, name = rec.name,
       loc = { file = rec.loc.file, line = rec.loc.line }, items = items }
+    if rec.settings then s.settings = copy_value(rec.settings, rec.loc, 1, sys_depth) end
     done[v] = s
     return s
   end
@@ -275,8 +277,8 @@ function M.load(path)
       "the spec must return a diagram, as in: return diagram \"name\" { ... } (it returned %s)",
       root == nil and "nothing" or type(root))
   end
-  if dsl.is_leaf(root) then
-    errors.raise(root.loc, "the spec returns leaf \"%s\"; return a diagram that contains it, "
+  if dsl.is_leaf(root) or dsl.is_world(root) then
+    errors.raise(root.loc, "the spec returns " .. root._kind .. " \"%s\"; return a diagram that contains it, "
       .. "as in: return diagram \"name\" { system { \"%s\", %s } }", root.name,
       root.name:lower(), root.name)
   end

@@ -1,0 +1,176 @@
+-- world/check.lua: a frozen world (spec/load.lua) -> a checked world.
+-- Validates the bodies, joints, shapes and settings (each error at the
+-- declaring line) and orders the bodies so that parents precede children.
+--
+-- Stage contract: frozen world W -> checked world C (M.check):
+--   C.name, C.loc, C.gravity {3}, C.time_step, C.position_update
+--     ("semi_implicit" | "parallel"), C.settings (contact options: erp,
+--     allowed_penetration, bounce_threshold, cfm, margin, lcp_budget,
+--     max_contacts; nil where the runtime's default applies)
+--   C.bodies   in tree order (parents first), each
+--     { name=, loc=, index= (1-based), mass=, com={3}, inertia={6},
+--       joint = { type=, parent= (0 = world, else a body index), xyz={3},
+--                 rpy={3}, axis={3} (unit), damping=, actuated=, q={}, v={} },
+--       q0=, v0= (0-based offsets in q and v), nq=, nv=, welded= (true when
+--       fixed to the world through fixed joints only), shapes = {...} }
+--   C.nb, C.nq, C.nv, C.actuated { {body=, dof= (0-based in v)} ... }
+--   C.shapes   every shape { body= (index, 0 = world), type= ("sphere" "box"
+--                "capsule" "plane"), size={3} (radius; half extents;
+--                radius and half length), xyz=, rpy=, friction=, restitution=,
+--                loc= }
+--   C.pairs    candidate pairs { a=, b= (shape indices), friction=, restitution= }
+--   C.q_init, C.v_init   the initial q and v
+local errors = require("diagc.errors")
+local util = require("diagc.util")
+local joints = require("diagc.world.joints")
+local shapes = require("diagc.world.shapes")
+local vals = require("diagc.world.values")
+local urdf = require("diagc.world.urdf")
+
+local M = {}
+
+local BODY_FIELDS = { "name", "mass", "com", "inertia", "joint", "shapes" }
+
+local DEFAULTS = { gravity = { 0, 0, -9.81 }, time_step = 1e-3, friction = 0.5, restitution = 0 }
+
+local function body_item(item)
+  local a = item.args
+  for _, k in ipairs(util.sorted_keys(a)) do
+    local ok = k == 1
+    for _, f in ipairs(BODY_FIELDS) do ok = ok or k == f end
+    if not ok then
+      local best = util.suggest(tostring(k), BODY_FIELDS)
+      errors.raise(item.loc, "body has no field '%s'%s", tostring(k),
+        best and string.format("; did you mean '%s'?", best) or
+          " (fields: " .. table.concat(BODY_FIELDS, ", ") .. ")")
+    end
+  end
+  local name = a[1] == nil and a.name or a[1]
+  if name == nil then errors.raise(item.loc, "body needs a name, as in body { \"link1\", ... }") end
+  name = vals.identifier(item.loc, "body name", name)
+  if name == "world" then
+    errors.raise(item.loc, "body name 'world' is reserved for the fixed frame; choose another name")
+  end
+  return { name = name, loc = item.loc, args = a }
+end
+
+-- Bodies in tree order; raises on unknown parents and kinematic loops.
+local function tree_order(bodies, by_name)
+  local order, state = {}, {}
+  local function visit(b, chain)
+    if state[b] == "done" then return end
+    if state[b] == "active" then
+      errors.raise(b.loc, "body '%s' closes a kinematic loop (%s); a world is a tree: "
+        .. "every body has one parent and no body is its own ancestor", b.name,
+        table.concat(chain, " -> "))
+    end
+    state[b] = "active"
+    chain[#chain + 1] = b.name
+    local p = b.joint.parent_name
+    if p ~= "world" then visit(by_name[p], chain) end
+    chain[#chain] = nil
+    state[b] = "done"
+    order[#order + 1] = b
+  end
+  for _, b in ipairs(bodies) do visit(b, {}) end
+  return order
+end
+
+local function number_tree(order)
+  local nq, nv, index = 0, 0, {}
+  for i, b in ipairs(order) do index[b.name] = i end
+  for i, b in ipairs(order) do
+    b.index = i
+    b.joint.parent = b.joint.parent_name == "world" and 0 or index[b.joint.parent_name]
+    b.q0, b.v0 = nq, nv
+    nq, nv = nq + b.nq, nv + b.nv
+    local parent = b.joint.parent > 0 and order[b.joint.parent] or nil
+    b.welded = b.joint.type == "fixed" and (parent == nil or parent.welded)
+  end
+  return nq, nv
+end
+
+local function check_masses(order)
+  for _, b in ipairs(order) do
+    if not b.welded then
+      if b.mass == nil then
+        errors.raise(b.loc, "body '%s' needs a mass (it moves); only bodies fixed to the world "
+          .. "may omit it", b.name)
+      end
+      vals.inertia_pd(b.loc, b.name, b.inertia)
+    end
+  end
+end
+
+local function settings(world)
+  local s = world.settings or {}
+  local loc = world.loc
+  local c = {}
+  c.gravity = s.gravity == nil and DEFAULTS.gravity or vals.vec3(loc, "gravity", s.gravity)
+  c.time_step = s.time_step == nil and DEFAULTS.time_step or vals.positive(loc, "time_step", s.time_step)
+  c.position_update = s.position_update or "semi_implicit"
+  if c.position_update ~= "semi_implicit" and c.position_update ~= "parallel" then
+    errors.raise(loc, "position_update must be \"semi_implicit\" (q' = q + dt v', the default) or "
+      .. "\"parallel\" (q' = q + dt v), got %s", errors.describe(c.position_update))
+  end
+  c.friction = s.friction == nil and DEFAULTS.friction or vals.nonneg(loc, "friction", s.friction)
+  c.restitution = s.restitution == nil and DEFAULTS.restitution
+    or vals.unit_interval(loc, "restitution", s.restitution)
+  c.settings = {}
+  for _, k in ipairs({ "erp", "allowed_penetration", "bounce_threshold", "cfm", "margin" }) do
+    if s[k] ~= nil then c.settings[k] = vals.nonneg(loc, k, s[k]) end
+  end
+  for _, k in ipairs({ "lcp_budget", "max_contacts" }) do
+    if s[k] ~= nil then c.settings[k] = vals.count(loc, k, s[k]) end
+  end
+  return c
+end
+
+function M.check(world)
+  local c = settings(world)
+  c.name, c.loc = world.name, world.loc
+  local bodies, by_name = {}, {}
+  local items = {}
+  for _, item in ipairs(world.items) do
+    if item._item == "urdf" then
+      for _, it in ipairs(urdf.bodies(item)) do items[#items + 1] = it end
+    else
+      items[#items + 1] = item
+    end
+  end
+  for _, item in ipairs(items) do
+    local b = body_item(item)
+    if by_name[b.name] then
+      errors.raise(item.loc, "world \"%s\" already has a body named '%s'", world.name, b.name)
+    end
+    b.mass = b.args.mass ~= nil and vals.positive(item.loc, "body '" .. b.name .. "' mass", b.args.mass) or nil
+    b.com = b.args.com == nil and { 0, 0, 0 } or vals.vec3(item.loc, "com", b.args.com)
+    b.inertia = vals.inertia(item.loc, b.args.inertia)
+    b.joint = joints.check(b, b.args.joint)
+    bodies[#bodies + 1] = b
+    by_name[b.name] = b
+  end
+  if #bodies == 0 then
+    errors.raise(world.loc, "world \"%s\" has no bodies; add body { \"name\", mass = ..., joint = ... }",
+      world.name)
+  end
+  for _, b in ipairs(bodies) do
+    local p = b.joint.parent_name
+    if p ~= "world" and not by_name[p] then
+      local names = {}
+      for _, x in ipairs(bodies) do names[#names + 1] = x.name end
+      local best = util.suggest(p, names)
+      errors.raise(b.loc, "body '%s': its joint's parent '%s' is not a body of this world%s", b.name, p,
+        best and string.format("; did you mean '%s'?", best) or " (use \"world\" for the fixed frame)")
+    end
+  end
+  c.bodies = tree_order(bodies, by_name)
+  c.nb = #c.bodies
+  c.nq, c.nv = number_tree(c.bodies)
+  check_masses(c.bodies)
+  c.actuated, c.q_init, c.v_init = joints.layout(c.bodies)
+  shapes.check(c, world.settings or {})
+  return c
+end
+
+return M

@@ -1,0 +1,99 @@
+-- world/lower.lua: a frozen world -> a frozen leaf (the form spec/load.lua
+-- gives leaves), so every later stage sees an ordinary leaf system.
+--
+-- Stage contract: frozen world W (spec/load.lua, _kind = "world") ->
+-- frozen leaf L (M.lower), checked by world/check.lua on the way:
+--   L.items:
+--     c_preamble      #include <diagc/world.h>, the dynamics generated for
+--                     this tree (world/dynamics.lua) and the step
+--                     (world/step.lua), all static inline
+--     discrete_state  pos (nq: q), vel (nv: v), imp (3 per contact slot:
+--                     the last step's impulses [n, t1, t2], the warm start)
+--                     and info (contacts, budget flag, LCP residual,
+--                     LCP iterations of the last step)
+--     input_port      effort (one per actuated dof, in tree order), if any
+--     periodic_discrete_update  step, every time_step
+--     output_port     position, velocity, poses (12 per body: R row-major,
+--                     p), impulses, step_info, energy
+-- Every item is located at the world's declaration (an error the leaf
+-- checks find in generated code is an internal one).
+local errors = require("diagc.errors")
+local check = require("diagc.world.check")
+local step = require("diagc.world.step")
+
+local M = {}
+
+local function item(world, kind, args)
+  return { _item = kind, loc = { file = world.loc.file, line = world.loc.line }, args = args }
+end
+
+local function zeros(n)
+  local t = {}
+  for i = 1, n do t[i] = 0 end
+  return t
+end
+
+local function copy_calc(dst, src, n)
+  return string.format("for (int i = 0; i < %d; i++) %s[i] = %s[i];", n, dst, src)
+end
+
+-- the C prefix of the world's static functions
+function M.prefix(C)
+  return "dcw_" .. C.name:gsub("[^%w]", "_") .. "_"
+end
+
+local function outputs(world, C, P, items)
+  local function out(name, size, prereqs, calc)
+    items[#items + 1] = item(world, "output_port", { name, size = size, prerequisites = prereqs, calc = calc })
+  end
+  out("position", C.nq, { "pos" }, copy_calc("position", "pos", C.nq))
+  out("velocity", C.nv, { "vel" }, copy_calc("velocity", "vel", C.nv))
+  out("poses", 12 * C.nb, { "pos" }, string.format("%skinematics(pos, poses);", P))
+  if C.nslots > 0 then
+    out("impulses", 3 * C.nslots, { "imp" }, copy_calc("impulses", "imp", 3 * C.nslots))
+  end
+  out("step_info", 4, { "info" }, copy_calc("step_info", "info", 4))
+  out("energy", 1, { "pos", "vel" }, string.format(
+    "double X[%d]; %skinematics(pos, X); energy[0] = %senergy(pos, vel, X);", 12 * C.nb, P, P))
+end
+
+function M.lower(world)
+  local C = check.check(world)
+  if C.nv == 0 then
+    errors.raise(C.loc, "world \"%s\" has no moving body (every joint is fixed); give a body a "
+      .. "free, revolute, prismatic or ball joint", C.name)
+  end
+  local P = M.prefix(C)
+  local pre = step.emit(C, P) -- sets C.nslots
+  local items = {
+    item(world, "c_preamble", { pre }),
+    item(world, "discrete_state", { "pos", default = C.q_init }),
+    item(world, "discrete_state", { "vel", default = C.v_init }),
+    item(world, "discrete_state", { "info", default = zeros(4) }),
+  }
+  local prereqs = { "pos", "vel" }
+  local args = "pos, vel"
+  if C.nslots > 0 then
+    items[#items + 1] = item(world, "discrete_state", { "imp", default = zeros(3 * C.nslots) })
+    prereqs[#prereqs + 1] = "imp"
+    args = args .. ", imp"
+  else
+    args = args .. ", 0"
+  end
+  if #C.actuated > 0 then
+    items[#items + 1] = item(world, "input_port", { "effort", size = #C.actuated })
+    prereqs[#prereqs + 1] = "effort"
+    args = args .. ", effort"
+  else
+    args = args .. ", 0"
+  end
+  items[#items + 1] = item(world, "periodic_discrete_update", { "step", period = C.time_step,
+    prerequisites = prereqs,
+    calc = string.format("if (%sstep(%s, pos_next, vel_next, %s, info_next) != 0) return DIAGC_FAILED;", P, args,
+      C.nslots > 0 and "imp_next" or "0") })
+  outputs(world, C, P, items)
+  return { _kind = "leaf", name = world.name, loc = { file = world.loc.file, line = world.loc.line },
+    items = items, world = C }
+end
+
+return M

@@ -1,0 +1,150 @@
+-- world/shapes.lua: the bodies' collision shapes and the candidate pairs.
+-- Adds to the checked world: C.shapes (every shape, world pose parts,
+-- sizes in the runtime's convention) and C.pairs (which shapes may touch,
+-- with the pair's friction and restitution).
+--   default pairs: shapes of two different bodies, unless the bodies are
+--   joined directly (parent and child), both fixed to the world, or listed
+--   in `exclude`; the pair's friction is the smaller of the two shapes',
+--   its restitution the larger, unless `pairs` gives them.
+local errors = require("diagc.errors")
+local util = require("diagc.util")
+local vals = require("diagc.world.values")
+
+local M = {}
+
+M.TYPES = { "sphere", "box", "capsule", "plane" }
+local FIELDS = { sphere = { "radius" }, box = { "size" }, capsule = { "radius", "length" }, plane = {} }
+local COMMON = { "type", "xyz", "rpy", "friction", "restitution" }
+
+local function only_fields(b, s, t)
+  local allowed = {}
+  for _, f in ipairs(COMMON) do allowed[#allowed + 1] = f end
+  for _, f in ipairs(FIELDS[t]) do allowed[#allowed + 1] = f end
+  for _, k in ipairs(util.sorted_keys(s)) do
+    local ok = k == 1
+    for _, f in ipairs(allowed) do ok = ok or k == f end
+    if not ok then
+      local best = util.suggest(tostring(k), allowed)
+      errors.raise(b.loc, "body '%s': a %s shape has no field '%s'%s", b.name, t, tostring(k),
+        best and string.format("; did you mean '%s'?", best) or
+          " (fields: " .. table.concat(allowed, ", ") .. ")")
+    end
+  end
+end
+
+-- size as the runtime takes it: sphere {r}; box half extents; capsule {r, half length}
+local function size_of(b, s, t)
+  local what = string.format("body '%s' %s", b.name, t)
+  if t == "sphere" then
+    return { vals.positive(b.loc, what .. " radius", s.radius), 0, 0 }
+  elseif t == "box" then
+    local full = vals.vec3(b.loc, what .. " size", s.size)
+    for i = 1, 3 do vals.positive(b.loc, what .. " size[" .. (i - 1) .. "]", full[i]) end
+    return { full[1] / 2, full[2] / 2, full[3] / 2 }
+  elseif t == "capsule" then
+    local r = vals.positive(b.loc, what .. " radius", s.radius)
+    local l = vals.nonneg(b.loc, what .. " length", s.length)
+    return { r, l / 2, 0 }
+  end
+  return { 0, 0, 0 }
+end
+
+local function shape(world, b, s)
+  if type(s) ~= "table" then
+    errors.raise(b.loc, "body '%s': each shape is a table such as { \"box\", size = {1, 1, 1} }", b.name)
+  end
+  local t = s[1] == nil and s.type or s[1]
+  if FIELDS[t] == nil then
+    local best = type(t) == "string" and util.suggest(t, M.TYPES)
+    errors.raise(b.loc, "body '%s': unknown shape type %s%s", b.name, errors.describe(t),
+      best and string.format("; did you mean '%s'?", best) or " (types: " .. table.concat(M.TYPES, ", ") .. ")")
+  end
+  only_fields(b, s, t)
+  if t == "plane" and not b.welded then
+    errors.raise(b.loc, "body '%s': a plane is a fixed half-space; put it on a body fixed to the world", b.name)
+  end
+  return { body = b.index, type = t, size = size_of(b, s, t), loc = b.loc,
+    xyz = s.xyz == nil and { 0, 0, 0 } or vals.vec3(b.loc, "shape xyz", s.xyz),
+    rpy = s.rpy == nil and { 0, 0, 0 } or vals.vec3(b.loc, "shape rpy", s.rpy),
+    friction = s.friction == nil and world.friction or vals.nonneg(b.loc, "shape friction", s.friction),
+    restitution = s.restitution == nil and world.restitution
+      or vals.unit_interval(b.loc, "shape restitution", s.restitution) }
+end
+
+-- {{"a", "b"}, ...} by body names -> set of "i:j" keys (i < j)
+local function body_pairs(world, list, what, extra)
+  local by_name, out = {}, {}
+  for _, b in ipairs(world.bodies) do by_name[b.name] = b.index end
+  if list == nil then return out end
+  if type(list) ~= "table" then
+    errors.raise(world.loc, "%s must be a list of body pairs such as { {\"a\", \"b\"} }", what)
+  end
+  for i = 1, #list do
+    local p = list[i]
+    if type(p) ~= "table" or type(p[1]) ~= "string" or type(p[2]) ~= "string" then
+      errors.raise(world.loc, "%s[%d] must be a pair of body names such as {\"a\", \"b\"}", what, i - 1)
+    end
+    for k = 1, 2 do
+      if not by_name[p[k]] then
+        errors.raise(world.loc, "%s[%d]: '%s' is not a body of this world", what, i - 1, p[k])
+      end
+    end
+    local a, b = by_name[p[1]], by_name[p[2]]
+    if a == b then errors.raise(world.loc, "%s[%d] pairs body '%s' with itself", what, i - 1, p[1]) end
+    local key = math.min(a, b) .. ":" .. math.max(a, b)
+    out[key] = extra and extra(p, i) or true
+  end
+  return out
+end
+
+local function pair_props(world)
+  return function(p, i)
+    local what = string.format("pairs[%d]", i - 1)
+    return {
+      friction = p.friction ~= nil and vals.nonneg(world.loc, what .. " friction", p.friction) or nil,
+      restitution = p.restitution ~= nil and vals.unit_interval(world.loc, what .. " restitution", p.restitution) or nil,
+    }
+  end
+end
+
+local function candidate(world, sa, sb, excluded)
+  local ba, bb = world.bodies[sa.body], world.bodies[sb.body]
+  if sa.body == sb.body then return false end
+  if ba.welded and bb.welded then return false end
+  if ba.joint.parent == sb.body or bb.joint.parent == sa.body then return false end
+  if sa.type == "plane" and sb.type == "plane" then return false end
+  return not excluded[math.min(sa.body, sb.body) .. ":" .. math.max(sa.body, sb.body)]
+end
+
+function M.check(world, settings)
+  world.shapes = {}
+  for _, b in ipairs(world.bodies) do
+    local list = b.args.shapes
+    if list ~= nil and type(list) ~= "table" then
+      errors.raise(b.loc, "body '%s': shapes must be a list such as { { \"sphere\", radius = 0.1 } }", b.name)
+    end
+    b.shapes = {}
+    for i = 1, list and #list or 0 do
+      local s = shape(world, b, list[i])
+      world.shapes[#world.shapes + 1] = s
+      b.shapes[#b.shapes + 1] = s
+      s.index = #world.shapes
+    end
+  end
+  local excluded = body_pairs(world, settings.exclude, "exclude")
+  local props = body_pairs(world, settings.pairs, "pairs", pair_props(world))
+  world.pairs = {}
+  for i = 1, #world.shapes do
+    for j = i + 1, #world.shapes do
+      local sa, sb = world.shapes[i], world.shapes[j]
+      if candidate(world, sa, sb, excluded) then
+        local p = props[math.min(sa.body, sb.body) .. ":" .. math.max(sa.body, sb.body)] or {}
+        world.pairs[#world.pairs + 1] = { a = i, b = j,
+          friction = p.friction or math.min(sa.friction, sb.friction),
+          restitution = p.restitution or math.max(sa.restitution, sb.restitution) }
+      end
+    end
+  end
+end
+
+return M

@@ -1,0 +1,294 @@
+-- world/step.lua: the C of one world step (seed 002's World::step), for a
+-- checked world: the generated dynamics (world/dynamics.lua), constant
+-- tables of shapes and candidate pairs, and PFX_step, which runs
+--   kinematics -> v* = v + dt M^-1 (tau - c) -> collision per candidate
+--   pair -> contact rows J, M^-1 J^T -> diagc_contact_solve (boxed LCP per
+--   island, warm-started by contact slot) -> v' -> q' = q (+) dt v' (or v)
+-- Adds to the checked world: C.nslots (contact slots: each candidate pair
+-- owns max contacts of its shape types; slot = the pair's base + the
+-- contact's rank), C.max_contacts (contacts one step may hold).
+local util = require("diagc.util")
+
+local M = {}
+
+-- the runtime's shape type codes (diagc/world.h) and contacts per pair type
+M.CODE = { sphere = "DIAGC_SHAPE_SPHERE", box = "DIAGC_SHAPE_BOX", capsule = "DIAGC_SHAPE_CAPSULE",
+  plane = "DIAGC_SHAPE_PLANE" }
+local MAX = { sphere = { sphere = 1, box = 1, capsule = 1, plane = 1 },
+  box = { box = 8, capsule = 2, plane = 8 }, capsule = { capsule = 2, plane = 2 } }
+
+function M.pair_max(ta, tb)
+  return (MAX[ta] and MAX[ta][tb]) or (MAX[tb] and MAX[tb][ta]) or 0
+end
+
+local d = util.c_double
+
+-- R (row-major) of URDF's rpy: Rz(y) Ry(p) Rx(r)
+local function rpy_matrix(rpy)
+  local cr, sr = math.cos(rpy[1]), math.sin(rpy[1])
+  local cp, sp = math.cos(rpy[2]), math.sin(rpy[2])
+  local cy, sy = math.cos(rpy[3]), math.sin(rpy[3])
+  return { cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr,
+    sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr,
+    -sp, cp * sr, cp * cr }
+end
+M.rpy_matrix = rpy_matrix
+
+local function list(t)
+  local s = {}
+  for i, x in ipairs(t) do s[i] = type(x) == "number" and (math.floor(x) == x and math.abs(x) < 2^31
+    and string.format("%d", x) or d(x)) or tostring(x) end
+  return table.concat(s, ", ")
+end
+
+-- the slots of every pair; the contact bound of one step
+local function layout(C)
+  local n = 0
+  for _, p in ipairs(C.pairs) do
+    p.max = M.pair_max(C.shapes[p.a].type, C.shapes[p.b].type)
+    p.base = n
+    n = n + p.max
+  end
+  C.nslots = n
+  local cap = C.settings.max_contacts or math.min(n, 64)
+  C.max_contacts = math.max(1, math.min(cap, math.max(n, 1)))
+end
+
+-- island tag of a body: the tree id of its top-most moving ancestor (-1:
+-- fixed to the world)
+local function tree_tags(C)
+  local tag = {}
+  for _, b in ipairs(C.bodies) do
+    if b.welded then tag[b.index] = -1
+    elseif b.joint.parent == 0 or C.bodies[b.joint.parent].welded then tag[b.index] = b.index
+    else tag[b.index] = tag[b.joint.parent] end
+  end
+  tag[0] = -1
+  return tag
+end
+
+local function tables(C, P)
+  local o = {}
+  local ns = #C.shapes
+  local shp, pose, body = {}, {}, {}
+  for i, s in ipairs(C.shapes) do
+    shp[i] = string.format("{%s, {%s}}", M.CODE[s.type], list(s.size))
+    local R = rpy_matrix(s.rpy)
+    pose[i] = list({ R[1], R[2], R[3], R[4], R[5], R[6], R[7], R[8], R[9], s.xyz[1], s.xyz[2], s.xyz[3] })
+    body[i] = s.body
+  end
+  if ns > 0 then
+    o[#o + 1] = string.format("static const diagc_shape %sshape[%d] = {%s};", P, ns, table.concat(shp, ", "))
+    o[#o + 1] = string.format("static const double %sshape_pose[%d][12] = {{%s}};", P, ns,
+      table.concat(pose, "}, {"))
+    o[#o + 1] = string.format("static const int %sshape_body[%d] = {%s};", P, ns, list(body))
+  end
+  local np = #C.pairs
+  if np > 0 then
+    local tag = tree_tags(C)
+    local rows = {}
+    for i, p in ipairs(C.pairs) do
+      local ba, bb = C.shapes[p.a].body, C.shapes[p.b].body
+      rows[i] = string.format("{%d, %d, %d, %d, %d, %d}", p.a - 1, p.b - 1, p.base, p.max, tag[ba], tag[bb])
+    end
+    o[#o + 1] = string.format("/* candidate pairs: shape a, shape b, first slot, slots, island tags */")
+    o[#o + 1] = string.format("static const int %spair[%d][6] = {%s};", P, np, table.concat(rows, ", "))
+    local mu, e = {}, {}
+    for i, p in ipairs(C.pairs) do mu[i], e[i] = d(p.friction), d(p.restitution) end
+    o[#o + 1] = string.format("static const double %spair_mu[%d] = {%s};", P, np, table.concat(mu, ", "))
+    o[#o + 1] = string.format("static const double %spair_e[%d] = {%s};", P, np, table.concat(e, ", "))
+  end
+  return table.concat(o, "\n")
+end
+
+local function lines(t) return table.concat(t, "\n") end
+
+-- shape world poses: each shape's constant offset composed with its body's pose
+local function shape_poses(C, P)
+  return lines({
+    string.format("static inline void %sshape_poses(const double *X, double (*Xs)[12])", P),
+    "{",
+    string.format("  for (int s = 0; s < %d; s++) {", #C.shapes),
+    string.format("    const double *o = %sshape_pose[s];", P),
+    string.format("    int b = %sshape_body[s];", P),
+    "    if (b == 0) { for (int i = 0; i < 12; i++) Xs[s][i] = o[i]; continue; }",
+    "    const double *B = X + 12 * (b - 1);",
+    "    for (int r = 0; r < 3; r++) {",
+    "      for (int c = 0; c < 3; c++)",
+    "        Xs[s][3 * r + c] = B[3 * r] * o[c] + B[3 * r + 1] * o[3 + c] + B[3 * r + 2] * o[6 + c];",
+    "      Xs[s][9 + r] = B[3 * r] * o[9] + B[3 * r + 1] * o[10] + B[3 * r + 2] * o[11] + B[9 + r];",
+    "    }",
+    "  }",
+    "}",
+  })
+end
+
+-- collision over the candidate pairs into the contact list (at most
+-- max_contacts; the rest are counted as dropped)
+local function collide(C, P)
+  local maxp = 0
+  for _, p in ipairs(C.pairs) do maxp = math.max(maxp, p.max) end
+  return lines({
+    string.format("static inline int %scollide(const double (*Xs)[12], diagc_contact *con, int *slot, "
+      .. "int *pair, int *dropped)", P),
+    "{",
+    "  int nc = 0;",
+    string.format("  for (int k = 0; k < %d; k++) {", #C.pairs),
+    string.format("    diagc_contact buf[%d];", math.max(maxp, 1)),
+    string.format("    int a = %spair[k][0], b = %spair[k][1];", P, P),
+    string.format("    int n = diagc_collide(&%sshape[a], Xs[a], &%sshape[b], Xs[b], %s, buf, %spair[k][3]);",
+      P, P, d(C.settings.margin or 1e-3), P),
+    "    for (int j = 0; j < n; j++) {",
+    string.format("      if (nc == %d) { (*dropped)++; continue; }", C.max_contacts),
+    string.format("      con[nc] = buf[j]; slot[nc] = %spair[k][2] + j; pair[nc] = k; nc++;", P),
+    "    }",
+    "  }",
+    "  return nc;",
+    "}",
+  })
+end
+
+-- contact rows J (3 per contact: n, t1, t2 by diagc_contact_frame) from the
+-- point Jacobians of the two bodies, and MJ = M^-1 J^T (nv x 3nc)
+local function rows(C, P)
+  local nv = C.nv
+  return lines({
+    string.format("static inline void %scontact_rows(const double *q, const double *X, const double *LDL, "
+      .. "const diagc_contact *con, const int *pair, int nc, double *J, double *MJ)", P),
+    "{",
+    "  for (int i = 0; i < nc; i++) {",
+    string.format("    double F[9], Ja[%d], Jb[%d];", 3 * nv, 3 * nv),
+    "    for (int r = 0; r < 3; r++) F[r] = con[i].normal[r];",
+    "    diagc_contact_frame(con[i].normal, F + 3, F + 6);",
+    string.format("    %spoint_jacobian(%sshape_body[%spair[pair[i]][0]], q, X, con[i].point, Ja);", P, P, P),
+    string.format("    %spoint_jacobian(%sshape_body[%spair[pair[i]][1]], q, X, con[i].point, Jb);", P, P, P),
+    "    for (int r = 0; r < 3; r++)",
+    string.format("      for (int j = 0; j < %d; j++)", nv),
+    string.format("        J[(3 * i + r) * %d + j] = F[3 * r] * (Ja[j] - Jb[j]) + F[3 * r + 1] * (Ja[%d + j] - Jb[%d + j])",
+      nv, nv, nv),
+    string.format("          + F[3 * r + 2] * (Ja[%d + j] - Jb[%d + j]);", 2 * nv, 2 * nv),
+    "  }",
+    "  for (int r = 0; r < 3 * nc; r++) {",
+    string.format("    double t[%d];", nv),
+    string.format("    for (int j = 0; j < %d; j++) t[j] = J[r * %d + j];", nv, nv),
+    string.format("    %ssolve(LDL, t);", P),
+    string.format("    for (int j = 0; j < %d; j++) MJ[j * 3 * nc + r] = t[j];", nv),
+    "  }",
+    "}",
+  })
+end
+
+-- v* = v + dt M^-1 (tau - c) with the factor left in M
+local function smooth(C, P)
+  local l = {
+    string.format("static inline void %ssmooth(const double *q, const double *v, const double *effort, "
+      .. "double *X, double *M, double *vstar)", P),
+    "{",
+    string.format("  double c[%d];", C.nv),
+    string.format("  %skinematics(q, X);", P),
+    string.format("  %smass_matrix(q, X, M);", P),
+    string.format("  %sbias(q, v, X, c);", P),
+    string.format("  %sfactor(M);", P),
+    string.format("  for (int i = 0; i < %d; i++) c[i] = -c[i];", C.nv),
+  }
+  for k, a in ipairs(C.actuated) do l[#l + 1] = string.format("  c[%d] += effort[%d];", a.dof, k - 1) end
+  if #C.actuated == 0 then l[#l + 1] = "  (void)effort;" end
+  l[#l + 1] = string.format("  %ssolve(M, c);", P)
+  l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) vstar[i] = v[i] + %s * c[i];", C.nv, d(C.time_step))
+  l[#l + 1] = "}"
+  return lines(l)
+end
+
+-- the contact options of the world's settings
+local function options(C)
+  local l = {}
+  for _, k in ipairs({ "erp", "allowed_penetration", "bounce_threshold", "cfm" }) do
+    if C.settings[k] then l[#l + 1] = string.format("  o.%s = %s;", k, d(C.settings[k])) end
+  end
+  if C.settings.lcp_budget then l[#l + 1] = string.format("  o.lcp_budget = %d;", C.settings.lcp_budget) end
+  return lines(l)
+end
+
+-- the contact phase: collision, rows, the solve, impulses by slot
+local function contact(C, P)
+  local mc, nv = C.max_contacts, C.nv
+  return lines({
+    string.format("static inline int %scontact(const double *q, const double *v, const double *X, "
+      .. "const double *LDL, const double *vstar, const double *imp, double *v_next, double *imp_next, double *info)", P),
+    "{",
+    string.format("  double Xs[%d][12], J[%d], MJ[%d], x[%d], depth[%d], mu[%d], e[%d];", #C.shapes,
+      3 * mc * nv, 3 * mc * nv, 3 * mc, mc, mc, mc),
+    string.format("  static const size_t ws_size = DIAGC_CONTACT_WORKSPACE_SIZE(%d, %d);", nv, mc),
+    string.format("  double ws[DIAGC_CONTACT_WORKSPACE_SIZE(%d, %d) / sizeof(double) + 1];", nv, mc),
+    string.format("  diagc_contact con[%d];", mc),
+    string.format("  int slot[%d], pair[%d], tag[%d], dropped = 0;", mc, mc, 2 * mc),
+    string.format("  %sshape_poses(X, Xs);", P),
+    string.format("  int nc = %scollide((const double (*)[12])Xs, con, slot, pair, &dropped);", P),
+    string.format("  %scontact_rows(q, X, LDL, con, pair, nc, J, MJ);", P),
+    "  for (int i = 0; i < nc; i++) {",
+    "    depth[i] = con[i].depth;",
+    string.format("    mu[i] = %spair_mu[pair[i]]; e[i] = %spair_e[pair[i]];", P, P),
+    string.format("    tag[2 * i] = %spair[pair[i]][4]; tag[2 * i + 1] = %spair[pair[i]][5];", P, P),
+    "    for (int r = 0; r < 3; r++) x[3 * i + r] = imp[3 * slot[i] + r];",
+    "  }",
+    "  diagc_contact_problem p;",
+    "  diagc_contact_options o;",
+    "  diagc_contact_stats st;",
+    "  diagc_contact_options_init(&o);",
+    options(C),
+    string.format("  p.nv = %d; p.nc = nc; p.J = J; p.MinvJT = MJ; p.v = v; p.vstar = vstar;", nv),
+    string.format("  p.depth = depth; p.mu = mu; p.restitution = e; p.island_tag = tag; p.dt = %s;", d(C.time_step)),
+    "  int status = diagc_contact_solve(&p, &o, x, v_next, ws, ws_size, &st);",
+    string.format("  for (int i = 0; i < %d; i++) imp_next[i] = 0.0;", 3 * C.nslots),
+    "  if (status < 0) return status;",
+    "  for (int i = 0; i < nc; i++)",
+    "    for (int r = 0; r < 3; r++) imp_next[3 * slot[i] + r] = x[3 * i + r];",
+    "  info[0] = nc + dropped;",
+    "  info[1] = st.budget_hit || dropped > 0;",
+    "  info[2] = st.residual;",
+    "  info[3] = st.iterations;",
+    "  return 0;",
+    "}",
+  })
+end
+
+-- the step: the update's whole body
+local function step_fn(C, P)
+  local vq = C.position_update == "parallel" and "v" or "v_next"
+  local l = {
+    string.format("static inline int %sstep(const double *q, const double *v, const double *imp, "
+      .. "const double *effort, double *q_next, double *v_next, double *imp_next, double *info)", P),
+    "{",
+    string.format("  double X[%d], M[%d];", 12 * C.nb, C.nv * C.nv),
+    string.format("  %ssmooth(q, v, effort, X, M, v_next);", P),
+    "  info[0] = info[1] = info[2] = info[3] = 0.0;",
+  }
+  if #C.pairs > 0 then
+    l[#l + 1] = string.format("  double vstar[%d];", C.nv)
+    l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) vstar[i] = v_next[i];", C.nv)
+    l[#l + 1] = string.format("  int status = %scontact(q, v, X, M, vstar, imp, v_next, imp_next, info);", P)
+    l[#l + 1] = "  if (status < 0) return status;"
+  else
+    l[#l + 1] = "  (void)imp; (void)imp_next;"
+  end
+  l[#l + 1] = string.format("  %sintegrate(q, %s, %s, q_next);", P, vq, d(C.time_step))
+  l[#l + 1] = "  return 0;"
+  l[#l + 1] = "}"
+  return lines(l)
+end
+
+-- The preamble of a world's leaf: every function above, after the dynamics.
+function M.emit(C, P)
+  layout(C)
+  local dynamics = require("diagc.world.dynamics")
+  local parts = { "#include <diagc/world.h>", dynamics.emit(C, P), tables(C, P), smooth(C, P) }
+  if #C.pairs > 0 then
+    for _, f in ipairs({ shape_poses, collide, rows, contact }) do parts[#parts + 1] = f(C, P) end
+  end
+  parts[#parts + 1] = step_fn(C, P)
+  return table.concat(parts, "\n\n") .. "\n"
+end
+
+M.sections = { tables = tables, shape_poses = shape_poses, collide = collide, rows = rows }
+
+return M

@@ -1,0 +1,7 @@
+-- expect: diagc: FILE:4: body 'box' box size[1] must be positive, got -0.5
+-- Shape sizes are positive.
+local W = world "arena" {
+  body { "box", mass = 1, inertia = { 1, 1, 1 }, joint = { "free" },
+    shapes = { { "box", size = { 1, -0.5, 1 } } } },
+}
+return diagram "top" { system { "w", W } }
