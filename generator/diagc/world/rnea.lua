@@ -1,0 +1,128 @@
+-- world/rnea.lua: emits PFX_bias(q, v, X, c), c(q, v) = C(q, v) v + g(q) + D v
+-- by the recursive Newton-Euler algorithm with vdot = 0, unrolled, in world
+-- coordinates: body velocities V_i = V_parent + S_i v_i, accelerations
+-- A_i = A_parent + (velocity-product terms), starting from -gravity at the
+-- world; body forces I A + V x* (I V) summed from the leaves up; c_k =
+-- S_k . F_body(k) + damping v_k.  Bodies welded to the world are skipped.
+local spatial = require("diagc.world.spatial")
+local motion = require("diagc.world.motion")
+local fold = require("diagc.world.fold")
+local crba = require("diagc.world.crba")
+
+local M = {}
+
+-- the joint's spatial velocity S v over dofs first..last: 6 C expressions
+local function joint_velocity(first, last)
+  local e = {}
+  for r = 0, 5 do
+    local terms = {}
+    for k = first, last do terms[#terms + 1] = string.format("S%d[%d] * v[%d]", k, r, k) end
+    e[r + 1] = table.concat(terms, " + ")
+  end
+  return e
+end
+
+local function set6(out, name, e)
+  out[#out + 1] = string.format("  const double %s[6] = { %s };", name, table.concat(e, ", "))
+end
+
+-- V and A of a body with dofs
+local function kinematic(world, t, h, i, out, names)
+  local b = world.bodies[i]
+  local p = b.joint.parent
+  local static = p == 0 or not crba.moving(t, p)
+  local v0, nvi = t.v0[i], t.nvi[i]
+  local vp, ap = names.V[p], static and "A0" or names.A[p]
+  local cross = h:use("cross_m")
+  local V, A = "V" .. i, "A" .. i
+  if b.joint.type == "free" then
+    set6(out, "vl" .. i, joint_velocity(v0, v0 + 2))
+    set6(out, "va" .. i, joint_velocity(v0 + 3, v0 + 5))
+    local e = {}
+    for r = 0, 5 do
+      e[r + 1] = string.format("vl%d[%d] + va%d[%d]", i, r, i, r)
+      if not static then e[r + 1] = string.format("%s[%d] + ", vp, r) .. e[r + 1] end
+    end
+    set6(out, V, e)
+    out[#out + 1] = string.format("  double %s[6];", A)
+    out[#out + 1] = string.format("  %s(%s, va%d, %s);", cross, V, i, A)
+    if not static then
+      out[#out + 1] = string.format("  double w%d[6];", i)
+      out[#out + 1] = string.format("  %s(%s, vl%d, w%d);", cross, vp, i, i)
+    end
+    for r = 0, 5 do
+      local extra = static and "" or string.format(" + w%d[%d]", i, r)
+      out[#out + 1] = string.format("  %s[%d] += %s[%d]%s;", A, r, ap, r, extra)
+    end
+  else
+    local vj = joint_velocity(v0, v0 + nvi - 1)
+    if static then
+      set6(out, V, vj)
+      A = ap -- V x (S v) = 0 when V = S v
+    else
+      set6(out, "vj" .. i, vj)
+      local e = {}
+      for r = 0, 5 do e[r + 1] = string.format("%s[%d] + vj%d[%d]", vp, r, i, r) end
+      set6(out, V, e)
+      out[#out + 1] = string.format("  double %s[6];", A)
+      out[#out + 1] = string.format("  %s(%s, vj%d, %s);", cross, V, i, A)
+      for r = 0, 5 do out[#out + 1] = string.format("  %s[%d] += %s[%d];", A, r, ap, r) end
+    end
+  end
+  names.V[i], names.A[i] = V, A
+end
+
+local function forward(world, t, h, out, names)
+  for i, b in ipairs(world.bodies) do
+    if crba.moving(t, i) then
+      for _, l in ipairs(motion.lines(world, t, i, "  ")) do out[#out + 1] = l end
+      if t.nvi[i] > 0 then
+        kinematic(world, t, h, i, out, names)
+      else
+        local p = b.joint.parent
+        names.V[i], names.A[i] = names.V[p], names.A[p]
+      end
+      out[#out + 1] = string.format("  double I%d[10], F%d[6];", i, i)
+      out[#out + 1] = string.format("  %s(X + %d, %s, I%d);", h:use("body_inertia"), 12 * (i - 1),
+        spatial.body_args(b), i)
+      out[#out + 1] = string.format("  %s(I%d, %s, %s, F%d);", h:use("body_force"), i, names.V[i], names.A[i], i)
+    end
+  end
+end
+
+local function backward(world, t, h, out)
+  for i = t.nb, 1, -1 do
+    local p = world.bodies[i].joint.parent
+    if crba.moving(t, i) and p > 0 and crba.moving(t, p) then
+      for r = 0, 5 do out[#out + 1] = string.format("  F%d[%d] += F%d[%d];", p, r, i, r) end
+    end
+  end
+  local dot = h:use("dot6")
+  for k = 0, t.nv - 1 do
+    local i = t.dof_body[k]
+    local d = world.bodies[i].joint.damping or 0
+    local e = string.format("%s(S%d, F%d)", dot, k, i)
+    if d ~= 0 then e = e .. " + " .. fold.num(d) .. " * v[" .. k .. "]" end
+    out[#out + 1] = string.format("  c[%d] = %s;", k, e)
+  end
+end
+
+function M.emit(world, t, prefix, h)
+  local out = { string.format("static void %s_bias(const double *q, const double *v, const double *X, double *c)\n{",
+    prefix) }
+  out[#out + 1] = "  (void)q;"
+  if t.nv == 0 then
+    out[#out + 1] = "  (void)v;\n  (void)X;\n  (void)c;\n}\n"
+    return table.concat(out, "\n")
+  end
+  local g = world.gravity or { 0, 0, 0 }
+  out[#out + 1] = string.format("  const double A0[6] = { 0.0, 0.0, 0.0, %s, %s, %s };", fold.num(-g[1]),
+    fold.num(-g[2]), fold.num(-g[3]))
+  local names = { V = {}, A = { [0] = "A0" } }
+  forward(world, t, h, out, names)
+  backward(world, t, h, out)
+  out[#out + 1] = "}\n"
+  return table.concat(out, "\n")
+end
+
+return M

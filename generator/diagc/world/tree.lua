@@ -1,0 +1,119 @@
+-- world/tree.lua: the structural facts of a checked world's kinematic tree,
+-- computed once at generation time: coordinate sizes and offsets per body,
+-- the dof parent array (Featherstone's lambda, used by the tree-sparse
+-- factorisation), each dof's body, each body's chain of ancestor dofs, and
+-- the contact-island tree of each body.
+--
+--   local tree = require("diagc.world.tree")
+--   local t = tree.facts(world)
+--   t.nq, t.nv, t.nb
+--   t.q0[i], t.v0[i], t.nqi[i], t.nvi[i]   body i (1-based): 0-based offsets and sizes
+--   t.dof_parent[k]  0-based dof k's parent dof (0-based), -1 at a root
+--   t.dof_body[k]    the body (1-based) that dof k (0-based) moves
+--   t.chain[i]       0-based dofs that move body i (its ancestors' and its own), increasing
+--   t.tree_root[i]   1-based index of body i's top-most ancestor that is not welded
+--                    to the world (its subtree root); -1 if body i is welded to the world
+--   t.tree_id[i]     0-based id of that subtree (numbered in body order), -1 if welded
+--   t.ntrees         the number of such subtrees
+--   t.q_default      nq zeros, with w = 1 in every quaternion
+--
+-- Dofs are numbered in body order, so a dof's parent always has a smaller
+-- index (what the factorisation needs).  q0 / v0 given in the world must
+-- match that packing.
+local M = {}
+
+M.SIZES = {
+  revolute = { nq = 1, nv = 1 },
+  prismatic = { nq = 1, nv = 1 },
+  fixed = { nq = 0, nv = 0 },
+  ball = { nq = 4, nv = 3 },
+  free = { nq = 7, nv = 6 },
+}
+
+local function sizes(body, i)
+  local s = M.SIZES[body.joint.type]
+  if not s then error(string.format("world body %d: unknown joint type %s", i, tostring(body.joint.type)), 0) end
+  return s
+end
+
+-- offsets and the dof chains, in body order
+local function pack(world, t)
+  local nq, nv = 0, 0
+  for i, b in ipairs(world.bodies) do
+    local s = sizes(b, i)
+    local p = b.joint.parent
+    if type(p) ~= "number" or p < 0 or p >= i then
+      error(string.format("world body %d: parent %s must precede it", i, tostring(p)), 0)
+    end
+    t.q0[i], t.v0[i], t.nqi[i], t.nvi[i] = nq, nv, s.nq, s.nv
+    local last = -1 -- the nearest ancestor dof
+    local chain = {}
+    if p > 0 then
+      for _, k in ipairs(t.chain[p]) do chain[#chain + 1] = k end
+      last = t.last_dof[p]
+    end
+    for k = nv, nv + s.nv - 1 do
+      t.dof_parent[k], t.dof_body[k] = last, i
+      chain[#chain + 1] = k
+      last = k
+    end
+    t.chain[i], t.last_dof[i] = chain, last
+    for _, key in ipairs({ "q0", "v0" }) do
+      if b[key] ~= nil and b[key] ~= t[key][i] then
+        error(string.format("world body %d: %s = %s, expected %d (body order packing)", i, key,
+          tostring(b[key]), t[key][i]), 0)
+      end
+    end
+    nq, nv = nq + s.nq, nv + s.nv
+  end
+  t.nq, t.nv = nq, nv
+end
+
+-- contact islands: a body welded to the world (a chain of fixed joints up to
+-- it) belongs to none; others to the subtree under their top-most non-welded
+-- ancestor
+local function islands(world, t)
+  t.ntrees = 0
+  for i, b in ipairs(world.bodies) do
+    local p = b.joint.parent
+    local welded_parent = p == 0 or t.tree_root[p] == -1
+    if welded_parent and b.joint.type == "fixed" then
+      t.tree_root[i], t.tree_id[i] = -1, -1
+    elseif welded_parent then
+      t.tree_root[i], t.tree_id[i] = i, t.ntrees
+      t.ntrees = t.ntrees + 1
+    else
+      t.tree_root[i], t.tree_id[i] = t.tree_root[p], t.tree_id[p]
+    end
+  end
+end
+
+function M.facts(world)
+  local t = { nb = #world.bodies, q0 = {}, v0 = {}, nqi = {}, nvi = {}, dof_parent = {}, dof_body = {},
+    chain = {}, last_dof = {}, tree_root = {}, tree_id = {}, q_default = {} }
+  pack(world, t)
+  islands(world, t)
+  for k = 1, t.nq do t.q_default[k] = 0 end
+  for i, b in ipairs(world.bodies) do
+    local ty = b.joint.type
+    if ty == "ball" then t.q_default[t.q0[i] + 1] = 1 end
+    if ty == "free" then t.q_default[t.q0[i] + 4] = 1 end
+  end
+  for _, key in ipairs({ "nq", "nv", "nb" }) do
+    if world[key] ~= nil and world[key] ~= t[key] then
+      error(string.format("world: %s = %s, the bodies give %d", key, tostring(world[key]), t[key]), 0)
+    end
+  end
+  return t
+end
+
+-- Is dof a an ancestor of dof b (or b itself)?
+function M.dof_ancestor(t, a, b)
+  while b >= 0 do
+    if b == a then return true end
+    b = t.dof_parent[b]
+  end
+  return false
+end
+
+return M

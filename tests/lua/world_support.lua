@@ -1,0 +1,228 @@
+-- tests/lua/world_support.lua: shared by the world_*_test.lua files (loaded
+-- with dofile).  Compiles a world's generated dynamics in-process with
+-- TinyCC behind exported wrappers, and gives small dense linear algebra,
+-- the tangent-space ODE q' = G(q) v and RK4 for the physical checks.
+local ffi = require("ffi")
+local host = require("diagc_host")
+local dyn = require("diagc.world.dynamics")
+
+local S = {}
+
+-- exported wrappers around the static functions (and an accel = M^-1 (tau - c))
+function S.wrappers(world, P)
+  local f = dyn.facts(world)
+  local nv, nb = math.max(f.nv, 1), math.max(f.nb, 1)
+  return table.concat({
+    string.format("void %s_t_kinematics(const double *q, double *X) { %s_kinematics(q, X); }", P, P),
+    string.format("void %s_t_mass_matrix(const double *q, const double *X, double *M) { %s_mass_matrix(q, X, M); }", P, P),
+    string.format("void %s_t_bias(const double *q, const double *v, const double *X, double *c) { %s_bias(q, v, X, c); }",
+      P, P),
+    string.format("void %s_t_factor(double *M) { %s_factor(M); }", P, P),
+    string.format("void %s_t_solve(const double *LDL, double *x) { %s_solve(LDL, x); }", P, P),
+    string.format("void %s_t_point_jacobian(int b, const double *q, const double *X, const double *p, double *J) "
+      .. "{ %s_point_jacobian(b, q, X, p, J); }", P, P),
+    string.format("void %s_t_integrate(const double *q, const double *v, double dt, double *qn) "
+      .. "{ %s_integrate(q, v, dt, qn); }", P, P),
+    string.format("double %s_t_energy(const double *q, const double *v, const double *X) "
+      .. "{ return %s_energy(q, v, X); }", P, P),
+    string.format([[
+void %s_t_accel(const double *q, const double *v, const double *tau, double *a)
+{
+  double X[%d], M[%d];
+  int k;
+  %s_kinematics(q, X);
+  %s_mass_matrix(q, X, M);
+  %s_bias(q, v, X, a);
+  for (k = 0; k < %d; ++k) a[k] = tau[k] - a[k];
+  %s_factor(M);
+  %s_solve(M, a);
+}]], P, 12 * nb, nv * nv, P, P, P, f.nv, P, P),
+  }, "\n") .. "\n"
+end
+
+local NAMES = {
+  kinematics = "void (*)(const double *, double *)",
+  mass_matrix = "void (*)(const double *, const double *, double *)",
+  bias = "void (*)(const double *, const double *, const double *, double *)",
+  factor = "void (*)(double *)",
+  solve = "void (*)(const double *, double *)",
+  point_jacobian = "void (*)(int, const double *, const double *, const double *, double *)",
+  integrate = "void (*)(const double *, const double *, double, double *)",
+  energy = "double (*)(const double *, const double *, const double *)",
+  accel = "void (*)(const double *, const double *, const double *, double *)",
+}
+
+-- the C unit of a world: generated text + wrappers
+function S.unit(world, P)
+  return dyn.emit(world, P) .. "\n" .. S.wrappers(world, P)
+end
+
+-- compiles a world; returns { f = facts, fn = {name = cfunction}, state = }
+function S.compile(world, P)
+  P = P or "w"
+  local state, msgs = host.tcc_compile(S.unit(world, P), { options = "-Wall -Werror", name = P .. ".c",
+    defines = { __STRICT_ANSI__ = true } })
+  assert(state, msgs)
+  local w = { f = dyn.facts(world), fn = {}, state = state }
+  for name, ty in pairs(NAMES) do
+    w.fn[name] = ffi.cast(ty, host.tcc_symbol(state, P .. "_t_" .. name))
+  end
+  return w
+end
+
+function S.arr(n, init)
+  local a = ffi.new("double[?]", math.max(n, 1))
+  for i = 1, #(init or {}) do a[i - 1] = init[i] end
+  return a
+end
+
+function S.list(a, n)
+  local t = {}
+  for i = 1, n do t[i] = a[i - 1] end
+  return t
+end
+
+-- M(q) as a Lua matrix (1-based rows)
+function S.mass(w, q)
+  local f = w.f
+  local X, M = S.arr(12 * f.nb), S.arr(f.nv * f.nv)
+  w.fn.kinematics(S.arr(f.nq, q), X)
+  w.fn.mass_matrix(S.arr(f.nq, q), X, M)
+  local out = {}
+  for i = 1, f.nv do
+    out[i] = {}
+    for j = 1, f.nv do out[i][j] = M[(i - 1) * f.nv + j - 1] end
+  end
+  return out
+end
+
+function S.bias(w, q, v)
+  local f = w.f
+  local X, c = S.arr(12 * f.nb), S.arr(f.nv)
+  local qa = S.arr(f.nq, q)
+  w.fn.kinematics(qa, X)
+  w.fn.bias(qa, S.arr(f.nv, v), X, c)
+  return S.list(c, f.nv)
+end
+
+function S.energy(w, q, v)
+  local f = w.f
+  local X = S.arr(12 * f.nb)
+  local qa = S.arr(f.nq, q)
+  w.fn.kinematics(qa, X)
+  return w.fn.energy(qa, S.arr(f.nv, v), X)
+end
+
+function S.poses(w, q)
+  local X = S.arr(12 * w.f.nb)
+  w.fn.kinematics(S.arr(w.f.nq, q), X)
+  return S.list(X, 12 * w.f.nb)
+end
+
+-- dense solve by Gaussian elimination with partial pivoting
+function S.dense_solve(A, b)
+  local n = #b
+  local M, x = {}, {}
+  for i = 1, n do M[i] = {}; for j = 1, n do M[i][j] = A[i][j] end; x[i] = b[i] end
+  for k = 1, n do
+    local p = k
+    for i = k + 1, n do if math.abs(M[i][k]) > math.abs(M[p][k]) then p = i end end
+    M[k], M[p], x[k], x[p] = M[p], M[k], x[p], x[k]
+    for i = k + 1, n do
+      local r = M[i][k] / M[k][k]
+      for j = k, n do M[i][j] = M[i][j] - r * M[k][j] end
+      x[i] = x[i] - r * x[k]
+    end
+  end
+  for i = n, 1, -1 do
+    local s = x[i]
+    for j = i + 1, n do s = s - M[i][j] * x[j] end
+    x[i] = s / M[i][i]
+  end
+  return x
+end
+
+-- Cholesky succeeds (symmetric positive definite)?
+function S.spd(A)
+  local n, L = #A, {}
+  for i = 1, n do
+    L[i] = {}
+    for j = 1, i do
+      local s = A[i][j]
+      for k = 1, j - 1 do s = s - L[i][k] * L[j][k] end
+      if i == j then
+        if s <= 0 then return false end
+        L[i][i] = math.sqrt(s)
+      else
+        L[i][j] = s / L[j][j]
+      end
+    end
+  end
+  return true
+end
+
+-- q' = G(q) v: the coordinates' time derivative (quaternion: q (0, w) / 2)
+function S.qdot(world, f, q, v)
+  local d = {}
+  for i = 1, f.nq do d[i] = 0 end
+  for i, b in ipairs(world.bodies) do
+    local q0, v0, ty = f.q0[i], f.v0[i], b.joint.type
+    if ty == "revolute" or ty == "prismatic" then d[q0 + 1] = v[v0 + 1] end
+    if ty == "free" then
+      for e = 1, 3 do d[q0 + e] = v[v0 + e] end
+      q0, v0 = q0 + 3, v0 + 3
+    end
+    if ty == "ball" or ty == "free" then
+      local qw, qx, qy, qz = q[q0 + 1], q[q0 + 2], q[q0 + 3], q[q0 + 4]
+      local wx, wy, wz = v[v0 + 1], v[v0 + 2], v[v0 + 3]
+      d[q0 + 1] = 0.5 * (-qx * wx - qy * wy - qz * wz)
+      d[q0 + 2] = 0.5 * (qw * wx + qy * wz - qz * wy)
+      d[q0 + 3] = 0.5 * (qw * wy + qz * wx - qx * wz)
+      d[q0 + 4] = 0.5 * (qw * wz + qx * wy - qy * wx)
+    end
+  end
+  return d
+end
+
+-- RK4 of (q, v) with vdot = M^-1 (-c), n steps of h; returns q, v
+function S.rk4(world, w, q, v, h, n)
+  local f = w.f
+  local nq, nv = f.nq, f.nv
+  local qa, va, tau, acc = S.arr(nq), S.arr(nv), S.arr(nv), S.arr(nv)
+  local function deriv(qq, vv)
+    for i = 1, nq do qa[i - 1] = qq[i] end
+    for i = 1, nv do va[i - 1] = vv[i] end
+    w.fn.accel(qa, va, tau, acc)
+    return S.qdot(world, f, qq, vv), S.list(acc, nv)
+  end
+  local function add(x, dx, s)
+    local y = {}
+    for i = 1, #x do y[i] = x[i] + s * dx[i] end
+    return y
+  end
+  for _ = 1, n do
+    local k1q, k1v = deriv(q, v)
+    local k2q, k2v = deriv(add(q, k1q, h / 2), add(v, k1v, h / 2))
+    local k3q, k3v = deriv(add(q, k2q, h / 2), add(v, k2v, h / 2))
+    local k4q, k4v = deriv(add(q, k3q, h), add(v, k3v, h))
+    for i = 1, nq do q[i] = q[i] + h / 6 * (k1q[i] + 2 * k2q[i] + 2 * k3q[i] + k4q[i]) end
+    for i = 1, nv do v[i] = v[i] + h / 6 * (k1v[i] + 2 * k2v[i] + 2 * k3v[i] + k4v[i]) end
+  end
+  return q, v
+end
+
+-- 3x3 helpers on flat row-major Lua arrays
+function S.rot_of(X, i) local o = 12 * (i - 1); return { unpack(X, o + 1, o + 9) } end
+function S.pos_of(X, i) local o = 12 * (i - 1); return { X[o + 10], X[o + 11], X[o + 12] } end
+function S.mv(R, x)
+  return { R[1] * x[1] + R[2] * x[2] + R[3] * x[3], R[4] * x[1] + R[5] * x[2] + R[6] * x[3],
+    R[7] * x[1] + R[8] * x[2] + R[9] * x[3] }
+end
+function S.mtv(R, x)
+  return { R[1] * x[1] + R[4] * x[2] + R[7] * x[3], R[2] * x[1] + R[5] * x[2] + R[8] * x[3],
+    R[3] * x[1] + R[6] * x[2] + R[9] * x[3] }
+end
+function S.cross(a, b) return { a[2] * b[3] - a[3] * b[2], a[3] * b[1] - a[1] * b[3], a[1] * b[2] - a[2] * b[1] } end
+function S.inertia(I) return { I[1], I[4], I[5], I[4], I[2], I[6], I[5], I[6], I[3] } end
+
+return S
