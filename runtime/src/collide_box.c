@@ -21,6 +21,9 @@ static double bias_tol(double best, double scale) {
   return AXIS_BIAS_REL * fabs(best) + AXIS_BIAS_ABS * scale;
 }
 
+/* Area (over 4) of the faces normal to axis k of a box. */
+static double face_area(const double *h, int k) { return h[(k + 1) % 3] * h[(k + 2) % 3]; }
+
 /* Local coordinates of box corner k (bit i set: +h_i). */
 static void corner_local(const double *h, int k, double *r) {
   r[0] = (k & 1) ? h[0] : -h[0];
@@ -221,7 +224,8 @@ static int capsule_on_face(const double *s0, const double *u, double r, const do
 
 /* Penetration of segment s0 + t u into the box: the axis (unit, local,
  * pointing from the box to the segment) of least push-out, *face = its
- * face index or -1; returns the push-out distance. */
+ * face index k, or -1 - k for the axis e_k x u; returns the push-out
+ * distance. */
 static double segment_box_sat(const double *s0, const double *u, const double *h, double *axis,
                               int *face) {
   double best = 0.0, s1[3], ulen = v3_norm(u), scale = h[0] + h[1] + h[2] + ulen;
@@ -251,7 +255,7 @@ static double segment_box_sat(const double *s0, const double *u, const double *h
     pen = up <= down ? up : down;
     if (pen < best - bias_tol(best, scale)) {
       best = pen;
-      *face = -1;
+      *face = -1 - k;
       axis[0] = up <= down ? L[0] : -L[0];
       axis[1] = up <= down ? L[1] : -L[1];
       axis[2] = up <= down ? L[2] : -L[2];
@@ -296,13 +300,26 @@ int collide_box_capsule(const diagc_shape *a, const double *Xa, const diagc_shap
       int m = capsule_on_face(s0, u, r, h, face, nl[face] > 0.0 ? 1 : -1, Xa, margin, out);
       if (m >= 0) return m;
     }
-    /* the deepest end (or the middle) of the segment along -nl */
-    x0 = v3_dot(nl, s0);
-    x1 = v3_dot(nl, s1);
-    t = x0 < x1 ? 0.0 : (x1 < x0 ? 1.0 : 0.5);
-    v3_axpy(s0, t, u, p);
     depth = pen + r;
-    v3_axpy(p, depth - r, nl, q); /* the box surface along nl */
+    if (face < 0) {
+      /* across the box edge along x_k nearest the capsule: the closest
+         points of that edge and the segment (skew lines) */
+      double c0[3], c1[3], s;
+      int kk = -1 - face, j;
+      for (j = 0; j < 3; j++) c0[j] = c1[j] = nl[j] >= 0.0 ? h[j] : -h[j];
+      c0[kk] = -h[kk];
+      c1[kk] = h[kk];
+      collide_segments(s0, s1, c0, c1, &t, &s);
+      v3_axpy(s0, t, u, p);
+      for (j = 0; j < 3; j++) q[j] = c0[j] + s * (c1[j] - c0[j]);
+    } else {
+      /* the deepest end (or the middle) of the segment along -nl */
+      x0 = v3_dot(nl, s0);
+      x1 = v3_dot(nl, s1);
+      t = x0 < x1 ? 0.0 : (x1 < x0 ? 1.0 : 0.5);
+      v3_axpy(s0, t, u, p);
+      v3_axpy(p, pen, nl, q); /* the box surface along nl */
+    }
   }
   if (!(depth > -margin)) return 0;
   pose_dir(Xa, nl, n);
@@ -530,7 +547,7 @@ int collide_box_box(const diagc_shape *a, const double *Xa, const diagc_shape *b
                     const double *Xb, double margin, diagc_contact *out) {
   const double *ha = a->size, *hb = b->size;
   double C[3][3], AC[3][3], d[3], dA[3], dB[3], best, scale = 0.0, bestL[3] = { 0, 0, 0 };
-  double edge_best = 0.0, edgeL[3] = { 0, 0, 0 };
+  double edge_best = 0.0, edgeL[3] = { 0, 0, 0 }, face_sep;
   int i, j, kind = 0, bi = 0, have_edge = 0, ei = 0, ej = 0;
   for (i = 0; i < 3; i++) {
     scale = ha[i] > scale ? ha[i] : scale;
@@ -544,33 +561,39 @@ int collide_box_box(const diagc_shape *a, const double *Xa, const diagc_shape *b
   v3_sub(Xb + 9, Xa + 9, d);
   pose_local_dir(Xa, d, dA);
   pose_local_dir(Xb, d, dB);
-  /* faces of A (kind 0), then faces of B (kind 1) when clearly better */
-  best = -1.0;
-  for (i = 0; i < 3; i++) {
-    double sep = fabs(dA[i]) - ha[i] - (hb[0] * AC[i][0] + hb[1] * AC[i][1] + hb[2] * AC[i][2]);
-    if (sep > margin) return 0;
-    if (i == 0 || sep > best) {
-      best = sep;
-      bi = i;
-    }
-  }
+  /* the best face of A (kind 0) and of B (kind 1): the clearly better
+     one, else the larger face, else A's -- the same choice for either
+     argument order, and stable under round-off for a resting contact */
   {
-    double bbest = 0.0;
-    int bbi = 0;
+    double sa = 0.0, sb = 0.0, tol;
+    int ai = 0, bj = 0;
+    for (i = 0; i < 3; i++) {
+      double sep = fabs(dA[i]) - ha[i] - (hb[0] * AC[i][0] + hb[1] * AC[i][1] + hb[2] * AC[i][2]);
+      if (sep > margin) return 0;
+      if (i == 0 || sep > sa) {
+        sa = sep;
+        ai = i;
+      }
+    }
     for (j = 0; j < 3; j++) {
       double sep =
           fabs(dB[j]) - hb[j] - (ha[0] * AC[0][j] + ha[1] * AC[1][j] + ha[2] * AC[2][j]);
       if (sep > margin) return 0;
-      if (j == 0 || sep > bbest) {
-        bbest = sep;
-        bbi = j;
+      if (j == 0 || sep > sb) {
+        sb = sep;
+        bj = j;
       }
     }
-    if (bbest > best + bias_tol(best, scale)) {
-      best = bbest;
-      bi = bbi;
+    best = sa > sb ? sa : sb;
+    tol = bias_tol(best, scale);
+    if (sb > sa + tol)
       kind = 1;
-    }
+    else if (sa > sb + tol)
+      kind = 0;
+    else
+      kind = face_area(hb, bj) > face_area(ha, ai) ? 1 : 0;
+    bi = kind ? bj : ai;
+    face_sep = kind ? sb : sa;
   }
   /* edge pairs: L = x_i (A) cross x_j (B), in A's frame */
   for (i = 0; i < 3; i++)
@@ -599,19 +622,19 @@ int collide_box_box(const diagc_shape *a, const double *Xa, const diagc_shape *b
         edgeL[2] = v3_dot(L, dA) < 0.0 ? -L[2] : L[2];
       }
     }
-  if (have_edge && edge_best > best + bias_tol(best, scale)) {
-    best = edge_best;
+  if (have_edge && edge_best > face_sep + bias_tol(face_sep, scale)) {
+    face_sep = edge_best;
     kind = 2;
     bestL[0] = edgeL[0];
     bestL[1] = edgeL[1];
     bestL[2] = edgeL[2];
   }
-  if (kind == 2) return box_edges(Xa, ha, Xb, hb, ei, ej, bestL, best, out);
+  if (kind == 2) return box_edges(Xa, ha, Xb, hb, ei, ej, bestL, face_sep, out);
   if (kind == 0) {
     int sg = dA[bi] >= 0.0 ? 1 : -1;
-    return box_face(Xa, ha, Xb, hb, bi, sg, 1, 2 * bi + (sg > 0), margin, best, out);
+    return box_face(Xa, ha, Xb, hb, bi, sg, 1, 2 * bi + (sg > 0), margin, face_sep, out);
   } else {
     int sg = -dB[bi] >= 0.0 ? 1 : -1;
-    return box_face(Xb, hb, Xa, ha, bi, sg, 0, 6 + 2 * bi + (sg > 0), margin, best, out);
+    return box_face(Xb, hb, Xa, ha, bi, sg, 0, 6 + 2 * bi + (sg > 0), margin, face_sep, out);
   }
 }
