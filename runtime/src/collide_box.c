@@ -345,11 +345,17 @@ typedef struct {
 
 #define CLIP_CAP 16
 
+/* The reference face is clipped against grown by this fraction of its
+ * larger half extent: an incident corner on (or within round-off of) a
+ * side plane, as in a stack of aligned boxes, stays a corner and keeps its
+ * feature id instead of flickering between corner and crossing. */
+#define CLIP_GROW 1e-6
+
 /* Signed distance of x beyond reference side plane s (0: x_p >= -h_p,
- * 1: x_p <= h_p, 2: x_q >= -h_q, 3: x_q <= h_q). */
-static double side_f(const double *x, const double *h, int p, int q, int s) {
+ * 1: x_p <= h_p, 2: x_q >= -h_q, 3: x_q <= h_q), moved out by grow. */
+static double side_f(const double *x, const double *h, int p, int q, int s, double grow) {
   int ax = s < 2 ? p : q;
-  return (s & 1) ? x[ax] - h[ax] : -x[ax] - h[ax];
+  return ((s & 1) ? x[ax] - h[ax] : -x[ax] - h[ax]) - grow;
 }
 
 /* The point code of the crossing of an edge on `carrier` with plane s. */
@@ -365,9 +371,10 @@ static int cross_code(int carrier, int s) {
 static int clip_side(const clip_vertex *in, int n, clip_vertex *out, const double *h, int p,
                      int q, int s) {
   int i, m = 0;
+  double grow = CLIP_GROW * (h[p] > h[q] ? h[p] : h[q]);
   for (i = 0; i < n; i++) {
     const clip_vertex *v = &in[i], *w = &in[(i + 1) % n];
-    double fv = side_f(v->x, h, p, q, s), fw = side_f(w->x, h, p, q, s);
+    double fv = side_f(v->x, h, p, q, s, grow), fw = side_f(w->x, h, p, q, s, grow);
     int vin = fv <= 0.0, win = fw <= 0.0;
     if (vin && m < CLIP_CAP) {
       out[m] = *v;
