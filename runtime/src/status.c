@@ -17,6 +17,7 @@ static const status_entry STATUSES[] = {
   ENTRY(DIAGC_E_INDEX, "model: no output or cache entry of that index"),
   ENTRY(DIAGC_SIM_TERMINATED, "simulator: an event handler reached termination"),
   ENTRY(DIAGC_LCP_SOLVED_TOL, "lcp: solved within accept_tol only"),
+  ENTRY(DIAGC_LCP_BUDGET, "lcp: work budget spent (best point returned)"),
   ENTRY(DIAGC_SIM_E_ARG, "simulator: bad argument"),
   ENTRY(DIAGC_SIM_E_MODEL, "simulator: invalid model descriptor"),
   ENTRY(DIAGC_SIM_E_NOMEM, "simulator: out of memory"),

@@ -10,7 +10,8 @@
  *    deploy -50.., linearization -60...  Functions that return an id, a count or a flag (>= 0)
  *    on success return these on failure: rc < 0 is always a failure.
  *  - Positive codes are outcomes that are not failures (the result is
- *    usable): DIAGC_SIM_TERMINATED, DIAGC_LCP_SOLVED_TOL.
+ *    usable): DIAGC_SIM_TERMINATED, DIAGC_LCP_SOLVED_TOL,
+ *    DIAGC_LCP_BUDGET, DIAGC_CONTACT_BUDGET.
  *
  * Event handlers' results (DIAGC_DID_NOTHING, DIAGC_SUCCEEDED, ... in
  * diagc/model.h) are not status codes.
@@ -33,6 +34,8 @@ typedef enum diagc_status {
   DIAGC_SIM_TERMINATED = 1,   /* a handler returned DIAGC_REACHED_TERMINATION:
                                  the simulation stopped early */
   DIAGC_LCP_SOLVED_TOL = 2,   /* LCP: tol < violation <= accept_tol */
+  DIAGC_LCP_BUDGET = 3,       /* LCP: the work budget ran out; x is the
+                                 best point seen (finite, usable) */
 
   /* simulator (diagc/simulator.h) */
   DIAGC_SIM_E_ARG = -1,       /* bad argument (t_max < t, NaN, name) */
