@@ -96,7 +96,7 @@ static double normal_target(const diagc_contact_problem *p, const diagc_contact_
   /* separated (speculative): no impulse unless v* closes the gap within
      the step; then the restitution target too */
   t = d / p->dt;
-  if (dot(Jn, p->vstar, p->nv) < t && rest > t) t = rest;
+  if (rest > 0.0 && dot(Jn, p->vstar, p->nv) < t) t = rest;
   return t;
 }
 

@@ -600,6 +600,16 @@ static int finish(diagc__lcp_ctx *c, double *x, int used, diagc_lcp_stats *stats
     diagc__lcp_residual(c, c->best, c->w);
     c->best_v = diagc__lcp_violation_w(c, c->best, c->w);
   }
+  if (c->alt_v < 0.0 && c->best_v > c->tol) {
+    /* not solved, and the (zero) start was never scored: it may beat
+       every point seen (a stopped attempt's, the budget's last) */
+    diagc__lcp_residual(c, c->alt, c->w);
+    c->alt_v = diagc__lcp_violation_w(c, c->alt, c->w);
+    if (c->alt_v < c->best_v) {
+      memcpy(c->best, c->alt, sizeof(double) * (size_t)c->n);
+      c->best_v = c->alt_v;
+    }
+  }
   if (diagc__lcp_all_finite(c->best, c->n)) {
     memcpy(x, c->best, sizeof(double) * (size_t)c->n);
     v = c->best_v;
