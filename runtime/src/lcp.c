@@ -51,6 +51,7 @@
 #define START_PGS0 25  /* ... in the first round (doubled per round)         */
 #define START_STALL 0.8 /* ... stop when a round does not cut its violation
                            below this share of the previous round's        */
+#define BUDGET_MAIN 0.75 /* AUTO, finite budget: the pivoting stages' share */
 #ifndef CP_ORDERS
 #define CP_ORDERS 8   /* coupled pivoting: attempts at most                  */
 #endif
@@ -678,7 +679,24 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
     if (c.best_v > c.tol)
       diagc__lcp_pgs_run(&c, c.sol, opt->max_pgs_iter > 0 ? opt->max_pgs_iter : 1);
   } else if (c.best_v > c.tol) {
+    double full = c.work_max;
+    /* AUTO under a finite budget: the pivoting stages get BUDGET_MAIN of
+       it; if they spend that without a solution, PGS from the best point
+       seen gets the rest (where pivoting stops, its best point can be far
+       from complementary; PGS sweeps improve it at 1 unit each) */
+    if (method == DIAGC_LCP_AUTO && full < INFINITY) c.work_max = BUDGET_MAIN * full;
     pivoting_stages(&c, method, maxit, sym, warm, &used);
+    if (c.spent && c.work_max < full && c.best_v > c.tol) {
+      c.work_max = full;
+      c.spent = c.work >= full;
+      memcpy(c.sol, c.best, sizeof(double) * (size_t)n);
+      if (!c.spent) {
+        diagc__lcp_pgs_run(&c, c.sol, INT32_MAX);
+        used = DIAGC_LCP_PGS;
+      }
+      c.spent = 1;
+    }
+    c.work_max = full;
   }
   return finish(&c, x, used, stats);
 }

@@ -119,13 +119,15 @@ typedef struct diagc_lcp_stats {
  * (its system and elimination) plus its score; a Lemke pivot N (N + 1) / n^2
  * on its N <= 4n variables, and as much for the tableau.  Each method
  * checks the budget after every step, so a solve overruns it by at most
- * one step (at most n/3 + 17 units).  The default is max(2e7, 3 n^3)
- * multiply-adds: 5556 units at n = 60, 889 at n = 150 (4 to 9 ms on a
- * 2-core EPYC, where a coupled-pivoting solve of a contact problem takes
- * 60 to 300 units, 0.1 to 0.7 ms, and Lemke's method on a degenerate one
- * took up to 36000 units, 0.36 s), 3n from n = 189 on (a pivoting solve
- * costs about n to 2n units).  docs/lcp.md, section 3. */
-#define DIAGC_LCP_WORK_FLOOR 2e7
+ * one step (at most n/3 + 17 units).  The default is max(1e7, 3 n^3)
+ * multiply-adds: 2778 units at n = 60, 450 at n = 150 (about 4 ms of CPU
+ * on a 2-core EPYC, where a coupled-pivoting solve of a contact problem
+ * takes 60 to 300 units, 0.1 to 0.7 ms, and Lemke's method on a degenerate
+ * one about 34000 units, 0.35 s), 3n from n = 150 on (a pivoting solve
+ * costs about n to 2n units).  Under AUTO with a finite budget the
+ * pivoting stages get 3/4 of it; if they spend that without a solution,
+ * PGS sweeps from the best point seen use the rest.  docs/lcp.md, section 3. */
+#define DIAGC_LCP_WORK_FLOOR 1e7
 #define DIAGC_LCP_WORK_CUBIC 3.0
 
 /* The budget in units for n unknowns and the option value work_budget

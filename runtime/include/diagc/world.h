@@ -98,7 +98,7 @@ extern "C" {
  *                              resting impulse off by 1e-5 relative for
  *                              m = 1 kg; the world's tests need 1e-9)
  *   lcp: diagc_lcp_options_init's (AUTO, tol 1e-9, accept_tol 1e-6, the
- *        default work budget, about 4 to 9 ms at 150 rows)
+ *        default work budget, about 4 ms of CPU at 150 rows)
  *   check = 0 (1 when compiled with -DDIAGC_CONTACT_CHECK).
  */
 

@@ -47,7 +47,7 @@ typedef struct {
   lcpg_scene *scene; /* not NULL: receives the scene (free: lcpg_scene_free) */
 } lcpg_spec;
 
-static void lcpg_scene_free(lcpg_scene *sc) {
+static inline void lcpg_scene_free(lcpg_scene *sc) {
   free(sc->J);
   free(sc->minv);
   free(sc->vstar);
