@@ -165,6 +165,7 @@ int main(int argc, char **argv) {
         diagc_lcp_options_init(&o, ws.data(), wsz);
         o.method = method;
         if (maxpgs > 0) o.max_pgs_iter = maxpgs;
+        o.work_budget = -1.0; /* the methods' reach, not a real-time step's budget */
         diagc_lcp_stats st;
         std::memset(x, 0, sizeof(double) * P.n);
         diagc_lcp_solve(P.n, P.A, P.b, P.lo, P.hi, P.findex, x, &o, &st);

@@ -51,6 +51,7 @@
 #define START_PGS0 25  /* ... in the first round (doubled per round)         */
 #define START_STALL 0.8 /* ... stop when a round does not cut its violation
                            below this share of the previous round's        */
+#define BUDGET_MAIN 0.75 /* AUTO, finite budget: the pivoting stages' share */
 #ifndef CP_ORDERS
 #define CP_ORDERS 8   /* coupled pivoting: attempts at most                  */
 #endif
@@ -72,6 +73,14 @@
 static size_t big_doubles(size_t n) {
   size_t lemke = 4 * n * (4 * n + 1) + 4 * n, cp = DIAGC__CP_WORK_DOUBLES(n);
   return lemke > cp ? lemke : cp;
+}
+
+double diagc_lcp_work_budget(int n, double work_budget) {
+  double nn = n > 0 ? (double)n : 1.0, d;
+  if (work_budget < 0.0 || work_budget == INFINITY) return INFINITY;
+  if (work_budget > 0.0) return work_budget;
+  d = DIAGC_LCP_WORK_FLOOR / (nn * nn);
+  return d > DIAGC_LCP_WORK_CUBIC * nn ? d : DIAGC_LCP_WORK_CUBIC * nn;
 }
 
 size_t diagc_lcp_workspace_size(int n) {
@@ -98,6 +107,7 @@ void diagc_lcp_options_init(diagc_lcp_options *opt, void *workspace,
   opt->fallback_rounds = 4;
   opt->fallback_sweeps = 50;
   opt->warm_start = 1;
+  opt->work_budget = 0.0;
   opt->workspace = workspace;
   opt->workspace_size = workspace_size;
 }
@@ -139,7 +149,10 @@ static void mu_continuation(diagc__lcp_ctx *c, int maxit, int *used) {
     /* from the previous stage's active set when it verified */
     diagc__lcp_pivot_run(c, c->sol, c->rhs, maxit, (cap > 1.0 && c->states_ok) ? 2 : 0);
     if (*diagc__lcp_cur_best_v(c) > c->tol) diagc__lcp_lemke_attempts(c, maxit, used);
-    if (final) break;
+    if (final || c->spent) {
+      c->lo = lo0, c->hi = hi0, c->stage = 0; /* the problem itself again */
+      break;
+    }
     cap *= 10.0;
   }
   if (c->best_v <= c->tol) *used = DIAGC_LCP_CONTINUATION;
@@ -162,12 +175,12 @@ static void start_pgs_stage(diagc__lcp_ctx *c, int *used) {
   size_t nn = (size_t)n;
   double *xs = c->sx, prev = INFINITY;
   memcpy(xs, c->alt, sizeof(double) * nn);
-  while (total < START_PGS && c->best_v > c->tol) {
+  while (total < START_PGS && diagc__lcp_go(c)) {
     double v;
     if (sweeps > START_PGS - total) sweeps = START_PGS - total;
     v = diagc__lcp_pgs_run(c, xs, sweeps);
     total += sweeps;
-    if (c->best_v <= c->tol) break;
+    if (!diagc__lcp_go(c)) break;
     memcpy(c->sol, xs, sizeof(double) * nn);
     diagc__lcp_residual(c, c->sol, c->rhs);
     diagc__lcp_pivot_run(c, c->sol, c->rhs, EARLY_PIV, 0);
@@ -185,33 +198,33 @@ static void seeded_stages(diagc__lcp_ctx *c, int method, int maxit, int *used_ou
                           int extra) {
   int used = *used_out;
   if (part == 0) {
-    if (c->best_v > c->tol && method != DIAGC_LCP_COUPLED) {
+    if (diagc__lcp_go(c) && method != DIAGC_LCP_COUPLED) {
       memcpy(c->sol, c->best, sizeof(double) * (size_t)c->n);
       diagc__lcp_residual(c, c->sol, c->rhs);
       /* diagc__lcp_pivot_run reads (x0, w0) = (sol, rhs) once, before overwriting them */
       diagc__lcp_pivot_run(c, c->sol, c->rhs, maxit, 0);
     }
-    if (c->best_v > c->tol && method == DIAGC_LCP_AUTO) {
+    if (diagc__lcp_go(c) && method == DIAGC_LCP_AUTO) {
       /* a few PGS sweeps usually land near the right active set, from
          which the active-set iteration converges in a few steps: much
          cheaper than Lemke's method when it works */
       memcpy(c->sol, c->best, sizeof(double) * (size_t)c->n);
       diagc__lcp_pgs_run(c, c->sol, EARLY_PGS);
-      if (c->best_v > c->tol) {
+      if (diagc__lcp_go(c)) {
         diagc__lcp_residual(c, c->sol, c->rhs);
         diagc__lcp_pivot_run(c, c->sol, c->rhs, EARLY_PIV, 0);
       }
       if (c->best_v <= c->tol) used = DIAGC_LCP_PIVOT_AFTER_PGS;
     }
   } else {
-    if (c->best_v > c->tol && method == DIAGC_LCP_AUTO) {
+    if (diagc__lcp_go(c) && method == DIAGC_LCP_AUTO) {
       int round, sweeps = c->opt->fallback_sweeps > 0 ? c->opt->fallback_sweeps : 50;
-      for (round = 0; round < c->opt->fallback_rounds + extra && c->best_v > c->tol; round++) {
+      for (round = 0; round < c->opt->fallback_rounds + extra && diagc__lcp_go(c); round++) {
         double *xp = c->sol; /* the PGS iterate (diagc__lcp_pivot_run reads it first) */
         memcpy(xp, c->best, sizeof(double) * (size_t)c->n);
         diagc__lcp_pgs_run(c, xp, sweeps);
         used = DIAGC_LCP_PIVOT_AFTER_PGS;
-        if (c->best_v <= c->tol) break;
+        if (!diagc__lcp_go(c)) break;
         diagc__lcp_residual(c, xp, c->w);
         memcpy(c->rhs, c->w, sizeof(double) * (size_t)c->n);
         diagc__lcp_pivot_run(c, xp, c->rhs, maxit, 0);
@@ -385,6 +398,7 @@ static int check_call(int n, const double *A, const double *b, const double *lo,
   if (!opt || !opt->workspace) return DIAGC_LCP_E_WORKSPACE;
   if (!check_args(n, A, b, lo, hi, findex, x, opt->cfm, maxdiag, sym)) return DIAGC_LCP_E_ARG;
   if (!(opt->tol >= 0) || !(opt->cfm >= 0) || !isfinite(opt->cfm)) return DIAGC_LCP_E_ARG;
+  if (opt->work_budget != opt->work_budget) return DIAGC_LCP_E_ARG; /* NaN */
   method = opt->method;
   if (method != DIAGC_LCP_AUTO && method != DIAGC_LCP_PIVOT && method != DIAGC_LCP_PGS &&
       method != DIAGC_LCP_COUPLED)
@@ -470,9 +484,9 @@ static void coupled_stage(diagc__lcp_ctx *c, int method, int maxit, int sym, int
   a.wtol = 0.1 * c->tol < 1e-10 ? 0.1 * c->tol : 1e-10;
   a.max_pivots = opt->max_pivot_iter > 0 ? opt->max_pivot_iter * 4 : CP_BUDGET0 * n + 20;
   a.work = c->K, a.iwork = c->basic, a.sym = sym;
-  for (att = 0; att < CP_ORDERS && c->best_v > c->tol; att++) {
-    int rc;
-    double v;
+  for (att = 0; att < CP_ORDERS && diagc__lcp_go(c); att++) {
+    int rc, piv0 = c->pivots, cap;
+    double v, left;
     /* attempt 0: friction rows the widest box first; then the rows
        at which attempts stopped go first, the friction rows in turn
        and in reverse by turns */
@@ -483,7 +497,18 @@ static void coupled_stage(diagc__lcp_ctx *c, int method, int maxit, int sym, int
     a.nlead = nlead;
     c->iters++;
     if (att == 1) a.max_pivots = opt->max_pivot_iter > 0 ? opt->max_pivot_iter * 4 : CP_BUDGET1 * n + 20;
+    /* the work budget: a pivot costs O(n k + k^2), k clamped rows (1 unit),
+       the start one unit */
+    left = diagc__lcp_work_left(c) - 1.0;
+    if (left < 1.0) {
+      diagc__lcp_charge(c, left + 2.0); /* spent */
+      break;
+    }
+    cap = a.max_pivots;
+    if (left < a.max_pivots) a.max_pivots = (int)left;
     rc = diagc__lcp_cp(&a, c->xc, c->state, &c->pivots);
+    a.max_pivots = cap;
+    diagc__lcp_charge(c, (double)(c->pivots - piv0) + 1.0);
     if (rc == -2) break; /* not applicable */
     if (rc != 0 && frow >= 0) {
       int e, seen = 0;
@@ -493,7 +518,7 @@ static void coupled_stage(diagc__lcp_ctx *c, int method, int maxit, int sym, int
     v = diagc__lcp_score(c, c->xc);
     if (c->best_v <= c->tol) *used = DIAGC_LCP_COUPLED;
     if (rc != 0) continue;
-    if (v > c->tol) { /* polish: active-set steps from its index sets */
+    if (v > c->tol && !c->spent) { /* polish: active-set steps from its index sets */
       memcpy(c->sol, c->xc, sizeof(double) * nn);
       memcpy(c->rhs, c->w, sizeof(double) * nn);
       diagc__lcp_pivot_run(c, c->sol, c->rhs, method == DIAGC_LCP_COUPLED ? maxit : CP_POLISH, 2);
@@ -510,12 +535,12 @@ static void dantzig_stage(diagc__lcp_ctx *c, int maxit) {
   double v;
   if (diagc__lcp_dz_run(c, NULL) != 0) return;
   v = diagc__lcp_score(c, c->xc);
-  for (rep = 0; v > c->tol; rep++) {
+  for (rep = 0; v > c->tol && !c->spent; rep++) {
     memcpy(c->sol, c->xc, sizeof(double) * nn);
     memcpy(c->rhs, c->w, sizeof(double) * nn);
     memcpy(c->x0, c->xc, sizeof(double) * nn);
     diagc__lcp_pivot_run(c, c->sol, c->rhs, rep < DZ_REPS ? DZ_PIV : maxit, 2);
-    if (c->best_v <= c->tol || rep >= DZ_REPS) break;
+    if (!diagc__lcp_go(c) || rep >= DZ_REPS) break;
     if (diagc__lcp_dz_run(c, c->x0) != 0) break;
     v = diagc__lcp_score(c, c->xc);
   }
@@ -537,7 +562,7 @@ static void second_chance(diagc__lcp_ctx *c, int method, int maxit, int *used) {
   memcpy(c->best, c->alt, sizeof(double) * nn);
   c->best_v = c->alt_v;
   seeded_stages(c, method, maxit, used, 0, 0);
-  if (c->best_v > c->tol) seeded_stages(c, method, maxit, used, 1, 2);
+  if (diagc__lcp_go(c)) seeded_stages(c, method, maxit, used, 1, 2);
   if (!(c->best_v < bv)) { /* not better: keep the first answer */
     memcpy(c->best, c->x0, sizeof(double) * nn);
     c->best_v = bv;
@@ -553,18 +578,18 @@ static void pivoting_stages(diagc__lcp_ctx *c, int method, int maxit, int sym, i
     memcpy(c->rhs, c->w, sizeof(double) * nn);
     diagc__lcp_pivot_run(c, c->sol, c->rhs, maxit, 0);
   }
-  if (c->best_v > c->tol) coupled_stage(c, method, maxit, sym, used);
+  if (diagc__lcp_go(c)) coupled_stage(c, method, maxit, sym, used);
   if (method == DIAGC_LCP_COUPLED) return; /* that method alone */
-  if (c->best_v > c->tol && sym) dantzig_stage(c, maxit);
+  if (diagc__lcp_go(c) && sym) dantzig_stage(c, maxit);
   seeded_stages(c, method, maxit, used, 0, 0);
-  if (c->best_v > c->tol && method == DIAGC_LCP_AUTO) start_pgs_stage(c, used);
-  if (c->best_v > c->tol) {
+  if (diagc__lcp_go(c) && method == DIAGC_LCP_AUTO) start_pgs_stage(c, used);
+  if (diagc__lcp_go(c)) {
     diagc__lcp_lemke_attempts(c, maxit, used);
-    if (c->best_v > c->tol) mu_continuation(c, maxit, used);
+    if (diagc__lcp_go(c)) mu_continuation(c, maxit, used);
   }
   if (method != DIAGC_LCP_AUTO) return;
-  if (c->best_v > c->tol) seeded_stages(c, method, maxit, used, 1, 0);
-  if (c->best_v > c->tol) second_chance(c, method, maxit, used);
+  if (diagc__lcp_go(c)) seeded_stages(c, method, maxit, used, 1, 0);
+  if (diagc__lcp_go(c)) second_chance(c, method, maxit, used);
 }
 
 /* The answer: the best point seen (always finite) into x, its status and
@@ -576,12 +601,30 @@ static int finish(diagc__lcp_ctx *c, double *x, int used, diagc_lcp_stats *stats
     diagc__lcp_residual(c, c->best, c->w);
     c->best_v = diagc__lcp_violation_w(c, c->best, c->w);
   }
-  memcpy(x, c->best, sizeof(double) * (size_t)c->n);
-  v = c->best_v;
+  if (c->alt_v < 0.0 && c->best_v > c->tol) {
+    /* not solved, and the (zero) start was never scored: it may beat
+       every point seen (a stopped attempt's, the budget's last) */
+    diagc__lcp_residual(c, c->alt, c->w);
+    c->alt_v = diagc__lcp_violation_w(c, c->alt, c->w);
+    if (c->alt_v < c->best_v) {
+      memcpy(c->best, c->alt, sizeof(double) * (size_t)c->n);
+      c->best_v = c->alt_v;
+    }
+  }
+  if (diagc__lcp_all_finite(c->best, c->n)) {
+    memcpy(x, c->best, sizeof(double) * (size_t)c->n);
+    v = c->best_v;
+  } else { /* cannot happen (keep_best takes finite points only): the
+              last resort, no impulse */
+    memset(x, 0, sizeof(double) * (size_t)c->n);
+    v = diagc_lcp_violation(c->n, c->A, c->b, c->lo, c->hi, c->fx, x);
+  }
   if (v <= c->opt->tol)
     status = DIAGC_OK;
   else if (v <= c->opt->accept_tol)
     status = DIAGC_LCP_SOLVED_TOL;
+  else if (c->spent)
+    status = DIAGC_LCP_BUDGET;
   else
     status = DIAGC_LCP_E_UNSOLVED;
   if (stats) {
@@ -591,6 +634,8 @@ static int finish(diagc__lcp_ctx *c, double *x, int used, diagc_lcp_stats *stats
     stats->pgs_sweeps = c->sweeps;
     stats->rank_drops = c->rank_drops;
     stats->violation = v;
+    stats->work = c->work;
+    stats->budget_hit = c->spent;
   }
   return status;
 }
@@ -622,6 +667,7 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
   c.cfm = opt->cfm;
   c.tol = opt->tol;
   c.opt = opt;
+  c.work_max = diagc_lcp_work_budget(n, opt->work_budget);
   carve_workspace(&c, opt->workspace);
   c.droptol = DROP_REL * (maxdiag > 0 ? maxdiag : 1.0); /* maxdiag, sym: check_args */
   maxit = opt->max_pivot_iter > 0 ? opt->max_pivot_iter : 40 + n / 5;
@@ -633,7 +679,24 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
     if (c.best_v > c.tol)
       diagc__lcp_pgs_run(&c, c.sol, opt->max_pgs_iter > 0 ? opt->max_pgs_iter : 1);
   } else if (c.best_v > c.tol) {
+    double full = c.work_max;
+    /* AUTO under a finite budget: the pivoting stages get BUDGET_MAIN of
+       it; if they spend that without a solution, PGS from the best point
+       seen gets the rest (where pivoting stops, its best point can be far
+       from complementary; PGS sweeps improve it at 1 unit each) */
+    if (method == DIAGC_LCP_AUTO && full < INFINITY) c.work_max = BUDGET_MAIN * full;
     pivoting_stages(&c, method, maxit, sym, warm, &used);
+    if (c.spent && c.work_max < full && c.best_v > c.tol) {
+      c.work_max = full;
+      c.spent = c.work >= full;
+      memcpy(c.sol, c.best, sizeof(double) * (size_t)n);
+      if (!c.spent) {
+        diagc__lcp_pgs_run(&c, c.sol, INT32_MAX);
+        used = DIAGC_LCP_PGS;
+      }
+      c.spent = 1;
+    }
+    c.work_max = full;
   }
   return finish(&c, x, used, stats);
 }

@@ -180,6 +180,8 @@ static int solve_states(diagc__lcp_ctx *c) {
   int n = c->n, m, r, i;
   double *x = c->xc;
   m = index_free(c);
+  /* the work: the system (m n), its elimination (m^3 / 3), in n^2 units */
+  diagc__lcp_charge(c, ((double)m * n + (double)m * m * m / 3.0) / ((double)n * n));
   bound_values(c);
   build_system(c, m);
   eliminate(c, m);
@@ -251,7 +253,7 @@ double diagc__lcp_pivot_run(diagc__lcp_ctx *c, const double *x0, const double *w
     init_states(c, x0, w0, near);
   }
   c->states_ok = 0;
-  for (it = 0; it < maxit; it++) {
+  for (it = 0; it < maxit && !c->spent; it++) {
     c->iters++;
     if (solve_states(c) != 0) break;
     v = diagc__lcp_score(c, c->xc);

@@ -212,10 +212,16 @@ static int dz_drive(diagc__lcp_ctx *c, dz *z, int i, int *budget) {
 /* The Dantzig pass; on success its point is in c->xc and its states in
  * c->state.  Returns 0, or -1 (no symmetric A, or the pass failed). */
 int diagc__lcp_dz_run(diagc__lcp_ctx *c, const double *fb) {
-  int n = c->n, i, phase, budget = 6 * n + 20;
+  int n = c->n, i, phase, budget = 6 * n + 20, piv0 = c->pivots, rc = 0;
+  double left = diagc__lcp_work_left(c) - 1.0; /* a pivot: 1 unit */
   size_t nn = (size_t)n;
   dz z;
   double *p = c->K;
+  if (left < 1.0) {
+    diagc__lcp_charge(c, left + 2.0); /* spent */
+    return -1;
+  }
+  if (left < budget) budget = (int)left;
   z.n = n, z.k = 0;
   z.L = p, p += nn * nn;
   z.D = p, p += nn + 1;
@@ -236,7 +242,7 @@ int diagc__lcp_dz_run(diagc__lcp_ctx *c, const double *fb) {
     z.st[i] = -1;
   }
   diagc__lcp_residual(c, z.x, z.w);
-  for (phase = 0; phase < 2; phase++) {
+  for (phase = 0; phase < 2 && rc == 0; phase++) {
     for (i = 0; i < n; i++) {
       int fr = c->fx && c->fx[i] >= 0;
       if (fr != phase) continue;
@@ -248,9 +254,15 @@ int diagc__lcp_dz_run(diagc__lcp_ctx *c, const double *fb) {
       /* x_i is 0 or the bound nearest 0: at a bound or inside */
       z.st[i] = z.x[i] <= z.flo[i] ? ST_LO : z.x[i] >= z.fhi[i] ? ST_HI : ST_FREE;
       if (z.flo[i] == z.fhi[i]) { z.st[i] = ST_LO; continue; }
-      if (dz_drive(c, &z, i, &budget) != 0) return -1;
+      if (dz_drive(c, &z, i, &budget) != 0) {
+        rc = -1;
+        break;
+      }
     }
   }
+  /* the work: O(n k + k^2) per pivot (1 unit), the factor updates */
+  diagc__lcp_charge(c, (double)(c->pivots - piv0) + 1.0);
+  if (rc != 0) return -1;
   c->iters++;
   for (i = 0; i < n; i++) {
     c->xc[i] = z.x[i];

@@ -99,7 +99,30 @@ typedef struct {
   int pivots;
   int iters;
   int sweeps;
+  double work;     /* work spent, in units of n^2 multiply-adds */
+  double work_max; /* the budget in the same units (INFINITY: none) */
+  int spent;       /* 1 once work >= work_max: every method stops */
 } diagc__lcp_ctx;
+
+/* Charges `units` (of n^2 multiply-adds) of work; returns 1 when the
+ * budget is spent (c->spent: every method and stage then stops at its
+ * next check, and the best point seen is the answer). */
+static inline int diagc__lcp_charge(diagc__lcp_ctx *c, double units) {
+  c->work += units;
+  if (c->work >= c->work_max) c->spent = 1;
+  return c->spent;
+}
+
+/* The work left, in units (0 when spent). */
+static inline double diagc__lcp_work_left(const diagc__lcp_ctx *c) {
+  double r = c->work_max - c->work;
+  return c->spent || !(r > 0) ? 0.0 : r;
+}
+
+/* 1 while a stage should go on: not solved to tol, budget not spent. */
+static inline int diagc__lcp_go(const diagc__lcp_ctx *c) {
+  return c->best_v > c->tol && !c->spent;
+}
 
 /* Bounds of row i at x (friction rows: their box times x of the normal). */
 static inline void diagc__lcp_bounds(const diagc__lcp_ctx *c, int i, const double *x, double *L,

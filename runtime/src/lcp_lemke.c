@@ -244,6 +244,8 @@ static int lemke_run(diagc__lcp_ctx *c, int maxpiv, int variant) {
   W = N + 1;
   T = c->K;
   t = c->K + (size_t)N * W;
+  /* the work: the tableau, then N (N + 1) per pivot, in n^2 units */
+  if (diagc__lcp_charge(c, (double)N * W / ((double)n * n))) return -1;
   lemke_tableau(c, N, variant);
   /* labels: w_a = a, z_a = N + a, z0 = 2N */
   z0lab = 2 * N;
@@ -261,8 +263,10 @@ static int lemke_run(diagc__lcp_ctx *c, int maxpiv, int variant) {
   }
   enter = N; /* column of z0 */
   for (it = 0; it < maxpiv; it++) {
-    int lab = lemke_exchange(c, T, t, N, leave_row, enter), comp;
+    int lab, comp;
     double best = INFINITY;
+    if (diagc__lcp_charge(c, (double)N * W / ((double)n * n))) return -1;
+    lab = lemke_exchange(c, T, t, N, leave_row, enter);
     if (lab < 0) return -1;
     if (lab == z0lab) break; /* z0 left: a solution */
     /* entering: the complement of the variable that left */
@@ -291,7 +295,8 @@ void diagc__lcp_lemke_attempts(diagc__lcp_ctx *c, int maxit, int *used) {
     if (c->lemke_tried) return;
     c->lemke_tried = 1;
   }
-  for (variant = 0; variant < (c->stage ? 1 : 4) && *diagc__lcp_cur_best_v(c) > c->tol; variant++) {
+  for (variant = 0; variant < (c->stage ? 1 : 4) && *diagc__lcp_cur_best_v(c) > c->tol && !c->spent;
+       variant++) {
     if (lemke_run(c, maxpiv, variant) != 0) continue;
     diagc__lcp_score(c, c->xc);
     if (!c->stage) *used = DIAGC_LCP_LEMKE;

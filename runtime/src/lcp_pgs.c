@@ -8,7 +8,8 @@
 #include "lcp_internal.h"
 
 /* Projected Gauss-Seidel on x for up to `sweeps` sweeps; tests the
- * violation every few sweeps and stops at tol.  Returns the last
+ * violation every few sweeps and stops at tol or when the work budget
+ * is spent.  Returns the last
  * violation computed (w holds the residual at x on return). */
 double diagc__lcp_pgs_run(diagc__lcp_ctx *c, double *x, int sweeps) {
   int n = c->n, s, i, k, every = n <= 30 ? 4 : 2;
@@ -30,9 +31,10 @@ double diagc__lcp_pgs_run(diagc__lcp_ctx *c, double *x, int sweeps) {
     }
     c->sweeps++;
     c->iters++;
-    if (s % every == 0 || s == sweeps) {
+    diagc__lcp_charge(c, 1.0); /* a sweep: n^2 multiply-adds */
+    if (s % every == 0 || s == sweeps || c->spent) {
       v = diagc__lcp_score(c, x);
-      if (v <= c->tol) break;
+      if (v <= c->tol || c->spent) break;
     }
   }
   return v;

@@ -47,6 +47,7 @@ double diagc__lcp_violation_w(const diagc__lcp_ctx *c, const double *x, const do
 }
 
 static void keep_best(diagc__lcp_ctx *c, const double *x, double v) {
+  if (!diagc__lcp_all_finite(x, c->n)) return; /* never a candidate */
   if (c->stage) { /* a capped stage: its own best, not the answer's */
     if (v < c->sbest_v) {
       memcpy(c->sx, x, sizeof(double) * (size_t)c->n);
@@ -62,9 +63,10 @@ static void keep_best(diagc__lcp_ctx *c, const double *x, double v) {
 }
 
 /* Scores x: fills c->w with its residual, keeps x if it is the best so far
- * and returns its violation. */
+ * (and finite) and returns its violation; charges one unit of work. */
 double diagc__lcp_score(diagc__lcp_ctx *c, const double *x) {
   double v;
+  diagc__lcp_charge(c, 1.0);
   diagc__lcp_residual(c, x, c->w);
   v = diagc__lcp_violation_w(c, x, c->w);
   keep_best(c, x, v);

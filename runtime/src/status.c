@@ -17,6 +17,8 @@ static const status_entry STATUSES[] = {
   ENTRY(DIAGC_E_INDEX, "model: no output or cache entry of that index"),
   ENTRY(DIAGC_SIM_TERMINATED, "simulator: an event handler reached termination"),
   ENTRY(DIAGC_LCP_SOLVED_TOL, "lcp: solved within accept_tol only"),
+  ENTRY(DIAGC_LCP_BUDGET, "lcp: work budget spent (best point returned)"),
+  ENTRY(DIAGC_CONTACT_INEXACT, "contact: an island's LCP not solved to accept_tol (best point used)"),
   ENTRY(DIAGC_SIM_E_ARG, "simulator: bad argument"),
   ENTRY(DIAGC_SIM_E_MODEL, "simulator: invalid model descriptor"),
   ENTRY(DIAGC_SIM_E_NOMEM, "simulator: out of memory"),
@@ -45,6 +47,10 @@ static const status_entry STATUSES[] = {
   ENTRY(DIAGC_LIN_E_EQUILIBRIUM, "linearize: not an equilibrium"),
   ENTRY(DIAGC_LIN_E_EVAL, "linearize: an evaluation failed"),
   ENTRY(DIAGC_LIN_E_NOMEM, "linearize: out of memory"),
+  ENTRY(DIAGC_CONTACT_E_ARG, "contact: invalid argument"),
+  ENTRY(DIAGC_CONTACT_E_WORKSPACE, "contact: workspace missing or too small"),
+  ENTRY(DIAGC_CONTACT_E_CHECK, "contact: an LCP failed its complementarity check"),
+  ENTRY(DIAGC_CONTACT_E_NUMERIC, "contact: impulses overflowed (set to zero)"),
 };
 
 static const status_entry *find(int code) {

@@ -25,6 +25,12 @@ typedef struct {
 
 static _Alignas(64) unsigned char ws_buf[1 << 24];
 
+/* The work budget of solve_checked (diagc_lcp_options.work_budget): the
+ * default (0), or unlimited (-1) where a test checks what the methods
+ * reach on hard problems rather than what a real-time step gets
+ * (tests/c/test_contact.c tests the budget itself). */
+static double test_budget = 0.0;
+
 /* Solves with the given method (and cfm, warm start in x); checks the
  * invariants; returns the status and fills *vref (reference violation). */
 static int solve_checked(const char *name, const prob *p, double *x, int method, double cfm,
@@ -48,6 +54,7 @@ static int solve_checked(const char *name, const prob *p, double *x, int method,
   diagc_lcp_options_init(&o, ws_buf, ws);
   o.method = method;
   o.cfm = cfm;
+  o.work_budget = test_budget;
   rc = diagc_lcp_solve(n, p->A, p->b, p->lo, p->hi, p->fx, x, &o, st);
   if (memcmp(cA, p->A, sizeof(double) * nn * nn) || memcmp(cb, p->b, sizeof(double) * nn) ||
       memcmp(clo, p->lo, sizeof(double) * nn) || memcmp(chi, p->hi, sizeof(double) * nn) ||
@@ -208,6 +215,7 @@ static void test_random(void) {
   static const double mus[] = {0.0, 0.1, 0.5, 1.0, 10.0, 1e3};
   static const int ncs[] = {1, 2, 4, 7, 10, 20};
   unsigned a, m;
+  test_budget = -1.0; /* hard problems: the methods' reach, unbudgeted */
   for (a = 0; a < sizeof ncs / sizeof ncs[0]; a++)
     for (m = 0; m < sizeof mus / sizeof mus[0]; m++) {
       int nc = ncs[a];
@@ -230,6 +238,7 @@ static void test_random(void) {
   random_group("random_large", 100, 50, 0.3, 1, 0, 0, 1, DIAGC_LCP_AUTO, 0);
   /* the pivoting method alone */
   random_group("pivot_only", 4, 2, 0.5, 0, 0, 0, 8, DIAGC_LCP_PIVOT, 0);
+  test_budget = 0.0;
 }
 
 static void test_degenerate(void) {
@@ -261,7 +270,9 @@ static void test_degenerate(void) {
     if (lcpg_make(&g, &sp, 1000003ull * 60 + 59) == 0) {
       q = from_gen(&g);
       x = calloc((size_t)g.n, sizeof(double));
+      test_budget = -1.0; /* the path, unbudgeted (about 3000 units of work) */
       rc = solve_checked("degenerate_mu100_start_pgs", &q, x, DIAGC_LCP_AUTO, 0, &st, &vref);
+      test_budget = 0.0;
       CHECK("degenerate_mu100_start_pgs",
             rc == DIAGC_OK && vref <= 1e-9 && st.method == DIAGC_LCP_PIVOT_AFTER_PGS &&
                 st.pgs_sweeps <= 1040 && st.pivots < 2600,

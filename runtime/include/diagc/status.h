@@ -7,10 +7,11 @@
  *    by module: simulator -1..-9, generated model functions -10..-12
  *    (values fixed by the model ABI, DIAGC_ABI_VERSION in diagc/model.h),
  *    CSV writer -20.., LCP solver -30.., executor and topics -40..,
- *    deploy -50.., linearization -60...  Functions that return an id, a count or a flag (>= 0)
+ *    deploy -50.., linearization -60.., contact solve -70...  Functions that return an id, a count or a flag (>= 0)
  *    on success return these on failure: rc < 0 is always a failure.
  *  - Positive codes are outcomes that are not failures (the result is
- *    usable): DIAGC_SIM_TERMINATED, DIAGC_LCP_SOLVED_TOL.
+ *    usable): DIAGC_SIM_TERMINATED, DIAGC_LCP_SOLVED_TOL,
+ *    DIAGC_LCP_BUDGET, DIAGC_CONTACT_BUDGET.
  *
  * Event handlers' results (DIAGC_DID_NOTHING, DIAGC_SUCCEEDED, ... in
  * diagc/model.h) are not status codes.
@@ -33,6 +34,11 @@ typedef enum diagc_status {
   DIAGC_SIM_TERMINATED = 1,   /* a handler returned DIAGC_REACHED_TERMINATION:
                                  the simulation stopped early */
   DIAGC_LCP_SOLVED_TOL = 2,   /* LCP: tol < violation <= accept_tol */
+  DIAGC_LCP_BUDGET = 3,       /* LCP: the work budget ran out; x is the
+                                 best point seen (finite, usable); also
+                                 the contact solve's (diagc/world.h) */
+  DIAGC_CONTACT_INEXACT = 4,  /* contact solve: an island's LCP was not
+                                 solved to accept_tol (best point used) */
 
   /* simulator (diagc/simulator.h) */
   DIAGC_SIM_E_ARG = -1,       /* bad argument (t_max < t, NaN, name) */
@@ -91,7 +97,15 @@ typedef enum diagc_status {
                                  the tolerance at the operating point */
   DIAGC_LIN_E_EVAL = -63,     /* an eval, the derivatives or the Jacobian
                                  failed, or gave NaN/infinity */
-  DIAGC_LIN_E_NOMEM = -64     /* allocation failed */
+  DIAGC_LIN_E_NOMEM = -64,    /* allocation failed */
+
+  /* contact solve (diagc/world.h) */
+  DIAGC_CONTACT_E_ARG = -70,  /* bad argument; x, v_next unchanged */
+  DIAGC_CONTACT_E_WORKSPACE = -71, /* workspace missing or too small */
+  DIAGC_CONTACT_E_CHECK = -72,/* check: an island's LCP above accept_tol
+                                 although its solve reported success */
+  DIAGC_CONTACT_E_NUMERIC = -73 /* an island's A or impulses overflowed:
+                                 its impulses are zero */
 } diagc_status;
 
 /* A short, stable, one-line message for `code` (never NULL, never empty);

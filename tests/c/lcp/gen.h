@@ -29,6 +29,13 @@ typedef struct {
   int *findex;
 } lcpg_problem;
 
+/* The scene behind a problem (tests/c/test_contact.c builds contact steps
+ * from it): J (n x ndof), the diagonal of M^-1 (ndof), v* (ndof). */
+typedef struct {
+  int ndof;
+  double *J, *minv, *vstar;
+} lcpg_scene;
+
 typedef struct {
   int nc;         /* contacts */
   int nb;         /* bodies (>= 1) */
@@ -37,7 +44,15 @@ typedef struct {
   int nextra;     /* extra constant-bound rows after the contacts */
   int dup;        /* contacts duplicated (each copy of an earlier one) */
   double v_up;    /* bias added to the normal approach speed (> 0 separates) */
+  lcpg_scene *scene; /* not NULL: receives the scene (free: lcpg_scene_free) */
 } lcpg_spec;
+
+static inline void lcpg_scene_free(lcpg_scene *sc) {
+  free(sc->J);
+  free(sc->minv);
+  free(sc->vstar);
+  memset(sc, 0, sizeof *sc);
+}
 
 static uint64_t lcpg_next(uint64_t *s) { /* splitmix64 */
   uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
@@ -189,6 +204,10 @@ static int lcpg_make(lcpg_problem *p, const lcpg_spec *sp, uint64_t seed) {
     case 1: p->lo[r] = 0.0, p->hi[r] = INFINITY; break; /* limit-like  */
     default: p->lo[r] = -INFINITY, p->hi[r] = INFINITY; break; /* joint */
     }
+  }
+  if (sp->scene) {
+    sp->scene->ndof = ndof, sp->scene->J = J, sp->scene->minv = minv, sp->scene->vstar = vstar;
+    return 0;
   }
   free(J), free(minv), free(vstar);
   return 0;

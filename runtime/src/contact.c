@@ -1,0 +1,185 @@
+/* contact.c: one time step's contact impulses (diagc/world.h, "Contact
+ * solve"; docs/runtime-api.md, "Contact solve"): argument checks, the
+ * workspace, the islands (contacts coupled through a common tree, found by
+ * union-find over the island tags), per island the boxed LCP of DART's
+ * row convention (contact_island.c builds it) solved by diagc_lcp_solve
+ * under the step's share of the work budget, the optional complementarity
+ * check, and v_next = v* + M^-1 J^T x.
+ */
+#include "diagc/world.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "contact_internal.h"
+
+#define ALIGN 64
+
+/* Bytes of the workspace's parts for nv velocities and nc contacts (the
+ * LCP of a single island of all contacts, its arrays, the island lists). */
+size_t diagc_contact_workspace_size(int nv, int nc_max) {
+  size_t n, lcp, dbl, ints;
+  if (nv < 0 || nc_max < 0 || nc_max > (1 << 20)) return 0;
+  n = 3 * (size_t)nc_max;
+  lcp = diagc_lcp_workspace_size((int)n);
+  if (n > 0 && lcp == 0) return 0;
+  dbl = n * n + 5 * n;           /* A; b, lo, hi, x, target per row        */
+  ints = 2 * n + 4 * (size_t)nc_max + 1; /* findex, rows; parent, label,
+                                           start (+1), list            */
+  return lcp + dbl * sizeof(double) + ints * sizeof(int) + 3 * ALIGN;
+}
+
+void diagc_contact_options_init(diagc_contact_options *o) {
+  if (!o) return;
+  memset(o, 0, sizeof *o);
+  o->erp = 0.2;
+  o->allowed_penetration = 1e-4;
+  o->max_correction_speed = 1.0;
+  o->bounce_threshold = 1e-2;
+  o->cfm = 0.0;
+#ifdef DIAGC_CONTACT_CHECK
+  o->check = 1;
+#else
+  o->check = 0;
+#endif
+  diagc_lcp_options_init(&o->lcp, NULL, 0);
+}
+
+static int all_finite(const double *a, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (!isfinite(a[i])) return 0;
+  return 1;
+}
+
+/* The problem's arrays: present, finite, in range. */
+static int check_problem(const diagc_contact_problem *p) {
+  size_t nv, rows;
+  int k;
+  if (!p || p->nv < 0 || p->nc < 0 || p->nc > (1 << 20)) return 0;
+  if (!(p->dt > 0) || !isfinite(p->dt)) return 0;
+  nv = (size_t)p->nv;
+  rows = 3 * (size_t)p->nc;
+  if (!p->vstar || (nv > 0 && !all_finite(p->vstar, nv))) return 0;
+  if (p->nc == 0) return 1;
+  if (!p->J || !p->MinvJT || !p->v || !p->depth || !p->mu) return 0;
+  if (!all_finite(p->v, nv) || !all_finite(p->J, rows * nv) || !all_finite(p->MinvJT, nv * rows) ||
+      !all_finite(p->depth, (size_t)p->nc))
+    return 0;
+  for (k = 0; k < p->nc; k++) {
+    if (!(p->mu[k] >= 0) || !isfinite(p->mu[k])) return 0;
+    if (p->restitution && !(p->restitution[k] >= 0 && p->restitution[k] <= 1)) return 0;
+    if (p->tree && (p->tree[2 * k] < -1 || p->tree[2 * k + 1] < -1)) return 0;
+  }
+  return 1;
+}
+
+static int check_options(const diagc_contact_options *o) {
+  const diagc_lcp_options *l = &o->lcp;
+  if (!(o->erp >= 0 && o->erp <= 1)) return 0;
+  if (!(o->allowed_penetration >= 0) || !isfinite(o->allowed_penetration)) return 0;
+  if (!(o->max_correction_speed > 0)) return 0;
+  if (!(o->bounce_threshold >= 0) || !isfinite(o->bounce_threshold)) return 0;
+  if (!(o->cfm >= 0) || !isfinite(o->cfm)) return 0;
+  if (l->method != DIAGC_LCP_AUTO && l->method != DIAGC_LCP_PIVOT && l->method != DIAGC_LCP_PGS &&
+      l->method != DIAGC_LCP_COUPLED)
+    return 0;
+  if (!(l->tol >= 0) || !(l->accept_tol >= 0) || l->work_budget != l->work_budget) return 0;
+  return 1;
+}
+
+/* Lays the workspace out in w. */
+static void carve(contact_ws *w, void *ws, int nc) {
+  size_t n = 3 * (size_t)nc;
+  char *q = (char *)ws;
+  q += (ALIGN - (uintptr_t)q % ALIGN) % ALIGN;
+  w->lcp_ws = q;
+  w->lcp_ws_size = diagc_lcp_workspace_size((int)n);
+  q += w->lcp_ws_size;
+  q += (ALIGN - (uintptr_t)q % ALIGN) % ALIGN;
+  w->A = (double *)q, q += n * n * sizeof(double);
+  w->b = (double *)q, q += n * sizeof(double);
+  w->lo = (double *)q, q += n * sizeof(double);
+  w->hi = (double *)q, q += n * sizeof(double);
+  w->x = (double *)q, q += n * sizeof(double);
+  w->target = (double *)q, q += n * sizeof(double);
+  w->fx = (int *)q, q += n * sizeof(int);
+  w->rows = (int *)q, q += n * sizeof(int);
+  w->parent = (int *)q, q += (size_t)nc * sizeof(int);
+  w->label = (int *)q, q += (size_t)nc * sizeof(int);
+  w->start = (int *)q, q += ((size_t)nc + 1) * sizeof(int);
+  w->list = (int *)q;
+}
+
+/* v_next = v* + M^-1 J^T x; 0, or -1 if not finite. */
+static int apply_impulses(const diagc_contact_problem *p, const double *x, double *v_next) {
+  int nv = p->nv, ncol = 3 * p->nc, i, c;
+  for (i = 0; i < nv; i++) {
+    const double *row = p->MinvJT + (size_t)i * (size_t)ncol;
+    double s = p->vstar[i];
+    for (c = 0; c < ncol; c++)
+      if (x[c] != 0.0) s += row[c] * x[c];
+    v_next[i] = s;
+  }
+  return all_finite(v_next, (size_t)nv) ? 0 : -1;
+}
+
+/* The step's status from the islands' (worst first: errors, then budget,
+ * inexact, within accept_tol, solved). */
+static int rank_status(int rc) {
+  switch (rc) {
+    case DIAGC_CONTACT_E_NUMERIC: return 6;
+    case DIAGC_CONTACT_E_CHECK: return 5;
+    case DIAGC_LCP_BUDGET: return 4;
+    case DIAGC_CONTACT_INEXACT: return 3;
+    case DIAGC_LCP_SOLVED_TOL: return 2;
+    default: return 1;
+  }
+}
+
+static void worst(int *acc, int rc) {
+  if (rank_status(rc) > rank_status(*acc)) *acc = rc;
+}
+
+int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_options *o,
+                        double *x, double *v_next, void *ws, size_t ws_size,
+                        diagc_contact_stats *st) {
+  diagc_contact_options defaults;
+  diagc_contact_stats local;
+  contact_ws w;
+  contact_budget bud;
+  int nc, status = DIAGC_OK, isl, k, rows;
+
+  if (!st) st = &local;
+  memset(st, 0, sizeof *st);
+  if (!o) {
+    diagc_contact_options_init(&defaults);
+    o = &defaults;
+  }
+  if (!check_problem(p) || !check_options(o) || !v_next || (p->nc > 0 && !x))
+    return DIAGC_CONTACT_E_ARG;
+  nc = p->nc;
+  if (!ws || ws_size < diagc_contact_workspace_size(p->nv, nc)) return DIAGC_CONTACT_E_WORKSPACE;
+  if (nc == 0) {
+    if (p->nv > 0) memcpy(v_next, p->vstar, sizeof(double) * (size_t)p->nv);
+    return DIAGC_OK;
+  }
+  carve(&w, ws, nc);
+  diagc__contact_islands(p, &w);
+  /* the budget of one LCP of all the step's rows, in multiply-adds,
+     shared by the islands in order */
+  rows = 0;
+  for (k = 0; k < nc; k++) rows += p->mu[k] > 0 ? 3 : 1;
+  bud.left = diagc_lcp_work_budget(rows, o->lcp.work_budget) * (double)rows * (double)rows;
+  for (isl = 0; isl < w.nislands; isl++) {
+    int rc = diagc__contact_island(p, o, &w, isl, x, &bud, st);
+    worst(&status, rc);
+  }
+  if (apply_impulses(p, x, v_next) != 0) { /* overflow: no impulses */
+    memset(x, 0, sizeof(double) * 3 * (size_t)nc);
+    apply_impulses(p, x, v_next);
+    status = DIAGC_CONTACT_E_NUMERIC;
+  }
+  return status;
+}

@@ -1,0 +1,39 @@
+/* contact_internal.h: what contact.c (API, workspace, driver) and
+ * contact_island.c (islands, the LCP of one island) share (not installed). */
+#ifndef DIAGC_CONTACT_INTERNAL_H
+#define DIAGC_CONTACT_INTERNAL_H
+
+#include <stddef.h>
+
+#include "diagc/world.h"
+
+/* The workspace, laid out by contact.c (sizes for nc contacts, n = 3 nc). */
+typedef struct {
+  void *lcp_ws;          /* diagc_lcp_workspace_size(n) bytes              */
+  size_t lcp_ws_size;
+  double *A;             /* n x n: the island's A + cfm I                  */
+  double *b, *lo, *hi, *x, *target; /* n each                              */
+  int *fx, *rows;        /* n: findex; the island row's row of J           */
+  int *parent;           /* nc: union-find over contacts                   */
+  int *label;            /* nc: the island of each contact                 */
+  int *start, *list;     /* nc + 1, nc: contacts of island i are
+                            list[start[i] .. start[i + 1])                */
+  int nislands;
+} contact_ws;
+
+/* The work left to the step's islands, in multiply-adds (INFINITY: none). */
+typedef struct {
+  double left;
+} contact_budget;
+
+/* Groups the contacts into islands (w->label, start, list, nislands), in
+ * the order of their first contact. */
+void diagc__contact_islands(const diagc_contact_problem *p, contact_ws *w);
+
+/* Builds and solves island isl's LCP, scatters its impulses into x (the
+ * warm start on entry) and adds to the stats; returns its status. */
+int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_options *o,
+                          contact_ws *w, int isl, double *x, contact_budget *bud,
+                          diagc_contact_stats *st);
+
+#endif

@@ -1,0 +1,228 @@
+/* contact_island.c: the islands of a contact step and the LCP of one
+ * island (diagc/world.h, "Contact solve"; called by contact.c).
+ *
+ * Islands: contacts are the edges of a graph over trees (a contact joins
+ * the trees of its two sides; the fixed world, tag -1, joins nothing);
+ * contacts of one connected component share the component's M^-1 blocks
+ * and nothing else, so each component is a separate LCP.  Union-find over
+ * the contacts (two contacts with a common tag are united), then the
+ * islands numbered in the order of their first contact.
+ *
+ * The LCP of an island (DART's row convention): per contact the rows
+ * [n, t1, t2] (only n when mu = 0), A = J_I M^-1 J_I^T (symmetrized:
+ * (P + P^T) / 2 of the product P, which is symmetric up to round-off) +
+ * cfm I, b = target - J_I v*, normal rows [0, inf) findex -1, tangent rows
+ * [-mu, mu] findex = their normal's row.  The targets: world.h.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "contact_internal.h"
+
+static int find(int *parent, int k) {
+  int r = k;
+  while (parent[r] != r) r = parent[r];
+  while (parent[k] != r) { /* path compression */
+    int nx = parent[k];
+    parent[k] = r;
+    k = nx;
+  }
+  return r;
+}
+
+static void unite(int *parent, int a, int b) {
+  int ra = find(parent, a), rb = find(parent, b);
+  if (ra == rb) return;
+  if (ra < rb) /* the root: the lowest contact (deterministic) */
+    parent[rb] = ra;
+  else
+    parent[ra] = rb;
+}
+
+/* 1 when contacts j and k touch a common tree. */
+static int coupled(const int *tree, int j, int k) {
+  int a, b;
+  for (a = 0; a < 2; a++) {
+    int t = tree[2 * j + a];
+    if (t < 0) continue;
+    for (b = 0; b < 2; b++)
+      if (tree[2 * k + b] == t) return 1;
+  }
+  return 0;
+}
+
+void diagc__contact_islands(const diagc_contact_problem *p, contact_ws *w) {
+  int nc = p->nc, j, k, n = 0;
+  for (k = 0; k < nc; k++) w->parent[k] = k;
+  for (k = 1; k < nc; k++)
+    for (j = 0; j < k; j++)
+      if (!p->tree || coupled(p->tree, j, k)) unite(w->parent, j, k);
+  /* islands numbered by their first contact (the root: the lowest) */
+  for (k = 0; k < nc; k++) {
+    int r = find(w->parent, k);
+    w->label[k] = r == k ? n++ : w->label[r];
+  }
+  w->nislands = n;
+  /* counting sort: the contacts of each island, in order */
+  for (j = 0; j <= n; j++) w->start[j] = 0;
+  for (k = 0; k < nc; k++) w->start[w->label[k] + 1]++;
+  for (j = 0; j < n; j++) w->start[j + 1] += w->start[j];
+  /* the union-find is done: parent[] holds the fill pointers */
+  for (j = 0; j < n; j++) w->parent[j] = w->start[j];
+  for (k = 0; k < nc; k++) w->list[w->parent[w->label[k]]++] = k;
+}
+
+static double dot(const double *a, const double *b, int n) {
+  double s = 0.0;
+  int i;
+  for (i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+/* The target normal velocity of contact c (world.h). */
+static double normal_target(const diagc_contact_problem *p, const diagc_contact_options *o, int c) {
+  const double *Jn = p->J + (size_t)(3 * c) * (size_t)p->nv;
+  double vn = dot(Jn, p->v, p->nv), d = p->depth[c];
+  double e = p->restitution ? p->restitution[c] : 0.0;
+  double rest = (e > 0.0 && -vn > o->bounce_threshold) ? -e * vn : 0.0, t;
+  if (d >= 0.0) {
+    double pen = 0.0;
+    if (d > o->allowed_penetration) {
+      pen = o->erp * (d - o->allowed_penetration) / p->dt;
+      if (pen > o->max_correction_speed) pen = o->max_correction_speed;
+    }
+    return rest > pen ? rest : pen;
+  }
+  /* separated (speculative): no impulse unless v* closes the gap within
+     the step; then the restitution target too */
+  t = d / p->dt;
+  if (rest > 0.0 && dot(Jn, p->vstar, p->nv) < t) t = rest;
+  return t;
+}
+
+/* The rows of island isl (w->rows, fx, lo, hi, target, x from the warm
+ * start); returns their count. */
+static int island_rows(const diagc_contact_problem *p, const diagc_contact_options *o,
+                       contact_ws *w, int isl, const double *x) {
+  int m = 0, a, r;
+  for (a = w->start[isl]; a < w->start[isl + 1]; a++) {
+    int c = w->list[a], nrow = m, t;
+    w->rows[m] = 3 * c, w->fx[m] = -1, w->lo[m] = 0.0, w->hi[m] = INFINITY;
+    w->target[m] = normal_target(p, o, c);
+    m++;
+    if (!(p->mu[c] > 0.0)) continue; /* frictionless: no tangent rows */
+    for (t = 1; t <= 2; t++, m++) {
+      w->rows[m] = 3 * c + t, w->fx[m] = nrow;
+      w->lo[m] = -p->mu[c], w->hi[m] = p->mu[c], w->target[m] = 0.0;
+    }
+  }
+  for (r = 0; r < m; r++) w->x[r] = isfinite(x[w->rows[r]]) ? x[w->rows[r]] : 0.0;
+  return m;
+}
+
+/* A = (P + P^T) / 2 + cfm I with P = J_I M^-1 J_I^T, and b; 0, or -1 when
+ * something is not finite (overflow). */
+static int island_system(const diagc_contact_problem *p, const diagc_contact_options *o,
+                         contact_ws *w, int m) {
+  int nv = p->nv, ncol = 3 * p->nc, r, s, k;
+  double *A = w->A;
+  for (r = 0; r < m; r++) {
+    const double *Jr = p->J + (size_t)w->rows[r] * (size_t)nv;
+    double *Ar = A + (size_t)r * (size_t)m;
+    for (s = 0; s < m; s++) Ar[s] = 0.0;
+    for (k = 0; k < nv; k++) {
+      const double *Mk = p->MinvJT + (size_t)k * (size_t)ncol;
+      double jk = Jr[k];
+      if (jk == 0.0) continue;
+      for (s = 0; s < m; s++) Ar[s] += jk * Mk[w->rows[s]];
+    }
+    w->b[r] = w->target[r] - dot(Jr, p->vstar, nv);
+  }
+  for (r = 0; r < m; r++) {
+    for (s = 0; s < r; s++) {
+      double h = 0.5 * (A[(size_t)r * m + s] + A[(size_t)s * m + r]);
+      A[(size_t)r * m + s] = A[(size_t)s * m + r] = h;
+    }
+    A[(size_t)r * m + r] += o->cfm;
+  }
+  for (r = 0; r < m; r++)
+    if (!isfinite(w->b[r])) return -1;
+  for (r = 0; r < m * m; r++)
+    if (!isfinite(A[r])) return -1;
+  return 0;
+}
+
+/* The island's LCP options: the step's, its workspace, the work left
+ * (at least one unit: the warm start scored). */
+static void island_options(const diagc_contact_options *o, const contact_ws *w, int m,
+                           const contact_budget *bud, diagc_lcp_options *lo) {
+  double units = bud->left / ((double)m * (double)m);
+  *lo = o->lcp;
+  lo->workspace = w->lcp_ws;
+  lo->workspace_size = w->lcp_ws_size;
+  lo->cfm = 0.0; /* in A */
+  lo->warm_start = 1;
+  lo->work_budget = units == INFINITY ? -1.0 : units >= 1.0 ? units : 1.0;
+}
+
+/* The island's outcome into the stats; returns its status. */
+static int island_outcome(const diagc_contact_options *o, contact_ws *w, int m, int rc,
+                          const diagc_lcp_stats *ls, diagc_contact_stats *st) {
+  int check = o->check;
+#ifdef DIAGC_CONTACT_CHECK
+  check = 1;
+#endif
+  st->islands++;
+  st->rows += m;
+  if (m > st->largest) st->largest = m;
+  st->pivots += ls->pivots;
+  st->sweeps += ls->pgs_sweeps;
+  if (ls->violation > st->residual) st->residual = ls->violation;
+  if (rc == DIAGC_LCP_BUDGET) st->budget_hit = 1;
+  if (rc == DIAGC_LCP_BUDGET || rc == DIAGC_LCP_E_UNSOLVED) st->inexact++;
+  if (check) { /* the arrays built, scored afresh */
+    double v = diagc_lcp_violation(m, w->A, w->b, w->lo, w->hi, w->fx, w->x);
+    st->checked++;
+    if (!(v <= st->check_violation)) st->check_violation = v;
+    if (!(v <= o->lcp.accept_tol) && (rc == DIAGC_OK || rc == DIAGC_LCP_SOLVED_TOL))
+      return DIAGC_CONTACT_E_CHECK;
+  }
+  if (rc == DIAGC_LCP_E_UNSOLVED) return DIAGC_CONTACT_INEXACT;
+  return rc;
+}
+
+int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_options *o,
+                          contact_ws *w, int isl, double *x, contact_budget *bud,
+                          diagc_contact_stats *st) {
+  diagc_lcp_options lo;
+  diagc_lcp_stats ls;
+  int m = island_rows(p, o, w, isl, x), r, a, rc;
+  double spent;
+  if (island_system(p, o, w, m) != 0) {
+    rc = DIAGC_CONTACT_E_NUMERIC;
+    memset(w->x, 0, sizeof(double) * (size_t)m);
+    memset(&ls, 0, sizeof ls);
+    st->islands++;
+    st->rows += m;
+    if (m > st->largest) st->largest = m;
+  } else {
+    island_options(o, w, m, bud, &lo);
+    rc = diagc_lcp_solve(m, w->A, w->b, w->lo, w->hi, w->fx, w->x, &lo, &ls);
+    spent = ls.work * (double)m * (double)m;
+    st->work += spent;
+    bud->left -= spent;
+    if (rc < 0 && rc != DIAGC_LCP_E_UNSOLVED) { /* cannot happen: checked */
+      memset(w->x, 0, sizeof(double) * (size_t)m);
+      rc = DIAGC_CONTACT_E_NUMERIC;
+    } else {
+      rc = island_outcome(o, w, m, rc, &ls, st);
+    }
+  }
+  /* scatter: tangent impulses of frictionless contacts are 0 */
+  for (a = w->start[isl]; a < w->start[isl + 1]; a++) {
+    int c = w->list[a];
+    x[3 * c + 1] = x[3 * c + 2] = 0.0;
+  }
+  for (r = 0; r < m; r++) x[w->rows[r]] = w->x[r];
+  return rc;
+}
