@@ -90,11 +90,17 @@ local function number_tree(order)
   return nq, nv
 end
 
+-- a body on a fixed joint may omit its mass (then it has none); every
+-- other body needs a mass and a positive definite inertia
 local function check_masses(order)
   for _, b in ipairs(order) do
-    if not b.welded then
+    if b.joint.type == "fixed" and b.mass == nil then
+      b.mass, b.inertia = 0, { 0, 0, 0, 0, 0, 0 }
+    elseif b.joint.type == "fixed" and b.inertia == nil then
+      errors.raise(b.loc, "body '%s' has a mass but no inertia = {ixx, iyy, izz[, ixy, ixz, iyz]}", b.name)
+    else
       if b.mass == nil then
-        errors.raise(b.loc, "body '%s' needs a mass (it moves); only bodies fixed to the world "
+        errors.raise(b.loc, "body '%s' needs a mass (it moves); only bodies on fixed joints "
           .. "may omit it", b.name)
       end
       vals.inertia_pd(b.loc, b.name, b.inertia)

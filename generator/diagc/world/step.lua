@@ -205,7 +205,7 @@ local function options(C)
   for _, k in ipairs({ "erp", "allowed_penetration", "bounce_threshold", "cfm" }) do
     if C.settings[k] then l[#l + 1] = string.format("  o.%s = %s;", k, d(C.settings[k])) end
   end
-  if C.settings.lcp_budget then l[#l + 1] = string.format("  o.lcp_budget = %d;", C.settings.lcp_budget) end
+  if C.settings.lcp_budget then l[#l + 1] = string.format("  o.lcp.work_budget = %d;", C.settings.lcp_budget) end
   return lines(l)
 end
 
@@ -218,8 +218,8 @@ local function contact(C, P)
     "{",
     string.format("  double Xs[%d][12], J[%d], MJ[%d], x[%d], depth[%d], mu[%d], e[%d];", #C.shapes,
       3 * mc * nv, 3 * mc * nv, 3 * mc, mc, mc, mc),
-    string.format("  static const size_t ws_size = DIAGC_CONTACT_WORKSPACE_SIZE(%d, %d);", nv, mc),
-    string.format("  double ws[DIAGC_CONTACT_WORKSPACE_SIZE(%d, %d) / sizeof(double) + 1];", nv, mc),
+    string.format("  size_t ws_size = diagc_contact_workspace_size(%d, %d);", nv, mc),
+    "  double ws[ws_size / sizeof(double) + 1];",
     string.format("  diagc_contact con[%d];", mc),
     string.format("  int slot[%d], pair[%d], tag[%d], dropped = 0;", mc, mc, 2 * mc),
     string.format("  %sshape_poses(X, Xs);", P),
@@ -237,7 +237,7 @@ local function contact(C, P)
     "  diagc_contact_options_init(&o);",
     options(C),
     string.format("  p.nv = %d; p.nc = nc; p.J = J; p.MinvJT = MJ; p.v = v; p.vstar = vstar;", nv),
-    string.format("  p.depth = depth; p.mu = mu; p.restitution = e; p.island_tag = tag; p.dt = %s;", d(C.time_step)),
+    string.format("  p.depth = depth; p.mu = mu; p.restitution = e; p.tree = tag; p.dt = %s;", d(C.time_step)),
     "  int status = diagc_contact_solve(&p, &o, x, v_next, ws, ws_size, &st);",
     string.format("  for (int i = 0; i < %d; i++) imp_next[i] = 0.0;", 3 * C.nslots),
     "  if (status < 0) return status;",
@@ -246,7 +246,7 @@ local function contact(C, P)
     "  info[0] = nc + dropped;",
     "  info[1] = st.budget_hit || dropped > 0;",
     "  info[2] = st.residual;",
-    "  info[3] = st.iterations;",
+    "  info[3] = st.pivots + st.sweeps;",
     "  return 0;",
     "}",
   })
@@ -281,7 +281,8 @@ end
 function M.emit(C, P)
   layout(C)
   local dynamics = require("diagc.world.dynamics")
-  local parts = { "#include <diagc/world.h>", dynamics.emit(C, P), tables(C, P), smooth(C, P) }
+  local parts = { "#include <diagc/world.h>", dynamics.emit(C, P:sub(1, -2), { functions = #C.pairs > 0 and dynamics.FUNCTIONS
+    or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy" } }), tables(C, P), smooth(C, P) }
   if #C.pairs > 0 then
     for _, f in ipairs({ shape_poses, collide, rows, contact }) do parts[#parts + 1] = f(C, P) end
   end
