@@ -123,12 +123,16 @@ local function settings(world)
   c.restitution = s.restitution == nil and DEFAULTS.restitution
     or vals.unit_interval(loc, "restitution", s.restitution)
   c.settings = {}
-  for _, k in ipairs({ "erp", "allowed_penetration", "bounce_threshold", "cfm", "margin" }) do
+  for _, k in ipairs({ "erp", "allowed_penetration", "bounce_threshold", "cfm", "margin", "lcp_tol" }) do
     if s[k] ~= nil then c.settings[k] = vals.nonneg(loc, k, s[k]) end
   end
   for _, k in ipairs({ "lcp_budget", "max_contacts" }) do
     if s[k] ~= nil then c.settings[k] = vals.count(loc, k, s[k]) end
   end
+  if s.check_lcp ~= nil and type(s.check_lcp) ~= "boolean" then
+    errors.raise(loc, "check_lcp must be true or false, got %s", errors.describe(s.check_lcp))
+  end
+  c.settings.check_lcp = s.check_lcp == true
   return c
 end
 

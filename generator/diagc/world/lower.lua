@@ -9,8 +9,11 @@
 --                     (world/step.lua), all static inline
 --     discrete_state  pos (nq: q), vel (nv: v), imp (3 per contact slot:
 --                     the last step's impulses [n, t1, t2], the warm start)
---                     and info (contacts, budget flag, LCP residual,
---                     LCP iterations of the last step)
+--                     and info (of the last step: contacts, 1 if the LCP
+--                     work budget ran out, LCP residual, LCP pivots +
+--                     sweeps, contacts dropped beyond max_contacts; then
+--                     the steps so far that hit the budget, that dropped
+--                     contacts)
 --     input_port      effort (one per actuated dof, in tree order), if any
 --     periodic_discrete_update  step, every time_step
 --     output_port     position, velocity, poses (12 per body: R row-major,
@@ -52,7 +55,7 @@ local function outputs(world, C, P, items)
   if C.nslots > 0 then
     out("impulses", 3 * C.nslots, { "imp" }, copy_calc("impulses", "imp", 3 * C.nslots))
   end
-  out("step_info", 4, { "info" }, copy_calc("step_info", "info", 4))
+  out("step_info", 7, { "info" }, copy_calc("step_info", "info", 7))
   out("energy", 1, { "pos", "vel" }, string.format(
     "double X[%d]; %skinematics(pos, X); energy[0] = %senergy(pos, vel, X);", 12 * C.nb, P, P))
 end
@@ -69,9 +72,9 @@ function M.lower(world)
     item(world, "c_preamble", { pre }),
     item(world, "discrete_state", { "pos", default = C.q_init }),
     item(world, "discrete_state", { "vel", default = C.v_init }),
-    item(world, "discrete_state", { "info", default = zeros(4) }),
+    item(world, "discrete_state", { "info", default = zeros(7) }),
   }
-  local prereqs = { "pos", "vel" }
+  local prereqs = { "pos", "vel", "info" }
   local args = "pos, vel"
   if C.nslots > 0 then
     items[#items + 1] = item(world, "discrete_state", { "imp", default = zeros(3 * C.nslots) })
@@ -87,6 +90,7 @@ function M.lower(world)
   else
     args = args .. ", 0"
   end
+  args = args .. ", info"
   items[#items + 1] = item(world, "periodic_discrete_update", { "step", period = C.time_step,
     prerequisites = prereqs,
     calc = string.format("if (%sstep(%s, pos_next, vel_next, %s, info_next) != 0) return DIAGC_FAILED;", P, args,

@@ -205,6 +205,8 @@ local function options(C)
   for _, k in ipairs({ "erp", "allowed_penetration", "bounce_threshold", "cfm" }) do
     if C.settings[k] then l[#l + 1] = string.format("  o.%s = %s;", k, d(C.settings[k])) end
   end
+  if C.settings.check_lcp then l[#l + 1] = "  o.check = 1;" end
+  l[#l + 1] = string.format("  o.lcp.tol = %s;", d(C.settings.lcp_tol or 1e-13))
   if C.settings.lcp_budget then l[#l + 1] = string.format("  o.lcp.work_budget = %d;", C.settings.lcp_budget) end
   return lines(l)
 end
@@ -243,10 +245,11 @@ local function contact(C, P)
     "  if (status < 0) return status;",
     "  for (int i = 0; i < nc; i++)",
     "    for (int r = 0; r < 3; r++) imp_next[3 * slot[i] + r] = x[3 * i + r];",
-    "  info[0] = nc + dropped;",
-    "  info[1] = st.budget_hit || dropped > 0;",
+    "  info[0] = nc;",
+    "  info[1] = st.budget_hit ? 1.0 : 0.0;",
     "  info[2] = st.residual;",
     "  info[3] = st.pivots + st.sweeps;",
+    "  info[4] = dropped;",
     "  return 0;",
     "}",
   })
@@ -257,17 +260,22 @@ local function step_fn(C, P)
   local vq = C.position_update == "parallel" and "v" or "v_next"
   local l = {
     string.format("static inline int %sstep(const double *q, const double *v, const double *imp, "
-      .. "const double *effort, double *q_next, double *v_next, double *imp_next, double *info)", P),
+      .. "const double *effort, const double *info_prev, double *q_next, double *v_next, double *imp_next, "
+      .. "double *info)", P),
     "{",
     string.format("  double X[%d], M[%d];", 12 * C.nb, C.nv * C.nv),
     string.format("  %ssmooth(q, v, effort, X, M, v_next);", P),
-    "  info[0] = info[1] = info[2] = info[3] = 0.0;",
+    "  for (int i = 0; i < 5; i++) info[i] = 0.0;",
+    "  info[5] = info_prev[5];",
+    "  info[6] = info_prev[6];",
   }
   if #C.pairs > 0 then
     l[#l + 1] = string.format("  double vstar[%d];", C.nv)
     l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) vstar[i] = v_next[i];", C.nv)
     l[#l + 1] = string.format("  int status = %scontact(q, v, X, M, vstar, imp, v_next, imp_next, info);", P)
     l[#l + 1] = "  if (status < 0) return status;"
+    l[#l + 1] = "  info[5] += info[1];"
+    l[#l + 1] = "  info[6] += info[4] > 0.0 ? 1.0 : 0.0;"
   else
     l[#l + 1] = "  (void)imp; (void)imp_next;"
   end

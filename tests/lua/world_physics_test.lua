@@ -1,0 +1,158 @@
+-- The compiled world's physical checks (issue #17): a box resting on a
+-- plane (drift, normal impulse = m g dt per step), redundant contacts
+-- (two coincident ground planes: a singular LCP), a box on an incline
+-- along a tangent axis (sticks for tan < mu, slides with g (sin - mu cos))
+-- and along a diagonal (box friction: up to sqrt 2 mu), a frictionless
+-- double pendulum's energy error (first order in dt), and no NaN.  Expected values are analytic.
+local dsl = diagc.dsl
+local g, dt = 9.81, 1e-3
+
+local function box_inertia(m, a) local I = m * a * a / 6; return { I, I, I } end
+
+-- quaternion product (w, x, y, z)
+local function qmul(a, b)
+  return { a[1] * b[1] - a[2] * b[2] - a[3] * b[3] - a[4] * b[4],
+    a[1] * b[2] + a[2] * b[1] + a[3] * b[4] - a[4] * b[3],
+    a[1] * b[3] - a[2] * b[4] + a[3] * b[1] + a[4] * b[2],
+    a[1] * b[4] + a[2] * b[3] - a[3] * b[2] + a[4] * b[1] }
+end
+
+local function resting_box(grounds)
+  local items = { time_step = dt, check_lcp = true }
+  local shapes = {}
+  for i = 1, grounds do shapes[i] = { "plane" } end
+  items[1] = dsl.body { "ground", joint = { "fixed" }, shapes = shapes }
+  items[2] = dsl.body { "box", mass = 2.0, inertia = box_inertia(2.0, 0.2),
+    joint = { "free", q = { 0.3, -0.2, 0.1, 1, 0, 0, 0 } }, shapes = { { "box", size = { 0.2, 0.2, 0.2 } } } }
+  return diagc.jit(dsl.diagram "rest" { dsl.system { "w", dsl.world "arena" (items) } })
+end
+
+local function normal_sum(imp)
+  local s = 0
+  for k = 1, #imp, 3 do s = s + imp[k] end
+  return s
+end
+
+for _, grounds in ipairs({ 1, 2 }) do
+  test("world_physics.box_rests_" .. grounds .. "_plane" .. (grounds > 1 and "s_redundant" or ""), function()
+    local m = resting_box(grounds)
+    local sim = m:simulator()
+    local q0 = sim.context:get("w.pos")
+    for k = 1, 10000 do
+      sim:advance_to((k - 0.5) * dt)
+      if k % 500 == 1 then
+        near(normal_sum(sim.context:get("w.imp")), 2.0 * g * dt, { rtol = 1e-9 })
+        local info = sim.context:get("w.info")
+        eq(info[2], 0)
+      end
+    end
+    local q = sim.context:get("w.pos")
+    for i = 1, 3 do near(q[i], q0[i], { atol = 1e-6 }) end
+    for _, x in ipairs(q) do assert(x == x, "NaN") end
+  end)
+end
+
+-- a cube on a slope of angle theta whose downhill direction is world x
+-- rotated by yaw about z; returns the distance slid down the slope after T
+local function slope_slide(theta, yaw, mu, T)
+  local a = 0.2
+  local n = { math.sin(theta) * math.cos(yaw), math.sin(theta) * math.sin(yaw), math.cos(theta) }
+  local q = qmul({ math.cos(yaw / 2), 0, 0, math.sin(yaw / 2) }, { math.cos(theta / 2), 0, math.sin(theta / 2), 0 })
+  local arena = dsl.world "slope" {
+    time_step = dt, friction = mu, check_lcp = true,
+    dsl.body { "slope", joint = { "fixed", rpy = { 0, theta, yaw } }, shapes = { { "plane" } } },
+    dsl.body { "box", mass = 1, inertia = box_inertia(1, a),
+      joint = { "free", q = { n[1] * a / 2, n[2] * a / 2, n[3] * a / 2, q[1], q[2], q[3], q[4] } },
+      shapes = { { "box", size = { a, a, a } } } },
+  }
+  local m = diagc.jit(dsl.diagram "incline" { dsl.system { "w", arena } })
+  local sim = m:simulator()
+  local p0 = sim.context:get("w.pos")
+  sim:advance_to(T)
+  local p = sim.context:get("w.pos")
+  -- downhill: the slope's x axis, (cos th cos yaw, cos th sin yaw, -sin th)
+  local d = { math.cos(theta) * math.cos(yaw), math.cos(theta) * math.sin(yaw), -math.sin(theta) }
+  local s = 0
+  for i = 1, 3 do s = s + (p[i] - p0[i]) * d[i] end
+  return s
+end
+
+test("world_physics.incline_sticks_below_tan", function()
+  local s = slope_slide(math.rad(20), 0, 0.5, 2.0)
+  near(s, 0, { atol = 1e-6 })
+end)
+
+test("world_physics.incline_slides_with_g_sin_minus_mu_cos", function()
+  local th, mu, T = math.rad(20), 0.2, 1.0
+  -- the box starts sliding at the first step: s = a T^2 / 2 up to O(dt)
+  local s = slope_slide(th, 0, mu, T)
+  local a = g * (math.sin(th) - mu * math.cos(th))
+  near(2 * s / (T * T), a, { rtol = 0.01 })
+end)
+
+-- Along a diagonal the friction pyramid (a box in t1, t2) holds the box
+-- while tan(theta) <= mu / max(|d.t1|, |d.t2|): up to sqrt(2) mu at 45
+-- degrees (t1 = world x projected on the slope, t2 = n x t1).
+test("world_physics.incline_diagonal_box_friction", function()
+  local th, mu = math.rad(20), 0.3 -- tan 20 = 0.364: slides along an axis
+  assert(slope_slide(th, 0, mu, 0.5) > 1e-3, "slides along a tangent axis")
+  near(slope_slide(th, math.pi / 4, mu, 0.5), 0, { atol = 1e-6 })
+end)
+
+-- The world's step is semi-implicit Euler (v' from M(q), c(q, v); q' from
+-- v'): first order, so the energy error of a frictionless double pendulum
+-- over 10 s is O(dt).  Checked: under 1 % of |E| at dt = 1 ms, and halving
+-- dt halves it (ratio 2 within 25 %), which a wrong M or c would break.
+local function pendulum_energy_drift(step)
+  local l, m = 0.5, 1.0
+  local I = { 1e-3, 1e-3, 1e-3 }
+  local arena = dsl.world "dp" {
+    time_step = step,
+    dsl.body { "a", mass = m, com = { 0, 0, -l }, inertia = I, joint = { "revolute", axis = { 0, 1, 0 }, q = { 1.0 } } },
+    dsl.body { "b", mass = m, com = { 0, 0, -l }, inertia = I,
+      joint = { "revolute", parent = "a", axis = { 0, 1, 0 }, xyz = { 0, 0, -l }, q = { -0.5 } } },
+  }
+  local mdl = diagc.jit(dsl.diagram "dp" { dsl.system { "w", arena } })
+  local sim = mdl:simulator()
+  local e0 = sim.context:eval("w.energy")
+  sim:advance_to(10.0 - step / 2)
+  local e = sim.context:eval("w.energy")
+  assert(e == e, "NaN")
+  return e - e0, e0
+end
+
+test("world_physics.double_pendulum_energy_first_order", function()
+  local d1, e0 = pendulum_energy_drift(1e-3)
+  local d2 = pendulum_energy_drift(5e-4)
+  assert(math.abs(d1) < 0.01 * math.abs(e0), string.format("drift %.3g of %.3g", d1, e0))
+  near(d1 / d2, 2.0, { rtol = 0.25 })
+end)
+
+-- Newton's cradle (e = 1, no gravity, no friction): the first ball hits a
+-- row of two touching balls.  Momentum is conserved to 1e-9 and energy
+-- within 1 %.  (The simultaneous impact LCP moves the touching pair
+-- together, so the velocities are (-1/3, 2/3, 2/3), not the cradle's
+-- (0, 0, 1): docs/world.md, "Limits".)
+test("world_physics.newtons_cradle_momentum_energy", function()
+  local r, m = 0.1, 1.0
+  local I = 0.4 * m * r * r
+  local items = { gravity = { 0, 0, 0 }, restitution = 1.0, friction = 0, check_lcp = true }
+  for i = 1, 3 do
+    items[i] = dsl.body { "b" .. i, mass = m, inertia = { I, I, I },
+      joint = { "free", q = { i == 1 and -0.05 or (i - 1) * 2 * r, 0, 0, 1, 0, 0, 0 },
+        v = { i == 1 and 1 or 0, 0, 0, 0, 0, 0 } },
+      shapes = { { "sphere", radius = r } } }
+  end
+  local mdl = diagc.jit(dsl.diagram "cradle" { dsl.system { "w", dsl.world "cradle" (items) } })
+  local sim = mdl:simulator()
+  sim:advance_to(0.3)
+  local v = sim.context:get("w.vel")
+  local p, e = 0, 0
+  for i = 0, 2 do
+    p = p + m * v[6 * i + 1]
+    for k = 1, 3 do e = e + 0.5 * m * v[6 * i + k] ^ 2 end
+  end
+  near(p, 1.0, { rtol = 1e-9 })
+  near(e, 0.5, { rtol = 0.01 })
+  assert(v[1] < 0.9, "the first ball was stopped or reflected by the impact")
+end)
