@@ -8,7 +8,8 @@
 --                 leaf type's id is its 1-based position among all checked
 --                 types (leaves and diagrams, a diagram after its children)
 --   M.sources, M.main   L's, unchanged
--- A world (world/lower.lua) is checked as the leaf it lowers to.
+-- A world (world/lower.lua) is checked as the leaf it lowers to; that
+-- leaf type's .world holds the checked world (world/check.lua).
 -- Checked leaf types are described in check/leaf.lua, checked diagrams in
 -- check/diagram.lua.  Errors of a declaration or a type (a bad field, an
 -- unknown name, a prerequisite the leaf does not have, a bad writes list,
@@ -35,7 +36,9 @@ function M.check(loaded)
     end
     visiting[spec] = true
     if spec._kind == "world" then
-      t = leaf.check(world.lower(spec), loaded.sources, #order + 1)
+      local lowered = world.lower(spec)
+      t = leaf.check(lowered, loaded.sources, #order + 1)
+      t.world = lowered.world
     elseif spec._kind == "leaf" then
       t = leaf.check(spec, loaded.sources, #order + 1)
     else

@@ -371,8 +371,22 @@ function M.main(args)
     if st.witness_triggers > 0 then
       io.stderr:write(string.format("witness crossings %d\n", tonumber(st.witness_triggers)))
     end
+    M.world_stats(m, sim)
   end
   return 0
+end
+
+-- --stats of every world (docs/world.md): contact steps that ran out of
+-- LCP work or dropped contacts, from the world's info state
+function M.world_stats(m, sim)
+  for _, ctx in ipairs(m.gen.flat.leaves) do
+    if ctx.type.world then
+      local info = sim.context:get(ctx.path .. ".info")
+      io.stderr:write(string.format("world %s: steps over the LCP work budget %d, steps with contacts "
+        .. "dropped (max_contacts) %d; last step: contacts %d, LCP residual %g\n", ctx.path,
+        info[6], info[7], info[1], info[3]))
+    end
+  end
 end
 
 return M

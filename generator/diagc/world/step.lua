@@ -289,8 +289,15 @@ end
 function M.emit(C, P)
   layout(C)
   local dynamics = require("diagc.world.dynamics")
-  local parts = { "#include <diagc/world.h>", dynamics.emit(C, P:sub(1, -2), { functions = #C.pairs > 0 and dynamics.FUNCTIONS
-    or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy" } }), tables(C, P), smooth(C, P) }
+  -- the preamble lands in the model's header: every function static inline
+  local function inline(text)
+    return (("\n" .. text):gsub("\nstatic (%a+) ", function(w)
+      if w == "inline" or w == "const" then return nil end
+      return "\nstatic inline " .. w .. " "
+    end):sub(2))
+  end
+  local parts = { "#include <diagc/world.h>", inline(dynamics.emit(C, P:sub(1, -2), { functions = #C.pairs > 0 and dynamics.FUNCTIONS
+    or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy" } })), tables(C, P), smooth(C, P) }
   if #C.pairs > 0 then
     for _, f in ipairs({ shape_poses, collide, rows, contact }) do parts[#parts + 1] = f(C, P) end
   end
