@@ -62,11 +62,19 @@ local function check_writes(lt, calc)
   end
 end
 
+-- A world's calcs (world/lower.lua) call its generated dynamics and the
+-- runtime's contact solve: not differentiated (linearize such a model with
+-- finite differences); their bodies are not parsed.
+local WORLD_WHY = "it belongs to a world, whose step is not differentiated by diagc yet; "
+  .. "use finite differences (--jacobian fd)"
+
 function M.run(model, lex)
   if not lex then return end
   for _, lt in ipairs(model.leaf_types) do
     for _, calc in ipairs(lt.calcs) do
-      if calc.kind ~= "event" or calc.event_kind == "discrete_update" then
+      if lt.world and (calc.kind ~= "event" or calc.event_kind == "discrete_update") then
+        calc.diff = { why = WORLD_WHY, loc = calc.body_loc }
+      elseif calc.kind ~= "event" or calc.event_kind == "discrete_update" then
         calc.diff = M.analyze(lt, calc, lex)
         if calc.diff.r then check_writes(lt, calc) end
         if calc.jacobian == "finite_difference" then calc.diff.fd = iface.of(lt, calc, calc.params) end

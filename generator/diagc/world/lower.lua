@@ -15,7 +15,10 @@
 --                     the steps so far that hit the budget, that dropped
 --                     contacts)
 --     input_port      effort (one per actuated dof, in tree order), if any
---     periodic_discrete_update  step, every time_step
+--     cache_entry     work: the step's arrays and results (typed:
+--                     PFX_work), computed from the state and the effort
+--     periodic_discrete_update  step, every time_step: copies work's
+--                     results into the next state
 --     output_port     position, velocity, poses (12 per body: R row-major,
 --                     p), impulses, step_info, energy
 -- Every item is located at the world's declaration (an error the leaf
@@ -90,11 +93,14 @@ function M.lower(world)
   else
     args = args .. ", 0"
   end
-  args = args .. ", info"
+  items[#items + 1] = item(world, "cache_entry", { "work", type = P .. "work", prerequisites = prereqs,
+    calc = string.format("%sstep(%s, info, work);", P, args) })
+  local copy = { "if (work->status != 0) return DIAGC_FAILED;",
+    copy_calc("pos_next", "work->q_next", C.nq), copy_calc("vel_next", "work->v_next", C.nv),
+    copy_calc("info_next", "work->info", 7) }
+  if C.nslots > 0 then copy[#copy + 1] = copy_calc("imp_next", "work->imp_next", 3 * C.nslots) end
   items[#items + 1] = item(world, "periodic_discrete_update", { "step", period = C.time_step,
-    prerequisites = prereqs,
-    calc = string.format("if (%sstep(%s, pos_next, vel_next, %s, info_next) != 0) return DIAGC_FAILED;", P, args,
-      C.nslots > 0 and "imp_next" or "0") })
+    prerequisites = { "work" }, calc = table.concat(copy, "\n") })
   outputs(world, C, P, items)
   return { _kind = "leaf", name = world.name, loc = { file = world.loc.file, line = world.loc.line },
     items = items, world = C }

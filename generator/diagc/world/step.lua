@@ -41,6 +41,19 @@ local function list(t)
   return table.concat(s, ", ")
 end
 
+-- doubles of the contact solve's workspace (the runtime's own figure, asked
+-- through the host, which links the runtime; the generated step checks it
+-- again at run time)
+function M.workspace_doubles(nv, nc)
+  local ok, ffi = pcall(require, "ffi")
+  if ok then
+    pcall(ffi.cdef, "size_t diagc_contact_workspace_size(int nv, int nc_max);")
+    local ok2, n = pcall(function() return tonumber(ffi.C.diagc_contact_workspace_size(nv, nc)) end)
+    if ok2 and n and n > 0 then return math.ceil(n / 8) end
+  end
+  error("internal: the runtime's diagc_contact_workspace_size is not reachable (run diagc through bin/diagc)", 0)
+end
+
 -- the slots of every pair; the contact bound of one step
 local function layout(C)
   local n = 0
@@ -178,23 +191,22 @@ local function rows(C, P)
   })
 end
 
--- v* = v + dt M^-1 (tau - c) with the factor left in M
+-- v* = v + dt M^-1 (tau - c) into w->v_next, with the factor left in w->M
 local function smooth(C, P)
   local l = {
-    string.format("static inline void %ssmooth(const double *q, const double *v, const double *effort, "
-      .. "double *X, double *M, double *vstar)", P),
+    string.format("static inline void %ssmooth(const double *q, const double *v, const double *effort, %swork *w)", P, P),
     "{",
     string.format("  double c[%d];", C.nv),
-    string.format("  %skinematics(q, X);", P),
-    string.format("  %smass_matrix(q, X, M);", P),
-    string.format("  %sbias(q, v, X, c);", P),
-    string.format("  %sfactor(M);", P),
+    string.format("  %skinematics(q, w->X);", P),
+    string.format("  %smass_matrix(q, w->X, w->M);", P),
+    string.format("  %sbias(q, v, w->X, c);", P),
+    string.format("  %sfactor(w->M);", P),
     string.format("  for (int i = 0; i < %d; i++) c[i] = -c[i];", C.nv),
   }
   for k, a in ipairs(C.actuated) do l[#l + 1] = string.format("  c[%d] += effort[%d];", a.dof, k - 1) end
   if #C.actuated == 0 then l[#l + 1] = "  (void)effort;" end
-  l[#l + 1] = string.format("  %ssolve(M, c);", P)
-  l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) vstar[i] = v[i] + %s * c[i];", C.nv, d(C.time_step))
+  l[#l + 1] = string.format("  %ssolve(w->M, c);", P)
+  l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) w->v_next[i] = v[i] + %s * c[i];", C.nv, d(C.time_step))
   l[#l + 1] = "}"
   return lines(l)
 end
@@ -211,76 +223,93 @@ local function options(C)
   return lines(l)
 end
 
+-- the work of one step: every array it needs, and its results
+local function work_type(C, P)
+  local mc, nv = C.max_contacts, C.nv
+  local l = {
+    "/* The work of one step of this world: a typed cache entry of its leaf */",
+    "typedef struct {",
+    string.format("  double q_next[%d], v_next[%d], info[7];", C.nq, nv),
+    "  int status;",
+    string.format("  double X[%d], M[%d];", 12 * C.nb, nv * nv),
+  }
+  if #C.pairs > 0 then
+    l[#l + 1] = string.format("  double imp_next[%d];", 3 * C.nslots)
+    l[#l + 1] = string.format("  double Xs[%d][12], vstar[%d];", #C.shapes, nv)
+    l[#l + 1] = string.format("  double J[%d], MJ[%d], x[%d], depth[%d], mu[%d], e[%d];", 3 * mc * nv, 3 * mc * nv,
+      3 * mc, mc, mc, mc)
+    l[#l + 1] = string.format("  diagc_contact con[%d];", mc)
+    l[#l + 1] = string.format("  int slot[%d], pair[%d], tag[%d];", mc, mc, 2 * mc)
+    l[#l + 1] = string.format("  double ws[%d];", C.ws_doubles)
+  end
+  l[#l + 1] = string.format("} %swork;", P)
+  return lines(l)
+end
+
 -- the contact phase: collision, rows, the solve, impulses by slot
 local function contact(C, P)
-  local mc, nv = C.max_contacts, C.nv
   return lines({
-    string.format("static inline int %scontact(const double *q, const double *v, const double *X, "
-      .. "const double *LDL, const double *vstar, const double *imp, double *v_next, double *imp_next, double *info)", P),
+    string.format("static inline int %scontact(const double *q, const double *v, const double *imp, %swork *w)", P, P),
     "{",
-    string.format("  double Xs[%d][12], J[%d], MJ[%d], x[%d], depth[%d], mu[%d], e[%d];", #C.shapes,
-      3 * mc * nv, 3 * mc * nv, 3 * mc, mc, mc, mc),
-    string.format("  size_t ws_size = diagc_contact_workspace_size(%d, %d);", nv, mc),
-    "  double ws[ws_size / sizeof(double) + 1];",
-    string.format("  diagc_contact con[%d];", mc),
-    string.format("  int slot[%d], pair[%d], tag[%d], dropped = 0;", mc, mc, 2 * mc),
-    string.format("  %sshape_poses(X, Xs);", P),
-    string.format("  int nc = %scollide((const double (*)[12])Xs, con, slot, pair, &dropped);", P),
-    string.format("  %scontact_rows(q, X, LDL, con, pair, nc, J, MJ);", P),
+    "  int dropped = 0;",
+    "  size_t ws_size = diagc_contact_workspace_size(" .. C.nv .. ", " .. C.max_contacts .. ");",
+    "  if (ws_size == 0 || ws_size > sizeof w->ws) return DIAGC_CONTACT_E_WORKSPACE;",
+    string.format("  %sshape_poses(w->X, w->Xs);", P),
+    string.format("  int nc = %scollide((const double (*)[12])w->Xs, w->con, w->slot, w->pair, &dropped);", P),
+    string.format("  %scontact_rows(q, w->X, w->M, w->con, w->pair, nc, w->J, w->MJ);", P),
     "  for (int i = 0; i < nc; i++) {",
-    "    depth[i] = con[i].depth;",
-    string.format("    mu[i] = %spair_mu[pair[i]]; e[i] = %spair_e[pair[i]];", P, P),
-    string.format("    tag[2 * i] = %spair[pair[i]][4]; tag[2 * i + 1] = %spair[pair[i]][5];", P, P),
-    "    for (int r = 0; r < 3; r++) x[3 * i + r] = imp[3 * slot[i] + r];",
+    "    w->depth[i] = w->con[i].depth;",
+    string.format("    w->mu[i] = %spair_mu[w->pair[i]]; w->e[i] = %spair_e[w->pair[i]];", P, P),
+    string.format("    w->tag[2 * i] = %spair[w->pair[i]][4]; w->tag[2 * i + 1] = %spair[w->pair[i]][5];", P, P),
+    "    for (int r = 0; r < 3; r++) w->x[3 * i + r] = imp[3 * w->slot[i] + r];",
     "  }",
     "  diagc_contact_problem p;",
     "  diagc_contact_options o;",
     "  diagc_contact_stats st;",
     "  diagc_contact_options_init(&o);",
     options(C),
-    string.format("  p.nv = %d; p.nc = nc; p.J = J; p.MinvJT = MJ; p.v = v; p.vstar = vstar;", nv),
-    string.format("  p.depth = depth; p.mu = mu; p.restitution = e; p.tree = tag; p.dt = %s;", d(C.time_step)),
-    "  int status = diagc_contact_solve(&p, &o, x, v_next, ws, ws_size, &st);",
-    string.format("  for (int i = 0; i < %d; i++) imp_next[i] = 0.0;", 3 * C.nslots),
+    string.format("  p.nv = %d; p.nc = nc; p.J = w->J; p.MinvJT = w->MJ; p.v = v; p.vstar = w->vstar;", C.nv),
+    string.format("  p.depth = w->depth; p.mu = w->mu; p.restitution = w->e; p.tree = w->tag; p.dt = %s;",
+      d(C.time_step)),
+    "  int status = diagc_contact_solve(&p, &o, w->x, w->v_next, w->ws, sizeof w->ws, &st);",
+    string.format("  for (int i = 0; i < %d; i++) w->imp_next[i] = 0.0;", 3 * C.nslots),
     "  if (status < 0) return status;",
     "  for (int i = 0; i < nc; i++)",
-    "    for (int r = 0; r < 3; r++) imp_next[3 * slot[i] + r] = x[3 * i + r];",
-    "  info[0] = nc;",
-    "  info[1] = st.budget_hit ? 1.0 : 0.0;",
-    "  info[2] = st.residual;",
-    "  info[3] = st.pivots + st.sweeps;",
-    "  info[4] = dropped;",
+    "    for (int r = 0; r < 3; r++) w->imp_next[3 * w->slot[i] + r] = w->x[3 * i + r];",
+    "  w->info[0] = nc;",
+    "  w->info[1] = st.budget_hit ? 1.0 : 0.0;",
+    "  w->info[2] = st.residual;",
+    "  w->info[3] = st.pivots + st.sweeps;",
+    "  w->info[4] = dropped;",
     "  return 0;",
     "}",
   })
 end
 
--- the step: the update's whole body
+-- the step: the calc of the work entry; w->status is 0 or the failure
 local function step_fn(C, P)
-  local vq = C.position_update == "parallel" and "v" or "v_next"
+  local vq = C.position_update == "parallel" and "v" or "w->v_next"
   local l = {
-    string.format("static inline int %sstep(const double *q, const double *v, const double *imp, "
-      .. "const double *effort, const double *info_prev, double *q_next, double *v_next, double *imp_next, "
-      .. "double *info)", P),
+    string.format("static inline void %sstep(const double *q, const double *v, const double *imp, "
+      .. "const double *effort, const double *info, %swork *w)", P, P),
     "{",
-    string.format("  double X[%d], M[%d];", 12 * C.nb, C.nv * C.nv),
-    string.format("  %ssmooth(q, v, effort, X, M, v_next);", P),
-    "  for (int i = 0; i < 5; i++) info[i] = 0.0;",
-    "  info[5] = info_prev[5];",
-    "  info[6] = info_prev[6];",
+    string.format("  %ssmooth(q, v, effort, w);", P),
+    "  for (int i = 0; i < 5; i++) w->info[i] = 0.0;",
+    "  w->info[5] = info[5];",
+    "  w->info[6] = info[6];",
+    "  w->status = 0;",
   }
   if #C.pairs > 0 then
-    l[#l + 1] = string.format("  double vstar[%d];", C.nv)
-    l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) vstar[i] = v_next[i];", C.nv)
-    l[#l + 1] = string.format("  int status = %scontact(q, v, X, M, vstar, imp, v_next, imp_next, info);", P)
-    l[#l + 1] = "  if (status < 0) return status;"
-    l[#l + 1] = "  info[5] += info[1];"
-    l[#l + 1] = "  info[6] += info[4] > 0.0 ? 1.0 : 0.0;"
+    l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) w->vstar[i] = w->v_next[i];", C.nv)
+    l[#l + 1] = string.format("  w->status = %scontact(q, v, imp, w);", P)
+    l[#l + 1] = "  if (w->status < 0) return;"
+    l[#l + 1] = "  w->status = 0;"
+    l[#l + 1] = "  w->info[5] += w->info[1];"
+    l[#l + 1] = "  w->info[6] += w->info[4] > 0.0 ? 1.0 : 0.0;"
   else
-    l[#l + 1] = "  (void)imp; (void)imp_next;"
+    l[#l + 1] = "  (void)imp;"
   end
-  l[#l + 1] = string.format("  %sintegrate(q, %s, %s, q_next);", P, vq, d(C.time_step))
-  l[#l + 1] = "  return 0;"
+  l[#l + 1] = string.format("  %sintegrate(q, %s, %s, w->q_next);", P, vq, d(C.time_step))
   l[#l + 1] = "}"
   return lines(l)
 end
@@ -296,7 +325,8 @@ function M.emit(C, P)
       return "\nstatic inline " .. w .. " "
     end):sub(2))
   end
-  local parts = { "#include <diagc/world.h>", inline(dynamics.emit(C, P:sub(1, -2), { functions = #C.pairs > 0 and dynamics.FUNCTIONS
+  C.ws_doubles = #C.pairs > 0 and M.workspace_doubles(C.nv, C.max_contacts) or 0
+  local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = #C.pairs > 0 and dynamics.FUNCTIONS
     or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy" } })), tables(C, P), smooth(C, P) }
   if #C.pairs > 0 then
     for _, f in ipairs({ shape_poses, collide, rows, contact }) do parts[#parts + 1] = f(C, P) end

@@ -1,0 +1,109 @@
+/* bench/world/mujoco_scenes.c: the world suite's scenes in MuJoCo 2.2
+ * (Debian libmujoco-dev) at the same 1 ms step, with its pyramidal and
+ * elliptic friction cones: time per mj_step and the same physical checks
+ * as dart_scenes.cpp.  MuJoCo's contacts are soft (regularized), so it is
+ * a peer for speed; its check values show how far soft contact is from
+ * the hard-contact answers.  MuJoCo has no coefficient of restitution: the
+ * ball scene is not run.  Prints RESULT lines like dart_scenes.cpp, with
+ * the cone in the scene name's suffix ("/pyramidal", "/elliptic"). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mujoco/mujoco.h>
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* writes an MJCF scene to a temporary file and loads it */
+static mjModel *load(const char *xml) {
+  char path[] = "/tmp/diagc-mj-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) return NULL;
+  FILE *f = fdopen(fd, "w");
+  fputs(xml, f);
+  fclose(f);
+  char err[1000] = "";
+  mjModel *m = mj_loadXML(path, NULL, err, sizeof err);
+  remove(path);
+  if (!m) fprintf(stderr, "mujoco_scenes: %s\n", err);
+  return m;
+}
+
+static const char *CONE[2] = {"pyramidal", "elliptic"};
+
+/* n cubes of 0.2 m stacked on a plane; largest drift of a cube centre */
+static void stack(int n, int steps, int cone) {
+  char *xml = malloc(200000), *p = xml;
+  p += sprintf(p, "<mujoco><size nconmax='2000' njmax='8000'/><option timestep='0.001' cone='%s'/><worldbody>"
+               "<geom type='plane' size='10 10 0.1' friction='0.6 0.005 0.0001'/>", CONE[cone]);
+  for (int i = 0; i < n; i++)
+    p += sprintf(p, "<body pos='0 0 %.17g'><freejoint/><geom type='box' size='0.1 0.1 0.1' mass='1' "
+                 "friction='0.6 0.005 0.0001'/></body>", 0.1 + 0.2 * i);
+  sprintf(p, "</worldbody></mujoco>");
+  mjModel *m = load(xml);
+  free(xml);
+  if (!m) return;
+  mjData *d = mj_makeData(m);
+  double t0 = now();
+  for (int k = 0; k < steps; k++) mj_step(m, d);
+  double ns = (now() - t0) / steps * 1e9, drift = 0;
+  for (int i = 0; i < n; i++) {
+    double dz = d->qpos[7 * i + 2] - (0.1 + 0.2 * i);
+    drift = fmax(drift, sqrt(d->qpos[7 * i] * d->qpos[7 * i] + d->qpos[7 * i + 1] * d->qpos[7 * i + 1] + dz * dz));
+  }
+  char name[64];
+  snprintf(name, sizeof name, n == 1 ? "box_on_plane/%s" : "stack_%d/%s", n == 1 ? CONE[cone] : "", CONE[cone]);
+  if (n != 1) snprintf(name, sizeof name, "stack_%d/%s", n, CONE[cone]);
+  printf("RESULT\t%s\t%d\t%d\t%.1f\tmax_drift_m\t%.3e\n", name, n, steps, ns, drift);
+  mj_deleteData(d);
+  mj_deleteModel(m);
+}
+
+/* a cube on a 20 degree slope along x (the plane tilted about y) */
+static void incline(double mu, int steps, int cone) {
+  double th = 20.0 * 3.14159265358979323846 / 180.0;
+  char xml[2000];
+  snprintf(xml, sizeof xml,
+           "<mujoco><size nconmax='2000' njmax='8000'/><option timestep='0.001' cone='%s'/><worldbody>"
+           "<geom type='plane' size='10 10 0.1' euler='0 %.17g 0' friction='%g 0.005 0.0001'/>"
+           "<body pos='%.17g 0 %.17g' euler='0 %.17g 0'><freejoint/>"
+           "<geom type='box' size='0.1 0.1 0.1' mass='1' friction='%g 0.005 0.0001'/></body>"
+           "</worldbody><compiler angle='radian'/></mujoco>",
+           CONE[cone], th, mu, 0.1 * sin(th), 0.1 * cos(th), th, mu);
+  mjModel *m = load(xml);
+  if (!m) return;
+  mjData *d = mj_makeData(m);
+  double p0[3] = {d->qpos[0], d->qpos[1], d->qpos[2]};
+  double t0 = now();
+  for (int k = 0; k < steps; k++) mj_step(m, d);
+  double ns = (now() - t0) / steps * 1e9;
+  double s = (d->qpos[0] - p0[0]) * cos(th) - (d->qpos[2] - p0[2]) * sin(th), T = steps * 1e-3;
+  if (mu > tan(th))
+    printf("RESULT\tincline_stick/%s\t1\t%d\t%.1f\tdrift_m\t%.3e\n", CONE[cone], steps, ns, fabs(s));
+  else {
+    double a = 2 * s / (T * T), e = 9.81 * (sin(th) - mu * cos(th));
+    printf("RESULT\tincline_slide/%s\t1\t%d\t%.1f\taccel_rel_err\t%.3e\n", CONE[cone], steps, ns, fabs(a - e) / e);
+  }
+  mj_deleteData(d);
+  mj_deleteModel(m);
+}
+
+int main(int argc, char **argv) {
+  int quick = argc > 1 && atoi(argv[1]) != 0, k = quick ? 10 : 1;
+  for (int cone = 0; cone < 2; cone++) {
+    stack(1, 10000 / k, cone);
+    stack(5, 2000 / k, cone);
+    stack(10, 2000 / k, cone);
+    stack(20, 1000 / k, cone);
+    stack(50, 1000 / k, cone);
+    incline(0.5, 2000 / k, cone);
+    incline(0.2, 1000, cone);
+  }
+  return 0;
+}
