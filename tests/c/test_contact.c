@@ -195,6 +195,16 @@ static void test_point_targets(void) {
   rc = solve(&s, NULL, &st);
   check(rc == DIAGC_OK && fabs(s.vnext[2] - 1.0) <= 1e-15 && fabs(s.x[0] - m * (3.0 + G * DT)) <= 1e-14,
         "contact.restitution_e_v_in", "rc %d v_out %.17g x_n %.17g", rc, s.vnext[2], s.x[0]);
+  /* sequential impacts: the bounce first (x_n = m 3), then the step's
+     gravity on top (the LCP finds the contact separating) */
+  o.restitution_passes = 4;
+  memset(s.x, 0, sizeof s.x);
+  rc = solve(&s, &o, &st);
+  check(rc == DIAGC_OK && fabs(s.vnext[2] - (1.0 - G * DT)) <= 1e-15 && fabs(s.x[0] - m * 3.0) <= 1e-14 &&
+            st.impacts == 1 && st.impact_passes == 2,
+        "contact.restitution_sequential", "rc %d v_out %.17g x_n %.17g impacts %d passes %d", rc, s.vnext[2],
+        s.x[0], st.impacts, st.impact_passes);
+  o.restitution_passes = 0;
   s.v[2] = -0.5 * o.bounce_threshold, s.vstar[2] = s.v[2] - G * DT;
   rc = solve(&s, NULL, &st);
   check(rc == DIAGC_OK && fabs(s.vnext[2]) <= 1e-16, "contact.restitution_below_threshold_inelastic",
@@ -389,6 +399,79 @@ static void test_warm_start(void) {
   check(worst <= 1e-9, "contact.warm_start_wrong_guess", "|dv| %.3g", worst);
 }
 
+/* Newton's cradle: 5 balls of radius 0.05 in a row on a line (nv = 5),
+ * touching, the first struck at 1 m/s toward the others, e = 1, no
+ * gravity.  Contact k joins balls k and k + 1 (normal from k to k + 1:
+ * J_n = e_{k+1} - e_k), contacts listed in order or reversed.
+ * Simultaneous restitution (the default) conserves momentum and energy
+ * but sends the row off together; the sequential impact phase hands the
+ * velocity on: the last ball leaves at 1 m/s, the others stop. */
+static double cradle(int passes, int reversed, double *vfinal, double *dp, double *de) {
+  static scene s;
+  diagc_contact_options o;
+  diagc_contact_stats st;
+  double pos[5], r = 0.05, p0 = 1.0, e0 = 0.5;
+  int k, i, step, worst_rc = 0;
+  diagc_contact_options_init(&o);
+  o.restitution_passes = passes;
+  scene_init(&s, 5);
+  for (i = 0; i < 5; i++) s.minv[i] = 1.0, pos[i] = 2.0 * r * i;
+  for (k = 0; k < 4; k++) {
+    int c = reversed ? 3 - k : k, row = 3 * k;
+    s.J[(size_t)row * 5 + c + 1] = 1.0, s.J[(size_t)row * 5 + c] = -1.0;
+    s.J[(size_t)(row + 1) * 5 + c + 1] = 0.0; /* tangents: none (mu = 0) */
+    s.mu[k] = 0.0, s.e[k] = 1.0, s.tree[2 * k] = c + 1, s.tree[2 * k + 1] = c;
+  }
+  s.nc = 4;
+  finish_scene(&s);
+  s.v[0] = 1.0;
+  *dp = *de = 0.0;
+  for (step = 0; step < 1000; step++) { /* 1 s */
+    double P = 0.0, E = 0.0;
+    int rc;
+    for (k = 0; k < 4; k++) {
+      int c = reversed ? 3 - k : k;
+      s.depth[k] = 2.0 * r - (pos[c + 1] - pos[c]);
+    }
+    for (i = 0; i < 5; i++) s.vstar[i] = s.v[i];
+    rc = solve(&s, &o, &st);
+    if (rc != DIAGC_OK) worst_rc = rc;
+    for (i = 0; i < 5; i++) {
+      s.v[i] = s.vnext[i];
+      pos[i] += DT * s.v[i];
+      P += s.v[i];
+      E += 0.5 * s.v[i] * s.v[i];
+    }
+    if (fabs(P - p0) > *dp) *dp = fabs(P - p0);
+    if (fabs(E - e0) / e0 > *de) *de = fabs(E - e0) / e0;
+  }
+  for (i = 0; i < 5; i++) vfinal[i] = s.v[i];
+  return worst_rc;
+}
+
+static void test_cradle(void) {
+  double v[5], dp, de;
+  int rc, rev;
+  rc = (int)cradle(0, 0, v, &dp, &de);
+  check(rc == DIAGC_OK && dp <= 1e-9 && de <= 1e-9 && fabs(v[0] + 0.6) <= 1e-9 && fabs(v[4] - 0.4) <= 1e-9,
+        "contact.cradle_simultaneous_wrong_propagation", "rc %d dp %.3g dE %.3g v0 %.17g v4 %.17g", rc, dp, de,
+        v[0], v[4]);
+  for (rev = 0; rev < 2; rev++) {
+    rc = (int)cradle(8, rev, v, &dp, &de);
+    /* (the balls at rest: within the LCP's tol, warm-started from the
+       impacts' impulses) */
+    check(rc == DIAGC_OK && dp <= 1e-9 && de <= 1e-9 && fabs(v[4] - 1.0) <= 1e-9 && fabs(v[0]) <= 1e-9 &&
+              fabs(v[1]) <= 1e-9 && fabs(v[2]) <= 1e-9 && fabs(v[3]) <= 1e-9,
+          rev ? "contact.cradle_sequential_reversed_order" : "contact.cradle_sequential",
+          "rc %d dp %.3g dE %.3g v = %.3g %.3g %.3g %.3g %.17g", rc, dp, de, v[0], v[1], v[2], v[3], v[4]);
+  }
+  /* too few passes for the reversed order (each pass moves the impulse
+     one ball on): the rest is simultaneous, still conservative */
+  rc = (int)cradle(2, 1, v, &dp, &de);
+  check(rc == DIAGC_OK && dp <= 1e-9 && !(fabs(v[4] - 1.0) <= 1e-6), "contact.cradle_passes_bound",
+        "rc %d v4 %.17g", rc, v[4]);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The work budget. */
 
@@ -581,6 +664,9 @@ static void test_statuses(void) {
   o.erp = 1.5;
   EXPECT("bad_erp", diagc_contact_solve(&p, &o, s.x, s.vnext, ws, sizeof ws, &st), DIAGC_CONTACT_E_ARG);
   diagc_contact_options_init(&o);
+  o.restitution_passes = -1;
+  EXPECT("bad_passes", diagc_contact_solve(&p, &o, s.x, s.vnext, ws, sizeof ws, &st), DIAGC_CONTACT_E_ARG);
+  diagc_contact_options_init(&o);
   o.lcp.method = 99;
   EXPECT("bad_method", diagc_contact_solve(&p, &o, s.x, s.vnext, ws, sizeof ws, &st), DIAGC_CONTACT_E_ARG);
   EXPECT("no_workspace", diagc_contact_solve(&p, NULL, s.x, s.vnext, NULL, sizeof ws, &st),
@@ -641,6 +727,7 @@ int main(void) {
   test_box_redundant();
   test_islands();
   test_warm_start();
+  test_cradle();
   test_lcp_budget();
   test_statuses();
   return failures ? 1 : 0;
