@@ -155,6 +155,7 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
   contact_ws w;
   contact_budget bud;
   diagc_contact_problem after;
+  const diagc_contact_problem *orig = p;
   int nc, status = DIAGC_OK, isl, k, rows;
 
   if (!st) st = &local;
@@ -180,7 +181,12 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
     for (i = 0; i < p->nv; i++) w.vs[i] = p->vstar[i] + (w.u[i] - p->v[i]);
     after = *p;
     after.v = w.u, after.vstar = w.vs;
-    p = &after;
+    if (all_finite(w.vs, (size_t)p->nv)) {
+      p = &after;
+    } else { /* overflow: no impacts */
+      status = DIAGC_CONTACT_E_NUMERIC;
+      st->impacts = 0;
+    }
   }
   diagc__contact_islands(p, &w);
   /* the budget of one LCP of all the step's rows, in multiply-adds,
@@ -194,7 +200,8 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
   }
   if (apply_impulses(p, x, v_next) != 0) { /* overflow: no impulses */
     memset(x, 0, sizeof(double) * 3 * (size_t)nc);
-    apply_impulses(p, x, v_next);
+    p = orig;
+    apply_impulses(p, x, v_next); /* v_next = v*: finite (checked) */
     status = DIAGC_CONTACT_E_NUMERIC;
   }
   if (p == &after) /* the impacts' impulses are part of the step's */
