@@ -176,6 +176,40 @@ static void test_point_friction(void) {
         "contact.frictionless_rows_dropped", "rc %d rows %d x_t %g %g", rc, st.rows, s.x[1], s.x[2]);
 }
 
+/* A point mass on an incline of 30 degrees (normal (-sin, 0, cos), t1 up
+ * the slope (cos, 0, sin)), 1000 steps from rest: with mu = 0.3 < tan 30
+ * it slides with a = g (sin - mu cos) (per step exactly: the velocity
+ * along the slope after k steps is -k g dt (sin - mu cos)), and never
+ * leaves the plane; with mu = 0.7 it sticks. */
+static void test_incline(void) {
+  scene s;
+  double th = atan(1.0) * 4.0 / 6.0, sn = sin(th), cs = cos(th), m = 2.0, mus[2] = {0.3, 0.7};
+  double n[3] = {-sn, 0, cs}, t1[3] = {cs, 0, sn};
+  int im, step, i;
+  for (im = 0; im < 2; im++) {
+    double mu = mus[im], worst = 0.0, vn = 0.0, want;
+    int bad = 0;
+    diagc_contact_stats st;
+    scene_init(&s, 3);
+    for (i = 0; i < 3; i++) s.minv[i] = 1.0 / m;
+    add_contact(&s, 0, 3, NULL, n, t1, EY, 0.0, mu, 0.0);
+    finish_scene(&s);
+    for (step = 1; step <= 1000; step++) {
+      double vt;
+      for (i = 0; i < 3; i++) s.vstar[i] = s.v[i];
+      s.vstar[2] -= G * DT;
+      if (solve(&s, NULL, &st) != DIAGC_OK) bad++;
+      for (i = 0; i < 3; i++) s.v[i] = s.vnext[i];
+      vt = s.v[0] * cs + s.v[2] * sn;
+      want = mu < tan(th) ? -step * G * DT * (sn - mu * cs) : 0.0;
+      if (fabs(vt - want) / (1.0 + fabs(want)) > worst) worst = fabs(vt - want) / (1.0 + fabs(want));
+      if (fabs(-s.v[0] * sn + s.v[2] * cs) > vn) vn = fabs(-s.v[0] * sn + s.v[2] * cs);
+    }
+    check(bad == 0 && worst <= 1e-12 && vn <= 1e-12, im == 0 ? "contact.incline_slides" : "contact.incline_sticks",
+          "%d not OK, relative v_t error %.3g, |v_n| %.3g", bad, worst, vn);
+  }
+}
+
 /* Restitution: an impact at 2 m/s with e = 0.5 leaves at 1 m/s; an
  * approach slower than the bounce threshold is inelastic; a penetration
  * beyond the allowance is pushed out at erp (depth - allowance) / dt,
@@ -723,6 +757,7 @@ int main(void) {
   (void)sleep_us;
   test_point_resting();
   test_point_friction();
+  test_incline();
   test_point_targets();
   test_box_redundant();
   test_islands();
