@@ -190,9 +190,14 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
   }
   diagc__contact_islands(p, &w);
   /* the budget of one LCP of all the step's rows, in multiply-adds,
-     shared by the islands in order */
+     shared by the islands in proportion to m^3 (unused work passes on) */
   rows = 0;
-  for (k = 0; k < nc; k++) rows += p->mu[k] > 0 ? 3 : 1;
+  bud.cubes = 0.0;
+  for (isl = 0; isl < w.nislands; isl++) {
+    double m = (double)diagc__contact_island_rows(p, &w, isl);
+    rows += (int)m;
+    bud.cubes += m * m * m;
+  }
   bud.left = diagc_lcp_work_budget(rows, o->lcp.work_budget) * (double)rows * (double)rows;
   for (isl = 0; isl < w.nislands; isl++) {
     int rc = diagc__contact_island(p, o, &w, isl, x, &bud, st);

@@ -24,10 +24,17 @@ typedef struct {
   int nislands;
 } contact_ws;
 
-/* The work left to the step's islands, in multiply-adds (INFINITY: none). */
+/* The work left to the step's islands, in multiply-adds (INFINITY: no
+ * bound), and the sum of m^3 over the islands not yet solved (m: rows):
+ * an island may use left * m^3 / cubes (the share of its pivoting cost;
+ * what an island does not use passes on to the next). */
 typedef struct {
   double left;
+  double cubes;
 } contact_budget;
+
+/* Rows of island isl's LCP (3 per contact, 1 when mu = 0). */
+int diagc__contact_island_rows(const diagc_contact_problem *p, const contact_ws *w, int isl);
 
 /* Groups the contacts into islands (w->label, start, list, nislands), in
  * the order of their first contact. */

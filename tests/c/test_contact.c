@@ -646,6 +646,49 @@ static void test_lcp_budget(void) {
       lcpg_free(&g);
       lcpg_scene_free(&sc);
     }
+    /* two copies of problem 29 as two islands (trees 0 and 1): the step's
+       budget (N = 300 rows) bounds both together, each gets its share */
+    {
+      lcpg_spec sp;
+      memset(&sp, 0, sizeof sp);
+      sp.nc = 50, sp.nb = 13, sp.mu = 100.0, sp.scene = &sc;
+      if (lcpg_make(&g, &sp, 1000003ull * 150 + 29) == 0) {
+        int nv = 2 * sc.ndof, n2 = 300, c, j;
+        double *J2 = calloc((size_t)n2 * nv, sizeof(double)), *M2 = calloc((size_t)nv * n2, sizeof(double));
+        double *x2 = calloc((size_t)n2, sizeof(double)), *v2 = calloc((size_t)nv, sizeof(double));
+        double *vn2 = malloc(sizeof(double) * (size_t)nv), dep2[100], mu2[100];
+        int tree2[200];
+        size_t cws = diagc_contact_workspace_size(nv, 100);
+        void *cw = malloc(cws);
+        diagc_contact_problem p2;
+        diagc_contact_options co;
+        diagc_contact_stats cs;
+        double step_bound = (diagc_lcp_work_budget(300, 0) + 2 * (150 / 3 + 17)) * 300.0 * 300.0;
+        for (j = 0; j < 2; j++) {
+          for (c = 0; c < 150; c++)
+            for (i = 0; i < sc.ndof; i++) {
+              J2[(size_t)(150 * j + c) * nv + j * sc.ndof + i] = sc.J[(size_t)c * sc.ndof + i];
+              M2[(size_t)(j * sc.ndof + i) * n2 + 150 * j + c] = sc.minv[i] * sc.J[(size_t)c * sc.ndof + i];
+            }
+          for (i = 0; i < sc.ndof; i++) v2[j * sc.ndof + i] = sc.vstar[i];
+          for (c = 0; c < 50; c++)
+            dep2[50 * j + c] = 0.0, mu2[50 * j + c] = 100.0, tree2[2 * (50 * j + c)] = j,
+                        tree2[2 * (50 * j + c) + 1] = -1;
+        }
+        memset(&p2, 0, sizeof p2);
+        p2.nv = nv, p2.nc = 100, p2.J = J2, p2.MinvJT = M2, p2.v = v2, p2.vstar = v2;
+        p2.depth = dep2, p2.mu = mu2, p2.tree = tree2, p2.dt = DT;
+        diagc_contact_options_init(&co);
+        rc = diagc_contact_solve(&p2, &co, x2, vn2, cw, cws, &cs);
+        check(rc == DIAGC_LCP_BUDGET && cs.islands == 2 && cs.largest == 150 && cs.work <= step_bound &&
+                  cs.inexact == 2 && all_finite(x2, n2) && all_finite(vn2, nv),
+              "contact.budget_shared_by_islands", "rc %d islands %d inexact %d work %.3g (bound %.3g)", rc,
+              cs.islands, cs.inexact, cs.work, step_bound);
+        free(J2), free(M2), free(x2), free(v2), free(vn2), free(cw);
+        lcpg_free(&g);
+        lcpg_scene_free(&sc);
+      }
+    }
     check(bad == 0 && hits >= 4, "contact.budget_degenerate_n150",
           "%d bad outcomes, %d budget hits (3 with 100 units, at least 1 with the default)", bad, hits);
   }

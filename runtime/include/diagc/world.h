@@ -71,8 +71,10 @@ extern "C" {
  * tangent rows (their x_t are 0).
  *
  * A work budget bounds the step (diagc_lcp_options.work_budget, counted by
- * operation, never by a clock): the islands share it in order; when it is
- * spent the best impulses found are used, the step returns
+ * operation, never by a clock): the islands share it in proportion to
+ * the cube of their row counts (their pivoting cost), what one does not
+ * use passing on to the next; when it is spent the best impulses found
+ * are used, the step returns
  * DIAGC_LCP_BUDGET and stats.budget_hit = 1, stats.residual the largest
  * violation.  x and v_next are never NaN or infinity.
  *
