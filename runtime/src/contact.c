@@ -24,7 +24,8 @@ size_t diagc_contact_workspace_size(int nv, int nc_max) {
   n = 3 * (size_t)nc_max;
   lcp = diagc_lcp_workspace_size((int)n);
   if (n > 0 && lcp == 0) return 0;
-  dbl = n * n + 5 * n;           /* A; b, lo, hi, x, target per row        */
+  dbl = n * n + 5 * n + 2 * (size_t)nv + (size_t)nc_max; /* A; b, lo, hi, x,
+                                   target per row; u, vs; lam            */
   ints = 2 * n + 4 * (size_t)nc_max + 1; /* findex, rows; parent, label,
                                            start (+1), list            */
   return lcp + dbl * sizeof(double) + ints * sizeof(int) + 3 * ALIGN;
@@ -82,6 +83,7 @@ static int check_options(const diagc_contact_options *o) {
   if (!(o->max_correction_speed > 0)) return 0;
   if (!(o->bounce_threshold >= 0) || !isfinite(o->bounce_threshold)) return 0;
   if (!(o->cfm >= 0) || !isfinite(o->cfm)) return 0;
+  if (o->restitution_passes < 0) return 0;
   if (l->method != DIAGC_LCP_AUTO && l->method != DIAGC_LCP_PIVOT && l->method != DIAGC_LCP_PGS &&
       l->method != DIAGC_LCP_COUPLED)
     return 0;
@@ -90,7 +92,7 @@ static int check_options(const diagc_contact_options *o) {
 }
 
 /* Lays the workspace out in w. */
-static void carve(contact_ws *w, void *ws, int nc) {
+static void carve(contact_ws *w, void *ws, int nv, int nc) {
   size_t n = 3 * (size_t)nc;
   char *q = (char *)ws;
   q += (ALIGN - (uintptr_t)q % ALIGN) % ALIGN;
@@ -104,6 +106,9 @@ static void carve(contact_ws *w, void *ws, int nc) {
   w->hi = (double *)q, q += n * sizeof(double);
   w->x = (double *)q, q += n * sizeof(double);
   w->target = (double *)q, q += n * sizeof(double);
+  w->u = (double *)q, q += (size_t)nv * sizeof(double);
+  w->vs = (double *)q, q += (size_t)nv * sizeof(double);
+  w->lam = (double *)q, q += (size_t)nc * sizeof(double);
   w->fx = (int *)q, q += n * sizeof(int);
   w->rows = (int *)q, q += n * sizeof(int);
   w->parent = (int *)q, q += (size_t)nc * sizeof(int);
@@ -149,6 +154,8 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
   diagc_contact_stats local;
   contact_ws w;
   contact_budget bud;
+  diagc_contact_problem after;
+  const diagc_contact_problem *orig = p;
   int nc, status = DIAGC_OK, isl, k, rows;
 
   if (!st) st = &local;
@@ -165,12 +172,32 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
     if (p->nv > 0) memcpy(v_next, p->vstar, sizeof(double) * (size_t)p->nv);
     return DIAGC_OK;
   }
-  carve(&w, ws, nc);
+  carve(&w, ws, p->nv, nc);
+  if (o->restitution_passes > 0 && p->restitution) {
+    /* impacts first, one contact at a time; the LCP starts after them */
+    int i;
+    for (i = 0; i < p->nv; i++) w.u[i] = p->v[i];
+    st->impacts = diagc__contact_impacts(p, o, w.u, w.lam, &st->impact_passes);
+    for (i = 0; i < p->nv; i++) w.vs[i] = p->vstar[i] + (w.u[i] - p->v[i]);
+    after = *p;
+    after.v = w.u, after.vstar = w.vs;
+    if (all_finite(w.vs, (size_t)p->nv)) {
+      p = &after;
+    } else { /* overflow: no impacts */
+      status = DIAGC_CONTACT_E_NUMERIC;
+      st->impacts = 0;
+    }
+  }
   diagc__contact_islands(p, &w);
   /* the budget of one LCP of all the step's rows, in multiply-adds,
-     shared by the islands in order */
+     shared by the islands in proportion to m^3 (unused work passes on) */
   rows = 0;
-  for (k = 0; k < nc; k++) rows += p->mu[k] > 0 ? 3 : 1;
+  bud.cubes = 0.0;
+  for (isl = 0; isl < w.nislands; isl++) {
+    double m = (double)diagc__contact_island_rows(p, &w, isl);
+    rows += (int)m;
+    bud.cubes += m * m * m;
+  }
   bud.left = diagc_lcp_work_budget(rows, o->lcp.work_budget) * (double)rows * (double)rows;
   for (isl = 0; isl < w.nislands; isl++) {
     int rc = diagc__contact_island(p, o, &w, isl, x, &bud, st);
@@ -178,8 +205,11 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
   }
   if (apply_impulses(p, x, v_next) != 0) { /* overflow: no impulses */
     memset(x, 0, sizeof(double) * 3 * (size_t)nc);
-    apply_impulses(p, x, v_next);
+    p = orig;
+    apply_impulses(p, x, v_next); /* v_next = v*: finite (checked) */
     status = DIAGC_CONTACT_E_NUMERIC;
   }
+  if (p == &after) /* the impacts' impulses are part of the step's */
+    for (k = 0; k < nc; k++) x[3 * k] += w.lam[k];
   return status;
 }

@@ -18,13 +18,23 @@ typedef struct {
   int *label;            /* nc: the island of each contact                 */
   int *start, *list;     /* nc + 1, nc: contacts of island i are
                             list[start[i] .. start[i + 1])                */
+  double *u, *vs;        /* nv each: velocity after the impacts, and v*
+                            shifted by them (restitution_passes > 0)      */
+  double *lam;           /* nc: the impacts' normal impulses               */
   int nislands;
 } contact_ws;
 
-/* The work left to the step's islands, in multiply-adds (INFINITY: none). */
+/* The work left to the step's islands, in multiply-adds (INFINITY: no
+ * bound), and the sum of m^3 over the islands not yet solved (m: rows):
+ * an island may use left * m^3 / cubes (the share of its pivoting cost;
+ * what an island does not use passes on to the next). */
 typedef struct {
   double left;
+  double cubes;
 } contact_budget;
+
+/* Rows of island isl's LCP (3 per contact, 1 when mu = 0). */
+int diagc__contact_island_rows(const diagc_contact_problem *p, const contact_ws *w, int isl);
 
 /* Groups the contacts into islands (w->label, start, list, nislands), in
  * the order of their first contact. */
@@ -35,5 +45,11 @@ void diagc__contact_islands(const diagc_contact_problem *p, contact_ws *w);
 int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_options *o,
                           contact_ws *w, int isl, double *x, contact_budget *bud,
                           diagc_contact_stats *st);
+
+/* contact_impact.c: the sequential impact phase (restitution_passes > 0):
+ * u (in: v) gets the impacts' impulses lam (nc); returns how many were
+ * applied, *passes the passes run. */
+int diagc__contact_impacts(const diagc_contact_problem *p, const diagc_contact_options *o, double *u,
+                           double *lam, int *passes);
 
 #endif

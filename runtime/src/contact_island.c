@@ -72,6 +72,12 @@ void diagc__contact_islands(const diagc_contact_problem *p, contact_ws *w) {
   for (k = 0; k < nc; k++) w->list[w->parent[w->label[k]]++] = k;
 }
 
+int diagc__contact_island_rows(const diagc_contact_problem *p, const contact_ws *w, int isl) {
+  int a, m = 0;
+  for (a = w->start[isl]; a < w->start[isl + 1]; a++) m += p->mu[w->list[a]] > 0.0 ? 3 : 1;
+  return m;
+}
+
 static double dot(const double *a, const double *b, int n) {
   double s = 0.0;
   int i;
@@ -152,11 +158,13 @@ static int island_system(const diagc_contact_problem *p, const diagc_contact_opt
   return 0;
 }
 
-/* The island's LCP options: the step's, its workspace, the work left
- * (at least one unit: the warm start scored). */
+/* The island's LCP options: the step's, its workspace, its share of the
+ * work left (at least one unit: the warm start scored). */
 static void island_options(const diagc_contact_options *o, const contact_ws *w, int m,
                            const contact_budget *bud, diagc_lcp_options *lo) {
-  double units = bud->left / ((double)m * (double)m);
+  double m3 = (double)m * (double)m * (double)m;
+  double share = bud->cubes > m3 ? bud->left * (m3 / bud->cubes) : bud->left;
+  double units = share / ((double)m * (double)m);
   *lo = o->lcp;
   lo->workspace = w->lcp_ws;
   lo->workspace_size = w->lcp_ws_size;
@@ -211,6 +219,7 @@ int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_op
     spent = ls.work * (double)m * (double)m;
     st->work += spent;
     bud->left -= spent;
+    bud->cubes -= (double)m * (double)m * (double)m;
     if (rc < 0 && rc != DIAGC_LCP_E_UNSOLVED) { /* cannot happen: checked */
       memset(w->x, 0, sizeof(double) * (size_t)m);
       rc = DIAGC_CONTACT_E_NUMERIC;

@@ -691,8 +691,9 @@ int diagc_lcp_solve(int n, const double *A, const double *b, const double *lo,
       c.spent = c.work >= full;
       memcpy(c.sol, c.best, sizeof(double) * (size_t)n);
       if (!c.spent) {
+        double before = c.best_v;
         diagc__lcp_pgs_run(&c, c.sol, INT32_MAX);
-        used = DIAGC_LCP_PGS;
+        if (c.best_v < before) used = DIAGC_LCP_PGS;
       }
       c.spent = 1;
     }

@@ -176,6 +176,40 @@ static void test_point_friction(void) {
         "contact.frictionless_rows_dropped", "rc %d rows %d x_t %g %g", rc, st.rows, s.x[1], s.x[2]);
 }
 
+/* A point mass on an incline of 30 degrees (normal (-sin, 0, cos), t1 up
+ * the slope (cos, 0, sin)), 1000 steps from rest: with mu = 0.3 < tan 30
+ * it slides with a = g (sin - mu cos) (per step exactly: the velocity
+ * along the slope after k steps is -k g dt (sin - mu cos)), and never
+ * leaves the plane; with mu = 0.7 it sticks. */
+static void test_incline(void) {
+  scene s;
+  double th = atan(1.0) * 4.0 / 6.0, sn = sin(th), cs = cos(th), m = 2.0, mus[2] = {0.3, 0.7};
+  double n[3] = {-sn, 0, cs}, t1[3] = {cs, 0, sn};
+  int im, step, i;
+  for (im = 0; im < 2; im++) {
+    double mu = mus[im], worst = 0.0, vn = 0.0, want;
+    int bad = 0;
+    diagc_contact_stats st;
+    scene_init(&s, 3);
+    for (i = 0; i < 3; i++) s.minv[i] = 1.0 / m;
+    add_contact(&s, 0, 3, NULL, n, t1, EY, 0.0, mu, 0.0);
+    finish_scene(&s);
+    for (step = 1; step <= 1000; step++) {
+      double vt;
+      for (i = 0; i < 3; i++) s.vstar[i] = s.v[i];
+      s.vstar[2] -= G * DT;
+      if (solve(&s, NULL, &st) != DIAGC_OK) bad++;
+      for (i = 0; i < 3; i++) s.v[i] = s.vnext[i];
+      vt = s.v[0] * cs + s.v[2] * sn;
+      want = mu < tan(th) ? -step * G * DT * (sn - mu * cs) : 0.0;
+      if (fabs(vt - want) / (1.0 + fabs(want)) > worst) worst = fabs(vt - want) / (1.0 + fabs(want));
+      if (fabs(-s.v[0] * sn + s.v[2] * cs) > vn) vn = fabs(-s.v[0] * sn + s.v[2] * cs);
+    }
+    check(bad == 0 && worst <= 1e-12 && vn <= 1e-12, im == 0 ? "contact.incline_slides" : "contact.incline_sticks",
+          "%d not OK, relative v_t error %.3g, |v_n| %.3g", bad, worst, vn);
+  }
+}
+
 /* Restitution: an impact at 2 m/s with e = 0.5 leaves at 1 m/s; an
  * approach slower than the bounce threshold is inelastic; a penetration
  * beyond the allowance is pushed out at erp (depth - allowance) / dt,
@@ -195,6 +229,16 @@ static void test_point_targets(void) {
   rc = solve(&s, NULL, &st);
   check(rc == DIAGC_OK && fabs(s.vnext[2] - 1.0) <= 1e-15 && fabs(s.x[0] - m * (3.0 + G * DT)) <= 1e-14,
         "contact.restitution_e_v_in", "rc %d v_out %.17g x_n %.17g", rc, s.vnext[2], s.x[0]);
+  /* sequential impacts: the bounce first (x_n = m 3), then the step's
+     gravity on top (the LCP finds the contact separating) */
+  o.restitution_passes = 4;
+  memset(s.x, 0, sizeof s.x);
+  rc = solve(&s, &o, &st);
+  check(rc == DIAGC_OK && fabs(s.vnext[2] - (1.0 - G * DT)) <= 1e-15 && fabs(s.x[0] - m * 3.0) <= 1e-14 &&
+            st.impacts == 1 && st.impact_passes == 2,
+        "contact.restitution_sequential", "rc %d v_out %.17g x_n %.17g impacts %d passes %d", rc, s.vnext[2],
+        s.x[0], st.impacts, st.impact_passes);
+  o.restitution_passes = 0;
   s.v[2] = -0.5 * o.bounce_threshold, s.vstar[2] = s.v[2] - G * DT;
   rc = solve(&s, NULL, &st);
   check(rc == DIAGC_OK && fabs(s.vnext[2]) <= 1e-16, "contact.restitution_below_threshold_inelastic",
@@ -389,6 +433,79 @@ static void test_warm_start(void) {
   check(worst <= 1e-9, "contact.warm_start_wrong_guess", "|dv| %.3g", worst);
 }
 
+/* Newton's cradle: 5 balls of radius 0.05 in a row on a line (nv = 5),
+ * touching, the first struck at 1 m/s toward the others, e = 1, no
+ * gravity.  Contact k joins balls k and k + 1 (normal from k to k + 1:
+ * J_n = e_{k+1} - e_k), contacts listed in order or reversed.
+ * Simultaneous restitution (the default) conserves momentum and energy
+ * but sends the row off together; the sequential impact phase hands the
+ * velocity on: the last ball leaves at 1 m/s, the others stop. */
+static double cradle(int passes, int reversed, double *vfinal, double *dp, double *de) {
+  static scene s;
+  diagc_contact_options o;
+  diagc_contact_stats st;
+  double pos[5], r = 0.05, p0 = 1.0, e0 = 0.5;
+  int k, i, step, worst_rc = 0;
+  diagc_contact_options_init(&o);
+  o.restitution_passes = passes;
+  scene_init(&s, 5);
+  for (i = 0; i < 5; i++) s.minv[i] = 1.0, pos[i] = 2.0 * r * i;
+  for (k = 0; k < 4; k++) {
+    int c = reversed ? 3 - k : k, row = 3 * k;
+    s.J[(size_t)row * 5 + c + 1] = 1.0, s.J[(size_t)row * 5 + c] = -1.0;
+    s.J[(size_t)(row + 1) * 5 + c + 1] = 0.0; /* tangents: none (mu = 0) */
+    s.mu[k] = 0.0, s.e[k] = 1.0, s.tree[2 * k] = c + 1, s.tree[2 * k + 1] = c;
+  }
+  s.nc = 4;
+  finish_scene(&s);
+  s.v[0] = 1.0;
+  *dp = *de = 0.0;
+  for (step = 0; step < 1000; step++) { /* 1 s */
+    double P = 0.0, E = 0.0;
+    int rc;
+    for (k = 0; k < 4; k++) {
+      int c = reversed ? 3 - k : k;
+      s.depth[k] = 2.0 * r - (pos[c + 1] - pos[c]);
+    }
+    for (i = 0; i < 5; i++) s.vstar[i] = s.v[i];
+    rc = solve(&s, &o, &st);
+    if (rc != DIAGC_OK) worst_rc = rc;
+    for (i = 0; i < 5; i++) {
+      s.v[i] = s.vnext[i];
+      pos[i] += DT * s.v[i];
+      P += s.v[i];
+      E += 0.5 * s.v[i] * s.v[i];
+    }
+    if (fabs(P - p0) > *dp) *dp = fabs(P - p0);
+    if (fabs(E - e0) / e0 > *de) *de = fabs(E - e0) / e0;
+  }
+  for (i = 0; i < 5; i++) vfinal[i] = s.v[i];
+  return worst_rc;
+}
+
+static void test_cradle(void) {
+  double v[5], dp, de;
+  int rc, rev;
+  rc = (int)cradle(0, 0, v, &dp, &de);
+  check(rc == DIAGC_OK && dp <= 1e-9 && de <= 1e-9 && fabs(v[0] + 0.6) <= 1e-9 && fabs(v[4] - 0.4) <= 1e-9,
+        "contact.cradle_simultaneous_wrong_propagation", "rc %d dp %.3g dE %.3g v0 %.17g v4 %.17g", rc, dp, de,
+        v[0], v[4]);
+  for (rev = 0; rev < 2; rev++) {
+    rc = (int)cradle(8, rev, v, &dp, &de);
+    /* (the balls at rest: within the LCP's tol, warm-started from the
+       impacts' impulses) */
+    check(rc == DIAGC_OK && dp <= 1e-9 && de <= 1e-9 && fabs(v[4] - 1.0) <= 1e-9 && fabs(v[0]) <= 1e-9 &&
+              fabs(v[1]) <= 1e-9 && fabs(v[2]) <= 1e-9 && fabs(v[3]) <= 1e-9,
+          rev ? "contact.cradle_sequential_reversed_order" : "contact.cradle_sequential",
+          "rc %d dp %.3g dE %.3g v = %.3g %.3g %.3g %.3g %.17g", rc, dp, de, v[0], v[1], v[2], v[3], v[4]);
+  }
+  /* too few passes for the reversed order (each pass moves the impulse
+     one ball on): the rest is simultaneous, still conservative */
+  rc = (int)cradle(2, 1, v, &dp, &de);
+  check(rc == DIAGC_OK && dp <= 1e-9 && !(fabs(v[4] - 1.0) <= 1e-6), "contact.cradle_passes_bound",
+        "rc %d v4 %.17g", rc, v[4]);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The work budget. */
 
@@ -529,6 +646,49 @@ static void test_lcp_budget(void) {
       lcpg_free(&g);
       lcpg_scene_free(&sc);
     }
+    /* two copies of problem 29 as two islands (trees 0 and 1): the step's
+       budget (N = 300 rows) bounds both together, each gets its share */
+    {
+      lcpg_spec sp;
+      memset(&sp, 0, sizeof sp);
+      sp.nc = 50, sp.nb = 13, sp.mu = 100.0, sp.scene = &sc;
+      if (lcpg_make(&g, &sp, 1000003ull * 150 + 29) == 0) {
+        int nv = 2 * sc.ndof, n2 = 300, c, j;
+        double *J2 = calloc((size_t)n2 * nv, sizeof(double)), *M2 = calloc((size_t)nv * n2, sizeof(double));
+        double *x2 = calloc((size_t)n2, sizeof(double)), *v2 = calloc((size_t)nv, sizeof(double));
+        double *vn2 = malloc(sizeof(double) * (size_t)nv), dep2[100], mu2[100];
+        int tree2[200];
+        size_t cws = diagc_contact_workspace_size(nv, 100);
+        void *cw = malloc(cws);
+        diagc_contact_problem p2;
+        diagc_contact_options co;
+        diagc_contact_stats cs;
+        double step_bound = (diagc_lcp_work_budget(300, 0) + 2 * (150 / 3 + 17)) * 300.0 * 300.0;
+        for (j = 0; j < 2; j++) {
+          for (c = 0; c < 150; c++)
+            for (i = 0; i < sc.ndof; i++) {
+              J2[(size_t)(150 * j + c) * nv + j * sc.ndof + i] = sc.J[(size_t)c * sc.ndof + i];
+              M2[(size_t)(j * sc.ndof + i) * n2 + 150 * j + c] = sc.minv[i] * sc.J[(size_t)c * sc.ndof + i];
+            }
+          for (i = 0; i < sc.ndof; i++) v2[j * sc.ndof + i] = sc.vstar[i];
+          for (c = 0; c < 50; c++)
+            dep2[50 * j + c] = 0.0, mu2[50 * j + c] = 100.0, tree2[2 * (50 * j + c)] = j,
+                        tree2[2 * (50 * j + c) + 1] = -1;
+        }
+        memset(&p2, 0, sizeof p2);
+        p2.nv = nv, p2.nc = 100, p2.J = J2, p2.MinvJT = M2, p2.v = v2, p2.vstar = v2;
+        p2.depth = dep2, p2.mu = mu2, p2.tree = tree2, p2.dt = DT;
+        diagc_contact_options_init(&co);
+        rc = diagc_contact_solve(&p2, &co, x2, vn2, cw, cws, &cs);
+        check(rc == DIAGC_LCP_BUDGET && cs.islands == 2 && cs.largest == 150 && cs.work <= step_bound &&
+                  cs.inexact == 2 && all_finite(x2, n2) && all_finite(vn2, nv),
+              "contact.budget_shared_by_islands", "rc %d islands %d inexact %d work %.3g (bound %.3g)", rc,
+              cs.islands, cs.inexact, cs.work, step_bound);
+        free(J2), free(M2), free(x2), free(v2), free(vn2), free(cw);
+        lcpg_free(&g);
+        lcpg_scene_free(&sc);
+      }
+    }
     check(bad == 0 && hits >= 4, "contact.budget_degenerate_n150",
           "%d bad outcomes, %d budget hits (3 with 100 units, at least 1 with the default)", bad, hits);
   }
@@ -580,6 +740,9 @@ static void test_statuses(void) {
   diagc_contact_options_init(&o);
   o.erp = 1.5;
   EXPECT("bad_erp", diagc_contact_solve(&p, &o, s.x, s.vnext, ws, sizeof ws, &st), DIAGC_CONTACT_E_ARG);
+  diagc_contact_options_init(&o);
+  o.restitution_passes = -1;
+  EXPECT("bad_passes", diagc_contact_solve(&p, &o, s.x, s.vnext, ws, sizeof ws, &st), DIAGC_CONTACT_E_ARG);
   diagc_contact_options_init(&o);
   o.lcp.method = 99;
   EXPECT("bad_method", diagc_contact_solve(&p, &o, s.x, s.vnext, ws, sizeof ws, &st), DIAGC_CONTACT_E_ARG);
@@ -637,10 +800,12 @@ int main(void) {
   (void)sleep_us;
   test_point_resting();
   test_point_friction();
+  test_incline();
   test_point_targets();
   test_box_redundant();
   test_islands();
   test_warm_start();
+  test_cradle();
   test_lcp_budget();
   test_statuses();
   return failures ? 1 : 0;

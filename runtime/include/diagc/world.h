@@ -204,8 +204,10 @@ int diagc_broadphase_check_pairs(int nshapes, int npairs, const int *pairs);
  * tangent rows (their x_t are 0).
  *
  * A work budget bounds the step (diagc_lcp_options.work_budget, counted by
- * operation, never by a clock): the islands share it in order; when it is
- * spent the best impulses found are used, the step returns
+ * operation, never by a clock): the islands share it in proportion to
+ * the cube of their row counts (their pivoting cost), what one does not
+ * use passing on to the next; when it is spent the best impulses found
+ * are used, the step returns
  * DIAGC_LCP_BUDGET and stats.budget_hit = 1, stats.residual the largest
  * violation.  x and v_next are never NaN or infinity.
  *
@@ -233,6 +235,19 @@ int diagc_broadphase_check_pairs(int nshapes, int npairs, const int *pairs);
  *   lcp: diagc_lcp_options_init's (AUTO, tol 1e-9, accept_tol 1e-6, the
  *        default work budget, about 4 ms of CPU at 150 rows)
  *   check = 0 (1 when compiled with -DDIAGC_CONTACT_CHECK).
+ *   restitution_passes = 0: DART's simultaneous restitution.  It gives the
+ *        wrong propagation through chains of touching bodies (Newton's
+ *        cradle: the struck ball and the row behind it move off together,
+ *        -0.6 and 0.4 each for 5 balls, where the last should leave at 1
+ *        and the others stop).  With restitution_passes = k > 0 impacts
+ *        (contacts with e > 0 approaching faster than bounce_threshold,
+ *        touching or closing within the step) are resolved first, one
+ *        contact at a time (a normal impulse that leaves the contact at
+ *        -e vn), in passes over the contacts until one applies none or k
+ *        ran; momentum is conserved exactly, kinetic energy too for
+ *        e = 1; the LCP then starts from the velocity after the impacts
+ *        (frictionless impacts; friction acts in the LCP).  x returns the
+ *        sum of both phases' impulses.
  */
 
 /* The step's data.  Arrays are row-major and are not modified. */
@@ -258,6 +273,11 @@ typedef struct diagc_contact_options {
   double bounce_threshold;     /* >= 0 (default 1e-2)                      */
   double cfm;                  /* >= 0: A + cfm I (default 0)              */
   int check;                   /* 1: verify every island's LCP (below)    */
+  int restitution_passes;      /* 0 (default): restitution in the LCP,
+                                  simultaneous (DART's); k > 0: impacts
+                                  resolved first, one contact at a time,
+                                  in up to k passes over the contacts
+                                  (Newton's cradle: below)                 */
   diagc_lcp_options lcp;       /* method, tol, accept_tol, work_budget:
                                   the STEP's budget in units of n^2
                                   multiply-adds with n = the step's rows
@@ -277,6 +297,8 @@ typedef struct diagc_contact_stats {
   int inexact;        /* islands above accept_tol (budget or unsolved)      */
   int checked;        /* islands verified (check on)                        */
   double check_violation; /* largest violation the check computed           */
+  int impacts;        /* sequential impact impulses applied                 */
+  int impact_passes;  /* passes of the impact phase run                     */
 } diagc_contact_stats;
 
 /* Bytes of workspace for nv velocities and up to nc_max contacts (0 if an
