@@ -174,11 +174,15 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
   }
   carve(&w, ws, p->nv, nc);
   if (o->restitution_passes > 0 && p->restitution) {
-    /* impacts first, one contact at a time; the LCP starts after them */
+    /* impacts first, one contact at a time, at the step's midpoint
+       velocity (v + v*) / 2: a bounce then loses no more and gains no
+       more to the smooth forces than the other half-step does (starting
+       from v or v* would bias every rebound by -/+ dt |f| / 2 m); the
+       LCP starts from the velocity after them */
     int i;
-    for (i = 0; i < p->nv; i++) w.u[i] = p->v[i];
+    for (i = 0; i < p->nv; i++) w.u[i] = 0.5 * (p->v[i] + p->vstar[i]);
     st->impacts = diagc__contact_impacts(p, o, w.u, w.lam, &st->impact_passes);
-    for (i = 0; i < p->nv; i++) w.vs[i] = p->vstar[i] + (w.u[i] - p->v[i]);
+    for (i = 0; i < p->nv; i++) w.vs[i] = w.u[i] + 0.5 * (p->vstar[i] - p->v[i]);
     after = *p;
     after.v = w.u, after.vstar = w.vs;
     if (all_finite(w.vs, (size_t)p->nv)) {

@@ -129,6 +129,12 @@ local function settings(world)
   for _, k in ipairs({ "lcp_budget", "max_contacts" }) do
     if s[k] ~= nil then c.settings[k] = vals.count(loc, k, s[k]) end
   end
+  c.settings.restitution_passes = 20
+  if s.restitution_passes ~= nil then
+    local v = s.restitution_passes
+    if v ~= 0 then vals.count(loc, "restitution_passes", v) end
+    c.settings.restitution_passes = v
+  end
   if s.check_lcp ~= nil and type(s.check_lcp) ~= "boolean" then
     errors.raise(loc, "check_lcp must be true or false, got %s", errors.describe(s.check_lcp))
   end

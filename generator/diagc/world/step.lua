@@ -218,6 +218,7 @@ local function options(C)
     if C.settings[k] then l[#l + 1] = string.format("  o.%s = %s;", k, d(C.settings[k])) end
   end
   if C.settings.check_lcp then l[#l + 1] = "  o.check = 1;" end
+  l[#l + 1] = string.format("  o.restitution_passes = %d;", C.settings.restitution_passes)
   l[#l + 1] = string.format("  o.lcp.tol = %s;", d(C.settings.lcp_tol or 1e-13))
   if C.settings.lcp_budget then l[#l + 1] = string.format("  o.lcp.work_budget = %d;", C.settings.lcp_budget) end
   return lines(l)
