@@ -215,10 +215,20 @@ local function joint_of(j, o, act)
   return out
 end
 
-local function body(l, j, o, path, act, how, joint)
+local function body(l, o, path, how, joint)
+  local name = o.prefix .. l.name
+  if name == "world" then
+    errors.raise({ file = path, line = l.line }, "link 'world' has a parent joint; the name 'world' is "
+      .. "reserved for the fixed frame (a root link); rename the link")
+  end
+  if not name:match("^[A-Za-z][A-Za-z0-9_]*$") or name:find("__", 1, true) then
+    errors.raise({ file = path, line = l.line }, "link '%s' cannot name a body%s: a body name is letters, "
+      .. "digits and single _ starting with a letter; rename the link", name,
+      o.prefix ~= "" and " (with the prefix)" or "")
+  end
   local mass, com, inertia = mass_props(l, path, how)
   return { _item = "body", loc = { file = path, line = l.line },
-    args = { o.prefix .. l.name, mass = mass, com = com, inertia = inertia, joint = joint,
+    args = { name, mass = mass, com = com, inertia = inertia, joint = joint,
       shapes = shapes_of(l, o) } }
 end
 
@@ -264,7 +274,7 @@ function M.bodies(item)
       end
       local how = motion(l, j, o, j and moving[j.parent])
       moving[l.name] = how ~= nil
-      out[#out + 1] = body(l, j, o, path, act, how, joint)
+      out[#out + 1] = body(l, o, path, how, joint)
     end
   end
   return out
