@@ -149,6 +149,25 @@ group("urdf", function()
     near(by_name(C).flap.com, { 0.05, -0.02, 0.1 }, TOL)
   end)
 
+  test("massless_fixed_link_merged", function()
+    local C = check.check(world_of({ "tilted.urdf" }))
+    local B = by_name(C)
+    eq(B.tool, nil)
+    local names = {}
+    for i, b in ipairs(C.bodies) do names[i] = b.name end
+    eq(names, { "table", "carriage", "flap", "finger" })
+    -- tool frame in flap: (0, 0, 0.3), yaw pi/2; its sphere at (0.1, 0, 0) in tool
+    local sphere = B.flap.shapes[2]
+    eq({ #B.flap.shapes, sphere.type, sphere.size[1] }, { 2, "sphere", 0.02 })
+    near(sphere.xyz, { 0, 0.1, 0.3 }, TOL)
+    near(sphere.rpy, { 0, 0, math.pi / 2 }, TOL)
+    -- finger's joint at (0.2, 0, 0) in tool -> (0, 0.2, 0.3) in flap
+    local f = B.finger.joint
+    eq(f.parent, B.flap.index)
+    near(f.xyz, { 0, 0.2, 0.3 }, TOL)
+    near(f.rpy, { 0, 0, math.pi / 2 }, TOL)
+  end)
+
   test("free_base_and_prefix", function()
     local C = check.check(world_of({ "arm3.urdf", base = "free", xyz = { 1, 2, 3 }, prefix = "a_" }))
     local B = by_name(C)

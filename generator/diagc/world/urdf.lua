@@ -20,7 +20,10 @@
 -- (and capsule) -> capsule of the same radius and segment length, mesh ->
 -- an error; joint <dynamics damping> -> damping; <limit> is ignored.  A root
 -- link named "world" is the fixed frame itself (its joints attach to the
--- world, placed at xyz/rpy).
+-- world, placed at xyz/rpy).  A link without mass on a fixed joint (a tool
+-- or sensor frame) is merged into the body it is fixed to: its shapes and
+-- child joints move there, re-expressed in that body's frame; any other
+-- massless link that moves is an error at its <link>.
 local errors = require("diagc.errors")
 local util = require("diagc.util")
 local load = require("diagc.spec.load")
@@ -166,10 +169,13 @@ local function actuated_set(item, o, robot)
   return set
 end
 
-local function shapes_of(l, o)
+-- the link's collisions as shape declarations, in a frame where the link
+-- frame sits at (xyz, rpy)
+local function shapes_of(l, o, xyz, rpy)
   local out = {}
   for _, c in ipairs(l.collisions) do
-    local s = { c.type == "cylinder" and "capsule" or c.type, xyz = c.xyz, rpy = c.rpy,
+    local sx, sr = frames.compose(xyz, rpy, c.xyz, c.rpy)
+    local s = { c.type == "cylinder" and "capsule" or c.type, xyz = sx, rpy = sr,
       friction = o.friction, restitution = o.restitution }
     if c.type == "box" then
       s.size = c.size
@@ -183,39 +189,28 @@ local function shapes_of(l, o)
   return out
 end
 
+local function massless(l) return l.inertial == nil or l.inertial.mass == 0 end
+
 -- How the link moves, for the error about a missing mass; nil if welded.
-local function motion(l, j, o, moving_parent)
+local function motion(j, o, moving_parent)
   if j == nil then return o.base == "free" and "its base is \"free\"" or nil end
   if j.type ~= "fixed" then return string.format("joint '%s' is %s", j.name, j.type) end
   return moving_parent and string.format("joint '%s' fixes it to link '%s', which moves", j.name, j.parent) or nil
 end
 
 local function mass_props(l, path, how)
-  local inert = l.inertial
-  if inert == nil or inert.mass == 0 then
+  if massless(l) then
     if how then
       errors.raise({ file = path, line = l.line }, "link '%s' moves (%s) but has no mass: give it an "
         .. "<inertial> with a positive <mass> and its <inertia>", l.name, how)
     end
     return nil, nil, nil
   end
+  local inert = l.inertial
   return inert.mass, inert.xyz, frames.rotate_inertia(frames.rpy_matrix(inert.rpy), inert.inertia)
 end
 
-local function joint_of(j, o, act)
-  local t = JOINT_TYPES[j.type]
-  if t == nil then
-    local why = j.type == "planar" and "planar joints are not supported" or
-      string.format("unknown joint type '%s'", errors.sanitize(j.type, 40))
-    return nil, why .. " (types: revolute, continuous, prismatic, fixed, floating)"
-  end
-  local out = { t, parent = o.prefix .. j.parent, xyz = j.xyz, rpy = j.rpy, damping = j.damping,
-    actuated = act[j.name] or nil }
-  if t == "revolute" or t == "prismatic" then out.axis = j.axis end
-  return out
-end
-
-local function body(l, o, path, how, joint)
+local function body_name(l, o, path)
   local name = o.prefix .. l.name
   if name == "world" then
     errors.raise({ file = path, line = l.line }, "link 'world' has a parent joint; the name 'world' is "
@@ -226,18 +221,34 @@ local function body(l, o, path, how, joint)
       .. "digits and single _ starting with a letter; rename the link", name,
       o.prefix ~= "" and " (with the prefix)" or "")
   end
-  local mass, com, inertia = mass_props(l, path, how)
-  return { _item = "body", loc = { file = path, line = l.line },
-    args = { name, mass = mass, com = com, inertia = inertia, joint = joint,
-      shapes = shapes_of(l, o) } }
+  return name
 end
 
--- The joint that attaches a top link (the root, or a child of a root named
--- "world") to the world frame.
-local function base_joint(o, j)
-  if j == nil then return { o.base, parent = "world", xyz = o.xyz, rpy = o.rpy } end
-  local xyz, rpy = frames.compose(o.xyz, o.rpy, j.xyz, j.rpy)
-  return { xyz = xyz, rpy = rpy }
+-- The joint declaration of URDF joint j, whose parent link's frame sits at
+-- pf = {body=, xyz=, rpy=} in body pf.body.
+local function joint_of(j, pf, path, act)
+  local t = JOINT_TYPES[j.type]
+  if t == nil then
+    local why = j.type == "planar" and "planar joints are not supported" or
+      string.format("unknown joint type '%s'", errors.sanitize(j.type, 40))
+    errors.raise({ file = path, line = j.line }, "joint '%s': %s (types: revolute, continuous, prismatic, "
+      .. "fixed, floating)", j.name, why)
+  end
+  local xyz, rpy = frames.compose(pf.xyz, pf.rpy, j.xyz, j.rpy)
+  local out = { t, parent = pf.body, xyz = xyz, rpy = rpy, damping = j.damping, actuated = act[j.name] or nil }
+  if t == "revolute" or t == "prismatic" then out.axis = j.axis end
+  return out
+end
+
+local function check_world_root(item, o, root, path)
+  if o.base == "free" then
+    errors.raise(item.loc, "the root link of '%s' is 'world', the fixed frame; base = \"free\" does not apply",
+      o.file)
+  end
+  if #root.collisions > 0 then
+    errors.raise({ file = path, line = root.line }, "link 'world' is the fixed frame and cannot have "
+      .. "<collision> shapes; put them on a link fixed to it")
+  end
 end
 
 function M.bodies(item)
@@ -245,36 +256,32 @@ function M.bodies(item)
   local robot, path = document(item, o)
   local order, parent_joint, root = tree(robot, path)
   local act = actuated_set(item, o, robot)
-  local world_root = root.name == "world"
-  if world_root then
-    if o.base == "free" then
-      errors.raise(item.loc, "the root link of '%s' is 'world', the fixed frame; base = \"free\" does not apply",
-        o.file)
-    end
-    if #root.collisions > 0 then
-      errors.raise({ file = path, line = root.line }, "link 'world' is the fixed frame and cannot have "
-        .. "<collision> shapes; put them on a link fixed to it")
-    end
-  end
-  local out, moving = {}, {}
+  -- frame[link] = where the link frame sits: in body `body` ("world": the
+  -- fixed frame) at xyz, rpy; moving[link]: it moves
+  local frame, moving, out, by_body = {}, {}, {}, {}
+  local ZERO = { 0, 0, 0 }
   for _, l in ipairs(order) do
     local j = parent_joint[l.name]
-    if not (world_root and l == root) then
-      local joint
-      if j then
-        local why
-        joint, why = joint_of(j, o, act)
-        if not joint then errors.raise({ file = path, line = j.line }, "joint '%s': %s", j.name, why) end
-        if world_root and j.parent == "world" then
-          local placed = base_joint(o, j)
-          joint.parent, joint.xyz, joint.rpy = "world", placed.xyz, placed.rpy
-        end
-      else
-        joint = base_joint(o, nil)
-      end
-      local how = motion(l, j, o, j and moving[j.parent])
-      moving[l.name] = how ~= nil
-      out[#out + 1] = body(l, o, path, how, joint)
+    local pf = j and frame[j.parent]
+    if l == root and l.name == "world" then
+      check_world_root(item, o, root, path)
+      frame[l.name] = { body = "world", xyz = o.xyz, rpy = o.rpy }
+    elseif j and j.type == "fixed" and massless(l) and pf.body ~= "world" then
+      -- merged into the body it is fixed to: its shapes and child joints move there
+      local xyz, rpy = frames.compose(pf.xyz, pf.rpy, j.xyz, j.rpy)
+      frame[l.name], moving[l.name] = { body = pf.body, xyz = xyz, rpy = rpy }, moving[j.parent]
+      local shapes = by_body[pf.body].args.shapes
+      for _, s in ipairs(shapes_of(l, o, xyz, rpy)) do shapes[#shapes + 1] = s end
+    else
+      local name = body_name(l, o, path)
+      local joint = j and joint_of(j, pf, path, act) or { o.base, parent = "world", xyz = o.xyz, rpy = o.rpy }
+      local how = motion(j, o, j and moving[j.parent])
+      local mass, com, inertia = mass_props(l, path, how)
+      local it = { _item = "body", loc = { file = path, line = l.line },
+        args = { name, mass = mass, com = com, inertia = inertia, joint = joint,
+          shapes = shapes_of(l, o, ZERO, ZERO) } }
+      out[#out + 1], by_body[name] = it, it
+      frame[l.name], moving[l.name] = { body = name, xyz = ZERO, rpy = ZERO }, how ~= nil
     end
   end
   return out

@@ -42,7 +42,11 @@ function M.apply(R, v)
 end
 
 -- Frame b given in frame a (xyz, rpy), a given in frame o: b in o.
+-- (b exactly, copied, when a is the identity)
 function M.compose(a_xyz, a_rpy, b_xyz, b_rpy)
+  if a_xyz[1] == 0 and a_xyz[2] == 0 and a_xyz[3] == 0 and a_rpy[1] == 0 and a_rpy[2] == 0 and a_rpy[3] == 0 then
+    return { b_xyz[1], b_xyz[2], b_xyz[3] }, { b_rpy[1], b_rpy[2], b_rpy[3] }
+  end
   local Ra = M.rpy_matrix(a_rpy)
   local p = M.apply(Ra, b_xyz)
   return { a_xyz[1] + p[1], a_xyz[2] + p[2], a_xyz[3] + p[3] },
