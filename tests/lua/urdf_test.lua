@@ -203,6 +203,14 @@ group("urdf", function()
       EX .. "/here.lua:7: urdf actuated[0]: elbw is not a joint of 'arm3.urdf'; did you mean 'elbow'?")
     eq(err({ "tilted.urdf", base = "free" }),
       EX .. "/here.lua:7: the root link of 'tilted.urdf' is 'world', the fixed frame; base = \"free\" does not apply")
+    eq(err({ "arm3.urdf", bse = "free" }), EX .. "/here.lua:7: urdf has no field 'bse'; did you mean 'base'?")
+    eq(err({ "arm3.urdf", actuated = "some" }),
+      EX .. "/here.lua:7: urdf actuated must be \"all\" or a list of joint names, got some")
+    eq(err({ "arm3.urdf", actuated = { "shoulder", 3 } }),
+      EX .. "/here.lua:7: urdf actuated[1]: 3 is not a joint of 'arm3.urdf'")
+    eq(err({ "arm3.urdf", xyz = { 0, 0 } }), EX .. "/here.lua:7: urdf xyz must be a list of 3 numbers, got 2 values")
+    eq(err({ "missing.urdf" }), EX .. "/here.lua:7: cannot read URDF file '" .. EX .. "/missing.urdf': no such file")
+    eq(#check.check(world_of({ "arm3.urdf", actuated = {} })).actuated, 0)
     eq(err({ "arm3.urdf", base = "floating" }),
       EX .. "/here.lua:7: urdf base must be \"fixed\" (the default) or \"free\", got floating")
   end)

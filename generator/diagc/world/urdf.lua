@@ -147,7 +147,7 @@ local function actuated_set(item, o, robot)
     for _, j in ipairs(robot.joints) do set[j.name] = MOVABLE[j.type] or nil end
     return set
   end
-  if type(o.actuated) ~= "table" or #o.actuated == 0 then
+  if type(o.actuated) ~= "table" or (#o.actuated == 0 and next(o.actuated) ~= nil) then
     errors.raise(item.loc, "urdf actuated must be \"all\" or a list of joint names, got %s",
       errors.describe(o.actuated))
   end
