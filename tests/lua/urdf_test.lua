@@ -185,6 +185,15 @@ group("urdf", function()
     eq(#C.actuated, 4)
   end)
 
+  test("short_form", function()
+    -- urdf "file.urdf" is urdf { "file.urdf" }
+    local it = diagc.dsl.urdf(EX .. "/arm3.urdf")
+    eq(require("diagc.spec.dsl").record(it).args, { EX .. "/arm3.urdf" })
+    local W = diagc.dsl.world "W" { it }
+    local C = check.check(load.freeze(W))
+    eq(C.nb, 4)
+  end)
+
   test("bodies_are_body_items_located_in_the_urdf", function()
     local items = urdf.bodies({ _item = "urdf", loc = { file = EX .. "/here.lua", line = 3 }, args = { "arm3.urdf" } })
     eq(#items, 4)
