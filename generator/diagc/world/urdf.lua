@@ -123,13 +123,16 @@ local function tree(robot, path)
     errors.raise({ file = path, line = robot.line }, "the URDF's joints form a loop: every link has a parent")
   end
   -- parents before children, in document order; a link not reached sits on a loop
-  local order, reached = {}, {}
-  local function visit(l)
+  -- (depth first with a stack of its own: a chain of links may be long)
+  local order, reached, stack = {}, {}, { root }
+  while #stack > 0 do
+    local l = stack[#stack]
+    stack[#stack] = nil
     reached[l.name] = true
     order[#order + 1] = l
-    for _, j in ipairs(kids[l.name] or {}) do visit(robot.link[j.child]) end
+    local ks = kids[l.name] or {}
+    for i = #ks, 1, -1 do stack[#stack + 1] = robot.link[ks[i].child] end
   end
-  visit(root)
   for _, l in ipairs(robot.links) do
     if not reached[l.name] then
       errors.raise(at(l), "link '%s' is on a loop of joints (it is not connected to the root link '%s')",
