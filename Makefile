@@ -39,7 +39,7 @@ RUNTIME_OBJS := $(patsubst runtime/src/%.c,build/runtime/%.o,$(RUNTIME_SRCS))
 ASAN_OBJS := $(patsubst runtime/src/%.c,build/asan/runtime/%.o,$(RUNTIME_SRCS))
 LEXER_RE := generator/lexer/c_lexer.re
 LEXER_C := generator/lexer/c_lexer.c
-HOST_OBJS := build/host/main.o build/host/c_lexer.o build/host/lex_lua.o
+HOST_OBJS := build/host/main.o build/host/c_lexer.o build/host/lex_lua.o build/host/xml_lua.o
 
 .PHONY: all test demo bench lexer-check golden clean deps asan-runtime FORCE install uninstall fuzz fuzz-build fuzz-deps
 
@@ -54,7 +54,8 @@ CHECK_DEPS = command -v $(firstword $(CC)) >/dev/null 2>&1 \
   && pkg-config --exists luajit \
   && echo '\#include <libtcc.h>' | $(CC) -E -x c - >/dev/null 2>&1 \
   && test -f "$$($(CC) -print-file-name=libtcc.a)" \
-  && test -f $(TCC_LIB_DIR)/libtcc1.a
+  && test -f $(TCC_LIB_DIR)/libtcc1.a \
+  && echo '\#include <expat.h>' | $(CC) -E -x c - >/dev/null 2>&1
 
 deps:
 	@$(CHECK_DEPS) || bash scripts/install-deps.sh
@@ -163,6 +164,10 @@ build/host/main.o: generator/host/main.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Igenerator/lexer $(LUAJIT_CFLAGS) -c $< -o $@
 
+build/host/xml_lua.o: generator/host/xml_lua.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(LUAJIT_CFLAGS) -c $< -o $@
+
 build/host/lex_lua.o: generator/lexer/lex_lua.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Igenerator/lexer $(LUAJIT_CFLAGS) -c $< -o $@
@@ -177,7 +182,7 @@ bin/diagc: $(HOST_OBJS) lib/libdiagc.a
 	@mkdir -p $(@D)
 	$(CC) -rdynamic $(LDFLAGS) -o $@ $(HOST_OBJS) \
 	  -Wl,--whole-archive lib/libdiagc.a -Wl,--no-whole-archive \
-	  $(LUAJIT_LIBS) -ltcc -ldl -lm -lpthread
+	  $(LUAJIT_LIBS) -ltcc -lexpat -ldl -lm -lpthread
 
 # ---------------------------------------------------------------------------
 # bin/diagc-topology: iRobot topology replay on the executor (tools/topology)

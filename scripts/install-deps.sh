@@ -15,6 +15,7 @@ packages=(
   libtcc-dev
   luajit
   libluajit-5.1-dev
+  libexpat1-dev # the host's XML parser (URDF import: generator/host/xml_lua.c)
   re2c
   pkg-config
   gnuplot-nox

@@ -11,6 +11,8 @@
  *       opts.options = "-Wall -Werror", opts.name = "chunk name"
  *   tcc_symbol(handle, name)    -> lightuserdata | nil
  *   lex_c(text)                 -> {{kind=, text=, line=, col=}, ...} | nil, "line:col: message"
+ *   xml_parse(text, name)       -> {tag=, attrs=, children=, text=, line=, col=} (the root
+ *       element) | nil, "name:line:col: message", line, col, message (libexpat; xml_lua.c)
  *   stat(path)                  -> {kind=, dev=, ino=} | nil, err, errno
  *   isatty(fd)                  -> boolean
  *   now()                       -> monotonic seconds (double)
@@ -56,6 +58,7 @@
 #include <libtcc.h>
 
 #include "lex_lua.h"
+#include "xml_lua.h"
 
 #define EXIT_INTERNAL 70
 #define TCC_HANDLE_MT "diagc_host.tcc_state"
@@ -735,6 +738,7 @@ static const luaL_Reg host_funcs[] = {
   {"tcc_compile", l_tcc_compile},
   {"tcc_symbol", l_tcc_symbol},
   {"lex_c", diagc_lex_c_lua},
+  {"xml_parse", diagc_xml_parse_lua},
   {"stat", l_stat},
   {"isatty", l_isatty},
   {"now", l_now},

@@ -70,11 +70,11 @@ function M.home_of(item)
   return "diagram"
 end
 
--- An item constructor: name { fields } or name "text" (c_preamble).
+-- An item constructor: name { fields } or name "text" (c_preamble; urdf "file.urdf").
 local function item_ctor(kind)
   return function(args)
     local loc = caller_loc(2)
-    if kind == "c_preamble" and type(args) == "string" then
+    if (kind == "c_preamble" or kind == "urdf") and type(args) == "string" then
       args = { args }
     end
     if type(args) ~= "table" then

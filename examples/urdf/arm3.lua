@@ -1,0 +1,29 @@
+-- examples/urdf/arm3.lua: the 3-link arm of arm3.urdf, imported into a world
+-- on a ground plane: shoulder, elbow and wrist actuated (input port effort,
+-- 3 torques), held by a PD controller at a bent pose.
+local Arm = world "Arm" {
+  gravity = { 0, 0, -9.81 },
+  time_step = 1e-3,
+  body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },
+  urdf { "arm3.urdf", base = "fixed", xyz = { 0, 0, 0.02 }, actuated = "all", friction = 0.8 },
+}
+
+local PD = leaf "PD" {
+  parameter { kp = { 40, 20, 5 } },
+  parameter { kd = { 4, 2, 0.5 } },
+  parameter { target = { 0.6, -1.0, 0.4 } },
+  input_port { "q", size = 3 },
+  input_port { "v", size = 3 },
+  output_port { "tau", size = 3, prerequisites = { "q", "v", "kp", "kd", "target" }, calc = [[
+    for (int i = 0; i < 3; i++) tau[i] = kp[i] * (target[i] - q[i]) - kd[i] * v[i];
+  ]] },
+}
+
+return diagram "arm3" {
+  system { "arm", Arm },
+  system { "pd", PD },
+  connect { "arm.position", "pd.q" },
+  connect { "arm.velocity", "pd.v" },
+  connect { "pd.tau", "arm.effort" },
+  log { "arm.position" },
+}

@@ -1,0 +1,6 @@
+-- expect: diagc: DIR/urdf/unknown_parent.urdf:5: joint 'j1': its parent link 'base' is not a link of this URDF
+-- A joint whose parent link is not declared.
+local W = world "w" {
+  urdf { "urdf/unknown_parent.urdf" },
+}
+return diagram "top" { system { "w", W } }

@@ -1,0 +1,6 @@
+-- expect: diagc: DIR/urdf/bad_number.urdf:5: link 'b': <mass value="1,5">: '1,5' is not a number
+-- A number URDF cannot hold (a decimal comma).
+local W = world "w" {
+  urdf { "urdf/bad_number.urdf" },
+}
+return diagram "top" { system { "w", W } }
