@@ -9,21 +9,21 @@ local Arm = world "Arm" {
 }
 
 local PD = leaf "PD" {
-  parameter { kp = { 40, 20, 5 } },
-  parameter { kd = { 4, 2, 0.5 } },
-  parameter { target = { 0.6, -1.0, 0.4 } },
-  input_port { "q", size = 3 },
-  input_port { "v", size = 3 },
-  output_port { "tau", size = 3, prerequisites = { "q", "v", "kp", "kd", "target" }, calc = [[
-    for (int i = 0; i < 3; i++) tau[i] = kp[i] * (target[i] - q[i]) - kd[i] * v[i];
+  parameter { "kp", default = { 40, 20, 5 } },
+  parameter { "kd", default = { 4, 2, 0.5 } },
+  parameter { "target", default = { 0.6, -1.0, 0.4 } },
+  input_port { "pos", size = 3 },
+  input_port { "vel", size = 3 },
+  output_port { "tau", size = 3, prerequisites = { "pos", "vel", "kp", "kd", "target" }, calc = [[
+    for (int i = 0; i < 3; i++) tau[i] = kp[i] * (target[i] - pos[i]) - kd[i] * vel[i];
   ]] },
 }
 
 return diagram "arm3" {
   system { "arm", Arm },
   system { "pd", PD },
-  connect { "arm.position", "pd.q" },
-  connect { "arm.velocity", "pd.v" },
+  connect { "arm.position", "pd.pos" },
+  connect { "arm.velocity", "pd.vel" },
   connect { "pd.tau", "arm.effort" },
-  log { "arm.position" },
+  log { "arm.position", period = 1e-2 },
 }

@@ -97,7 +97,7 @@ group("urdf", function()
     eq({ t.type, t.parent }, { "fixed", 0 })
     near(t.xyz, { math.cos(0.25), math.sin(0.25), 0.5 }, TOL)
     near(t.rpy, { 0, 0, 0.25 + math.pi / 2 }, TOL)
-    eq(B.table.mass, nil)
+    eq(B.table.mass, 0) -- a fixed body without a mass has none
     local s = B.carriage.joint
     eq({ s.type, s.damping, s.actuated }, { "prismatic", 2.5, false })
     near(s.axis, { 1, 0, 0 }, TOL)
