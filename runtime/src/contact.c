@@ -26,8 +26,8 @@ size_t diagc_contact_workspace_size(int nv, int nc_max) {
   if (n > 0 && lcp == 0) return 0;
   dbl = n * n + 5 * n + 2 * (size_t)nv + (size_t)nc_max; /* A; b, lo, hi, x,
                                    target per row; u, vs; lam            */
-  ints = 2 * n + 4 * (size_t)nc_max + 1; /* findex, rows; parent, label,
-                                           start (+1), list            */
+  ints = 2 * n + 4 * (size_t)nc_max + 1 + (size_t)nv; /* findex, rows;
+                                  parent, label, start (+1), list; nz */
   return lcp + dbl * sizeof(double) + ints * sizeof(int) + 3 * ALIGN;
 }
 
@@ -114,7 +114,8 @@ static void carve(contact_ws *w, void *ws, int nv, int nc) {
   w->parent = (int *)q, q += (size_t)nc * sizeof(int);
   w->label = (int *)q, q += (size_t)nc * sizeof(int);
   w->start = (int *)q, q += ((size_t)nc + 1) * sizeof(int);
-  w->list = (int *)q;
+  w->list = (int *)q, q += (size_t)nc * sizeof(int);
+  w->nz = (int *)q;
 }
 
 /* v_next = v* + M^-1 J^T x; 0, or -1 if not finite. */

@@ -21,6 +21,7 @@ typedef struct {
   double *u, *vs;        /* nv each: velocity after the impacts, and v*
                             shifted by them (restitution_passes > 0)      */
   double *lam;           /* nc: the impacts' normal impulses               */
+  int *nz;               /* nv: the nonzero columns of a row of J          */
   int nislands;
 } contact_ws;
 

@@ -126,21 +126,35 @@ static int island_rows(const diagc_contact_problem *p, const diagc_contact_optio
   return m;
 }
 
+/* 1 when island rows r and s belong to one contact or to contacts that
+ * share a tree (always without tags): only then can M^-1 (block diagonal
+ * over the trees) couple them. */
+static int rows_coupled(const diagc_contact_problem *p, const contact_ws *w, int r, int s) {
+  int j = w->rows[r] / 3, k = w->rows[s] / 3;
+  return !p->tree || j == k || coupled(p->tree, j, k);
+}
+
 /* A = (P + P^T) / 2 + cfm I with P = J_I M^-1 J_I^T, and b; 0, or -1 when
- * something is not finite (overflow). */
+ * something is not finite (overflow).  P_rs is summed over the nonzero
+ * columns of J's row r in increasing order (the dense product's order:
+ * the same bits), and only for rows whose contacts share a tree (the
+ * others are exact zeros). */
 static int island_system(const diagc_contact_problem *p, const diagc_contact_options *o,
                          contact_ws *w, int m) {
-  int nv = p->nv, ncol = 3 * p->nc, r, s, k;
+  int nv = p->nv, ncol = 3 * p->nc, r, s, k, nnz;
   double *A = w->A;
   for (r = 0; r < m; r++) {
     const double *Jr = p->J + (size_t)w->rows[r] * (size_t)nv;
     double *Ar = A + (size_t)r * (size_t)m;
-    for (s = 0; s < m; s++) Ar[s] = 0.0;
-    for (k = 0; k < nv; k++) {
-      const double *Mk = p->MinvJT + (size_t)k * (size_t)ncol;
-      double jk = Jr[k];
-      if (jk == 0.0) continue;
-      for (s = 0; s < m; s++) Ar[s] += jk * Mk[w->rows[s]];
+    for (nnz = 0, k = 0; k < nv; k++)
+      if (Jr[k] != 0.0) w->nz[nnz++] = k;
+    for (s = 0; s < m; s++) {
+      double sum = 0.0;
+      if (rows_coupled(p, w, r, s)) {
+        const double *Mc = p->MinvJT + w->rows[s];
+        for (k = 0; k < nnz; k++) sum += Jr[w->nz[k]] * Mc[(size_t)w->nz[k] * (size_t)ncol];
+      }
+      Ar[s] = sum;
     }
     w->b[r] = w->target[r] - dot(Jr, p->vstar, nv);
   }
