@@ -90,6 +90,13 @@ function M.missing(F)
     .. "declare that calc jacobian = \"finite_difference\", or use finite differences (--jacobian fd)", what, d.why or "an event's values are not all double") }
 end
 
+-- the column blocks (coder/jacobian_chain.lua): the state (xd for a
+-- purely discrete model, else xc), then the exported inputs
+function M.columns(F, updates)
+  if updates then return { xd = 0, u = F.nxd } end
+  return { xc = 0, u = F.nxc }
+end
+
 local function sizes(nx, outs, ins)
   local ny, nu = 0, 0
   for _, y in ipairs(outs) do ny = ny + y.o.size end
@@ -150,7 +157,7 @@ local function emit_function(K, list, locals, outs, ncol, updates)
   C:linef("static int %s__jac_lin_calc(%s_context *c, double *nz)", P, P)
   C:line("{")
   M.emit_evals(K, outs, updates)
-  local R, D = chain.emit_chain(K, list, locals, { u = true, xd = updates ~= nil })
+  local R, D = chain.emit_chain(K, list, locals, M.columns(K.F, updates))
   if updates then identity_rows(K.F, updates, R) end
   M.output_rows(updates and K.F.nxd or K.F.nxc, outs, R, D)
   return chain.finish(K, R, ncol)
@@ -201,7 +208,7 @@ function M.emit(K)
       K.api[#K.api + 1] = string.format("#define %s_HAS_JAC_LIN 0", K.PU)
       return
     end
-    local locals = chain.local_jacobians(K, list, { xd = updates ~= nil })
+    local locals = chain.local_jacobians(K, list, M.columns(F, updates))
     chain.emit_locals(K, list, locals)
     local s = emit_function(K, list, locals, outs, ncol, updates)
     chain.emit_pattern(K, "lin", nrow, ncol, s)
