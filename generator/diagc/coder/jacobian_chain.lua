@@ -287,24 +287,27 @@ function M.declare(K, tag, comment, nnz, nrow, ncol)
   api[#api + 1] = string.format("int %s_jac_%s(%s_context *c, double *nz);", P, tag, P)
 end
 
--- `int P_jac_TAG(c, nz)`: on a miss P__jac_TAG_calc into the context's
--- copy, then a copy out
+-- `int P_jac_TAG(c, nz)`, a cache entry (coder/jacobian_cache.lua): counts
+-- the eval, on a miss P__jac_TAG_calc into the context's copy (counting
+-- the calc), then a copy out (none when nz is NULL)
 function M.emit_cached(K, tag, nnz)
   local j, C, P = K.jcache.by_tag[tag], K.C, K.P
   assert(j, "coder/jacobian_cache: no plan for jac_" .. tag)
   j.nnz = nnz
-  local test = string.format("c->valid[%d] & c->cache_on & (UINT64_C(1) << %d)", K.jcache.word, j.bit)
+  local w, b = math.floor(j.index / 64), j.index % 64
   C:linef("int %s_jac_%s(%s_context *c, double *nz)", P, tag, P)
   C:line("{")
-  C:linef("  if (!(%s)) {", test)
+  C:linef("  %s__CNT(c->n_eval[%d]++);", P, j.index)
+  C:linef("  if (!(c->valid[%d] & c->cache_on & (UINT64_C(1) << %d))) {", w, b)
   C:line("    int rc;")
   C:line("    if (c->frozen) return DIAGC_E_FROZEN;")
+  C:linef("    %s__CNT(c->n_calc[%d]++);", P, j.index)
   C:linef("    rc = %s__jac_%s_calc(c, c->jac_%s);", P, tag, tag)
   C:line("    if (rc != 0) return rc;")
-  C:linef("    c->valid[%d] |= UINT64_C(1) << %d;", K.jcache.word, j.bit)
+  C:linef("    c->valid[%d] |= UINT64_C(1) << %d;", w, b)
   C:line("  }")
   if nnz > 0 then
-    C:linef("  memcpy(nz, c->jac_%s, %d * sizeof(double));", tag, nnz)
+    C:linef("  if (nz) memcpy(nz, c->jac_%s, %d * sizeof(double));", tag, nnz)
   else
     C:line("  (void)nz;")
   end

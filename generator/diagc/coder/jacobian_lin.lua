@@ -66,16 +66,22 @@ local function roots(F, outs, updates)
   return r
 end
 
--- the entries, then the updates as pseudo-entries {ctx=, calc=, index=};
--- nil and the entry or update without a Jacobian
-function M.chain_list(F, outs, updates)
-  local list, bad = chain.path_entries(roots(F, outs, updates))
+-- the leaf entries the roots read, deps first, then the updates as
+-- pseudo-entries {ctx=, calc=, index=}; nil and the entry or update
+-- without a Jacobian (shared with coder/jacobian_update.lua)
+function M.update_chain(roots_list, updates)
+  local list, bad = chain.path_entries(roots_list)
   if not list then return nil, bad end
   for k, u in ipairs(updates or {}) do
     if not (u.ev.diff and u.ev.diff.r) then return nil, { ctx = u.ctx, calc = u.ev, event = true } end
     list[#list + 1] = { ctx = u.ctx, calc = u.ev, index = "u" .. (k - 1) }
   end
   return list
+end
+
+-- the chain of the linearization's rows (M.update_chain)
+function M.chain_list(F, outs, updates)
+  return M.update_chain(roots(F, outs, updates), updates)
 end
 
 -- Why the model has no ∂(ẋc, y)/∂(xc, u), or nil when it has one
@@ -114,8 +120,9 @@ function M.output_rows(nx, outs, R, D)
   end
 end
 
--- discrete: x[n+1] = x[n] for the groups no update writes
-local function identity_rows(F, updates, R)
+-- discrete: x[n+1] = x[n] for the groups no update writes; their rows
+-- and columns start at `base` (shared with coder/jacobian_update.lua)
+function M.identity_rows(F, updates, R, base)
   local written = {}
   for _, u in ipairs(updates) do
     for _, p in ipairs(u.ev.params) do
@@ -126,7 +133,7 @@ local function identity_rows(F, updates, R)
     end
   end
   for r = 0, F.nxd - 1 do
-    if not written[r] then R[r] = { [r] = "1.0" } end
+    if not written[r] then R[base + r] = { [base + r] = "1.0" } end
   end
 end
 
@@ -158,7 +165,7 @@ local function emit_function(K, list, locals, outs, ncol, updates)
   C:line("{")
   M.emit_evals(K, outs, updates)
   local R, D = chain.emit_chain(K, list, locals, M.columns(K.F, updates))
-  if updates then identity_rows(K.F, updates, R) end
+  if updates then M.identity_rows(K.F, updates, R, 0) end
   M.output_rows(updates and K.F.nxd or K.F.nxc, outs, R, D)
   return chain.finish(K, R, ncol)
 end
