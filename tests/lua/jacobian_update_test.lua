@@ -355,3 +355,15 @@ test("jacobian_cache.graph_shows_the_jacobians", function()
   eq(labels, { "input:r", "input:y", "pn:gain", "xd:ticks" })
   truthy(dot:find('n%d+ %-> "jac_xc" %[color=purple%]'))
 end)
+
+test("jacobian_cache.info_lists_the_jacobians", function()
+  local gen = diagc.compile(diagc.root .. "/examples/hybrid_controller.lua")
+  local info = require("diagc.cli.info")
+  local d = info.describe(gen)
+  local names = {}
+  for _, j in ipairs(d.jacobians) do names[#names + 1] = j.name end
+  eq(names, { "jac_xc", "jac_lin", "jac_update0", "jac_update1" })
+  eq(d.jacobians[3].nnz, 6)
+  eq(d.jacobians[4].prerequisites, { "supervisor.time", "supervisor.pn:switch_time", "supervisor.xd:ticks" })
+  truthy(info.text(d):find("\n  jac_update1 +nnz 4  <%- supervisor.time"))
+end)
