@@ -39,6 +39,17 @@ local function check(r, f, what, exact)
   end
 end
 
+-- every total derivative a Jacobian function defines is used (an unused
+-- one fails gcc -Wall -Werror: examples/thermostat.lua did)
+local function no_dead_locals(m)
+  for body in m.gen.source:gmatch("static int [%w_]+__jac_[%w_]+_calc%(.-\n}\n") do
+    for d in body:gmatch("const double (d%d+) =") do
+      local _, n = body:gsub("%f[%w]" .. d .. "%f[^%w]", "")
+      if n < 2 then error("unused " .. d .. " in\n" .. body, 2) end
+    end
+  end
+end
+
 local function hybrid()
   return diagc.jit(diagc.root .. "/examples/hybrid_controller.lua")
 end
@@ -211,6 +222,14 @@ local function random_leaf(r, i)
     for j = 0, nz - 1 do body[#body + 1] = string.format("zdot[%d] = %s;", j, expr(r, vars)) end
     items[#items + 1] = dsl.derivatives { prerequisites = { "all_state", "k", "u" }, calc = table.concat(body, "\n") }
   end
+  -- sometimes the update reads its input only in a comparison: the
+  -- input's total derivatives are then dead code (left out)
+  local uvars, sign = vars, ""
+  if r() < 0.3 then
+    uvars, sign = {}, "(u[0] > 0.0 ? 0.25 : -0.25) + "
+    for _, v in ipairs(vars) do if v ~= "u[0]" then uvars[#uvars + 1] = v end end
+  end
+  vars = uvars
   local body = {}
   for j = 0, nd - 1 do
     if r() < 0.8 then   -- else d_next[j] keeps d[j]
@@ -224,6 +243,7 @@ local function random_leaf(r, i)
   end
   if two and r() < 0.7 then body[#body + 1] = "e_next[0] = " .. expr(r, vars) .. ";" end
   if #body == 0 then body[1] = "d_next[0] = " .. expr(r, vars) .. ";" end
+  body[1] = body[1]:gsub("= ", "= " .. sign, 1)
   local p = PERIODS[r(1, 2)]
   items[#items + 1] = dsl.periodic_discrete_update { "upd", period = p[1], offset = p[2],
     prerequisites = { "all_state", "k", "u", "time" }, calc = table.concat(body, "\n") }
@@ -255,6 +275,7 @@ local N = tonumber(os.getenv("DIAGC_JAC_UPDATE_FUZZ_N") or "8")
 test("update_jacobian.random_hybrid_diagrams", function()
   for seed = 1, N do
     local m = diagc.jit(random_diagram(seed))
+    no_dead_locals(m)
     local d, r = m.desc, rng(seed + 1000)
     truthy(d.n_jac_updates >= 1, "seed " .. seed)
     for _ = 1, 2 do
@@ -366,4 +387,32 @@ test("jacobian_cache.info_lists_the_jacobians", function()
   eq(d.jacobians[3].nnz, 6)
   eq(d.jacobians[4].prerequisites, { "supervisor.time", "supervisor.pn:switch_time", "supervisor.xd:ticks" })
   truthy(info.text(d):find("\n  jac_update1 +nnz 4  <%- supervisor.time"))
+end)
+
+-- an update reading a plant's output only in a comparison (as the
+-- thermostat example): the output's total derivatives are no term of any
+-- row and are left out of the generated code (it compiles with -Werror)
+test("update_jacobian.input_read_only_by_a_comparison", function()
+  local Plant = dsl.leaf "Plant" {
+    dsl.continuous_state { z = { "x" }, z0 = { 0.1 } },
+    dsl.input_port { "u", size = 1 },
+    dsl.derivatives { prerequisites = { "z", "u" }, calc = "zdot[0] = -z[0] + u[0];" },
+    dsl.output_port { "y", size = 1, prerequisites = { "z" }, calc = "y[0] = 2.0 * sin(z[0]);" },
+  }
+  local Relay = dsl.leaf "Relay" {
+    dsl.discrete_state { "on", size = 1, default = { 0 } },
+    dsl.input_port { "y", size = 1 },
+    dsl.output_port { "u", size = 1, prerequisites = { "xd" }, calc = "u[0] = on[0];" },
+    dsl.periodic_discrete_update { "toggle", period = 0.5, prerequisites = { "y", "xd" },
+      calc = "on_next[0] = y[0] < 0.5 ? 1.0 + 0.1 * on[0] : 0.0;" },
+  }
+  local m = diagc.jit(dsl.diagram "relay" {
+    dsl.system { "p", Plant }, dsl.system { "r", Relay },
+    dsl.connect { "p.y", "r.y" }, dsl.connect { "r.u", "p.u" },
+  })
+  local c = m:context()
+  local g = c:update_jacobian()
+  check(g, c:update_jacobian { jacobian = "fd" }, "relay", { { "p.x", "p.x" }, { "r.on", "r.on" } })
+  eq(g.J[2][2], 0.1)
+  no_dead_locals(m)
 end)

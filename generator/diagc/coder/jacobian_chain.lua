@@ -154,22 +154,22 @@ local function terms_of(F, D, R, e, lj, arr, cols)
   for k, nz in ipairs(lj.pattern) do
     local t = target(e, key_of[nz.out], nz.out_index, cols)
     local tkey = t.row and ("r" .. t.row) or ("e" .. t.elem)
-    local slot = out[tkey] or { t = t, cols = {} }
+    local slot = out[tkey] or { t = t, cols = {}, uses = {} }
     out[tkey] = slot
     -- an update's hidden input: the group its x_next is preloaded with
     local key = key_of[nz.input] or ("xd:" .. nz.input)
     local s, ref = source(F, e, key, nz.in_index, cols), string.format("%s[%d]", arr, k - 1)
+    local function add(col, term, d)
+      local c, u = slot.cols[col] or {}, slot.uses[col] or { arr }
+      c[#c + 1] = term
+      if d then u[#u + 1] = d end
+      slot.cols[col], slot.uses[col] = c, u
+    end
     if s.col then
-      local c = slot.cols[s.col] or {}
-      c[#c + 1] = ref
-      slot.cols[s.col] = c
+      add(s.col, ref)
     elseif s.entry or s.row then
       local dd = (s.row and R[s.row]) or (s.entry and D[s.entry] and D[s.entry][s.elem]) or {}
-      for _, col in ipairs(util.sorted_keys(dd)) do
-        local c = slot.cols[col] or {}
-        c[#c + 1] = ref .. " * " .. dd[col]
-        slot.cols[col] = c
-      end
+      for _, col in ipairs(util.sorted_keys(dd)) do add(col, ref .. " * " .. dd[col], dd[col]) end
     end
   end
   local list = {}
@@ -177,28 +177,32 @@ local function terms_of(F, D, R, e, lj, arr, cols)
   return list
 end
 
--- the call of e's local Jacobian into the array `arr`
-local function emit_call(K, e, lj, arr)
+-- the call of e's local Jacobian into the array `arr`, as a step of the
+-- body (below)
+local function call_step(K, e, lj, arr)
   local a = {}
   for _, p in ipairs(e.calc.params) do a[#a + 1] = args.expr(K.F, e.ctx, p, e, "(&c->x)") end
   a[#a + 1] = arr
-  K.C:linef("  double %s[%d];", arr, math.max(#lj.pattern, 1))
-  K.C:linef("  if (%s(%s) != 0) return DIAGC_E_CALC;", lj.name, table.concat(a, ", "))
+  return { def = arr, uses = {}, always = true, lines = {
+    string.format("  double %s[%d];", arr, math.max(#lj.pattern, 1)),
+    string.format("  if (%s(%s) != 0) return DIAGC_E_CALC;", lj.name, table.concat(a, ", ")) } }
 end
 
 -- the body of a Jacobian function: R[row][col] = the name of the local
 -- holding each nonzero of the state's rows (xcdot; an update's x_next);
 -- D[entry][elem][col] the same for the entries' elements; columns as cols
--- says (above).
+-- says (above).  The steps (local Jacobian calls, total derivatives) wait
+-- in K.jchain until M.finish writes those its nonzeros need.
 function M.emit_chain(K, list, locals, cols)
-  local D, R, n = {}, {}, 0
+  local D, R, n, steps = {}, {}, 0, {}
   for _, e in ipairs(list) do
     local lj, arr = locals[e.calc], "jl" .. e.index
-    if #lj.pattern > 0 then emit_call(K, e, lj, arr) end
+    if #lj.pattern > 0 then steps[#steps + 1] = call_step(K, e, lj, arr) end
     for _, slot in ipairs(terms_of(K.F, D, R, e, lj, arr, cols)) do
       local t, vals = slot.t, {}
       for _, col in ipairs(util.sorted_keys(slot.cols)) do
-        K.C:linef("  const double d%d = %s;", n, table.concat(slot.cols[col], " + "))
+        steps[#steps + 1] = { def = "d" .. n, uses = slot.uses[col],
+          lines = { string.format("  const double d%d = %s;", n, table.concat(slot.cols[col], " + ")) } }
         vals[col] = "d" .. n
         n = n + 1
       end
@@ -206,7 +210,28 @@ function M.emit_chain(K, list, locals, cols)
       else D[t.entry] = D[t.entry] or {}; D[t.entry][t.elem] = vals end
     end
   end
+  K.jchain = steps
   return R, D
+end
+
+-- the steps of K.jchain the values `vals` need, in order: every local
+-- Jacobian call (its function is in the source: coder/jacobian_chain's
+-- emit_locals) and the total derivatives a nonzero uses (one no row uses,
+-- e.g. of an entry an update reads only through a constant, is left out)
+local function live_steps(K, vals)
+  local live, out = {}, {}
+  for _, v in ipairs(vals) do live[v] = true end
+  local steps = K.jchain or {}
+  for i = #steps, 1, -1 do
+    if live[steps[i].def] then
+      for _, u in ipairs(steps[i].uses) do live[u] = true end
+    end
+  end
+  for _, st in ipairs(steps) do
+    if st.always or live[st.def] then out[#out + 1] = st end
+  end
+  K.jchain = nil
+  return out
 end
 
 -- the local Jacobian functions of `list` not yet in the source (K.jac_done
@@ -251,6 +276,9 @@ end
 -- in compressed columns into nz, `return 0;`; returns the CSC
 function M.finish(K, R, ncol)
   local C, s = K.C, M.csc(R, ncol)
+  for _, st in ipairs(live_steps(K, s.vals)) do
+    for _, l in ipairs(st.lines) do C:line(l) end
+  end
   for k, v in ipairs(s.vals) do C:linef("  nz[%d] = %s;", k - 1, v) end
   if #s.vals == 0 then C:line("  (void)nz;") end
   C:line("  return 0;")
