@@ -575,7 +575,6 @@ static int hybrid_controller__L2_Controller__ev_control_jacx(const double *ticks
 static int hybrid_controller__jac_update0_calc(hybrid_controller_context *c, double *nz)
 {
   int rc;
-  (void)c;
   rc = hybrid_controller__eval_4(c);
   if (rc != 0) return rc;
   rc = hybrid_controller__eval_0(c);
@@ -637,7 +636,6 @@ static int hybrid_controller__L3_Supervisor__ev_schedule_jacx(double t, const do
 /* d x+ / d(xc, xd, u) of the periodic updates at period 0.1, offset 0.0 */
 static int hybrid_controller__jac_update1_calc(hybrid_controller_context *c, double *nz)
 {
-  (void)c;
   double jlu0[1];
   if (hybrid_controller__L3_Supervisor__ev_schedule_jacx(c->t, c->x.xd + 3, c->p.pn + 1, (&c->x)->xd + 2, (&c->x)->xd + 3, jlu0) != 0) return DIAGC_E_CALC;
   const double d0 = jlu0[0];

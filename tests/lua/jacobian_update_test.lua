@@ -167,6 +167,15 @@ test("update_jacobian.discrete_matches_linearize", function()
     near({ g.J[i][1], g.J[i][2] }, r.A[i], { rtol = 1e-15 })
     near(g.J[i][3], r.B[i][1], { rtol = 1e-15 })
   end
+  -- jac_lin's rows are x[n+1] (the update's prerequisites: xd, u) and the
+  -- output pos (xd): the time reaches neither, the input both
+  local lin0, up0 = c:counters("jac_lin").calcs, c:counters("jac_update0").calcs
+  c:set("t", 0.7)
+  c:eval("jac_lin"); c:eval("jac_update0")
+  eq({ c:counters("jac_lin").calcs, c:counters("jac_update0").calcs }, { lin0, up0 })
+  c:set_input("u", -0.2)
+  c:eval("jac_lin"); c:eval("jac_update0")
+  eq({ c:counters("jac_lin").calcs, c:counters("jac_update0").calcs }, { lin0 + 1, up0 + 1 })
 end)
 
 ------------------------------------------------------------------------

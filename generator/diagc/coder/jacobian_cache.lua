@@ -94,12 +94,6 @@ function M.plan(K)
   end
 end
 
--- the Jacobians the plan of generation `gen` holds, for tools (diagc
--- graph): {{name=, index=, pres=}}
-function M.list(gen)
-  return gen.jacobians or {}
-end
-
 -- the Jacobians entry point ep makes stale, as pseudo entries {index=}
 function M.stale(K, ep)
   local out = {}

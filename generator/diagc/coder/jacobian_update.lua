@@ -88,9 +88,10 @@ local function emit_function(K, t, list, locals)
     util.c_double(t.period), util.c_double(t.offset))
   C:linef("static int %s__jac_%s_calc(%s_context *c, double *nz)", P, t.tag, P)
   C:line("{")
-  local reads = M.reads(F, t.updates)
+  local reads, calls = M.reads(F, t.updates), false
+  for _, e in ipairs(list) do calls = calls or #locals[e.calc].pattern > 0 end
   if #reads > 0 then C:line("  int rc;") end
-  C:line("  (void)c;")
+  if #reads == 0 and not calls then C:line("  (void)c;") end
   for _, e in ipairs(reads) do
     C:linef("  rc = %s__eval_%d(c);", P, e.index)
     C:line("  if (rc != 0) return rc;")
