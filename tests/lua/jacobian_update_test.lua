@@ -183,8 +183,8 @@ end)
 -- continuous state, one or two discrete groups, a parameter, an input from
 -- the previous leaf (the first: the exported input; it has continuous state), a state-only output,
 -- derivatives, and a periodic update of one of two periods (one with an
--- offset) whose body draws smooth functions, branches on the time and the
--- parameter (no kinks in the columns), and may leave elements unassigned
+-- offset) whose body draws smooth functions, branches on the time (no
+-- kinks in the columns), and may leave elements unassigned
 
 local FNS = { "sin(%s)", "cos(%s)", "tanh(%s)", "exp(-0.5 * %s * %s)", "atan(%s)", "sqrt(1.0 + %s * %s)",
   "hypot(%s, 0.5)", "pow(1.5 + sin(%s), 2.0)", "(%s) * (%s)", "(%s) / (2.0 + cos(%s))" }
@@ -243,7 +243,7 @@ local function random_leaf(r, i)
   for j = 0, nd - 1 do
     if r() < 0.8 then   -- else d_next[j] keeps d[j]
       if r() < 0.4 then
-        body[#body + 1] = string.format("if (t > 0.35 || k[0] > 1.2) d_next[%d] = %s;\nelse d_next[%d] = %s;",
+        body[#body + 1] = string.format("if (t > 0.35) d_next[%d] = %s;\nelse d_next[%d] = %s;",
           j, expr(r, vars), j, expr(r, vars))
       else
         body[#body + 1] = string.format("d_next[%d] = %s;", j, expr(r, vars))
@@ -270,13 +270,13 @@ local function random_diagram(seed)
   return dsl.diagram("rnd" .. seed)(items)
 end
 
--- set every state element and the input to random values
-local function randomize(r, m, c)
+-- set every state element and the input to random values, the time to t
+local function randomize(r, m, c, t)
   local d = m.desc
   for i = 0, d.nxc - 1 do c:set_state(ffi.string(d.xc_names[i]), r() * 2 - 1) end
   for i = 0, d.nxd - 1 do c:set_state(ffi.string(d.xd_names[i]), r() * 2 - 1) end
   c:set_input("u", r() * 2 - 1)
-  c:set("t", r())
+  c:set("t", t)
 end
 
 local N = tonumber(os.getenv("DIAGC_JAC_UPDATE_FUZZ_N") or "8")
@@ -287,9 +287,13 @@ test("update_jacobian.random_hybrid_diagrams", function()
     no_dead_locals(m)
     local d, r = m.desc, rng(seed + 1000)
     truthy(d.n_jac_updates >= 1, "seed " .. seed)
-    for _ = 1, 2 do
+    -- the two points take both sides of every branch (t > 0.35): every
+    -- entry of the pattern is then nonzero at one of them (nothing
+    -- structurally zero)
+    local seen = {}
+    for _, time in ipairs({ 0.2, 0.6 }) do
       local c = m:context()
-      randomize(r, m, c)
+      randomize(r, m, c, time)
       local plain = m:context()
       ffi.copy(plain.ptr, c.ptr, tonumber(d.context_size))
       plain:set_caching(false)
@@ -303,6 +307,16 @@ test("update_jacobian.random_hybrid_diagrams", function()
         local u = plain:update_jacobian(o)
         eq(u.J, g.J, "seed " .. seed .. ": caching off")
         eq(c:update_jacobian(o).J, g.J)
+        seen[k] = seen[k] or {}
+        for _, p in ipairs(g.pattern) do
+          local key = g.rows[p[1]] .. "+/" .. g.cols[p[2]]
+          seen[k][key] = seen[k][key] or g.J[p[1]][p[2]] ~= 0
+        end
+      end
+    end
+    for k, entries in pairs(seen) do
+      for key, nonzero in pairs(entries) do
+        truthy(nonzero, string.format("seed %d jac_update%d: %s is in the pattern but zero at both points", seed, k, key))
       end
     end
   end
