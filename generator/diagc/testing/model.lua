@@ -274,9 +274,9 @@ function Context:parameter_jacobian()
 end
 
 -- d x+ / d(xc, xd, u) of one timing of the periodic discrete updates
--- (opts: period=, offset=, jacobian = "model" | "fd"): testing/linear.lua
+-- (opts: period=, offset=, jacobian = "model" | "fd"): testing/update_jacobian.lua
 function Context:update_jacobian(opts)
-  local r, msg = require("diagc.testing.linear").update_jacobian(self.model, self, opts)
+  local r, msg = require("diagc.testing.update_jacobian").update_jacobian(self.model, self, opts)
   if not r then error(msg, 2) end
   return r
 end
