@@ -76,6 +76,7 @@ function M.compile_loaded(loaded, opts)
     leaf_types = model.leaf_types,
     default_accuracy = 1e-4,
     no_jacobian = opts.no_jacobian,
+    graph = G,
   })
   gen.header_name = header_name
   gen.sources = loaded.sources

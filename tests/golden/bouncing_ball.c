@@ -173,44 +173,35 @@ static int bouncing_ball__eval_3(bouncing_ball_context *c)
 
 typedef struct bouncing_ball__inv_run { uint32_t word, len; uint64_t mask; } bouncing_ball__inv_run;
 /* the runs of valid words each entry point clears (the last row ends the table) */
-static const bouncing_ball__inv_run bouncing_ball__inv_runs[19] = {
+static const bouncing_ball__inv_run bouncing_ball__inv_runs[10] = {
   /* 0: time */
   /* 1: accuracy */
   /* 2: q */
-  {0, 1, UINT64_C(0x0000000000000001)},
-  {1, 1, UINT64_C(0x0000000000000002)}, /* Jacobians */
+  {0, 1, UINT64_C(0x0000000000000021)},
   /* 3: v */
-  {0, 1, UINT64_C(0x000000000000000e)},
-  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
+  {0, 1, UINT64_C(0x000000000000003e)},
   /* 4: z */
   /* 5: xc */
-  {0, 1, UINT64_C(0x000000000000000f)},
-  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
+  {0, 1, UINT64_C(0x000000000000003f)},
   /* 6: xd */
   /* 7: state */
-  {0, 1, UINT64_C(0x000000000000000f)},
-  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
+  {0, 1, UINT64_C(0x000000000000003f)},
   /* 8: parameters */
-  {0, 1, UINT64_C(0x000000000000000c)},
-  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
+  {0, 1, UINT64_C(0x000000000000003c)},
   /* 9: everything */
-  {0, 1, UINT64_C(0x000000000000000f)},
-  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
+  {0, 1, UINT64_C(0x000000000000003f)},
   /* 10: ball.q */
-  {0, 1, UINT64_C(0x0000000000000001)},
-  {1, 1, UINT64_C(0x0000000000000002)}, /* Jacobians */
+  {0, 1, UINT64_C(0x0000000000000021)},
   /* 11: ball.v */
-  {0, 1, UINT64_C(0x000000000000000e)},
-  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
+  {0, 1, UINT64_C(0x000000000000003e)},
   /* 12: ball.gravity */
-  {0, 1, UINT64_C(0x000000000000000c)},
-  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
+  {0, 1, UINT64_C(0x000000000000003c)},
   /* 13: ball.restitution */
   {0, 0, UINT64_C(0)} /* end */
 };
 /* entry point k's runs: [bouncing_ball__inv_first[k], bouncing_ball__inv_first[k + 1]) */
 static const uint32_t bouncing_ball__inv_first[15] = {
-  0, 0, 0, 2, 4, 4, 6, 6, 8, 10, 12, 14, 16, 18, 18
+  0, 0, 0, 1, 2, 2, 3, 3, 4, 5, 6, 7, 8, 9, 9
 };
 
 void bouncing_ball__invalidate(bouncing_ball_context *c, int k)
@@ -310,6 +301,8 @@ int bouncing_ball__eval_entry(bouncing_ball_context *c, int i)
   case 1: return bouncing_ball__eval_1(c);
   case 2: return bouncing_ball__eval_2(c);
   case 3: return bouncing_ball__eval_3(c);
+  case 4: return bouncing_ball_jac_xc(c, NULL);
+  case 5: return bouncing_ball_jac_lin(c, NULL);
   default: return DIAGC_E_INDEX;
   }
 }
@@ -340,14 +333,16 @@ static int bouncing_ball__jac_xc_calc(bouncing_ball_context *c, double *nz)
 
 int bouncing_ball_jac_xc(bouncing_ball_context *c, double *nz)
 {
-  if (!(c->valid[1] & c->cache_on & (UINT64_C(1) << 0))) {
+  bouncing_ball__CNT(c->n_eval[4]++);
+  if (!(c->valid[0] & c->cache_on & (UINT64_C(1) << 4))) {
     int rc;
     if (c->frozen) return DIAGC_E_FROZEN;
+    bouncing_ball__CNT(c->n_calc[4]++);
     rc = bouncing_ball__jac_xc_calc(c, c->jac_xc);
     if (rc != 0) return rc;
-    c->valid[1] |= UINT64_C(1) << 0;
+    c->valid[0] |= UINT64_C(1) << 4;
   }
-  memcpy(nz, c->jac_xc, 1 * sizeof(double));
+  if (nz) memcpy(nz, c->jac_xc, 1 * sizeof(double));
   return 0;
 }
 
@@ -390,14 +385,16 @@ static int bouncing_ball__jac_lin_calc(bouncing_ball_context *c, double *nz)
 
 int bouncing_ball_jac_lin(bouncing_ball_context *c, double *nz)
 {
-  if (!(c->valid[1] & c->cache_on & (UINT64_C(1) << 1))) {
+  bouncing_ball__CNT(c->n_eval[5]++);
+  if (!(c->valid[0] & c->cache_on & (UINT64_C(1) << 5))) {
     int rc;
     if (c->frozen) return DIAGC_E_FROZEN;
+    bouncing_ball__CNT(c->n_calc[5]++);
     rc = bouncing_ball__jac_lin_calc(c, c->jac_lin);
     if (rc != 0) return rc;
-    c->valid[1] |= UINT64_C(1) << 1;
+    c->valid[0] |= UINT64_C(1) << 5;
   }
-  memcpy(nz, c->jac_lin, 2 * sizeof(double));
+  if (nz) memcpy(nz, c->jac_lin, 2 * sizeof(double));
   return 0;
 }
 
@@ -464,7 +461,7 @@ static int bouncing_ball__L1_Ball__wit_impact(const double *q, const double *v, 
   {
 #line 21 "examples/bouncing_ball.lua"
               value = q[0]; 
-#line 468 "bouncing_ball.c"
+#line 465 "bouncing_ball.c"
   }
   *diagc_value_out = value;
   return 0;
@@ -493,11 +490,13 @@ static const diagc_value_desc bouncing_ball__outputs[2] = {
   {"ball.y", 1},
   {"ball.vy", 1},
 };
-static const diagc_cache_desc bouncing_ball__cache[4] = {
+static const diagc_cache_desc bouncing_ball__cache[6] = {
   {"ball.y", 1},
   {"ball.vy", 1},
   {"ball.xcdot", 0},
   {".xcdot", 2},
+  {"jac_xc", 1},
+  {"jac_lin", 2},
 };
 static const diagc_source_desc bouncing_ball__sources[6] = {
   {"t", DIAGC_SRC_TIME, 1, offsetof(bouncing_ball_context, t), sizeof(double)},
@@ -523,11 +522,13 @@ static const uint32_t bouncing_ball__source_ep[6] = {
   13,
 };
 /* where each cache entry's value is: a byte offset into the context, or -1 */
-static const long bouncing_ball__cache_at[4] = {
+static const long bouncing_ball__cache_at[6] = {
   (long)(offsetof(bouncing_ball_context, cache) + 2 * sizeof(double)),
   (long)(offsetof(bouncing_ball_context, cache) + 3 * sizeof(double)),
   -1,
   (long)(offsetof(bouncing_ball_context, cache) + 0 * sizeof(double)),
+  (long)offsetof(bouncing_ball_context, jac_xc),
+  (long)offsetof(bouncing_ball_context, jac_lin),
 };
 /* the cache entry of each output port */
 static const uint32_t bouncing_ball__output_entry[2] = {
@@ -544,7 +545,7 @@ static void bouncing_ball__v_set_source(void *c, int i, const void *v)
 static int bouncing_ball__v_eval_cache(void *c, int i, const double **out)
 {
   int rc;
-  if (i < 0 || i >= 4) return DIAGC_E_INDEX;
+  if (i < 0 || i >= 6) return DIAGC_E_INDEX;
   rc = bouncing_ball__eval_entry((bouncing_ball_context *)c, i);
   if (out) *out = (rc || bouncing_ball__cache_at[i] < 0) ? NULL : (const double *)(const void *)((char *)c + bouncing_ball__cache_at[i]);
   return rc;
@@ -567,7 +568,7 @@ const diagc_model bouncing_ball_model = {
   bouncing_ball__xc_names, NULL,
   1, bouncing_ball__leaf_names,
   2, bouncing_ball__outputs,
-  4, bouncing_ball__cache,
+  6, bouncing_ball__cache,
   6, bouncing_ball__sources,
   1, bouncing_ball__events,
   1, bouncing_ball__loggers,
@@ -591,5 +592,6 @@ const diagc_model bouncing_ball_model = {
   1, bouncing_ball_jac_xc_sparsity + 2, bouncing_ball_jac_xc_sparsity + 5, bouncing_ball__v_jac_xc,
   1, bouncing_ball__lin_outputs, 0, bouncing_ball__lin_inputs, 3, 2, 2, bouncing_ball_jac_lin_sparsity + 2, bouncing_ball_jac_lin_sparsity + 5, bouncing_ball__v_jac_lin, 0.0,
   /* calcs with finite-difference local Jacobians */ 0, NULL,
-  /* parameter Jacobian */ 0, NULL, 0, 0, 0, NULL, NULL, NULL
+  /* parameter Jacobian */ 0, NULL, 0, 0, 0, NULL, NULL, NULL,
+  /* periodic updates' Jacobians, the first Jacobian cache entry */ 0, NULL, 4
 };

@@ -38,15 +38,15 @@ typedef struct bouncing_ball_context {
   bouncing_ball_params p;
   double u[1];         /* exported and fixed input values */
   double cache[4];     /* cache values; [0, NXC) holds xcdot */
-  double jac_xc[1];   /* cached P_jac_xc (valid bit 0 of valid[1]) */
-  double jac_lin[2];   /* cached P_jac_lin (valid bit 1 of valid[1]) */
-  uint64_t valid[2];   /* one bit per cache entry: 1 = up to date */
+  double jac_xc[1];   /* cached P_jac_xc (cache entry 4) */
+  double jac_lin[2];   /* cached P_jac_lin (cache entry 5) */
+  uint64_t valid[1];   /* one bit per cache entry: 1 = up to date */
   uint64_t cache_on;    /* all ones, or 0 when caching is disabled */
   int32_t frozen;
   int32_t reserved;
-  uint64_t n_eval[66];
-  uint64_t n_calc[66];
-  uint64_t n_inval[66];
+  uint64_t n_eval[6];
+  uint64_t n_calc[6];
+  uint64_t n_inval[6];
 } bouncing_ball_context;
 
 extern const diagc_model bouncing_ball_model;

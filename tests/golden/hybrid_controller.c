@@ -287,48 +287,44 @@ static int hybrid_controller__eval_6(hybrid_controller_context *c)
 
 typedef struct hybrid_controller__inv_run { uint32_t word, len; uint64_t mask; } hybrid_controller__inv_run;
 /* the runs of valid words each entry point clears (the last row ends the table) */
-static const hybrid_controller__inv_run hybrid_controller__inv_runs[19] = {
+static const hybrid_controller__inv_run hybrid_controller__inv_runs[15] = {
   /* 0: time */
+  {0, 1, UINT64_C(0x0000000000000400)},
   /* 1: accuracy */
   /* 2: q */
   /* 3: v */
   /* 4: z */
-  {0, 1, UINT64_C(0x0000000000000001)},
-  {1, 1, UINT64_C(0x0000000000000002)}, /* Jacobians */
+  {0, 1, UINT64_C(0x0000000000000301)},
   /* 5: xc */
-  {0, 1, UINT64_C(0x0000000000000001)},
-  {1, 1, UINT64_C(0x0000000000000002)}, /* Jacobians */
+  {0, 1, UINT64_C(0x0000000000000301)},
   /* 6: xd */
-  {0, 1, UINT64_C(0x000000000000007e)},
-  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
+  {0, 1, UINT64_C(0x00000000000007fe)},
   /* 7: state */
-  {0, 1, UINT64_C(0x000000000000007f)},
-  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
+  {0, 1, UINT64_C(0x00000000000007ff)},
   /* 8: parameters */
+  {0, 1, UINT64_C(0x0000000000000600)},
   /* 9: everything */
-  {0, 1, UINT64_C(0x000000000000007f)},
-  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
+  {0, 1, UINT64_C(0x00000000000007ff)},
   /* 10: plant.z */
-  {0, 1, UINT64_C(0x0000000000000001)},
-  {1, 1, UINT64_C(0x0000000000000002)}, /* Jacobians */
+  {0, 1, UINT64_C(0x0000000000000301)},
   /* 11: controller.u */
-  {0, 1, UINT64_C(0x0000000000000046)},
-  {1, 1, UINT64_C(0x0000000000000003)}, /* Jacobians */
+  {0, 1, UINT64_C(0x00000000000001c6)},
   /* 12: controller.ticks */
-  {0, 1, UINT64_C(0x0000000000000008)},
+  {0, 1, UINT64_C(0x0000000000000208)},
   /* 13: controller.gain */
+  {0, 1, UINT64_C(0x0000000000000200)},
   /* 14: supervisor.setpoint */
-  {0, 1, UINT64_C(0x0000000000000010)},
-  {1, 1, UINT64_C(0x0000000000000002)}, /* Jacobians */
+  {0, 1, UINT64_C(0x0000000000000310)},
   /* 15: supervisor.ticks */
-  {0, 1, UINT64_C(0x0000000000000020)},
+  {0, 1, UINT64_C(0x0000000000000420)},
   /* 16: supervisor.switch_time */
+  {0, 1, UINT64_C(0x0000000000000400)},
   {0, 0, UINT64_C(0)} /* end */
 };
 /* entry point k's runs: [hybrid_controller__inv_first[k], hybrid_controller__inv_first[k + 1]) */
 static const uint32_t hybrid_controller__inv_first[18] = {
-  0, 0, 0, 0, 0, 2, 4, 6, 8, 8, 10, 12, 14, 15, 15, 17,
-  18, 18
+  0, 1, 1, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+  13, 14
 };
 
 void hybrid_controller__invalidate(hybrid_controller_context *c, int k)
@@ -432,6 +428,10 @@ int hybrid_controller__eval_entry(hybrid_controller_context *c, int i)
   case 4: return hybrid_controller__eval_4(c);
   case 5: return hybrid_controller__eval_5(c);
   case 6: return hybrid_controller__eval_6(c);
+  case 7: return hybrid_controller_jac_xc(c, NULL);
+  case 8: return hybrid_controller_jac_lin(c, NULL);
+  case 9: return hybrid_controller_jac_update0(c, NULL);
+  case 10: return hybrid_controller_jac_update1(c, NULL);
   default: return DIAGC_E_INDEX;
   }
 }
@@ -459,12 +459,14 @@ static int hybrid_controller__jac_xc_calc(hybrid_controller_context *c, double *
 
 int hybrid_controller_jac_xc(hybrid_controller_context *c, double *nz)
 {
-  if (!(c->valid[1] & c->cache_on & (UINT64_C(1) << 0))) {
+  hybrid_controller__CNT(c->n_eval[7]++);
+  if (!(c->valid[0] & c->cache_on & (UINT64_C(1) << 7))) {
     int rc;
     if (c->frozen) return DIAGC_E_FROZEN;
+    hybrid_controller__CNT(c->n_calc[7]++);
     rc = hybrid_controller__jac_xc_calc(c, c->jac_xc);
     if (rc != 0) return rc;
-    c->valid[1] |= UINT64_C(1) << 0;
+    c->valid[0] |= UINT64_C(1) << 7;
   }
   (void)nz;
   return 0;
@@ -511,14 +513,16 @@ static int hybrid_controller__jac_lin_calc(hybrid_controller_context *c, double 
 
 int hybrid_controller_jac_lin(hybrid_controller_context *c, double *nz)
 {
-  if (!(c->valid[1] & c->cache_on & (UINT64_C(1) << 1))) {
+  hybrid_controller__CNT(c->n_eval[8]++);
+  if (!(c->valid[0] & c->cache_on & (UINT64_C(1) << 8))) {
     int rc;
     if (c->frozen) return DIAGC_E_FROZEN;
+    hybrid_controller__CNT(c->n_calc[8]++);
     rc = hybrid_controller__jac_lin_calc(c, c->jac_lin);
     if (rc != 0) return rc;
-    c->valid[1] |= UINT64_C(1) << 1;
+    c->valid[0] |= UINT64_C(1) << 8;
   }
-  memcpy(nz, c->jac_lin, 1 * sizeof(double));
+  if (nz) memcpy(nz, c->jac_lin, 1 * sizeof(double));
   return 0;
 }
 
@@ -526,6 +530,147 @@ const int hybrid_controller_jac_lin_sparsity[5] = {4, 1, 0, 1, 1};
 
 static int hybrid_controller__v_jac_lin(void *c, double *nz)
 { return hybrid_controller_jac_lin((hybrid_controller_context *)c, nz); }
+
+static int hybrid_controller__L3_Supervisor__out_r_jacx(const double *setpoint, double *r, double *diagc_jac)
+{
+  (void)setpoint;
+  (void)r;
+  (void)diagc_jac;
+  {
+    diagc_jac[0] = 1.0;
+  }
+  return 0;
+}
+
+static int hybrid_controller__L1_Plant__out_y_jacx(const double *z, double *y, double *diagc_jac)
+{
+  (void)z;
+  (void)y;
+  (void)diagc_jac;
+  {
+    diagc_jac[0] = 1.0;
+  }
+  return 0;
+}
+
+static int hybrid_controller__L2_Controller__ev_control_jacx(const double *ticks, const double *gain, const double *r, const double *y, double *u_next, double *ticks_next, double *diagc_jac)
+{
+  (void)ticks;
+  (void)gain;
+  (void)r;
+  (void)y;
+  (void)u_next;
+  (void)ticks_next;
+  (void)diagc_jac;
+  {
+    const double cd_d8_4 = gain[0] * (-1.0);
+    diagc_jac[0] = gain[0];
+    diagc_jac[1] = cd_d8_4;
+    diagc_jac[2] = 1.0;
+  }
+  return 0;
+}
+
+/* d x+ / d(xc, xd, u) of the periodic updates at period 0.01, offset 0.0 */
+static int hybrid_controller__jac_update0_calc(hybrid_controller_context *c, double *nz)
+{
+  int rc;
+  rc = hybrid_controller__eval_4(c);
+  if (rc != 0) return rc;
+  rc = hybrid_controller__eval_0(c);
+  if (rc != 0) return rc;
+  double jl4[1];
+  if (hybrid_controller__L3_Supervisor__out_r_jacx(c->x.xd + 2, c->cache + 4, jl4) != 0) return DIAGC_E_CALC;
+  const double d0 = jl4[0];
+  double jl0[1];
+  if (hybrid_controller__L1_Plant__out_y_jacx(c->x.xc + 0, c->cache + 1, jl0) != 0) return DIAGC_E_CALC;
+  const double d1 = jl0[0];
+  double jlu0[3];
+  if (hybrid_controller__L2_Controller__ev_control_jacx(c->x.xd + 1, c->p.pn + 0, c->cache + 4, c->cache + 1, (&c->x)->xd + 0, (&c->x)->xd + 1, jlu0) != 0) return DIAGC_E_CALC;
+  const double d2 = jlu0[1] * d1;
+  const double d3 = jlu0[0] * d0;
+  const double d4 = jlu0[2];
+  nz[0] = 1.0;
+  nz[1] = d2;
+  nz[2] = d4;
+  nz[3] = d3;
+  nz[4] = 1.0;
+  nz[5] = 1.0;
+  return 0;
+}
+
+int hybrid_controller_jac_update0(hybrid_controller_context *c, double *nz)
+{
+  hybrid_controller__CNT(c->n_eval[9]++);
+  if (!(c->valid[0] & c->cache_on & (UINT64_C(1) << 9))) {
+    int rc;
+    if (c->frozen) return DIAGC_E_FROZEN;
+    hybrid_controller__CNT(c->n_calc[9]++);
+    rc = hybrid_controller__jac_update0_calc(c, c->jac_update0);
+    if (rc != 0) return rc;
+    c->valid[0] |= UINT64_C(1) << 9;
+  }
+  if (nz) memcpy(nz, c->jac_update0, 6 * sizeof(double));
+  return 0;
+}
+
+const int hybrid_controller_jac_update0_sparsity[14] = {5, 5, 0, 2, 2, 3, 5, 6, 0, 1, 2, 1, 3, 4};
+
+static int hybrid_controller__v_jac_update0(void *c, double *nz)
+{ return hybrid_controller_jac_update0((hybrid_controller_context *)c, nz); }
+
+static int hybrid_controller__L3_Supervisor__ev_schedule_jacx(double t, const double *ticks, const double *switch_time, double *setpoint_next, double *ticks_next, double *diagc_jac)
+{
+  (void)t;
+  (void)ticks;
+  (void)switch_time;
+  (void)setpoint_next;
+  (void)ticks_next;
+  (void)diagc_jac;
+  {
+    diagc_jac[0] = 1.0;
+  }
+  return 0;
+}
+
+/* d x+ / d(xc, xd, u) of the periodic updates at period 0.1, offset 0.0 */
+static int hybrid_controller__jac_update1_calc(hybrid_controller_context *c, double *nz)
+{
+  double jlu0[1];
+  if (hybrid_controller__L3_Supervisor__ev_schedule_jacx(c->t, c->x.xd + 3, c->p.pn + 1, (&c->x)->xd + 2, (&c->x)->xd + 3, jlu0) != 0) return DIAGC_E_CALC;
+  const double d0 = jlu0[0];
+  nz[0] = 1.0;
+  nz[1] = 1.0;
+  nz[2] = 1.0;
+  nz[3] = d0;
+  return 0;
+}
+
+int hybrid_controller_jac_update1(hybrid_controller_context *c, double *nz)
+{
+  hybrid_controller__CNT(c->n_eval[10]++);
+  if (!(c->valid[0] & c->cache_on & (UINT64_C(1) << 10))) {
+    int rc;
+    if (c->frozen) return DIAGC_E_FROZEN;
+    hybrid_controller__CNT(c->n_calc[10]++);
+    rc = hybrid_controller__jac_update1_calc(c, c->jac_update1);
+    if (rc != 0) return rc;
+    c->valid[0] |= UINT64_C(1) << 10;
+  }
+  if (nz) memcpy(nz, c->jac_update1, 4 * sizeof(double));
+  return 0;
+}
+
+const int hybrid_controller_jac_update1_sparsity[12] = {5, 5, 0, 1, 2, 3, 3, 4, 0, 1, 2, 4};
+
+static int hybrid_controller__v_jac_update1(void *c, double *nz)
+{ return hybrid_controller_jac_update1((hybrid_controller_context *)c, nz); }
+
+/* the periodic discrete updates' Jacobians, one per timing */
+static const diagc_jac_update_desc hybrid_controller__jac_updates[2] = {
+  {"jac_update0", 0.01, 0.0, 5, 5, 6, hybrid_controller_jac_update0_sparsity + 2, hybrid_controller_jac_update0_sparsity + 8, hybrid_controller__v_jac_update0},
+  {"jac_update1", 0.1, 0.0, 5, 5, 4, hybrid_controller_jac_update1_sparsity + 2, hybrid_controller_jac_update1_sparsity + 8, hybrid_controller__v_jac_update1},
+};
 
 int hybrid_controller_calc_derivatives(hybrid_controller_context *c, const double **xcdot)
 {
@@ -620,7 +765,7 @@ static const diagc_value_desc hybrid_controller__outputs[5] = {
   {"supervisor.r", 1},
   {"supervisor.count", 1},
 };
-static const diagc_cache_desc hybrid_controller__cache[7] = {
+static const diagc_cache_desc hybrid_controller__cache[11] = {
   {"plant.y", 1},
   {"plant.xcdot", 0},
   {"controller.u_out", 1},
@@ -628,6 +773,10 @@ static const diagc_cache_desc hybrid_controller__cache[7] = {
   {"supervisor.r", 1},
   {"supervisor.count", 1},
   {".xcdot", 1},
+  {"jac_xc", 0},
+  {"jac_lin", 1},
+  {"jac_update0", 6},
+  {"jac_update1", 4},
 };
 static const diagc_source_desc hybrid_controller__sources[9] = {
   {"t", DIAGC_SRC_TIME, 1, offsetof(hybrid_controller_context, t), sizeof(double)},
@@ -662,7 +811,7 @@ static const uint32_t hybrid_controller__source_ep[9] = {
   16,
 };
 /* where each cache entry's value is: a byte offset into the context, or -1 */
-static const long hybrid_controller__cache_at[7] = {
+static const long hybrid_controller__cache_at[11] = {
   (long)(offsetof(hybrid_controller_context, cache) + 1 * sizeof(double)),
   -1,
   (long)(offsetof(hybrid_controller_context, cache) + 2 * sizeof(double)),
@@ -670,6 +819,10 @@ static const long hybrid_controller__cache_at[7] = {
   (long)(offsetof(hybrid_controller_context, cache) + 4 * sizeof(double)),
   (long)(offsetof(hybrid_controller_context, cache) + 5 * sizeof(double)),
   (long)(offsetof(hybrid_controller_context, cache) + 0 * sizeof(double)),
+  (long)offsetof(hybrid_controller_context, jac_xc),
+  (long)offsetof(hybrid_controller_context, jac_lin),
+  (long)offsetof(hybrid_controller_context, jac_update0),
+  (long)offsetof(hybrid_controller_context, jac_update1),
 };
 /* the cache entry of each output port */
 static const uint32_t hybrid_controller__output_entry[5] = {
@@ -689,7 +842,7 @@ static void hybrid_controller__v_set_source(void *c, int i, const void *v)
 static int hybrid_controller__v_eval_cache(void *c, int i, const double **out)
 {
   int rc;
-  if (i < 0 || i >= 7) return DIAGC_E_INDEX;
+  if (i < 0 || i >= 11) return DIAGC_E_INDEX;
   rc = hybrid_controller__eval_entry((hybrid_controller_context *)c, i);
   if (out) *out = (rc || hybrid_controller__cache_at[i] < 0) ? NULL : (const double *)(const void *)((char *)c + hybrid_controller__cache_at[i]);
   return rc;
@@ -712,7 +865,7 @@ const diagc_model hybrid_controller_model = {
   hybrid_controller__xc_names, hybrid_controller__xd_names,
   3, hybrid_controller__leaf_names,
   5, hybrid_controller__outputs,
-  7, hybrid_controller__cache,
+  11, hybrid_controller__cache,
   9, hybrid_controller__sources,
   2, hybrid_controller__events,
   3, hybrid_controller__loggers,
@@ -736,5 +889,6 @@ const diagc_model hybrid_controller_model = {
   0, hybrid_controller_jac_xc_sparsity + 2, hybrid_controller_jac_xc_sparsity + 4, hybrid_controller__v_jac_xc,
   3, hybrid_controller__lin_outputs, 0, hybrid_controller__lin_inputs, 4, 1, 1, hybrid_controller_jac_lin_sparsity + 2, hybrid_controller_jac_lin_sparsity + 4, hybrid_controller__v_jac_lin, 0.0,
   /* calcs with finite-difference local Jacobians */ 0, NULL,
-  /* parameter Jacobian */ 0, NULL, 0, 0, 0, NULL, NULL, NULL
+  /* parameter Jacobian */ 0, NULL, 0, 0, 0, NULL, NULL, NULL,
+  /* periodic updates' Jacobians, the first Jacobian cache entry */ 2, hybrid_controller__jac_updates, 7
 };

@@ -41,15 +41,17 @@ typedef struct hybrid_controller_context {
   hybrid_controller_params p;
   double u[1];         /* exported and fixed input values */
   double cache[6];     /* cache values; [0, NXC) holds xcdot */
-  double jac_xc[1];   /* cached P_jac_xc (valid bit 0 of valid[1]) */
-  double jac_lin[1];   /* cached P_jac_lin (valid bit 1 of valid[1]) */
-  uint64_t valid[2];   /* one bit per cache entry: 1 = up to date */
+  double jac_xc[1];   /* cached P_jac_xc (cache entry 7) */
+  double jac_lin[1];   /* cached P_jac_lin (cache entry 8) */
+  double jac_update0[6];   /* cached P_jac_update0 (cache entry 9) */
+  double jac_update1[4];   /* cached P_jac_update1 (cache entry 10) */
+  uint64_t valid[1];   /* one bit per cache entry: 1 = up to date */
   uint64_t cache_on;    /* all ones, or 0 when caching is disabled */
   int32_t frozen;
   int32_t reserved;
-  uint64_t n_eval[66];
-  uint64_t n_calc[66];
-  uint64_t n_inval[66];
+  uint64_t n_eval[11];
+  uint64_t n_calc[11];
+  uint64_t n_inval[11];
 } hybrid_controller_context;
 
 extern const diagc_model hybrid_controller_model;
@@ -174,6 +176,24 @@ int hybrid_controller_jac_xc(hybrid_controller_context *c, double *nz);
 #define HYBRID_CONTROLLER_JAC_LIN_NNZ 1
 extern const int hybrid_controller_jac_lin_sparsity[];
 int hybrid_controller_jac_lin(hybrid_controller_context *c, double *nz);
+/* d x+ / d(xc, xd, u) at the periodic discrete updates of period 0.01, offset 0.0:
+ * rows xc then xd, columns xc, xd, then the inputs of P_model.lin_inputs;
+ * structural nonzeros in compressed columns (pattern as P_jac_xc_sparsity). */
+#define HYBRID_CONTROLLER_HAS_JAC_UPDATE0 1
+#define HYBRID_CONTROLLER_JAC_UPDATE0_NROW 5
+#define HYBRID_CONTROLLER_JAC_UPDATE0_NCOL 5
+#define HYBRID_CONTROLLER_JAC_UPDATE0_NNZ 6
+extern const int hybrid_controller_jac_update0_sparsity[];
+int hybrid_controller_jac_update0(hybrid_controller_context *c, double *nz);
+/* d x+ / d(xc, xd, u) at the periodic discrete updates of period 0.1, offset 0.0:
+ * rows xc then xd, columns xc, xd, then the inputs of P_model.lin_inputs;
+ * structural nonzeros in compressed columns (pattern as P_jac_xc_sparsity). */
+#define HYBRID_CONTROLLER_HAS_JAC_UPDATE1 1
+#define HYBRID_CONTROLLER_JAC_UPDATE1_NROW 5
+#define HYBRID_CONTROLLER_JAC_UPDATE1_NCOL 5
+#define HYBRID_CONTROLLER_JAC_UPDATE1_NNZ 4
+extern const int hybrid_controller_jac_update1_sparsity[];
+int hybrid_controller_jac_update1(hybrid_controller_context *c, double *nz);
 /* Time derivatives of the whole diagram, laid out like xc. */
 int hybrid_controller_calc_derivatives(hybrid_controller_context *c, const double **xcdot);
 /* Caching off: every eval recomputes (flags are still maintained). */

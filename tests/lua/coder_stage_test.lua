@@ -87,28 +87,39 @@ group("coder", function()
     eq(count(gen.source, "\n  case %d+: return two__eval_%d+%(c%);"), #F.entries)
   end)
   test("each entry point's runs clear exactly its mask's words", function()
+    local bit = require("bit")
     local first = {}
     for n in gen.source:match("two__inv_first%[%d+%] = {(.-)};"):gmatch("%d+") do first[#first + 1] = tonumber(n) end
     eq(#first, #gen.entry_points + 1)
     local runs = {}
-    for w, len, hex, tail in gen.source:match("two__inv_runs%[%d+%] = {(.-)};"):gmatch("{(%d+), (%d+), UINT64_C%((0x%x+)%)}([^\n]*)") do
-      runs[#runs + 1] = { word = tonumber(w), len = tonumber(len), hex = hex, jac = tail:find("Jacobians", 1, true) ~= nil }
+    for w, len, hex in gen.source:match("two__inv_runs%[%d+%] = {(.-)};"):gmatch("{(%d+), (%d+), UINT64_C%((0x%x+)%)}") do
+      runs[#runs + 1] = { word = tonumber(w), len = tonumber(len), hex = hex }
+    end
+    -- the generated Jacobians are entries after F.entries (coder/
+    -- jacobian_cache.lua): jac_xc's bit is cleared whenever the root's xcdot
+    -- goes stale, jac_lin's whenever xcdot or an exported output does
+    local jac = {}
+    for _, j in ipairs(gen.jacobians) do jac[j.name] = j.index end
+    truthy(jac.jac_xc and jac.jac_lin, "two has jac_xc and jac_lin")
+    local function has(words, index)
+      local w, b = words[math.floor(index / 64)], index % 64
+      if not w then return false end
+      local half = tonumber(b < 32 and w:sub(11, 18) or w:sub(3, 10), 16)
+      return bit.band(half, bit.lshift(1, b % 32)) ~= 0
     end
     for i, ep in ipairs(gen.entry_points) do
-      local words, jac = {}, nil
+      local words = {}
       for r = first[i] + 1, first[i + 1] do
-        if runs[r].jac then jac = runs[r] else
-          for k = 0, runs[r].len - 1 do words[#words + 1] = { word = runs[r].word + k, hex = runs[r].hex } end
-        end
+        for k = 0, runs[r].len - 1 do words[runs[r].word + k] = runs[r].hex end
       end
-      -- the cached Jacobians' run: whenever the root's xcdot goes stale
-      local xcdot_stale = false
-      for _, e in ipairs(ep.stale) do xcdot_stale = xcdot_stale or e == F.root.entries.xcdot end
-      eq(jac ~= nil, xcdot_stale, ep.name .. ": Jacobian bits")
-      eq(#words, #ep.words, ep.name)
-      for j, w in ipairs(ep.words) do
-        eq({ words[j].word, words[j].hex }, { w.word, w.hex }, ep.name .. ": word " .. w.word)
-      end
+      local stale = {}
+      for _, e in ipairs(ep.stale) do stale[e] = true end
+      for _, e in ipairs(F.entries) do eq(has(words, e.index), stale[e] == true, ep.name .. ": " .. e.index) end
+      local xcdot = stale[F.root.entries.xcdot] == true
+      local out = false
+      for _, o in ipairs(F.outputs) do out = out or (o.ctx == F.root and stale[o.entry] == true) end
+      eq(has(words, jac.jac_xc), xcdot, ep.name .. ": jac_xc")
+      eq(has(words, jac.jac_lin), xcdot or out, ep.name .. ": jac_lin")
     end
   end)
   test("single sources' setters and single values' evals are inline in the header", function()

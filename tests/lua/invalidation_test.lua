@@ -82,7 +82,12 @@ local function canonical(name)
   return name
 end
 
-local all = m:cache_names()
+-- the entries of Drake's table (the generated Jacobians, cache entries
+-- too, have their own tests: tests/lua/jacobian_update_test.lua)
+local all = {}
+for _, n in ipairs(m:cache_names()) do
+  if not n:match("^jac_") then all[#all + 1] = n end
+end
 
 local function stale_after(setter)
   local c = m:context()

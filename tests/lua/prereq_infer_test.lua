@@ -173,9 +173,10 @@ group("prereq_infer", function()
       end
       -- the outputs whose bodies read t, and b's values downstream of
       -- a.through -> b.force (b.rate reads b's vdot)
-      eq(stale_after(function() c:set("t", 2.0) end), "a.through b.accel b.through b.rate b.xcdot .xcdot")
-      eq(stale_after(function() c:set("a.stiff", 4.0) end), "a.spring a.accel a.energy a.rate a.xcdot a.pe .xcdot .pe")
-      eq(stale_after(function() c:set("a.mass", 4.0) end), "a.accel a.energy a.rate a.xcdot a.ke .xcdot .ke")
+      -- (the generated Jacobians, cache entries too, whenever xcdot is stale)
+      eq(stale_after(function() c:set("t", 2.0) end), "a.through b.accel b.through b.rate b.xcdot .xcdot jac_xc jac_lin")
+      eq(stale_after(function() c:set("a.stiff", 4.0) end), "a.spring a.accel a.energy a.rate a.xcdot a.pe .xcdot .pe jac_xc jac_lin")
+      eq(stale_after(function() c:set("a.mass", 4.0) end), "a.accel a.energy a.rate a.xcdot a.ke .xcdot .ke jac_xc jac_lin")
     end)
   end)
 

@@ -84,21 +84,22 @@ test("suppression.q_does_not_reach_stateless_leaves", function()
   -- root q change: A's entries, and what its output drives downstream; B's
   -- configuration entry and C's kinematics entry are spared (no q in B, C)
   eq(stale_after(function(c) c:set("a.q", 1) end),
-    want { "a.y", "a.xcdot", ".xcdot", "mid.b.y", "mid.inner.c.y" })
+    want { "a.y", "a.xcdot", ".xcdot", "mid.b.y", "mid.inner.c.y", "jac_xc", "jac_lin" })
 end)
 
 test("suppression.bulk_xc", function()
   eq(stale_after(function(c) m.desc.set_xc(c.ptr, require("ffi").new("double[2]", { 1, 2 })) end),
-    want { "a.y", "a.xcdot", ".xcdot", "mid.b.y", "mid.inner.c.y" })
+    want { "a.y", "a.xcdot", ".xcdot", "mid.b.y", "mid.inner.c.y", "jac_xc", "jac_lin" })
 end)
 
 test("up.discrete_change_in_level2", function()
   -- B's own entries and downstream through the port into level 3; A untouched
-  eq(stale_after(function(c) c:set("mid.b.x", 1) end), want { "mid.b.conf", "mid.b.y", "mid.inner.c.y" })
+  -- (the generated d(xcdot, out)/d(xc, u), jac_lin, reads the exported out)
+  eq(stale_after(function(c) c:set("mid.b.x", 1) end), want { "mid.b.conf", "mid.b.y", "mid.inner.c.y", "jac_lin" })
 end)
 
 test("fixed_input.level3", function()
-  eq(stale_after(function(c) c:set("mid.inner.c.w", 1) end), want { "mid.inner.c.y" })
+  eq(stale_after(function(c) c:set("mid.inner.c.w", 1) end), want { "mid.inner.c.y", "jac_lin" })
 end)
 
 test("no_upstream_invalidation", function()
@@ -112,7 +113,7 @@ test("whole_state", function()
   eq(stale_after(function(c)
     local st = require("ffi").new("uint8_t[?]", tonumber(m.desc.state_size))
     m.desc.set_state(c.ptr, st)
-  end), want { "a.y", "a.xcdot", ".xcdot", "mid.b.conf", "mid.b.y", "mid.inner.c.y" })
+  end), want { "a.y", "a.xcdot", ".xcdot", "mid.b.conf", "mid.b.y", "mid.inner.c.y", "jac_xc", "jac_lin" })
 end)
 
 test("everything_notifies_each_owner_once", function()
@@ -127,5 +128,5 @@ test("everything_notifies_each_owner_once", function()
   -- everything that reads a source; the xcdot of diagrams without
   -- continuous state below them can never change
   eq(stale_after(function(cc) f(cc.ptr, src.ptr) end), want { "a.y", "a.xcdot", ".xcdot",
-    "mid.b.conf", "mid.b.y", "mid.inner.c.kin", "mid.inner.c.tm", "mid.inner.c.y" })
+    "mid.b.conf", "mid.b.y", "mid.inner.c.kin", "mid.inner.c.tm", "mid.inner.c.y", "jac_xc", "jac_lin" })
 end)

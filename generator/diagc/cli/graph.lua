@@ -4,7 +4,10 @@
 -- subscriber (the direction invalidation travels).  Edges between
 -- contexts are blue; the edges of a list diagc inferred from the calc's
 -- body (prerequisites = "inferred", cdiff/infer.lua) are dashed and
--- labelled "inferred".
+-- labelled "inferred".  The generated Jacobians (coder/jacobian_cache.lua:
+-- jac_xc, jac_lin, jac_p, jac_update<k>) are cache entries of the root
+-- diagram too: a box each (shape=box3d), with an edge from each tracker
+-- of its rows (its prerequisites; purple).
 local errors = require("diagc.errors")
 local cli = require("diagc.cli.main")
 local compile = require("diagc.compile")
@@ -30,6 +33,9 @@ function M.dot(gen, all)
   for _, n in ipairs(G.nodes) do
     if all or #n.subs > 0 or #n.pres > 0 then used[n.id] = true end
   end
+  for _, j in ipairs(gen.jacobians or {}) do
+    for _, n in ipairs(j.pres) do used[n.id] = true end
+  end
   local function emit_ctx(ctx, indent)
     local label = ctx.path == "" and ("diagram " .. ctx.type.name)
       or (ctx.path .. " (" .. ctx.kind .. " " .. ctx.type.name .. ")")
@@ -52,6 +58,12 @@ function M.dot(gen, all)
           table.concat(attrs, ", "))
       end
     end
+    if ctx == F.root then
+      for _, j in ipairs(gen.jacobians or {}) do
+        lines[#lines + 1] = string.format("%s  %s [label=%s, shape=box3d, style=filled, fillcolor=lavender];",
+          indent, q(j.name), q(j.name))
+      end
+    end
     for _, ch in ipairs(ctx.children) do emit_ctx(ch, indent .. "  ") end
     lines[#lines + 1] = indent .. "}"
   end
@@ -61,6 +73,11 @@ function M.dot(gen, all)
       if used[n.id] and used[s.id] then
         lines[#lines + 1] = string.format("  n%d -> n%d%s;", n.id, s.id, edge_style(n, s))
       end
+    end
+  end
+  for _, j in ipairs(gen.jacobians or {}) do
+    for _, n in ipairs(j.pres) do
+      lines[#lines + 1] = string.format("  n%d -> %s [color=purple];", n.id, q(j.name))
     end
   end
   lines[#lines + 1] = "}"

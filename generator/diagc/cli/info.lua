@@ -1,7 +1,8 @@
 -- cli/info.lua: diagc info SPEC.lua [--json] [-o FILE] -- what a model
 -- contains: its systems (a tree), ports (sizes and wiring), states,
--- parameters (defaults after the spec's overrides), events, witnesses and
--- loggers.  Read from the checked and flattened model: nothing is compiled
+-- parameters (defaults after the spec's overrides), events, witnesses,
+-- loggers and the generated Jacobians (cache entries of their own, with
+-- their prerequisites: coder/jacobian_cache.lua).  Read from the checked and flattened model: nothing is compiled
 -- or run.  Text for people, JSON (sorted keys) for programs.
 local errors = require("diagc.errors")
 local cli = require("diagc.cli.main")
@@ -121,6 +122,17 @@ local function loggers(F)
   return list
 end
 
+-- the generated Jacobians: name, cache index, nonzeros, prerequisites
+local function jacobians(gen)
+  local list = json.array()
+  for _, j in ipairs(gen.jacobians or {}) do
+    local pres = json.array()
+    for _, n in ipairs(j.pres) do pres[#pres + 1] = join(n.ctx.path, n.name) end
+    list[#list + 1] = { name = j.name, cache_index = j.index, nnz = j.nnz or 0, prerequisites = pres }
+  end
+  return list
+end
+
 -- The model as a plain table (the JSON document).
 function M.describe(gen)
   local F = gen.flat
@@ -128,7 +140,7 @@ function M.describe(gen)
   return {
     model = gen.prefix, spec = gen.spec_main or "", diagram = F.root.type.name,
     systems = system_tree(F.root), ports = ports(F), states = states(F), parameters = parameters(F),
-    events = ev, witnesses = wit, loggers = loggers(F),
+    events = ev, witnesses = wit, loggers = loggers(F), jacobians = jacobians(gen),
     sizes = { nq = F.nq, nv = F.nv, nz = F.nz, nxd = F.nxd, leaves = #F.leaves },
   }
 end
@@ -188,6 +200,12 @@ function M.text(d)
   for _, l in ipairs(d.loggers) do
     w("  %-28s %s  size %d  %s", l.name, l.source, l.size,
       l.period > 0 and ("period " .. num(l.period)) or "every step")
+  end
+  if #d.jacobians > 0 then
+    w("jacobians (cache entries):")
+    for _, j in ipairs(d.jacobians) do
+      w("  %-28s nnz %d  <- %s", j.name, j.nnz, table.concat(j.prerequisites, ", "))
+    end
   end
   for i, l in ipairs(L) do L[i] = l:gsub("%s+$", "") end
   return table.concat(L, "\n") .. "\n"

@@ -13,6 +13,8 @@
 --   coder/eval_api.lua     the public evals of output ports and cache entries
 --   coder/jacobian.lua     d xcdot / d xc by the chain rule over the calcs' local Jacobians
 --   coder/jacobian_lin.lua d(xcdot, y) / d(xc, u), the same way, for linearization
+--   coder/jacobian_update.lua d x+ / d(xc, xd, u) of each periodic update timing
+--   coder/jacobian_cache.lua  the Jacobians as cache entries (tickets, bits, counters)
 --   coder/events.lua       event handlers and their apply functions
 --   coder/witness.lua, coder/next_update.lua   zero crossings, timed events
 --   coder/descriptor.lua   the diagc_model descriptor's functions and tables
@@ -21,10 +23,12 @@
 -- buffer that keeps #line directives right).
 --
 -- opts: {prefix=, header_name=, source_name=, spec_name=, version=,
--- leaf_types=, default_accuracy=, no_jacobian=}.  Returns {header=, source=,
+-- leaf_types=, default_accuracy=, no_jacobian=, graph= (tickets/graph.lua)}.
+-- Returns {header=, source=,
 -- checked_source=, source_restore=, header_restore=, user_blocks=,
 -- jac_xc_missing= (why there is no d xcdot / d xc: coder/jacobian.lua),
--- jac_lin_missing= (the same for d(xcdot, y) / d(xc, u): coder/jacobian_lin.lua)}.
+-- jac_lin_missing= (the same for d(xcdot, y) / d(xc, u): coder/jacobian_lin.lua),
+-- jacobians= (the generated Jacobians as cache entries: coder/jacobian_cache.lua)}.
 local util = require("diagc.util")
 local emit = require("diagc.coder.emit")
 local template = require("diagc.coder.template")
@@ -42,6 +46,7 @@ local jacobian_lin = require("diagc.coder.jacobian_lin")
 local jacobian_fd = require("diagc.coder.jacobian_fd")
 local jacobian_p = require("diagc.coder.jacobian_p")
 local jacobian_cache = require("diagc.coder.jacobian_cache")
+local jacobian_update = require("diagc.coder.jacobian_update")
 local events = require("diagc.coder.events")
 local descriptor = require("diagc.coder.descriptor")
 
@@ -63,7 +68,8 @@ local function model_slots(K)
   local F, P, s = K.F, K.P, {}
   s.nq, s.nv, s.nz, s.nxc, s.nxd = F.nq, F.nv, F.nz, F.nxc, F.nxd
   s.name_string, s.default_accuracy = util.c_string(P), util.c_double(K.opts.default_accuracy)
-  s.n_leaves, s.n_outputs, s.n_cache, s.n_loggers = #F.leaves, #F.outputs, #F.entries, #F.logs
+  s.n_leaves, s.n_outputs, s.n_loggers = #F.leaves, #F.outputs, #F.logs
+  s.n_cache = #F.entries + #K.jcache.list
   s.n_sources = later(K, function() return #K.sources end)
   s.n_events = later(K, function() return #K.ev_rows end)
   for _, t in ipairs({ "xc_names", "xd_names", "leaf_names", "outputs", "cache", "events_table", "loggers" }) do
@@ -95,6 +101,9 @@ local function model_slots(K)
     if not K.lin.nnz then return "NULL, NULL, NULL" end
     return string.format("%s_jac_lin_sparsity + 2, %s_jac_lin_sparsity + %d, %s__v_jac_lin", P, P, 3 + K.lin.ncol, P)
   end)
+  s.jac_updates = later(K, function()
+    return string.format("%d, %s, %d", K.jup.n, K.jup.n > 0 and (P .. "__jac_updates") or "NULL", #F.entries)
+  end)
   s.n_timed = later(K, function() return K.nut.n end)
   s.timed_table = later(K, function() return K.nut.table end)
   return s
@@ -114,6 +123,7 @@ local function source_slots(K)
   s.jacobian = jacobian.emit(K)
   s.jacobian_lin = jacobian_lin.emit(K)
   s.jacobian_p = jacobian_p.emit(K)
+  s.jacobian_update = jacobian_update.emit(K)
   s.jacobian_fd_table = jacobian_fd.table(K)
   s.xcdot_entry, s.xcdot_base = K.F.root.entries.xcdot.index, K.F.xcdot_base
   s.events = events.emit(K)
@@ -140,6 +150,7 @@ function M.generate(F, eps, opts)
   return { header = H:text(), source = C:text(), source_restore = C.restore,
     jac_xc_missing = K.jac == nil and jacobian.missing(F) or nil,
     jac_lin_missing = K.lin.nnz == nil and jacobian_lin.missing(F) or nil,
+    jacobians = K.jcache.list,
     checked_source = C:checked_text(K.prologue_last, K.P .. "__checked_refs"),
     header_restore = H.restore, user_blocks = blocks }
 end

@@ -1,12 +1,14 @@
 -- coder/descriptor.lua: the diagc_model descriptor the runtime reads
 -- (runtime/include/diagc/model.h): its tables (names of the state and
--- leaves, outputs, cache entries, sources, events, loggers), the index
+-- leaves, outputs, cache entries (the generated Jacobians' last: coder/
+-- jacobian_cache.lua), sources, events, loggers), the index
 -- tables its set_source, eval_output and eval_cache read (fixed text of
 -- templates/model.c.in), and the values of the PREFIX_model initializer.
 -- Adds nothing to the model.
 local util = require("diagc.util")
 local loops = require("diagc.tickets.loops")
 local names = require("diagc.coder.names")
+local jcache = require("diagc.coder.jacobian_cache")
 
 local M = {}
 
@@ -59,8 +61,8 @@ function M.index_functions(K)
     C:line("}")
     C:linef("static int %s__v_eval_cache(void *c, int i, const double **out)", P)
     C:line("{")
-    if #F.entries > 0 then C:line("  int rc;") end
-    if guard(C, #F.entries, "DIAGC_E_INDEX") then
+    if #F.entries + #K.jcache.list > 0 then C:line("  int rc;") end
+    if guard(C, #F.entries + #K.jcache.list, "DIAGC_E_INDEX") then
       C:linef("  rc = %s__eval_entry((%s_context *)c, i);", P, P)
       C:linef("  if (out) *out = (rc || %s__cache_at[i] < 0) ? NULL : (const double *)(const void *)((char *)c + %s__cache_at[i]);", P, P)
       C:line("  return rc;")
@@ -83,7 +85,10 @@ function M.index_tables(K)
     C:line("/* entry point of each source (an index of the invalidation tables) */")
     index_table(C, "uint32_t", P .. "__source_ep", #K.sources, function(i) return tostring(K.sources[i].ep) end)
     C:line("/* where each cache entry's value is: a byte offset into the context, or -1 */")
-    index_table(C, "long", P .. "__cache_at", #F.entries, function(i) return cache_at(K, F.entries[i]) end)
+    local n, jl = #F.entries, K.jcache.list
+    index_table(C, "long", P .. "__cache_at", n + #jl, function(i)
+      return i <= n and cache_at(K, F.entries[i]) or jcache.cache_at(K, jl[i - n])
+    end)
     C:line("/* the cache entry of each output port */")
     index_table(C, "uint32_t", P .. "__output_entry", #F.outputs, function(i) return tostring(F.outputs[i].entry.index) end)
     C:line()
@@ -140,6 +145,7 @@ local function cache_rows(K)
     if e.kind == "diagram_computed" and e.ticket == "xcdot" and e.ctx == F.root then size = F.nxc end
     rows[#rows + 1] = string.format("  {%s, %d},", util.c_string(path), size)
   end
+  for _, r in ipairs(jcache.cache_rows(K)) do rows[#rows + 1] = r end
   return rows
 end
 

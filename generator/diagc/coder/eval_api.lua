@@ -6,6 +6,7 @@
 -- PREFIX__eval_entry(c, i), the one function of the source that dispatches
 -- to entry i's eval.  Adds nothing to the model.
 local loops = require("diagc.tickets.loops")
+local jcache = require("diagc.coder.jacobian_cache")
 
 local M = {}
 
@@ -29,7 +30,8 @@ local function eval_api(K, name, e, doc)
   api[#api + 1] = "}"
 end
 
--- PREFIX__eval_entry(c, i): entry i's eval
+-- PREFIX__eval_entry(c, i): entry i's eval (the generated Jacobians are
+-- entries after F.entries: coder/jacobian_cache.lua)
 local function dispatch(K)
   local C, P = K.C, K.P
   C:line("/* the eval of cache entry i (DIAGC_E_INDEX: no such entry) */")
@@ -39,6 +41,7 @@ local function dispatch(K)
   for _, e in ipairs(K.F.entries) do
     C:linef("  case %d: return %s__eval_%d(c);", e.index, P, e.index)
   end
+  for _, l in ipairs(jcache.cases(K)) do C:line(l) end
   C:line("  default: return DIAGC_E_INDEX;")
   C:line("  }")
   C:line("}")

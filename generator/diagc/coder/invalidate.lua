@@ -4,14 +4,15 @@
 -- context's valid words, the stale bits of masks/init.lua (ep.words):
 -- runs {first word, number of words, mask} P__inv_runs[P__inv_first[k] ..
 -- P__inv_first[k + 1]), consecutive words with the same mask in one run.
--- The cached Jacobians' bits (coder/jacobian_cache.lua) follow in a run of
--- their own.  P__invalidate(c, k) walks them (word-wise ANDs), counting the
+-- The cached Jacobians' bits (coder/jacobian_cache.lua: entries after
+-- F.entries) are bits of the same words.  P__invalidate(c, k) walks them (word-wise ANDs), counting the
 -- invalidations unless DIAGC_NO_COUNTERS.  One table instead of a
 -- function per entry point keeps gcc's time on large models down (a few
 -- milliseconds per function at -O2).  Adds nothing to the model; K.inv
 -- maps an entry point (and its cname) to its index k.
 local util = require("diagc.util")
 local jcache = require("diagc.coder.jacobian_cache")
+local masks = require("diagc.masks")
 
 local M = {}
 
@@ -44,18 +45,24 @@ local function runs_of(words)
   return runs
 end
 
+-- ep's words: its entries' (masks/init.lua) with the bits of the
+-- Jacobians it makes stale (coder/jacobian_cache.lua)
+local function words_of(K, ep)
+  local jac = jcache.stale(K, ep)
+  if #jac == 0 then return ep.words end
+  local all = {}
+  for _, e in ipairs(ep.stale) do all[#all + 1] = e end
+  for _, j in ipairs(jac) do all[#all + 1] = j end
+  return masks.words(all)
+end
+
 local function emit_tables(C, K)
   local P, first, rows, n = K.P, {}, {}, 0
   for _, ep in ipairs(K.eps) do
     first[#first + 1] = n .. ","
     rows[#rows + 1] = string.format("  /* %d: %s */", #first - 1, util.c_comment(ep.name))
-    for _, r in ipairs(runs_of(ep.words)) do
+    for _, r in ipairs(runs_of(words_of(K, ep))) do
       rows[#rows + 1] = string.format("  {%d, %d, UINT64_C(%s)},", r.word, r.len, r.hex)
-      n = n + 1
-    end
-    local jm = jcache.mask(K, ep)
-    if jm then
-      rows[#rows + 1] = string.format("  {%d, 1, UINT64_C(%s)}, /* Jacobians */", K.jcache.word, jm)
       n = n + 1
     end
   end

@@ -39,7 +39,7 @@ local function emit_function(K, list, locals)
   C:line("{")
   C:linef("  int rc = %s__eval_%d(c);", P, K.F.root.entries.xcdot.index)
   C:line("  if (rc != 0) return rc;")
-  return chain.finish(K, (chain.emit_chain(K, list, locals, {})), K.F.nxc)
+  return chain.finish(K, (chain.emit_chain(K, list, locals, { xc = 0 })), K.F.nxc)
 end
 
 local function declare(K, nnz)
@@ -63,7 +63,7 @@ function M.emit(K)
       K.api[#K.api + 1] = string.format("#define %s_HAS_JAC_XC 0", K.PU)
       return
     end
-    local locals = chain.local_jacobians(K, list)
+    local locals = chain.local_jacobians(K, list, { xc = 0 })
     chain.emit_locals(K, list, locals)
     local s = emit_function(K, list, locals)
     chain.emit_pattern(K, "xc", K.F.nxc, K.F.nxc, s)

@@ -1,14 +1,21 @@
 -- coder/jacobian_chain.lua: the chain rule at compile time, shared by the
 -- generated Jacobians (coder/jacobian.lua: d xcdot / d xc; coder/
--- jacobian_lin.lua: d(xcdot, y) / d(xc, u)).  Each leaf calc on the
--- evaluation path has a local Jacobian (cdiff/stage.lua: calc.diff, the
--- structural nonzeros with respect to its inputs); through connections an
--- input is another entry's value, so an entry element's total derivative
--- is its direct partials (columns: continuous state elements and, with
--- cols.u, exported input elements) plus the local partials times the total
--- derivatives of the entries it reads.  Emitted as straight-line C over
--- structural nonzeros only, each total derivative computed once, in a
--- local.  Adds nothing to the model.
+-- jacobian_lin.lua: d(xcdot, y) / d(xc, u); coder/jacobian_p.lua: d/dp;
+-- coder/jacobian_update.lua: d x+ / d(xc, xd, u) of a periodic update).
+-- Each leaf calc on the evaluation path has a local Jacobian (cdiff/
+-- stage.lua: calc.diff, the structural nonzeros with respect to its
+-- inputs); through connections an input is another entry's value, so an
+-- entry element's total derivative is its direct partials (columns: the
+-- elements of the column blocks `cols` names) plus the local partials
+-- times the total derivatives of the entries it reads.  Emitted as
+-- straight-line C over structural nonzeros only, each total derivative
+-- computed once, in a local.  Adds nothing to the model.
+--
+-- cols, the column blocks, each the first column of its block or nil (not
+-- a column: a constant here): xc (the continuous state), xd (the discrete
+-- state), u (the root's exported inputs); or p= and p_of= (the parameters
+-- of a parameter Jacobian, coder/jacobian_p.lua: then nothing else is a
+-- column).  row_xd: the first row of an update's x_next (default 0).
 local util = require("diagc.util")
 local eval_paths = require("diagc.tickets.eval_paths")
 local loops = require("diagc.tickets.loops")
@@ -21,16 +28,16 @@ local M = {}
 
 local XC = { q = "xq", v = "xv", z = "xz" }
 
--- the inputs of a calc (of leaf type lt) that can depend on the state
--- (with cols.xd: the discrete state too) or the inputs; with cols.p (a
--- parameter Jacobian): on the parameters cols.p_of[lt] names, not on the
--- state
+-- the inputs of a calc (of leaf type lt) that can depend on the columns:
+-- the continuous state (cols.xc), the discrete state (cols.xd), inputs and
+-- cache entries; with cols.p (a parameter Jacobian): the parameters
+-- cols.p_of[lt] names
 local function state_inputs(calc, cols, lt)
   local set, pnames = {}, cols.p and cols.p_of[lt] or {}
   for _, p in ipairs(calc.params) do
     local k = p.key
     local pn = k:match("^pn:(.*)$")
-    if not p.write and ((XC[k] and not cols.p) or k:match("^input:") or k:match("^cache:")
+    if not p.write and ((XC[k] and cols.xc) or k:match("^input:") or k:match("^cache:")
         or (cols.xd and k:match("^xd:")) or (pn and pnames[pn])
         or k:match("^builtin:")) then
       set[p.name] = true
@@ -53,13 +60,20 @@ function M.path_entries(roots)
   return list
 end
 
+-- the suffix of a local Jacobian's function: the columns decide its
+-- inputs (_jac: the state of a model with one kind of state; _jacx: xc
+-- and xd of a hybrid model; _jacp: parameters)
+local function suffix_of(F, cols)
+  if cols.p then return "_jacp" end
+  if cols.xd and cols.xc and F.nxc > 0 and F.nxd > 0 then return "_jacx" end
+  return "_jac"
+end
+
 -- one local Jacobian per leaf type and calc: {name=, pattern=, code=}
 function M.local_jacobians(K, list, cols)
-  cols = cols or {}
-  local by_calc = {}
+  local by_calc, suffix = {}, suffix_of(K.F, cols)
   for _, e in ipairs(list) do
     local calc = e.calc
-    local suffix = cols.p and "_jacp" or "_jac"
     if not by_calc[calc] and calc.diff.fd then
       by_calc[calc] = fd.local_jacobian(K, e, state_inputs(calc, cols, e.ctx.type), suffix)
     elseif not by_calc[calc] then
@@ -94,27 +108,23 @@ local function emit_local(C, lj)
   C:line()
 end
 
--- where an input element comes from: {col = state or input column} |
--- {entry=, elem=} | {} (constant here).  Columns: xc (or, with cols.xd,
--- xd), then with cols.u the exported inputs.
+-- where an input element comes from: {col = a column of cols} |
+-- {entry=, elem=} | {row=} (a leaf's own xcdot) | {} (constant here)
 local function source(F, e, key, index, cols)
   local ctx = e.ctx
   if cols.p then
     local pn = key:match("^pn:(.*)$")
     local base = pn and cols.p[ctx] and cols.p[ctx][pn]
     if base then return { col = base + index } end
-    if XC[key] or key:match("^xd:") then return {} end
   end
-  if XC[key] then return { col = ctx[XC[key]] + index } end
-  local g = cols.xd and key:match("^xd:(.*)$")
-  if g then return { col = ctx.xd_off[g] + index } end
+  if XC[key] then return cols.xc and { col = cols.xc + ctx[XC[key]] + index } or {} end
+  local g = key:match("^xd:(.*)$")
+  if g then return cols.xd and { col = cols.xd + ctx.xd_off[g] + index } or {} end
   local name = key:match("^input:(.*)$")
   if name then
     local r = F.resolve_input(ctx, name)
     if r.entry then return { entry = r.entry, elem = index } end
-    if cols.u and not cols.p and r.slot.kind == "input" then
-      return { col = (cols.xd and F.nxd or F.nxc) + r.slot.offset + index }
-    end
+    if cols.u and r.slot.kind == "input" then return { col = cols.u + r.slot.offset + index } end
     return {}
   end
   if key:match("^cache:") then return { entry = ctx.entries[key], elem = index } end
@@ -128,12 +138,12 @@ local function source(F, e, key, index, cols)
 end
 
 -- the element a local output writes: {entry=, elem=} or {row = xc index}
--- (a discrete update's x_next: {row = xd index})
-local function target(e, key, index)
+-- (a discrete update's x_next: {row = cols.row_xd + xd index})
+local function target(e, key, index, cols)
   local part = key:match("^self:(%a)$")
   if part then return { row = e.ctx[XC[part]] + index } end
   local g = key:match("^next:xd:(.*)$")
-  if g then return { row = e.ctx.xd_off[g] + index } end
+  if g then return { row = (cols.row_xd or 0) + e.ctx.xd_off[g] + index } end
   return { entry = e, elem = index }
 end
 
@@ -142,24 +152,24 @@ local function terms_of(F, D, R, e, lj, arr, cols)
   local key_of, out = {}, {}
   for _, p in ipairs(e.calc.params) do key_of[p.name] = p.key end
   for k, nz in ipairs(lj.pattern) do
-    local t = target(e, key_of[nz.out], nz.out_index)
+    local t = target(e, key_of[nz.out], nz.out_index, cols)
     local tkey = t.row and ("r" .. t.row) or ("e" .. t.elem)
-    local slot = out[tkey] or { t = t, cols = {} }
+    local slot = out[tkey] or { t = t, cols = {}, uses = {} }
     out[tkey] = slot
     -- an update's hidden input: the group its x_next is preloaded with
     local key = key_of[nz.input] or ("xd:" .. nz.input)
     local s, ref = source(F, e, key, nz.in_index, cols), string.format("%s[%d]", arr, k - 1)
+    local function add(col, term, d)
+      local c, u = slot.cols[col] or {}, slot.uses[col] or { arr }
+      c[#c + 1] = term
+      if d then u[#u + 1] = d end
+      slot.cols[col], slot.uses[col] = c, u
+    end
     if s.col then
-      local c = slot.cols[s.col] or {}
-      c[#c + 1] = ref
-      slot.cols[s.col] = c
+      add(s.col, ref)
     elseif s.entry or s.row then
       local dd = (s.row and R[s.row]) or (s.entry and D[s.entry] and D[s.entry][s.elem]) or {}
-      for _, col in ipairs(util.sorted_keys(dd)) do
-        local c = slot.cols[col] or {}
-        c[#c + 1] = ref .. " * " .. dd[col]
-        slot.cols[col] = c
-      end
+      for _, col in ipairs(util.sorted_keys(dd)) do add(col, ref .. " * " .. dd[col], dd[col]) end
     end
   end
   local list = {}
@@ -167,28 +177,32 @@ local function terms_of(F, D, R, e, lj, arr, cols)
   return list
 end
 
--- the call of e's local Jacobian into the array `arr`
-local function emit_call(K, e, lj, arr)
+-- the call of e's local Jacobian into the array `arr`, as a step of the
+-- body (below)
+local function call_step(K, e, lj, arr)
   local a = {}
   for _, p in ipairs(e.calc.params) do a[#a + 1] = args.expr(K.F, e.ctx, p, e, "(&c->x)") end
   a[#a + 1] = arr
-  K.C:linef("  double %s[%d];", arr, math.max(#lj.pattern, 1))
-  K.C:linef("  if (%s(%s) != 0) return DIAGC_E_CALC;", lj.name, table.concat(a, ", "))
+  return { def = arr, uses = {}, always = true, lines = {
+    string.format("  double %s[%d];", arr, math.max(#lj.pattern, 1)),
+    string.format("  if (%s(%s) != 0) return DIAGC_E_CALC;", lj.name, table.concat(a, ", ")) } }
 end
 
 -- the body of a Jacobian function: R[row][col] = the name of the local
--- holding each nonzero of the continuous state's rows (xcdot); D[entry]
--- [elem][col] the same for the entries' elements.  cols.u: exported
--- inputs are columns (after the nxc state columns), else constants.
+-- holding each nonzero of the state's rows (xcdot; an update's x_next);
+-- D[entry][elem][col] the same for the entries' elements; columns as cols
+-- says (above).  The steps (local Jacobian calls, total derivatives) wait
+-- in K.jchain until M.finish writes those its nonzeros need.
 function M.emit_chain(K, list, locals, cols)
-  local D, R, n = {}, {}, 0
+  local D, R, n, steps = {}, {}, 0, {}
   for _, e in ipairs(list) do
     local lj, arr = locals[e.calc], "jl" .. e.index
-    if #lj.pattern > 0 then emit_call(K, e, lj, arr) end
+    if #lj.pattern > 0 then steps[#steps + 1] = call_step(K, e, lj, arr) end
     for _, slot in ipairs(terms_of(K.F, D, R, e, lj, arr, cols)) do
       local t, vals = slot.t, {}
       for _, col in ipairs(util.sorted_keys(slot.cols)) do
-        K.C:linef("  const double d%d = %s;", n, table.concat(slot.cols[col], " + "))
+        steps[#steps + 1] = { def = "d" .. n, uses = slot.uses[col],
+          lines = { string.format("  const double d%d = %s;", n, table.concat(slot.cols[col], " + ")) } }
         vals[col] = "d" .. n
         n = n + 1
       end
@@ -196,7 +210,28 @@ function M.emit_chain(K, list, locals, cols)
       else D[t.entry] = D[t.entry] or {}; D[t.entry][t.elem] = vals end
     end
   end
+  K.jchain = steps
   return R, D
+end
+
+-- the steps of K.jchain the values `vals` need, in order: every local
+-- Jacobian call (its function is in the source: coder/jacobian_chain's
+-- emit_locals) and the total derivatives a nonzero uses (one no row uses,
+-- e.g. of an entry an update reads only through a constant, is left out)
+local function live_steps(K, vals)
+  local live, out = {}, {}
+  for _, v in ipairs(vals) do live[v] = true end
+  local steps = K.jchain or {}
+  for i = #steps, 1, -1 do
+    if live[steps[i].def] then
+      for _, u in ipairs(steps[i].uses) do live[u] = true end
+    end
+  end
+  for _, st in ipairs(steps) do
+    if st.always or live[st.def] then out[#out + 1] = st end
+  end
+  K.jchain = nil
+  return out
 end
 
 -- the local Jacobian functions of `list` not yet in the source (K.jac_done
@@ -241,6 +276,9 @@ end
 -- in compressed columns into nz, `return 0;`; returns the CSC
 function M.finish(K, R, ncol)
   local C, s = K.C, M.csc(R, ncol)
+  for _, st in ipairs(live_steps(K, s.vals)) do
+    for _, l in ipairs(st.lines) do C:line(l) end
+  end
   for k, v in ipairs(s.vals) do C:linef("  nz[%d] = %s;", k - 1, v) end
   if #s.vals == 0 then C:line("  (void)nz;") end
   C:line("  return 0;")
@@ -277,24 +315,27 @@ function M.declare(K, tag, comment, nnz, nrow, ncol)
   api[#api + 1] = string.format("int %s_jac_%s(%s_context *c, double *nz);", P, tag, P)
 end
 
--- `int P_jac_TAG(c, nz)`: on a miss P__jac_TAG_calc into the context's
--- copy, then a copy out
+-- `int P_jac_TAG(c, nz)`, a cache entry (coder/jacobian_cache.lua): counts
+-- the eval, on a miss P__jac_TAG_calc into the context's copy (counting
+-- the calc), then a copy out (none when nz is NULL)
 function M.emit_cached(K, tag, nnz)
   local j, C, P = K.jcache.by_tag[tag], K.C, K.P
   assert(j, "coder/jacobian_cache: no plan for jac_" .. tag)
   j.nnz = nnz
-  local test = string.format("c->valid[%d] & c->cache_on & (UINT64_C(1) << %d)", K.jcache.word, j.bit)
+  local w, b = math.floor(j.index / 64), j.index % 64
   C:linef("int %s_jac_%s(%s_context *c, double *nz)", P, tag, P)
   C:line("{")
-  C:linef("  if (!(%s)) {", test)
+  C:linef("  %s__CNT(c->n_eval[%d]++);", P, j.index)
+  C:linef("  if (!(c->valid[%d] & c->cache_on & (UINT64_C(1) << %d))) {", w, b)
   C:line("    int rc;")
   C:line("    if (c->frozen) return DIAGC_E_FROZEN;")
+  C:linef("    %s__CNT(c->n_calc[%d]++);", P, j.index)
   C:linef("    rc = %s__jac_%s_calc(c, c->jac_%s);", P, tag, tag)
   C:line("    if (rc != 0) return rc;")
-  C:linef("    c->valid[%d] |= UINT64_C(1) << %d;", K.jcache.word, j.bit)
+  C:linef("    c->valid[%d] |= UINT64_C(1) << %d;", w, b)
   C:line("  }")
   if nnz > 0 then
-    C:linef("  memcpy(nz, c->jac_%s, %d * sizeof(double));", tag, nnz)
+    C:linef("  if (nz) memcpy(nz, c->jac_%s, %d * sizeof(double));", tag, nnz)
   else
     C:line("  (void)nz;")
   end

@@ -66,16 +66,22 @@ local function roots(F, outs, updates)
   return r
 end
 
--- the entries, then the updates as pseudo-entries {ctx=, calc=, index=};
--- nil and the entry or update without a Jacobian
-function M.chain_list(F, outs, updates)
-  local list, bad = chain.path_entries(roots(F, outs, updates))
+-- the leaf entries the roots read, deps first, then the updates as
+-- pseudo-entries {ctx=, calc=, index=}; nil and the entry or update
+-- without a Jacobian (shared with coder/jacobian_update.lua)
+function M.update_chain(roots_list, updates)
+  local list, bad = chain.path_entries(roots_list)
   if not list then return nil, bad end
   for k, u in ipairs(updates or {}) do
     if not (u.ev.diff and u.ev.diff.r) then return nil, { ctx = u.ctx, calc = u.ev, event = true } end
     list[#list + 1] = { ctx = u.ctx, calc = u.ev, index = "u" .. (k - 1) }
   end
   return list
+end
+
+-- the chain of the linearization's rows (M.update_chain)
+function M.chain_list(F, outs, updates)
+  return M.update_chain(roots(F, outs, updates), updates)
 end
 
 -- Why the model has no ∂(ẋc, y)/∂(xc, u), or nil when it has one
@@ -88,6 +94,13 @@ function M.missing(F)
   local what = e.event and (e.ctx.path .. "." .. e.calc.name) or loops.entry_path(e)
   return { loc = d.loc, message = string.format("the linearization needs the Jacobian of %s: %s; "
     .. "declare that calc jacobian = \"finite_difference\", or use finite differences (--jacobian fd)", what, d.why or "an event's values are not all double") }
+end
+
+-- the column blocks (coder/jacobian_chain.lua): the state (xd for a
+-- purely discrete model, else xc), then the exported inputs
+function M.columns(F, updates)
+  if updates then return { xd = 0, u = F.nxd } end
+  return { xc = 0, u = F.nxc }
 end
 
 local function sizes(nx, outs, ins)
@@ -107,8 +120,9 @@ function M.output_rows(nx, outs, R, D)
   end
 end
 
--- discrete: x[n+1] = x[n] for the groups no update writes
-local function identity_rows(F, updates, R)
+-- discrete: x[n+1] = x[n] for the groups no update writes; their rows
+-- and columns start at `base` (shared with coder/jacobian_update.lua)
+function M.identity_rows(F, updates, R, base)
   local written = {}
   for _, u in ipairs(updates) do
     for _, p in ipairs(u.ev.params) do
@@ -119,7 +133,7 @@ local function identity_rows(F, updates, R)
     end
   end
   for r = 0, F.nxd - 1 do
-    if not written[r] then R[r] = { [r] = "1.0" } end
+    if not written[r] then R[base + r] = { [base + r] = "1.0" } end
   end
 end
 
@@ -150,8 +164,8 @@ local function emit_function(K, list, locals, outs, ncol, updates)
   C:linef("static int %s__jac_lin_calc(%s_context *c, double *nz)", P, P)
   C:line("{")
   M.emit_evals(K, outs, updates)
-  local R, D = chain.emit_chain(K, list, locals, { u = true, xd = updates ~= nil })
-  if updates then identity_rows(K.F, updates, R) end
+  local R, D = chain.emit_chain(K, list, locals, M.columns(K.F, updates))
+  if updates then M.identity_rows(K.F, updates, R, 0) end
   M.output_rows(updates and K.F.nxd or K.F.nxc, outs, R, D)
   return chain.finish(K, R, ncol)
 end
@@ -201,7 +215,7 @@ function M.emit(K)
       K.api[#K.api + 1] = string.format("#define %s_HAS_JAC_LIN 0", K.PU)
       return
     end
-    local locals = chain.local_jacobians(K, list, { xd = updates ~= nil })
+    local locals = chain.local_jacobians(K, list, M.columns(F, updates))
     chain.emit_locals(K, list, locals)
     local s = emit_function(K, list, locals, outs, ncol, updates)
     chain.emit_pattern(K, "lin", nrow, ncol, s)

@@ -14,6 +14,9 @@
 --   result: {A=, B=, C=, D= (lists of rows), f0=, y0=, x0=, u0= (lists),
 --     states=, inputs=, outputs= (element names: "pend.theta", "u[1]"),
 --     time_period= (0: continuous; h: discrete, x[n+1] = A x[n] + ...)}
+--
+-- parameter_jacobian(model, ctx) -> {J=, rows=, cols=} | nil, message
+-- (the periodic updates' Jacobians: testing/update_jacobian.lua)
 local ffi = require("ffi")
 local K = require("diagc.testing.ffi").const
 
@@ -65,6 +68,7 @@ local function list(p, n)
 end
 
 -- the port names and sizes of the descriptor's linearization blocks
+-- (exported for testing/update_jacobian.lua, as elements)
 local function blocks(d)
   local ins = port_names(d, d.n_lin_inputs, d.lin_inputs, d.sources)
   local outs = port_names(d, d.n_lin_outputs, d.lin_outputs, d.outputs)
@@ -162,5 +166,7 @@ function M.parameter_jacobian(model, ctx)
   for _, n in ipairs(elements(outs, osz, 1, #outs)) do r[#r + 1] = n end
   return { J = J, rows = r, cols = elements(params, psz, 1, #params) }
 end
+
+M.blocks, M.elements = blocks, elements
 
 return M

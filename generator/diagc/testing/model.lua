@@ -273,6 +273,14 @@ function Context:parameter_jacobian()
   return r
 end
 
+-- d x+ / d(xc, xd, u) of one timing of the periodic discrete updates
+-- (opts: period=, offset=, jacobian = "model" | "fd"): testing/update_jacobian.lua
+function Context:update_jacobian(opts)
+  local r, msg = require("diagc.testing.update_jacobian").update_jacobian(self.model, self, opts)
+  if not r then error(msg, 2) end
+  return r
+end
+
 -- per-entry counters {evals=, calcs=, invalidations=} of a cache entry
 -- (a leaf output port's entry has the port's name)
 function Context:counters(name)

@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define DIAGC_ABI_VERSION 6
+#define DIAGC_ABI_VERSION 7
 
 /* Eval functions and calc_derivatives return DIAGC_OK, DIAGC_E_FROZEN (a
  * stale entry was read while the cache is frozen) or DIAGC_E_CALC (a calc
@@ -148,6 +148,26 @@ typedef struct diagc_cache_desc {
   int size;              /* doubles, 0 if abstract or storage-free */
 } diagc_cache_desc;
 
+/* The Jacobian of the periodic discrete updates of one timing (docs/
+ * jacobians.md, "Periodic updates"): at an instant where the periodic
+ * discrete update events of period `period` and offset `offset` fire, each
+ * reads the state before the instant and x+ = (xc unchanged, the groups
+ * they write updated, every other xd unchanged).  jac fills the nnz
+ * structural nonzeros of d x+ / d(xc, xd, u) in compressed columns (row
+ * indices of column j: rowind[colptr[j] .. colptr[j + 1])): rows the nxc
+ * continuous then the nxd discrete state elements (nrow), columns the
+ * same then the elements of diagc_model.lin_inputs (ncol).  NULL (nnz 0)
+ * when an unrestricted update shares the timing or a calc it needs is
+ * outside the differentiable subset.  It is the cache entry `name`. */
+typedef struct diagc_jac_update_desc {
+  const char *name;      /* "jac_update0", ... */
+  double period, offset;
+  int nrow, ncol, nnz;
+  const int *colptr;     /* ncol + 1 */
+  const int *rowind;     /* nnz */
+  int (*jac)(void *ctx, double *nz);
+} diagc_jac_update_desc;
+
 typedef struct diagc_model {
   int abi_version;                 /* DIAGC_ABI_VERSION */
   const char *name;
@@ -247,6 +267,15 @@ typedef struct diagc_model {
   const int *jac_p_colptr;
   const int *jac_p_rowind;
   int (*jac_p)(void *ctx, double *nz);
+  /* ABI 7: one Jacobian per timing of the periodic discrete updates
+     (above), in order of the timings' first events. */
+  int n_jac_updates;
+  const diagc_jac_update_desc *jac_updates;
+  /* cache[first_jac_cache .. n_cache) are the generated Jacobians
+     ("jac_xc", "jac_lin", "jac_p", "jac_update0", ...), cache entries with
+     tickets, valid bits and counters of their own: eval_cache brings one
+     up to date and points *value at its nonzeros (size = nnz). */
+  int first_jac_cache;
 } diagc_model;
 
 /* FFI-END */
