@@ -2,11 +2,12 @@
 -- matrix by the composite-rigid-body algorithm, unrolled: world-frame
 -- spatial inertias of the bodies a dof moves, composites accumulated from
 -- the leaves up, then M_ij = S_i . (Ic_j S_j) for every dof i on dof j's
--- ancestor chain (both triangles written); the structural zeros (dofs on
--- different branches) are written as 0.0 once.
+-- ancestor chain (both triangles written).  The structural zeros (pairs of
+-- dofs on different branches) are never written: the caller zeroes the
+-- buffer once (the factor and the solve never read them either), so a world
+-- of many free bodies costs no nv * nv stores per call.
 local spatial = require("diagc.world.spatial")
 local motion = require("diagc.world.motion")
-local tree = require("diagc.world.tree")
 
 local M = {}
 
@@ -39,13 +40,6 @@ local function entries(t, h, out)
       out[#out + 1] = string.format("  M[%d] = %s(S%d, F);", i * nv + j, dot, i)
       if i ~= j then out[#out + 1] = string.format("  M[%d] = M[%d];", j * nv + i, i * nv + j) end
       i = t.dof_parent[i]
-    end
-  end
-  for i = 0, nv - 1 do
-    for j = 0, nv - 1 do
-      if not tree.dof_ancestor(t, i, j) and not tree.dof_ancestor(t, j, i) then
-        out[#out + 1] = string.format("  M[%d] = 0.0;", i * nv + j)
-      end
     end
   end
 end

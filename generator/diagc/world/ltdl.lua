@@ -4,7 +4,8 @@
 -- fill-in) and the solve x <- M^-1 x, unrolled over the dof parent array.
 -- Only the lower triangle's entries on ancestor chains are read or written
 -- (D on the diagonal, L below it); structural zeros and the upper triangle
--- are never touched.
+-- are never touched.  The solve keeps x in local scalars (no aliasing with
+-- the factor), storing it once at the end.
 local M = {}
 
 local function factor_lines(t)
@@ -30,23 +31,26 @@ local function factor_lines(t)
   return out
 end
 
+-- x <- M^-1 x: x in locals, L^T y = x (leaves to root), D z = y, L x = z
 local function solve_lines(t)
   local nv, lam, out = t.nv, t.dof_parent, {}
-  for i = nv - 1, 0, -1 do -- L^T y = x
+  for i = 0, nv - 1 do out[#out + 1] = string.format("  double x%d = x[%d];", i, i) end
+  for i = nv - 1, 0, -1 do
     local j = lam[i]
     while j >= 0 do
-      out[#out + 1] = string.format("  x[%d] -= LDL[%d] * x[%d];", j, i * nv + j, i)
+      out[#out + 1] = string.format("  x%d -= LDL[%d] * x%d;", j, i * nv + j, i)
       j = lam[j]
     end
   end
-  for i = 0, nv - 1 do out[#out + 1] = string.format("  x[%d] /= LDL[%d];", i, i * nv + i) end
-  for i = 0, nv - 1 do -- L x = z
+  for i = 0, nv - 1 do out[#out + 1] = string.format("  x%d /= LDL[%d];", i, i * nv + i) end
+  for i = 0, nv - 1 do
     local j = lam[i]
     while j >= 0 do
-      out[#out + 1] = string.format("  x[%d] -= LDL[%d] * x[%d];", i, i * nv + j, j)
+      out[#out + 1] = string.format("  x%d -= LDL[%d] * x%d;", i, i * nv + j, j)
       j = lam[j]
     end
   end
+  for i = 0, nv - 1 do out[#out + 1] = string.format("  x[%d] = x%d;", i, i) end
   return out
 end
 
@@ -61,8 +65,7 @@ function M.emit(world, t, prefix, what)
     return table.concat(out, "\n")
   end
   local out = { string.format("static void %s_solve(const double *LDL, double *x)\n{", prefix) }
-  local body = solve_lines(t)
-  if #body == 0 then body = { "  (void)LDL;", "  (void)x;" } end
+  local body = t.nv > 0 and solve_lines(t) or { "  (void)LDL;", "  (void)x;" }
   for _, l in ipairs(body) do out[#out + 1] = l end
   out[#out + 1] = "}\n"
   return table.concat(out, "\n")
