@@ -4,26 +4,68 @@
 -- fill-in) and the solve x <- M^-1 x, unrolled over the dof parent array.
 -- Only the lower triangle's entries on ancestor chains are read or written
 -- (D on the diagonal, L below it); structural zeros and the upper triangle
--- are never touched.  The solve keeps x in local scalars (no aliasing with
+-- are never touched, nor the entries known to be zero for every q (a lone
+-- free body's, world/lone.lua), nor what stays zero from them.  The solve keeps x in local scalars (no aliasing with
 -- the factor), storing it once at the end.
 local M = {}
 
-local function factor_lines(t)
-  local nv, lam, out = t.nv, t.dof_parent, {}
+-- The symbolic factorisation: which lower entries can be nonzero, starting
+-- from the tree pattern less the entries known to be zero for every q
+-- (lone free bodies), and the updates that can change a value.  Returns
+-- nz (flat index -> true) and, per row k, a list of {i, {{j, assign}...}}
+-- (assign: the update fills in an entry known zero, so it writes it first).
+local function symbolic(world, t)
+  local nv, lam = t.nv, t.dof_parent
+  local zero = require("diagc.world.lone").known_zero(world, t)
+  local nz = {}
+  for i = 0, nv - 1 do
+    local j = i
+    while j >= 0 do
+      if not zero[i * nv + j] then nz[i * nv + j] = true end
+      j = lam[j]
+    end
+  end
+  local rows = {}
   for k = nv - 1, 0, -1 do
-    if lam[k] >= 0 then
-      out[#out + 1] = "  {"
-      out[#out + 1] = string.format("    const double r = 1.0 / M[%d];", k * nv + k)
-      local i = lam[k]
-      while i >= 0 do
-        out[#out + 1] = string.format("    const double a%d = M[%d] * r;", i, k * nv + i)
+    local row = {}
+    local i = lam[k]
+    while i >= 0 do
+      if nz[k * nv + i] then
+        local js = {}
         local j = i
         while j >= 0 do
-          out[#out + 1] = string.format("    M[%d] -= a%d * M[%d];", i * nv + j, i, k * nv + j)
+          if nz[k * nv + j] then
+            -- an entry known zero is filled in: its first update assigns
+            js[#js + 1] = { j, not nz[i * nv + j] }
+            nz[i * nv + j] = true
+          end
           j = lam[j]
         end
+        row[#row + 1] = { i, js }
+      end
+      i = lam[i]
+    end
+    rows[k] = row
+  end
+  return nz, rows
+end
+
+local function factor_lines(world, t)
+  local nv, out = t.nv, {}
+  local _, rows = symbolic(world, t)
+  for k = nv - 1, 0, -1 do
+    if #rows[k] > 0 then
+      out[#out + 1] = "  {"
+      out[#out + 1] = string.format("    const double r = 1.0 / M[%d];", k * nv + k)
+      for _, e in ipairs(rows[k]) do
+        local i = e[1]
+        out[#out + 1] = string.format("    const double a%d = M[%d] * r;", i, k * nv + i)
+        for _, jj in ipairs(e[2]) do
+          local j, assign = jj[1], jj[2]
+          out[#out + 1] = string.format(assign and "    M[%d] = -a%d * M[%d];" or "    M[%d] -= a%d * M[%d];",
+            i * nv + j, i, k * nv + j)
+        end
         out[#out + 1] = string.format("    M[%d] = a%d;", k * nv + i, i)
-        i = lam[i]
       end
       out[#out + 1] = "  }"
     end
@@ -31,14 +73,16 @@ local function factor_lines(t)
   return out
 end
 
--- x <- M^-1 x: x in locals, L^T y = x (leaves to root), D z = y, L x = z
-local function solve_lines(t)
+-- x <- M^-1 x: x in locals, L^T y = x (leaves to root), D z = y, L x = z;
+-- entries of L that stay zero are skipped
+local function solve_lines(world, t)
   local nv, lam, out = t.nv, t.dof_parent, {}
+  local nz = symbolic(world, t)
   for i = 0, nv - 1 do out[#out + 1] = string.format("  double x%d = x[%d];", i, i) end
   for i = nv - 1, 0, -1 do
     local j = lam[i]
     while j >= 0 do
-      out[#out + 1] = string.format("  x%d -= LDL[%d] * x%d;", j, i * nv + j, i)
+      if nz[i * nv + j] then out[#out + 1] = string.format("  x%d -= LDL[%d] * x%d;", j, i * nv + j, i) end
       j = lam[j]
     end
   end
@@ -46,7 +90,7 @@ local function solve_lines(t)
   for i = 0, nv - 1 do
     local j = lam[i]
     while j >= 0 do
-      out[#out + 1] = string.format("  x%d -= LDL[%d] * x%d;", i, i * nv + j, j)
+      if nz[i * nv + j] then out[#out + 1] = string.format("  x%d -= LDL[%d] * x%d;", i, i * nv + j, j) end
       j = lam[j]
     end
   end
@@ -55,17 +99,16 @@ local function solve_lines(t)
 end
 
 function M.emit(world, t, prefix, what)
-  local _ = world
   if what == "factor" then
     local out = { string.format("static void %s_factor(double *M)\n{", prefix) }
-    local body = factor_lines(t)
+    local body = factor_lines(world, t)
     if #body == 0 then body = { "  (void)M;" } end
     for _, l in ipairs(body) do out[#out + 1] = l end
     out[#out + 1] = "}\n"
     return table.concat(out, "\n")
   end
   local out = { string.format("static void %s_solve(const double *LDL, double *x)\n{", prefix) }
-  local body = t.nv > 0 and solve_lines(t) or { "  (void)LDL;", "  (void)x;" }
+  local body = t.nv > 0 and solve_lines(world, t) or { "  (void)LDL;", "  (void)x;" }
   for _, l in ipairs(body) do out[#out + 1] = l end
   out[#out + 1] = "}\n"
   return table.concat(out, "\n")

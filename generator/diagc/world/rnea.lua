@@ -3,11 +3,13 @@
 -- coordinates: body velocities V_i = V_parent + S_i v_i, accelerations
 -- A_i = A_parent + (velocity-product terms), starting from -gravity at the
 -- world; body forces I A + V x* (I V) summed from the leaves up; c_k =
--- S_k . F_body(k) + damping v_k.  Bodies welded to the world are skipped.
+-- S_k . F_body(k) + damping v_k.  Bodies welded to the world are skipped;
+-- lone free bodies get their closed form (world/lone.lua).
 local spatial = require("diagc.world.spatial")
 local motion = require("diagc.world.motion")
 local fold = require("diagc.world.fold")
 local crba = require("diagc.world.crba")
+local lone = require("diagc.world.lone")
 
 local M = {}
 
@@ -74,7 +76,7 @@ end
 
 local function forward(world, t, h, out, names)
   for i, b in ipairs(world.bodies) do
-    if crba.moving(t, i) then
+    if crba.generic(world, t, i) then
       for _, l in ipairs(motion.lines(world, t, i, "  ")) do out[#out + 1] = l end
       if t.nvi[i] > 0 then
         kinematic(world, t, h, i, out, names)
@@ -93,17 +95,19 @@ end
 local function backward(world, t, h, out)
   for i = t.nb, 1, -1 do
     local p = world.bodies[i].joint.parent
-    if crba.moving(t, i) and p > 0 and crba.moving(t, p) then
+    if crba.generic(world, t, i) and p > 0 and crba.moving(t, p) then
       for r = 0, 5 do out[#out + 1] = string.format("  F%d[%d] += F%d[%d];", p, r, i, r) end
     end
   end
   local dot = h:use("dot6")
   for k = 0, t.nv - 1 do
     local i = t.dof_body[k]
+    if crba.generic(world, t, i) then
     local d = world.bodies[i].joint.damping or 0
     local e = string.format("%s(S%d, F%d)", dot, k, i)
     if d ~= 0 then e = e .. " + " .. fold.num(d) .. " * v[" .. k .. "]" end
     out[#out + 1] = string.format("  c[%d] = %s;", k, e)
+    end
   end
 end
 
@@ -116,11 +120,22 @@ function M.emit(world, t, prefix, h)
     return table.concat(out, "\n")
   end
   local g = world.gravity or { 0, 0, 0 }
-  out[#out + 1] = string.format("  const double A0[6] = { 0.0, 0.0, 0.0, %s, %s, %s };", fold.num(-g[1]),
-    fold.num(-g[2]), fold.num(-g[3]))
-  local names = { V = {}, A = { [0] = "A0" } }
-  forward(world, t, h, out, names)
-  backward(world, t, h, out)
+  local generic = false
+  for i = 1, t.nb do generic = generic or crba.generic(world, t, i) end
+  if generic then
+    out[#out + 1] = string.format("  const double A0[6] = { 0.0, 0.0, 0.0, %s, %s, %s };", fold.num(-g[1]),
+      fold.num(-g[2]), fold.num(-g[3]))
+    local names = { V = {}, A = { [0] = "A0" } }
+    forward(world, t, h, out, names)
+    backward(world, t, h, out)
+  else
+    out[#out + 1] = "  (void)X;"
+  end
+  for i = 1, t.nb do
+    if lone.is_lone(world, t, i) then
+      for _, l in ipairs(lone.bias_lines(world, t, i)) do out[#out + 1] = l end
+    end
+  end
   out[#out + 1] = "}\n"
   return table.concat(out, "\n")
 end

@@ -10,6 +10,7 @@
 --   t.q0[i], t.v0[i], t.nqi[i], t.nvi[i]   body i (1-based): 0-based offsets and sizes
 --   t.dof_parent[k]  0-based dof k's parent dof (0-based), -1 at a root
 --   t.dof_body[k]    the body (1-based) that dof k (0-based) moves
+--   t.children[i]    bodies (1-based) whose parent is body i
 --   t.chain[i]       0-based dofs that move body i (its ancestors' and its own), increasing
 --   t.tree_root[i]   1-based index of body i's top-most ancestor that is not welded
 --                    to the world (its subtree root); -1 if body i is welded to the world
@@ -90,8 +91,13 @@ end
 
 function M.facts(world)
   local t = { nb = #world.bodies, q0 = {}, v0 = {}, nqi = {}, nvi = {}, dof_parent = {}, dof_body = {},
-    chain = {}, last_dof = {}, tree_root = {}, tree_id = {}, q_default = {} }
+    chain = {}, last_dof = {}, tree_root = {}, tree_id = {}, q_default = {}, children = {} }
   pack(world, t)
+  for i = 1, t.nb do t.children[i] = {} end
+  for i, b in ipairs(world.bodies) do
+    local p = b.joint.parent
+    if p > 0 then t.children[p][#t.children[p] + 1] = i end
+  end
   islands(world, t)
   for k = 1, t.nq do t.q_default[k] = 0 end
   for i, b in ipairs(world.bodies) do
