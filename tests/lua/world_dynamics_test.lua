@@ -445,6 +445,7 @@ test("world.tree_facts", function()
   eq(f.tree_root, { -1, 2, 3, 3, 3 })
   eq(f.tree_id, { -1, 0, 1, 1, 1 })
   eq(f.ntrees, 2)
+  eq(f.tree_dofs, { [0] = { 0, 1, 2, 3, 4, 5 }, { 6, 7, 8, 9 } })
   eq(f.dof_parent, { [0] = -1, 0, 1, 2, 3, 4, -1, 6, 7, 8 })
   eq(f.q_default, { 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0 })
   -- a world whose dynamics are trivial still compiles (a static body only)
@@ -601,4 +602,17 @@ test("world.lone_free_bodies_unwritten_zeros", function()
   local x = S.arr(nv, b)
   w.fn.solve(M, x)
   near(S.list(x, nv), S.dense_solve(A, b), { rtol = 1e-12, atol = 1e-12 })
+  -- per subtree: M is block diagonal, solve_tree leaves the other dofs alone
+  eq(f.ntrees, 4)
+  for id = 0, f.ntrees - 1 do
+    local mine, bt = {}, {}
+    for _, k in ipairs(f.tree_dofs[id]) do mine[k + 1] = true end
+    for k = 1, nv do bt[k] = mine[k] and b[k] or 0 end
+    local full = S.dense_solve(A, bt)
+    local y = S.arr(nv, b)
+    w.fn.solve_tree(M, id, y)
+    for k = 1, nv do
+      if mine[k] then near(y[k - 1], full[k], { rtol = 1e-12, atol = 1e-12 }) else eq(y[k - 1], b[k]) end
+    end
+  end
 end)

@@ -1,4 +1,6 @@
--- world/ltdl.lua: emits PFX_factor(M) and PFX_solve(LDL, x): Featherstone's
+-- world/ltdl.lua: emits PFX_factor(M), PFX_solve(LDL, x) and
+-- PFX_solve_tree(LDL, tree, x) (the solve over one subtree's dofs, the
+-- others untouched: M is block diagonal over the subtrees): Featherstone's
 -- tree-sparse L^T D L factorisation of the mass matrix in place (M = L^T D L,
 -- L unit lower triangular with the same sparsity as M's lower triangle: no
 -- fill-in) and the solve x <- M^-1 x, unrolled over the dof parent array.
@@ -73,29 +75,56 @@ local function factor_lines(world, t)
   return out
 end
 
--- x <- M^-1 x: x in locals, L^T y = x (leaves to root), D z = y, L x = z;
--- entries of L that stay zero are skipped
-local function solve_lines(world, t)
+-- x <- M^-1 x over `dofs` (increasing; closed under dof_parent): x in
+-- locals, L^T y = x (leaves to root), D z = y, L x = z; entries of L that
+-- stay zero are skipped
+local function solve_lines(t, nz, dofs, indent)
   local nv, lam, out = t.nv, t.dof_parent, {}
-  local nz = symbolic(world, t)
-  for i = 0, nv - 1 do out[#out + 1] = string.format("  double x%d = x[%d];", i, i) end
-  for i = nv - 1, 0, -1 do
+  local function add(fmt, ...) out[#out + 1] = indent .. string.format(fmt, ...) end
+  for _, i in ipairs(dofs) do add("double x%d = x[%d];", i, i) end
+  for n = #dofs, 1, -1 do
+    local i = dofs[n]
     local j = lam[i]
     while j >= 0 do
-      if nz[i * nv + j] then out[#out + 1] = string.format("  x%d -= LDL[%d] * x%d;", j, i * nv + j, i) end
+      if nz[i * nv + j] then add("x%d -= LDL[%d] * x%d;", j, i * nv + j, i) end
       j = lam[j]
     end
   end
-  for i = 0, nv - 1 do out[#out + 1] = string.format("  x%d /= LDL[%d];", i, i * nv + i) end
-  for i = 0, nv - 1 do
+  for _, i in ipairs(dofs) do add("x%d /= LDL[%d];", i, i * nv + i) end
+  for _, i in ipairs(dofs) do
     local j = lam[i]
     while j >= 0 do
-      if nz[i * nv + j] then out[#out + 1] = string.format("  x%d -= LDL[%d] * x%d;", i, i * nv + j, j) end
+      if nz[i * nv + j] then add("x%d -= LDL[%d] * x%d;", i, i * nv + j, j) end
       j = lam[j]
     end
   end
-  for i = 0, nv - 1 do out[#out + 1] = string.format("  x[%d] = x%d;", i, i) end
+  for _, i in ipairs(dofs) do add("x[%d] = x%d;", i, i) end
   return out
+end
+
+local function all_dofs(t)
+  local d = {}
+  for k = 0, t.nv - 1 do d[#d + 1] = k end
+  return d
+end
+
+local function solve_tree(world, t, prefix)
+  local out = { string.format("static void %s_solve_tree(const double *LDL, int tree, double *x)\n{", prefix) }
+  if t.nv == 0 then
+    out[#out + 1] = "  (void)LDL;\n  (void)tree;\n  (void)x;\n}\n"
+    return table.concat(out, "\n")
+  end
+  local nz = symbolic(world, t)
+  out[#out + 1] = "  switch (tree) {"
+  for id = 0, t.ntrees - 1 do
+    if #t.tree_dofs[id] > 0 then
+      out[#out + 1] = string.format("  case %d: {", id)
+      for _, l in ipairs(solve_lines(t, nz, t.tree_dofs[id], "    ")) do out[#out + 1] = l end
+      out[#out + 1] = "    break;\n  }"
+    end
+  end
+  out[#out + 1] = "  default:\n    break;\n  }\n}\n"
+  return table.concat(out, "\n")
 end
 
 function M.emit(world, t, prefix, what)
@@ -107,8 +136,9 @@ function M.emit(world, t, prefix, what)
     out[#out + 1] = "}\n"
     return table.concat(out, "\n")
   end
+  if what == "solve_tree" then return solve_tree(world, t, prefix) end
   local out = { string.format("static void %s_solve(const double *LDL, double *x)\n{", prefix) }
-  local body = t.nv > 0 and solve_lines(world, t) or { "  (void)LDL;", "  (void)x;" }
+  local body = t.nv > 0 and solve_lines(t, symbolic(world, t), all_dofs(t), "  ") or { "  (void)LDL;", "  (void)x;" }
   for _, l in ipairs(body) do out[#out + 1] = l end
   out[#out + 1] = "}\n"
   return table.concat(out, "\n")

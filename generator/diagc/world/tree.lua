@@ -16,6 +16,7 @@
 --                    to the world (its subtree root); -1 if body i is welded to the world
 --   t.tree_id[i]     0-based id of that subtree (numbered in body order), -1 if welded
 --   t.ntrees         the number of such subtrees
+--   t.tree_dofs[id]  the 0-based dofs of subtree id (0-based), increasing
 --   t.q_default      nq zeros, with w = 1 in every quaternion
 --
 -- Dofs are numbered in body order, so a dof's parent always has a smaller
@@ -89,6 +90,16 @@ local function islands(world, t)
   end
 end
 
+local function tree_dofs(t)
+  t.tree_dofs = {}
+  for id = 0, t.ntrees - 1 do t.tree_dofs[id] = {} end
+  for k = 0, t.nv - 1 do
+    local id = t.tree_id[t.dof_body[k]]
+    local list = t.tree_dofs[id]
+    list[#list + 1] = k
+  end
+end
+
 function M.facts(world)
   local t = { nb = #world.bodies, q0 = {}, v0 = {}, nqi = {}, nvi = {}, dof_parent = {}, dof_body = {},
     chain = {}, last_dof = {}, tree_root = {}, tree_id = {}, q_default = {}, children = {} }
@@ -99,6 +110,7 @@ function M.facts(world)
     if p > 0 then t.children[p][#t.children[p] + 1] = i end
   end
   islands(world, t)
+  tree_dofs(t)
   for k = 1, t.nq do t.q_default[k] = 0 end
   for i, b in ipairs(world.bodies) do
     local ty = b.joint.type
