@@ -10,7 +10,7 @@
 
 -- rank of each group: a module may require modules of its rank or lower
 local RANK = { errors = 0, util = 0, vocab = 0,
-  spec = 1, check = 2, cdiff = 2.5, flatten = 3, tickets = 4, masks = 5, coder = 6 }
+  spec = 1, check = 2, world = 2, cdiff = 2.5, flatten = 3, tickets = 4, masks = 5, coder = 6 }
 local FREE = { cli = true, testing = true, driver = true, jit = true, compile = true }
 local TOP = 100
 

@@ -1,9 +1,9 @@
 -- world/dynamics.lua: the C of a world's rigid-body dynamics, generated for
 -- its tree (the "dynamics" helper of a lowered world; WORLD_API.md).
 --
---   local dyn = require("diagc.world.dynamics")
+--   dyn = this module (diagc.world.dynamics)
 --   local text = dyn.emit(world, prefix[, opts])
---   local facts = dyn.facts(world)           -- = require("diagc.world.tree").facts
+--   local facts = dyn.facts(world)           -- = the facts of world/tree.lua
 --
 -- world: a checked world table (gravity, bodies with mass, com, inertia and
 -- joint = {type, parent, xyz, rpy, axis, damping}).  prefix: a C identifier

@@ -4,7 +4,7 @@
 -- factorisation), each dof's body, each body's chain of ancestor dofs, and
 -- the contact-island tree of each body.
 --
---   local tree = require("diagc.world.tree")
+--   tree = this module (diagc.world.tree)
 --   local t = tree.facts(world)
 --   t.nq, t.nv, t.nb
 --   t.q0[i], t.v0[i], t.nqi[i], t.nvi[i]   body i (1-based): 0-based offsets and sizes
