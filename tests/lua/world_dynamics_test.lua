@@ -621,3 +621,48 @@ test("world.lone_free_bodies_unwritten_zeros", function()
     end
   end
 end)
+
+-- each function emitted alone, for edge-case worlds too, leaves no unused
+-- helper, variable or parameter (clang warns even for unused static inline
+-- functions): one translation unit per compiler
+test("world.every_function_alone_strict", function()
+  local shq = require("diagc.util").shell_quote
+  local static = body("table", 5, { 0, 0, 0 }, { 1, 1, 1, 0, 0, 0 }, { type = "fixed", parent = 0, xyz = { 0, 0, 1 } })
+  local worlds = {
+    { gravity = { 0, 0, -G }, bodies = {} },
+    { gravity = { 0, 0, -G }, bodies = { static } },
+    free_body({ 0, 0, -G }),
+    { bodies = { body("box", 1, { 0, 0, 0 }, { 1, 1, 1, 0, 0, 0 }, { type = "free", parent = 0 }) } },
+    { gravity = { 0, 0, -G }, bodies = { static, body("p", 1, { 0, 0, -1 }, { 1, 1, 1, 0, 0, 0 },
+      { type = "revolute", parent = 1, axis = { 0, 1, 0 } }) } },
+    ball_pendulum(), mixed_chain(), branching_tree(), cartpole(1, 0.5, 0.7),
+  }
+  local parts = { "typedef void (*any_fn)(void);\n" }
+  for n, world in ipairs(worlds) do
+    for _, fn in ipairs(dyn.ORDER) do
+      local P = "e" .. n .. "_" .. fn
+      parts[#parts + 1] = dyn.emit(world, P, { functions = { fn } })
+      parts[#parts + 1] = string.format("any_fn %s_ref(void) { return (any_fn)%s_%s; }\n", P, P, fn)
+    end
+  end
+  local ran = 0
+  for _, cc in ipairs({ "gcc", "clang" }) do
+    local p = io.popen("command -v " .. cc .. " 2>/dev/null")
+    local path = p:read("*l")
+    p:close()
+    if path and path ~= "" then
+      local tmp = os.tmpname()
+      local fh = assert(io.open(tmp .. ".c", "wb"))
+      fh:write(table.concat(parts))
+      fh:close()
+      local h = io.popen(string.format("%s -std=c99 -Wall -Wextra -Werror -pedantic -c -o %s %s 2>&1; echo rc=$?",
+        shq(path), shq(tmp .. ".o"), shq(tmp .. ".c")))
+      local text = h:read("*a")
+      h:close()
+      os.remove(tmp); os.remove(tmp .. ".c"); os.remove(tmp .. ".o")
+      truthy(text:match("rc=0%s*$"), cc .. ": " .. text:sub(1, 600))
+      ran = ran + 1
+    end
+  end
+  truthy(ran > 0, "no gcc or clang")
+end)

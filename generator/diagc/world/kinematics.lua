@@ -109,6 +109,7 @@ end
 function M.emit(world, t, prefix, h)
   local out = { string.format("static void %s_kinematics(const double *q, double *X)\n{", prefix) }
   if t.nq == 0 then out[#out + 1] = "  (void)q;" end
+  if t.nb == 0 then out[#out + 1] = "  (void)X;" end
   for i, b in ipairs(world.bodies) do
     out[#out + 1] = string.format("  { /* %s: %s joint */", M.label(i, b), b.joint.type)
     for _, l in ipairs(body_lines(world, i, t, h)) do out[#out + 1] = l end

@@ -35,7 +35,7 @@ local function kinematic(world, t, h, i, out, names)
   local static = p == 0 or not crba.moving(t, p)
   local v0, nvi = t.v0[i], t.nvi[i]
   local vp, ap = names.V[p], static and "A0" or names.A[p]
-  local cross = h:use("cross_m")
+  local function cross() return h:use("cross_m") end
   local V, A = "V" .. i, "A" .. i
   if b.joint.type == "free" then
     set6(out, "vl" .. i, joint_velocity(v0, v0 + 2))
@@ -47,10 +47,10 @@ local function kinematic(world, t, h, i, out, names)
     end
     set6(out, V, e)
     out[#out + 1] = string.format("  double %s[6];", A)
-    out[#out + 1] = string.format("  %s(%s, va%d, %s);", cross, V, i, A)
+    out[#out + 1] = string.format("  %s(%s, va%d, %s);", cross(), V, i, A)
     if not static then
       out[#out + 1] = string.format("  double w%d[6];", i)
-      out[#out + 1] = string.format("  %s(%s, vl%d, w%d);", cross, vp, i, i)
+      out[#out + 1] = string.format("  %s(%s, vl%d, w%d);", cross(), vp, i, i)
     end
     for r = 0, 5 do
       local extra = static and "" or string.format(" + w%d[%d]", i, r)
@@ -67,7 +67,7 @@ local function kinematic(world, t, h, i, out, names)
       for r = 0, 5 do e[r + 1] = string.format("%s[%d] + vj%d[%d]", vp, r, i, r) end
       set6(out, V, e)
       out[#out + 1] = string.format("  double %s[6];", A)
-      out[#out + 1] = string.format("  %s(%s, vj%d, %s);", cross, V, i, A)
+      out[#out + 1] = string.format("  %s(%s, vj%d, %s);", cross(), V, i, A)
       for r = 0, 5 do out[#out + 1] = string.format("  %s[%d] += %s[%d];", A, r, ap, r) end
     end
   end
