@@ -666,3 +666,12 @@ test("world.every_function_alone_strict", function()
   end
   truthy(ran > 0, "no gcc or clang")
 end)
+
+test("world.axis_made_unit", function()
+  local a, b = cartpole(1.3, 0.45, 0.8), cartpole(1.3, 0.45, 0.8)
+  b.bodies[1].joint.axis = { 3, 0, 0 }
+  b.bodies[2].joint.axis = { 0, 0.5, 0 }
+  local wa, wb = S.compile(a, "ua"), S.compile(b, "ub")
+  eq(S.mass(wb, { 0.2, 0.9 }), S.mass(wa, { 0.2, 0.9 }))
+  eq(S.bias(wb, { 0.2, 0.9 }, { 1, 2 }), S.bias(wa, { 0.2, 0.9 }, { 1, 2 }))
+end)
