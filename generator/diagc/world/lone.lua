@@ -79,6 +79,36 @@ function M.mass_lines(world, t, i)
   return out
 end
 
+-- the terms of an offset centre of mass: lines defining k = w x c,
+-- e = w x k, the body-frame gravity where needed and r = R e; adds
+-- m Q e to lin and c x (m e - m R^T g) to ang
+local function offset_terms(i, m, c, Ro, g, w, line, lin, ang)
+  line("const double k0 = %s, k1 = %s, k2 = %s;", fold.str({ { c[3], w[2] }, { -c[2], w[3] } }),
+    fold.str({ { c[1], w[3] }, { -c[3], w[1] } }), fold.str({ { c[2], w[1] }, { -c[1], w[2] } }))
+  line("const double e0 = %s * k2 - %s * k1, e1 = %s * k0 - %s * k2, e2 = %s * k1 - %s * k0;", w[2], w[3], w[3],
+    w[1], w[1], w[2])
+  local cyc = { { 2, 3 }, { 3, 1 }, { 1, 2 } } -- (c x f)_a = c_p f_q - c_q f_p
+  local need = {}
+  for a = 1, 3 do
+    local p, q = cyc[a][1], cyc[a][2]
+    for _, x in ipairs(fold.combine({ { c[p] * m, "e" .. (q - 1) }, { -c[p] * m, "g" .. (q - 1) },
+        { -c[q] * m, "e" .. (p - 1) }, { c[q] * m, "g" .. (p - 1) } })) do
+      ang[a][#ang[a] + 1] = x
+      need[x[2]] = true
+    end
+  end
+  for a = 0, 2 do
+    if need["g" .. a] then
+      line("const double g%d = %s;", a, fold.str({ { g[1], kin.x(i, a) }, { g[2], kin.x(i, 3 + a) },
+        { g[3], kin.x(i, 6 + a) } }))
+    end
+  end
+  for k = 0, 2 do
+    line("const double r%d = %s;", k, fold.product(kin.row(i, k), { { { 1, "e0" } }, { { 1, "e1" } }, { { 1, "e2" } } }))
+    for a = 1, 3 do lin[a][#lin[a] + 1] = { m * Ro[3 * k + a], "r" .. k } end
+  end
+end
+
 -- the bias lines of body i
 function M.bias_lines(world, t, i)
   local b = world.bodies[i]
@@ -89,58 +119,24 @@ function M.bias_lines(world, t, i)
   local w = { "v[" .. (v0 + 3) .. "]", "v[" .. (v0 + 4) .. "]", "v[" .. (v0 + 5) .. "]" }
   local out = { string.format("  { /* %s: lone free body (closed form) */", kin.label(i, b)) }
   local function line(fmt, ...) out[#out + 1] = "    " .. string.format(fmt, ...) end
-  local has_c = c[1] ~= 0 or c[2] ~= 0 or c[3] ~= 0
+  local lin, ang = {}, {}
   for a = 1, 3 do
     line("const double i%d = %s;", a - 1, fold.str({ { Ic[3 * (a - 1) + 1], w[1] }, { Ic[3 * (a - 1) + 2], w[2] },
       { Ic[3 * (a - 1) + 3], w[3] } }))
+    lin[a] = { { -m * (Ro[a] * g[1] + Ro[3 + a] * g[2] + Ro[6 + a] * g[3]), "" } } -- -m (Ro^T g)_a
   end
-  local lin_terms = { {}, {}, {} }
-  local ang_terms = { {}, {}, {} }
+  -- w x Ic w
+  ang[1] = { { 1, w[2] .. " * i2" }, { -1, w[3] .. " * i1" } }
+  ang[2] = { { 1, w[3] .. " * i0" }, { -1, w[1] .. " * i2" } }
+  ang[3] = { { 1, w[1] .. " * i1" }, { -1, w[2] .. " * i0" } }
+  if c[1] ~= 0 or c[2] ~= 0 or c[3] ~= 0 then offset_terms(i, m, c, Ro, g, w, line, lin, ang) end
   for a = 1, 3 do
-    local rog = Ro[a] * g[1] + Ro[3 + a] * g[2] + Ro[6 + a] * g[3] -- (Ro^T g)_a
-    lin_terms[a][1] = { -m * rog, "" }
-  end
-  if has_c then
-    local wc = { fold.str({ { c[3], w[2] }, { -c[2], w[3] } }), fold.str({ { c[1], w[3] }, { -c[3], w[1] } }),
-      fold.str({ { c[2], w[1] }, { -c[1], w[2] } }) }
-    line("const double k0 = %s, k1 = %s, k2 = %s;", wc[1], wc[2], wc[3])
-    line("const double e0 = %s * k2 - %s * k1, e1 = %s * k0 - %s * k2, e2 = %s * k1 - %s * k0;", w[2], w[3], w[3],
-      w[1], w[1], w[2])
-    -- c x f, f = m e - m R^T g: the body-frame gravity only where c needs it
-    local pairs_ = { { 2, 3, 1 }, { 3, 1, 2 }, { 1, 2, 3 } } -- (c x f)_a = c_p f_q - c_q f_p
-    local need = {}
-    for a = 1, 3 do
-      local p, q = pairs_[a][1], pairs_[a][2]
-      ang_terms[a] = fold.combine({ { c[p] * m, "e" .. (q - 1) }, { -c[p] * m, "g" .. (q - 1) },
-        { -c[q] * m, "e" .. (p - 1) }, { c[q] * m, "g" .. (p - 1) } })
-      for _, x in ipairs(ang_terms[a]) do need[x[2]] = true end
-    end
-    for a = 0, 2 do
-      if need["g" .. a] then
-        line("const double g%d = %s;", a, fold.str({ { g[1], kin.x(i, a) }, { g[2], kin.x(i, 3 + a) },
-          { g[3], kin.x(i, 6 + a) } }))
-      end
-    end
-    for k = 0, 2 do
-      line("const double r%d = %s;", k, fold.product(kin.row(i, k), { { { 1, "e0" } }, { { 1, "e1" } }, { { 1, "e2" } } }))
-    end
-    for a = 1, 3 do
-      for k = 0, 2 do lin_terms[a][#lin_terms[a] + 1] = { m * Ro[3 * k + a], "r" .. k } end
-    end
-  end
-  local wxI = { { { 1, w[2] .. " * i2" }, { -1, w[3] .. " * i1" } }, { { 1, w[3] .. " * i0" }, { -1, w[1] .. " * i2" } },
-    { { 1, w[1] .. " * i1" }, { -1, w[2] .. " * i0" } } }
-  for a = 1, 3 do
-    local lt = lin_terms[a]
-    if d ~= 0 then lt[#lt + 1] = { d, "v[" .. (v0 + a - 1) .. "]" } end
-    line("c[%d] = %s;", v0 + a - 1, fold.str(lt))
+    if d ~= 0 then lin[a][#lin[a] + 1] = { d, "v[" .. (v0 + a - 1) .. "]" } end
+    line("c[%d] = %s;", v0 + a - 1, fold.str(lin[a]))
   end
   for a = 1, 3 do
-    local at = {}
-    for _, x in ipairs(wxI[a]) do at[#at + 1] = x end
-    for _, x in ipairs(ang_terms[a]) do at[#at + 1] = x end
-    if d ~= 0 then at[#at + 1] = { d, w[a] } end
-    line("c[%d] = %s;", v0 + a + 2, fold.str(at))
+    if d ~= 0 then ang[a][#ang[a] + 1] = { d, w[a] } end
+    line("c[%d] = %s;", v0 + a + 2, fold.str(ang[a]))
   end
   out[#out + 1] = "  }"
   return out
