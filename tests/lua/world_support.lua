@@ -19,6 +19,7 @@ function S.wrappers(world, P)
       P, P),
     string.format("void %s_t_factor(double *M) { %s_factor(M); }", P, P),
     string.format("void %s_t_solve(const double *LDL, double *x) { %s_solve(LDL, x); }", P, P),
+    string.format("void %s_t_solve_tree(const double *LDL, int tree, double *x) { %s_solve_tree(LDL, tree, x); }", P, P),
     string.format("void %s_t_point_jacobian(int b, const double *q, const double *X, const double *p, double *J) "
       .. "{ %s_point_jacobian(b, q, X, p, J); }", P, P),
     string.format("void %s_t_integrate(const double *q, const double *v, double dt, double *qn) "
@@ -46,6 +47,7 @@ local NAMES = {
   bias = "void (*)(const double *, const double *, const double *, double *)",
   factor = "void (*)(double *)",
   solve = "void (*)(const double *, double *)",
+  solve_tree = "void (*)(const double *, int, double *)",
   point_jacobian = "void (*)(int, const double *, const double *, const double *, double *)",
   integrate = "void (*)(const double *, const double *, double, double *)",
   energy = "double (*)(const double *, const double *, const double *)",
@@ -54,7 +56,7 @@ local NAMES = {
 
 -- the C unit of a world: generated text + wrappers
 function S.unit(world, P)
-  return dyn.emit(world, P) .. "\n" .. S.wrappers(world, P)
+  return dyn.emit(world, P, { functions = dyn.ORDER }) .. "\n" .. S.wrappers(world, P)
 end
 
 -- compiles a world; returns { f = facts, fn = {name = cfunction}, state = }

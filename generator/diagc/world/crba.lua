@@ -2,37 +2,44 @@
 -- matrix by the composite-rigid-body algorithm, unrolled: world-frame
 -- spatial inertias of the bodies a dof moves, composites accumulated from
 -- the leaves up, then M_ij = S_i . (Ic_j S_j) for every dof i on dof j's
--- ancestor chain (both triangles written); the structural zeros (dofs on
--- different branches) are written as 0.0 once.
+-- ancestor chain (both triangles written).  The structural zeros (pairs of
+-- dofs on different branches) are never written: the caller zeroes the
+-- buffer once (the factor and the solve never read them either), so a world
+-- of many free bodies costs no nv * nv stores per call.  A lone free body
+-- (world.lone) gets its closed form, its zero entries left unwritten too.
 local spatial = require("diagc.world.spatial")
 local motion = require("diagc.world.motion")
-local tree = require("diagc.world.tree")
+local lone = require("diagc.world.lone")
 
 local M = {}
 
 -- bodies moved by at least one dof (the others contribute nothing to M)
 function M.moving(t, i) return #t.chain[i] > 0 end
 
+-- bodies of the generic (CRBA / RNEA) path: moving, not lone free bodies
+function M.generic(world, t, i) return M.moving(t, i) and not lone.is_lone(world, t, i) end
+
 local function inertias(world, t, h, out)
   local bi, add = h:use("body_inertia"), nil
   for i, b in ipairs(world.bodies) do
-    if M.moving(t, i) then
+    if M.generic(world, t, i) then
       out[#out + 1] = string.format("  %s(X + %d, %s, I%d);", bi, 12 * (i - 1), spatial.body_args(b), i)
     end
   end
   for i = t.nb, 1, -1 do
     local p = world.bodies[i].joint.parent
-    if M.moving(t, i) and p > 0 and M.moving(t, p) then
+    if M.generic(world, t, i) and p > 0 and M.moving(t, p) then
       add = add or h:use("inertia_add")
       out[#out + 1] = string.format("  %s(I%d, I%d);", add, p, i)
     end
   end
 end
 
-local function entries(t, h, out)
+local function entries(world, t, h, out)
   local apply, dot = h:use("inertia_apply"), h:use("dot6")
   local nv = t.nv
   for j = 0, nv - 1 do
+    if M.generic(world, t, t.dof_body[j]) then
     out[#out + 1] = string.format("  %s(I%d, S%d, F);", apply, t.dof_body[j], j)
     local i = j
     while i >= 0 do
@@ -40,12 +47,6 @@ local function entries(t, h, out)
       if i ~= j then out[#out + 1] = string.format("  M[%d] = M[%d];", j * nv + i, i * nv + j) end
       i = t.dof_parent[i]
     end
-  end
-  for i = 0, nv - 1 do
-    for j = 0, nv - 1 do
-      if not tree.dof_ancestor(t, i, j) and not tree.dof_ancestor(t, j, i) then
-        out[#out + 1] = string.format("  M[%d] = 0.0;", i * nv + j)
-      end
     end
   end
 end
@@ -54,18 +55,23 @@ function M.emit(world, t, prefix, h)
   local out = { string.format("static void %s_mass_matrix(const double *q, const double *X, double *M)\n{", prefix) }
   local decl = {}
   for i = 1, t.nb do
-    if M.moving(t, i) then decl[#decl + 1] = "I" .. i .. "[10]" end
+    if M.generic(world, t, i) then decl[#decl + 1] = "I" .. i .. "[10]" end
   end
-  if t.nv > 0 then
+  out[#out + 1] = "  (void)q;\n  (void)X;\n  (void)M;"
+  if #decl > 0 then
     out[#out + 1] = "  double " .. table.concat(decl, ", ") .. ", F[6];"
     for i = 1, t.nb do
-      for _, l in ipairs(motion.lines(world, t, i, "  ")) do out[#out + 1] = l end
+      if M.generic(world, t, i) then
+        for _, l in ipairs(motion.lines(world, t, i, "  ")) do out[#out + 1] = l end
+      end
     end
-    out[#out + 1] = "  (void)q;"
     inertias(world, t, h, out)
-    entries(t, h, out)
-  else
-    out[#out + 1] = "  (void)q;\n  (void)X;\n  (void)M;"
+    entries(world, t, h, out)
+  end
+  for i = 1, t.nb do
+    if lone.is_lone(world, t, i) then
+      for _, l in ipairs(lone.mass_lines(world, t, i)) do out[#out + 1] = l end
+    end
   end
   out[#out + 1] = "}\n"
   return table.concat(out, "\n")

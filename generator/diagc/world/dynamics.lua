@@ -1,25 +1,29 @@
 -- world/dynamics.lua: the C of a world's rigid-body dynamics, generated for
 -- its tree (the "dynamics" helper of a lowered world; WORLD_API.md).
 --
---   local dyn = require("diagc.world.dynamics")
+--   dyn = this module (diagc.world.dynamics)
 --   local text = dyn.emit(world, prefix[, opts])
---   local facts = dyn.facts(world)           -- = require("diagc.world.tree").facts
+--   local facts = dyn.facts(world)           -- = the facts of world/tree.lua
 --
 -- world: a checked world table (gravity, bodies with mass, com, inertia and
 -- joint = {type, parent, xyz, rpy, axis, damping}).  prefix: a C identifier
 -- prefix.  The text is C99: `#include <math.h>`, the static inline helpers
 -- it uses (named prefix_*), then the static functions
 --   void   prefix_kinematics(const double *q, double *X)                 X: nb * 12 poses
---   void   prefix_mass_matrix(const double *q, const double *X, double *M)  nv * nv row-major
+--   void   prefix_mass_matrix(const double *q, const double *X, double *M)  nv * nv row-major;
+--          structural zeros (dofs on different branches) are not written: zero M once
 --   void   prefix_bias(const double *q, const double *v, const double *X, double *c)
 --   void   prefix_factor(double *M)                   in place, tree-sparse L^T D L
 --   void   prefix_solve(const double *LDL, double *x)  x <- M^-1 x
+--   void   prefix_solve_tree(const double *LDL, int tree, double *x)   (only when asked for)
+--          x <- M^-1 x over the dofs of subtree `tree` (facts.tree_dofs), others untouched
 --   void   prefix_point_jacobian(int body, const double *q, const double *X,
 --                                const double p[3], double *Jp)   3 x nv row-major
 --   void   prefix_integrate(const double *q, const double *v, double dt, double *q_next)
 --   double prefix_energy(const double *q, const double *v, const double *X)
--- opts.functions: the subset to emit, e.g. { "kinematics", "bias" } (default
--- all; an unused static function would warn under -Wall).  Loops over
+-- opts.functions: the functions to emit, e.g. { "kinematics", "bias" }
+-- (default M.FUNCTIONS, the eight above all but solve_tree; an unused
+-- static function would warn under -Wall).  Loops over
 -- bodies and dofs are unrolled; geometry and inertias are literals; the
 -- same world gives the same bytes.  facts(world) gives nq, nv, nb, per-body
 -- q0/v0, the dof parent array, the contact-island tree of each body and the
@@ -30,6 +34,8 @@ local spatial = require("diagc.world.spatial")
 local M = {}
 
 M.FUNCTIONS = { "kinematics", "mass_matrix", "bias", "factor", "solve", "point_jacobian", "integrate", "energy" }
+M.ORDER = { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "point_jacobian", "integrate",
+  "energy" }
 
 local EMIT = {
   kinematics = function(w, t, p, h) return require("diagc.world.kinematics").emit(w, t, p, h) end,
@@ -37,6 +43,7 @@ local EMIT = {
   bias = function(w, t, p, h) return require("diagc.world.rnea").emit(w, t, p, h) end,
   factor = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "factor") end,
   solve = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "solve") end,
+  solve_tree = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "solve_tree") end,
   point_jacobian = function(w, t, p) return require("diagc.world.jacobian").emit(w, t, p) end,
   integrate = function(w, t, p, h) return require("diagc.world.integrate").emit(w, t, p, h) end,
   energy = function(w, t, p, h) return require("diagc.world.energy").emit(w, t, p, h) end,
@@ -55,7 +62,7 @@ function M.emit(world, prefix, opts)
     want[name] = true
   end
   local bodies = {}
-  for _, name in ipairs(M.FUNCTIONS) do
+  for _, name in ipairs(M.ORDER) do
     if want[name] then bodies[#bodies + 1] = EMIT[name](world, t, prefix, h) end
   end
   return string.format("/* %s: rigid-body dynamics generated for a tree of %d bodies (nq %d, nv %d) */\n",

@@ -14,11 +14,15 @@ local function const_lins(A)
   return L
 end
 
--- The joint frame of body b: Ro (9, parent <- joint frame), o (3), a (3, unit).
+-- The joint frame of body b: Ro (9, parent <- joint frame), o (3), a (3,
+-- made unit if it is not).
 function M.frame(b)
   local j = b.joint
   local rpy = j.rpy or { 0, 0, 0 }
-  return fold.rpy(rpy), j.xyz or { 0, 0, 0 }, j.axis or { 1, 0, 0 }
+  local a = j.axis or { 1, 0, 0 }
+  local n = math.sqrt(a[1] * a[1] + a[2] * a[2] + a[3] * a[3])
+  if n ~= 1 and n > 0 then a = { a[1] / n, a[2] / n, a[3] / n } end
+  return fold.rpy(rpy), j.xyz or { 0, 0, 0 }, a
 end
 
 -- Ro * S for a runtime matrix S named by `S` (C array), as 9 lins
@@ -109,6 +113,7 @@ end
 function M.emit(world, t, prefix, h)
   local out = { string.format("static void %s_kinematics(const double *q, double *X)\n{", prefix) }
   if t.nq == 0 then out[#out + 1] = "  (void)q;" end
+  if t.nb == 0 then out[#out + 1] = "  (void)X;" end
   for i, b in ipairs(world.bodies) do
     out[#out + 1] = string.format("  { /* %s: %s joint */", M.label(i, b), b.joint.type)
     for _, l in ipairs(body_lines(world, i, t, h)) do out[#out + 1] = l end

@@ -1,28 +1,73 @@
--- world/ltdl.lua: emits PFX_factor(M) and PFX_solve(LDL, x): Featherstone's
+-- world/ltdl.lua: emits PFX_factor(M), PFX_solve(LDL, x) and
+-- PFX_solve_tree(LDL, tree, x) (the solve over one subtree's dofs, the
+-- others untouched: M is block diagonal over the subtrees): Featherstone's
 -- tree-sparse L^T D L factorisation of the mass matrix in place (M = L^T D L,
 -- L unit lower triangular with the same sparsity as M's lower triangle: no
 -- fill-in) and the solve x <- M^-1 x, unrolled over the dof parent array.
 -- Only the lower triangle's entries on ancestor chains are read or written
 -- (D on the diagonal, L below it); structural zeros and the upper triangle
--- are never touched.
+-- are never touched, nor the entries known to be zero for every q (a lone
+-- free body's, world/lone.lua), nor what stays zero from them.  The solve keeps x in local scalars (no aliasing with
+-- the factor), storing it once at the end.
 local M = {}
 
-local function factor_lines(t)
-  local nv, lam, out = t.nv, t.dof_parent, {}
+-- The symbolic factorisation: which lower entries can be nonzero, starting
+-- from the tree pattern less the entries known to be zero for every q
+-- (lone free bodies), and the updates that can change a value.  Returns
+-- nz (flat index -> true) and, per row k, a list of {i, {{j, assign}...}}
+-- (assign: the update fills in an entry known zero, so it writes it first).
+local function symbolic(world, t)
+  local nv, lam = t.nv, t.dof_parent
+  local zero = require("diagc.world.lone").known_zero(world, t)
+  local nz = {}
+  for i = 0, nv - 1 do
+    local j = i
+    while j >= 0 do
+      if not zero[i * nv + j] then nz[i * nv + j] = true end
+      j = lam[j]
+    end
+  end
+  local rows = {}
   for k = nv - 1, 0, -1 do
-    if lam[k] >= 0 then
-      out[#out + 1] = "  {"
-      out[#out + 1] = string.format("    const double r = 1.0 / M[%d];", k * nv + k)
-      local i = lam[k]
-      while i >= 0 do
-        out[#out + 1] = string.format("    const double a%d = M[%d] * r;", i, k * nv + i)
+    local row = {}
+    local i = lam[k]
+    while i >= 0 do
+      if nz[k * nv + i] then
+        local js = {}
         local j = i
         while j >= 0 do
-          out[#out + 1] = string.format("    M[%d] -= a%d * M[%d];", i * nv + j, i, k * nv + j)
+          if nz[k * nv + j] then
+            -- an entry known zero is filled in: its first update assigns
+            js[#js + 1] = { j, not nz[i * nv + j] }
+            nz[i * nv + j] = true
+          end
           j = lam[j]
         end
+        row[#row + 1] = { i, js }
+      end
+      i = lam[i]
+    end
+    rows[k] = row
+  end
+  return nz, rows
+end
+
+local function factor_lines(world, t)
+  local nv, out = t.nv, {}
+  local _, rows = symbolic(world, t)
+  for k = nv - 1, 0, -1 do
+    if #rows[k] > 0 then
+      out[#out + 1] = "  {"
+      out[#out + 1] = string.format("    const double r = 1.0 / M[%d];", k * nv + k)
+      for _, e in ipairs(rows[k]) do
+        local i = e[1]
+        out[#out + 1] = string.format("    const double a%d = M[%d] * r;", i, k * nv + i)
+        for _, jj in ipairs(e[2]) do
+          local j, assign = jj[1], jj[2]
+          out[#out + 1] = string.format(assign and "    M[%d] = -a%d * M[%d];" or "    M[%d] -= a%d * M[%d];",
+            i * nv + j, i, k * nv + j)
+        end
         out[#out + 1] = string.format("    M[%d] = a%d;", k * nv + i, i)
-        i = lam[i]
       end
       out[#out + 1] = "  }"
     end
@@ -30,39 +75,70 @@ local function factor_lines(t)
   return out
 end
 
-local function solve_lines(t)
+-- x <- M^-1 x over `dofs` (increasing; closed under dof_parent): x in
+-- locals, L^T y = x (leaves to root), D z = y, L x = z; entries of L that
+-- stay zero are skipped
+local function solve_lines(t, nz, dofs, indent)
   local nv, lam, out = t.nv, t.dof_parent, {}
-  for i = nv - 1, 0, -1 do -- L^T y = x
+  local function add(fmt, ...) out[#out + 1] = indent .. string.format(fmt, ...) end
+  for _, i in ipairs(dofs) do add("double x%d = x[%d];", i, i) end
+  for n = #dofs, 1, -1 do
+    local i = dofs[n]
     local j = lam[i]
     while j >= 0 do
-      out[#out + 1] = string.format("  x[%d] -= LDL[%d] * x[%d];", j, i * nv + j, i)
+      if nz[i * nv + j] then add("x%d -= LDL[%d] * x%d;", j, i * nv + j, i) end
       j = lam[j]
     end
   end
-  for i = 0, nv - 1 do out[#out + 1] = string.format("  x[%d] /= LDL[%d];", i, i * nv + i) end
-  for i = 0, nv - 1 do -- L x = z
+  for _, i in ipairs(dofs) do add("x%d /= LDL[%d];", i, i * nv + i) end
+  for _, i in ipairs(dofs) do
     local j = lam[i]
     while j >= 0 do
-      out[#out + 1] = string.format("  x[%d] -= LDL[%d] * x[%d];", i, i * nv + j, j)
+      if nz[i * nv + j] then add("x%d -= LDL[%d] * x%d;", i, i * nv + j, j) end
       j = lam[j]
     end
   end
+  for _, i in ipairs(dofs) do add("x[%d] = x%d;", i, i) end
   return out
 end
 
+local function all_dofs(t)
+  local d = {}
+  for k = 0, t.nv - 1 do d[#d + 1] = k end
+  return d
+end
+
+local function solve_tree(world, t, prefix)
+  local out = { string.format("static void %s_solve_tree(const double *LDL, int tree, double *x)\n{", prefix) }
+  if t.nv == 0 then
+    out[#out + 1] = "  (void)LDL;\n  (void)tree;\n  (void)x;\n}\n"
+    return table.concat(out, "\n")
+  end
+  local nz = symbolic(world, t)
+  out[#out + 1] = "  switch (tree) {"
+  for id = 0, t.ntrees - 1 do
+    if #t.tree_dofs[id] > 0 then
+      out[#out + 1] = string.format("  case %d: {", id)
+      for _, l in ipairs(solve_lines(t, nz, t.tree_dofs[id], "    ")) do out[#out + 1] = l end
+      out[#out + 1] = "    break;\n  }"
+    end
+  end
+  out[#out + 1] = "  default:\n    break;\n  }\n}\n"
+  return table.concat(out, "\n")
+end
+
 function M.emit(world, t, prefix, what)
-  local _ = world
   if what == "factor" then
     local out = { string.format("static void %s_factor(double *M)\n{", prefix) }
-    local body = factor_lines(t)
+    local body = factor_lines(world, t)
     if #body == 0 then body = { "  (void)M;" } end
     for _, l in ipairs(body) do out[#out + 1] = l end
     out[#out + 1] = "}\n"
     return table.concat(out, "\n")
   end
+  if what == "solve_tree" then return solve_tree(world, t, prefix) end
   local out = { string.format("static void %s_solve(const double *LDL, double *x)\n{", prefix) }
-  local body = solve_lines(t)
-  if #body == 0 then body = { "  (void)LDL;", "  (void)x;" } end
+  local body = t.nv > 0 and solve_lines(t, symbolic(world, t), all_dofs(t), "  ") or { "  (void)LDL;", "  (void)x;" }
   for _, l in ipairs(body) do out[#out + 1] = l end
   out[#out + 1] = "}\n"
   return table.concat(out, "\n")

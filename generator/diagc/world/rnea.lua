@@ -3,11 +3,13 @@
 -- coordinates: body velocities V_i = V_parent + S_i v_i, accelerations
 -- A_i = A_parent + (velocity-product terms), starting from -gravity at the
 -- world; body forces I A + V x* (I V) summed from the leaves up; c_k =
--- S_k . F_body(k) + damping v_k.  Bodies welded to the world are skipped.
+-- S_k . F_body(k) + damping v_k.  Bodies welded to the world are skipped;
+-- lone free bodies get their closed form (world/lone.lua).
 local spatial = require("diagc.world.spatial")
 local motion = require("diagc.world.motion")
 local fold = require("diagc.world.fold")
 local crba = require("diagc.world.crba")
+local lone = require("diagc.world.lone")
 
 local M = {}
 
@@ -26,55 +28,66 @@ local function set6(out, name, e)
   out[#out + 1] = string.format("  const double %s[6] = { %s };", name, table.concat(e, ", "))
 end
 
+-- a free joint: V = V_p + S_l v_l + S_a v_a, A = A_p + V_p x (S_l v_l) + V x (S_a v_a)
+local function free_kinematic(c, i)
+  local out, V, A = c.out, "V" .. i, "A" .. i
+  set6(out, "vl" .. i, joint_velocity(c.v0, c.v0 + 2))
+  set6(out, "va" .. i, joint_velocity(c.v0 + 3, c.v0 + 5))
+  local e = {}
+  for r = 0, 5 do
+    e[r + 1] = string.format("vl%d[%d] + va%d[%d]", i, r, i, r)
+    if not c.static then e[r + 1] = string.format("%s[%d] + ", c.vp, r) .. e[r + 1] end
+  end
+  set6(out, V, e)
+  out[#out + 1] = string.format("  double %s[6];", A)
+  out[#out + 1] = string.format("  %s(%s, va%d, %s);", c.cross(), V, i, A)
+  if not c.static then
+    out[#out + 1] = string.format("  double w%d[6];", i)
+    out[#out + 1] = string.format("  %s(%s, vl%d, w%d);", c.cross(), c.vp, i, i)
+  end
+  for r = 0, 5 do
+    local extra = c.static and "" or string.format(" + w%d[%d]", i, r)
+    out[#out + 1] = string.format("  %s[%d] += %s[%d]%s;", A, r, c.ap, r, extra)
+  end
+  return V, A
+end
+
+-- other joints: V = V_p + S v, A = A_p + V x (S v) (= A_p when V_p = 0)
+local function joint_kinematic(c, i)
+  local out = c.out
+  local vj = joint_velocity(c.v0, c.v0 + c.nvi - 1)
+  if c.static then
+    set6(out, "V" .. i, vj)
+    return "V" .. i, c.ap
+  end
+  local V, A = "V" .. i, "A" .. i
+  set6(out, "vj" .. i, vj)
+  local e = {}
+  for r = 0, 5 do e[r + 1] = string.format("%s[%d] + vj%d[%d]", c.vp, r, i, r) end
+  set6(out, V, e)
+  out[#out + 1] = string.format("  double %s[6];", A)
+  out[#out + 1] = string.format("  %s(%s, vj%d, %s);", c.cross(), V, i, A)
+  for r = 0, 5 do out[#out + 1] = string.format("  %s[%d] += %s[%d];", A, r, c.ap, r) end
+  return V, A
+end
+
 -- V and A of a body with dofs
 local function kinematic(world, t, h, i, out, names)
   local b = world.bodies[i]
   local p = b.joint.parent
   local static = p == 0 or not crba.moving(t, p)
-  local v0, nvi = t.v0[i], t.nvi[i]
-  local vp, ap = names.V[p], static and "A0" or names.A[p]
-  local cross = h:use("cross_m")
-  local V, A = "V" .. i, "A" .. i
+  local c = { out = out, v0 = t.v0[i], nvi = t.nvi[i], static = static, vp = names.V[p],
+    ap = static and "A0" or names.A[p], cross = function() return h:use("cross_m") end }
   if b.joint.type == "free" then
-    set6(out, "vl" .. i, joint_velocity(v0, v0 + 2))
-    set6(out, "va" .. i, joint_velocity(v0 + 3, v0 + 5))
-    local e = {}
-    for r = 0, 5 do
-      e[r + 1] = string.format("vl%d[%d] + va%d[%d]", i, r, i, r)
-      if not static then e[r + 1] = string.format("%s[%d] + ", vp, r) .. e[r + 1] end
-    end
-    set6(out, V, e)
-    out[#out + 1] = string.format("  double %s[6];", A)
-    out[#out + 1] = string.format("  %s(%s, va%d, %s);", cross, V, i, A)
-    if not static then
-      out[#out + 1] = string.format("  double w%d[6];", i)
-      out[#out + 1] = string.format("  %s(%s, vl%d, w%d);", cross, vp, i, i)
-    end
-    for r = 0, 5 do
-      local extra = static and "" or string.format(" + w%d[%d]", i, r)
-      out[#out + 1] = string.format("  %s[%d] += %s[%d]%s;", A, r, ap, r, extra)
-    end
+    names.V[i], names.A[i] = free_kinematic(c, i)
   else
-    local vj = joint_velocity(v0, v0 + nvi - 1)
-    if static then
-      set6(out, V, vj)
-      A = ap -- V x (S v) = 0 when V = S v
-    else
-      set6(out, "vj" .. i, vj)
-      local e = {}
-      for r = 0, 5 do e[r + 1] = string.format("%s[%d] + vj%d[%d]", vp, r, i, r) end
-      set6(out, V, e)
-      out[#out + 1] = string.format("  double %s[6];", A)
-      out[#out + 1] = string.format("  %s(%s, vj%d, %s);", cross, V, i, A)
-      for r = 0, 5 do out[#out + 1] = string.format("  %s[%d] += %s[%d];", A, r, ap, r) end
-    end
+    names.V[i], names.A[i] = joint_kinematic(c, i)
   end
-  names.V[i], names.A[i] = V, A
 end
 
 local function forward(world, t, h, out, names)
   for i, b in ipairs(world.bodies) do
-    if crba.moving(t, i) then
+    if crba.generic(world, t, i) then
       for _, l in ipairs(motion.lines(world, t, i, "  ")) do out[#out + 1] = l end
       if t.nvi[i] > 0 then
         kinematic(world, t, h, i, out, names)
@@ -93,17 +106,19 @@ end
 local function backward(world, t, h, out)
   for i = t.nb, 1, -1 do
     local p = world.bodies[i].joint.parent
-    if crba.moving(t, i) and p > 0 and crba.moving(t, p) then
+    if crba.generic(world, t, i) and p > 0 and crba.moving(t, p) then
       for r = 0, 5 do out[#out + 1] = string.format("  F%d[%d] += F%d[%d];", p, r, i, r) end
     end
   end
   local dot = h:use("dot6")
   for k = 0, t.nv - 1 do
     local i = t.dof_body[k]
+    if crba.generic(world, t, i) then
     local d = world.bodies[i].joint.damping or 0
     local e = string.format("%s(S%d, F%d)", dot, k, i)
     if d ~= 0 then e = e .. " + " .. fold.num(d) .. " * v[" .. k .. "]" end
     out[#out + 1] = string.format("  c[%d] = %s;", k, e)
+    end
   end
 end
 
@@ -116,11 +131,22 @@ function M.emit(world, t, prefix, h)
     return table.concat(out, "\n")
   end
   local g = world.gravity or { 0, 0, 0 }
-  out[#out + 1] = string.format("  const double A0[6] = { 0.0, 0.0, 0.0, %s, %s, %s };", fold.num(-g[1]),
-    fold.num(-g[2]), fold.num(-g[3]))
-  local names = { V = {}, A = { [0] = "A0" } }
-  forward(world, t, h, out, names)
-  backward(world, t, h, out)
+  local generic = false
+  for i = 1, t.nb do generic = generic or crba.generic(world, t, i) end
+  if generic then
+    out[#out + 1] = string.format("  const double A0[6] = { 0.0, 0.0, 0.0, %s, %s, %s };", fold.num(-g[1]),
+      fold.num(-g[2]), fold.num(-g[3]))
+    local names = { V = {}, A = { [0] = "A0" } }
+    forward(world, t, h, out, names)
+    backward(world, t, h, out)
+  else
+    out[#out + 1] = "  (void)X;"
+  end
+  for i = 1, t.nb do
+    if lone.is_lone(world, t, i) then
+      for _, l in ipairs(lone.bias_lines(world, t, i)) do out[#out + 1] = l end
+    end
+  end
   out[#out + 1] = "}\n"
   return table.concat(out, "\n")
 end

@@ -4,17 +4,19 @@
 -- factorisation), each dof's body, each body's chain of ancestor dofs, and
 -- the contact-island tree of each body.
 --
---   local tree = require("diagc.world.tree")
+--   tree = this module (diagc.world.tree)
 --   local t = tree.facts(world)
 --   t.nq, t.nv, t.nb
 --   t.q0[i], t.v0[i], t.nqi[i], t.nvi[i]   body i (1-based): 0-based offsets and sizes
 --   t.dof_parent[k]  0-based dof k's parent dof (0-based), -1 at a root
 --   t.dof_body[k]    the body (1-based) that dof k (0-based) moves
+--   t.children[i]    bodies (1-based) whose parent is body i
 --   t.chain[i]       0-based dofs that move body i (its ancestors' and its own), increasing
 --   t.tree_root[i]   1-based index of body i's top-most ancestor that is not welded
 --                    to the world (its subtree root); -1 if body i is welded to the world
 --   t.tree_id[i]     0-based id of that subtree (numbered in body order), -1 if welded
 --   t.ntrees         the number of such subtrees
+--   t.tree_dofs[id]  the 0-based dofs of subtree id (0-based), increasing
 --   t.q_default      nq zeros, with w = 1 in every quaternion
 --
 -- Dofs are numbered in body order, so a dof's parent always has a smaller
@@ -88,11 +90,27 @@ local function islands(world, t)
   end
 end
 
+local function tree_dofs(t)
+  t.tree_dofs = {}
+  for id = 0, t.ntrees - 1 do t.tree_dofs[id] = {} end
+  for k = 0, t.nv - 1 do
+    local id = t.tree_id[t.dof_body[k]]
+    local list = t.tree_dofs[id]
+    list[#list + 1] = k
+  end
+end
+
 function M.facts(world)
   local t = { nb = #world.bodies, q0 = {}, v0 = {}, nqi = {}, nvi = {}, dof_parent = {}, dof_body = {},
-    chain = {}, last_dof = {}, tree_root = {}, tree_id = {}, q_default = {} }
+    chain = {}, last_dof = {}, tree_root = {}, tree_id = {}, q_default = {}, children = {} }
   pack(world, t)
+  for i = 1, t.nb do t.children[i] = {} end
+  for i, b in ipairs(world.bodies) do
+    local p = b.joint.parent
+    if p > 0 then t.children[p][#t.children[p] + 1] = i end
+  end
   islands(world, t)
+  tree_dofs(t)
   for k = 1, t.nq do t.q_default[k] = 0 end
   for i, b in ipairs(world.bodies) do
     local ty = b.joint.type
