@@ -67,16 +67,12 @@ local function layout(C)
   C.max_contacts = math.max(1, math.min(cap, math.max(n, 1)))
 end
 
--- island tag of a body: the tree id of its top-most moving ancestor (-1:
--- fixed to the world)
+-- island tag of each body (0 = the world): the id of its subtree in the
+-- dynamics (world/tree.lua), -1 when it is fixed to the world
 local function tree_tags(C)
-  local tag = {}
-  for _, b in ipairs(C.bodies) do
-    if b.welded then tag[b.index] = -1
-    elseif b.joint.parent == 0 or C.bodies[b.joint.parent].welded then tag[b.index] = b.index
-    else tag[b.index] = tag[b.joint.parent] end
-  end
-  tag[0] = -1
+  local facts = require("diagc.world.dynamics").facts(C)
+  local tag = { [0] = -1 }
+  for i = 1, C.nb do tag[i] = facts.tree_id[i] end
   return tag
 end
 
@@ -183,8 +179,11 @@ local function rows(C, P)
     "  }",
     "  for (int r = 0; r < 3 * nc; r++) {",
     string.format("    double t[%d];", nv),
+    string.format("    const int *pr = %spair[pair[r / 3]];", P),
     string.format("    for (int j = 0; j < %d; j++) t[j] = J[r * %d + j];", nv, nv),
-    string.format("    %ssolve(LDL, t);", P),
+    "    /* M is block diagonal over the trees: solve the two trees' blocks */",
+    string.format("    if (pr[4] >= 0) %ssolve_tree(LDL, pr[4], t);", P),
+    string.format("    if (pr[5] >= 0 && pr[5] != pr[4]) %ssolve_tree(LDL, pr[5], t);", P),
     string.format("    for (int j = 0; j < %d; j++) MJ[j * 3 * nc + r] = t[j];", nv),
     "  }",
     "}",
@@ -327,7 +326,8 @@ function M.emit(C, P)
     end):sub(2))
   end
   C.ws_doubles = #C.pairs > 0 and M.workspace_doubles(C.nv, C.max_contacts) or 0
-  local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = #C.pairs > 0 and dynamics.FUNCTIONS
+  local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = #C.pairs > 0
+    and { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "point_jacobian", "integrate", "energy" }
     or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy" } })), tables(C, P), smooth(C, P) }
   if #C.pairs > 0 then
     for _, f in ipairs({ shape_poses, collide, rows, contact }) do parts[#parts + 1] = f(C, P) end
