@@ -67,6 +67,10 @@ static int clean_and_sort(diagc_contact *c, int n, double margin) {
  * their order; returns the count. */
 static int keep_deepest(const diagc_contact *c, int n, diagc_contact *out, int max_out) {
   int i, j, m = 0;
+  if (n <= max_out) {
+    for (i = 0; i < n; i++) out[i] = c[i];
+    return n;
+  }
   for (i = 0; i < n; i++) {
     int rank = 0;
     for (j = 0; j < n; j++)

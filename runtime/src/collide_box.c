@@ -17,6 +17,12 @@
 #define AXIS_BIAS_REL 0.05
 #define AXIS_BIAS_ABS 1e-9
 
+/* An edge-pair axis within acos(EDGE_FACE_COS) (2.6 degrees) of the chosen
+ * face's normal never replaces it: for nearly parallel faces (a resting,
+ * slightly tilted box) such an axis can separate a little better, yet the
+ * clipped face polygon is the contact that holds the box. */
+#define EDGE_FACE_COS 0.999
+
 static double bias_tol(double best, double scale) {
   return AXIS_BIAS_REL * fabs(best) + AXIS_BIAS_ABS * scale;
 }
@@ -398,6 +404,7 @@ static int clip_side(const clip_vertex *in, int n, clip_vertex *out, const doubl
 static int trim_deepest(diagc_contact *c, int n) {
   int i, j, m = 0;
   int keep[CLIP_CAP];
+  if (n <= DIAGC_COLLIDE_MAX) return n;
   for (i = 0; i < n; i++) {
     int rank = 0;
     for (j = 0; j < n; j++)
@@ -554,7 +561,7 @@ int collide_box_box(const diagc_shape *a, const double *Xa, const diagc_shape *b
                     const double *Xb, double margin, diagc_contact *out) {
   const double *ha = a->size, *hb = b->size;
   double C[3][3], AC[3][3], d[3], dA[3], dB[3], best, scale = 0.0, bestL[3] = { 0, 0, 0 };
-  double edge_best = 0.0, edgeL[3] = { 0, 0, 0 }, face_sep;
+  double edge_best = 0.0, edgeL[3] = { 0, 0, 0 }, face_sep, nf[3];
   int i, j, kind = 0, bi = 0, have_edge = 0, ei = 0, ej = 0;
   for (i = 0; i < 3; i++) {
     scale = ha[i] > scale ? ha[i] : scale;
@@ -602,6 +609,8 @@ int collide_box_box(const diagc_shape *a, const double *Xa, const diagc_shape *b
     bi = kind ? bj : ai;
     face_sep = kind ? sb : sa;
   }
+  /* the chosen face's normal in A's frame */
+  for (i = 0; i < 3; i++) nf[i] = kind ? C[i][bi] : (i == bi ? 1.0 : 0.0);
   /* edge pairs: L = x_i (A) cross x_j (B), in A's frame */
   for (i = 0; i < 3; i++)
     for (j = 0; j < 3; j++) {
@@ -619,6 +628,7 @@ int collide_box_box(const diagc_shape *a, const double *Xa, const diagc_shape *b
       for (m = 0; m < 3; m++) rB += hb[m] * fabs(L[0] * C[0][m] + L[1] * C[1][m] + L[2] * C[2][m]);
       sep = fabs(v3_dot(L, dA)) - rA - rB;
       if (sep > margin) return 0;
+      if (fabs(v3_dot(L, nf)) >= EDGE_FACE_COS) continue;
       if (!have_edge || sep > edge_best) {
         have_edge = 1;
         edge_best = sep;
