@@ -209,7 +209,8 @@ static int capsule_on_face(const double *s0, const double *u, double r, const do
   n[2] = -n[2];
   ts[0] = t0;
   ts[1] = t1;
-  ne = t1 - t0 > 1e-9 ? 2 : 1;
+  /* one point when the clipped segment is (nearly) a point */
+  ne = (t1 - t0) * v3_norm(u) > 1e-9 * (h[0] + h[1] + h[2]) ? 2 : 1;
   for (e = 0; e < ne; e++) {
     double x[3], onface[3], sa[3], sb[3], height, depth;
     v3_axpy(s0, ts[e], u, x);

@@ -497,6 +497,17 @@ static void test_capsules(void) {
   check(n >= 1 && sane(&box, &cap, c, n, 0) && vec_near(c[0].normal, 0, -1, 0, 1e-15) &&
             fabs(c[0].depth - 0.15) < 1e-14,
         "collide.capsule_box.through", "n=%d", n);
+  /* a zero-length capsule is a ball: one contact on a plane and on a face */
+  {
+    diagc_shape ball = shp(DIAGC_SHAPE_CAPSULE, 0.1, 0, 0);
+    int n2;
+    pose_aa(Xc, 0, 1, 0, PI / 2, 0.1, 0.1, 0.09);
+    n = collide(&ball, Xc, &p, Xp, 0, c);
+    Xc[11] = 0.59;
+    n2 = collide(&box, Xb, &ball, Xc, 0, c);
+    check(n == 1 && n2 == 1 && fabs(c[0].depth - 0.01) < 1e-14, "collide.capsule.zero_length_one_point",
+          "n=%d n2=%d", n, n2);
+  }
   /* sphere-capsule */
   pose_aa(Xc, 0, 1, 0, PI / 2, 0, 0, 0);
   cap.size[0] = 0.2;
