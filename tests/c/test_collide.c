@@ -969,6 +969,28 @@ static void test_fuzz_box_plane(void) {
   check(bad == 0, "collide.fuzz.box_plane_vs_corners", "%d bad", bad);
 }
 
+/* 0, tiny, huge or ordinary lengths */
+static double wild(void) {
+  double x = urand();
+  if (x < 0.1) return 0;
+  if (x < 0.2) return 1e-12 * urand();
+  if (x < 0.3) return 1e6 * urand();
+  if (x < 0.4) return 0.5;
+  return urand();
+}
+
+/* random or axis-aligned (quarter turns about z, half-unit offsets) */
+static void wild_pose(double *X, int aligned) {
+  int i;
+  if (aligned) {
+    pose_aa(X, 0, 0, 1, (int)(urand() * 4) * PI / 2, 0, 0, 0);
+    for (i = 9; i < 12; i++) X[i] = 0.5 * (int)(urand() * 4);
+  } else {
+    pose_random(X, 1);
+    for (i = 9; i < 12; i++) X[i] = urand() < 0.2 ? 0 : wild() * (urand() < 0.5 ? -1 : 1);
+  }
+}
+
 /* degenerate shapes and poses: never NaN, never more than the bound */
 static void test_degenerate(void) {
   int ta, tb, it, bad = 0;
@@ -999,6 +1021,25 @@ static void test_degenerate(void) {
         }
       }
   check(bad == 0, "collide.degenerate_finite", "%d bad", bad);
+  /* wild sizes (0, 1e-12, 1e6), positions and aligned poses, any margin */
+  bad = 0;
+  for (it = 0; it < 40000; it++) {
+    diagc_shape a, b;
+    double Xa[12], Xb[12], margin = urand() < 0.5 ? 0 : wild();
+    diagc_contact c[8];
+    int n, k, aligned = urand() < 0.3;
+    a = shp(1 + (int)(urand() * 4), wild(), wild(), wild());
+    b = shp(1 + (int)(urand() * 4), wild(), wild(), wild());
+    wild_pose(Xa, aligned);
+    wild_pose(Xb, aligned);
+    n = collide(&a, Xa, &b, Xb, margin, c);
+    for (k = 0; k < n; k++)
+      if (!isfinite(c[k].depth) || !isfinite(c[k].point[0] + c[k].point[1] + c[k].point[2]) ||
+          fabs(norm3(c[k].normal) - 1) > 1e-9 || !(c[k].depth > -margin))
+        n = -1;
+    if (n < 0 || n > diagc_collide_max(a.type, b.type)) bad++;
+  }
+  check(bad == 0, "collide.wild_sizes_and_poses_finite", "%d bad", bad);
 }
 
 /* ---------------------------------------------------------------------
