@@ -536,7 +536,14 @@ static void test_misc(void) {
   n = collide(&p, X, &bad, Y, 10, c);
   check(n == 0 && diagc_collide_max(7, 1) == 0 && diagc_collide_max(0, 2) == 0,
         "collide.unknown_type_none", "n=%d", n);
-  for (i = 0; i < 16; i++) ok &= diagc_collide_max(i / 4 + 1, i % 4 + 1) == want[i / 4][i % 4];
+  for (i = 0; i < 16; i++)
+    ok &= diagc_collide_max(i / 4 + 1, i % 4 + 1) == want[i / 4][i % 4] &&
+          DIAGC_COLLIDE_MAX_FOR(i / 4 + 1, i % 4 + 1) == want[i / 4][i % 4];
+  {
+    /* a constant expression: sizes an array */
+    static diagc_contact slots[DIAGC_COLLIDE_MAX_FOR(DIAGC_SHAPE_BOX, DIAGC_SHAPE_PLANE)];
+    ok &= sizeof slots / sizeof slots[0] == 8;
+  }
   check(ok, "collide.max_table", "mismatch");
   /* contact frame */
   n1[0] = 0;

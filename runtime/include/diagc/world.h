@@ -105,7 +105,14 @@ int diagc_collide(const diagc_shape *a, const double Xa[12], const diagc_shape *
                   const double Xb[12], double margin, diagc_contact *out, int max_out);
 
 /* The most contacts diagc_collide returns for shapes of these types (for
- * sizing arrays at compile time); 0 for plane-plane or an unknown type. */
+ * sizing arrays at compile time); 0 for plane-plane or an unknown type.
+ * DIAGC_COLLIDE_MAX_FOR is the same as a constant expression. */
+#define DIAGC_COLLIDE_MAX_FOR(ta, tb)                                          \
+  (((ta) < 1 || (ta) > 4 || (tb) < 1 || (tb) > 4) ? 0                          \
+   : ((ta) == DIAGC_SHAPE_SPHERE || (tb) == DIAGC_SHAPE_SPHERE)     ? 1       \
+   : ((ta) == DIAGC_SHAPE_PLANE && (tb) == DIAGC_SHAPE_PLANE)       ? 0       \
+   : ((ta) == DIAGC_SHAPE_CAPSULE || (tb) == DIAGC_SHAPE_CAPSULE)   ? 2       \
+                                                                    : 8)
 int diagc_collide_max(int type_a, int type_b);
 
 /* Deterministic orthonormal tangents of unit normal n: when |n.x| <
