@@ -95,7 +95,9 @@ typedef struct diagc_contact {
  *   second box, 12 + 3i + j the edge pair (x_i of the first box, x_j of the
  *   second), and point is the incident box's corner (0..7), 8 + 4e + s for
  *   incident face edge e cut by reference side plane s, 24..27 a reference
- *   face corner; for edge-edge, the two edges' sign bits.
+ *   face corner, 31 the incident box's deepest corner when nothing of the
+ *   incident face lies over the reference face; for edge-edge, the two
+ *   edges' sign bits.
  *
  * Degenerate input (coincident centres, parallel edges, zero sizes) gives
  * finite, deterministic contacts: a direction that cannot be derived from
