@@ -23,7 +23,8 @@ static const double scene_shapes[NSCENE][2][4] = {
   { { 3, 0.1, 0.5, 0 }, { 3, 0.1, 0.5, 0 } },     { { 2, 0.5, 0.5, 0.5 }, { 3, 0.1, 0.3, 0 } },
 };
 
-static unsigned long long rng = 0x9E3779B97F4A7C15ull;
+#define SCENE_SEED 0x9E3779B97F4A7C15ull
+static unsigned long long rng = SCENE_SEED;
 static double urand(void) {
   rng ^= rng << 13;
   rng ^= rng >> 7;
