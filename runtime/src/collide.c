@@ -20,19 +20,9 @@ static const pair_fn pair_table[4][4] = {
   { NULL, NULL, NULL, NULL },
 };
 
-static const int pair_max[4][4] = {
-  { 1, 1, 1, 1 },
-  { 1, 8, 2, 8 },
-  { 1, 2, 2, 2 },
-  { 1, 8, 2, 0 },
-};
-
 static int type_ok(int t) { return t >= DIAGC_SHAPE_SPHERE && t <= DIAGC_SHAPE_PLANE; }
 
-int diagc_collide_max(int type_a, int type_b) {
-  if (!type_ok(type_a) || !type_ok(type_b)) return 0;
-  return pair_max[type_a - 1][type_b - 1];
-}
+int diagc_collide_max(int type_a, int type_b) { return DIAGC_COLLIDE_MAX_FOR(type_a, type_b); }
 
 static int finite_input(const diagc_shape *s, const double *X) {
   int i;
@@ -67,6 +57,10 @@ static int clean_and_sort(diagc_contact *c, int n, double margin) {
  * their order; returns the count. */
 static int keep_deepest(const diagc_contact *c, int n, diagc_contact *out, int max_out) {
   int i, j, m = 0;
+  if (n <= max_out) {
+    for (i = 0; i < n; i++) out[i] = c[i];
+    return n;
+  }
   for (i = 0; i < n; i++) {
     int rank = 0;
     for (j = 0; j < n; j++)

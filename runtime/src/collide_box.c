@@ -17,6 +17,12 @@
 #define AXIS_BIAS_REL 0.05
 #define AXIS_BIAS_ABS 1e-9
 
+/* An edge-pair axis within acos(EDGE_FACE_COS) (2.6 degrees) of the chosen
+ * face's normal never replaces it: for nearly parallel faces (a resting,
+ * slightly tilted box) such an axis can separate a little better, yet the
+ * clipped face polygon is the contact that holds the box. */
+#define EDGE_FACE_COS 0.999
+
 static double bias_tol(double best, double scale) {
   return AXIS_BIAS_REL * fabs(best) + AXIS_BIAS_ABS * scale;
 }
@@ -203,7 +209,8 @@ static int capsule_on_face(const double *s0, const double *u, double r, const do
   n[2] = -n[2];
   ts[0] = t0;
   ts[1] = t1;
-  ne = t1 - t0 > 1e-9 ? 2 : 1;
+  /* one point when the clipped segment is (nearly) a point */
+  ne = (t1 - t0) * v3_norm(u) > 1e-9 * (h[0] + h[1] + h[2]) ? 2 : 1;
   for (e = 0; e < ne; e++) {
     double x[3], onface[3], sa[3], sb[3], height, depth;
     v3_axpy(s0, ts[e], u, x);
@@ -398,6 +405,7 @@ static int clip_side(const clip_vertex *in, int n, clip_vertex *out, const doubl
 static int trim_deepest(diagc_contact *c, int n) {
   int i, j, m = 0;
   int keep[CLIP_CAP];
+  if (n <= DIAGC_COLLIDE_MAX) return n;
   for (i = 0; i < n; i++) {
     int rank = 0;
     for (j = 0; j < n; j++)
@@ -554,7 +562,7 @@ int collide_box_box(const diagc_shape *a, const double *Xa, const diagc_shape *b
                     const double *Xb, double margin, diagc_contact *out) {
   const double *ha = a->size, *hb = b->size;
   double C[3][3], AC[3][3], d[3], dA[3], dB[3], best, scale = 0.0, bestL[3] = { 0, 0, 0 };
-  double edge_best = 0.0, edgeL[3] = { 0, 0, 0 }, face_sep;
+  double edge_best = 0.0, edgeL[3] = { 0, 0, 0 }, face_sep, nf[3];
   int i, j, kind = 0, bi = 0, have_edge = 0, ei = 0, ej = 0;
   for (i = 0; i < 3; i++) {
     scale = ha[i] > scale ? ha[i] : scale;
@@ -602,32 +610,37 @@ int collide_box_box(const diagc_shape *a, const double *Xa, const diagc_shape *b
     bi = kind ? bj : ai;
     face_sep = kind ? sb : sa;
   }
-  /* edge pairs: L = x_i (A) cross x_j (B), in A's frame */
+  /* the chosen face's normal in A's frame */
+  for (i = 0; i < 3; i++) nf[i] = kind ? C[i][bi] : (i == bi ? 1.0 : 0.0);
+  /* edge pairs: L = x_i (A) cross x_j (B), in A's frame.  With (i, i1, i2)
+     and (j, j1, j2) cyclic, L = C[i1][j] e_i2 - C[i2][j] e_i1; its
+     projections on B's axes are L.b_m = e_i . (b_j x b_m) = +-C[i][k]
+     (k the third index), so both radii come from |C| */
   for (i = 0; i < 3; i++)
     for (j = 0; j < 3; j++) {
-      double cj[3] = { C[0][j], C[1][j], C[2][j] }, e[3] = { 0, 0, 0 }, L[3], len, rA, rB, sep;
-      int m;
-      e[i] = 1.0;
-      v3_cross(e, cj, L);
-      len = v3_norm(L);
+      int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+      double L[3], len, rA, rB, Ld, sep;
+      L[i] = 0.0;
+      L[i1] = -C[i2][j];
+      L[i2] = C[i1][j];
+      len = sqrt(L[i1] * L[i1] + L[i2] * L[i2]);
       if (!(len > 1e-6)) continue;
-      L[0] /= len;
-      L[1] /= len;
-      L[2] /= len;
-      rA = ha[0] * fabs(L[0]) + ha[1] * fabs(L[1]) + ha[2] * fabs(L[2]);
-      rB = 0.0;
-      for (m = 0; m < 3; m++) rB += hb[m] * fabs(L[0] * C[0][m] + L[1] * C[1][m] + L[2] * C[2][m]);
-      sep = fabs(v3_dot(L, dA)) - rA - rB;
+      rA = ha[i1] * AC[i2][j] + ha[i2] * AC[i1][j];
+      rB = hb[j1] * AC[i][j2] + hb[j2] * AC[i][j1];
+      Ld = L[i1] * dA[i1] + L[i2] * dA[i2];
+      sep = (fabs(Ld) - rA - rB) / len;
       if (sep > margin) return 0;
-      if (!have_edge || sep > edge_best) {
-        have_edge = 1;
-        edge_best = sep;
-        ei = i;
-        ej = j;
-        edgeL[0] = v3_dot(L, dA) < 0.0 ? -L[0] : L[0];
-        edgeL[1] = v3_dot(L, dA) < 0.0 ? -L[1] : L[1];
-        edgeL[2] = v3_dot(L, dA) < 0.0 ? -L[2] : L[2];
-      }
+      if (have_edge && !(sep > edge_best)) continue;
+      L[i1] /= len;
+      L[i2] /= len;
+      if (fabs(v3_dot(L, nf)) >= EDGE_FACE_COS) continue;
+      have_edge = 1;
+      edge_best = sep;
+      ei = i;
+      ej = j;
+      edgeL[0] = Ld < 0.0 ? -L[0] : L[0];
+      edgeL[1] = Ld < 0.0 ? -L[1] : L[1];
+      edgeL[2] = Ld < 0.0 ? -L[2] : L[2];
     }
   if (have_edge && edge_best > face_sep + bias_tol(face_sep, scale)) {
     face_sep = edge_best;

@@ -118,7 +118,8 @@ int collide_capsule_plane(const diagc_shape *a, const double *Xa, const diagc_sh
   (void)b;
   capsule_ends(a, Xa, e0, e1);
   n = ball_plane(e0, a->size[0], Xb, margin, 0, out);
-  n += ball_plane(e1, a->size[0], Xb, margin, 1, out + n);
+  if (a->size[1] > 0.0) /* a zero-length capsule is one ball */
+    n += ball_plane(e1, a->size[0], Xb, margin, 1, out + n);
   return n;
 }
 

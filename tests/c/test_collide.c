@@ -497,6 +497,17 @@ static void test_capsules(void) {
   check(n >= 1 && sane(&box, &cap, c, n, 0) && vec_near(c[0].normal, 0, -1, 0, 1e-15) &&
             fabs(c[0].depth - 0.15) < 1e-14,
         "collide.capsule_box.through", "n=%d", n);
+  /* a zero-length capsule is a ball: one contact on a plane and on a face */
+  {
+    diagc_shape ball = shp(DIAGC_SHAPE_CAPSULE, 0.1, 0, 0);
+    int n2;
+    pose_aa(Xc, 0, 1, 0, PI / 2, 0.1, 0.1, 0.09);
+    n = collide(&ball, Xc, &p, Xp, 0, c);
+    Xc[11] = 0.59;
+    n2 = collide(&box, Xb, &ball, Xc, 0, c);
+    check(n == 1 && n2 == 1 && fabs(c[0].depth - 0.01) < 1e-14, "collide.capsule.zero_length_one_point",
+          "n=%d n2=%d", n, n2);
+  }
   /* sphere-capsule */
   pose_aa(Xc, 0, 1, 0, PI / 2, 0, 0, 0);
   cap.size[0] = 0.2;
@@ -525,7 +536,14 @@ static void test_misc(void) {
   n = collide(&p, X, &bad, Y, 10, c);
   check(n == 0 && diagc_collide_max(7, 1) == 0 && diagc_collide_max(0, 2) == 0,
         "collide.unknown_type_none", "n=%d", n);
-  for (i = 0; i < 16; i++) ok &= diagc_collide_max(i / 4 + 1, i % 4 + 1) == want[i / 4][i % 4];
+  for (i = 0; i < 16; i++)
+    ok &= diagc_collide_max(i / 4 + 1, i % 4 + 1) == want[i / 4][i % 4] &&
+          DIAGC_COLLIDE_MAX_FOR(i / 4 + 1, i % 4 + 1) == want[i / 4][i % 4];
+  {
+    /* a constant expression: sizes an array */
+    static diagc_contact slots[DIAGC_COLLIDE_MAX_FOR(DIAGC_SHAPE_BOX, DIAGC_SHAPE_PLANE)];
+    ok &= sizeof slots / sizeof slots[0] == 8;
+  }
   check(ok, "collide.max_table", "mismatch");
   /* contact frame */
   n1[0] = 0;
@@ -845,7 +863,9 @@ static double overlap_along(double A[8][3], double B[8][3], const double *L) {
   return (amax - bmin < bmax - amin) ? amax - bmin : bmax - amin;
 }
 
-static double box_box_mtd(double A[8][3], double B[8][3], const double *Xa, const double *Xb) {
+/* faces_only: the least overlap over the 6 face normals */
+static double box_box_mtd(double A[8][3], double B[8][3], const double *Xa, const double *Xb,
+                          int faces_only) {
   double best = 1e300, axes[15][3];
   int i, j, na = 0;
   for (i = 0; i < 3; i++) {
@@ -853,7 +873,7 @@ static double box_box_mtd(double A[8][3], double B[8][3], const double *Xa, cons
     memcpy(axes[na++], u, sizeof u);
     memcpy(axes[na++], v, sizeof v);
   }
-  for (i = 0; i < 3; i++)
+  for (i = 0; i < 3 && !faces_only; i++)
     for (j = 0; j < 3; j++) {
       double u[3] = { Xa[i], Xa[3 + i], Xa[6 + i] }, v[3] = { Xb[j], Xb[3 + j], Xb[6 + j] }, w[3], l;
       w[0] = u[1] * v[2] - u[2] * v[1];
@@ -877,7 +897,7 @@ static void test_fuzz_box_box(void) {
   int it, bad = 0, seen = 0, apart = 0;
   for (it = 0; it < 300; it++) {
     diagc_shape a, b;
-    double Xa[12], Xb[12], A[8][3], B[8][3], mtd, margin = 0.1, maxd = -1e300;
+    double Xa[12], Xb[12], A[8][3], B[8][3], mtd, fmin, margin = 0.1, maxd = -1e300;
     diagc_contact c[8];
     int n, i, ok = 1;
     random_shape(DIAGC_SHAPE_BOX, &a);
@@ -886,19 +906,29 @@ static void test_fuzz_box_box(void) {
     pose_random(Xb, 1.2);
     box_corners(&a, Xa, A);
     box_corners(&b, Xb, B);
-    mtd = box_box_mtd(A, B, Xa, Xb);
+    mtd = box_box_mtd(A, B, Xa, Xb, 0);
+    fmin = box_box_mtd(A, B, Xa, Xb, 1);
     n = collide(&a, Xa, &b, Xb, margin, c);
     for (i = 0; i < n; i++) maxd = c[i].depth > maxd ? c[i].depth : maxd;
     if (-mtd > margin + 1e-9) ok = n == 0;
     if (mtd > 1e-9) ok = n >= 1;
-    /* no deeper than the least overlap (up to the face bias), and the
-       normal a near-least-overlap direction */
-    if (ok && n >= 1)
-      ok = maxd <= (mtd > 0 ? mtd / 0.95 : mtd * 0.95) + 1e-9 && maxd > -margin;
+    /* no deeper than the push-out along its normal, which is within the
+       face bias (1/0.95) of the least overlap: over all 15 axes for an
+       edge-edge normal, over the 6 face normals for a face normal (an edge
+       axis nearly parallel to the face may separate slightly better) */
+    if (ok && n >= 1) {
+      double nn[3] = { -c[0].normal[0], -c[0].normal[1], -c[0].normal[2] }, ov, ref;
+      int face = 0;
+      for (i = 0; i < 3; i++) {
+        double u[3] = { Xa[i], Xa[3 + i], Xa[6 + i] }, v[3] = { Xb[i], Xb[3 + i], Xb[6 + i] };
+        face |= fabs(fabs(dot3(u, nn)) - 1) < 1e-12 || fabs(fabs(dot3(v, nn)) - 1) < 1e-12;
+      }
+      ov = overlap_along(A, B, nn);
+      ref = face ? fmin : mtd;
+      ok = maxd <= ov + 1e-9 && ov <= (ref > 0 ? ref / 0.95 : ref * 0.95) + 1e-9 && maxd > -margin;
+    }
     if (ok && n >= 1 && mtd > 0) {
-      double nn[3] = { -c[0].normal[0], -c[0].normal[1], -c[0].normal[2] };
       seen++;
-      ok = overlap_along(A, B, nn) <= mtd / 0.95 + 1e-9;
       for (i = 0; ok && i < n; i++)
         ok = box_sd(&a, Xa, c[i].point) <= fabs(c[i].depth) + 1e-9 &&
              box_sd(&b, Xb, c[i].point) <= fabs(c[i].depth) + 1e-9;
@@ -946,6 +976,28 @@ static void test_fuzz_box_plane(void) {
   check(bad == 0, "collide.fuzz.box_plane_vs_corners", "%d bad", bad);
 }
 
+/* 0, tiny, huge or ordinary lengths */
+static double wild(void) {
+  double x = urand();
+  if (x < 0.1) return 0;
+  if (x < 0.2) return 1e-12 * urand();
+  if (x < 0.3) return 1e6 * urand();
+  if (x < 0.4) return 0.5;
+  return urand();
+}
+
+/* random or axis-aligned (quarter turns about z, half-unit offsets) */
+static void wild_pose(double *X, int aligned) {
+  int i;
+  if (aligned) {
+    pose_aa(X, 0, 0, 1, (int)(urand() * 4) * PI / 2, 0, 0, 0);
+    for (i = 9; i < 12; i++) X[i] = 0.5 * (int)(urand() * 4);
+  } else {
+    pose_random(X, 1);
+    for (i = 9; i < 12; i++) X[i] = urand() < 0.2 ? 0 : wild() * (urand() < 0.5 ? -1 : 1);
+  }
+}
+
 /* degenerate shapes and poses: never NaN, never more than the bound */
 static void test_degenerate(void) {
   int ta, tb, it, bad = 0;
@@ -976,6 +1028,25 @@ static void test_degenerate(void) {
         }
       }
   check(bad == 0, "collide.degenerate_finite", "%d bad", bad);
+  /* wild sizes (0, 1e-12, 1e6), positions and aligned poses, any margin */
+  bad = 0;
+  for (it = 0; it < 40000; it++) {
+    diagc_shape a, b;
+    double Xa[12], Xb[12], margin = urand() < 0.5 ? 0 : wild();
+    diagc_contact c[8];
+    int n, k, aligned = urand() < 0.3;
+    a = shp(1 + (int)(urand() * 4), wild(), wild(), wild());
+    b = shp(1 + (int)(urand() * 4), wild(), wild(), wild());
+    wild_pose(Xa, aligned);
+    wild_pose(Xb, aligned);
+    n = collide(&a, Xa, &b, Xb, margin, c);
+    for (k = 0; k < n; k++)
+      if (!isfinite(c[k].depth) || !isfinite(c[k].point[0] + c[k].point[1] + c[k].point[2]) ||
+          fabs(norm3(c[k].normal) - 1) > 1e-9 || !(c[k].depth > -margin))
+        n = -1;
+    if (n < 0 || n > diagc_collide_max(a.type, b.type)) bad++;
+  }
+  check(bad == 0, "collide.wild_sizes_and_poses_finite", "%d bad", bad);
 }
 
 /* ---------------------------------------------------------------------

@@ -101,7 +101,9 @@ typedef struct diagc_contact {
  *   second box, 12 + 3i + j the edge pair (x_i of the first box, x_j of the
  *   second), and point is the incident box's corner (0..7), 8 + 4e + s for
  *   incident face edge e cut by reference side plane s, 24..27 a reference
- *   face corner; for edge-edge, the two edges' sign bits.
+ *   face corner, 31 the incident box's deepest corner when nothing of the
+ *   incident face lies over the reference face; for edge-edge, the two
+ *   edges' sign bits.
  *
  * Degenerate input (coincident centres, parallel edges, zero sizes) gives
  * finite, deterministic contacts: a direction that cannot be derived from
@@ -111,7 +113,14 @@ int diagc_collide(const diagc_shape *a, const double Xa[12], const diagc_shape *
                   const double Xb[12], double margin, diagc_contact *out, int max_out);
 
 /* The most contacts diagc_collide returns for shapes of these types (for
- * sizing arrays at compile time); 0 for plane-plane or an unknown type. */
+ * sizing arrays at compile time); 0 for plane-plane or an unknown type.
+ * DIAGC_COLLIDE_MAX_FOR is the same as a constant expression. */
+#define DIAGC_COLLIDE_MAX_FOR(ta, tb)                                          \
+  (((ta) < 1 || (ta) > 4 || (tb) < 1 || (tb) > 4) ? 0                          \
+   : ((ta) == DIAGC_SHAPE_SPHERE || (tb) == DIAGC_SHAPE_SPHERE)     ? 1       \
+   : ((ta) == DIAGC_SHAPE_PLANE && (tb) == DIAGC_SHAPE_PLANE)       ? 0       \
+   : ((ta) == DIAGC_SHAPE_CAPSULE || (tb) == DIAGC_SHAPE_CAPSULE)   ? 2       \
+                                                                    : 8)
 int diagc_collide_max(int type_a, int type_b);
 
 /* Deterministic orthonormal tangents of unit normal n: when |n.x| <
