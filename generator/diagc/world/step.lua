@@ -102,6 +102,11 @@ local function tables(C, P)
     end
     o[#o + 1] = string.format("/* candidate pairs: shape a, shape b, first slot, slots, island tags */")
     o[#o + 1] = string.format("static const int %spair[%d][6] = {%s};", P, np, table.concat(rows, ", "))
+    if np >= M.BROADPHASE_PAIRS then
+      local flat = {}
+      for i, p in ipairs(C.pairs) do flat[i] = string.format("{%d, %d}", p.a - 1, p.b - 1) end
+      o[#o + 1] = string.format("static const int %spair_flat[%d][2] = {%s};", P, np, table.concat(flat, ", "))
+    end
     local mu, e = {}, {}
     for i, p in ipairs(C.pairs) do mu[i], e[i] = d(p.friction), d(p.restitution) end
     o[#o + 1] = string.format("static const double %spair_mu[%d] = {%s};", P, np, table.concat(mu, ", "))
@@ -132,29 +137,48 @@ local function shape_poses(C, P)
   })
 end
 
--- collision over the candidate pairs into the contact list (at most
+-- the broad phase runs when a world has at least this many candidate pairs
+M.BROADPHASE_PAIRS = 8
+
+-- collision over the candidate pairs (those whose bounding boxes overlap,
+-- by sweep and prune, when there are many) into the contact list (at most
 -- max_contacts; the rest are counted as dropped)
 local function collide(C, P)
   local maxp = 0
   for _, p in ipairs(C.pairs) do maxp = math.max(maxp, p.max) end
-  return lines({
-    string.format("static inline int %scollide(const double (*Xs)[12], diagc_contact *con, int *slot, "
-      .. "int *pair, int *dropped)", P),
+  local margin = d(C.settings.margin or 1e-3)
+  local bp = #C.pairs >= M.BROADPHASE_PAIRS
+  local l = {
+    string.format("static inline int %scollide(%swork *w, int *dropped)", P, P),
     "{",
-    "  int nc = 0;",
-    string.format("  for (int k = 0; k < %d; k++) {", #C.pairs),
+    "  int nc = 0, n_cand;",
+  }
+  if bp then
+    l[#l + 1] = string.format("  for (int s = 0; s < %d; s++) diagc_shape_aabb(&%sshape[s], w->Xs[s], %s, w->aabb[s]);",
+      #C.shapes, P, margin)
+    l[#l + 1] = string.format("  n_cand = diagc_broadphase(%d, &w->aabb[0][0], %d, &%spair_flat[0][0], w->bp_ws, w->cand);",
+      #C.shapes, #C.pairs, P)
+    l[#l + 1] = "  if (n_cand < 0) return -1;"
+  else
+    l[#l + 1] = string.format("  n_cand = %d;", #C.pairs)
+  end
+  local rest = {
+    "  for (int i = 0; i < n_cand; i++) {",
+    bp and "    int k = w->cand[i];" or "    int k = i;",
     string.format("    diagc_contact buf[%d];", math.max(maxp, 1)),
     string.format("    int a = %spair[k][0], b = %spair[k][1];", P, P),
-    string.format("    int n = diagc_collide(&%sshape[a], Xs[a], &%sshape[b], Xs[b], %s, buf, %spair[k][3]);",
-      P, P, d(C.settings.margin or 1e-3), P),
+    string.format("    int n = diagc_collide(&%sshape[a], w->Xs[a], &%sshape[b], w->Xs[b], %s, buf, %spair[k][3]);",
+      P, P, margin, P),
     "    for (int j = 0; j < n; j++) {",
     string.format("      if (nc == %d) { (*dropped)++; continue; }", C.max_contacts),
-    string.format("      con[nc] = buf[j]; slot[nc] = %spair[k][2] + j; pair[nc] = k; nc++;", P),
+    string.format("      w->con[nc] = buf[j]; w->slot[nc] = %spair[k][2] + j; w->pair[nc] = k; nc++;", P),
     "    }",
     "  }",
     "  return nc;",
     "}",
-  })
+  }
+  for _, x in ipairs(rest) do l[#l + 1] = x end
+  return lines(l)
 end
 
 -- contact rows J (3 per contact: n, t1, t2 by diagc_contact_frame) from the
@@ -241,6 +265,10 @@ local function work_type(C, P)
     l[#l + 1] = string.format("  diagc_contact con[%d];", mc)
     l[#l + 1] = string.format("  int slot[%d], pair[%d], tag[%d];", mc, mc, 2 * mc)
     l[#l + 1] = string.format("  double ws[%d];", C.ws_doubles)
+    if #C.pairs >= M.BROADPHASE_PAIRS then
+      l[#l + 1] = string.format("  double aabb[%d][6];", #C.shapes)
+      l[#l + 1] = string.format("  int bp_ws[DIAGC_BROADPHASE_WS(%d)], cand[%d];", #C.shapes, #C.pairs)
+    end
   end
   l[#l + 1] = string.format("} %swork;", P)
   return lines(l)
@@ -255,7 +283,8 @@ local function contact(C, P)
     "  size_t ws_size = diagc_contact_workspace_size(" .. C.nv .. ", " .. C.max_contacts .. ");",
     "  if (ws_size == 0 || ws_size > sizeof w->ws) return DIAGC_CONTACT_E_WORKSPACE;",
     string.format("  %sshape_poses(w->X, w->Xs);", P),
-    string.format("  int nc = %scollide((const double (*)[12])w->Xs, w->con, w->slot, w->pair, &dropped);", P),
+    string.format("  int nc = %scollide(w, &dropped);", P),
+    "  if (nc < 0) return DIAGC_CONTACT_E_ARG;",
     string.format("  %scontact_rows(q, w->X, w->M, w->con, w->pair, nc, w->J, w->MJ);", P),
     "  for (int i = 0; i < nc; i++) {",
     "    w->depth[i] = w->con[i].depth;",
