@@ -13,7 +13,7 @@
  *       IE_MIN_TOL) with accuracy = TOL, max_step = T, and both CVODEs
  *       with atol = TOL, rtol = 0 (sim_cvode: atol = TOL, rtol = 1e-30,
  *       since its rtol = 0 means "the accuracy"); the CVODEs also one
- *       decade looser and two tighter than the range; "wp" lines:
+ *       decade looser and three tighter than the range; "wp" lines:
  *         wp IMPL TOL best_ms median_ms steps evals error jacobians lus
  *       with the max-norm error of the state at T against CVODE at rtol
  *       1e-12, atol 1e-14 ("ref" line: that reference against one at 1e-11
@@ -164,8 +164,19 @@ static void measure(point *pts, int np, int reps, const double *ref) {
   }
 }
 
+/* The next tighter tolerance than a's among cv's points (0: none). */
+static double next_tol(const point *pts, int np, const char *cv, double tol) {
+  double best = 0;
+  int i;
+  for (i = 0; i < np; i++)
+    if (strcmp(pts[i].impl, cv) == 0 && pts[i].tol < tol && pts[i].tol > best)
+      best = pts[i].tol;
+  return best;
+}
+
 /* The time of implementation `cv` at error e, interpolated log-log
- * between points of adjacent tolerances that bracket it; NaN outside. */
+ * between two of its points of consecutive tolerances whose errors
+ * bracket e; NaN outside. */
 static double time_at(const point *pts, int np, const char *cv, double e) {
   int i, j;
   for (i = 0; i < np; i++) {
@@ -176,7 +187,7 @@ static double time_at(const point *pts, int np, const char *cv, double e) {
       if (strcmp(b->impl, cv) != 0 || !b->ok || b->tol >= a->tol)
         continue;
       if (!(a->err >= e && b->err <= e) || a->err == b->err) continue;
-      if (fabs(log10(b->tol / a->tol) + 1) > 1e-9) continue; /* adjacent */
+      if (b->tol != next_tol(pts, np, cv, a->tol)) continue; /* consecutive */
       f = log(e / a->err) / log(b->err / a->err);
       return exp(log(a->best) + f * (log(b->best) - log(a->best)));
     }
@@ -273,7 +284,7 @@ int main(int argc, char **argv) {
     np = add(pts, np, "cvode_bdf", tol);
     np = add(pts, np, "cvode_bdf_jac", tol);
   }
-  for (i = 1; i <= 2; i++) {
+  for (i = 1; i <= 3; i++) {
     const double tol = atof(argv[argc - 1]) / pow(10, i);
     np = add(pts, np, "cvode_bdf", tol);
     np = add(pts, np, "cvode_bdf_jac", tol);
