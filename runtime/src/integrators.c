@@ -845,26 +845,34 @@ static int calc_adjusted_step(diagc_sim *s, double err, double h,
 
 /* radau5's step-size control: Gustafsson's predictive controller
  * (radau5.c) proposes, then max_step and the minimum step apply as in
- * calc_adjusted_step.  Returns 0, DIAGC_SIM_E_STEP or _NONFINITE. */
-static int calc_radau5_step(diagc_sim *s, double err, double h, int *ok,
-                            double *next) {
+ * calc_adjusted_step.  Returns 0, or DIAGC_SIM_E_STEP or _NONFINITE with
+ * the context back at the step's start (t0, x0). */
+static int calc_radau5_step(diagc_sim *s, double t0, double err, double h,
+                            int *ok, double *next) {
   const double wmin = working_min_step(s);
   double hn;
   diagc_radau5_propose(s, err, h, ok, &hn);
   if (!isnan(s->max_step_in_use) && hn > s->max_step_in_use)
     hn = s->max_step_in_use;
   if (!*ok && hn < wmin) {
+    put_time(s, t0);
+    put_xc(s, s->x0);
+    if (s->imp.newton_failed) {
+      diagc_sim_set_err(s,
+                        "radau5: Newton's method did not converge at "
+                        "t = %.17g with step %g, and a step below the "
+                        "minimum allowed (%g) would be next",
+                        t0, h, wmin);
+      return DIAGC_SIM_E_STEP;
+    }
     if (isnan(err) || isinf(err)) {
-      describe_nonfinite(s, diagc_sim_ctx_time(s),
-                         s->imp.newton_failed
-                             ? "radau5: Newton's method does not converge"
-                             : "non-finite error estimate");
+      describe_nonfinite(s, t0, "non-finite error estimate");
       return DIAGC_SIM_E_NONFINITE;
     }
     diagc_sim_set_err(s,
                       "at t = %.17g: error control wants to select a step "
                       "(%g) smaller than the minimum allowed (%g)",
-                      diagc_sim_ctx_time(s), hn, wmin);
+                      t0, hn, wmin);
     return DIAGC_SIM_E_STEP;
   }
   if (hn < wmin) hn = wmin;
@@ -902,7 +910,7 @@ static int step_error_controlled(diagc_sim *s, double h_max, int *full_step) {
     if ((rc = do_step(s, h)) != 0) return rc;
     err = err_norm(s);
     rc = s->integ == DIAGC_INT_RADAU5
-             ? calc_radau5_step(s, err, h, &ok, &next)
+             ? calc_radau5_step(s, t_cur, err, h, &ok, &next)
              : calc_adjusted_step(s, err, h, &at_min, &ok, &next);
     if (rc != 0) return rc;
     if (ok) {

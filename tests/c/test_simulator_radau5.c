@@ -312,6 +312,28 @@ static void fixed_step_failure(void) {
   diagc_sim_destroy(sim);
 }
 
+/* Derivatives that turn NaN at t = 0.5: Newton fails at every step size
+ * until the minimum step, which stops the run with a message (no endless
+ * shrinking). */
+static void newton_gives_up(void) {
+  diagc_sim_options o;
+  diagc_sim *sim;
+  double t;
+  int rc;
+  diagc_sim_options_init(&o);
+  o.integrator = "radau5";
+  decay_nan_after = 0.5;
+  sim = diagc_sim_create(&decay_model, &o);
+  rc = diagc_sim_advance_to(sim, 1.0);
+  t = ((const decay_ctx *)diagc_sim_context(sim))->t;
+  check(rc == DIAGC_SIM_E_STEP && t < 0.5 &&
+            strstr(diagc_sim_error(sim), "radau5: Newton") != NULL,
+        "radau5.newton_gives_up", "rc %d at t = %.17g: %s", rc, t,
+        diagc_sim_error(sim));
+  decay_nan_after = INFINITY;
+  diagc_sim_destroy(sim);
+}
+
 /* ---- witnesses ------------------------------------------------------------ */
 
 /* The bouncing ball's impact times (isolated by re-integrating from the
@@ -353,6 +375,7 @@ int main(void) {
   vanderpol_test();
   jacobian_tests();
   fixed_step_failure();
+  newton_gives_up();
   witness_test(1e-8, 1e-8);
   witness_test(1e-4, 1e-5);
   return check_exit();
