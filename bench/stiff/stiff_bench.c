@@ -1,24 +1,32 @@
 /* bench/stiff: work-precision of diagc's stiff integrators (implicit_euler,
- * radau3, each with the model's generated sparse Jacobian and with finite
- * differences: IMPL and IMPL_fd) against SUNDIALS CVODE (BDF with its
- * internal difference-quotient Jacobian: cvode_bdf; with diagc's
- * generated Jacobian: cvode_bdf_jac), all on the same generated model.
+ * radau3, radau5, each with the model's generated sparse Jacobian and with
+ * finite differences: IMPL and IMPL_fd; and diagc's simulator with its
+ * optional CVODE backend, diagc/cvode.h, fed with the generated Jacobian:
+ * sim_cvode) against SUNDIALS CVODE called directly (BDF with its internal
+ * difference-quotient Jacobian: cvode_bdf; with diagc's generated
+ * Jacobian: cvode_bdf_jac), all on the same generated model.
  *
  *   stiff_bench MODEL REPS IE_MIN_TOL TOL...
  *       MODEL: robertson (T = 1e5), vanderpol (T = 3000) or chain (T = 10).
- *       For each tolerance TOL (loose to tight): diagc radau3 and
- *       implicit_euler (the latter only for TOL >= IE_MIN_TOL) with
- *       accuracy = TOL, max_step = T, and both CVODEs with atol = TOL,
- *       rtol = 0 (also one decade looser and two tighter than the range);
- *       "wp" lines:
+ *       For each tolerance TOL (loose to tight): diagc radau3, radau5,
+ *       sim_cvode and implicit_euler (the latter only for TOL >=
+ *       IE_MIN_TOL) with accuracy = TOL, max_step = T, and both CVODEs
+ *       with atol = TOL, rtol = 0 (sim_cvode: atol = TOL, rtol = 1e-30,
+ *       since its rtol = 0 means "the accuracy"); the CVODEs also one
+ *       decade looser and three tighter than the range; "wp" lines:
  *         wp IMPL TOL best_ms median_ms steps evals error jacobians lus
  *       with the max-norm error of the state at T against CVODE at rtol
  *       1e-12, atol 1e-14 ("ref" line: that reference against one at 1e-11
  *       and 1e-13).  Then "eq" lines per diagc point:
  *         eq IMPL TOL error cvode_bdf_time/diagc_time cvode_bdf_jac_time/diagc_time
  *       (CVODE's time at that error: log-log interpolation between its
- *       points that bracket the error; n/a outside them).  Implementations
- *       run round-robin. */
+ *       points that bracket the error; n/a outside them).  Then the goal,
+ *       the best diagc path at CVODE's own achieved errors: for each
+ *       cvode_bdf point, each diagc path's time at that error (log-log
+ *       between its bracketing points) and the fastest of them:
+ *         gp TOL error cvode_bdf_ms best_impl best_ms cvode_bdf_ms/best_ms
+ *         goal geomean min max points
+ *       Implementations run round-robin. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -27,12 +35,13 @@
 #include <time.h>
 
 #include "cvode_model.h"
+#include "diagc/cvode.h"
 #include "diagc/simulator.h"
 
 extern const diagc_model srob_model, svdp_model, schain_model;
 
 #define MAXN 128
-#define MAXPTS 64
+#define MAXPTS 96
 
 typedef struct point {
   const char *impl;
@@ -56,6 +65,13 @@ static int is_cvode(const char *impl) {
   return strncmp(impl, "cvode_bdf", 9) == 0;
 }
 
+/* diagc's paths: its own integrators and the simulator's CVODE backend */
+static const char *const DIAGC_PATHS[] = {"radau5", "radau5_fd", "radau3",
+                                          "radau3_fd", "sim_cvode",
+                                          "implicit_euler",
+                                          "implicit_euler_fd"};
+enum { N_PATHS = sizeof DIAGC_PATHS / sizeof DIAGC_PATHS[0] };
+
 /* IMPL or IMPL_fd: the integrator's name and the Jacobian source. */
 static int diagc_run(const char *impl, double tol, double *x, point *p) {
   diagc_sim_options o;
@@ -71,11 +87,22 @@ static int diagc_run(const char *impl, double tol, double *x, point *p) {
     integ[len - 3] = 0;
     o.jacobian = DIAGC_JACOBIAN_FD;
   }
-  o.integrator = integ;
+  o.integrator = strcmp(integ, "sim_cvode") == 0 ? "radau5" : integ;
   o.accuracy = tol;
   o.max_step = T_end;
   sim = diagc_sim_create(model, &o);
   if (!sim) return -1;
+  if (strcmp(integ, "sim_cvode") == 0) {
+    diagc_cvode_options co;
+    diagc_cvode_options_init(&co);
+    co.atol = tol;
+    co.rtol = 1e-30; /* absolute control (0 would mean "the accuracy") */
+    if (diagc_sim_use_cvode(sim, &co) != 0) {
+      fprintf(stderr, "%s: %s\n", impl, diagc_sim_error(sim));
+      diagc_sim_destroy(sim);
+      return -1;
+    }
+  }
   diagc_sim_stats(sim, &st);
   if ((o.jacobian == DIAGC_JACOBIAN_MODEL) !=
       (st.jacobian_source == DIAGC_JACOBIAN_MODEL)) {
@@ -137,10 +164,20 @@ static void measure(point *pts, int np, int reps, const double *ref) {
   }
 }
 
-/* The time of CVODE variant `cv` at error e, interpolated log-log between
- * bracketing points; NaN outside. */
-static double cvode_time_at(const point *pts, int np, const char *cv,
-                            double e) {
+/* The next tighter tolerance than a's among cv's points (0: none). */
+static double next_tol(const point *pts, int np, const char *cv, double tol) {
+  double best = 0;
+  int i;
+  for (i = 0; i < np; i++)
+    if (strcmp(pts[i].impl, cv) == 0 && pts[i].tol < tol && pts[i].tol > best)
+      best = pts[i].tol;
+  return best;
+}
+
+/* The time of implementation `cv` at error e, interpolated log-log
+ * between two of its points of consecutive tolerances whose errors
+ * bracket e; NaN outside. */
+static double time_at(const point *pts, int np, const char *cv, double e) {
   int i, j;
   for (i = 0; i < np; i++) {
     if (strcmp(pts[i].impl, cv) != 0 || !pts[i].ok) continue;
@@ -150,12 +187,42 @@ static double cvode_time_at(const point *pts, int np, const char *cv,
       if (strcmp(b->impl, cv) != 0 || !b->ok || b->tol >= a->tol)
         continue;
       if (!(a->err >= e && b->err <= e) || a->err == b->err) continue;
-      if (fabs(log10(b->tol / a->tol) + 1) > 1e-9) continue; /* adjacent */
+      if (b->tol != next_tol(pts, np, cv, a->tol)) continue; /* consecutive */
       f = log(e / a->err) / log(b->err / a->err);
       return exp(log(a->best) + f * (log(b->best) - log(a->best)));
     }
   }
   return NAN;
+}
+
+/* The goal: at each of cvode_bdf's achieved errors, the fastest diagc
+ * path there ("gp" lines), and the geometric mean of the ratios ("goal"). */
+static void goal(const point *pts, int np) {
+  double lsum = 0, lo = INFINITY, hi = 0;
+  int i, k, n = 0;
+  for (i = 0; i < np; i++) {
+    const char *best = NULL;
+    double tb = INFINITY;
+    if (strcmp(pts[i].impl, "cvode_bdf") != 0 || !pts[i].ok) continue;
+    for (k = 0; k < N_PATHS; k++) {
+      const double t = time_at(pts, np, DIAGC_PATHS[k], pts[i].err);
+      if (t < tb) {
+        tb = t;
+        best = DIAGC_PATHS[k];
+      }
+    }
+    if (!best) continue;
+    printf("gp %g %.3g %.3f %s %.3f %.2f\n", pts[i].tol, pts[i].err,
+           pts[i].best, best, tb, pts[i].best / tb);
+    lsum += log(pts[i].best / tb);
+    lo = fmin(lo, pts[i].best / tb);
+    hi = fmax(hi, pts[i].best / tb);
+    n++;
+  }
+  if (n > 0)
+    printf("goal %.2f %.2f %.2f %d\n", exp(lsum / n), lo, hi, n);
+  else
+    printf("goal n/a n/a n/a 0\n");
 }
 
 static int pick_model(const char *name) {
@@ -205,8 +272,11 @@ int main(int argc, char **argv) {
   np = add(pts, np, "cvode_bdf_jac", atof(argv[4]) * 10);
   for (i = 0; i < ntol; i++) {
     const double tol = atof(argv[4 + i]);
+    np = add(pts, np, "radau5", tol);
+    np = add(pts, np, "radau5_fd", tol);
     np = add(pts, np, "radau3", tol);
     np = add(pts, np, "radau3_fd", tol);
+    np = add(pts, np, "sim_cvode", tol);
     if (tol >= ie_min) {
       np = add(pts, np, "implicit_euler", tol);
       np = add(pts, np, "implicit_euler_fd", tol);
@@ -214,7 +284,7 @@ int main(int argc, char **argv) {
     np = add(pts, np, "cvode_bdf", tol);
     np = add(pts, np, "cvode_bdf_jac", tol);
   }
-  for (i = 1; i <= 2; i++) {
+  for (i = 1; i <= 3; i++) {
     const double tol = atof(argv[argc - 1]) / pow(10, i);
     np = add(pts, np, "cvode_bdf", tol);
     np = add(pts, np, "cvode_bdf_jac", tol);
@@ -231,7 +301,7 @@ int main(int argc, char **argv) {
     printf("eq %s %g %.3g", pts[i].impl, pts[i].tol, pts[i].err);
     for (k = 0; k < 2; k++) {
       const double tc =
-          pts[i].ok ? cvode_time_at(pts, np, cv[k], pts[i].err) : NAN;
+          pts[i].ok ? time_at(pts, np, cv[k], pts[i].err) : NAN;
       if (isnan(tc))
         printf(" n/a");
       else
@@ -239,5 +309,6 @@ int main(int argc, char **argv) {
     }
     printf("\n");
   }
+  goal(pts, np);
   return 0;
 }

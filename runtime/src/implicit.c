@@ -18,7 +18,7 @@ void diagc_implicit_free(diagc_implicit *w) {
   free(w->perm);
   free(w->nz);
   w->jac = w->iter_m = w->iter_e = w->z = w->f = w->dz = w->nz = NULL;
-  w->zp = w->xend = w->pb = NULL;
+  w->zp = w->xend = w->pb = w->wv = w->jac_x = NULL;
   w->perm = w->inv = w->deg = NULL;
   w->piv = w->piv_e = NULL;
   w->stages = 0;
@@ -30,6 +30,12 @@ void diagc_implicit_reset(diagc_implicit *w) {
   w->lu_h = w->lue_h = NAN;
   w->eta = 1.0;
   w->tend = NAN;
+  w->jac_t = NAN;
+  w->theta = 0;
+  w->newton_fac = 0.5;
+  w->newton_its = w->newton_failed = w->rejected = 0;
+  w->hacc = NAN;
+  w->erracc = 1;
 }
 
 /* Frees the matrices (not the sparse source's values). */
@@ -46,18 +52,23 @@ int diagc_implicit_alloc(diagc_sim *s, int stages) {
   diagc_implicit *w = &s->imp;
   const size_t n = (size_t)(s->nxc > 0 ? s->nxc : 1);
   const size_t ns = n * (size_t)stages;
-  if (w->stages >= stages) return 0;
+  /* radau5 factors one real and one complex nxc x nxc matrix */
+  const size_t nm = stages == 3 ? 3 * n * n : ns * ns;
+  if (w->stages == stages) return 0;
   free_matrices(w);
   w->jac = (double *)calloc(n * n, sizeof(double));
-  w->iter_m = (double *)calloc(ns * ns, sizeof(double));
+  w->iter_m = (double *)calloc(nm, sizeof(double));
   w->piv = (int *)calloc(ns, sizeof(int));
   if (!w->jac || !w->iter_m || !w->piv) goto oom;
-  if (stages > 1) {
+  if (stages == 2) {
     w->iter_e = (double *)calloc(n * n, sizeof(double));
     w->piv_e = (int *)calloc(n, sizeof(int));
-    w->z = (double *)calloc(5 * ns + n, sizeof(double));
+    if (!w->iter_e || !w->piv_e) goto oom;
+  }
+  if (stages > 1) {
+    w->z = (double *)calloc(6 * ns + 2 * n, sizeof(double));
     w->perm = (int *)calloc(3 * n, sizeof(int));
-    if (!w->iter_e || !w->piv_e || !w->z || !w->perm) goto oom;
+    if (!w->z || !w->perm) goto oom;
     w->inv = w->perm + n;
     w->deg = w->inv + n;
     w->f = w->z + ns;
@@ -65,6 +76,8 @@ int diagc_implicit_alloc(diagc_sim *s, int stages) {
     w->zp = w->dz + ns;
     w->xend = w->zp + ns;
     w->pb = w->xend + n;
+    w->wv = w->pb + ns;
+    w->jac_x = w->wv + ns;
   }
   w->stages = stages;
   diagc_implicit_reset(w);

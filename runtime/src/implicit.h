@@ -1,5 +1,5 @@
 /* Internal to the runtime: what the implicit integrators (implicit_euler in
- * integrators.c, radau3 in radau.c) share.
+ * integrators.c, radau3 in radau.c, radau5 in radau5.c) share.
  *
  * The Jacobian source.  Every Newton iteration matrix needs
  * J = d(xcdot)/d(xc) at some (t, x); diagc_form_jacobian() gets it, with
@@ -49,9 +49,11 @@ int diagc_sim_set_xc_jacobian(diagc_sim *s, const diagc_xc_jacobian *jac);
 
 /* The implicit integrators' workspace, in the simulator. */
 typedef struct diagc_implicit {
-  int stages;          /* matrices allocated for: 0 none, 1 or 2 stages */
+  int stages;          /* matrices allocated for: 0 none, 1, 2 or 3 stages */
   double *jac;         /* nxc * nxc, row-major */
-  double *iter_m;      /* (stages nxc)^2: LU of the iteration matrix */
+  double *iter_m;      /* (stages nxc)^2: LU of the iteration matrix;
+                          radau5: its real (nxc^2) and complex (2 nxc^2)
+                          matrices */
   int *piv;            /* stages * nxc */
   double *iter_e;      /* radau3: LU of I - h gamma0 J (nxc^2) */
   int *piv_e;
@@ -59,6 +61,9 @@ typedef struct diagc_implicit {
                           corrections (2 nxc each) */
   double *zp, *xend;   /* radau3: the last converged step's increments (2
                           nxc) and end state (nxc), for the predictor */
+  double *wv;          /* radau5: the transformed increments (3 nxc) */
+  double *jac_x;       /* radau5: the state J was formed at (nxc) ... */
+  double jac_t;        /* ... and its time */
   double tend, hp;     /* ... its end time and step; tend NaN: none */
   double *pb;          /* radau3: a right-hand side in band order (2 nxc) */
   int *perm, *inv, *deg; /* radau3: the band ordering of the states (new ->
@@ -73,12 +78,19 @@ typedef struct diagc_implicit {
   int jac_valid;
   double lu_h, lue_h;
   double eta;
+  /* radau5: the last Newton solve (contraction, iterations, failed and
+   * the step reduction it suggests), whether the last step was rejected,
+   * and Gustafsson's history: the last accepted step and its error
+   * relative to the accuracy (hacc NaN: none since the reset) */
+  double theta, newton_fac;
+  int newton_its, newton_failed, rejected;
+  double hacc, erracc;
 } diagc_implicit;
 
 struct diagc_sim;
 
 /* Allocates the workspace for `stages` stages (1: implicit_euler, 2:
- * radau3) if not yet; 0 or DIAGC_SIM_E_NOMEM. */
+ * radau3, 3: radau5) if not yet; 0 or DIAGC_SIM_E_NOMEM. */
 int diagc_implicit_alloc(struct diagc_sim *s, int stages);
 void diagc_implicit_free(diagc_implicit *w);
 /* Forgets the Jacobian (radau3 forms a new one at its next step). */
@@ -109,5 +121,14 @@ void diagc_band_lu_solve(const double *a, int n, int kl, int ku,
 
 /* radau.c: one radau3 step of h (the stepper of do_step). */
 int diagc_step_radau3(struct diagc_sim *s, double h);
+
+/* radau5.c: one radau5 step of h, and its step-size controller
+ * (Gustafsson's): after a step of h with error estimate err (infinity
+ * norm; infinite after a Newton failure), *ok = 1 to accept it, and the
+ * next step to try (accepted) or the retry's (rejected), before max_step
+ * and the minimum step apply. */
+int diagc_step_radau5(struct diagc_sim *s, double h);
+void diagc_radau5_propose(struct diagc_sim *s, double err, double h, int *ok,
+                          double *hn);
 
 #endif

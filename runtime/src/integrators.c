@@ -36,6 +36,7 @@ const diagc_integrator_desc diagc_integrators[DIAGC_N_INTEGRATORS] = {
     {"dormand_prince54", 1, 5},
     {"implicit_euler", 1, 2},
     {"radau3", 1, 3},
+    {"radau5", 1, 4}, /* its own controller: diagc_radau5_propose */
 };
 
 int diagc_find_integrator(const char *name) {
@@ -66,6 +67,7 @@ int diagc_integrator_alloc(diagc_sim *s) {
   diagc_implicit_reset(&s->imp);
   if (s->integ == DIAGC_INT_IMPLICIT_EULER) return diagc_implicit_alloc(s, 1);
   if (s->integ == DIAGC_INT_RADAU3) return diagc_implicit_alloc(s, 2);
+  if (s->integ == DIAGC_INT_RADAU5) return diagc_implicit_alloc(s, 3);
   return 0;
 }
 
@@ -706,6 +708,7 @@ static int do_step(diagc_sim *s, double h) {
     case DIAGC_INT_DP54: return step_dp54(s, h);
     case DIAGC_INT_IMPLICIT_EULER: return step_implicit_euler(s, h);
     case DIAGC_INT_RADAU3: return diagc_step_radau3(s, h);
+    case DIAGC_INT_RADAU5: return diagc_step_radau5(s, h);
     default: return step_rk4(s, h);
   }
 }
@@ -840,6 +843,43 @@ static int calc_adjusted_step(diagc_sim *s, double err, double h,
   return 0;
 }
 
+/* radau5's step-size control: Gustafsson's predictive controller
+ * (radau5.c) proposes, then max_step and the minimum step apply as in
+ * calc_adjusted_step.  Returns 0, or DIAGC_SIM_E_STEP or _NONFINITE with
+ * the context back at the step's start (t0, x0). */
+static int calc_radau5_step(diagc_sim *s, double t0, double err, double h,
+                            int *ok, double *next) {
+  const double wmin = working_min_step(s);
+  double hn;
+  diagc_radau5_propose(s, err, h, ok, &hn);
+  if (!isnan(s->max_step_in_use) && hn > s->max_step_in_use)
+    hn = s->max_step_in_use;
+  if (!*ok && hn < wmin) {
+    put_time(s, t0);
+    put_xc(s, s->x0);
+    if (s->imp.newton_failed) {
+      diagc_sim_set_err(s,
+                        "radau5: Newton's method did not converge at "
+                        "t = %.17g with step %g, and a step below the "
+                        "minimum allowed (%g) would be next",
+                        t0, h, wmin);
+      return DIAGC_SIM_E_STEP;
+    }
+    if (isnan(err) || isinf(err)) {
+      describe_nonfinite(s, t0, "non-finite error estimate");
+      return DIAGC_SIM_E_NONFINITE;
+    }
+    diagc_sim_set_err(s,
+                      "at t = %.17g: error control wants to select a step "
+                      "(%g) smaller than the minimum allowed (%g)",
+                      t0, hn, wmin);
+    return DIAGC_SIM_E_STEP;
+  }
+  if (hn < wmin) hn = wmin;
+  *next = hn;
+  return 0;
+}
+
 /* Drake's StepOnceErrorControlledAtMost. *full_step = 1 if the step taken
  * equals h_max. */
 static int step_error_controlled(diagc_sim *s, double h_max, int *full_step) {
@@ -869,8 +909,10 @@ static int step_error_controlled(diagc_sim *s, double h_max, int *full_step) {
 
     if ((rc = do_step(s, h)) != 0) return rc;
     err = err_norm(s);
-    if ((rc = calc_adjusted_step(s, err, h, &at_min, &ok, &next)) != 0)
-      return rc;
+    rc = s->integ == DIAGC_INT_RADAU5
+             ? calc_radau5_step(s, t_cur, err, h, &ok, &next)
+             : calc_adjusted_step(s, err, h, &at_min, &ok, &next);
+    if (rc != 0) return rc;
     if (ok) {
       if (!limited) s->ideal_next = next;
       if (isnan(s->st.smallest_adapted_step) ||

@@ -21,6 +21,7 @@ enum {
   DIAGC_INT_DP54,
   DIAGC_INT_IMPLICIT_EULER,
   DIAGC_INT_RADAU3,
+  DIAGC_INT_RADAU5,
   DIAGC_N_INTEGRATORS
 };
 /* s->integ of the installed stepper (diagc_sim_set_stepper) */
@@ -65,7 +66,7 @@ struct diagc_sim {
   double *fsal_k, *fsal_x;
   double fsal_t;
   int fsal_valid;
-  /* implicit_euler, radau3: the Jacobian source, the Jacobian and the
+  /* implicit_euler, radau3, radau5: the Jacobian source, the Jacobian and the
    * iteration matrices; allocated when the integrator is selected (never
    * during advance_to) */
   diagc_implicit imp;

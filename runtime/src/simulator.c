@@ -135,7 +135,7 @@ static int apply_options(diagc_sim *s, const diagc_sim_options *opt,
                "unknown integrator '%s' (known: explicit_euler, "
                "semi_explicit_euler, runge_kutta2, runge_kutta3, "
                "runge_kutta4, bogacki_shampine3, dormand_prince54, "
-               "implicit_euler, radau3%s%s)%s",
+               "implicit_euler, radau3, radau5%s%s)%s",
                o.integrator, s->has_ext ? ", " : "",
                s->has_ext ? s->ext.name : "",
                backend_hint(o.integrator));

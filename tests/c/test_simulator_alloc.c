@@ -81,10 +81,12 @@ int main(void) {
   run_counted("alloc.decay_dormand_prince54", &dm, "dormand_prince54", 1.0, 3.0);
   run_counted("alloc.decay_implicit_euler", &dm, "implicit_euler", 1.0, 3.0);
   run_counted("alloc.decay_radau3", &dm, "radau3", 1.0, 3.0);
+  run_counted("alloc.decay_radau5", &dm, "radau5", 1.0, 3.0);
   /* witnesses: isolation, re-integration and witness events */
   run_counted("alloc.bouncing_ball_rk3", &bb_model, "runge_kutta3", 1.0, 2.0);
   run_counted("alloc.bouncing_ball_implicit_euler", &bb_model, "implicit_euler", 1.0, 2.0);
   run_counted("alloc.bouncing_ball_radau3", &bb_model, "radau3", 1.0, 2.0);
+  run_counted("alloc.bouncing_ball_radau5", &bb_model, "radau5", 1.0, 2.0);
   run_counted("alloc.sample_hold", &sample_hold_model, "runge_kutta3", 1.0,
               2.0);
   em_reset();

@@ -221,6 +221,7 @@ int main(void) {
   test_sample_hold("dormand_prince54");
   test_sample_hold("implicit_euler");
   test_sample_hold("radau3");
+  test_sample_hold("radau5");
   test_nonfinite();
   test_logging();
   return check_exit();

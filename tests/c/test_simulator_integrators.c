@@ -287,11 +287,12 @@ static void names_test(void) {
   static const char *const names[] = {
       "explicit_euler", "semi_explicit_euler", "runge_kutta2",
       "runge_kutta3",   "runge_kutta4",        "bogacki_shampine3",
-      "dormand_prince54", "implicit_euler",      "radau3"};
+      "dormand_prince54", "implicit_euler",      "radau3",
+      "radau5"};
   int i, ok = 1;
-  for (i = 0; i < 9; i++) ok &= diagc_integrator_known(names[i]);
-  check(ok && !diagc_integrator_known("radau5"), "integrators.known",
-        "a name is unknown or radau5 is known");
+  for (i = 0; i < 10; i++) ok &= diagc_integrator_known(names[i]);
+  check(ok && !diagc_integrator_known("radau7"), "integrators.known",
+        "a name is unknown or radau7 is known");
 }
 
 int main(void) {
@@ -310,6 +311,8 @@ int main(void) {
   accuracy_test("dormand_prince54", 1e-8, 0);
   accuracy_test("implicit_euler", 1e-3, 1);
   accuracy_test("radau3", 1e-4, 0);
+  accuracy_test("radau5", 1e-4, 0);
+  accuracy_test("radau5", 1e-8, 0);
   stiff_test();
   implicit_closed_form();
   semi_explicit_recurrence();

@@ -1,4 +1,4 @@
-/* radau3 and implicit_euler on the stiff benchmark models (generated from
+/* radau5, radau3 and implicit_euler on the stiff benchmark models (generated from
  * bench/stiff/specs/ by tests/cli/cvode_stiff.sh) against SUNDIALS CVODE
  * (BDF, rtol 1e-12, atol 1e-14, its own difference-quotient Jacobian) on
  * the same generated right-hand side: Robertson's kinetics at t = 1e5 and
@@ -71,6 +71,10 @@ int main(void) {
   compare("cvode_stiff.robertson.implicit_euler", &srob_model,
           "implicit_euler", 1e-8, 1e5, 1e-12, 2e-3);
   compare("cvode_stiff.vanderpol_mu1000.radau3", &svdp_model, "radau3", 1e-10,
+          3000, 1e-6, 1e-7);
+  compare("cvode_stiff.robertson.radau5", &srob_model, "radau5", 1e-11, 1e5,
+          1e-12, 1e-7);
+  compare("cvode_stiff.vanderpol_mu1000.radau5", &svdp_model, "radau5", 1e-10,
           3000, 1e-6, 1e-7);
   return failures ? 1 : 0;
 }

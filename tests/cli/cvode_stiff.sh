@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The stiff integrators against an independent reference: diagc's radau3
-# and implicit_euler on the generated models of bench/stiff/specs/
+# The stiff integrators against an independent reference: diagc's radau5,
+# radau3 and implicit_euler on the generated models of bench/stiff/specs/
 # (Robertson's kinetics, Van der Pol with mu = 1000) against SUNDIALS CVODE
 # (Debian libsundials-dev) at tight tolerance on the same right-hand side
 # (bench/stiff/cvode_model.h).  The program is tests/cli/cvode_stiff.c.

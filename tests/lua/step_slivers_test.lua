@@ -9,7 +9,7 @@ local function here()
 end
 local spec = here() .. "/../../examples/thermostat.lua"
 
-for _, integ in ipairs({ "runge_kutta3", "dormand_prince54", "bogacki_shampine3", "implicit_euler", "radau3" }) do
+for _, integ in ipairs({ "runge_kutta3", "dormand_prince54", "bogacki_shampine3", "implicit_euler", "radau3", "radau5" }) do
   test("slivers.thermostat." .. integ, function()
     local m = diagc.jit(spec)
     local sim = m:simulator({ integrator = integ })

@@ -1,10 +1,11 @@
--- The stiff integrators through `diagc test`'s simulator: radau3 and
--- implicit_euler on Robertson's kinetics (bench/stiff/specs/robertson.lua)
+-- The stiff integrators through `diagc test`'s simulator: radau5, radau3
+-- and implicit_euler on Robertson's kinetics (bench/stiff/specs/robertson.lua)
 -- conserve y1 + y2 + y3, agree with each other, and report their
 -- Jacobians, LU factorizations and Newton iterations in the statistics;
 -- with the generated Jacobian (the default) and with finite differences
 -- (jacobian = "fd") they agree within the tolerance, and the generated one
--- takes fewer derivative evaluations.
+-- takes fewer derivative evaluations; radau5 gives the same bits with the
+-- model's caching on and off.
 local function here()
   local src = debug.getinfo(1, "S").source:gsub("^@", "")
   if src:sub(1, 1) ~= "/" then src = (os.getenv("PWD") or ".") .. "/" .. src end
@@ -12,8 +13,9 @@ local function here()
 end
 local spec = here() .. "/../../bench/stiff/specs/robertson.lua"
 
-local function run(integ, acc, t_end, jacobian)
+local function run(integ, acc, t_end, jacobian, caching)
   local sim = diagc.jit(spec):simulator({ integrator = integ, accuracy = acc, max_step = 10, jacobian = jacobian })
+  if caching == false then sim.context:set_caching(false) end
   sim:advance_to(t_end or 40)
   local c = sim.context
   return { c:get("rob.y1"), c:get("rob.y2"), c:get("rob.y3") }, sim:stats()
@@ -46,7 +48,7 @@ local source_name = require("diagc.testing.model").jacobian_source_name
 -- model (default) against fd: same answer within 10 x the accuracy (an
 -- absolute tolerance), the sources reported, fewer derivative evaluations
 -- with the generated Jacobian, each FD Jacobian costing nxc = 3 of them
-for _, case in ipairs({ { "radau3", 1e-9 }, { "implicit_euler", 1e-7 } }) do
+for _, case in ipairs({ { "radau5", 1e-9 }, { "radau3", 1e-9 }, { "implicit_euler", 1e-7 } }) do
   test("stiff.robertson.model_vs_fd_jacobian." .. case[1], function()
     local a, sa = run(case[1], case[2])
     local b, sb = run(case[1], case[2], nil, "fd")
@@ -63,18 +65,41 @@ for _, case in ipairs({ { "radau3", 1e-9 }, { "implicit_euler", 1e-7 } }) do
   end)
 end
 
-test("stiff.vanderpol.model_vs_fd_jacobian", function()
-  local vdp = here() .. "/../../bench/stiff/specs/vanderpol.lua"
-  local m = diagc.jit(vdp)
-  local function go(jacobian)
-    local sim = m:simulator({ integrator = "radau3", accuracy = 1e-6, max_step = 100, jacobian = jacobian })
-    sim:advance_to(100)
-    return sim.context:get("vdp.x"), sim:stats()
+for _, integ in ipairs({ "radau3", "radau5" }) do
+  test("stiff.vanderpol.model_vs_fd_jacobian." .. integ, function()
+    local vdp = here() .. "/../../bench/stiff/specs/vanderpol.lua"
+    local m = diagc.jit(vdp)
+    local function go(jacobian)
+      local sim = m:simulator({ integrator = integ, accuracy = 1e-6, max_step = 100, jacobian = jacobian })
+      sim:advance_to(100)
+      return sim.context:get("vdp.x"), sim:stats()
+    end
+    local xa, sa = go("model")
+    local xb, sb = go("fd")
+    assert(math.abs(xa - xb) <= 1e-5, string.format("x(100): model %.12g, fd %.12g", xa, xb))
+    assert(sa.derivative_evals < sb.derivative_evals, "the generated Jacobian saved no evaluations")
+  end)
+end
+
+-- radau5 with the generated Jacobian (a cache entry of the model) and
+-- caching off: bit-identical states and identical statistics
+test("stiff.robertson.radau5_caching_on_off", function()
+  local a, sa = run("radau5", 1e-9, 1e3)
+  local b, sb = run("radau5", 1e-9, 1e3, nil, false)
+  for i = 1, 3 do eq(a[i], b[i]) end
+  eq(tonumber(sa.integrator_steps), tonumber(sb.integrator_steps))
+  eq(tonumber(sa.derivative_evals), tonumber(sb.derivative_evals))
+  eq(tonumber(sa.jacobian_evals), tonumber(sb.jacobian_evals))
+  assert(sa.jacobian_evals > 0 and sa.newton_iterations >= sa.integrator_steps, "no Newton work counted")
+end)
+
+test("stiff.robertson.radau5_vs_radau3", function()
+  local a = run("radau5", 1e-11, 1e5)
+  local b = run("radau3", 1e-11, 1e5)
+  for i = 1, 3 do
+    assert(math.abs(a[i] - b[i]) <= 1e-6 * math.max(math.abs(b[i]), 1e-9),
+      string.format("y%d: radau5 %.12g, radau3 %.12g", i, a[i], b[i]))
   end
-  local xa, sa = go("model")
-  local xb, sb = go("fd")
-  assert(math.abs(xa - xb) <= 1e-5, string.format("x(100): model %.12g, fd %.12g", xa, xb))
-  assert(sa.derivative_evals < sb.derivative_evals, "the generated Jacobian saved no evaluations")
 end)
 
 test("stiff.jacobian_option_bad_value", function()

@@ -33,7 +33,7 @@ local RANGES = {
 -- the names offered in "did you mean" hints; whether a name is known is
 -- the runtime's answer (diagc_integrator_known)
 local INTEGRATORS = { "runge_kutta3", "dormand_prince54", "bogacki_shampine3", "implicit_euler",
-  "radau3", "runge_kutta4", "runge_kutta2", "semi_explicit_euler", "explicit_euler", "cvode_bdf" }
+  "radau3", "radau5", "runge_kutta4", "runge_kutta2", "semi_explicit_euler", "explicit_euler", "cvode_bdf" }
 
 local CMD = "diagc run"
 

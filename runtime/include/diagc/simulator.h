@@ -65,7 +65,10 @@ typedef struct diagc_sim_options {
    * "implicit_euler" (Newton iterations on the Jacobian chosen by
    * `jacobian`; error control by step doubling) or "radau3" (3rd-order Radau IIA, L-
    * stable, simplified Newton with the Jacobian kept while convergence is
-   * fast; embedded error estimate), or the name of an installed stepper
+   * fast; embedded error estimate) or "radau5" (5th-order, three-stage
+   * Radau IIA as Hairer & Wanner's RADAU5: one real and one complex
+   * iteration matrix, embedded error estimate, Gustafsson's step-size
+   * controller), or the name of an installed stepper
    * (diagc_sim_set_stepper: "cvode_bdf" after diagc_sim_use_cvode(),
    * diagc/cvode.h).  The string is only read by create/set_options. */
   const char *integrator;
@@ -88,7 +91,7 @@ typedef struct diagc_sim_options {
                             discrete), the continuous state after each step
                             and every logged output value (before it is
                             logged); 0: skip these checks, for speed */
-  int jacobian;          /* implicit_euler, radau3: DIAGC_JACOBIAN_MODEL
+  int jacobian;          /* implicit_euler, radau3, radau5: DIAGC_JACOBIAN_MODEL
                             (default: the model's generated Jacobian when
                             it has one) or DIAGC_JACOBIAN_FD (finite
                             differences, e.g. to compare); other values are
@@ -113,14 +116,14 @@ typedef struct diagc_sim_statistics {
                                   control, NaN if none */
   int64_t witness_triggers;    /* steps ended by an isolated witness
                                   crossing */
-  int64_t newton_failures;     /* implicit_euler, radau3: Newton solves
+  int64_t newton_failures;     /* implicit_euler, radau3, radau5: Newton solves
                                   that did not converge (step retried) */
-  int64_t jacobian_evals;      /* implicit_euler, radau3: Jacobians formed
+  int64_t jacobian_evals;      /* implicit_euler, radau3, radau5: Jacobians formed
                                   (by finite differences: nxc derivative
                                   evaluations each, counted above too) */
-  int64_t lu_factorizations;   /* implicit_euler, radau3: iteration
-                                  matrices factored */
-  int64_t newton_iterations;   /* implicit_euler, radau3: Newton
+  int64_t lu_factorizations;   /* implicit_euler, radau3, radau5: iteration
+                                  matrices factored (radau5: 2 each time) */
+  int64_t newton_iterations;   /* implicit_euler, radau3, radau5: Newton
                                   iterations (each one linear solve) */
   int jacobian_source;         /* the implicit integrators' Jacobian source
                                   in use: DIAGC_JACOBIAN_MODEL (a sparse
