@@ -24,8 +24,9 @@ size_t diagc_contact_workspace_size(int nv, int nc_max) {
   n = 3 * (size_t)nc_max;
   lcp = diagc_lcp_workspace_size((int)n);
   if (n > 0 && lcp == 0) return 0;
-  dbl = n * n + 5 * n + 2 * (size_t)nv + (size_t)nc_max; /* A; b, lo, hi, x,
-                                   target per row; u, vs; lam            */
+  dbl = n * n + 5 * n + 2 * (size_t)nv + (size_t)nc_max + n * (size_t)nv;
+                                /* A; b, lo, hi, x, target per row; u, vs;
+                                   lam; (M^-1 J^T)^T                    */
   ints = 2 * n + 4 * (size_t)nc_max + 1 + (size_t)nv; /* findex, rows;
                                   parent, label, start (+1), list; nz */
   return lcp + dbl * sizeof(double) + ints * sizeof(int) + 3 * ALIGN;
@@ -109,6 +110,7 @@ static void carve(contact_ws *w, void *ws, int nv, int nc) {
   w->u = (double *)q, q += (size_t)nv * sizeof(double);
   w->vs = (double *)q, q += (size_t)nv * sizeof(double);
   w->lam = (double *)q, q += (size_t)nc * sizeof(double);
+  w->mt = (double *)q, q += n * (size_t)nv * sizeof(double);
   w->fx = (int *)q, q += n * sizeof(int);
   w->rows = (int *)q, q += n * sizeof(int);
   w->parent = (int *)q, q += (size_t)nc * sizeof(int);

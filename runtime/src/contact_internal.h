@@ -22,6 +22,7 @@ typedef struct {
                             shifted by them (restitution_passes > 0)      */
   double *lam;           /* nc: the impacts' normal impulses               */
   int *nz;               /* nv: the nonzero columns of a row of J          */
+  double *mt;            /* 3 nc x nv: (M^-1 J^T)^T, rows contiguous       */
   int nislands;
 } contact_ws;
 

@@ -126,37 +126,74 @@ static int island_rows(const diagc_contact_problem *p, const diagc_contact_optio
   return m;
 }
 
-/* 1 when island rows r and s belong to one contact or to contacts that
- * share a tree (always without tags): only then can M^-1 (block diagonal
- * over the trees) couple them. */
-static int rows_coupled(const diagc_contact_problem *p, const contact_ws *w, int r, int s) {
-  int j = w->rows[r] / 3, k = w->rows[s] / 3;
-  return !p->tree || j == k || coupled(p->tree, j, k);
+/* The end of the block of island rows that starts at r0 (the rows of one
+ * contact: its normal, then its tangents, are consecutive). */
+static int block_end(const contact_ws *w, int m, int r0) {
+  int r1 = r0 + 1;
+  while (r1 < m && w->rows[r1] / 3 == w->rows[r0] / 3) r1++;
+  return r1;
+}
+
+/* w->nz: the columns where some row of the block [r0, r1) of J is nonzero;
+ * returns their count. */
+static int block_columns(const diagc_contact_problem *p, contact_ws *w, int r0, int r1) {
+  int nv = p->nv, k, r, nnz = 0;
+  for (k = 0; k < nv; k++) {
+    int any = 0;
+    for (r = r0; r < r1 && !any; r++) any = p->J[(size_t)w->rows[r] * (size_t)nv + k] != 0.0;
+    if (any) w->nz[nnz++] = k;
+  }
+  return nnz;
+}
+
+/* A's block of the contacts of rows [r0, r1) and [s0, s1): P_rs summed
+ * over the nnz columns w->nz, in four interleaved partial sums (a fixed
+ * order: deterministic; not the add latency of one long chain). */
+static void block_product(const diagc_contact_problem *p, const contact_ws *w, int m, int nnz,
+                          int r0, int r1, int s0, int s1) {
+  int nv = p->nv, r, s, k;
+  for (r = r0; r < r1; r++) {
+    const double *Jr = p->J + (size_t)w->rows[r] * (size_t)nv;
+    for (s = s0; s < s1; s++) {
+      const double *Mc = w->mt + (size_t)w->rows[s] * (size_t)nv;
+      double s4[4] = {0.0, 0.0, 0.0, 0.0};
+      for (k = 0; k + 4 <= nnz; k += 4) {
+        s4[0] += Jr[w->nz[k]] * Mc[w->nz[k]];
+        s4[1] += Jr[w->nz[k + 1]] * Mc[w->nz[k + 1]];
+        s4[2] += Jr[w->nz[k + 2]] * Mc[w->nz[k + 2]];
+        s4[3] += Jr[w->nz[k + 3]] * Mc[w->nz[k + 3]];
+      }
+      for (; k < nnz; k++) s4[k & 3] += Jr[w->nz[k]] * Mc[w->nz[k]];
+      w->A[(size_t)r * (size_t)m + s] = (s4[0] + s4[1]) + (s4[2] + s4[3]);
+    }
+  }
 }
 
 /* A = (P + P^T) / 2 + cfm I with P = J_I M^-1 J_I^T, and b; 0, or -1 when
- * something is not finite (overflow).  P_rs is summed over the nonzero
- * columns of J's row r in increasing order (the dense product's order:
- * the same bits), and only for rows whose contacts share a tree (the
- * others are exact zeros). */
+ * something is not finite (overflow).  P is formed contact block by
+ * contact block, only for contacts that share a tree (M^-1 is block
+ * diagonal over the trees: the other blocks are exact zeros), over the
+ * columns where the block's rows of J are nonzero. */
 static int island_system(const diagc_contact_problem *p, const diagc_contact_options *o,
                          contact_ws *w, int m) {
-  int nv = p->nv, ncol = 3 * p->nc, r, s, k, nnz;
+  int r, s, r0, r1, s0, s1, k, nv = p->nv, ncol = 3 * p->nc;
   double *A = w->A;
-  for (r = 0; r < m; r++) {
-    const double *Jr = p->J + (size_t)w->rows[r] * (size_t)nv;
-    double *Ar = A + (size_t)r * (size_t)m;
-    for (nnz = 0, k = 0; k < nv; k++)
-      if (Jr[k] != 0.0) w->nz[nnz++] = k;
-    for (s = 0; s < m; s++) {
-      double sum = 0.0;
-      if (rows_coupled(p, w, r, s)) {
-        const double *Mc = p->MinvJT + w->rows[s];
-        for (k = 0; k < nnz; k++) sum += Jr[w->nz[k]] * Mc[(size_t)w->nz[k] * (size_t)ncol];
-      }
-      Ar[s] = sum;
+  for (r = 0; r < m * m; r++) A[r] = 0.0;
+  /* the island's columns of M^-1 J^T as contiguous rows */
+  for (r = 0; r < m; r++)
+    for (k = 0; k < nv; k++)
+      w->mt[(size_t)w->rows[r] * (size_t)nv + k] = p->MinvJT[(size_t)k * (size_t)ncol + w->rows[r]];
+  for (r0 = 0; r0 < m; r0 = r1) {
+    int j = w->rows[r0] / 3, nnz;
+    r1 = block_end(w, m, r0);
+    nnz = block_columns(p, w, r0, r1);
+    for (s0 = 0; s0 < m; s0 = s1) {
+      int k = w->rows[s0] / 3;
+      s1 = block_end(w, m, s0);
+      if (!p->tree || j == k || coupled(p->tree, j, k)) block_product(p, w, m, nnz, r0, r1, s0, s1);
     }
-    w->b[r] = w->target[r] - dot(Jr, p->vstar, nv);
+    for (r = r0; r < r1; r++)
+      w->b[r] = w->target[r] - dot(p->J + (size_t)w->rows[r] * (size_t)p->nv, p->vstar, p->nv);
   }
   for (r = 0; r < m; r++) {
     for (s = 0; s < r; s++) {
