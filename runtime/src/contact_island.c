@@ -169,11 +169,13 @@ static void block_product(const diagc_contact_problem *p, const contact_ws *w, i
   }
 }
 
-/* A = (P + P^T) / 2 + cfm I with P = J_I M^-1 J_I^T, and b; 0, or -1 when
+/* A = P + cfm I with P = J_I M^-1 J_I^T (symmetric), and b; 0, or -1 when
  * something is not finite (overflow).  P is formed contact block by
  * contact block, only for contacts that share a tree (M^-1 is block
  * diagonal over the trees: the other blocks are exact zeros), over the
- * columns where the block's rows of J are nonzero. */
+ * columns where the block's rows of J are nonzero; the blocks above the
+ * diagonal are computed and mirrored, a diagonal block is averaged with
+ * its transpose. */
 static int island_system(const diagc_contact_problem *p, const diagc_contact_options *o,
                          contact_ws *w, int m) {
   int r, s, r0, r1, s0, s1, k, nv = p->nv, ncol = 3 * p->nc;
@@ -187,18 +189,22 @@ static int island_system(const diagc_contact_problem *p, const diagc_contact_opt
     int j = w->rows[r0] / 3, nnz;
     r1 = block_end(w, m, r0);
     nnz = block_columns(p, w, r0, r1);
-    for (s0 = 0; s0 < m; s0 = s1) {
-      int k = w->rows[s0] / 3;
+    for (s0 = r0; s0 < m; s0 = s1) {
+      int c = w->rows[s0] / 3;
       s1 = block_end(w, m, s0);
-      if (!p->tree || j == k || coupled(p->tree, j, k)) block_product(p, w, m, nnz, r0, r1, s0, s1);
+      if (!p->tree || j == c || coupled(p->tree, j, c)) block_product(p, w, m, nnz, r0, r1, s0, s1);
     }
     for (r = r0; r < r1; r++)
-      w->b[r] = w->target[r] - dot(p->J + (size_t)w->rows[r] * (size_t)p->nv, p->vstar, p->nv);
+      w->b[r] = w->target[r] - dot(p->J + (size_t)w->rows[r] * (size_t)nv, p->vstar, nv);
   }
   for (r = 0; r < m; r++) {
     for (s = 0; s < r; s++) {
-      double h = 0.5 * (A[(size_t)r * m + s] + A[(size_t)s * m + r]);
-      A[(size_t)r * m + s] = A[(size_t)s * m + r] = h;
+      if (w->rows[s] / 3 == w->rows[r] / 3) {
+        double h = 0.5 * (A[(size_t)r * m + s] + A[(size_t)s * m + r]);
+        A[(size_t)r * m + s] = A[(size_t)s * m + r] = h;
+      } else {
+        A[(size_t)r * m + s] = A[(size_t)s * m + r];
+      }
     }
     A[(size_t)r * m + r] += o->cfm;
   }
