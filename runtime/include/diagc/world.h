@@ -345,6 +345,35 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
                         double *x, double *v_next, void *ws, size_t ws_size,
                         diagc_contact_stats *st);
 
+/* ------------------------------------------------------------------------
+ * Row classification of a solved contact step (the clamping set of
+ * DiffDART's linearized step; docs/runtime-api.md, "Contact solve").
+ * Per row of x (3 per contact, [n, t1, t2]):
+ *   the row's impulse column M^-1 J_i^T has norm < DIAGC_CLASS_COLUMN_TOL
+ *       -> NOT_CLAMPING (the row moves nothing);
+ *   |x_i| < DIAGC_CLASS_ZERO_TOL: a friction row whose normal impulse is
+ *       at least DIAGC_CLASS_ZERO_TOL -> CLAMPING (sticking); else
+ *       NOT_CLAMPING (ties with w ~ 0 included);
+ *   strictly inside its bounds by more than DIAGC_CLASS_INSIDE_TOL, or
+ *       outside them by more than DIAGC_CLASS_OUTSIDE_TOL -> CLAMPING;
+ *   a friction row left at +-mu x_n (within DIAGC_CLASS_INSIDE_TOL of it,
+ *       or outside by at most DIAGC_CLASS_OUTSIDE_TOL) whose normal is
+ *       CLAMPING -> UPPER_BOUND;
+ *   otherwise NOT_CLAMPING.
+ * Bounds: normal [0, inf); friction [-mu x_n, mu x_n]. */
+enum { DIAGC_ROW_NOT_CLAMPING = 0, DIAGC_ROW_CLAMPING = 1, DIAGC_ROW_UPPER_BOUND = 2 };
+#define DIAGC_CLASS_COLUMN_TOL 1e-9
+#define DIAGC_CLASS_ZERO_TOL 1e-6
+#define DIAGC_CLASS_INSIDE_TOL 1e-5
+#define DIAGC_CLASS_OUTSIDE_TOL 1e-2
+
+/* Classifies the 3 nc rows of x (impulses of diagc_contact_solve) given
+ * MinvJT (nv x 3 nc row-major) and mu (nc); cls: 3 nc classes.  Returns
+ * the number of CLAMPING rows, or DIAGC_CONTACT_E_ARG (NULL array, nv or
+ * nc < 0, a non-finite entry, mu < 0). */
+int diagc_contact_classify(int nv, int nc, const double *MinvJT, const double *x, const double *mu,
+                           int *cls);
+
 #ifdef __cplusplus
 }
 #endif
