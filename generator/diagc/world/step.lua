@@ -23,16 +23,8 @@ end
 
 local d = util.c_double
 
--- R (row-major) of URDF's rpy: Rz(y) Ry(p) Rx(r)
-local function rpy_matrix(rpy)
-  local cr, sr = math.cos(rpy[1]), math.sin(rpy[1])
-  local cp, sp = math.cos(rpy[2]), math.sin(rpy[2])
-  local cy, sy = math.cos(rpy[3]), math.sin(rpy[3])
-  return { cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr,
-    sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr,
-    -sp, cp * sr, cp * cr }
-end
-M.rpy_matrix = rpy_matrix
+-- R (row-major, flat) of URDF's rpy: Rz(y) Ry(p) Rx(r)
+local rpy_matrix = require("diagc.world.fold").rpy
 
 local function list(t)
   local s = {}

@@ -2,17 +2,14 @@
 -- (R = Rz(yaw) Ry(pitch) Rx(roll), fixed axes x then y then z) to a 3x3
 -- matrix and back, frames composed, and an inertia tensor re-expressed in
 -- another frame (I' = R I R^T).  Matrices are row-major {{..}, {..}, {..}}.
+local fold = require("diagc.world.fold")
+
 local M = {}
 
+-- fold.rpy's matrix, as rows
 function M.rpy_matrix(rpy)
-  local cr, sr = math.cos(rpy[1]), math.sin(rpy[1])
-  local cp, sp = math.cos(rpy[2]), math.sin(rpy[2])
-  local cy, sy = math.cos(rpy[3]), math.sin(rpy[3])
-  return {
-    { cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr },
-    { sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr },
-    { -sp, cp * sr, cp * cr },
-  }
+  local f = fold.rpy(rpy)
+  return { { f[1], f[2], f[3] }, { f[4], f[5], f[6] }, { f[7], f[8], f[9] } }
 end
 
 -- The rpy of a rotation matrix (pitch in [-pi/2, pi/2]; at gimbal lock,
