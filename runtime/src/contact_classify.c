@@ -52,8 +52,8 @@ int diagc_contact_classify(int nv, int nc, const double *MinvJT, const double *x
     int n = 3 * c;
     cls[n] = column_norm(nv, ncol, MinvJT, n) < DIAGC_CLASS_COLUMN_TOL ? DIAGC_ROW_NOT_CLAMPING
                                                                         : normal_class(x[n]);
-    for (t = 1; t <= 2; t++)
-      cls[n + t] = column_norm(nv, ncol, MinvJT, n + t) < DIAGC_CLASS_COLUMN_TOL
+    for (t = 1; t <= 2; t++) /* frictionless: no tangent rows in the LCP */
+      cls[n + t] = (!(mu[c] > 0.0) || column_norm(nv, ncol, MinvJT, n + t) < DIAGC_CLASS_COLUMN_TOL)
                        ? DIAGC_ROW_NOT_CLAMPING
                        : friction_class(x[n + t], x[n], mu[c], cls[n]);
     for (t = 0; t < 3; t++) clamping += cls[n + t] == DIAGC_ROW_CLAMPING;

@@ -27,6 +27,11 @@
  * impulses applied. */
 int diagc__contact_impacts(const diagc_contact_problem *p, const diagc_contact_options *o, double *u,
                            double *lam, int *passes) {
+  return diagc__contact_impacts_hook(p, o, u, lam, passes, NULL, NULL);
+}
+
+int diagc__contact_impacts_hook(const diagc_contact_problem *p, const diagc_contact_options *o, double *u,
+                                double *lam, int *passes, diagc__impact_hook hook, void *ctx) {
   int nv = p->nv, nc = p->nc, ncol = 3 * nc, k, i, pass, count = 0;
   for (k = 0; k < nc; k++) lam[k] = 0.0;
   for (pass = 0; pass < o->restitution_passes; pass++) {
@@ -43,6 +48,7 @@ int diagc__contact_impacts(const diagc_contact_problem *p, const diagc_contact_o
       if (!(a > 0.0)) continue;
       l = -(1.0 + e) * vn / a;
       if (!isfinite(l)) continue;
+      if (hook) hook(ctx, k, u, vn, a, l);
       for (i = 0; i < nv; i++) u[i] += p->MinvJT[(size_t)i * (size_t)ncol + 3 * k] * l;
       lam[k] += l;
       applied++;

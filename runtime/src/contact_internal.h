@@ -48,10 +48,27 @@ int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_op
                           contact_ws *w, int isl, double *x, contact_budget *bud,
                           diagc_contact_stats *st);
 
+/* The target normal velocity of contact c (diagc/world.h); *branch (may
+ * be NULL): which term it is, for the linearized step (contact_grad.c). */
+enum {
+  DIAGC__TARGET_CONST = 0,       /* 0, or the capped correction speed      */
+  DIAGC__TARGET_RESTITUTION = 1, /* -e J_n v                               */
+  DIAGC__TARGET_PENETRATION = 2, /* erp (depth - allowed) / dt             */
+  DIAGC__TARGET_GAP = 3          /* depth / dt (a separated contact)       */
+};
+double diagc__contact_normal_target(const diagc_contact_problem *p, const diagc_contact_options *o, int c,
+                                    int *branch);
+
 /* contact_impact.c: the sequential impact phase (restitution_passes > 0):
  * u (in: v) gets the impacts' impulses lam (nc); returns how many were
  * applied, *passes the passes run. */
+typedef void (*diagc__impact_hook)(void *ctx, int k, const double *u, double vn, double a, double l);
 int diagc__contact_impacts(const diagc_contact_problem *p, const diagc_contact_options *o, double *u,
                            double *lam, int *passes);
+/* The same passes, calling hook(ctx, k, u, vn, a, l) before each impulse
+ * l = -(1 + e) vn / a is applied to contact k (u: the velocity before it;
+ * the linearized step replays the impacts with it). */
+int diagc__contact_impacts_hook(const diagc_contact_problem *p, const diagc_contact_options *o, double *u,
+                                double *lam, int *passes, diagc__impact_hook hook, void *ctx);
 
 #endif

@@ -85,24 +85,32 @@ static double dot(const double *a, const double *b, int n) {
   return s;
 }
 
-/* The target normal velocity of contact c (world.h). */
-static double normal_target(const diagc_contact_problem *p, const diagc_contact_options *o, int c) {
+/* The target normal velocity of contact c (world.h); *branch (if not
+ * NULL) says which term it is (DIAGC__TARGET_*, contact_internal.h). */
+double diagc__contact_normal_target(const diagc_contact_problem *p, const diagc_contact_options *o, int c,
+                                    int *branch) {
   const double *Jn = p->J + (size_t)(3 * c) * (size_t)p->nv;
   double vn = dot(Jn, p->v, p->nv), d = p->depth[c];
   double e = p->restitution ? p->restitution[c] : 0.0;
   double rest = (e > 0.0 && -vn > o->bounce_threshold) ? -e * vn : 0.0, t;
+  int b = DIAGC__TARGET_CONST;
   if (d >= 0.0) {
     double pen = 0.0;
     if (d > o->allowed_penetration) {
       pen = o->erp * (d - o->allowed_penetration) / p->dt;
-      if (pen > o->max_correction_speed) pen = o->max_correction_speed;
+      b = DIAGC__TARGET_PENETRATION;
+      if (pen > o->max_correction_speed) pen = o->max_correction_speed, b = DIAGC__TARGET_CONST;
     }
+    if (rest > pen) b = DIAGC__TARGET_RESTITUTION;
+    if (branch) *branch = b;
     return rest > pen ? rest : pen;
   }
   /* separated (speculative): no impulse unless v* closes the gap within
      the step; then the restitution target too */
   t = d / p->dt;
-  if (rest > 0.0 && dot(Jn, p->vstar, p->nv) < t) t = rest;
+  b = DIAGC__TARGET_GAP;
+  if (rest > 0.0 && dot(Jn, p->vstar, p->nv) < t) t = rest, b = DIAGC__TARGET_RESTITUTION;
+  if (branch) *branch = b;
   return t;
 }
 
@@ -114,7 +122,7 @@ static int island_rows(const diagc_contact_problem *p, const diagc_contact_optio
   for (a = w->start[isl]; a < w->start[isl + 1]; a++) {
     int c = w->list[a], nrow = m, t;
     w->rows[m] = 3 * c, w->fx[m] = -1, w->lo[m] = 0.0, w->hi[m] = INFINITY;
-    w->target[m] = normal_target(p, o, c);
+    w->target[m] = diagc__contact_normal_target(p, o, c, NULL);
     m++;
     if (!(p->mu[c] > 0.0)) continue; /* frictionless: no tangent rows */
     for (t = 1; t <= 2; t++, m++) {

@@ -360,7 +360,9 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
  *       or outside by at most DIAGC_CLASS_OUTSIDE_TOL) whose normal is
  *       CLAMPING -> UPPER_BOUND;
  *   otherwise NOT_CLAMPING.
- * Bounds: normal [0, inf); friction [-mu x_n, mu x_n]. */
+ * Bounds: normal [0, inf); friction [-mu x_n, mu x_n].  The tangent rows
+ * of a frictionless contact (mu = 0: not rows of its LCP) are
+ * NOT_CLAMPING. */
 enum { DIAGC_ROW_NOT_CLAMPING = 0, DIAGC_ROW_CLAMPING = 1, DIAGC_ROW_UPPER_BOUND = 2 };
 #define DIAGC_CLASS_COLUMN_TOL 1e-9
 #define DIAGC_CLASS_ZERO_TOL 1e-6
@@ -373,6 +375,81 @@ enum { DIAGC_ROW_NOT_CLAMPING = 0, DIAGC_ROW_CLAMPING = 1, DIAGC_ROW_UPPER_BOUND
  * nc < 0, a non-finite entry, mu < 0). */
 int diagc_contact_classify(int nv, int nc, const double *MinvJT, const double *x, const double *mu,
                            int *cls);
+
+/* ======================================================================
+ * Part 3: the linearized contact step (runtime/src/contact_grad.c; issue
+ * #18, docs/world.md "Gradients")
+ *
+ * The derivative of diagc_contact_solve's v_next (and x) along given
+ * directions, with the step's discrete decisions held: the impacts applied
+ * (replayed), each normal target's term (restitution, penetration
+ * correction, gap, constant), and the class of every LCP row
+ * (diagc_contact_classify): clamping rows keep w = 0 (J_i v' + cfm x_i =
+ * target_i), rows at the friction bound keep x_t = +-mu x_n, the others
+ * keep x = 0.  This is DiffDART's linearization (Q, E, G and the bounce
+ * factor P of lcp-and-contact) extended to this step's impact phase and
+ * targets, so the result is the exact derivative of the step wherever the
+ * decisions do not change.  The clamped system Q dx_C = r is solved by LU
+ * with complete pivoting, its rank revealed (redundant contacts: the
+ * velocity derivative is unique, the impulses' are the basic solution).
+ *
+ * Columns: the caller's directions (ncol); the first nq of them move the
+ * configuration (q, in tangent coordinates), and the smooth parts'
+ * derivatives along them come from the caller (the generated dynamics)
+ * through the operators below, all at the step's configuration.
+ * ====================================================================== */
+typedef struct diagc_step_ops {
+  void *ctx;
+  /* out (3 nc x nq) = d(J y)/dq for a fixed vector y (nv) */
+  void (*dJy)(void *ctx, const double *y, double *out);
+  /* out (nv x nq) = d(J^T x)/dq for fixed impulses x (3 nc) */
+  void (*dJTx)(void *ctx, const double *x, double *out);
+  /* out (nv x nq) = d(M y)/dq for a fixed vector y (nv) */
+  void (*dMy)(void *ctx, const double *y, double *out);
+  /* x (nv) <- M^-1 x */
+  void (*solve)(void *ctx, double *x);
+} diagc_step_ops;
+
+typedef struct diagc_contact_tangent {
+  /* in */
+  int ncol;              /* directions                                      */
+  int nq;                /* the first nq directions move q (0 <= nq <= ncol) */
+  const double *Tv;      /* nv x ncol: derivative of the problem's v        */
+  const double *Tvstar;  /* nv x ncol: of v*                                */
+  const double *Tdepth;  /* nc x ncol: of the depths                        */
+  const int *mu_col;     /* nc: the direction that moves contact k's mu (by
+                            one), or -1; NULL: none                         */
+  /* out */
+  double *Tv_next;       /* nv x ncol                                       */
+  double *Tx;            /* 3 nc x ncol (NULL: not wanted): of x            */
+  int *cls;              /* 3 nc (NULL: not wanted): the row classes        */
+  int *bounce;           /* nc (NULL: not wanted): 1 for a contact that
+                            bounced (an impact, or a restitution target on
+                            a clamping row)                                 */
+  int clamped;           /* rows of the clamped system                      */
+  int rank;              /* its rank                                        */
+  int kinks;             /* rows within a threshold of another class or
+                            target term: the derivative there is one-sided */
+} diagc_contact_tangent;
+
+/* Bytes of workspace for diagc_contact_tangent (0 on bad sizes). */
+size_t diagc_contact_tangent_workspace_size(int nv, int nc_max, int ncol);
+
+/* The linearized step at the solution x, v_next of diagc_contact_solve(p,
+ * o, ...) (same p and o).  Returns DIAGC_OK, DIAGC_CONTACT_E_ARG (a bad
+ * argument, or x, v_next not finite) or DIAGC_CONTACT_E_WORKSPACE. */
+int diagc_contact_tangent_solve(const diagc_contact_problem *p, const diagc_contact_options *o,
+                                const double *x, const double *v_next, const diagc_step_ops *ops,
+                                diagc_contact_tangent *t, void *ws, size_t ws_size);
+
+/* DiffDART's bounce factor: the nv x nv matrix B closest to I (Frobenius)
+ * with a_k^T B a_k = -e_k for the unit directions a_k = J_k^T / |J_k^T| of
+ * the m rows J_k (m x nv, row-major) with restitutions e_k: B = I +
+ * sum_k c_k a_k a_k^T, K c = -(1 + e) with K_jk = (a_j . a_k)^2 (solved
+ * with complete pivoting; dependent rows dropped).  ws: m * m + 2 m
+ * doubles + 2 m ints (as doubles: m * m + 4 m).  Returns DIAGC_OK or
+ * DIAGC_CONTACT_E_ARG. */
+int diagc_bounce_matrix(int nv, int m, const double *J, const double *e, double *B, double *ws);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,456 @@
+/* contact_grad.c: the linearized contact step (diagc/world.h, Part 3;
+ * docs/world.md, "Gradients").  Given the solution of diagc_contact_solve
+ * and the derivatives of its inputs (v, v*, depths, mu) along ncol
+ * directions, the derivatives of v_next and x with the step's decisions
+ * held:
+ *   1. the impact phase is replayed (contact_impact.c's passes, through a
+ *      hook) and each impulse l = -(1 + e) J_n u / (J_n M^-1 J_n^T)
+ *      differentiated, u += M^-1 J_n^T l with it;
+ *   2. the LCP's rows are classified (contact_classify.c) and held:
+ *      clamping rows C keep J_i v' + cfm x_i = target_i, upper-bound rows
+ *      U keep x_u = s_u mu x_n(u), the rest x = 0; with G the columns
+ *      M^-1 (J_C^T + J_U^T E) and Q = J_C G + cfm I,
+ *        Q dx_C = d target_C - dJ_C v' - J_C dw,
+ *        dv' = dw + G dx_C,
+ *      dw = dvs + M^-1 (dJ^T x - dM (v' - vs)) (+ the mu columns of E x).
+ * Derivatives of J, J^T and M along configuration directions come from
+ * the caller's operators (diagc_step_ops).  Q is solved by LU with
+ * complete pivoting (rank revealed; the basic solution when dependent).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "contact_internal.h"
+#include "diagc/world.h"
+
+#define RANK_TOL 1e-10 /* pivots below this times the largest: dependent */
+#define KINK_TOL 1e-9  /* |w| of a row at zero impulse, or at its bound */
+
+typedef struct {
+  const diagc_contact_problem *p;
+  const diagc_contact_options *o;
+  const diagc_step_ops *ops;
+  diagc_contact_tangent *t;
+  int nv, nc, n3, ncol, nq;
+  double *u, *vs, *dv, *vn, *y, *z; /* nv each                              */
+  double *xl, *xr;                  /* 3 nc: the LCP's impulses; scratch    */
+  double *lam;                      /* nc: the impacts' impulses            */
+  double *ra, *rb;                  /* ncol each: scratch rows              */
+  double *Tu, *Tvs, *Tw;            /* nv x ncol                            */
+  double *Tlam;                     /* nc x ncol                            */
+  double *D, *D2;                   /* nv x nq                              */
+  double *DJ, *DJ2;                 /* 3 nc x nq                            */
+  double *G;                        /* nv x n (the clamped columns)         */
+  double *Q;                        /* n x n                                */
+  double *R;                        /* n x ncol                             */
+  int *cls, *C, *pos, *rp, *cp;     /* 3 nc each                            */
+  int *branch;                      /* nc                                   */
+} tg;
+
+static size_t doubles_needed(size_t nv, size_t nc, size_t ncol) {
+  size_t n3 = 3 * nc;
+  return 6 * nv + 2 * n3 + nc + 2 * ncol + 3 * nv * ncol + nc * ncol + 2 * nv * ncol + 2 * n3 * ncol +
+         nv * n3 + n3 * n3 + n3 * ncol;
+}
+
+size_t diagc_contact_tangent_workspace_size(int nv, int nc_max, int ncol) {
+  size_t d, ints;
+  if (nv < 0 || nc_max < 0 || ncol < 0 || nc_max > (1 << 16) || nv > (1 << 16) || ncol > (1 << 16)) return 0;
+  d = doubles_needed((size_t)nv, (size_t)nc_max, (size_t)ncol);
+  ints = 5 * 3 * (size_t)nc_max + (size_t)nc_max;
+  return (d + ints + 1) * sizeof(double);
+}
+
+static double *take(double **q, size_t n) {
+  double *r = *q;
+  *q += n;
+  return r;
+}
+
+static void carve(tg *g, void *ws) {
+  size_t nv = (size_t)g->nv, nc = (size_t)g->nc, n3 = 3 * nc, nc_ = (size_t)g->ncol;
+  double *q = (double *)ws;
+  int *iq;
+  g->u = take(&q, nv), g->vs = take(&q, nv), g->dv = take(&q, nv);
+  g->vn = take(&q, nv), g->y = take(&q, nv), g->z = take(&q, nv);
+  g->xl = take(&q, n3), g->xr = take(&q, n3), g->lam = take(&q, nc);
+  g->ra = take(&q, nc_), g->rb = take(&q, nc_);
+  g->Tu = take(&q, nv * nc_), g->Tvs = take(&q, nv * nc_), g->Tw = take(&q, nv * nc_);
+  g->Tlam = take(&q, nc * nc_);
+  g->D = take(&q, nv * nc_), g->D2 = take(&q, nv * nc_);
+  g->DJ = take(&q, n3 * nc_), g->DJ2 = take(&q, n3 * nc_);
+  g->G = take(&q, nv * n3), g->Q = take(&q, n3 * n3), g->R = take(&q, n3 * nc_);
+  iq = (int *)q;
+  g->cls = iq, iq += n3;
+  g->C = iq, iq += n3;
+  g->pos = iq, iq += n3;
+  g->rp = iq, iq += n3;
+  g->cp = iq, iq += n3;
+  g->branch = iq;
+}
+
+static double dot(const double *a, const double *b, int n) {
+  double s = 0.0;
+  int i;
+  for (i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+/* a . (column c of the nv x ncol matrix T) */
+static double dot_col(const double *a, const double *T, int nv, int ncol, int c) {
+  double s = 0.0;
+  int i;
+  for (i = 0; i < nv; i++) s += a[i] * T[(size_t)i * (size_t)ncol + c];
+  return s;
+}
+
+/* T[:, 0..nq) += M^-1 D (D: nv x nq), column by column */
+static void add_solved(tg *g, const double *D, double *T) {
+  int c, i;
+  for (c = 0; c < g->nq; c++) {
+    for (i = 0; i < g->nv; i++) g->z[i] = D[(size_t)i * (size_t)g->nq + c];
+    g->ops->solve(g->ops->ctx, g->z);
+    for (i = 0; i < g->nv; i++) T[(size_t)i * (size_t)g->ncol + c] += g->z[i];
+  }
+}
+
+/* column r of M^-1 J^T into y */
+static void mj_column(const tg *g, int r, double *y) {
+  int i;
+  for (i = 0; i < g->nv; i++) y[i] = g->p->MinvJT[(size_t)i * (size_t)g->n3 + r];
+}
+
+/* ---- phase 1: the impacts, replayed ---- */
+
+static void impact_hook(void *vctx, int k, const double *u, double vn, double a, double l) {
+  tg *g = (tg *)vctx;
+  const diagc_step_ops *ops = g->ops;
+  int nv = g->nv, ncol = g->ncol, nq = g->nq, n = 3 * k, i, c;
+  const double *Jn = g->p->J + (size_t)n * (size_t)nv;
+  double e = g->p->restitution[k];
+  (void)vn;
+  mj_column(g, n, g->y);
+  for (c = 0; c < ncol; c++) g->ra[c] = dot_col(Jn, g->Tu, nv, ncol, c); /* d vn */
+  for (c = 0; c < ncol; c++) g->rb[c] = 0.0;                              /* d a  */
+  if (nq > 0) {
+    ops->dJy(ops->ctx, u, g->DJ);
+    for (c = 0; c < nq; c++) g->ra[c] += g->DJ[(size_t)n * (size_t)nq + c];
+    ops->dJy(ops->ctx, g->y, g->DJ);
+    ops->dMy(ops->ctx, g->y, g->D2);
+    for (c = 0; c < nq; c++) {
+      double s = 2.0 * g->DJ[(size_t)n * (size_t)nq + c];
+      for (i = 0; i < nv; i++) s -= g->y[i] * g->D2[(size_t)i * (size_t)nq + c];
+      g->rb[c] = s;
+    }
+  }
+  for (c = 0; c < ncol; c++) { /* d l */
+    double dl = (-(1.0 + e) * g->ra[c] - l * g->rb[c]) / a;
+    g->Tlam[(size_t)k * (size_t)ncol + c] += dl;
+    for (i = 0; i < nv; i++) g->Tu[(size_t)i * (size_t)ncol + c] += g->y[i] * dl;
+  }
+  if (nq > 0) { /* l d(M^-1 J_n^T) = M^-1 (d(J^T l e_n) - l dM m) */
+    memset(g->xr, 0, sizeof(double) * (size_t)g->n3);
+    g->xr[n] = l;
+    ops->dJTx(ops->ctx, g->xr, g->D);
+    for (i = 0; i < nv * nq; i++) g->D[i] -= l * g->D2[i];
+    add_solved(g, g->D, g->Tu);
+  }
+  if (g->t->bounce) g->t->bounce[k] = 1;
+}
+
+/* u, Tu: the velocity the LCP starts from (after the impacts) and its
+ * derivative; vs, Tvs: v* shifted by the impacts. */
+static void impacts(tg *g) {
+  const diagc_contact_problem *p = g->p;
+  const diagc_contact_tangent *t = g->t;
+  size_t nvc = (size_t)g->nv * (size_t)g->ncol, i;
+  int k, passes = 0;
+  for (k = 0; k < g->nc; k++) g->lam[k] = 0.0;
+  memset(g->Tlam, 0, sizeof(double) * (size_t)g->nc * (size_t)g->ncol);
+  if (!(g->o->restitution_passes > 0 && p->restitution)) {
+    memcpy(g->u, p->v, sizeof(double) * (size_t)g->nv);
+    memcpy(g->vs, p->vstar, sizeof(double) * (size_t)g->nv);
+    memcpy(g->Tu, t->Tv, sizeof(double) * nvc);
+    memcpy(g->Tvs, t->Tvstar, sizeof(double) * nvc);
+    return;
+  }
+  for (i = 0; i < (size_t)g->nv; i++) g->u[i] = 0.5 * (p->v[i] + p->vstar[i]);
+  for (i = 0; i < nvc; i++) g->Tu[i] = 0.5 * (t->Tv[i] + t->Tvstar[i]);
+  diagc__contact_impacts_hook(p, g->o, g->u, g->lam, &passes, impact_hook, g);
+  for (i = 0; i < (size_t)g->nv; i++) g->vs[i] = g->u[i] + 0.5 * (p->vstar[i] - p->v[i]);
+  for (i = 0; i < nvc; i++) g->Tvs[i] = g->Tu[i] + 0.5 * (t->Tvstar[i] - t->Tv[i]);
+}
+
+/* ---- phase 2: the clamped LCP ---- */
+
+static double sgn(double x) { return x < 0.0 ? -1.0 : 1.0; }
+
+/* the clamped rows (C, pos), the columns G and the matrix Q; returns n */
+static int clamped_system(tg *g) {
+  const diagc_contact_problem *p = g->p;
+  int nv = g->nv, n3 = g->n3, n = 0, r, i, j;
+  for (r = 0; r < n3; r++) {
+    g->pos[r] = -1;
+    if (g->cls[r] == DIAGC_ROW_CLAMPING) g->pos[r] = n, g->C[n++] = r;
+  }
+  for (j = 0; j < n; j++)
+    for (i = 0; i < nv; i++) g->G[(size_t)i * (size_t)n + j] = p->MinvJT[(size_t)i * (size_t)n3 + g->C[j]];
+  for (r = 0; r < n3; r++) {
+    int rn = 3 * (r / 3);
+    double f;
+    if (g->cls[r] != DIAGC_ROW_UPPER_BOUND || g->pos[rn] < 0) continue;
+    f = sgn(g->xl[r]) * p->mu[r / 3];
+    for (i = 0; i < nv; i++) g->G[(size_t)i * (size_t)n + g->pos[rn]] += f * p->MinvJT[(size_t)i * (size_t)n3 + r];
+  }
+  for (i = 0; i < n; i++) {
+    const double *Ji = p->J + (size_t)g->C[i] * (size_t)nv;
+    for (j = 0; j < n; j++) {
+      double s = 0.0;
+      int k;
+      for (k = 0; k < nv; k++) s += Ji[k] * g->G[(size_t)k * (size_t)n + j];
+      g->Q[(size_t)i * (size_t)n + j] = s + (i == j ? g->o->cfm : 0.0);
+    }
+  }
+  return n;
+}
+
+/* dw = dvs + M^-1 (dJ^T x - dM dv) + the mu columns of E x */
+static void held_impulse_velocity(tg *g) {
+  const diagc_contact_problem *p = g->p;
+  const diagc_contact_tangent *t = g->t;
+  int nv = g->nv, ncol = g->ncol, r, i;
+  memcpy(g->Tw, g->Tvs, sizeof(double) * (size_t)nv * (size_t)ncol);
+  if (g->nq > 0) {
+    g->ops->dJTx(g->ops->ctx, g->xl, g->D);
+    g->ops->dMy(g->ops->ctx, g->dv, g->D2);
+    for (i = 0; i < nv * g->nq; i++) g->D[i] -= g->D2[i];
+    add_solved(g, g->D, g->Tw);
+  }
+  if (!t->mu_col) return;
+  for (r = 0; r < g->n3; r++) {
+    int c = r / 3, col = t->mu_col[c];
+    double f;
+    if (g->cls[r] != DIAGC_ROW_UPPER_BOUND || col < 0 || col >= ncol) continue;
+    f = sgn(g->xl[r]) * g->xl[3 * c];
+    for (i = 0; i < nv; i++) g->Tw[(size_t)i * (size_t)ncol + col] += f * p->MinvJT[(size_t)i * (size_t)g->n3 + r];
+  }
+}
+
+/* R: the right-hand sides of the clamped rows */
+static void clamped_rhs(tg *g, int n) {
+  const diagc_contact_problem *p = g->p;
+  const diagc_contact_tangent *t = g->t;
+  int nv = g->nv, ncol = g->ncol, nq = g->nq, i, c, rest = 0;
+  for (i = 0; i < n; i++) rest |= g->C[i] % 3 == 0 && g->branch[g->C[i] / 3] == DIAGC__TARGET_RESTITUTION;
+  if (nq > 0) {
+    g->ops->dJy(g->ops->ctx, g->vn, g->DJ);
+    if (rest) g->ops->dJy(g->ops->ctx, g->u, g->DJ2);
+  }
+  for (i = 0; i < n; i++) {
+    int r = g->C[i], k = r / 3;
+    const double *Jr = p->J + (size_t)r * (size_t)nv;
+    int b = r % 3 == 0 ? g->branch[k] : DIAGC__TARGET_CONST;
+    double e = p->restitution ? p->restitution[k] : 0.0;
+    for (c = 0; c < ncol; c++) {
+      double s = -dot_col(Jr, g->Tw, nv, ncol, c);
+      if (c < nq) s -= g->DJ[(size_t)r * (size_t)nq + c];
+      if (b == DIAGC__TARGET_RESTITUTION)
+        s -= e * (dot_col(Jr, g->Tu, nv, ncol, c) + (c < nq ? g->DJ2[(size_t)r * (size_t)nq + c] : 0.0));
+      else if (b == DIAGC__TARGET_PENETRATION)
+        s += g->o->erp / p->dt * t->Tdepth[(size_t)k * (size_t)ncol + c];
+      else if (b == DIAGC__TARGET_GAP)
+        s += t->Tdepth[(size_t)k * (size_t)ncol + c] / p->dt;
+      g->R[(size_t)i * (size_t)ncol + c] = s;
+    }
+  }
+}
+
+/* LU of the n x n Q with complete pivoting, in place; returns the rank */
+static int lu_complete(double *Q, int n, int *rp, int *cp) {
+  int k, i, j, rank = 0;
+  double first = 0.0;
+  for (i = 0; i < n; i++) rp[i] = i, cp[i] = i;
+  for (k = 0; k < n; k++) {
+    int bi = k, bj = k;
+    double best = -1.0;
+    for (i = k; i < n; i++)
+      for (j = k; j < n; j++)
+        if (fabs(Q[(size_t)i * n + j]) > best) best = fabs(Q[(size_t)i * n + j]), bi = i, bj = j;
+    if (k == 0) first = best;
+    if (!(best > RANK_TOL * first) || best == 0.0) break;
+    if (bi != k) {
+      int tmp = rp[k];
+      rp[k] = rp[bi], rp[bi] = tmp;
+      for (j = 0; j < n; j++) {
+        double s = Q[(size_t)k * n + j];
+        Q[(size_t)k * n + j] = Q[(size_t)bi * n + j], Q[(size_t)bi * n + j] = s;
+      }
+    }
+    if (bj != k) {
+      int tmp = cp[k];
+      cp[k] = cp[bj], cp[bj] = tmp;
+      for (i = 0; i < n; i++) {
+        double s = Q[(size_t)i * n + k];
+        Q[(size_t)i * n + k] = Q[(size_t)i * n + bj], Q[(size_t)i * n + bj] = s;
+      }
+    }
+    for (i = k + 1; i < n; i++) {
+      double f = Q[(size_t)i * n + k] / Q[(size_t)k * n + k];
+      Q[(size_t)i * n + k] = f;
+      for (j = k + 1; j < n; j++) Q[(size_t)i * n + j] -= f * Q[(size_t)k * n + j];
+    }
+    rank++;
+  }
+  return rank;
+}
+
+/* solves column c of R in place (basic solution: dependent unknowns 0);
+ * s: n scratch */
+static void lu_solve_col(const double *Q, int n, int rank, const int *rp, const int *cp, double *R, int ncol,
+                         int c, double *s) {
+  int i, j;
+  for (i = 0; i < n; i++) s[i] = R[(size_t)rp[i] * (size_t)ncol + c];
+  for (i = 0; i < rank; i++)
+    for (j = 0; j < i; j++) s[i] -= Q[(size_t)i * n + j] * s[j];
+  for (i = rank - 1; i >= 0; i--) {
+    for (j = i + 1; j < rank; j++) s[i] -= Q[(size_t)i * n + j] * s[j];
+    s[i] /= Q[(size_t)i * n + i];
+  }
+  for (i = rank; i < n; i++) s[i] = 0.0;
+  for (i = 0; i < n; i++) R[(size_t)cp[i] * (size_t)ncol + c] = s[i];
+}
+
+/* dv' = dw + G dx_C; dx (rows C: dx_C, U: s mu dx_n (+ s x_n on its mu
+ * column), others 0; the impacts' dl on the normals) */
+static void results(tg *g, int n) {
+  const diagc_contact_problem *p = g->p;
+  diagc_contact_tangent *t = g->t;
+  int nv = g->nv, ncol = g->ncol, r, i, j, c;
+  for (i = 0; i < nv; i++)
+    for (c = 0; c < ncol; c++) {
+      double s = g->Tw[(size_t)i * (size_t)ncol + c];
+      for (j = 0; j < n; j++) s += g->G[(size_t)i * (size_t)n + j] * g->R[(size_t)j * (size_t)ncol + c];
+      t->Tv_next[(size_t)i * (size_t)ncol + c] = s;
+    }
+  if (!t->Tx) return;
+  for (r = 0; r < g->n3; r++) {
+    double *row = t->Tx + (size_t)r * (size_t)ncol;
+    int k = r / 3, rn = 3 * k;
+    for (c = 0; c < ncol; c++) row[c] = 0.0;
+    if (g->pos[r] >= 0) {
+      for (c = 0; c < ncol; c++) row[c] = g->R[(size_t)g->pos[r] * (size_t)ncol + c];
+    } else if (g->cls[r] == DIAGC_ROW_UPPER_BOUND && g->pos[rn] >= 0) {
+      double f = sgn(g->xl[r]);
+      for (c = 0; c < ncol; c++) row[c] = f * p->mu[k] * g->R[(size_t)g->pos[rn] * (size_t)ncol + c];
+      if (t->mu_col && t->mu_col[k] >= 0 && t->mu_col[k] < ncol) row[t->mu_col[k]] += f * g->xl[rn];
+    }
+    if (r == rn)
+      for (c = 0; c < ncol; c++) row[c] += g->Tlam[(size_t)k * (size_t)ncol + c];
+  }
+}
+
+/* rows at a class boundary: zero impulse with zero w, or at the friction
+ * bound with zero w (stick/slip); normal targets at a tie of terms */
+static int count_kinks(const tg *g, const diagc_contact_problem *p2) {
+  const diagc_contact_problem *p = g->p;
+  int r, k, kinks = 0;
+  for (r = 0; r < g->n3; r++) {
+    int k3 = r / 3, cl = g->cls[r];
+    double w, tgt = r % 3 == 0 ? diagc__contact_normal_target(p2, g->o, k3, NULL) : 0.0;
+    if (r % 3 != 0 && !(p->mu[k3] > 0.0)) continue;
+    w = dot(p->J + (size_t)r * (size_t)g->nv, g->vn, g->nv) + g->o->cfm * g->xl[r] - tgt;
+    if ((cl == DIAGC_ROW_NOT_CLAMPING || cl == DIAGC_ROW_UPPER_BOUND) && fabs(w) <= KINK_TOL) kinks++;
+  }
+  for (k = 0; k < g->nc; k++) {
+    double d = p->depth[k];
+    if (fabs(d) <= KINK_TOL || fabs(d - g->o->allowed_penetration) <= KINK_TOL) kinks++;
+  }
+  return kinks;
+}
+
+static int check_args(const diagc_contact_problem *p, const diagc_contact_options *o, const double *x,
+                      const double *v_next, const diagc_step_ops *ops, const diagc_contact_tangent *t) {
+  int i;
+  if (!p || !o || !x || !v_next || !t || p->nv < 0 || p->nc < 0) return 0;
+  if (t->ncol < 0 || t->nq < 0 || t->nq > t->ncol || !t->Tv || !t->Tvstar || !t->Tv_next) return 0;
+  if (p->nc > 0 && (!p->J || !p->MinvJT || !p->v || !p->vstar || !p->depth || !p->mu || !t->Tdepth)) return 0;
+  if (t->nq > 0 && (!ops || !ops->dJy || !ops->dJTx || !ops->dMy || !ops->solve)) return 0;
+  for (i = 0; i < 3 * p->nc; i++)
+    if (!isfinite(x[i])) return 0;
+  for (i = 0; i < p->nv; i++)
+    if (!isfinite(v_next[i])) return 0;
+  return 1;
+}
+
+int diagc_contact_tangent_solve(const diagc_contact_problem *p, const diagc_contact_options *o,
+                                const double *x, const double *v_next, const diagc_step_ops *ops,
+                                diagc_contact_tangent *t, void *ws, size_t ws_size) {
+  tg g;
+  diagc_contact_problem p2;
+  int n, r, i, k, c;
+  if (!check_args(p, o, x, v_next, ops, t)) return DIAGC_CONTACT_E_ARG;
+  if (!ws || ws_size < diagc_contact_tangent_workspace_size(p->nv, p->nc, t->ncol))
+    return DIAGC_CONTACT_E_WORKSPACE;
+  memset(&g, 0, sizeof g);
+  g.p = p, g.o = o, g.ops = ops, g.t = t;
+  g.nv = p->nv, g.nc = p->nc, g.n3 = 3 * p->nc, g.ncol = t->ncol, g.nq = t->nq;
+  carve(&g, ws);
+  t->clamped = t->rank = t->kinks = 0;
+  if (t->bounce)
+    for (k = 0; k < g.nc; k++) t->bounce[k] = 0;
+  impacts(&g);
+  /* the LCP's own impulses, velocity change and classes */
+  for (r = 0; r < g.n3; r++) g.xl[r] = x[r] - (r % 3 == 0 ? g.lam[r / 3] : 0.0);
+  for (i = 0; i < g.nv; i++) {
+    double s = 0.0;
+    for (r = 0; r < g.n3; r++) s += p->MinvJT[(size_t)i * (size_t)g.n3 + r] * g.xl[r];
+    g.dv[i] = s, g.vn[i] = g.vs[i] + s;
+  }
+  if (g.nc > 0 && diagc_contact_classify(g.nv, g.nc, p->MinvJT, g.xl, p->mu, g.cls) < 0) return DIAGC_CONTACT_E_ARG;
+  p2 = *p, p2.v = g.u, p2.vstar = g.vs;
+  for (k = 0; k < g.nc; k++) diagc__contact_normal_target(&p2, o, k, &g.branch[k]);
+  n = clamped_system(&g);
+  held_impulse_velocity(&g);
+  clamped_rhs(&g, n);
+  t->rank = lu_complete(g.Q, n, g.rp, g.cp);
+  for (c = 0; c < g.ncol; c++) lu_solve_col(g.Q, n, t->rank, g.rp, g.cp, g.R, g.ncol, c, g.xr);
+  results(&g, n);
+  t->clamped = n;
+  t->kinks = count_kinks(&g, &p2);
+  for (k = 0; k < g.nc; k++) {
+    if (t->bounce && g.cls[3 * k] == DIAGC_ROW_CLAMPING && g.branch[k] == DIAGC__TARGET_RESTITUTION) t->bounce[k] = 1;
+  }
+  if (t->cls) memcpy(t->cls, g.cls, sizeof(int) * (size_t)g.n3);
+  return DIAGC_OK;
+}
+
+/* ---- DiffDART's bounce factor ---- */
+
+int diagc_bounce_matrix(int nv, int m, const double *J, const double *e, double *B, double *ws) {
+  double *K = ws, *c = ws + (size_t)m * (size_t)m, *s = c + m;
+  int *rp = (int *)(s + m), *cp = rp + m, i, j, k, rank;
+  if (nv < 0 || m < 0 || !B || (m > 0 && (!J || !e || !ws))) return DIAGC_CONTACT_E_ARG;
+  for (i = 0; i < nv * nv; i++) B[i] = 0.0;
+  for (i = 0; i < nv; i++) B[(size_t)i * nv + i] = 1.0;
+  if (m == 0) return DIAGC_OK;
+  for (j = 0; j < m; j++) {
+    const double *a = J + (size_t)j * nv;
+    double na = sqrt(dot(a, a, nv));
+    if (!(na > 0.0) || !isfinite(na)) return DIAGC_CONTACT_E_ARG;
+    for (k = 0; k < m; k++) {
+      const double *b = J + (size_t)k * nv;
+      double ab = dot(a, b, nv) / (na * sqrt(dot(b, b, nv)));
+      K[(size_t)j * m + k] = ab * ab;
+    }
+    c[j] = -(1.0 + e[j]);
+  }
+  rank = lu_complete(K, m, rp, cp);
+  lu_solve_col(K, m, rank, rp, cp, c, 1, 0, s);
+  for (k = 0; k < m; k++) {
+    const double *a = J + (size_t)k * nv;
+    double n2 = dot(a, a, nv);
+    for (i = 0; i < nv; i++)
+      for (j = 0; j < nv; j++) B[(size_t)i * nv + j] += c[k] * a[i] * a[j] / n2;
+  }
+  return DIAGC_OK;
+}

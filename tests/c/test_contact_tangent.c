@@ -1,0 +1,258 @@
+/* Tests of the linearized contact step (diagc/world.h, Part 3):
+ * diagc_contact_tangent_solve against central differences of
+ * diagc_contact_solve itself, on point masses (J and M constant, so the
+ * configuration operators are zero and every derivative comes from the
+ * LCP, the targets and the impacts): sliding, sticking and frictionless
+ * contacts, a penetration correction (d/d depth), a restitution target,
+ * sequential impacts (two equal balls: the exchange), a resting chain of
+ * two contacts, redundant contacts (singular Q), d/d mu; and
+ * diagc_bounce_matrix (its constraints; the two-ball reflection). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "diagc/world.h"
+
+#define MAXV 4
+#define MAXC 3
+#define H 1e-5
+
+static _Alignas(64) unsigned char ws[1 << 20], tws[1 << 20];
+
+/* A scene: nv point-mass coordinates, nc contacts with constant J. */
+typedef struct {
+  int nv, nc, passes;
+  double m[MAXV], J[3 * MAXC * MAXV], v[MAXV], acc[MAXV], depth[MAXC], mu[MAXC], e[MAXC], dt;
+} scene;
+
+/* inputs theta = (v, depth, mu): v* = v + dt acc */
+static void build(const scene *s, const double *th, diagc_contact_problem *p, double *v, double *vs, double *d,
+                  double *mu, double *MJ) {
+  int i, r;
+  for (i = 0; i < s->nv; i++) v[i] = th[i], vs[i] = th[i] + s->dt * s->acc[i];
+  for (i = 0; i < s->nc; i++) d[i] = th[s->nv + i], mu[i] = th[s->nv + s->nc + i];
+  for (i = 0; i < s->nv; i++)
+    for (r = 0; r < 3 * s->nc; r++) MJ[i * 3 * s->nc + r] = s->J[r * s->nv + i] / s->m[i];
+  memset(p, 0, sizeof *p);
+  p->nv = s->nv, p->nc = s->nc, p->J = s->J, p->MinvJT = MJ, p->v = v, p->vstar = vs;
+  p->depth = d, p->mu = mu, p->restitution = s->e, p->dt = s->dt;
+}
+
+static void options(const scene *s, diagc_contact_options *o) {
+  diagc_contact_options_init(o);
+  o->restitution_passes = s->passes;
+  o->lcp.tol = 1e-14;
+}
+
+static int ncols(const scene *s) { return s->nv + 2 * s->nc; }
+
+static void theta0(const scene *s, double *th) {
+  int i;
+  for (i = 0; i < s->nv; i++) th[i] = s->v[i];
+  for (i = 0; i < s->nc; i++) th[s->nv + i] = s->depth[i], th[s->nv + s->nc + i] = s->mu[i];
+}
+
+/* v_next (and x) of the step at theta */
+static int step(const scene *s, const double *th, double *vn, double *x) {
+  diagc_contact_problem p;
+  diagc_contact_options o;
+  double v[MAXV], vs[MAXV], d[MAXC], mu[MAXC], MJ[3 * MAXC * MAXV];
+  build(s, th, &p, v, vs, d, mu, MJ);
+  options(s, &o);
+  memset(x, 0, sizeof(double) * 3 * (size_t)s->nc);
+  return diagc_contact_solve(&p, &o, x, vn, ws, sizeof ws, NULL);
+}
+
+static struct {
+  const scene *s;
+  const double *m;
+} cur;
+
+static void zero_rows(void *ctx, const double *y, double *out) { (void)ctx, (void)y, (void)out; }
+static void solve_m(void *ctx, double *x) {
+  int i;
+  (void)ctx;
+  for (i = 0; i < cur.s->nv; i++) x[i] /= cur.s->m[i];
+}
+
+/* the tangent at theta0 (nq = 0: no configuration columns) */
+static int tangent(const scene *s, double *Tvn, double *Tx, diagc_contact_tangent *t) {
+  diagc_contact_problem p;
+  diagc_contact_options o;
+  diagc_step_ops ops = {NULL, zero_rows, zero_rows, zero_rows, solve_m};
+  double th[MAXV + 2 * MAXC], v[MAXV], vs[MAXV], d[MAXC], mu[MAXC], MJ[3 * MAXC * MAXV], vn[MAXV], x[3 * MAXC];
+  double Tv[MAXV * (MAXV + 2 * MAXC)], Td[MAXC * (MAXV + 2 * MAXC)];
+  int mucol[MAXC], n = ncols(s), i, rc;
+  static int cls[3 * MAXC], bounce[MAXC];
+  theta0(s, th);
+  rc = step(s, th, vn, x);
+  if (rc < 0) return rc;
+  build(s, th, &p, v, vs, d, mu, MJ);
+  options(s, &o);
+  memset(Tv, 0, sizeof Tv), memset(Td, 0, sizeof Td);
+  for (i = 0; i < s->nv; i++) Tv[i * n + i] = 1.0;
+  for (i = 0; i < s->nc; i++) Td[i * n + s->nv + i] = 1.0, mucol[i] = s->nv + s->nc + i;
+  cur.s = s;
+  memset(t, 0, sizeof *t);
+  t->ncol = n, t->nq = 0, t->Tv = Tv, t->Tvstar = Tv, t->Tdepth = Td, t->mu_col = mucol;
+  t->Tv_next = Tvn, t->Tx = Tx, t->cls = cls, t->bounce = bounce;
+  return diagc_contact_tangent_solve(&p, &o, x, vn, &ops, t, tws, sizeof tws);
+}
+
+/* the largest difference between the tangent and central differences */
+static double fd_error(const scene *s, const double *Tvn) {
+  double th[MAXV + 2 * MAXC], vp[MAXV], vm[MAXV], x[3 * MAXC], err = 0.0;
+  int n = ncols(s), c, i;
+  for (c = 0; c < n; c++) {
+    if (c >= s->nv + s->nc && s->mu[c - s->nv - s->nc] == 0.0) continue; /* mu >= 0: one-sided */
+    theta0(s, th);
+    th[c] += H;
+    step(s, th, vp, x);
+    theta0(s, th);
+    th[c] -= H;
+    step(s, th, vm, x);
+    for (i = 0; i < s->nv; i++) {
+      double fd = (vp[i] - vm[i]) / (2 * H), e = fabs(fd - Tvn[i * n + c]);
+      if (e > err) err = e;
+    }
+  }
+  return err;
+}
+
+static void expect_fd(const char *name, const scene *s, double *Tvn_out) {
+  double Tvn[MAXV * (MAXV + 2 * MAXC)], Tx[3 * MAXC * (MAXV + 2 * MAXC)], err;
+  diagc_contact_tangent t;
+  int rc = tangent(s, Tvn, Tx, &t);
+  err = rc == 0 ? fd_error(s, Tvn) : INFINITY;
+  check(rc == 0 && err < 1e-7, name, "rc %d, |tangent - fd| = %.3g (clamped %d, rank %d)", rc, err, t.clamped,
+        t.rank);
+  if (Tvn_out) memcpy(Tvn_out, Tvn, sizeof Tvn);
+}
+
+/* a particle of mass 2 on the plane z = 0: rows n = z, t1 = x, t2 = y */
+static scene particle(double mu, double vx, double vz, double depth) {
+  scene s;
+  memset(&s, 0, sizeof s);
+  s.nv = 3, s.nc = 1, s.dt = 1e-3;
+  s.m[0] = s.m[1] = s.m[2] = 2.0;
+  s.J[2] = 1.0, s.J[3] = 1.0, s.J[7] = 1.0;
+  s.v[0] = vx, s.v[2] = vz, s.acc[2] = -9.81;
+  s.depth[0] = depth, s.mu[0] = mu;
+  return s;
+}
+
+static void particle_tests(void) {
+  scene s = particle(0.5, 1.0, -0.05, 5e-5);
+  double T[MAXV * (MAXV + 2 * MAXC)];
+  int n = ncols(&s);
+  expect_fd("tangent.sliding_fd", &s, T);
+  /* sliding along x: v'_x = v*_x + mu v*_z (v*_z < 0): d/dv_z = mu, d/dmu = v*_z */
+  check(fabs(T[0 * n + 0] - 1.0) < 1e-12 && fabs(T[0 * n + 2] - 0.5) < 1e-12 &&
+            fabs(T[0 * n + 4] - (-0.05 - 9.81e-3)) < 1e-12,
+        "tangent.sliding_analytic", "dvx/dvx %.17g dvx/dvz %.17g dvx/dmu %.17g", T[0], T[2], T[4]);
+  s = particle(1e7, 1.0, -0.05, 5e-5);
+  expect_fd("tangent.stuck_fd", &s, T);
+  check(fabs(T[0]) < 1e-12 && fabs(T[2 * n + 2]) < 1e-12, "tangent.stuck_analytic", "%g %g", T[0], T[2 * n + 2]);
+  s = particle(0.0, 1.0, -0.05, 5e-5);
+  expect_fd("tangent.frictionless_fd", &s, T);
+  check(fabs(T[0] - 1.0) < 1e-12 && fabs(T[2 * n + 2]) < 1e-12, "tangent.frictionless_analytic", "%g", T[0]);
+  s = particle(0.5, 0.0, -0.001, 0.004); /* erp (d - allowed) / dt target */
+  expect_fd("tangent.penetration_fd", &s, T);
+  check(fabs(T[2 * n + 3] - 0.2 / 1e-3) < 1e-9, "tangent.penetration_analytic", "dvz/ddepth %.17g", T[2 * n + 3]);
+  s = particle(0.5, 0.3, -1.0, 0.0);
+  s.e[0] = 0.5; /* restitution in the LCP (no impact phase) */
+  expect_fd("tangent.restitution_fd", &s, T);
+  check(fabs(T[2 * n + 2] + 0.5) < 1e-12, "tangent.restitution_analytic", "dvz/dvz %.17g", T[2 * n + 2]);
+  s.passes = 20; /* the same bounce as an impact */
+  expect_fd("tangent.impact_fd", &s, T);
+}
+
+/* two equal balls on x, b = the left (coordinate 0), a = the right: normal
+ * +x from b to a, J_n = (-1, 1); a closing gap, e = 1 */
+static void two_balls(void) {
+  scene s;
+  double T[MAXV * (MAXV + 2 * MAXC)];
+  int n;
+  memset(&s, 0, sizeof s);
+  s.nv = 2, s.nc = 1, s.dt = 1e-3, s.passes = 20;
+  s.m[0] = s.m[1] = 1.0;
+  s.J[0] = -1.0, s.J[1] = 1.0;
+  s.v[0] = 1.0, s.depth[0] = -5e-4, s.e[0] = 1.0;
+  n = ncols(&s);
+  expect_fd("tangent.two_balls_fd", &s, T);
+  check(fabs(T[0]) < 1e-12 && fabs(T[1] - 1.0) < 1e-12 && fabs(T[n] - 1.0) < 1e-12 && fabs(T[n + 1]) < 1e-12,
+        "tangent.two_balls_exchange", "dv'/dv = [%g %g; %g %g]", T[0], T[1], T[n], T[n + 1]);
+}
+
+/* particle 1 (z0) on the ground, particle 2 (z1) on it: both contacts
+ * clamped; and the same ground contact twice (singular Q) */
+static void chains(void) {
+  scene s;
+  diagc_contact_tangent t;
+  double T[MAXV * (MAXV + 2 * MAXC)], Tx[3 * MAXC * (MAXV + 2 * MAXC)];
+  memset(&s, 0, sizeof s);
+  s.nv = 2, s.nc = 2, s.dt = 1e-3;
+  s.m[0] = 1.0, s.m[1] = 3.0;
+  s.J[0 * 2 + 0] = 1.0;                        /* ground - 1: n row */
+  s.J[3 * 2 + 0] = -1.0, s.J[3 * 2 + 1] = 1.0; /* 1 - 2: n row */
+  s.v[0] = -0.01, s.v[1] = -0.02, s.acc[0] = s.acc[1] = -9.81;
+  s.depth[0] = s.depth[1] = 5e-5; /* inside the allowance: target 0 */
+  expect_fd("tangent.chain_fd", &s, T);
+  s.J[3 * 2 + 0] = 1.0, s.J[3 * 2 + 1] = 0.0; /* twice the ground contact of 1 */
+  s.v[1] = 0.0, s.acc[1] = 0.0;
+  expect_fd("tangent.redundant_fd", &s, T);
+  {
+    int rc = tangent(&s, T, Tx, &t);
+    /* the pivoting LCP puts the impulse on one copy: the other sits at
+       zero impulse with w = 0, a tie the kink count reports */
+    check(rc == 0 && t.rank == t.clamped && t.kinks >= 1, "tangent.redundant_tie", "rc %d clamped %d rank %d kinks %d",
+          rc, t.clamped, t.rank, t.kinks);
+  }
+}
+
+static void bounce_matrix(void) {
+  double J[4] = {-1.0, 1.0}, e[2] = {1.0, 0.5}, B[16], bws[64];
+  int rc = diagc_bounce_matrix(2, 1, J, e, B, bws);
+  check(rc == 0 && fabs(B[0]) < 1e-15 && fabs(B[1] - 1) < 1e-15 && fabs(B[2] - 1) < 1e-15 && fabs(B[3]) < 1e-15,
+        "bounce.two_balls_reflection", "B = [%g %g; %g %g]", B[0], B[1], B[2], B[3]);
+  {
+    double J2[8] = {1.0, 0.2, -0.3, 0.5, 0.1, 1.0, 0.4, -0.2}, worst = 0.0;
+    int k, i, j;
+    rc = diagc_bounce_matrix(4, 2, J2, e, B, bws);
+    for (k = 0; k < 2; k++) {
+      double n2 = 0.0, s = 0.0;
+      for (i = 0; i < 4; i++) n2 += J2[4 * k + i] * J2[4 * k + i];
+      for (i = 0; i < 4; i++)
+        for (j = 0; j < 4; j++) s += J2[4 * k + i] * B[4 * i + j] * J2[4 * k + j];
+      if (fabs(s / n2 + e[k]) > worst) worst = fabs(s / n2 + e[k]);
+    }
+    check(rc == 0 && worst < 1e-12, "bounce.constraints", "|a'Ba + e| = %g", worst);
+  }
+  check(diagc_bounce_matrix(2, 1, J, e, NULL, bws) == DIAGC_CONTACT_E_ARG, "bounce.bad_args", "%s", "");
+}
+
+static void bad_args(void) {
+  scene s = particle(0.5, 1.0, -0.05, 5e-5);
+  double T[64], Tx[64];
+  diagc_contact_tangent t;
+  diagc_contact_problem p;
+  diagc_contact_options o;
+  double x[3] = {0, 0, 0}, vn[3] = {0, 0, 0};
+  check(tangent(&s, T, Tx, &t) == 0, "tangent.args_ok", "%s", "");
+  memset(&p, 0, sizeof p);
+  diagc_contact_options_init(&o);
+  check(diagc_contact_tangent_solve(&p, &o, x, vn, NULL, NULL, tws, sizeof tws) == DIAGC_CONTACT_E_ARG,
+        "tangent.bad_args", "%s", "");
+  check(diagc_contact_tangent_workspace_size(-1, 1, 1) == 0, "tangent.bad_sizes", "%s", "");
+}
+
+int main(void) {
+  particle_tests();
+  two_balls();
+  chains();
+  bounce_matrix();
+  bad_args();
+  return failures != 0;
+}
