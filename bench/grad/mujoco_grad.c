@@ -7,10 +7,10 @@
  * at one settled state of each scene; with sanity checks of what
  * transitionFD returns.  MuJoCo 2.2 (Debian libmujoco-dev).
  *
- *   mujoco_grad MJCF_DIR QUICK
+ *   mujoco_grad MJCF_DIR SCENE SETTLE QUICK
  *
- * Each scene starts from its keyframe (if any), settles SETTLE steps of
- * 1 ms under the example's controller (the cartpole's cart PD, the arm's
+ * SCENE: cartpole, stack or arm.  The scene starts from its keyframe (if
+ * any), settles SETTLE steps of 1 ms (bench/grad/run chooses them) under the example's controller (the cartpole's cart PD, the arm's
  * joint PD; the stack has none), and is measured at that state with the
  * controller's output at that state held as ctrl.  Every timed call starts
  * from that same state (qpos, qvel, act, ctrl, time, qacc_warmstart
@@ -44,19 +44,19 @@ static double now(void) {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-/* a scene: its MJCF file, settle steps, the dimensions diagc's example has
+/* a scene: its MJCF file, the dimensions diagc's example has
  * (nv of the world, actuated dofs), and the example's PD controller on the
  * first npd dofs (tau_i = kp_i (target_i - q_i) - kd_i v_i) */
 typedef struct {
   const char *name, *file;
-  int settle, nv, nu, npd;
+  int nv, nu, npd;
   double kp[3], kd[3], target[3];
 } scene;
 
 static const scene SCENES[] = {
-  {"cartpole", "cartpole.xml", 100, 2, 1, 1, {20}, {9}, {1}},
-  {"stack", "stack.xml", 100, 30, 0, 0, {0}, {0}, {0}},
-  {"arm", "arm.xml", 200, 9, 3, 3, {30, 20, 10}, {3, 2, 1}, {1.2, 0, 0}},
+  {"cartpole", "cartpole.xml", 2, 1, 1, {20}, {9}, {1}},
+  {"stack", "stack.xml", 30, 0, 0, {0}, {0}, {0}},
+  {"arm", "arm.xml", 9, 3, 3, {30, 20, 10}, {3, 2, 1}, {1.2, 0, 0}},
 };
 
 static void control(const scene *s, const mjModel *m, mjData *d) {
@@ -202,20 +202,20 @@ static int arm_box_contacts(const mjModel *m, const mjData *d) {
   return n;
 }
 
-static int run(const scene *s, const char *dir, int quick) {
+static int run(const scene *s, const char *dir, int settle, int quick) {
   char path[4096], err[1000] = "";
   snprintf(path, sizeof path, "%s/%s", dir, s->file);
   mjModel *m = mj_loadXML(path, NULL, err, sizeof err);
   if (!m) { fprintf(stderr, "mujoco_grad: %s: %s\n", path, err); return 1; }
   mjData *d = mj_makeData(m);
   if (m->nkey > 0) mj_resetDataKeyframe(m, d, 0);
-  for (int k = 0; k < s->settle; k++) { control(s, m, d); mj_step(m, d); }
+  for (int k = 0; k < settle; k++) { control(s, m, d); mj_step(m, d); }
   control(s, m, d);
   state x;
   save(m, d, &x);
   mj_forward(m, d);  /* contacts and constraints at the measured state */
   int ncon = d->ncon, nefc = d->nefc, nbox = s->npd == 3 ? arm_box_contacts(m, d) : 0;
-  printf("SCENE\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", s->name, m->nq, m->nv, m->na, m->nu, ncon, nefc, s->settle);
+  printf("SCENE\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", s->name, m->nq, m->nv, m->na, m->nu, ncon, nefc, settle);
 
   int ndx = 2 * m->nv + m->na, nu = m->nu, fail = 0;
   double *Ac = matrix(ndx * ndx), *Bc = matrix(ndx * nu), *Af = matrix(ndx * ndx), *Bf = matrix(ndx * nu);
@@ -275,8 +275,10 @@ static int run(const scene *s, const char *dir, int quick) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) { fprintf(stderr, "usage: mujoco_grad MJCF_DIR [QUICK]\n"); return 2; }
-  int quick = argc > 2 && atoi(argv[2]) != 0, fail = 0;
-  for (size_t i = 0; i < sizeof SCENES / sizeof SCENES[0]; i++) fail |= run(&SCENES[i], argv[1], quick);
-  return fail;
+  if (argc < 4) { fprintf(stderr, "usage: mujoco_grad MJCF_DIR SCENE SETTLE [QUICK]\n"); return 2; }
+  int quick = argc > 4 && atoi(argv[4]) != 0;
+  for (size_t i = 0; i < sizeof SCENES / sizeof SCENES[0]; i++)
+    if (!strcmp(SCENES[i].name, argv[2])) return run(&SCENES[i], argv[1], atoi(argv[3]), quick);
+  fprintf(stderr, "mujoco_grad: no scene '%s'\n", argv[2]);
+  return 2;
 }
