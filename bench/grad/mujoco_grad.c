@@ -10,13 +10,14 @@
  *   mujoco_grad MJCF_DIR SCENE SETTLE QUICK
  *
  * SCENE: cartpole, stack or arm.  The scene starts from its keyframe (if
- * any), settles SETTLE steps of 1 ms (bench/grad/run chooses them) under the example's controller (the cartpole's cart PD, the arm's
- * joint PD; the stack has none), and is measured at that state with the
- * controller's output at that state held as ctrl.  Every timed call starts
- * from that same state (qpos, qvel, act, ctrl, time, qacc_warmstart
- * restored: a copy of a few hundred bytes, inside the timed loop for both
- * calls).  Time per call: the best over REPS batches of the mean over a
- * batch of at least TARGET_MS.
+ * any), settles SETTLE steps of 1 ms (bench/grad/run chooses them) under
+ * the example's controller (the cartpole's cart PD, the arm's joint PD;
+ * the stack has none), and is measured at that state with the
+ * controller's output there held as ctrl.  Every timed call starts from
+ * that same state (qpos, qvel, act, ctrl, time, qacc_warmstart restored:
+ * a copy of a few hundred bytes, inside the timed loop of every call).
+ * Time per call: the best over 11 rounds of the mean over a batch of at
+ * least 30 ms, the batches of the three calls interleaved.
  *
  * Output, tab-separated:
  *   SCENE  name nq nv na nu ncon nefc settle_steps
@@ -97,24 +98,28 @@ static void call(int what, const mjModel *m, mjData *d, double *A, double *B) {
   else mjd_transitionFD(m, d, EPS, what == FD_CENTERED, A, B, NULL, NULL);
 }
 
-/* microseconds per call: best over reps batches of >= target_ms each */
-static double timed(int what, const mjModel *m, mjData *d, const state *x, double *A, double *B, int reps,
-                    double target_ms) {
-  int n = 1;
-  for (;;) {  /* batch size: double until one batch takes target_ms */
-    double t0 = now();
-    for (int k = 0; k < n; k++) { restore(m, d, x); call(what, m, d, A, B); }
-    if ((now() - t0) * 1e3 >= target_ms) break;
-    n *= 2;
+/* the mean time of n calls from state x, in microseconds per call */
+static double batch(int what, const mjModel *m, mjData *d, const state *x, double *A, double *B, int n) {
+  double t0 = now();
+  for (int k = 0; k < n; k++) { restore(m, d, x); call(what, m, d, A, B); }
+  return (now() - t0) / n * 1e6;
+}
+
+/* microseconds per call of mj_step, centered and forward transitionFD
+ * (us[3]): each a batch of at least target_ms, the three batches
+ * interleaved, best of reps rounds (the ratios come from neighbouring
+ * batches) */
+static void timed(const mjModel *m, mjData *d, const state *x, double *A, double *B, int reps, double target_ms,
+                  double us[3]) {
+  int n[3];
+  for (int w = 0; w < 3; w++) {  /* batch sizes: double until one batch takes target_ms */
+    n[w] = 1;
+    while (batch(w, m, d, x, A, B, n[w]) * n[w] < target_ms * 1e3) n[w] *= 2;
+    us[w] = INFINITY;
   }
-  double best = INFINITY;
-  for (int r = 0; r < reps; r++) {
-    double t0 = now();
-    for (int k = 0; k < n; k++) { restore(m, d, x); call(what, m, d, A, B); }
-    best = fmin(best, (now() - t0) / n * 1e6);
-  }
+  for (int r = 0; r < reps; r++)
+    for (int w = 0; w < 3; w++) us[w] = fmin(us[w], batch(w, m, d, x, A, B, n[w]));
   restore(m, d, x);
-  return best;
 }
 
 static void check(const char *scene, const char *what, int ok, double value) {
@@ -259,14 +264,13 @@ static int run(const scene *s, const char *dir, int settle, int quick) {
   }
 
   /* timing */
-  int reps = quick ? 2 : 7;
+  int reps = quick ? 2 : 11;
   double target = quick ? 5 : 30;
-  double step = timed(STEP, m, d, &x, NULL, NULL, reps, target);
-  double fdc = timed(FD_CENTERED, m, d, &x, Ac, Bc, reps, target);
-  double fdf = timed(FD_FORWARD, m, d, &x, Af, Bf, reps, target);
+  double us[3];
+  timed(m, d, &x, Ac, Bc, reps, target, us);
   int nx = ndx + nu;
-  printf("RESULT\t%s\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%d\t%d\n", s->name, m->nv, nu, ncon, step, fdc, fdf, 2 * nx + 1,
-         nx + 1);
+  printf("RESULT\t%s\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%d\t%d\n", s->name, m->nv, nu, ncon, us[STEP], us[FD_CENTERED],
+         us[FD_FORWARD], 2 * nx + 1, nx + 1);
   fflush(stdout);
   free(Ac), free(Bc), free(Af), free(Bf), free(x.qpos);
   mj_deleteData(d);
