@@ -26,6 +26,7 @@ local ACCEPTED = {
     .. " y[1] = fmin(q[0], q[1]) + fmax(q[2], 0) + floor(q[0]) + ceil(q[1]) + fabs(q[2]);"
     .. " y[2] = exp(q[0]) + log(2 + q[0]) + log10(3 + q[1]) + sqrt(4 + q[2]) + tan(q[0]) + asin(0.5 * q[0])"
     .. " + acos(0.5 * q[1]) + atan(q[2]) + sinh(q[0]) + cosh(q[1]) + tanh(q[2]) + cos(t) + 1e-3 + .5f + 0x10;",
+  "const double *p = q + 1, *r = p + 1; double *w = y + 2; w[0] = r[0]; y[0] = p[-1]; y[1] = p[0]; (void)p;",
   "(void)k; ; { } y[0] = y[1] = 0 == 0;",
 }
 
@@ -49,7 +50,17 @@ local REJECTED = {
   { "y[0] = 1; goto end;", "goto", 1, 11 },
   { "for (int i = 0; i < 3; i++) { if (i == 1) break; y[i] = 0; }", "break", 1, 43 },
   { "y[0] = *q;", "a pointer dereference", 1, 8 },
-  { "double *p = q; y[0] = p[0];", "a pointer dereference", 1, 8 },
+  { "double *p = q; y[0] = p[0];", "a non-const pointer to read-only data", 1, 9 },
+  { "const double *p; y[0] = 0;", "a pointer without an initializer", 1, 15 },
+  { "const double **p = q; y[0] = 0;", "a pointer declaration outside the subset", 1, 15 },
+  { "const double *p = q + 4; y[0] = p[0];", "a pointer out of bounds", 1, 21 },
+  { "const double *p = q + 1; y[0] = p[2];", "an index out of bounds", 1, 35 },
+  { "const double *p = q + 1; y[0] = p[0][0];", "a partial array index", 1, 33 },
+  { "const double *p = q + (int)t; y[0] = 0;", "a non-constant pointer offset", 1, 23 },
+  { "const double *p = q; p = k; y[0] = 0;", "an assignment to a pointer", 1, 22 },
+  { "const double *p = t; y[0] = 0;", "a scalar passed as an array", 1, 19 },
+  { "const int *p = q; y[0] = 0;", "a pointer to an array of another type", 1, 16 },
+  { "const double *p = q * 2; y[0] = 0;", "a pointer argument that is not an array name", 1, 21 },
   { "y[0] = q[0] & 1;", "the & operator (address or bitwise and)", 1, 13 },
   { "y[0] = 1 << 2;", "a shift", 1, 10 },
   { "struct { double a; } s; y[0] = 0;", "a struct", 1, 1 },

@@ -2,7 +2,8 @@
 -- cdiff/unroll.lua's state).  A <math.h> call becomes a value; a call of
 -- a preamble helper is inlined: its scalar parameters become locals
 -- holding the converted arguments, its array parameters names for the
--- arrays passed (writes through them land in those arrays), and its body
+-- arrays passed, or for `array + constant` (writes through them land in
+-- those arrays; S:alias also resolves pointer declarations), and its body
 -- runs in a scope that sees only its parameters and the preamble's
 -- constants.  A `return` ends its path: the statements after an if that
 -- returns on one side run on the other side only, so the result is a phi
@@ -37,6 +38,53 @@ function S:call(e)
   return self:inline(h, e)
 end
 
+-- The number of elements of an array binding (nil: a scalar).
+function M.count(b)
+  if b.count then return b.count end
+  if b.dims then
+    local n = 1
+    for _, d in ipairs(b.dims) do n = n * d end
+    return n
+  end
+  return b.size
+end
+
+-- The array an expression points into: `a` (an array, or a pointer alias)
+-- or `a + k` with k a constant int expression (k >= 0, a + k within a or
+-- one past its end).  Returns a new binding {kind = "ptr", target = the
+-- underlying array, offset = the element a + k starts at (nil for a bare
+-- array name: indexed with the array's own dimensions), const_ptr =}.
+function S:alias(a, what)
+  if a.k == "binop" and a.op == "+" then
+    local b = self:alias(a.a, what)
+    local id = self:expr(a.b)
+    local c = self:cval(id)
+    if not c or self:ty(id) ~= "int" then
+      problem(a.b, "a non-constant pointer offset", what .. ": the offset added to an array must be a "
+        .. "constant int expression")
+    end
+    local off = (b.offset or 0) + c
+    if off < 0 or off > M.count(b.target) then
+      problem(a, "a pointer out of bounds", string.format("%s: offset %d is outside '%s' (size %d)", what,
+        off, b.target.name, M.count(b.target)))
+    end
+    b.offset = off
+    return b
+  end
+  if a.k ~= "name" then
+    problem(a, "a pointer argument that is not an array name", what .. " must be the name of an array "
+      .. "or an array plus a constant int")
+  end
+  local b = self:lookup(a.name) or self:binding(a)
+  if b.kind == "ptr" then
+    return { kind = "ptr", target = b.target, offset = b.offset, const_ptr = b.const_ptr }
+  end
+  if not (b.size or b.dims) then
+    problem(a, "a scalar passed as an array", "'" .. a.name .. "' is not an array")
+  end
+  return { kind = "ptr", target = b }
+end
+
 -- Whether a statement (tree) contains a return.
 function M.has_return(s)
   if type(s) ~= "table" then return false end
@@ -63,17 +111,9 @@ function S:inline(h, e)
   for i, p in ipairs(h.params) do
     local a = e.args[i]
     if p.array then
-      if a.k ~= "name" then
-        problem(a, "a pointer argument that is not an array name", "argument " .. i .. " of '"
-          .. h.name .. "' must be the name of an array")
-      end
-      local b = self:lookup(a.name) or self:binding(a)
-      local const = p.const or b.const_ptr
-      if b.kind == "ptr" then b = b.target end
-      if not (b.size or b.dims) then
-        problem(a, "a scalar passed as an array", "'" .. a.name .. "' is not an array")
-      end
-      names[p.name] = { kind = "ptr", target = b, const_ptr = const or nil }
+      local b = self:alias(a, "argument " .. i .. " of '" .. h.name .. "'")
+      b.const_ptr = (p.const or b.const_ptr) or nil
+      names[p.name] = b
     else
       inits[#inits + 1] = { p = p, id = self:convert(self:expr(a), p.ty, a) }
     end

@@ -7,7 +7,9 @@
 -- it matters (it does only when a Jacobian of the calc is needed).
 --
 -- The subset: declarations of double/int scalars and constant-size
--- arrays (optionally const, with initializers), = and compound
+-- arrays (optionally const, with initializers), pointers aliasing an
+-- array at a constant offset (`const double *r = a + 3;`; an array
+-- argument of a helper may be `a + k` too), = and compound
 -- assignments, x++/x--/++x/--x as statements, + - * / %, comparisons,
 -- ! && ||, ?:, casts (double)/(int), if/else, for loops, blocks, calls of
 -- the <math.h> functions of cdiff/mathfns.lua and of preamble helpers,
@@ -26,7 +28,9 @@
 --     {k="cast", ty="int"|"double", a=}
 --     {k="call", name=, args={expr, ...}}
 --   statements
---     {k="decl", ty=, const=bool, name=, dims={expr, ...}|{} , init=expr|{list}|nil}
+--     {k="decl", ty=, const=bool, name=, dims={expr, ...}|{} , init=expr|{list}|nil, ptr=true|nil}
+--        (ptr: `[const] T *name = a [+ k];`, a pointer into the array a at the constant int
+--        offset k, declared with its initializer; cdiff/unroll.lua checks the initializer)
 --        (an array initializer is {k="init", items={expr|init, ...}})
 --     {k="assign", op="="|"+="|"-="|"*="|"/="|"%=", target=name|index node, value=expr}
 --     {k="if", c=, then_=stmt, else_=stmt|nil}
@@ -350,9 +354,14 @@ function P:declaration(out)
   local ty = self:next().text
   if self:at("const") then self:next(); const = true end
   repeat
+    local star = self:at("*") and self:next()
+    if star and (self:at("const") or self:at("*")) then
+      problem(self:peek(), "a pointer declaration outside the subset", "only `[const] double *name = "
+        .. "array [+ constant];` pointer declarations are in the subset")
+    end
     local nt = self:next()
     if nt.kind ~= "ident" then self:unsupported(nt, "a variable name expected") end
-    local d = node(nt, "decl", { ty = ty, const = const, name = nt.text, dims = {} })
+    local d = node(nt, "decl", { ty = ty, const = const, name = nt.text, dims = {}, ptr = star and true or nil })
     while self:at("[") do
       local lb = self:next()
       if self:at("]") then
@@ -363,9 +372,14 @@ function P:declaration(out)
       end
       self:expect("]")
     end
+    if d.ptr and #d.dims > 0 then problem(nt, "an array of pointers") end
     if self:at("=") then
       self:next()
       d.init = self:initializer()
+    end
+    if d.ptr and not d.init then
+      problem(nt, "a pointer without an initializer", "the pointer '" .. nt.text .. "' has no initializer "
+        .. "(a pointer of the subset is declared pointing into an array)")
     end
     d.first = first
     out[#out + 1] = d

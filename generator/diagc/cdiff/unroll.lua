@@ -46,7 +46,7 @@ local inline = require("diagc.cdiff.inline")
 for name, fn in pairs(fold.methods) do S[name] = fn end
 for name, fn in pairs(inline.methods) do S[name] = fn end
 local ARITH, CMP = fold.ARITH, fold.CMP
-local has_return = inline.has_return
+local has_return, count = inline.has_return, inline.count
 
 -- Expressions ----------------------------------------------------------
 
@@ -77,9 +77,39 @@ function S:binding(e)
     .. "receives or a constant of the c_preamble")
 end
 
+-- The constant int value of an index expression ie of array `name`.
+function S:const_index(ie, name)
+  local id = self:expr(ie)
+  if self:ty(id) ~= "int" then problem(ie, "a non-integer array index", "an array index that is not an int") end
+  local c = self:cval(id)
+  if not c then
+    problem(ie, "a non-constant array index", "the index of '" .. name .. "' is not a compile-time "
+      .. "constant (it depends on a run-time value)")
+  end
+  return c
+end
+
+
+-- The element a pointer with an offset (cdiff/inline.lua's aliases) reaches:
+-- offset + index, within the whole underlying array.
+function S:alias_element(b, e)
+  if #e.idx ~= 1 then
+    problem(e, "a partial array index", string.format("the pointer '%s' is indexed with %d indexes "
+      .. "(a pointer takes one)", e.name, #e.idx))
+  end
+  local c = self:const_index(e.idx[1], e.name)
+  local flat, n = b.offset + c, count(b.target)
+  if flat < 0 or flat >= n then
+    problem(e.idx[1], "an index out of bounds", string.format("index %d of '%s' (offset %d into '%s', "
+      .. "size %d) is out of bounds", c, e.name, b.offset, b.target.name, n))
+  end
+  return flat
+end
+
 -- The flat element of an array binding at constant indexes.
 function S:element(b, e)
   if b.kind == "ptr" then
+    if b.offset then return self:alias_element(b, e) end
     return self:element(b.target, e)
   end
   local dims = b.dims or { b.size }
@@ -92,13 +122,7 @@ function S:element(b, e)
   end
   local flat = 0
   for k, ie in ipairs(e.idx) do
-    local id = self:expr(ie)
-    if self:ty(id) ~= "int" then problem(ie, "a non-integer array index", "an array index that is not an int") end
-    local c = self:cval(id)
-    if not c then
-      problem(ie, "a non-constant array index", "the index of '" .. e.name .. "' is not a compile-time "
-        .. "constant (it depends on a run-time value)")
-    end
+    local c = self:const_index(ie, e.name)
     if c < 0 or c >= dims[k] then
       problem(ie, "an index out of bounds", string.format("index %d is out of bounds of '%s' (size %d)",
         c, e.name, dims[k]))
@@ -327,8 +351,31 @@ local function flatten_init(init, dims, level, base, out, p)
   end
 end
 
+-- `[const] T *name = a [+ k];`: name aliases the array a at offset k.
+function S:declare_pointer(d)
+  if d.init.k == "init" then
+    problem(d.init, "a braced initializer for a pointer", "the pointer '" .. d.name .. "' must be "
+      .. "initialized with an array [+ constant]")
+  end
+  local b = self:alias(d.init, "the initializer of '" .. d.name .. "'")
+  if (b.target.ty or "double") ~= d.ty then
+    problem(d.init, "a pointer to an array of another type", string.format("'%s' is a %s pointer to "
+      .. "'%s', an array of %s", d.name, d.ty, b.target.name, b.target.ty or "double"))
+  end
+  local t = b.target
+  if not d.const and (b.const_ptr or t.kind == "input" or t.const) then
+    problem(d, "a non-const pointer to read-only data", "'" .. d.name .. "' points into '" .. t.name
+      .. "', which is read-only: declare it `const " .. d.ty .. " *`")
+  end
+  b.offset = b.offset or 0
+  b.const_ptr = d.const or nil
+  b.ty, b.name = d.ty, d.name
+  self.scope.names[d.name] = b
+end
+
 function S:declare(d)
   if d.ty ~= "double" and d.ty ~= "int" then problem(d, "a declaration of type " .. d.ty) end
+  if d.ptr then return self:declare_pointer(d) end
   local key = self:new_key()
   local b = { kind = "local", key = key, ty = d.ty, name = d.name, const = d.const }
   if #d.dims > 0 then
@@ -362,6 +409,10 @@ end
 function S:assign(s)
   local t = s.target
   local b = self:lookup(t.name)
+  if b and b.kind == "ptr" and t.k ~= "index" then
+    problem(t, "an assignment to a pointer", "'" .. t.name .. "' is a pointer (pointers of the subset "
+      .. "keep the array they are declared with)")
+  end
   local target = b and b.kind == "ptr" and b.target or b
   if not b or target.kind == "input" or target.kind == "const" or b.const_ptr then
     -- a write finding (cdiff/writes.lua): skipped here, the value still read
