@@ -165,6 +165,58 @@ int diagc_broadphase_check_pairs(int nshapes, int npairs, const int *pairs);
  * End of part 1 (collision detection)
  * ====================================================================== */
 
+/* ======================================================================
+ * Part 1b: derivatives of the contacts with respect to the shapes' motion
+ * (runtime/src/collide_tangent.c; docs/runtime-api.md, "Collision
+ * derivatives")
+ * ====================================================================== */
+
+/* Returned by diagc_collide_tangent when a contact sits where its features
+ * change (its block is then one side's derivative). */
+#define DIAGC_COLLIDE_KINK 1
+
+/* Derivatives of the contacts con[0..n) that diagc_collide(a, Xa, b, Xb,
+ * margin, ...) returned for this pair (same argument order), with each
+ * contact's features (its feature id) held fixed.
+ *
+ * D: n blocks of 13 x 12 doubles, row-major, block k at D + 156 k.  Rows:
+ * point (3), normal (3), t1 (3), t2 (3) (diagc_contact_frame(normal)),
+ * depth (1).  Columns: the twist of a (omega 3, v 3), then of b: omega the
+ * world angular velocity of the shape's frame (dR = [omega]x R), v the
+ * velocity of its ORIGIN (dp), both in world coordinates.
+ *
+ * Analytic for sphere-sphere, sphere-plane, sphere-box (by region),
+ * sphere-capsule, box-plane (corner k) and capsule-plane (end spheres);
+ * for box-box, capsule-capsule and capsule-box, central differences of
+ * diagc_collide over the relative pose (one shape moved along its six
+ * twist directions by 1e-6 of its size, resp. 1e-6 rad; contacts matched
+ * by feature id) and the rigid-motion identity for the other shape.
+ *
+ * Returns 0; DIAGC_COLLIDE_KINK when some contact is at (within 1e-6 of
+ * the shapes' size of) a change of its features: depth within that of
+ * -margin, a sphere's centre at a region boundary of a box or at a
+ * capsule's end, a feature that disappears on one side of a difference,
+ * one-sided differences that disagree, or |n.x| within 1e-9 of
+ * DIAGC_CONTACT_FRAME_X_MAX (the frame's switch); the block is then still
+ * filled, with one side's derivative.  DIAGC_CONTACT_E_ARG on bad arguments
+ * (NULL pointer with n > 0, a type out of range, non-finite pose, size or
+ * margin, n < 0 or above diagc_collide_max of the pair, a contact with a
+ * non-finite entry or a zero normal, a feature id the pair cannot have);
+ * D is then not written.  No allocation; deterministic; never NaN. */
+int diagc_collide_tangent(const diagc_shape *a, const double Xa[12], const diagc_shape *b,
+                          const double Xb[12], double margin, const diagc_contact *con, int n,
+                          double *D);
+
+/* The same by the general path (central differences of diagc_collide) for
+ * every pair type: the cross-check of the analytic derivatives. */
+int diagc_collide_tangent_general(const diagc_shape *a, const double Xa[12],
+                                  const diagc_shape *b, const double Xb[12], double margin,
+                                  const diagc_contact *con, int n, double *D);
+
+/* ======================================================================
+ * End of part 1b
+ * ====================================================================== */
+
 /* ======================================================================== */
 /* Part 2: contact solve (contact.c; docs/runtime-api.md, "Contact solve")          */
 /* ======================================================================== */
