@@ -281,6 +281,15 @@ function Context:update_jacobian(opts)
   return r
 end
 
+-- a world step's Jacobians (world: the world leaf's path, nil for the
+-- only one; opts.jacobian = "model" | "fd"): testing/step_jacobians.lua
+function Context:step_jacobians(world, opts)
+  if type(world) == "table" then world, opts = nil, world end
+  local r, msg = require("diagc.testing.step_jacobians").step_jacobians(self, world, opts)
+  if not r then error(msg, 2) end
+  return r
+end
+
 -- per-entry counters {evals=, calcs=, invalidations=} of a cache entry
 -- (a leaf output port's entry has the port's name)
 function Context:counters(name)

@@ -266,6 +266,24 @@ local function work_type(C, P)
   return lines(l)
 end
 
+-- the contact problem of the step's nc contacts in w and the world's
+-- options (shared by the step and its Jacobians, world/grad.lua)
+local function problem(C, P)
+  return lines({
+    string.format("static inline void %sproblem(const double *v, const %swork *w, int nc, "
+      .. "diagc_contact_problem *pr, diagc_contact_options *op)", P, P),
+    "{",
+    "  diagc_contact_options o;",
+    "  diagc_contact_options_init(&o);",
+    options(C),
+    "  *op = o;",
+    string.format("  pr->nv = %d; pr->nc = nc; pr->J = w->J; pr->MinvJT = w->MJ; pr->v = v; pr->vstar = w->vstar;", C.nv),
+    string.format("  pr->depth = w->depth; pr->mu = w->mu; pr->restitution = w->e; pr->tree = w->tag; pr->dt = %s;",
+      d(C.time_step)),
+    "}",
+  })
+end
+
 -- the contact phase: collision, rows, the solve, impulses by slot
 local function contact(C, P)
   return lines({
@@ -287,11 +305,7 @@ local function contact(C, P)
     "  diagc_contact_problem p;",
     "  diagc_contact_options o;",
     "  diagc_contact_stats st;",
-    "  diagc_contact_options_init(&o);",
-    options(C),
-    string.format("  p.nv = %d; p.nc = nc; p.J = w->J; p.MinvJT = w->MJ; p.v = v; p.vstar = w->vstar;", C.nv),
-    string.format("  p.depth = w->depth; p.mu = w->mu; p.restitution = w->e; p.tree = w->tag; p.dt = %s;",
-      d(C.time_step)),
+    string.format("  %sproblem(v, w, nc, &p, &o);", P),
     "  int status = diagc_contact_solve(&p, &o, w->x, w->v_next, w->ws, sizeof w->ws, &st);",
     string.format("  for (int i = 0; i < %d; i++) w->imp_next[i] = 0.0;", 3 * C.nslots),
     "  if (status < 0) return status;",
@@ -351,9 +365,14 @@ function M.emit(C, P)
     and { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "point_jacobian", "integrate", "energy" }
     or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy" } })), tables(C, P), smooth(C, P) }
   if #C.pairs > 0 then
-    for _, f in ipairs({ shape_poses, collide, rows, contact }) do parts[#parts + 1] = f(C, P) end
+    for _, f in ipairs({ shape_poses, collide, rows, problem, contact }) do parts[#parts + 1] = f(C, P) end
   end
   parts[#parts + 1] = step_fn(C, P)
+  -- the step's Jacobians (world/grad.lua) on the tangent dynamics (world/tangent.lua)
+  local grad = require("diagc.world.grad")
+  parts[#parts + 1] = inline(require("diagc.world.tangent").emit(C, P:sub(1, -2),
+    { functions = grad.tangent_functions(C) }))
+  parts[#parts + 1] = grad.emit(C, P)
   return table.concat(parts, "\n\n") .. "\n"
 end
 

@@ -1,0 +1,174 @@
+-- testing/step_jacobians.lua: a world step's Jacobians for `diagc test`
+-- (issue #18; docs/world.md "Gradients"): read from the world leaf's grad
+-- cache entry (world/grad.lua), or computed by central differences of the
+-- whole step with the active-set guard of lcp-and-contact §5 (a
+-- perturbation is kept only if it leaves the row classes, the rows with a
+-- nonzero impulse, the bounces and the contacts as they are; otherwise the step halves, and a column whose
+-- step falls below 1e-12 is reported as a kink, never averaged over).
+--
+-- step_jacobians(ctx, world, opts) -> J | nil, message
+--   world: the world leaf's path (nil: the model's only world)
+--   opts.jacobian = "model" (default) | "fd"
+--   J.pos_pos, vel_pos, pos_vel, vel_vel: nv x nv (rows of tables, 1-based;
+--   tangent coordinates), force_pos, force_vel: nv x nu, mu_pos, mu_vel:
+--   nv x np (model only), J.T: 2 nv x ncol (all columns), status,
+--   contacts, clamped, rank, kinks, bounces, cls (3 per contact), nv, nu, np;
+--   fd: J.eps[col] (the step kept), J.fd_kinks (columns flagged).
+local ffi = require("ffi")
+local gradc = require("diagc.world.grad")
+local tangent = require("diagc.testing.world_tangent")
+
+local M = {}
+
+-- the world leaf context at path (or the only one)
+local function find_world(model, path)
+  local found
+  for _, ctx in ipairs(model.gen.flat.leaves) do
+    if ctx.type.world and (path == nil or ctx.path == path) then
+      if found then return nil, "the model has several worlds: name one" end
+      found = ctx
+    end
+  end
+  if not found then return nil, path and ("no world named '" .. path .. "'") or "the model has no world" end
+  return found
+end
+
+local function struct_type(model, leaf)
+  model.grad_types = model.grad_types or {}
+  local t = model.grad_types[leaf.path]
+  if not t then
+    t = ffi.typeof("$ *", ffi.typeof(gradc.ffi_struct(leaf.type.world)))
+    model.grad_types[leaf.path] = t
+  end
+  return t
+end
+
+local function matrix(arr, off, rows, cols, stride, col0)
+  local m = {}
+  for i = 1, rows do
+    m[i] = {}
+    for j = 1, cols do m[i][j] = arr[(off + i - 1) * stride + col0 + j - 1] end
+  end
+  return m
+end
+
+-- the grad entry of the context, read into tables
+local function read(ctx, leaf)
+  local m = ctx.model
+  local C = leaf.type.world
+  local G = gradc.sizes(C)
+  local entry = m.cache[leaf.path .. ".grad"]
+  local out = ffi.new("const double *[1]")
+  local rc = m.desc.eval_cache(ctx.ptr, entry.index, out)
+  if rc ~= 0 then return nil, string.format("eval of %s.grad failed with status %d", leaf.path, rc) end
+  local g = ffi.cast(struct_type(m, leaf), out[0])
+  local nv, nu, np, ncol = G.nv, G.nu, G.np, G.ncol
+  local J = { nv = nv, nu = nu, np = np, ncol = ncol, status = g.status, contacts = g.contacts,
+    clamped = g.clamped, rank = g.rank, kinks = g.kinks, bounces = g.bounces }
+  J.T = matrix(g.T, 0, 2 * nv, ncol, ncol, 0)
+  J.pos_pos, J.vel_pos = matrix(g.T, 0, nv, nv, ncol, 0), matrix(g.T, 0, nv, nv, ncol, nv)
+  J.pos_vel, J.vel_vel = matrix(g.T, nv, nv, nv, ncol, 0), matrix(g.T, nv, nv, nv, ncol, nv)
+  J.force_pos, J.force_vel = matrix(g.T, 0, nv, nu, ncol, 2 * nv), matrix(g.T, nv, nv, nu, ncol, 2 * nv)
+  J.cls, J.bounce = {}, {}
+  if np > 0 then
+    J.mu_pos, J.mu_vel = matrix(g.T, 0, nv, np, ncol, 2 * nv + nu), matrix(g.T, nv, nv, np, ncol, 2 * nv + nu)
+    J.active = {}
+    for i = 1, 3 * g.contacts do J.cls[i], J.active[i] = g.cls[i - 1], g.active[i - 1] end
+    for i = 1, g.contacts do J.bounce[i] = g.bounce[i - 1] end
+  end
+  return J
+end
+
+-- the mode of the step at the context's state: classes, bounces, contacts
+local function mode(ctx, leaf)
+  local J, msg = read(ctx, leaf)
+  if not J then return nil, msg end
+  return table.concat(J.cls, ",") .. "|" .. table.concat(J.active or {}, ",") .. "|" .. table.concat(J.bounce, ",")
+    .. "|" .. J.contacts
+end
+
+-- (q', v') of the step at the context's state (the work entry's first fields)
+local function step(ctx, leaf)
+  local m = ctx.model
+  local C = leaf.type.world
+  local entry = m.cache[leaf.path .. ".work"]
+  local out = ffi.new("const double *[1]")
+  local rc = m.desc.eval_cache(ctx.ptr, entry.index, out)
+  if rc ~= 0 then return nil end
+  local p = ffi.cast("const double *", out[0])
+  local q, v = {}, {}
+  for i = 1, C.nq do q[i] = p[i - 1] end
+  for i = 1, C.nv do v[i] = p[C.nq + i - 1] end
+  return q, v
+end
+
+-- central differences of column c with the guard; returns the column
+-- (2 nv) and the step kept, or nil when the mode changes at every step
+local function fd_column(ctx, leaf, c, base_mode, state)
+  local C = leaf.type.world
+  local nv = C.nv
+  local eps = 1e-6
+  while eps >= 1e-12 do
+    local qp, vp, qm, vm, mp, mm
+    state.apply(c, eps)
+    qp, vp = step(ctx, leaf)
+    mp = mode(ctx, leaf)
+    state.apply(c, -eps)
+    qm, vm = step(ctx, leaf)
+    mm = mode(ctx, leaf)
+    state.restore()
+    if qp and qm and mp == base_mode and mm == base_mode then
+      local col = tangent.difference(C, qp, qm, 2 * eps)
+      for i = 1, nv do col[nv + i] = (vp[i] - vm[i]) / (2 * eps) end
+      return col, eps
+    end
+    eps = eps / 2
+  end
+  return nil
+end
+
+local function fd(ctx, leaf)
+  local J, msg = read(ctx, leaf)
+  if not J then return nil, msg end
+  local base = mode(ctx, leaf)
+  local state, serr = tangent.perturber(ctx, leaf)
+  if not state then return nil, serr end
+  local nv = J.nv
+  local T = {}
+  for i = 1, 2 * nv do T[i] = {} end
+  J.eps, J.fd_kinks = {}, {}
+  for c = 1, 2 * nv + (state.effort and J.nu or 0) do
+    local col, eps = fd_column(ctx, leaf, c, base, state)
+    J.eps[c] = eps
+    if not col then J.fd_kinks[#J.fd_kinks + 1] = c end
+    for i = 1, 2 * nv do T[i][c] = col and col[i] or (0 / 0) end
+  end
+  J.T = T
+  local function block(r0, c0, cols)
+    local b = {}
+    for i = 1, nv do
+      b[i] = {}
+      for j = 1, cols do b[i][j] = T[r0 + i][c0 + j] end
+    end
+    return b
+  end
+  J.pos_pos, J.vel_pos, J.pos_vel, J.vel_vel = block(0, 0, nv), block(0, nv, nv), block(nv, 0, nv), block(nv, nv, nv)
+  if state.effort then J.force_pos, J.force_vel = block(0, 2 * nv, J.nu), block(nv, 2 * nv, J.nu) end
+  J.mu_pos, J.mu_vel = nil, nil
+  return J
+end
+
+function M.step_jacobians(ctx, world, opts)
+  opts = opts or {}
+  local leaf, msg = find_world(ctx.model, world)
+  if not leaf then return nil, msg end
+  local how = opts.jacobian or "model"
+  if how == "model" then return read(ctx, leaf) end
+  if how == "fd" then return fd(ctx, leaf) end
+  return nil, "jacobian must be \"model\" or \"fd\""
+end
+
+M.find_world = find_world
+M.read = read
+
+return M

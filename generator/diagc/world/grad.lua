@@ -1,0 +1,350 @@
+-- world/grad.lua: the C of a world step's Jacobians (issue #18; seed 002's
+-- table, docs/world.md "Gradients"), for a checked world whose step
+-- world/step.lua emitted (C.nslots, C.max_contacts set).
+-- Adds to the world's preamble: the typed cache entry PFX_grad (the
+-- Jacobians and their scratch; no heap) and PFX_step_jacobians(q, v,
+-- effort, work, grad), which, from the step's snapshot in work,
+--   1. differentiates v* = v + dt M^-1 (B tau - c) (world/tangent.lua's
+--      d(M a + c)/dq, dc/dv: cdiff's source transformation of the
+--      generated dynamics),
+--   2. differentiates the contact geometry (body twists from
+--      d(kinematics)/dq, diagc_collide_tangent per pair) into d depth/dq
+--      and the operators d(J y)/dq, d(J^T x)/dq, d(M y)/dq, M^-1,
+--   3. runs the runtime's linearized contact step
+--      (diagc_contact_tangent_solve) for dv'/d(q, v, tau, mu),
+--   4. differentiates q' = q (+) dt v (or v'): identity for scalar and
+--      linear dofs, R(phi)^T and the right Jacobian of SO(3) for rotations,
+--      times DiffDART's bounce factor B (parallel update, bounce_gradient =
+--      "approximate", the default) when a contact bounced.
+-- Columns (directions): dq (nv, tangent coordinates), dv (nv), effort
+-- (nu), then the friction coefficient of each candidate pair (np).
+local util = require("diagc.util")
+local emit_ops = require("diagc.world.grad_ops")
+
+local M = {}
+
+local d = util.c_double
+
+local function lines(t) return table.concat(t, "\n") end
+
+-- doubles of the linearized contact step's workspace (the runtime's own
+-- figure, asked through the host as step.workspace_doubles does)
+function M.tangent_doubles(nv, nc, ncol)
+  local ok, ffi = pcall(require, "ffi")
+  if ok then
+    pcall(ffi.cdef, "size_t diagc_contact_tangent_workspace_size(int nv, int nc_max, int ncol);")
+    local ok2, n = pcall(function() return tonumber(ffi.C.diagc_contact_tangent_workspace_size(nv, nc, ncol)) end)
+    if ok2 and n and n > 0 then return math.ceil(n / 8) end
+  end
+  error("internal: the runtime's diagc_contact_tangent_workspace_size is not reachable (run diagc through bin/diagc)", 0)
+end
+
+-- sizes of the Jacobians: G.nv, nu, np, ncol, mc (contacts), nb
+function M.sizes(C)
+  local G = { nv = C.nv, nu = #C.actuated, np = #C.pairs, mc = C.max_contacts, nb = C.nb, nslots = C.nslots }
+  G.ncol = 2 * G.nv + G.nu + G.np
+  return G
+end
+
+-- the fields of PFX_grad (C declarations), in order
+local function grad_fields(G)
+  local nv, ncol = G.nv, G.ncol
+  local l = {
+    string.format("  double pos_pos[%d], vel_pos[%d], pos_vel[%d], vel_vel[%d];", nv * nv, nv * nv, nv * nv, nv * nv),
+    string.format("  double force_pos[%d], force_vel[%d];", math.max(nv * G.nu, 1), math.max(nv * G.nu, 1)),
+    string.format("  double T[%d];  /* [q'; v'] x [dq, dv, effort, mu]: all of them */", 2 * nv * ncol),
+    "  int status, contacts, clamped, rank, kinks, bounces;",
+    string.format("  double Tv[%d], Tvs[%d], Dq[%d], Dv[%d], a[%d], col[%d];", nv * ncol, nv * ncol, nv * nv,
+      nv * nv, nv, nv),
+  }
+  if G.np > 0 then
+    local mc = G.mc
+    l[#l + 1] = string.format("  double mu_pos[%d], mu_vel[%d];", nv * G.np, nv * G.np)
+    l[#l + 1] = string.format("  double imp[%d];  /* d imp' (by slot) x the same columns */", 3 * G.nslots * ncol)
+    l[#l + 1] = string.format("  int cls[%d], active[%d], bounce[%d], mu_col[%d];", 3 * mc, 3 * mc, mc, mc)
+    l[#l + 1] = string.format("  double dX[%d], Jb[%d], Dgeo[%d], D13[%d];", 12 * G.nb * nv, 6 * G.nb * nv,
+      13 * mc * nv, 156 * 8)
+    l[#l + 1] = string.format("  double Tdepth[%d], Tx[%d], V[%d], dV[%d], Wb[%d];", mc * ncol, 3 * mc * ncol,
+      6 * G.nb, 6 * G.nb * nv, 6 * G.nb)
+    l[#l + 1] = string.format("  double B[%d], Bws[%d], Brows[%d], Be[%d];", nv * nv, mc * mc + 4 * mc, mc * nv, mc)
+    l[#l + 1] = string.format("  double ws[%d];", M.tangent_doubles(nv, mc, ncol))
+  end
+  return l
+end
+
+local function grad_type(C, P, G)
+  local l = {
+    "/* The Jacobians of one step of this world (tangent coordinates; docs/world.md,",
+    "   \"Gradients\"): a typed cache entry of its leaf, computed from work */",
+    "typedef struct {",
+  }
+  for _, f in ipairs(grad_fields(G)) do l[#l + 1] = f end
+  l[#l + 1] = string.format("} %sgrad;", P)
+  return lines(l)
+end
+
+-- the same struct as an anonymous C type, for LuaJIT's ffi.typeof
+-- (testing/step_jacobians.lua reads a context's grad entry through it)
+function M.ffi_struct(C)
+  return "struct {\n" .. table.concat(grad_fields(M.sizes(C)), "\n") .. "\n}"
+end
+
+-- the derivative of v* along every column into g->Tvs (g->Tv: of v)
+local function smooth_tangent(C, P, G)
+  local nv, ncol = G.nv, G.ncol
+  local l = {
+    string.format("static inline void %ssmooth_tangent(const double *q, const double *v, const double *effort, "
+      .. "const %swork *w, %sgrad *g)", P, P, P),
+    "{",
+    string.format("  %sbias(q, v, w->X, g->a);", P),
+    string.format("  for (int i = 0; i < %d; i++) g->a[i] = -g->a[i];", nv),
+  }
+  for k, a in ipairs(C.actuated) do l[#l + 1] = string.format("  g->a[%d] += effort[%d];", a.dof, k - 1) end
+  if #C.actuated == 0 then l[#l + 1] = "  (void)effort;" end
+  local dt = d(C.time_step)
+  local rest = {
+    string.format("  %ssolve(w->M, g->a);", P),
+    string.format("  %sd_rnea(q, v, g->a, g->Dq, g->Dv);", P),
+    string.format("  for (int i = 0; i < %d; i++) g->Tv[i] = g->Tvs[i] = 0.0;", nv * ncol),
+    string.format("  for (int c = 0; c < %d; c++) {", 2 * nv),
+    string.format("    const double *D = c < %d ? g->Dq : g->Dv;", nv),
+    string.format("    int k = c %% %d;", nv),
+    string.format("    for (int i = 0; i < %d; i++) g->col[i] = -D[i * %d + k];", nv, nv),
+    string.format("    %ssolve(w->M, g->col);", P),
+    string.format("    for (int i = 0; i < %d; i++) g->Tvs[i * %d + c] = %s * g->col[i];", nv, ncol, dt),
+    "  }",
+    string.format("  for (int i = 0; i < %d; i++) { g->Tv[i * %d + %d + i] = 1.0; g->Tvs[i * %d + %d + i] += 1.0; }",
+      nv, ncol, nv, ncol, nv),
+  }
+  for _, x in ipairs(rest) do l[#l + 1] = x end
+  for k, a in ipairs(C.actuated) do
+    l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->col[i] = i == %d ? 1.0 : 0.0;", nv, a.dof)
+    l[#l + 1] = string.format("  %ssolve(w->M, g->col);", P)
+    l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->Tvs[i * %d + %d] = %s * g->col[i];", nv, ncol,
+      2 * nv + k - 1, dt)
+  end
+  l[#l + 1] = "}"
+  return lines(l)
+end
+
+-- the joints' rotational dof groups (0-based first dof), for the position update
+local function rotations(C)
+  local facts = require("diagc.world.dynamics").facts(C)
+  local rot = {}
+  for i, b in ipairs(C.bodies) do
+    local t = b.joint.type
+    if t == "ball" then rot[#rot + 1] = facts.v0[i]
+    elseif t == "free" then rot[#rot + 1] = facts.v0[i] + 3 end
+  end
+  return rot
+end
+
+-- q' = q (+) dt u (u = v or v'): d q' into the first nv rows of g->T,
+-- given Tu (the derivative of u, nv x ncol) and u
+local function position_tangent(C, P, G)
+  local nv, ncol = G.nv, G.ncol
+  local dt = d(C.time_step)
+  local l = {
+    string.format("static inline void %sposition_tangent(const double *u, const double *Tu, %sgrad *g)", P, P),
+    "{",
+    string.format("  for (int i = 0; i < %d; i++)", nv),
+    string.format("    for (int c = 0; c < %d; c++) g->T[i * %d + c] = (c == i ? 1.0 : 0.0) + %s * Tu[i * %d + c];",
+      ncol, ncol, dt, ncol),
+  }
+  local rot = rotations(C)
+  if #rot == 0 then l[#l + 1] = "  (void)u;" end
+  for _, r in ipairs(rot) do
+    l[#l + 1] = string.format("  %sso3_rows(u + %d, %d, Tu, g->T);", P, r, r)
+  end
+  l[#l + 1] = "}"
+  if #rot == 0 then return lines(l) end
+  local so3 = {
+    "/* rows r..r+2 of dq' for a rotation q' = q exp(phi), phi = dt u[0..2]:",
+    "   R(phi)^T on dq, the right Jacobian Jr(phi) on d phi */",
+    string.format("static inline void %sso3_rows(const double *w, int r, const double *Tu, double *T)", P),
+    "{",
+    string.format("  const double p[3] = { %s * w[0], %s * w[1], %s * w[2] };", dt, dt, dt),
+    "  const double th2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2], th = sqrt(th2);",
+    "  const double A = th2 < 1e-8 ? 1.0 - th2 / 6.0 : sin(th) / th;",
+    "  const double Bc = th2 < 1e-8 ? 0.5 - th2 / 24.0 : (1.0 - cos(th)) / th2;",
+    "  const double Cc = th2 < 1e-8 ? 1.0 / 6.0 - th2 / 120.0 : (th - sin(th)) / (th2 * th);",
+    "  const double K[9] = { 0.0, -p[2], p[1], p[2], 0.0, -p[0], -p[1], p[0], 0.0 };",
+    "  double K2[9], R[9], Jr[9];",
+    "  for (int i = 0; i < 3; i++)",
+    "    for (int j = 0; j < 3; j++)",
+    "      K2[3 * i + j] = K[3 * i] * K[j] + K[3 * i + 1] * K[3 + j] + K[3 * i + 2] * K[6 + j];",
+    "  for (int i = 0; i < 9; i++) {",
+    "    const double I = (i % 4 == 0) ? 1.0 : 0.0;",
+    "    R[i] = I + A * K[i] + Bc * K2[i];",
+    "    Jr[i] = I - Bc * K[i] + Cc * K2[i];",
+    "  }",
+    string.format("  for (int c = 0; c < %d; c++) {", ncol),
+    "    double s[3];",
+    "    for (int i = 0; i < 3; i++) {",
+    string.format("      s[i] = %s * (Jr[3 * i] * Tu[(r + 0) * %d + c] + Jr[3 * i + 1] * Tu[(r + 1) * %d + c]", dt, ncol,
+      ncol),
+    string.format("        + Jr[3 * i + 2] * Tu[(r + 2) * %d + c]);", ncol),
+    string.format("      if (c >= r && c < r + 3) s[i] += R[3 * (c - r) + i];"),
+    "    }",
+    string.format("    for (int i = 0; i < 3; i++) T[(r + i) * %d + c] = s[i];", ncol),
+    "  }",
+    "}",
+  }
+  return lines(so3) .. "\n\n" .. lines(l)
+end
+
+-- the blocks of g->T into the named Jacobians
+local function split(C, P, G)
+  local nv, ncol, nu = G.nv, G.ncol, G.nu
+  local l = {
+    string.format("static inline void %sgrad_split(%sgrad *g)", P, P),
+    "{",
+    string.format("  for (int i = 0; i < %d; i++) {", nv),
+    string.format("    const double *tq = g->T + i * %d, *tv = g->T + (%d + i) * %d;", ncol, nv, ncol),
+    string.format("    for (int j = 0; j < %d; j++) {", nv),
+    string.format("      g->pos_pos[i * %d + j] = tq[j]; g->vel_pos[i * %d + j] = tq[%d + j];", nv, nv, nv),
+    string.format("      g->pos_vel[i * %d + j] = tv[j]; g->vel_vel[i * %d + j] = tv[%d + j];", nv, nv, nv),
+    "    }",
+  }
+  if nu > 0 then
+    l[#l + 1] = string.format("    for (int j = 0; j < %d; j++) { g->force_pos[i * %d + j] = tq[%d + j]; "
+      .. "g->force_vel[i * %d + j] = tv[%d + j]; }", nu, nu, 2 * nv, nu, 2 * nv)
+  end
+  if G.np > 0 then
+    l[#l + 1] = string.format("    for (int j = 0; j < %d; j++) { g->mu_pos[i * %d + j] = tq[%d + j]; "
+      .. "g->mu_vel[i * %d + j] = tv[%d + j]; }", G.np, G.np, 2 * nv + nu, G.np, 2 * nv + nu)
+  end
+  l[#l + 1] = "  }"
+  if nu == 0 then l[#l + 1] = "  g->force_pos[0] = g->force_vel[0] = 0.0;" end
+  l[#l + 1] = "}"
+  return lines(l)
+end
+
+-- the contact part: geometry, the linearized solve, B
+local function contact_tangent(C, P, G)
+  local nv, ncol = G.nv, G.ncol
+  local parallel = C.position_update == "parallel"
+  local approx = (C.settings.bounce_gradient or "approximate") == "approximate"
+  local l = {
+    string.format("static inline int %scontact_tangent(const double *q, const double *v, const %swork *w, %sgrad *g)",
+      P, P, P),
+    "{",
+    "  int nc = (int)w->info[0];",
+    string.format("  %sgctx x;", P),
+    "  diagc_step_ops ops;",
+    "  diagc_contact_problem pr;",
+    "  diagc_contact_options op;",
+    "  diagc_contact_tangent t;",
+    "  x.q = q; x.w = w; x.g = g; x.nc = nc;",
+    string.format("  ops.ctx = &x; ops.dJy = %sop_dJy; ops.dJTx = %sop_dJTx; ops.dMy = %sop_dMy; ops.solve = %sop_solve;",
+      P, P, P, P),
+    string.format("  int kinks = %sgeometry(q, w, g, nc);", P),
+    "  if (kinks < 0) return kinks;",
+    string.format("  %sproblem(v, w, nc, &pr, &op);", P),
+    "  for (int i = 0; i < nc; i++)",
+    string.format("    g->mu_col[i] = %d + w->pair[i];", 2 * nv + G.nu),
+    string.format("  t.ncol = %d; t.nq = %d; t.Tv = g->Tv; t.Tvstar = g->Tvs; t.Tdepth = g->Tdepth; t.mu_col = g->mu_col;",
+      ncol, nv),
+    string.format("  t.Tv_next = g->T + %d; t.Tx = g->Tx; t.cls = g->cls; t.bounce = g->bounce;", nv * ncol),
+    "  int rc = diagc_contact_tangent_solve(&pr, &op, w->x, w->v_next, &ops, &t, g->ws, sizeof g->ws);",
+    "  if (rc != 0) return rc;",
+    "  g->clamped = t.clamped; g->rank = t.rank; g->kinks = kinks + t.kinks;",
+    "  g->bounces = 0;",
+    "  for (int i = 0; i < 3 * nc; i++) g->active[i] = w->x[i] != 0.0;",
+    "  for (int i = 0; i < nc; i++) g->bounces += g->bounce[i];",
+    string.format("  for (int i = 0; i < %d; i++) g->imp[i] = 0.0;", 3 * G.nslots * ncol),
+    "  for (int i = 0; i < 3 * nc; i++)",
+    string.format("    for (int c = 0; c < %d; c++) g->imp[(3 * w->slot[i / 3] + i %% 3) * %d + c] = g->Tx[i * %d + c];",
+      ncol, ncol, ncol),
+    "  return 0;",
+    "}",
+  }
+  local b = {
+    "/* DiffDART's bounce factor on the position update's q and v columns */",
+    string.format("static inline int %sbounce(const %swork *w, %sgrad *g)", P, P, P),
+    "{",
+    "  int m = 0, nc = (int)w->info[0];",
+    "  for (int i = 0; i < nc; i++) {",
+    "    if (!g->bounce[i]) continue;",
+    string.format("    for (int j = 0; j < %d; j++) g->Brows[m * %d + j] = w->J[3 * i * %d + j];", nv, nv, nv),
+    "    g->Be[m++] = w->e[i];",
+    "  }",
+    "  if (m == 0) return 0;",
+    string.format("  int rc = diagc_bounce_matrix(%d, m, g->Brows, g->Be, g->B, g->Bws);", nv),
+    "  if (rc != 0) return rc;",
+    string.format("  for (int i = 0; i < %d; i++) {", nv),
+    string.format("    double r[%d];", 2 * nv),
+    string.format("    for (int j = 0; j < %d; j++) {", 2 * nv),
+    string.format("      int o = j < %d ? 0 : %d, k = j - o;", nv, nv),
+    "      double s = 0.0;",
+    string.format("      for (int k2 = 0; k2 < %d; k2++) s += g->T[i * %d + o + k2] * g->B[k2 * %d + k];", nv, ncol, nv),
+    "      r[j] = s;",
+    "    }",
+    string.format("    for (int j = 0; j < %d; j++) g->T[i * %d + j] = r[j];", 2 * nv, ncol),
+    "  }",
+    "  return 0;",
+    "}",
+  }
+  local out = lines(l)
+  if parallel and approx then out = out .. "\n\n" .. lines(b) end
+  return out
+end
+
+local function step_jacobians(C, P, G)
+  local nv, ncol = G.nv, G.ncol
+  local parallel = C.position_update == "parallel"
+  local approx = (C.settings.bounce_gradient or "approximate") == "approximate"
+  local l = {
+    "/* The step's Jacobians at the snapshot in w (the step computed from q, v, effort):",
+    "   g->status 0, or the runtime's failure code */",
+    string.format("static inline void %sstep_jacobians(const double *q, const double *v, const double *effort, "
+      .. "const %swork *w, %sgrad *g)", P, P, P),
+    "{",
+    "  g->status = w->status; g->contacts = 0; g->clamped = g->rank = g->kinks = g->bounces = 0;",
+    "  if (w->status != 0) return;",
+    string.format("  %ssmooth_tangent(q, v, effort, w, g);", P),
+  }
+  if G.np > 0 then
+    l[#l + 1] = "  g->contacts = (int)w->info[0];"
+    l[#l + 1] = "  if (g->contacts > 0) {"
+    l[#l + 1] = string.format("    g->status = %scontact_tangent(q, v, w, g);", P)
+    l[#l + 1] = "    if (g->status != 0) return;"
+    l[#l + 1] = "  } else {"
+    l[#l + 1] = string.format("    for (int i = 0; i < %d; i++) g->T[%d + i] = g->Tvs[i];", nv * ncol, nv * ncol)
+    l[#l + 1] = string.format("    for (int i = 0; i < %d; i++) g->imp[i] = 0.0;", 3 * G.nslots * ncol)
+    l[#l + 1] = "  }"
+  else
+    l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->T[%d + i] = g->Tvs[i];", nv * ncol, nv * ncol)
+  end
+  if parallel then
+    l[#l + 1] = string.format("  %sposition_tangent(v, g->Tv, g);", P)
+    if G.np > 0 and approx then
+      l[#l + 1] = string.format("  if (g->bounces > 0 && (g->status = %sbounce(w, g)) != 0) return;", P)
+    end
+  else
+    l[#l + 1] = string.format("  %sposition_tangent(w->v_next, g->T + %d, g);", P, nv * ncol)
+  end
+  l[#l + 1] = string.format("  %sgrad_split(g);", P)
+  l[#l + 1] = "}"
+  return lines(l)
+end
+
+-- The C of the step's Jacobians (after world/step.lua's and world/tangent.lua's)
+function M.emit(C, P)
+  local G = M.sizes(C)
+  local parts = { grad_type(C, P, G), smooth_tangent(C, P, G), position_tangent(C, P, G), split(C, P, G) }
+  if G.np > 0 then
+    parts[#parts + 1] = emit_ops.emit(C, P, G)
+    parts[#parts + 1] = contact_tangent(C, P, G)
+  end
+  parts[#parts + 1] = step_jacobians(C, P, G)
+  return table.concat(parts, "\n\n") .. "\n"
+end
+
+-- the tangent.lua functions the Jacobians call
+function M.tangent_functions(C)
+  if #C.pairs > 0 then return { "kinematics", "rnea", "mvec", "bvel", "gforce" } end
+  return { "rnea" }
+end
+
+return M
