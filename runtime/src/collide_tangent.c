@@ -452,38 +452,47 @@ static void general(const diagc_shape *a, const double *Xa, const diagc_shape *b
 /* ---------------------------------------------------------------------
  * the contact frame's derivative and the output block */
 
-/* Block rows (point, normal, t1, t2, depth) from J7 and the normal n. */
+/* Finite or 0. */
+static double fin(double x) { return (x - x == 0.0) ? x : 0.0; }
+
+/* Block rows (point, normal, t1, t2, depth) from J7 and the normal n:
+ * t1 = s / |s|, s = e - (e.u) u (e = world x, or y when |u.x| >= the
+ * frame's limit), u = n / |n|; t2 = u x t1.  Returns 1 at the switch. */
 static int write_block(const double *n, jrow *J7, double *D) {
-  double u[3], len, t1[3], t2[3], s[3], slen, c;
+  double u[3], ilen, t1[3], s[3], islen, c, T1[3][NC], T2[3][NC];
   int e, i, j;
-  len = v3_norm(n);
-  for (i = 0; i < 3; i++) u[i] = n[i] / len;
+  ilen = 1.0 / v3_norm(n);
+  for (i = 0; i < 3; i++) u[i] = n[i] * ilen;
   e = fabs(u[0]) < DIAGC_CONTACT_FRAME_X_MAX ? 0 : 1;
   c = u[e];
   for (i = 0; i < 3; i++) s[i] = (i == e ? 1.0 : 0.0) - c * u[i];
-  slen = v3_norm(s);
-  for (i = 0; i < 3; i++) t1[i] = s[i] / slen;
-  v3_cross(u, t1, t2);
+  islen = 1.0 / v3_norm(s);
+  for (i = 0; i < 3; i++) t1[i] = s[i] * islen;
   for (j = 0; j < NC; j++) {
-    double dn[3], du[3], ds[3], dt1[3], dt2[3], w[3], un, tt;
-    for (i = 0; i < 3; i++) dn[i] = J7[3 + i][j];
-    un = v3_dot(u, dn);
-    for (i = 0; i < 3; i++) du[i] = (dn[i] - u[i] * un) / len;
+    double du[3], ds[3], dt1[3], un, tt;
+    if (J7[3][j] == 0.0 && J7[4][j] == 0.0 && J7[5][j] == 0.0) { /* a fixed normal */
+      for (i = 0; i < 3; i++) T1[i][j] = T2[i][j] = 0.0;
+      continue;
+    }
+    un = u[0] * J7[3][j] + u[1] * J7[4][j] + u[2] * J7[5][j];
+    for (i = 0; i < 3; i++) du[i] = (J7[3 + i][j] - u[i] * un) * ilen;
     for (i = 0; i < 3; i++) ds[i] = -du[e] * u[i] - c * du[i];
     tt = v3_dot(t1, ds);
-    for (i = 0; i < 3; i++) dt1[i] = (ds[i] - t1[i] * tt) / slen;
-    v3_cross(du, t1, dt2);
-    v3_cross(u, dt1, w);
-    for (i = 0; i < 3; i++) {
-      D[(0 + i) * NC + j] = J7[i][j];
-      D[(3 + i) * NC + j] = J7[3 + i][j];
-      D[(6 + i) * NC + j] = dt1[i];
-      D[(9 + i) * NC + j] = dt2[i] + w[i];
-    }
-    D[12 * NC + j] = J7[6][j];
+    for (i = 0; i < 3; i++) dt1[i] = (ds[i] - t1[i] * tt) * islen;
+    /* dt2 = du x t1 + u x dt1 */
+    T2[0][j] = du[1] * t1[2] - du[2] * t1[1] + u[1] * dt1[2] - u[2] * dt1[1];
+    T2[1][j] = du[2] * t1[0] - du[0] * t1[2] + u[2] * dt1[0] - u[0] * dt1[2];
+    T2[2][j] = du[0] * t1[1] - du[1] * t1[0] + u[0] * dt1[1] - u[1] * dt1[0];
+    for (i = 0; i < 3; i++) T1[i][j] = dt1[i];
   }
-  for (i = 0; i < 13 * NC; i++)
-    if (!isfinite(D[i])) D[i] = 0.0;
+  for (i = 0; i < 6; i++)
+    for (j = 0; j < NC; j++) D[i * NC + j] = fin(J7[i][j]);
+  for (i = 0; i < 3; i++)
+    for (j = 0; j < NC; j++) {
+      D[(6 + i) * NC + j] = fin(T1[i][j]);
+      D[(9 + i) * NC + j] = fin(T2[i][j]);
+    }
+  for (j = 0; j < NC; j++) D[12 * NC + j] = fin(J7[6][j]);
   return fabs(fabs(u[0]) - DIAGC_CONTACT_FRAME_X_MAX) < FRAME_BAND;
 }
 
