@@ -354,7 +354,7 @@ static void test_sphere_box(void) {
     for (j = 0; j < 3; j++) r[j] = cl[i][j];
     for (j = 0; j < 3; j++) w[j] = Xb[3 * j] * r[0] + Xb[3 * j + 1] * r[1] + Xb[3 * j + 2] * r[2] + Xb[9 + j];
     pose_aa(Xa, 0.3, 1, -1, 0.3 * i, w[0], w[1], w[2]);
-    snprintf(label, sizeof label, "sphere_box.%s.feature", names[i]);
+    snprintf(label, sizeof label, "tangent.sphere_box.%s.feature", names[i]);
     check(diagc_collide(&s, Xa, &box, Xb, 0.05, c, 1) == 1 && c[0].feature == feats[i], label,
           "feature %d, want %d", c[0].feature, feats[i]);
     snprintf(label, sizeof label, "sphere_box.%s", names[i]);
