@@ -274,6 +274,14 @@ static void test_spheres(void) {
   pose_case("sphere_sphere.overlap", &s1, Xa, &s2, Xb, 0.01, 1);
   pose_aa(Xb, -1, 0, 1, 1.2, 0.1, 0.3, 0.3 + 0.79);
   pose_case("sphere_sphere.gap", &s1, Xa, &s2, Xb, 0.05, 1);
+  /* normal mostly along x: the contact frame's other branch (t1 from y) */
+  pose_aa(Xb, -1, 0, 1, 1.2, 0.1 - 0.7, 0.2 + 0.1, 0.3 - 0.15);
+  {
+    diagc_contact c[1];
+    check(diagc_collide(&s1, Xa, &s2, Xb, 0.01, c, 1) == 1 && fabs(c[0].normal[0]) > 0.95,
+          "tangent.sphere_sphere.frame_y_branch.normal", "n.x %g", c[0].normal[0]);
+  }
+  pose_case("sphere_sphere.frame_y_branch", &s1, Xa, &s2, Xb, 0.01, 1);
   /* a tilted plane away from the world origin */
   pose_aa(Xb, 1, -1, 0, 0.4, 0.3, -0.2, 0.1);
   {
@@ -576,6 +584,15 @@ static void test_kinks(void) {
   rg = diagc_collide_tangent_general(&box, Xa, &pl, Xb, margin, c, n, D);
   check(n == 4 && rc == DIAGC_COLLIDE_KINK && rg == DIAGC_COLLIDE_KINK && all_finite(D, n * BLOCK),
         "tangent.kink.box_corner_at_margin", "n %d, rc %d, general %d", n, rc, rg);
+  {
+    /* there the general path's block is the one-sided difference from
+       the side where the corners exist: the analytic derivative to O(h) */
+    double A[DIAGC_COLLIDE_MAX * BLOCK];
+    int w;
+    rc = diagc_collide_tangent(&box, Xa, &pl, Xb, margin, c, n, A);
+    check(n == 4 && block_err(D, A, &w) < 1e-5 && block_err(D + 3 * BLOCK, A + 3 * BLOCK, &w) < 1e-5,
+          "tangent.kink.box_corner_one_sided", "general vs analytic %.3g", block_err(D, A, &w));
+  }
   Xa[11] = 0.1 + margin - 1e-3;
   n = diagc_collide(&box, Xa, &pl, Xb, margin, c, DIAGC_COLLIDE_MAX);
   rc = diagc_collide_tangent(&box, Xa, &pl, Xb, margin, c, n, D);
