@@ -46,6 +46,9 @@ typedef double jrow[NC];
 
 static void jzero(jrow *J, int rows) { memset(J, 0, sizeof(jrow) * (size_t)rows); }
 
+/* Finite or 0. */
+static double fin(double x) { return (x - x == 0.0) ? x : 0.0; }
+
 /* Writes -[r]x (w -> w x r) into rows 0..2, columns c..c+2. */
 static void put_cross(jrow *J, int c, const double *r) {
   J[0][c + 0] = 0.0;
@@ -361,24 +364,92 @@ static void contact7(const diagc_contact *c, double *f) {
   f[6] = c->depth;
 }
 
+/* One difference column (direction i of side P, step h; the contacts
+ * cp[0..np) moved by +h, cm[0..nm) by -h) of every contact k: central
+ * differences, or one side's when the other lacks the feature or the two
+ * one-sided differences disagree (kink[k] set).  L: the length unit. */
+static void diff_column(const diagc_contact *con, int n, const diagc_contact *cp, int np,
+                        const diagc_contact *cm, int nm, double h, int col, int rot, double L,
+                        jrow (*J7)[R7], int *kink) {
+  int k, r, j;
+  for (k = 0; k < n; k++) {
+    int occ = 0, ip, im;
+    double f0[R7], fp[R7], fm[R7];
+    for (j = 0; j < k; j++) occ += con[j].feature == con[k].feature;
+    ip = find_feature(cp, np, con[k].feature, occ);
+    im = find_feature(cm, nm, con[k].feature, occ);
+    contact7(&con[k], f0);
+    if (ip >= 0) contact7(&cp[ip], fp);
+    if (im >= 0) contact7(&cm[im], fm);
+    kink[k] |= ip < 0 || im < 0;
+    for (r = 0; r < R7; r++) {
+      double g = 0.0;
+      if (ip >= 0 && im >= 0) {
+        double gp = (fp[r] - f0[r]) / h, gm = (f0[r] - fm[r]) / h;
+        /* in units of L: rows point, depth ~ L; columns v ~ L */
+        double unit = (rot ? 1.0 : L) / ((r >= 3 && r < 6) ? 1.0 : L);
+        double big = fabs(gp) > fabs(gm) ? fabs(gp) : fabs(gm);
+        g = (fp[r] - fm[r]) / (2.0 * h);
+        if (fabs(gp - gm) * unit > KINK_REL * big * unit + KINK_ABS) {
+          kink[k] = 1;
+          g = gp;
+        }
+      } else if (ip >= 0) {
+        g = (fp[r] - f0[r]) / h;
+      } else if (im >= 0) {
+        g = (f0[r] - fm[r]) / h;
+      }
+      J7[k][r][col] = fin(g);
+    }
+  }
+}
+
+/* Side O's columns of contact c from side P's by the rigid-motion
+ * identity: a common motion (omega, origin velocity v0 = vO - omega x pO)
+ * moves point and normal rigidly and keeps the depth, and it is P's twist
+ * (omega, vO + omega x (pP - pO)) on top of O's, so
+ *   D_O,omega = rigid_omega - D_P,omega + D_P,v [pP - pO]x
+ *   D_O,v     = rigid_v     - D_P,v. */
+static void other_side(const diagc_contact *c, int P, const double *XP, const double *XO,
+                       jrow *M) {
+  int O = 1 - P, r, j, m;
+  double dpo[3], X[3][3];
+  jrow rig[3];
+  v3_sub(XP + 9, XO + 9, dpo);
+  for (j = 0; j < 3; j++) {
+    double ej[3] = { 0.0, 0.0, 0.0 };
+    ej[j] = 1.0;
+    v3_cross(dpo, ej, X[j]); /* column j of [dpo]x */
+  }
+  for (r = 0; r < R7; r++)
+    for (j = 0; j < 3; j++) {
+      double s = 0.0;
+      for (m = 0; m < 3; m++) s += M[r][6 * P + 3 + m] * X[j][m];
+      M[r][6 * O + j] = -M[r][6 * P + j] + s;
+      M[r][6 * O + 3 + j] = -M[r][6 * P + 3 + j];
+    }
+  body_point(rig, O, c->point, XO + 9);
+  for (r = 0; r < 3; r++)
+    for (j = 0; j < 6; j++) M[r][6 * O + j] += rig[r][6 * O + j];
+  body_dir(rig, O, c->normal);
+  for (r = 0; r < 3; r++)
+    for (j = 0; j < 3; j++) M[3 + r][6 * O + j] += rig[r][6 * O + j];
+}
+
 /* J7 (user columns) of every contact by the general path; kink[k] set per
- * contact.  Side P (0 = a, 1 = b) is the one moved. */
+ * contact.  The side moved, P, is a unless a is a plane (whose origin may
+ * be far from the contact); steps: STEP_REL of its size, STEP_REL rad. */
 static void general(const diagc_shape *a, const double *Xa, const diagc_shape *b, const double *Xb,
                     double margin, const diagc_contact *con, int n, jrow (*J7)[R7], int *kink) {
-  const diagc_shape *sp = a->type == DIAGC_SHAPE_PLANE ? b : a;
-  int P = sp == a ? 0 : 1, O = 1 - P, i, k, r, j;
+  int P = a->type == DIAGC_SHAPE_PLANE ? 1 : 0, i, k;
   const double *XP = P ? Xb : Xa, *XO = P ? Xa : Xb;
-  double L = extent(sp), hl, ha, dpo[3];
+  double L = extent(P ? b : a);
   diagc_contact cp[DIAGC_COLLIDE_MAX], cm[DIAGC_COLLIDE_MAX];
   if (!(L > 0.0) || !isfinite(L)) L = extent(P ? a : b);
   if (!(L > 0.0) || !isfinite(L)) L = 1.0;
-  hl = STEP_REL * L;
-  ha = STEP_REL;
   for (k = 0; k < n; k++) kink[k] = 0;
   for (i = 0; i < 6; i++) {
-    double Y[12], h = i < 3 ? ha : hl;
-    /* normalizes a derivative entry (row r) to units of the shape size */
-    double unit_col = i < 3 ? 1.0 : L;
+    double Y[12], h = i < 3 ? STEP_REL : STEP_REL * L;
     int np, nm;
     perturb(XP, i, h, Y);
     np = P ? diagc_collide(a, Xa, b, Y, margin, cp, DIAGC_COLLIDE_MAX)
@@ -386,104 +457,52 @@ static void general(const diagc_shape *a, const double *Xa, const diagc_shape *b
     perturb(XP, i, -h, Y);
     nm = P ? diagc_collide(a, Xa, b, Y, margin, cm, DIAGC_COLLIDE_MAX)
            : diagc_collide(a, Y, b, Xb, margin, cm, DIAGC_COLLIDE_MAX);
-    for (k = 0; k < n; k++) {
-      int occ = 0, ip, im;
-      double f0[R7], fp[R7], fm[R7];
-      for (j = 0; j < k; j++) occ += con[j].feature == con[k].feature;
-      ip = find_feature(cp, np, con[k].feature, occ);
-      im = find_feature(cm, nm, con[k].feature, occ);
-      contact7(&con[k], f0);
-      if (ip >= 0) contact7(&cp[ip], fp);
-      if (im >= 0) contact7(&cm[im], fm);
-      for (r = 0; r < R7; r++) {
-        double g;
-        if (ip >= 0 && im >= 0) {
-          double gp = (fp[r] - f0[r]) / h, gm = (f0[r] - fm[r]) / h;
-          double unit = unit_col * ((r >= 3 && r < 6) ? L : 1.0) / L;
-          double big = fabs(gp) > fabs(gm) ? fabs(gp) : fabs(gm);
-          g = (fp[r] - fm[r]) / (2.0 * h);
-          if (fabs(gp - gm) * unit > KINK_REL * big * unit + KINK_ABS) {
-            kink[k] = 1;
-            g = gp;
-          }
-        } else if (ip >= 0) {
-          g = (fp[r] - f0[r]) / h;
-          kink[k] = 1;
-        } else if (im >= 0) {
-          g = (f0[r] - fm[r]) / h;
-          kink[k] = 1;
-        } else {
-          g = 0.0;
-          kink[k] = 1;
-        }
-        J7[k][r][6 * P + i] = isfinite(g) ? g : 0.0;
-      }
-    }
+    diff_column(con, n, cp, np, cm, nm, h, 6 * P + i, i < 3, L, J7, kink);
   }
-  /* the other shape's columns: a common rigid motion (omega, origin
-     velocity v0 = vO - omega x pO) moves point and normal rigidly and
-     keeps the depth, and is P's twist (omega, vO + omega x (pP - pO)) on
-     top of O's; so D_O = rigid - D_P (I, [pP - pO]x-corrected) */
-  v3_sub(XP + 9, XO + 9, dpo);
-  for (k = 0; k < n; k++) {
-    jrow *M = J7[k];
-    jrow rig[3];
-    for (r = 0; r < R7; r++) {
-      for (j = 0; j < 3; j++) {
-        /* D_P_v [dpo]x, column j: sum_m D_P_v[r][m] [dpo]x[m][j] */
-        double s = 0.0, ej[3] = { 0.0, 0.0, 0.0 }, col[3];
-        int m;
-        ej[j] = 1.0;
-        v3_cross(dpo, ej, col);
-        for (m = 0; m < 3; m++) s += M[r][6 * P + 3 + m] * col[m];
-        M[r][6 * O + j] = -M[r][6 * P + j] + s;
-        M[r][6 * O + 3 + j] = -M[r][6 * P + 3 + j];
-      }
-    }
-    body_point(rig, O, con[k].point, XO + 9);
-    for (r = 0; r < 3; r++)
-      for (j = 0; j < 6; j++) M[r][6 * O + j] += rig[r][6 * O + j];
-    body_dir(rig, O, con[k].normal);
-    for (r = 0; r < 3; r++)
-      for (j = 0; j < 3; j++) M[3 + r][6 * O + j] += rig[r][6 * O + j];
-  }
+  for (k = 0; k < n; k++) other_side(&con[k], P, XP, XO, J7[k]);
 }
 
 /* ---------------------------------------------------------------------
  * the contact frame's derivative and the output block */
 
-/* Block rows (point, normal, t1, t2, depth) from J7 and the normal n. */
+/* Block rows (point, normal, t1, t2, depth) from J7 and the normal n:
+ * t1 = s / |s|, s = e - (e.u) u (e = world x, or y when |u.x| >= the
+ * frame's limit), u = n / |n|; t2 = u x t1.  Returns 1 at the switch. */
 static int write_block(const double *n, jrow *J7, double *D) {
-  double u[3], len, t1[3], t2[3], s[3], slen, c;
+  double u[3], ilen, t1[3], s[3], islen, c, T1[3][NC], T2[3][NC];
   int e, i, j;
-  len = v3_norm(n);
-  for (i = 0; i < 3; i++) u[i] = n[i] / len;
+  ilen = 1.0 / v3_norm(n);
+  for (i = 0; i < 3; i++) u[i] = n[i] * ilen;
   e = fabs(u[0]) < DIAGC_CONTACT_FRAME_X_MAX ? 0 : 1;
   c = u[e];
   for (i = 0; i < 3; i++) s[i] = (i == e ? 1.0 : 0.0) - c * u[i];
-  slen = v3_norm(s);
-  for (i = 0; i < 3; i++) t1[i] = s[i] / slen;
-  v3_cross(u, t1, t2);
+  islen = 1.0 / v3_norm(s);
+  for (i = 0; i < 3; i++) t1[i] = s[i] * islen;
   for (j = 0; j < NC; j++) {
-    double dn[3], du[3], ds[3], dt1[3], dt2[3], w[3], un, tt;
-    for (i = 0; i < 3; i++) dn[i] = J7[3 + i][j];
-    un = v3_dot(u, dn);
-    for (i = 0; i < 3; i++) du[i] = (dn[i] - u[i] * un) / len;
+    double du[3], ds[3], dt1[3], un, tt;
+    if (J7[3][j] == 0.0 && J7[4][j] == 0.0 && J7[5][j] == 0.0) { /* a fixed normal */
+      for (i = 0; i < 3; i++) T1[i][j] = T2[i][j] = 0.0;
+      continue;
+    }
+    un = u[0] * J7[3][j] + u[1] * J7[4][j] + u[2] * J7[5][j];
+    for (i = 0; i < 3; i++) du[i] = (J7[3 + i][j] - u[i] * un) * ilen;
     for (i = 0; i < 3; i++) ds[i] = -du[e] * u[i] - c * du[i];
     tt = v3_dot(t1, ds);
-    for (i = 0; i < 3; i++) dt1[i] = (ds[i] - t1[i] * tt) / slen;
-    v3_cross(du, t1, dt2);
-    v3_cross(u, dt1, w);
-    for (i = 0; i < 3; i++) {
-      D[(0 + i) * NC + j] = J7[i][j];
-      D[(3 + i) * NC + j] = J7[3 + i][j];
-      D[(6 + i) * NC + j] = dt1[i];
-      D[(9 + i) * NC + j] = dt2[i] + w[i];
-    }
-    D[12 * NC + j] = J7[6][j];
+    for (i = 0; i < 3; i++) dt1[i] = (ds[i] - t1[i] * tt) * islen;
+    /* dt2 = du x t1 + u x dt1 */
+    T2[0][j] = du[1] * t1[2] - du[2] * t1[1] + u[1] * dt1[2] - u[2] * dt1[1];
+    T2[1][j] = du[2] * t1[0] - du[0] * t1[2] + u[2] * dt1[0] - u[0] * dt1[2];
+    T2[2][j] = du[0] * t1[1] - du[1] * t1[0] + u[0] * dt1[1] - u[1] * dt1[0];
+    for (i = 0; i < 3; i++) T1[i][j] = dt1[i];
   }
-  for (i = 0; i < 13 * NC; i++)
-    if (!isfinite(D[i])) D[i] = 0.0;
+  for (i = 0; i < 6; i++)
+    for (j = 0; j < NC; j++) D[i * NC + j] = fin(J7[i][j]);
+  for (i = 0; i < 3; i++)
+    for (j = 0; j < NC; j++) {
+      D[(6 + i) * NC + j] = fin(T1[i][j]);
+      D[(9 + i) * NC + j] = fin(T2[i][j]);
+    }
+  for (j = 0; j < NC; j++) D[12 * NC + j] = fin(J7[6][j]);
   return fabs(fabs(u[0]) - DIAGC_CONTACT_FRAME_X_MAX) < FRAME_BAND;
 }
 

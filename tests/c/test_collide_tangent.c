@@ -102,18 +102,19 @@ static int find(const diagc_contact *c, int n, int feature, int occ) {
 
 /* Central differences of contact k in column order (a's twist, b's). 0 if a
  * feature is missing on a side. */
-static int fd_block(const diagc_shape *a, const double *Xa, const diagc_shape *b, const double *Xb,
-                    double margin, const diagc_contact *con, int k, double *D) {
+static int fd_block_h(const diagc_shape *a, const double *Xa, const diagc_shape *b,
+                      const double *Xb, double margin, const diagc_contact *con, int k, double h,
+                      double *D) {
   int col, r, j, occ = 0;
   for (j = 0; j < k; j++) occ += con[j].feature == con[k].feature;
   for (col = 0; col < 12; col++) {
     double Y[12], fp[13], fm[13];
     diagc_contact cp[DIAGC_COLLIDE_MAX], cm[DIAGC_COLLIDE_MAX];
     int side = col / 6, i = col % 6, np, nm, ip, im;
-    moved(side ? Xb : Xa, i, H_TEST, Y);
+    moved(side ? Xb : Xa, i, h, Y);
     np = side ? diagc_collide(a, Xa, b, Y, margin, cp, DIAGC_COLLIDE_MAX)
               : diagc_collide(a, Y, b, Xb, margin, cp, DIAGC_COLLIDE_MAX);
-    moved(side ? Xb : Xa, i, -H_TEST, Y);
+    moved(side ? Xb : Xa, i, -h, Y);
     nm = side ? diagc_collide(a, Xa, b, Y, margin, cm, DIAGC_COLLIDE_MAX)
               : diagc_collide(a, Y, b, Xb, margin, cm, DIAGC_COLLIDE_MAX);
     ip = find(cp, np, con[k].feature, occ);
@@ -121,9 +122,14 @@ static int fd_block(const diagc_shape *a, const double *Xa, const diagc_shape *b
     if (ip < 0 || im < 0) return 0;
     outputs(&cp[ip], fp);
     outputs(&cm[im], fm);
-    for (r = 0; r < 13; r++) D[r * 12 + col] = (fp[r] - fm[r]) / (2.0 * H_TEST);
+    for (r = 0; r < 13; r++) D[r * 12 + col] = (fp[r] - fm[r]) / (2.0 * h);
   }
   return 1;
+}
+
+static int fd_block(const diagc_shape *a, const double *Xa, const diagc_shape *b, const double *Xb,
+                    double margin, const diagc_contact *con, int k, double *D) {
+  return fd_block_h(a, Xa, b, Xb, margin, con, k, H_TEST, D);
 }
 
 /* max |A - B| / max(1, max |B|) over a block; *where gets the entry. */
@@ -268,6 +274,14 @@ static void test_spheres(void) {
   pose_case("sphere_sphere.overlap", &s1, Xa, &s2, Xb, 0.01, 1);
   pose_aa(Xb, -1, 0, 1, 1.2, 0.1, 0.3, 0.3 + 0.79);
   pose_case("sphere_sphere.gap", &s1, Xa, &s2, Xb, 0.05, 1);
+  /* normal mostly along x: the contact frame's other branch (t1 from y) */
+  pose_aa(Xb, -1, 0, 1, 1.2, 0.1 - 0.7, 0.2 + 0.1, 0.3 - 0.15);
+  {
+    diagc_contact c[1];
+    check(diagc_collide(&s1, Xa, &s2, Xb, 0.01, c, 1) == 1 && fabs(c[0].normal[0]) > 0.95,
+          "tangent.sphere_sphere.frame_y_branch.normal", "n.x %g", c[0].normal[0]);
+  }
+  pose_case("sphere_sphere.frame_y_branch", &s1, Xa, &s2, Xb, 0.01, 1);
   /* a tilted plane away from the world origin */
   pose_aa(Xb, 1, -1, 0, 0.4, 0.3, -0.2, 0.1);
   {
@@ -348,7 +362,7 @@ static void test_sphere_box(void) {
     for (j = 0; j < 3; j++) r[j] = cl[i][j];
     for (j = 0; j < 3; j++) w[j] = Xb[3 * j] * r[0] + Xb[3 * j + 1] * r[1] + Xb[3 * j + 2] * r[2] + Xb[9 + j];
     pose_aa(Xa, 0.3, 1, -1, 0.3 * i, w[0], w[1], w[2]);
-    snprintf(label, sizeof label, "sphere_box.%s.feature", names[i]);
+    snprintf(label, sizeof label, "tangent.sphere_box.%s.feature", names[i]);
     check(diagc_collide(&s, Xa, &box, Xb, 0.05, c, 1) == 1 && c[0].feature == feats[i], label,
           "feature %d, want %d", c[0].feature, feats[i]);
     snprintf(label, sizeof label, "sphere_box.%s", names[i]);
@@ -444,6 +458,115 @@ static void test_capsule_pairs(void) {
 }
 
 /* ---------------------------------------------------------------------
+ * random poses of every pair type */
+
+static unsigned long long rng = 88172645463325252ull;
+static double urand(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (double)(rng >> 11) * (1.0 / 9007199254740992.0);
+}
+static double srand1(double a) { return a * (2.0 * urand() - 1.0); }
+
+static double size_of(const diagc_shape *s) {
+  switch (s->type) {
+  case DIAGC_SHAPE_SPHERE: return s->size[0];
+  case DIAGC_SHAPE_BOX: return sqrt(s->size[0] * s->size[0] + s->size[1] * s->size[1] + s->size[2] * s->size[2]);
+  case DIAGC_SHAPE_CAPSULE: return s->size[0] + s->size[1];
+  default: return 0.0;
+  }
+}
+
+static void random_shape(int type, diagc_shape *s) {
+  *s = shp(type, 0.1 + 0.4 * urand(), 0.1 + 0.4 * urand(), 0.1 + 0.4 * urand());
+}
+
+/* a near b: a's origin within reach of b's (or of the plane's surface). */
+static void random_pair(const diagc_shape *a, double *Xa, const diagc_shape *b, double *Xb) {
+  double reach = size_of(a) + size_of(b), d[3], len;
+  int i;
+  pose_aa(Xb, srand1(1), srand1(1), srand1(1) + 1e-3, srand1(PI), srand1(1), srand1(1), srand1(1));
+  pose_aa(Xa, srand1(1), srand1(1), srand1(1) + 1e-3, srand1(PI), 0, 0, 0);
+  if (b->type == DIAGC_SHAPE_PLANE) {
+    double n[3] = { Xb[2], Xb[5], Xb[8] }, t = srand1(size_of(a));
+    for (i = 0; i < 3; i++) Xa[9 + i] = Xb[9 + i] + srand1(1) * Xb[3 * i] + srand1(1) * Xb[3 * i + 1] + t * n[i];
+    return;
+  }
+  if (a->type == DIAGC_SHAPE_PLANE) {
+    random_pair(b, Xb, a, Xa);
+    return;
+  }
+  for (i = 0; i < 3; i++) d[i] = srand1(1);
+  len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) + 1e-12;
+  for (i = 0; i < 3; i++) Xa[9 + i] = Xb[9 + i] + d[i] / len * reach * urand();
+}
+
+/* Per pair type and order: random poses with contacts; each smooth
+ * contact (return 0, and this file's differences at two steps agreeing:
+ * no kink within the test's step, curvature small enough for the step) against the differences, and the
+ * analytic blocks against the general path. */
+static void test_random(void) {
+  static const int types[9][2] = {
+    { 1, 1 }, { 1, 2 }, { 1, 3 }, { 1, 4 }, { 2, 2 }, { 2, 3 }, { 2, 4 }, { 3, 3 }, { 3, 4 },
+  };
+  int t, order;
+  for (t = 0; t < 9; t++)
+    for (order = 0; order < 2; order++) {
+      int trial, posed = 0, compared = 0, near = 0, kinks = 0, bad = 0, nan = 0;
+      double worst = 0.0, worst_g = 0.0;
+      char label[96];
+      for (trial = 0; trial < 60; trial++) {
+        diagc_shape sa, sb;
+        diagc_contact con[DIAGC_COLLIDE_MAX];
+        double Xa[12], Xb[12], D[DIAGC_COLLIDE_MAX * BLOCK], G[DIAGC_COLLIDE_MAX * BLOCK];
+        double E[BLOCK], E2[BLOCK], margin = 0.02;
+        int n, rc, rg, k, w;
+        random_shape(types[t][order], &sa);
+        random_shape(types[t][1 - order], &sb);
+        random_pair(&sa, Xa, &sb, Xb);
+        n = diagc_collide(&sa, Xa, &sb, Xb, margin, con, DIAGC_COLLIDE_MAX);
+        if (n == 0) continue;
+        posed++;
+        rc = diagc_collide_tangent(&sa, Xa, &sb, Xb, margin, con, n, D);
+        rg = diagc_collide_tangent_general(&sa, Xa, &sb, Xb, margin, con, n, G);
+        nan += !all_finite(D, n * BLOCK) || !all_finite(G, n * BLOCK) || rc < 0 || rg < 0;
+        if (rc != 0) {
+          kinks++;
+          continue;
+        }
+        for (k = 0; k < n; k++) {
+          double e, e2;
+          if (!fd_block_h(&sa, Xa, &sb, Xb, margin, con, k, H_TEST, E) ||
+              !fd_block_h(&sa, Xa, &sb, Xb, margin, con, k, 0.5 * H_TEST, E2) ||
+              block_err(E, E2, &w) > 1e-8) {
+            near++;
+            continue;
+          }
+          compared++;
+          e = block_err(D + BLOCK * k, E2, &w);
+          worst = e > worst ? e : worst;
+          bad += e > TOL;
+          if (rg == 0) {
+            e2 = block_err(G + BLOCK * k, E2, &w);
+            worst_g = e2 > worst_g ? e2 : worst_g;
+            bad += e2 > TOL;
+          }
+        }
+      }
+      snprintf(label, sizeof label, "tangent.random.%d_%d%s", types[t][order], types[t][1 - order],
+               types[t][0] == types[t][1] && order ? ".again" : "");
+      printf("# %s: %d poses with contacts, %d contacts compared, %d with unsettled differences, %d kinks, "
+             "worst %.3g, general %.3g\n",
+             label, posed, compared, near, kinks, worst, worst_g);
+      check(bad == 0 && nan == 0 && compared >= posed / 2 && posed >= 20, label,
+            "%d poses with contacts, %d contacts compared, %d with unsettled differences, %d kinks, %d bad "
+            "(worst %.3g, general %.3g), %d non-finite",
+            posed, compared, near, kinks, bad, worst, worst_g, nan);
+    }
+}
+
+/* ---------------------------------------------------------------------
  * kinks, degenerate input, bad arguments */
 
 static void test_kinks(void) {
@@ -461,6 +584,15 @@ static void test_kinks(void) {
   rg = diagc_collide_tangent_general(&box, Xa, &pl, Xb, margin, c, n, D);
   check(n == 4 && rc == DIAGC_COLLIDE_KINK && rg == DIAGC_COLLIDE_KINK && all_finite(D, n * BLOCK),
         "tangent.kink.box_corner_at_margin", "n %d, rc %d, general %d", n, rc, rg);
+  {
+    /* there the general path's block is the one-sided difference from
+       the side where the corners exist: the analytic derivative to O(h) */
+    double A[DIAGC_COLLIDE_MAX * BLOCK];
+    int w;
+    rc = diagc_collide_tangent(&box, Xa, &pl, Xb, margin, c, n, A);
+    check(n == 4 && block_err(D, A, &w) < 1e-5 && block_err(D + 3 * BLOCK, A + 3 * BLOCK, &w) < 1e-5,
+          "tangent.kink.box_corner_one_sided", "general vs analytic %.3g", block_err(D, A, &w));
+  }
   Xa[11] = 0.1 + margin - 1e-3;
   n = diagc_collide(&box, Xa, &pl, Xb, margin, c, DIAGC_COLLIDE_MAX);
   rc = diagc_collide_tangent(&box, Xa, &pl, Xb, margin, c, n, D);
@@ -543,6 +675,7 @@ int main(void) {
   test_sphere_capsule();
   test_box_box();
   test_capsule_pairs();
+  test_random();
   test_kinks();
   test_bad_args();
   return failures != 0;

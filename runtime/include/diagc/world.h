@@ -7,13 +7,15 @@
  * phase of every pair of {sphere, box, capsule, plane}, the contact frame,
  * axis-aligned bounding boxes and a sweep-and-prune broad phase over a
  * static list of candidate pairs.
+ * Part 1b, derivatives of the contacts with respect to the shapes' motion
+ * (runtime/src/collide_tangent.c).
  * Part 2, the contact solve (runtime/src/contact*.c): a boxed LCP per
  * contact island, with a work budget.
  *
  * No heap allocation (the caller owns every buffer and workspace), no
  * global state; every function is deterministic (the same input gives the
  * same output bit for bit) and never returns NaN.  docs/runtime-api.md,
- * "Collision" and "Contact solve".
+ * "Collision" (with "Collision derivatives") and "Contact solve".
  *
  * C99.
  */
@@ -167,8 +169,8 @@ int diagc_broadphase_check_pairs(int nshapes, int npairs, const int *pairs);
 
 /* ======================================================================
  * Part 1b: derivatives of the contacts with respect to the shapes' motion
- * (runtime/src/collide_tangent.c; docs/runtime-api.md, "Collision
- * derivatives")
+ * (runtime/src/collide_tangent.c; docs/runtime-api.md, section 5,
+ * "Collision derivatives")
  * ====================================================================== */
 
 /* Returned by diagc_collide_tangent when a contact sits where its features
