@@ -25,6 +25,7 @@
 
 #define RANK_TOL 1e-10 /* pivots below this times the largest: dependent */
 #define KINK_TOL 1e-9  /* |w| of a row at zero impulse, or at its bound */
+#define BOUND_TOL 1e-9 /* |x_t| within this (relative) of mu x_n: at the bound */
 
 typedef struct {
   const diagc_contact_problem *p;
@@ -44,6 +45,7 @@ typedef struct {
   double *Q;                        /* n x n                                */
   double *R;                        /* n x ncol                             */
   int *cls, *C, *pos, *rp, *cp;     /* 3 nc each                            */
+  int *pri;                         /* 3 nc: clamped rows with x != 0       */
   int *branch;                      /* nc                                   */
 } tg;
 
@@ -57,7 +59,7 @@ size_t diagc_contact_tangent_workspace_size(int nv, int nc_max, int ncol) {
   size_t d, ints;
   if (nv < 0 || nc_max < 0 || ncol < 0 || nc_max > (1 << 16) || nv > (1 << 16) || ncol > (1 << 16)) return 0;
   d = doubles_needed((size_t)nv, (size_t)nc_max, (size_t)ncol);
-  ints = 5 * 3 * (size_t)nc_max + (size_t)nc_max;
+  ints = 6 * 3 * (size_t)nc_max + (size_t)nc_max;
   return (d + ints + 1) * sizeof(double);
 }
 
@@ -86,6 +88,7 @@ static void carve(tg *g, void *ws) {
   g->pos = iq, iq += n3;
   g->rp = iq, iq += n3;
   g->cp = iq, iq += n3;
+  g->pri = iq, iq += n3;
   g->branch = iq;
 }
 
@@ -265,18 +268,37 @@ static void clamped_rhs(tg *g, int n) {
   }
 }
 
-/* LU of the n x n Q with complete pivoting, in place; returns the rank */
-static int lu_complete(double *Q, int n, int *rp, int *cp) {
-  int k, i, j, rank = 0;
+/* the largest |Q_ij| over rows and columns k.. (columns with pri[cp[j]]
+ * only, when pri is not NULL); -1 when there is none */
+static double pivot_search(const double *Q, int n, int k, const int *cp, const int *pri, int *bi, int *bj) {
+  double best = -1.0;
+  int i, j;
+  for (j = k; j < n; j++) {
+    if (pri && !pri[cp[j]]) continue;
+    for (i = k; i < n; i++)
+      if (fabs(Q[(size_t)i * n + j]) > best) best = fabs(Q[(size_t)i * n + j]), *bi = i, *bj = j;
+  }
+  return best;
+}
+
+/* LU of the n x n Q with complete pivoting, in place; returns the rank.
+ * pri (n, may be NULL): columns to pivot on first; the others only once
+ * those are exhausted, so the dependent unknowns (left at 0 by the
+ * basic solution) are taken among the others: the rows the LCP solver
+ * left at zero impulse when it dropped dependent columns. */
+static int lu_complete(double *Q, int n, int *rp, int *cp, const int *pri) {
+  int k, i, j, rank = 0, phase = pri ? 0 : 1;
   double first = 0.0;
   for (i = 0; i < n; i++) rp[i] = i, cp[i] = i;
   for (k = 0; k < n; k++) {
     int bi = k, bj = k;
-    double best = -1.0;
-    for (i = k; i < n; i++)
-      for (j = k; j < n; j++)
-        if (fabs(Q[(size_t)i * n + j]) > best) best = fabs(Q[(size_t)i * n + j]), bi = i, bj = j;
-    if (k == 0) first = best;
+    double best = pivot_search(Q, n, k, cp, phase == 0 ? pri : NULL, &bi, &bj);
+    if (k == 0 || first == 0.0) first = best > 0.0 ? best : first;
+    if (phase == 0 && !(best > RANK_TOL * first)) {
+      phase = 1;
+      best = pivot_search(Q, n, k, cp, NULL, &bi, &bj);
+      if (first == 0.0 && best > 0.0) first = best;
+    }
     if (!(best > RANK_TOL * first) || best == 0.0) break;
     if (bi != k) {
       int tmp = rp[k];
@@ -349,6 +371,59 @@ static void results(tg *g, int n) {
   }
 }
 
+/* w = J v' + cfm x - target of every row, into g->xr */
+static void row_velocities(tg *g, const diagc_contact_problem *p2) {
+  const diagc_contact_problem *p = g->p;
+  int r;
+  for (r = 0; r < g->n3; r++) {
+    double tgt = r % 3 == 0 ? diagc__contact_normal_target(p2, g->o, r / 3, NULL) : 0.0;
+    g->xr[r] = dot(p->J + (size_t)r * (size_t)g->nv, g->vn, g->nv) + g->o->cfm * g->xl[r] - tgt;
+  }
+}
+
+/* 1 when row r's impulse column M^-1 J_r^T is below the class tolerance */
+static int moves_nothing(const tg *g, int r) {
+  double cn = 0.0;
+  int i;
+  for (i = 0; i < g->nv; i++) {
+    double m = g->p->MinvJT[(size_t)i * (size_t)g->n3 + r];
+    cn += m * m;
+  }
+  return sqrt(cn) < DIAGC_CLASS_COLUMN_TOL;
+}
+
+/* The classes by complementarity where the impulse thresholds of
+ * diagc_contact_classify cannot tell (impulses of the order of the
+ * thresholds, as a light body's resting impulses per step are): a normal
+ * row with x > 0 and w = 0 clamps, with x = 0 it does not; a friction row
+ * of a clamping normal strictly inside its bound with w = 0 sticks
+ * (clamps), at its bound with w != 0 slides (upper bound).  A row at its
+ * bound with w = 0 keeps its class (a stick/slip tie: count_kinks). */
+static void refine_classes(tg *g) {
+  const diagc_contact_problem *p = g->p;
+  int r;
+  for (r = 0; r < g->n3; r++) {
+    int k = r / 3, rn = 3 * k;
+    double w = g->xr[r], x = g->xl[r], bound;
+    if (r != rn && !(p->mu[k] > 0.0)) continue;
+    if (moves_nothing(g, r)) continue; /* not clamping */
+    if (r == rn) {
+      if (x > 0.0 && fabs(w) <= KINK_TOL && g->cls[r] == DIAGC_ROW_NOT_CLAMPING && x < DIAGC_CLASS_INSIDE_TOL)
+        g->cls[r] = DIAGC_ROW_CLAMPING;
+      else if (x == 0.0)
+        g->cls[r] = DIAGC_ROW_NOT_CLAMPING;
+      continue;
+    }
+    if (g->cls[rn] != DIAGC_ROW_CLAMPING) {
+      g->cls[r] = DIAGC_ROW_NOT_CLAMPING;
+      continue;
+    }
+    bound = p->mu[k] * g->xl[rn];
+    if (fabs(w) <= KINK_TOL && fabs(x) < bound * (1.0 - BOUND_TOL)) g->cls[r] = DIAGC_ROW_CLAMPING;
+    else if (fabs(w) > KINK_TOL && fabs(x) >= bound * (1.0 - BOUND_TOL)) g->cls[r] = DIAGC_ROW_UPPER_BOUND;
+  }
+}
+
 /* rows at a class boundary: zero impulse with zero w, or at the friction
  * bound with zero w (stick/slip); normal targets at a tie of terms */
 static int count_kinks(const tg *g, const diagc_contact_problem *p2) {
@@ -357,7 +432,7 @@ static int count_kinks(const tg *g, const diagc_contact_problem *p2) {
   for (r = 0; r < g->n3; r++) {
     int k3 = r / 3, cl = g->cls[r];
     double w, tgt = r % 3 == 0 ? diagc__contact_normal_target(p2, g->o, k3, NULL) : 0.0;
-    if (r % 3 != 0 && !(p->mu[k3] > 0.0)) continue;
+    if ((r % 3 != 0 && !(p->mu[k3] > 0.0)) || moves_nothing(g, r)) continue;
     w = dot(p->J + (size_t)r * (size_t)g->nv, g->vn, g->nv) + g->o->cfm * g->xl[r] - tgt;
     if ((cl == DIAGC_ROW_NOT_CLAMPING || cl == DIAGC_ROW_UPPER_BOUND) && fabs(w) <= KINK_TOL) kinks++;
   }
@@ -408,19 +483,31 @@ int diagc_contact_tangent_solve(const diagc_contact_problem *p, const diagc_cont
   }
   if (g.nc > 0 && diagc_contact_classify(g.nv, g.nc, p->MinvJT, g.xl, p->mu, g.cls) < 0) return DIAGC_CONTACT_E_ARG;
   p2 = *p, p2.v = g.u, p2.vstar = g.vs;
+  row_velocities(&g, &p2);
+  refine_classes(&g);
   for (k = 0; k < g.nc; k++) diagc__contact_normal_target(&p2, o, k, &g.branch[k]);
   n = clamped_system(&g);
   held_impulse_velocity(&g);
   clamped_rhs(&g, n);
-  t->rank = lu_complete(g.Q, n, g.rp, g.cp);
+  for (i = 0; i < n; i++) g.pri[i] = g.xl[g.C[i]] != 0.0;
+  t->rank = lu_complete(g.Q, n, g.rp, g.cp, g.pri);
   for (c = 0; c < g.ncol; c++) lu_solve_col(g.Q, n, t->rank, g.rp, g.cp, g.R, g.ncol, c, g.xr);
   results(&g, n);
   t->clamped = n;
   t->kinks = count_kinks(&g, &p2);
+  /* dependent clamped rows with friction at its bound: the impulses'
+     split, hence the friction and v', are not unique (hard contact with
+     Coulomb friction); the basic solution is one of them */
+  for (r = 0; r < g.n3; r++)
+    if (g.cls[r] == DIAGC_ROW_UPPER_BOUND && t->rank < n) {
+      t->kinks += n - t->rank;
+      break;
+    }
   for (k = 0; k < g.nc; k++) {
     if (t->bounce && g.cls[3 * k] == DIAGC_ROW_CLAMPING && g.branch[k] == DIAGC__TARGET_RESTITUTION) t->bounce[k] = 1;
   }
   if (t->cls) memcpy(t->cls, g.cls, sizeof(int) * (size_t)g.n3);
+  if (t->target) memcpy(t->target, g.branch, sizeof(int) * (size_t)g.nc);
   return DIAGC_OK;
 }
 
@@ -444,7 +531,7 @@ int diagc_bounce_matrix(int nv, int m, const double *J, const double *e, double 
     }
     c[j] = -(1.0 + e[j]);
   }
-  rank = lu_complete(K, m, rp, cp);
+  rank = lu_complete(K, m, rp, cp, NULL);
   lu_solve_col(K, m, rank, rp, cp, c, 1, 0, s);
   for (k = 0; k < m; k++) {
     const double *a = J + (size_t)k * nv;

@@ -290,6 +290,15 @@ function Context:step_jacobians(world, opts)
   return r
 end
 
+-- N steps of a world with their Jacobians, for vector-Jacobian products
+-- backwards (opts: steps=, effort=): testing/rollout.lua
+function Context:rollout(world, opts)
+  if type(world) == "table" then world, opts = nil, world end
+  local r, msg = require("diagc.testing.rollout").rollout(self, world, opts or {})
+  if not r then error(msg, 2) end
+  return r
+end
+
 -- per-entry counters {evals=, calcs=, invalidations=} of a cache entry
 -- (a leaf output port's entry has the port's name)
 function Context:counters(name)

@@ -3,7 +3,8 @@
 -- cache entry (world/grad.lua), or computed by central differences of the
 -- whole step with the active-set guard of lcp-and-contact §5 (a
 -- perturbation is kept only if it leaves the row classes, the rows with a
--- nonzero impulse, the bounces and the contacts as they are; otherwise the step halves, and a column whose
+-- nonzero impulse, the bounces, the normal targets' terms and the contacts
+-- as they are; otherwise the step halves, and a column whose
 -- step falls below 1e-12 is reported as a kink, never averaged over).
 --
 -- step_jacobians(ctx, world, opts) -> J | nil, message
@@ -74,7 +75,8 @@ local function read(ctx, leaf)
     J.mu_pos, J.mu_vel = matrix(g.T, 0, nv, np, ncol, 2 * nv + nu), matrix(g.T, nv, nv, np, ncol, 2 * nv + nu)
     J.active = {}
     for i = 1, 3 * g.contacts do J.cls[i], J.active[i] = g.cls[i - 1], g.active[i - 1] end
-    for i = 1, g.contacts do J.bounce[i] = g.bounce[i - 1] end
+    J.target = {}
+    for i = 1, g.contacts do J.bounce[i], J.target[i] = g.bounce[i - 1], g.target[i - 1] end
   end
   return J
 end
@@ -84,7 +86,7 @@ local function mode(ctx, leaf)
   local J, msg = read(ctx, leaf)
   if not J then return nil, msg end
   return table.concat(J.cls, ",") .. "|" .. table.concat(J.active or {}, ",") .. "|" .. table.concat(J.bounce, ",")
-    .. "|" .. J.contacts
+    .. "|" .. table.concat(J.target or {}, ",") .. "|" .. J.contacts
 end
 
 -- (q', v') of the step at the context's state (the work entry's first fields)

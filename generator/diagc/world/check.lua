@@ -139,6 +139,12 @@ local function settings(world)
     errors.raise(loc, "check_lcp must be true or false, got %s", errors.describe(s.check_lcp))
   end
   c.settings.check_lcp = s.check_lcp == true
+  c.settings.bounce_gradient = s.bounce_gradient or "approximate"
+  if c.settings.bounce_gradient ~= "approximate" and c.settings.bounce_gradient ~= "exact" then
+    errors.raise(loc, "bounce_gradient must be \"approximate\" (DiffDART's bounce factor on the position "
+      .. "update, the default) or \"exact\" (the derivative of the discrete step), got %s",
+      errors.describe(s.bounce_gradient))
+  end
   return c
 end
 

@@ -61,7 +61,7 @@ local function grad_fields(G)
     local mc = G.mc
     l[#l + 1] = string.format("  double mu_pos[%d], mu_vel[%d];", nv * G.np, nv * G.np)
     l[#l + 1] = string.format("  double imp[%d];  /* d imp' (by slot) x the same columns */", 3 * G.nslots * ncol)
-    l[#l + 1] = string.format("  int cls[%d], active[%d], bounce[%d], mu_col[%d];", 3 * mc, 3 * mc, mc, mc)
+    l[#l + 1] = string.format("  int cls[%d], active[%d], bounce[%d], target[%d], mu_col[%d];", 3 * mc, 3 * mc, mc, mc, mc)
     l[#l + 1] = string.format("  double dX[%d], Jb[%d], Dgeo[%d], D13[%d];", 12 * G.nb * nv, 6 * G.nb * nv,
       13 * mc * nv, 156 * 8)
     l[#l + 1] = string.format("  double Tdepth[%d], Tx[%d], V[%d], dV[%d], Wb[%d];", mc * ncol, 3 * mc * ncol,
@@ -245,12 +245,14 @@ local function contact_tangent(C, P, G)
     string.format("    g->mu_col[i] = %d + w->pair[i];", 2 * nv + G.nu),
     string.format("  t.ncol = %d; t.nq = %d; t.Tv = g->Tv; t.Tvstar = g->Tvs; t.Tdepth = g->Tdepth; t.mu_col = g->mu_col;",
       ncol, nv),
-    string.format("  t.Tv_next = g->T + %d; t.Tx = g->Tx; t.cls = g->cls; t.bounce = g->bounce;", nv * ncol),
+    string.format("  t.Tv_next = g->T + %d; t.Tx = g->Tx; t.cls = g->cls; t.bounce = g->bounce; t.target = g->target;", nv * ncol),
     "  int rc = diagc_contact_tangent_solve(&pr, &op, w->x, w->v_next, &ops, &t, g->ws, sizeof g->ws);",
     "  if (rc != 0) return rc;",
     "  g->clamped = t.clamped; g->rank = t.rank; g->kinks = kinks + t.kinks;",
     "  g->bounces = 0;",
-    "  for (int i = 0; i < 3 * nc; i++) g->active[i] = w->x[i] != 0.0;",
+    "  /* the mode beyond the classes: a normal row's impulse exactly 0 or not; the side of a friction bound */",
+    "  for (int i = 0; i < 3 * nc; i++)",
+    "    g->active[i] = i % 3 == 0 ? w->x[i] != 0.0 : g->cls[i] == DIAGC_ROW_UPPER_BOUND ? (w->x[i] > 0.0 ? 1 : -1) : 0;",
     "  for (int i = 0; i < nc; i++) g->bounces += g->bounce[i];",
     string.format("  for (int i = 0; i < %d; i++) g->imp[i] = 0.0;", 3 * G.nslots * ncol),
     "  for (int i = 0; i < 3 * nc; i++)",

@@ -246,11 +246,11 @@ local function work_type(C, P)
     "/* The work of one step of this world: a typed cache entry of its leaf */",
     "typedef struct {",
     string.format("  double q_next[%d], v_next[%d], info[7];", C.nq, nv),
-    "  int status;",
-    string.format("  double X[%d], M[%d];", 12 * C.nb, nv * nv),
   }
+  if #C.pairs > 0 then l[#l + 1] = string.format("  double imp_next[%d];", 3 * C.nslots) end
+  l[#l + 1] = "  int status;"
+  l[#l + 1] = string.format("  double X[%d], M[%d];", 12 * C.nb, nv * nv)
   if #C.pairs > 0 then
-    l[#l + 1] = string.format("  double imp_next[%d];", 3 * C.nslots)
     l[#l + 1] = string.format("  double Xs[%d][12], vstar[%d];", #C.shapes, nv)
     l[#l + 1] = string.format("  double J[%d], MJ[%d], x[%d], depth[%d], mu[%d], e[%d];", 3 * mc * nv, 3 * mc * nv,
       3 * mc, mc, mc, mc)

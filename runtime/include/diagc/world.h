@@ -480,6 +480,9 @@ typedef struct diagc_contact_tangent {
   int *bounce;           /* nc (NULL: not wanted): 1 for a contact that
                             bounced (an impact, or a restitution target on
                             a clamping row)                                 */
+  int *target;           /* nc (NULL: not wanted): the term of each normal
+                            target (0 constant, 1 restitution, 2
+                            penetration correction, 3 gap / dt)             */
   int clamped;           /* rows of the clamped system                      */
   int rank;              /* its rank                                        */
   int kinks;             /* rows within a threshold of another class or

@@ -1,0 +1,266 @@
+-- The differentiable world step (issue #18): every Jacobian of the
+-- generated step against central differences of the whole step with the
+-- active-set guard (testing/step_jacobians.lua), on the reference's scenes
+-- (a block on the ground with mu = 0, 0.5 (sliding) and 1e7 (stuck), a
+-- sphere stack, a cartpole, a 3-link arm pushing a box), in both position
+-- update modes; the two-ball elastic collision of nimblephysics #97
+-- (gradient (1, 0, 1, 0) through 1 s of steps); no clamping rows (force ->
+-- velocity = dt M^-1, M in closed form); no bounce with the parallel
+-- update (pos -> pos = I, vel -> pos = dt I); vector-Jacobian products
+-- through 100 steps against the product of the per-step Jacobians and
+-- against central differences of the whole trajectory; d/d mu against
+-- worlds compiled with mu +- h; a kink (a resting box's tie) reported,
+-- never averaged.  Tolerance 1e-8 (relative where |reference| > 1).
+local dsl = diagc.dsl
+local dt = 1e-3
+
+-- the largest error over the reference's columns (NaN columns: kinks, skipped)
+local function max_error(J, F)
+  local e, at = 0, nil
+  for i = 1, #F do
+    for j = 1, #F[i] do
+      local r = F[i][j]
+      if r == r then
+        local d = math.abs(J[i][j] - r) / math.max(1, math.abs(r))
+        if d > e then e, at = d, i .. "," .. j end
+      end
+    end
+  end
+  return e, at
+end
+
+local function agrees(c, world, tol)
+  local J = c:step_jacobians(world)
+  local F = c:step_jacobians(world, { jacobian = "fd" })
+  eq(#F.fd_kinks, 0)
+  eq(J.status, 0)
+  local e, at = max_error(J.T, F.T)
+  assert(e <= (tol or 1e-8), string.format("|model - fd| = %.3g at %s (contacts %d, clamped %d, kinks %d)", e,
+    tostring(at), J.contacts, J.clamped, J.kinks))
+  return J, F
+end
+
+local function cube_inertia(m, a) local I = m * a * a / 6; return { I, I, I } end
+
+-- a 0.2 m cube of 1 kg on the ground, level, rocking onto an edge
+local function block(mu, update, v)
+  return diagc.jit(dsl.diagram "block" { dsl.system { "w", dsl.world "blk" {
+    time_step = dt, friction = mu, position_update = update,
+    dsl.body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },
+    dsl.body { "box", mass = 1, inertia = cube_inertia(1, 0.2),
+      joint = { "free", q = { 0, 0, 0.1 - 5e-5, 1, 0, 0, 0 }, v = v or { 0.5, 0.0, -0.01, 0.3, 0, 0 } },
+      shapes = { { "box", size = { 0.2, 0.2, 0.2 } } } } } } })
+end
+
+for _, update in ipairs({ "semi_implicit", "parallel" }) do
+  for _, mu in ipairs({ 0, 0.5, 1e7 }) do
+    test("world_grad.block_mu_" .. mu .. "_" .. update, function()
+      local J = agrees(block(mu, update):context())
+      assert(J.contacts == 4 and J.clamped > 0, "the block touches")
+    end)
+  end
+end
+
+-- two spheres stacked on the ground, the top one rolling a little
+local function sphere_stack(update)
+  return diagc.jit(dsl.diagram "spheres" { dsl.system { "w", dsl.world "pile" {
+    time_step = dt, friction = 0.5, position_update = update,
+    dsl.body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },
+    dsl.body { "s1", mass = 1, inertia = { 4e-3, 4e-3, 4e-3 },
+      joint = { "free", q = { 0, 0, 0.1 - 5e-5, 1, 0, 0, 0 }, v = { 0, 0, -0.01, 0, 0, 0 } },
+      shapes = { { "sphere", radius = 0.1 } } },
+    dsl.body { "s2", mass = 0.5, inertia = { 2e-3, 2e-3, 2e-3 },
+      joint = { "free", q = { 0.01, 0, 0.3 - 1e-4, 1, 0, 0, 0 }, v = { 0.05, 0, -0.02, 0, 0.2, 0 } },
+      shapes = { { "sphere", radius = 0.1 } } } } } })
+end
+
+-- the cartpole of examples/world/cartpole.lua with its effort fixed
+local MC, MP, L = 1.0, 0.1, 0.5
+local function cartpole(update)
+  return diagc.jit(dsl.diagram "cp" {
+    dsl.system { "w", dsl.world "cartpole" { time_step = dt, position_update = update,
+      dsl.body { "cart", mass = MC, inertia = { 0.01, 0.01, 0.01 },
+        joint = { "prismatic", axis = { 1, 0, 0 }, actuated = true } },
+      dsl.body { "pole", mass = MP, com = { 0, 0, -L }, inertia = { 1e-6, 1e-6, 1e-6 },
+        joint = { "revolute", parent = "cart", axis = { 0, 1, 0 }, damping = 0.01, q = { 0.3 } } } } },
+    dsl.fix_input { "w.effort", value = { 0.5 } } })
+end
+
+for _, update in ipairs({ "semi_implicit", "parallel" }) do
+  test("world_grad.sphere_stack_" .. update, function()
+    local J = agrees(sphere_stack(update):context())
+    assert(J.contacts == 2, "both contacts")
+  end)
+  test("world_grad.cartpole_" .. update, function()
+    local c = cartpole(update):context()
+    c:set("w.pos", { 0.2, 0.7 })
+    c:set("w.vel", { 0.3, -1.2 })
+    agrees(c)
+  end)
+end
+
+-- the arm of examples/world/arm_push.lua (3 links turning about vertical
+-- axes), bent, pressing its last link on the face of a box welded to the
+-- ground, under constant torques
+local function arm(update)
+  local link, r = 0.3, 0.03
+  local I = link * link / 12
+  local function l(name, parent, x, q)
+    return dsl.body { name, mass = 1, com = { link / 2, 0, 0 }, inertia = { 1e-4, I, I },
+      joint = { "revolute", parent = parent, axis = { 0, 0, 1 }, xyz = { x, 0, parent and 0 or 0.1 }, actuated = true,
+        q = { q }, v = { 0.2 } },
+      shapes = { { "capsule", radius = r, length = link, xyz = { link / 2, 0, 0 }, rpy = { 0, math.pi / 2, 0 } } } }
+  end
+  return diagc.jit(dsl.diagram "arm" {
+    dsl.system { "w", dsl.world "arm" { time_step = dt, friction = 0.4, position_update = update,
+      l("l1", nil, 0, 0.3), l("l2", "l1", link, -0.3), l("l3", "l2", link, 0),
+      -- link 3 spans x 0.587 .. 0.887 at y = 0.3 sin 0.3 = 0.0887
+      dsl.body { "box", joint = { "fixed", xyz = { 0.74, 0.3 * math.sin(0.3) + 0.13 - 5e-5, 0.1 }, rpy = { 0, 0, 0.05 } },
+        shapes = { { "box", size = { 0.2, 0.2, 0.2 } } } } } },
+    dsl.fix_input { "w.effort", value = { 1.0, 0.5, 0.2 } } })
+end
+
+for _, update in ipairs({ "semi_implicit", "parallel" }) do
+  test("world_grad.arm_touching_box_" .. update, function()
+    local J = agrees(arm(update):context())
+    assert(J.contacts >= 1 and J.clamped > 0, "the arm presses on the box")
+  end)
+end
+
+-- no contact rows: force -> velocity = dt M^-1 (closed-form M of the cartpole)
+test("world_grad.no_clamping_force_velocity", function()
+  local c = cartpole("semi_implicit"):context()
+  local th = 0.7
+  c:set("w.pos", { 0.2, th })
+  c:set("w.vel", { 0.3, -1.2 })
+  local J = c:step_jacobians()
+  -- pole tip at (x - l sin th, -l cos th): M12 = -mp l cos th
+  local M11, M12, M22 = MC + MP, -MP * L * math.cos(th), MP * L * L + 1e-6
+  local det = M11 * M22 - M12 * M12
+  near(J.force_vel[1][1], dt * M22 / det, { rtol = 1e-12 })
+  near(J.force_vel[2][1], -dt * M12 / det, { rtol = 1e-12 })
+end)
+
+-- no bounce, parallel update: pos -> pos = I and vel -> pos = dt I
+test("world_grad.parallel_update_identity", function()
+  local scenes = { cartpole("parallel"):context(), block(0.5, "parallel", { 0.5, 0, -0.01, 0, 0, 0 }):context() }
+  for _, c in ipairs(scenes) do
+    local J = c:step_jacobians()
+    eq(J.bounces, 0)
+    for i = 1, J.nv do
+      for j = 1, J.nv do
+        near(J.pos_pos[i][j], i == j and 1 or 0, { atol = 1e-15 })
+        near(J.vel_pos[i][j], i == j and dt or 0, { atol = 1e-15 })
+      end
+    end
+  end
+end)
+
+-- nimblephysics #97: two 1 kg balls of radius 0.1 on x, no gravity or
+-- friction, fully elastic; x1 = 0 moving at v0 = 1, x2 = 0.52 at rest.
+-- x2(T = 1 s) = v0 T + x1 + 2 r: the gradient over (x1, x2, v0, u0) is
+-- (1, 0, 1, 0) (Nimble reported (0.75, 0.25, 0.91, 0.08)).
+local function two_balls(bounce)
+  local function ball(name, x, v)
+    return dsl.body { name, mass = 1, inertia = { 4e-3, 4e-3, 4e-3 },
+      joint = { "prismatic", axis = { 1, 0, 0 }, q = { x }, v = { v } }, shapes = { { "sphere", radius = 0.1 } } }
+  end
+  return diagc.jit(dsl.diagram "balls" { dsl.system { "w", dsl.world "pair" {
+    time_step = dt, gravity = { 0, 0, 0 }, friction = 0, restitution = 1, position_update = "parallel",
+    bounce_gradient = bounce, ball("b1", 0, 1), ball("b2", 0.52, 0) } } })
+end
+
+test("world_grad.two_balls_elastic_gradient", function()
+  local c = two_balls("approximate"):context()
+  local traj = c:rollout({ steps = 1000 })
+  near(traj.q[1001][2], 1.2, { atol = 2e-3 })
+  local g = traj:vjp({ 0, 1 }, { 0, 0 })
+  near({ g.q[1], g.q[2], g.v[1], g.v[2] }, { 1, 0, 1, 0 }, { atol = 1e-9 })
+  -- the exact derivative of the discrete steps keeps the collision's step
+  -- fixed (the gap of 0.32 m closes at t = 0.32 s): (0, 1, 0.68, 0.32) up to a step
+  local e = two_balls("exact"):context():rollout({ steps = 1000 }):vjp({ 0, 1 }, { 0, 0 })
+  near({ e.q[1], e.q[2], e.v[1], e.v[2] }, { 0, 1, 0.68, 0.32 }, { atol = 2e-3 })
+end)
+
+-- a VJP through 100 steps: the product of the per-step Jacobians, and
+-- central differences of the whole trajectory (cartpole under a varying force)
+test("world_grad.vjp_100_steps", function()
+  local m = cartpole("semi_implicit")
+  local force = function(k) return { math.sin(k * 0.05) } end
+  local function final(q0, v0)
+    local c = m:context()
+    c:set("w.pos", q0)
+    c:set("w.vel", v0)
+    local t = c:rollout({ steps = 100, effort = force })
+    return t.q[101], t.v[101], t
+  end
+  local q0, v0 = { 0.2, 0.7 }, { 0.3, -1.2 }
+  local _, _, traj = final(q0, v0)
+  local lq, lv = { 0.3, -0.7 }, { 1.1, 0.4 }
+  local g = traj:vjp(lq, lv)
+  -- the product, right to left, of the per-step [q v] blocks
+  local lam = { lq[1], lq[2], lv[1], lv[2] }
+  for k = 100, 1, -1 do
+    local T, n = traj.T[k], {}
+    for j = 1, 4 do
+      local s = 0
+      for i = 1, 4 do s = s + lam[i] * T[i][j] end
+      n[j] = s
+    end
+    lam = n
+  end
+  near({ g.q[1], g.q[2], g.v[1], g.v[2] }, lam, { rtol = 1e-12, atol = 1e-14 })
+  -- central differences of the 100 steps
+  local h = 1e-6
+  for j = 1, 4 do
+    local qp, vp, qm, vm = { unpack(q0) }, { unpack(v0) }, { unpack(q0) }, { unpack(v0) }
+    if j <= 2 then qp[j], qm[j] = qp[j] + h, qm[j] - h else vp[j - 2], vm[j - 2] = vp[j - 2] + h, vm[j - 2] - h end
+    local aq, av = final(qp, vp)
+    local bq, bv = final(qm, vm)
+    local fd = 0
+    for i = 1, 2 do fd = fd + (lq[i] * (aq[i] - bq[i]) + lv[i] * (av[i] - bv[i])) / (2 * h) end
+    near(j <= 2 and g.q[j] or g.v[j - 2], fd, { rtol = 1e-7, atol = 1e-8 })
+  end
+  -- the effort gradient of one step against differences of that step's force
+  local k = 37
+  local function with(delta)
+    local c = m:context()
+    c:set("w.pos", q0)
+    c:set("w.vel", v0)
+    local t = c:rollout({ steps = 100, effort = function(i) return { math.sin(i * 0.05) + (i == k and delta or 0) } end })
+    return t.q[101], t.v[101]
+  end
+  local aq, av = with(h)
+  local bq, bv = with(-h)
+  local fd = 0
+  for i = 1, 2 do fd = fd + (lq[i] * (aq[i] - bq[i]) + lv[i] * (av[i] - bv[i])) / (2 * h) end
+  near(g.effort[k][1], fd, { rtol = 1e-6, atol = 1e-10 })
+end)
+
+-- d v' / d mu of the sliding block against worlds compiled with mu +- h
+test("world_grad.friction_coefficient", function()
+  local h = 1e-6
+  local J = block(0.5, "semi_implicit"):context():step_jacobians()
+  local function vnext(mu)
+    local c = block(mu, "semi_implicit"):context()
+    local t = c:rollout({ steps = 1 })
+    return t.v[2]
+  end
+  local a, b = vnext(0.5 + h), vnext(0.5 - h)
+  for i = 1, 6 do near(J.mu_vel[i][1], (a[i] - b[i]) / (2 * h), { rtol = 1e-6, atol = 1e-8 }) end
+  assert(math.abs(J.mu_vel[1][1]) > 1e-3, "sliding: friction slows the block")
+end)
+
+-- a level box resting on its four corners without friction: the impulse
+-- sits on two diagonal corners, the other two touch with none (a tie);
+-- the model reports kinks, the differences flag the columns that cross it
+test("world_grad.kink_reported", function()
+  local c = block(0, "semi_implicit", { 0, 0, -0.01, 0, 0, 0 }):context()
+  local J = c:step_jacobians()
+  assert(J.kinks > 0, "the tie is reported")
+  local F = c:step_jacobians({ jacobian = "fd" })
+  assert(#F.fd_kinks > 0, "a mode change inside the stencil is flagged")
+  for _, col in ipairs(F.fd_kinks) do
+    for i = 1, 2 * F.nv do assert(F.T[i][col] ~= F.T[i][col], "a flagged column is not averaged") end
+  end
+end)
