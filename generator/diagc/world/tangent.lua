@@ -24,7 +24,8 @@
 -- q: the first-order increment is tangent to the sphere, so no
 -- normalization is needed to first order); a free joint adds its linear
 -- part to q[0..2] and turns q[3..6] as a ball.
--- opts.functions: a subset of M.FUNCTIONS (default all), emitted in that order.
+-- opts.functions: a subset of M.FUNCTIONS (default all), emitted in that order;
+-- opts.lex: the C lexer (default the host's, require("diagc_host").lex_c).
 local cdiff = require("diagc.cdiff")
 local dynamics = require("diagc.world.dynamics")
 local tree = require("diagc.world.tree")
@@ -35,7 +36,6 @@ local M = {}
 
 M.FUNCTIONS = { "kinematics", "rnea", "mvec", "bvel", "gforce" }
 
-local function lexer() return require("diagc_host").lex_c end
 
 -- C lines of qt = q (+) dq (first order) for every joint
 local function retract_lines(world, t)
@@ -228,11 +228,11 @@ local function param_names(params)
 end
 
 -- cdiff's forward code of spec, its Jacobian entries written into the dense outputs
-local function derivative_code(spec, t, preamble)
+local function derivative_code(spec, t, preamble, lex)
   local inputs = { spec.inputs[1], { name = "dq", size = t.nv } }
   for k = 2, #spec.inputs do inputs[#inputs + 1] = spec.inputs[k] end
   local r, p = cdiff.analyze({ body = table.concat(spec.body, "\n"), preamble = preamble, inputs = inputs,
-    outputs = spec.outputs, lex = lexer() })
+    outputs = spec.outputs, lex = lex })
   if not r then
     error(string.format("world/tangent: the generated dynamics are outside cdiff's subset: %s (%s %d:%d%s)",
       cdiff.describe(p), p.source or "body", p.line, p.col, p.helper and (" in " .. p.helper) or ""), 0)
@@ -247,7 +247,7 @@ local function derivative_code(spec, t, preamble)
   return code
 end
 
-local function emit_one(t, P, name, spec, preamble)
+local function emit_one(t, P, name, spec, preamble, lex)
   local out = { string.format("static inline void %s_d_%s(%s)\n{", P, name, spec.params) }
   local function line(s) out[#out + 1] = "  " .. s end
   if t.nv == 0 or t.nb == 0 then
@@ -261,7 +261,7 @@ local function emit_one(t, P, name, spec, preamble)
       line(string.format("for (k_ = 0; k_ < %d; ++k_) %s[k_] = 0.0;", spec.rows * t.nv, d))
     end
     line("{")
-    for l in derivative_code(spec, t, preamble):gmatch("[^\n]+") do line("  " .. l) end
+    for l in derivative_code(spec, t, preamble, lex):gmatch("[^\n]+") do line("  " .. l) end
     line("}")
   end
   out[#out + 1] = "}\n"
@@ -272,6 +272,7 @@ function M.emit(world, prefix, opts)
   opts = opts or {}
   assert(type(prefix) == "string" and prefix:match("^[%a_][%w_]*$"), "tangent.emit: prefix must be a C identifier")
   local t = tree.facts(world)
+  local lex = opts.lex or require("diagc_host").lex_c
   local want = {}
   for _, name in ipairs(opts.functions or M.FUNCTIONS) do
     assert(BODIES[name], "tangent.emit: unknown function " .. tostring(name))
@@ -287,7 +288,7 @@ function M.emit(world, prefix, opts)
   local preamble = (dynamics.emit(world, prefix, { functions = { "kinematics", "bias" } }) .. "\n" .. h:text())
     :gsub("#include[^\n]*\n", "")
   local parts = {}
-  for _, s in ipairs(specs) do parts[#parts + 1] = emit_one(t, prefix, s[1], s[2], preamble) end
+  for _, s in ipairs(specs) do parts[#parts + 1] = emit_one(t, prefix, s[1], s[2], preamble, lex) end
   return string.format("/* %s: tangent derivatives of the dynamics (cdiff, %d bodies, nv %d) */\n", prefix,
     t.nb, t.nv) .. table.concat(parts, "\n")
 end
