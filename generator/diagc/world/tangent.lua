@@ -3,8 +3,13 @@
 -- the configuration, by cdiff's source transformation of the generated
 -- dynamics (generator/diagc/cdiff): each function is the forward-mode
 -- Jacobian of a subset C body that builds qt = q (+) dq to first order
--- from an active input dq (taken as zeros) and calls the emitted
--- prefix_kinematics / prefix_mass_matrix / prefix_bias.
+-- from an active input dq (taken as zeros), calls the emitted
+-- prefix_kinematics (and prefix_bias) and combines the poses with the
+-- generated motion columns S_k (world/motion.lua) and spatial helpers
+-- (world/spatial.lua) along the tree (world/tree.lua): M y as the sum over
+-- bodies of J_i^T I_i J_i y (velocities down the tree, composite forces up;
+-- CRBA's M entries, each depending on every dof below, would make the
+-- derivative code O(nv^3) instead of O(nv^2)), V_b down the tree, J^T W up.
 --
 --   local text = tangent.emit(world, prefix[, {functions = {...}}])
 --
@@ -35,7 +40,6 @@ local spatial = require("diagc.world.spatial")
 local M = {}
 
 M.FUNCTIONS = { "kinematics", "rnea", "mvec", "bvel", "gforce" }
-
 
 -- C lines of qt = q (+) dq (first order) for every joint
 local function retract_lines(world, t)
