@@ -36,6 +36,7 @@ local dynamics = require("diagc.world.dynamics")
 local tree = require("diagc.world.tree")
 local motion = require("diagc.world.motion")
 local spatial = require("diagc.world.spatial")
+local lone = require("diagc.world.lone")
 
 local M = {}
 
@@ -86,9 +87,9 @@ local function moving(t, i) return #t.chain[i] > 0 end
 
 -- U<i> = U<parent> + sum of body i's own S_k y[k] (J_i y: body i's spatial
 -- velocity for joint velocity y), for every moving body
-local function velocity_lines(world, t, y, out)
+local function velocity_lines(world, t, y, out, skip)
   for i = 1, t.nb do
-    if moving(t, i) then
+    if moving(t, i) and not (skip and skip(i)) then
       local p = world.bodies[i].joint.parent
       local e = {}
       for r = 0, 5 do
@@ -112,31 +113,47 @@ local function composite_lines(world, t, out)
   end
 end
 
--- out[k] = S_k . F<body of k> (+ init(k)) for every dof
-local function project_lines(t, out, name, init)
+-- out[k] = init(k) + S_k . F<body of k> (or, for a lone body's dof, the
+-- row of M(qt) times y)
+local function project_lines(world, t, out, name, init, y)
   for k = 0, t.nv - 1 do
     local b, terms = t.dof_body[k], { init and init(k) or nil }
-    for r = 0, 5 do terms[#terms + 1] = string.format("S%d[%d] * F%d[%d]", k, r, b, r) end
+    if y and lone.is_lone(world, t, b) then
+      for j = t.v0[b], t.v0[b] + t.nvi[b] - 1 do
+        terms[#terms + 1] = string.format("M[%d] * %s[%d]", k * t.nv + j, y, j)
+      end
+    else
+      for r = 0, 5 do terms[#terms + 1] = string.format("S%d[%d] * F%d[%d]", k, r, b, r) end
+    end
     out[#out + 1] = string.format("%s[%d] = %s;", name, k, table.concat(terms, " + "))
   end
 end
 
--- tau = M(qt) y (+ init): sum over bodies of J_i^T I_i J_i y with the
--- generated spatial helpers (world-frame inertias about the origin), the
--- composite forces accumulated up the tree: O(nv) values, so the
+-- tau = M(qt) y (+ init).  A lone free body (world/lone.lua) takes its
+-- block of the generated mass matrix (its closed form: constant when its
+-- centre of mass is its origin); the other bodies the sum of J_i^T I_i J_i y
+-- with the generated spatial helpers (world-frame inertias about the
+-- origin), composite forces accumulated up the tree: O(nv) values, so the
 -- derivative code is O(nv^2) (CRBA's M entries would make it O(nv^3))
-local function mass_times_lines(world, t, h, y, out, init)
-  velocity_lines(world, t, y, out)
+local function mass_times_lines(world, t, P, h, y, out, init)
+  local function is_lone(i) return lone.is_lone(world, t, i) end
+  local any_lone = false
+  for i = 1, t.nb do any_lone = any_lone or is_lone(i) end
+  if any_lone then
+    out[#out + 1] = string.format("double M[%d] = { 0.0 };", t.nv * t.nv)
+    out[#out + 1] = string.format("%s_mass_matrix(qt, X, M);", P)
+  end
+  velocity_lines(world, t, y, out, is_lone)
   local bi, apply = h:use("body_inertia"), h:use("inertia_apply")
   for i, b in ipairs(world.bodies) do
-    if moving(t, i) then
+    if moving(t, i) and not is_lone(i) then
       out[#out + 1] = string.format("double I%d[10], F%d[6];", i, i)
       out[#out + 1] = string.format("%s(X + %d, %s, I%d);", bi, 12 * (i - 1), spatial.body_args(b), i)
       out[#out + 1] = string.format("%s(I%d, U%d, F%d);", apply, i, i, i)
     end
   end
   composite_lines(world, t, out)
-  project_lines(t, out, "tau", init)
+  project_lines(world, t, out, "tau", init, y)
 end
 
 -- Each function: its C parameters, the subset body and its interface.
@@ -157,7 +174,7 @@ function BODIES.rnea(world, t, P, h)
   out[#out + 1] = string.format("double c[%d];", t.nv)
   out[#out + 1] = string.format("%s_bias(qt, v, X, c);", P)
   motion_lines(world, t, out)
-  mass_times_lines(world, t, h, "a", out, function(k) return "c[" .. k .. "]" end)
+  mass_times_lines(world, t, P, h, "a", out, function(k) return "c[" .. k .. "]" end)
   return {
     params = "const double *q, const double *v, const double *a, double *Dq, double *Dv",
     body = out,
@@ -171,7 +188,7 @@ end
 function BODIES.mvec(world, t, P, h)
   local out = kin_lines(world, t, P)
   motion_lines(world, t, out)
-  mass_times_lines(world, t, h, "y", out)
+  mass_times_lines(world, t, P, h, "y", out)
   return {
     params = "const double *q, const double *y, double *D",
     body = out,
@@ -213,7 +230,7 @@ function BODIES.gforce(world, t, P)
     end
   end
   composite_lines(world, t, out)
-  project_lines(t, out, "tau")
+  project_lines(world, t, out, "tau")
   return {
     params = "const double *q, const double *W, double *D",
     body = out,
@@ -289,7 +306,7 @@ function M.emit(world, prefix, opts)
   for _, name in ipairs(M.FUNCTIONS) do
     if want[name] then specs[#specs + 1] = { name, BODIES[name](world, t, prefix, h) } end
   end
-  local preamble = (dynamics.emit(world, prefix, { functions = { "kinematics", "bias" } }) .. "\n" .. h:text())
+  local preamble = (dynamics.emit(world, prefix, { functions = { "kinematics", "mass_matrix", "bias" } }) .. "\n" .. h:text())
     :gsub("#include[^\n]*\n", "")
   local parts = {}
   for _, s in ipairs(specs) do parts[#parts + 1] = emit_one(t, prefix, s[1], s[2], preamble, lex) end
