@@ -6,7 +6,7 @@
 local dsl = diagc.dsl
 local ffi = require("ffi")
 
--- a lag chain whose middle calc dereferences a pointer (outside the subset)
+-- a lag chain whose middle calc uses a pointer (outside the subset)
 local function spec(mode)
   local Lag = dsl.leaf "Lag" {
     dsl.continuous_state { z = 2, z0 = { 0.2, -0.1 } },
@@ -22,7 +22,7 @@ local function spec(mode)
     dsl.output_port { "y", size = 2, prerequisites = { "u" }, jacobian = mode, calc = [[
       const double *p = u;
       y[0] = exp(0.3 * p[0]);
-      y[1] = *p * p[0]; ]] },
+      y[1] = p[0] * p[0]; ]] },
     dsl.output_port { "w", size = 1, prerequisites = { "u" }, calc = "w[0] = u[0] * sin(u[0]);" },
   }
   return dsl.diagram "fdchain" {

@@ -12,9 +12,6 @@
 local RANK = { errors = 0, util = 0, vocab = 0,
   spec = 1, world = 1.5, check = 2, cdiff = 2.5, flatten = 3, tickets = 4, masks = 5, coder = 6 }
 local FREE = { cli = true, testing = true, driver = true, jit = true, compile = true }
--- modules ranked apart from their folder: world/tangent.lua runs cdiff on the
--- generated dynamics (the smooth derivatives of a world), so it ranks with cdiff
-local MODULE_RANK = { ["diagc.world.tangent"] = 2.5 }
 local TOP = 100
 
 -- "generator/diagc/check/init.lua" -> "diagc.check"
@@ -26,7 +23,6 @@ end
 -- the group of "diagc.check.leaf" is "check"; its rank, or nil if unplaced
 local function rank_of(mod)
   local group = mod:match("^diagc%.([%w_]+)")
-  if MODULE_RANK[mod] then return MODULE_RANK[mod], group end
   if FREE[group] then return TOP, group end
   return RANK[group], group
 end
