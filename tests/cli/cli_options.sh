@@ -74,14 +74,14 @@ else fail run.jacobian_unknown "rc $rc: $(cat "$tmp/err")"; fi
 cat >"$tmp/nojac.lua" <<'EOF2'
 local L = leaf "L" {
   continuous_state { z = 1 },
-  derivatives { prerequisites = { "z" }, calc = "double *p = zdot; p[0] = -z[0];" },
+  derivatives { prerequisites = { "z" }, calc = "double *p = zdot; *p = -z[0];" },
   output_port { "y", size = 1, prerequisites = { "z" }, calc = "y[0] = z[0];" },
 }
 return diagram "nojac" { system { "l", L }, log { "l.y" } }
 EOF2
 $DIAGC run "$tmp/nojac.lua" --until 0.1 --integrator radau3 --jacobian model >/dev/null 2>"$tmp/err"; rc=$?
 if [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
-   grep -qF "nojac.lua:3:57: d xcdot / d xc needs the Jacobian of l.xcdot: a pointer dereference" "$tmp/err"; then
+   grep -qF "nojac.lua:3:68: d xcdot / d xc needs the Jacobian of l.xcdot: a pointer dereference" "$tmp/err"; then
   ok run.jacobian_model_needed
 else fail run.jacobian_model_needed "rc $rc: $(cat "$tmp/err")"; fi
 if $DIAGC run "$tmp/nojac.lua" --until 0.1 --integrator radau3 --stats >"$tmp/out" 2>"$tmp/err" &&

@@ -124,10 +124,10 @@ return diagram "d" { system { "s", L } }
       lex = S.lex })
     local found = r and r.findings or { p }
     for _, x in ipairs(found) do
-      local at = cdiff.location(x, c.body_loc, locs)
+      local at = require("diagc.cdiff.stage").location(x, c.body_loc, locs)
       got[#got + 1] = string.format("%s:%d:%d %s", c.name, at.line, at.col, x.construct or x.kind)
       if not r then
-        local call = cdiff.location({ line = x.call_line, col = x.call_col }, c.body_loc)
+        local call = require("diagc.cdiff.stage").location({ line = x.call_line, col = x.call_col }, c.body_loc)
         got[#got + 1] = string.format("called at %d:%d", call.line, call.col)
       end
     end

@@ -21,8 +21,8 @@ local function spec(mode)
     dsl.input_port { "u", size = 1 },
     dsl.output_port { "y", size = 2, prerequisites = { "u" }, jacobian = mode, calc = [[
       const double *p = u;
-      y[0] = exp(0.3 * p[0]);
-      y[1] = p[0] * p[0]; ]] },
+      y[0] = exp(0.3 * *p);
+      y[1] = *p * *p; ]] },
     dsl.output_port { "w", size = 1, prerequisites = { "u" }, calc = "w[0] = u[0] * sin(u[0]);" },
   }
   return dsl.diagram "fdchain" {

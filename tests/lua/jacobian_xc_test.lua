@@ -142,7 +142,7 @@ end)
 test("jacobian_xc.absent_outside_the_subset", function()
   local L = dsl.leaf "L" {
     dsl.continuous_state { z = 1 },
-    dsl.derivatives { prerequisites = { "z" }, calc = "double *p = zdot; p[0] = -z[0];" },
+    dsl.derivatives { prerequisites = { "z" }, calc = "double *p = zdot; *p = -z[0];" },
   }
   local m = diagc.jit(dsl.diagram "nojac" { dsl.system { "l", L } })
   truthy(m.desc.jac_xc == nil, "no jac_xc")
@@ -170,7 +170,7 @@ end)
 test("jacobian_xc.needed_but_outside_the_subset", function()
   local L = dsl.leaf "L" {
     dsl.continuous_state { z = 1 },
-    dsl.derivatives { prerequisites = { "z" }, calc = "double *p = zdot; p[0] = -z[0];" },
+    dsl.derivatives { prerequisites = { "z" }, calc = "double *p = zdot; *p = -z[0];" },
   }
   local m = diagc.jit(dsl.diagram "nojac2" { dsl.system { "l", L } })
   expect_error(function() m:context():state_jacobian() end, "d xcdot / d xc needs the Jacobian of l.xcdot")

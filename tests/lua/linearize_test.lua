@@ -176,7 +176,7 @@ end)
 test("linearize.no_generated_jacobian", function()
   local Odd = dsl.leaf "Odd" {
     dsl.continuous_state { z = 1, z0 = { 0 } },
-    dsl.derivatives { prerequisites = { "z" }, calc = "{ double *p = zdot; p[0] = -z[0]; }" },
+    dsl.derivatives { prerequisites = { "z" }, calc = "{ double *p = zdot; *p = -z[0]; }" },
   }
   local c = diagc.jit(dsl.diagram "odd" { dsl.system { "o", Odd } }):context()
   local msg = expect_error(function() c:linearize() end)

@@ -1,6 +1,7 @@
--- Module dependencies go one way: spec -> check -> (cdiff) -> flatten ->
--- tickets -> masks -> coder.  cdiff reads the checked leaf types only (a
--- calc body's sparsity and derivative code), so it ranks right after check.  Every require("diagc.X") line of generator/diagc/**/*.lua
+-- Module dependencies go one way: spec -> world -> check -> (cdiff) ->
+-- flatten -> tickets -> masks -> coder.  cdiff's stage reads the checked
+-- leaf types only (a calc body's sparsity and derivative code), so it
+-- ranks right after check; its transformation core is a library (CORE).  Every require("diagc.X") line of generator/diagc/**/*.lua
 -- is read; a stage may require its own modules, earlier stages and the
 -- shared modules (errors, util, vocab/), never a later stage or the
 -- commands; the commands and the pipeline (cli/, testing/, driver, jit,
@@ -12,6 +13,13 @@
 local RANK = { errors = 0, util = 0, vocab = 0,
   spec = 1, world = 1.5, check = 2, cdiff = 2.5, flatten = 3, tickets = 4, masks = 5, coder = 6 }
 local FREE = { cli = true, testing = true, driver = true, jit = true, compile = true }
+-- cdiff's source transformation itself (C text in, C text out) reads no
+-- stage's data: a library below the world stage, whose generated
+-- dynamics it differentiates (world/tangent.lua); cdiff's stage, infer
+-- and iface (which read checked leaves) keep the group's rank.
+local CORE = { cdiff = 1.4, ["cdiff.parse"] = 1.4, ["cdiff.preamble"] = 1.4, ["cdiff.unroll"] = 1.4,
+  ["cdiff.fold"] = 1.4, ["cdiff.inline"] = 1.4, ["cdiff.activity"] = 1.4, ["cdiff.forward"] = 1.4,
+  ["cdiff.writes"] = 1.4, ["cdiff.mathfns"] = 1.4 }
 local TOP = 100
 
 -- "generator/diagc/check/init.lua" -> "diagc.check"
@@ -24,6 +32,7 @@ end
 local function rank_of(mod)
   local group = mod:match("^diagc%.([%w_]+)")
   if FREE[group] then return TOP, group end
+  if CORE[mod:sub(7)] then return CORE[mod:sub(7)], group end
   return RANK[group], group
 end
 

@@ -33,7 +33,6 @@
 --     to the text named by source (the k-th preamble); a problem in a helper
 --     also gives the body's call site.
 -- describe(problem) -> one sentence naming the construct (no location);
--- location(problem, calc.body_loc, {preamble.loc, ...}) -> {file=, line=, col=}.
 local parse = require("diagc.cdiff.parse")
 local preamble = require("diagc.cdiff.preamble")
 local unroll = require("diagc.cdiff.unroll")
@@ -88,16 +87,6 @@ function M.describe(p)
     if p.call_line then s = s .. " (called at " .. p.call_line .. ":" .. p.call_col .. " of the body)" end
   end
   return s .. "; this is outside the differentiable subset of C (see docs/jacobians.md)"
-end
-
--- The spec location of a problem or finding: body_loc is the calc's
--- (calc.body_loc), preamble_locs the leaf's preambles' ({loc, ...}).
-function M.location(p, body_loc, preamble_locs)
-  local map = require("diagc.check.c_code").loc_mapper
-  if p.source == "preamble" and preamble_locs and preamble_locs[p.preamble or 1] then
-    return map(preamble_locs[p.preamble or 1])(p.line, p.col)
-  end
-  return map(body_loc)(p.line, p.col)
 end
 
 function M.analyze(spec)

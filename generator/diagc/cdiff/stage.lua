@@ -19,7 +19,19 @@ local iface = require("diagc.cdiff.iface")
 local errors = require("diagc.errors")
 local scope = require("diagc.check.scope")
 
+
+-- The spec location of a problem or finding: body_loc is the calc's
+-- (calc.body_loc), preamble_locs the leaf's preambles' ({loc, ...}).
+local function location(p, body_loc, preamble_locs)
+  local map = require("diagc.check.c_code").loc_mapper
+  if p.source == "preamble" and preamble_locs and preamble_locs[p.preamble or 1] then
+    return map(preamble_locs[p.preamble or 1])(p.line, p.col)
+  end
+  return map(body_loc)(p.line, p.col)
+end
+
 local M = {}
+M.location = location
 
 local function preamble_texts(lt)
   local texts, locs = {}, {}
@@ -38,7 +50,7 @@ function M.analyze(lt, calc, lex, params)
   if not ok then return { why = "internal: " .. tostring(r), loc = calc.body_loc } end
   if r then return { r = r } end
   return { problem = problem, why = cdiff.describe(problem),
-    loc = cdiff.location(problem, calc.body_loc, locs) }
+    loc = location(problem, calc.body_loc, locs) }
 end
 
 -- A calc owns every element of its outputs: one it may leave unwritten
@@ -56,7 +68,7 @@ local function check_writes(lt, calc)
   for _, f in ipairs(calc.diff.r.findings) do
     if MUST[f.kind] then
       local _, locs = preamble_texts(lt)
-      errors.raise(cdiff.location(f, calc.body_loc, locs), "the calc of %s of leaf \"%s\": %s; %s",
+      errors.raise(location(f, calc.body_loc, locs), "the calc of %s of leaf \"%s\": %s; %s",
         scope.what_calc(lt, calc), lt.name, f.message, FIX[f.kind])
     end
   end
