@@ -98,3 +98,29 @@ test("cdiff.alias.a_write_through_a_const_pointer_is_a_finding", function()
   eq(p.construct, "an index out of bounds")
   eq(p.source, "preamble")
 end)
+
+-- the C the world emitters generate (pointer aliases in the spatial
+-- helpers, `X + 12` and `q + 2` arguments) is in the subset: the bias of
+-- the generated dynamics differentiated in q and v, against central differences
+test("cdiff.alias.generated_world_dynamics", function()
+  local W = dofile("tests/lua/world_worlds.lua")
+  local dyn = require("diagc.world.dynamics")
+  for _, case in ipairs({ { W.cartpole(1, 0.1, 0.5), "cp" }, { W.mixed_chain(), "mc" } }) do
+    local world, P = case[1], case[2]
+    local f = dyn.facts(world)
+    local sp = {
+      body = string.format("double X[%d]; %s_kinematics(q, X); %s_bias(q, v, X, c);", 12 * f.nb, P, P),
+      preamble = (dyn.emit(world, P, { functions = { "kinematics", "bias" } }):gsub("#include[^\n]*\n", "")),
+      inputs = { { name = "q", size = f.nq }, { name = "v", size = f.nv } },
+      outputs = { { name = "c", size = f.nv } },
+    }
+    local r = S.analyze(sp)
+    eq(#r.findings, 0)
+    local c = S.compile(sp, r)
+    local rnd = S.rng(5)
+    for _ = 1, 3 do
+      local k, skipped = S.check_fd(sp, c, S.point(c.nin, rnd, -1, 1))
+      truthy(k > 0 and skipped == 0, P .. ": " .. k .. " checked, " .. skipped .. " skipped")
+    end
+  end
+end)

@@ -17,6 +17,14 @@ local WORLDS = {
   { "ball_pendulum", W.ball_pendulum() },
   { "mixed_chain", W.mixed_chain() },
   { "branching_tree", W.branching_tree() },
+  -- a ground and lone free bodies (the contact scenes' stack): their M y
+  -- comes from the mass matrix's closed form
+  { "lone_bodies", { gravity = { 0, 0, -W.G }, bodies = {
+    W.body("ground", 1, { 0, 0, 0 }, { 1, 1, 1, 0, 0, 0 }, { type = "fixed", parent = 0 }),
+    W.body("box1", 1, { 0, 0, 0 }, { 0.2, 0.2, 0.2, 0, 0, 0 }, { type = "free", parent = 0 }),
+    W.body("box2", 0.7, { 0.05, 0, -0.1 }, { 0.1, 0.2, 0.3, 0.01, 0, 0 }, { type = "free", parent = 0,
+      xyz = { 0, 0, 1 }, rpy = { 0.3, 0, 0 } }),
+  } } },
 }
 
 local function close(got, want, what)

@@ -3,8 +3,13 @@
 -- the configuration, by cdiff's source transformation of the generated
 -- dynamics (generator/diagc/cdiff): each function is the forward-mode
 -- Jacobian of a subset C body that builds qt = q (+) dq to first order
--- from an active input dq (taken as zeros) and calls the emitted
--- prefix_kinematics / prefix_mass_matrix / prefix_bias.
+-- from an active input dq (taken as zeros), calls the emitted
+-- prefix_kinematics (and prefix_bias) and combines the poses with the
+-- generated motion columns S_k (world/motion.lua) and spatial helpers
+-- (world/spatial.lua) along the tree (world/tree.lua): M y as the sum over
+-- bodies of J_i^T I_i J_i y (velocities down the tree, composite forces up;
+-- CRBA's M entries, each depending on every dof below, would make the
+-- derivative code O(nv^3) instead of O(nv^2)), V_b down the tree, J^T W up.
 --
 --   local text = tangent.emit(world, prefix[, {functions = {...}}])
 --
@@ -24,17 +29,18 @@
 -- q: the first-order increment is tangent to the sphere, so no
 -- normalization is needed to first order); a free joint adds its linear
 -- part to q[0..2] and turns q[3..6] as a ball.
--- opts.functions: a subset of M.FUNCTIONS (default all), emitted in that order.
+-- opts.functions: a subset of M.FUNCTIONS (default all), emitted in that order;
+-- opts.lex: the C lexer (default the host's, require("diagc_host").lex_c).
 local cdiff = require("diagc.cdiff")
 local dynamics = require("diagc.world.dynamics")
 local tree = require("diagc.world.tree")
 local motion = require("diagc.world.motion")
+local spatial = require("diagc.world.spatial")
+local lone = require("diagc.world.lone")
 
 local M = {}
 
 M.FUNCTIONS = { "kinematics", "rnea", "mvec", "bvel", "gforce" }
-
-local function lexer() return require("diagc_host").lex_c end
 
 -- C lines of qt = q (+) dq (first order) for every joint
 local function retract_lines(world, t)
@@ -70,29 +76,84 @@ local function kin_lines(world, t, P, as_output)
   return out
 end
 
--- M(qt) (structural zeros included: a zero initializer)
-local function mass_lines(t, P, out)
-  out[#out + 1] = string.format("double M[%d] = { 0.0 };", t.nv * t.nv)
-  out[#out + 1] = string.format("%s_mass_matrix(qt, X, M);", P)
-end
-
--- out[i] = (init_i) + sum_j M[i][j] y[j] over the structural nonzeros
-local function mat_vec_lines(t, out, name, y, init)
-  for i = 0, t.nv - 1 do
-    local terms = { init and init(i) or nil }
-    for j = 0, t.nv - 1 do
-      if tree.dof_ancestor(t, i, j) or tree.dof_ancestor(t, j, i) then
-        terms[#terms + 1] = string.format("M[%d] * %s[%d]", i * t.nv + j, y, j)
-      end
-    end
-    out[#out + 1] = string.format("%s[%d] = %s;", name, i, table.concat(terms, " + "))
-  end
-end
-
+-- the C lines defining S<k> (world/motion.lua) for every dof
 local function motion_lines(world, t, out)
   for i = 1, t.nb do
     for _, l in ipairs(motion.lines(world, t, i, "")) do out[#out + 1] = l end
   end
+end
+
+local function moving(t, i) return #t.chain[i] > 0 end
+
+-- U<i> = U<parent> + sum of body i's own S_k y[k] (J_i y: body i's spatial
+-- velocity for joint velocity y), for every moving body
+local function velocity_lines(world, t, y, out, skip)
+  for i = 1, t.nb do
+    if moving(t, i) and not (skip and skip(i)) then
+      local p = world.bodies[i].joint.parent
+      local e = {}
+      for r = 0, 5 do
+        local terms = {}
+        if p > 0 and moving(t, p) then terms[1] = string.format("U%d[%d]", p, r) end
+        for k = t.v0[i], t.v0[i] + t.nvi[i] - 1 do terms[#terms + 1] = string.format("S%d[%d] * %s[%d]", k, r, y, k) end
+        e[r + 1] = table.concat(terms, " + ")
+      end
+      out[#out + 1] = string.format("const double U%d[6] = { %s };", i, table.concat(e, ", "))
+    end
+  end
+end
+
+-- F<i> accumulated from the leaves up: F<parent> += F<i>
+local function composite_lines(world, t, out)
+  for i = t.nb, 1, -1 do
+    local p = world.bodies[i].joint.parent
+    if moving(t, i) and p > 0 and moving(t, p) then
+      for r = 0, 5 do out[#out + 1] = string.format("F%d[%d] += F%d[%d];", p, r, i, r) end
+    end
+  end
+end
+
+-- out[k] = init(k) + S_k . F<body of k> (or, for a lone body's dof, the
+-- row of M(qt) times y)
+local function project_lines(world, t, out, name, init, y)
+  for k = 0, t.nv - 1 do
+    local b, terms = t.dof_body[k], { init and init(k) or nil }
+    if y and lone.is_lone(world, t, b) then
+      for j = t.v0[b], t.v0[b] + t.nvi[b] - 1 do
+        terms[#terms + 1] = string.format("M[%d] * %s[%d]", k * t.nv + j, y, j)
+      end
+    else
+      for r = 0, 5 do terms[#terms + 1] = string.format("S%d[%d] * F%d[%d]", k, r, b, r) end
+    end
+    out[#out + 1] = string.format("%s[%d] = %s;", name, k, table.concat(terms, " + "))
+  end
+end
+
+-- tau = M(qt) y (+ init).  A lone free body (world/lone.lua) takes its
+-- block of the generated mass matrix (its closed form: constant when its
+-- centre of mass is its origin); the other bodies the sum of J_i^T I_i J_i y
+-- with the generated spatial helpers (world-frame inertias about the
+-- origin), composite forces accumulated up the tree: O(nv) values, so the
+-- derivative code is O(nv^2) (CRBA's M entries would make it O(nv^3))
+local function mass_times_lines(world, t, P, h, y, out, init)
+  local function is_lone(i) return lone.is_lone(world, t, i) end
+  local any_lone = false
+  for i = 1, t.nb do any_lone = any_lone or is_lone(i) end
+  if any_lone then
+    out[#out + 1] = string.format("double M[%d] = { 0.0 };", t.nv * t.nv)
+    out[#out + 1] = string.format("%s_mass_matrix(qt, X, M);", P)
+  end
+  velocity_lines(world, t, y, out, is_lone)
+  local bi, apply = h:use("body_inertia"), h:use("inertia_apply")
+  for i, b in ipairs(world.bodies) do
+    if moving(t, i) and not is_lone(i) then
+      out[#out + 1] = string.format("double I%d[10], F%d[6];", i, i)
+      out[#out + 1] = string.format("%s(X + %d, %s, I%d);", bi, 12 * (i - 1), spatial.body_args(b), i)
+      out[#out + 1] = string.format("%s(I%d, U%d, F%d);", apply, i, i, i)
+    end
+  end
+  composite_lines(world, t, out)
+  project_lines(world, t, out, "tau", init, y)
 end
 
 -- Each function: its C parameters, the subset body and its interface.
@@ -108,12 +169,12 @@ function BODIES.kinematics(world, t, P)
   }
 end
 
-function BODIES.rnea(world, t, P)
+function BODIES.rnea(world, t, P, h)
   local out = kin_lines(world, t, P)
-  mass_lines(t, P, out)
   out[#out + 1] = string.format("double c[%d];", t.nv)
   out[#out + 1] = string.format("%s_bias(qt, v, X, c);", P)
-  mat_vec_lines(t, out, "tau", "a", function(i) return "c[" .. i .. "]" end)
+  motion_lines(world, t, out)
+  mass_times_lines(world, t, P, h, "a", out, function(k) return "c[" .. k .. "]" end)
   return {
     params = "const double *q, const double *v, const double *a, double *Dq, double *Dv",
     body = out,
@@ -124,10 +185,10 @@ function BODIES.rnea(world, t, P)
   }
 end
 
-function BODIES.mvec(world, t, P)
+function BODIES.mvec(world, t, P, h)
   local out = kin_lines(world, t, P)
-  mass_lines(t, P, out)
-  mat_vec_lines(t, out, "tau", "y")
+  motion_lines(world, t, out)
+  mass_times_lines(world, t, P, h, "y", out)
   return {
     params = "const double *q, const double *y, double *D",
     body = out,
@@ -140,11 +201,12 @@ end
 function BODIES.bvel(world, t, P)
   local out = kin_lines(world, t, P)
   motion_lines(world, t, out)
+  velocity_lines(world, t, "y", out)
   for b = 1, t.nb do
     for r = 0, 5 do
-      local terms = {}
-      for _, k in ipairs(t.chain[b]) do terms[#terms + 1] = string.format("S%d[%d] * y[%d]", k, r, k) end
-      out[#out + 1] = string.format("V[%d] = %s;", 6 * (b - 1) + r, #terms > 0 and table.concat(terms, " + ") or "0.0")
+      -- a body no dof moves has V = 0; a fixed child has its parent's
+      out[#out + 1] = string.format("V[%d] = %s;", 6 * (b - 1) + r, moving(t, b) and string.format("U%d[%d]", b, r)
+        or "0.0")
     end
   end
   return {
@@ -159,18 +221,16 @@ end
 function BODIES.gforce(world, t, P)
   local out = kin_lines(world, t, P)
   motion_lines(world, t, out)
-  local moved = {}
-  for k = 0, t.nv - 1 do moved[k] = {} end
-  for b = 1, t.nb do
-    for _, k in ipairs(t.chain[b]) do moved[k][#moved[k] + 1] = b end
-  end
-  for k = 0, t.nv - 1 do
-    local terms = {}
-    for _, b in ipairs(moved[k]) do
-      for r = 0, 5 do terms[#terms + 1] = string.format("S%d[%d] * W[%d]", k, r, 6 * (b - 1) + r) end
+  -- the forces on each subtree (W is no input of the derivative: no columns)
+  for i = 1, t.nb do
+    if moving(t, i) then
+      local e = {}
+      for r = 0, 5 do e[r + 1] = string.format("W[%d]", 6 * (i - 1) + r) end
+      out[#out + 1] = string.format("double F%d[6] = { %s };", i, table.concat(e, ", "))
     end
-    out[#out + 1] = string.format("tau[%d] = %s;", k, #terms > 0 and table.concat(terms, " + ") or "0.0")
   end
+  composite_lines(world, t, out)
+  project_lines(world, t, out, "tau")
   return {
     params = "const double *q, const double *W, double *D",
     body = out,
@@ -189,11 +249,11 @@ local function param_names(params)
 end
 
 -- cdiff's forward code of spec, its Jacobian entries written into the dense outputs
-local function derivative_code(spec, t, preamble)
+local function derivative_code(spec, t, preamble, lex)
   local inputs = { spec.inputs[1], { name = "dq", size = t.nv } }
   for k = 2, #spec.inputs do inputs[#inputs + 1] = spec.inputs[k] end
   local r, p = cdiff.analyze({ body = table.concat(spec.body, "\n"), preamble = preamble, inputs = inputs,
-    outputs = spec.outputs, lex = lexer() })
+    outputs = spec.outputs, lex = lex })
   if not r then
     error(string.format("world/tangent: the generated dynamics are outside cdiff's subset: %s (%s %d:%d%s)",
       cdiff.describe(p), p.source or "body", p.line, p.col, p.helper and (" in " .. p.helper) or ""), 0)
@@ -208,8 +268,7 @@ local function derivative_code(spec, t, preamble)
   return code
 end
 
-local function emit_one(world, t, P, name, preamble)
-  local spec = BODIES[name](world, t, P)
+local function emit_one(t, P, name, spec, preamble, lex)
   local out = { string.format("static inline void %s_d_%s(%s)\n{", P, name, spec.params) }
   local function line(s) out[#out + 1] = "  " .. s end
   if t.nv == 0 or t.nb == 0 then
@@ -223,7 +282,7 @@ local function emit_one(world, t, P, name, preamble)
       line(string.format("for (k_ = 0; k_ < %d; ++k_) %s[k_] = 0.0;", spec.rows * t.nv, d))
     end
     line("{")
-    for l in derivative_code(spec, t, preamble):gmatch("[^\n]+") do line("  " .. l) end
+    for l in derivative_code(spec, t, preamble, lex):gmatch("[^\n]+") do line("  " .. l) end
     line("}")
   end
   out[#out + 1] = "}\n"
@@ -234,17 +293,23 @@ function M.emit(world, prefix, opts)
   opts = opts or {}
   assert(type(prefix) == "string" and prefix:match("^[%a_][%w_]*$"), "tangent.emit: prefix must be a C identifier")
   local t = tree.facts(world)
+  local lex = opts.lex or require("diagc_host").lex_c
   local want = {}
   for _, name in ipairs(opts.functions or M.FUNCTIONS) do
     assert(BODIES[name], "tangent.emit: unknown function " .. tostring(name))
     want[name] = true
   end
-  local preamble = dynamics.emit(world, prefix, { functions = { "kinematics", "mass_matrix", "bias" } })
+  -- the spatial helpers the bodies call besides the dynamics' own (named
+  -- apart: cdiff inlines them, the text emitted never calls them)
+  local h = spatial.helpers(prefix .. "_tg")
+  local specs = {}
+  for _, name in ipairs(M.FUNCTIONS) do
+    if want[name] then specs[#specs + 1] = { name, BODIES[name](world, t, prefix, h) } end
+  end
+  local preamble = (dynamics.emit(world, prefix, { functions = { "kinematics", "mass_matrix", "bias" } }) .. "\n" .. h:text())
     :gsub("#include[^\n]*\n", "")
   local parts = {}
-  for _, name in ipairs(M.FUNCTIONS) do
-    if want[name] then parts[#parts + 1] = emit_one(world, t, prefix, name, preamble) end
-  end
+  for _, s in ipairs(specs) do parts[#parts + 1] = emit_one(t, prefix, s[1], s[2], preamble, lex) end
   return string.format("/* %s: tangent derivatives of the dynamics (cdiff, %d bodies, nv %d) */\n", prefix,
     t.nb, t.nv) .. table.concat(parts, "\n")
 end
