@@ -264,3 +264,12 @@ test("world_grad.kink_reported", function()
     for i = 1, 2 * F.nv do assert(F.T[i][col] ~= F.T[i][col], "a flagged column is not averaged") end
   end
 end)
+
+-- gradients = false: no derivative code, and the testing API says why
+test("world_grad.gradients_false", function()
+  local m = diagc.jit(dsl.diagram "d" { dsl.system { "w", dsl.world "b" { gradients = false,
+    dsl.body { "ball", mass = 1, inertia = { 1, 1, 1 }, joint = { "free" }, shapes = { { "sphere", radius = 0.1 } } } } } })
+  eq(m.cache["w.grad"], nil)
+  local ok, err = pcall(function() return m:context():step_jacobians() end)
+  assert(not ok and err:find("gradients = false", 1, true), tostring(err))
+end)

@@ -59,6 +59,7 @@ local function read(ctx, leaf)
   local C = leaf.type.world
   local G = gradc.sizes(C)
   local entry = m.cache[leaf.path .. ".grad"]
+  if not entry then return nil, "world " .. leaf.path .. " has no Jacobians (it sets gradients = false)" end
   local out = ffi.new("const double *[1]")
   local rc = m.desc.eval_cache(ctx.ptr, entry.index, out)
   if rc ~= 0 then return nil, string.format("eval of %s.grad failed with status %d", leaf.path, rc) end

@@ -139,6 +139,11 @@ local function settings(world)
     errors.raise(loc, "check_lcp must be true or false, got %s", errors.describe(s.check_lcp))
   end
   c.settings.check_lcp = s.check_lcp == true
+  if s.gradients ~= nil and type(s.gradients) ~= "boolean" then
+    errors.raise(loc, "gradients must be true (the step's Jacobians: a grad cache entry, the default) or false "
+      .. "(no derivative code: smaller and faster to compile), got %s", errors.describe(s.gradients))
+  end
+  c.settings.gradients = s.gradients ~= false
   c.settings.bounce_gradient = s.bounce_gradient or "approximate"
   if c.settings.bounce_gradient ~= "approximate" and c.settings.bounce_gradient ~= "exact" then
     errors.raise(loc, "bounce_gradient must be \"approximate\" (DiffDART's bounce factor on the position "

@@ -19,6 +19,7 @@
 --                     PFX_work), computed from the state and the effort
 --     cache_entry     grad: the step's Jacobians (typed: PFX_grad,
 --                     world/grad.lua), computed from work on demand
+--                     (absent with gradients = false)
 --     periodic_discrete_update  step, every time_step: copies work's
 --                     results into the next state
 --     output_port     position, velocity, poses (12 per body: R row-major,
@@ -100,8 +101,10 @@ function M.lower(world)
   local gargs = string.format("pos, vel, %s, work, grad", #C.actuated > 0 and "effort" or "0")
   local gpre = { "pos", "vel", "work" }
   if #C.actuated > 0 then gpre[#gpre + 1] = "effort" end
-  items[#items + 1] = item(world, "cache_entry", { "grad", type = P .. "grad", prerequisites = gpre,
-    calc = string.format("%sstep_jacobians(%s);", P, gargs) })
+  if C.settings.gradients then
+    items[#items + 1] = item(world, "cache_entry", { "grad", type = P .. "grad", prerequisites = gpre,
+      calc = string.format("%sstep_jacobians(%s);", P, gargs) })
+  end
   local copy = { "if (work->status != 0) return DIAGC_FAILED;",
     copy_calc("pos_next", "work->q_next", C.nq), copy_calc("vel_next", "work->v_next", C.nv),
     copy_calc("info_next", "work->info", 7) }

@@ -369,10 +369,12 @@ function M.emit(C, P)
   end
   parts[#parts + 1] = step_fn(C, P)
   -- the step's Jacobians (world/grad.lua) on the tangent dynamics (world/tangent.lua)
-  local grad = require("diagc.world.grad")
-  parts[#parts + 1] = inline(require("diagc.world.tangent").emit(C, P:sub(1, -2),
-    { functions = grad.tangent_functions(C) }))
-  parts[#parts + 1] = grad.emit(C, P)
+  if C.settings.gradients then
+    local grad = require("diagc.world.grad")
+    parts[#parts + 1] = inline(require("diagc.world.tangent").emit(C, P:sub(1, -2),
+      { functions = grad.tangent_functions(C) }))
+    parts[#parts + 1] = grad.emit(C, P)
+  end
   return table.concat(parts, "\n\n") .. "\n"
 end
 
