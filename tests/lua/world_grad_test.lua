@@ -43,12 +43,12 @@ end
 local function cube_inertia(m, a) local I = m * a * a / 6; return { I, I, I } end
 
 -- a 0.2 m cube of 1 kg on the ground, level, rocking onto an edge
-local function block(mu, update, v)
+local function block(mu, update, v, q)
   return diagc.jit(dsl.diagram "block" { dsl.system { "w", dsl.world "blk" {
     time_step = dt, friction = mu, position_update = update,
     dsl.body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },
     dsl.body { "box", mass = 1, inertia = cube_inertia(1, 0.2),
-      joint = { "free", q = { 0, 0, 0.1 - 5e-5, 1, 0, 0, 0 }, v = v or { 0.5, 0.0, -0.01, 0.3, 0, 0 } },
+      joint = { "free", q = q or { 0, 0, 0.1 - 5e-5, 1, 0, 0, 0 }, v = v or { 0.5, 0.0, -0.01, 0.3, 0, 0 } },
       shapes = { { "box", size = { 0.2, 0.2, 0.2 } } } } } } })
 end
 
@@ -272,4 +272,65 @@ test("world_grad.gradients_false", function()
   eq(m.cache["w.grad"], nil)
   local ok, err = pcall(function() return m:context():step_jacobians() end)
   assert(not ok and err:find("gradients = false", 1, true), tostring(err))
+end)
+
+-- the model's update Jacobian d x+ / d(xd, u) of a diagram with a world
+-- (the world's rows from its grad entry, in state coordinates, composed
+-- with its controller's by the chain rule): the cartpole of
+-- examples/world/cartpole.lua under its PD controller, against central
+-- differences of the update; and the linearization of that purely
+-- discrete model against finite differences
+test("world_grad.diagram_update_jacobian", function()
+  local m = diagc.jit(diagc.root .. "/examples/world/cartpole.lua")
+  local c = m:context()
+  c:set("plant.pos", { 0.2, 0.7 })
+  c:set("plant.vel", { 0.3, -1.2 })
+  local a = c:update_jacobian({ jacobian = "model" })
+  local b = c:update_jacobian({ jacobian = "fd" })
+  near(a.J, b.J, { rtol = 1e-7, atol = 1e-9 })
+  local la = c:linearize({ mode = "first_order_taylor" })
+  local lb = c:linearize({ mode = "first_order_taylor", jacobian = "fd" })
+  near(la.A, lb.A, { rtol = 1e-7, atol = 1e-9 })
+end)
+
+-- a quaternion's columns: the derivative along the unit sphere (the radial
+-- direction has none: J q = 0), and through E(q) the tangent Jacobians of
+-- the step; the other columns against central differences of the update
+test("world_grad.update_jacobian_quaternion_columns", function()
+  -- tilted 0.4 rad about x onto an edge: two contacts, no tie
+  local c = block(0.5, "semi_implicit", { 0.5, 0, -0.01, 0.3, 0.1, 0.2 },
+    { 0, 0, 0.1 - 5e-5, math.cos(0.2), math.sin(0.2), 0, 0 }):context()
+  local J = c:step_jacobians()
+  eq(J.kinks, 0)
+  local a = c:update_jacobian({ jacobian = "model" })
+  local b = c:update_jacobian({ jacobian = "fd" })
+  local q = c:get("w.pos")
+  local quat = {}
+  for j, name in ipairs(a.cols) do
+    local k = tonumber(name:match("^w%.pos%[(%d+)%]$"))
+    if k and k >= 3 and k <= 6 then quat[j] = k - 2 end
+  end
+  for i = 1, #a.rows do
+    local radial = 0
+    -- info[0..4]: the last step's statistics (contacts, LCP pivots, ...): jumps, derivative 0 by definition
+    local stat = tonumber(a.rows[i]:match("^w%.info%[(%d)%]$") or 9) <= 4
+    for j = 1, #a.cols do
+      if stat then
+      elseif quat[j] then radial = radial + a.J[i][j] * q[quat[j] + 3]
+      elseif math.abs(a.J[i][j] - b.J[i][j]) > 1e-8 + 1e-6 * math.abs(b.J[i][j]) then
+        error(string.format("%s / %s: model %.10g, differences %.10g", a.rows[i], a.cols[j], a.J[i][j], b.J[i][j]))
+      end
+    end
+    near(radial, 0, { atol = 1e-12 })
+  end
+  -- rows of v' (after the 7 pos rows) times E(q) = the tangent block vel <- rotation
+  local w, x, y, z = q[4], q[5], q[6], q[7]
+  local E = { { -x, -y, -z }, { w, -z, y }, { z, w, -x }, { -y, x, w } }
+  for i = 1, 6 do
+    for d = 1, 3 do
+      local s = 0
+      for r = 1, 4 do s = s + a.J[7 + i][3 + r] * 0.5 * E[r][d] end
+      near(s, J.pos_vel[i][3 + d], { rtol = 1e-10, atol = 1e-12 })
+    end
+  end
 end)

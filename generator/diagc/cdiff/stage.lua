@@ -33,8 +33,12 @@ end
 local M = {}
 M.location = location
 
+-- (a world's preamble is its generated step: its output calcs that call
+-- it, poses and energy, stay outside the subset, and the rest (copies of
+-- its state) need none of it, so it is not parsed)
 local function preamble_texts(lt)
   local texts, locs = {}, {}
+  if lt.world then return texts, locs end
   for i, pre in ipairs(lt.preambles) do texts[i], locs[i] = pre.text, pre.loc end
   return texts, locs
 end
@@ -74,18 +78,36 @@ local function check_writes(lt, calc)
   end
 end
 
--- A world's calcs (world/lower.lua) call its generated dynamics and the
--- runtime's contact solve: not differentiated (linearize such a model with
--- finite differences); their bodies are not parsed.
-local WORLD_WHY = "it belongs to a world, whose step is not differentiated by diagc yet; "
-  .. "use finite differences (--jacobian fd)"
+-- A world's typed cache entries (world/lower.lua: work, the step; grad,
+-- its Jacobians) are not differentiated as C; the world's update "step"
+-- has its Jacobian from the grad entry (world/grad_coords.lua: diff.world
+-- = its pattern, for coder/jacobian_chain.lua); its other calcs (output
+-- ports) are analyzed as any calc.
+local WORLD_WHY = "it is a world's step, differentiated as a whole by the world's grad entry"
+local NO_GRAD_WHY = "its world sets gradients = false (no step Jacobians); use finite differences "
+  .. "(--jacobian fd) or remove gradients = false"
+
+local function world_diff(lt, calc)
+  if calc.kind == "event" then
+    if not lt.world.settings.gradients then return { why = NO_GRAD_WHY, loc = calc.body_loc } end
+    local gc = require("diagc.world.grad_coords")
+    local pattern = gc.pattern(lt.world)
+    if not pattern then
+      return { why = string.format("its world's dense update Jacobian would have %d entries (more than %d: "
+        .. "the impulses of every contact slot); use finite differences (--jacobian fd)", gc.size(lt.world),
+        gc.MAX_ENTRIES), loc = calc.body_loc }
+    end
+    return { world = pattern, loc = calc.body_loc }
+  end
+  return { why = WORLD_WHY, loc = calc.body_loc }
+end
 
 function M.run(model, lex)
   if not lex then return end
   for _, lt in ipairs(model.leaf_types) do
     for _, calc in ipairs(lt.calcs) do
-      if lt.world and (calc.kind ~= "event" or calc.event_kind == "discrete_update") then
-        calc.diff = { why = WORLD_WHY, loc = calc.body_loc }
+      if lt.world and (calc.kind == "cache" or calc.kind == "event") and calc.event_kind ~= "publish" then
+        calc.diff = world_diff(lt, calc)
       elseif calc.kind ~= "event" or calc.event_kind == "discrete_update" then
         calc.diff = M.analyze(lt, calc, lex)
         if calc.diff.r then check_writes(lt, calc) end

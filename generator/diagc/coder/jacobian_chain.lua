@@ -69,12 +69,31 @@ local function suffix_of(F, cols)
   return "_jac"
 end
 
+-- the entries an update reads whose values its Jacobian needs: all of
+-- them, but a world's step (world/lower.lua), whose Jacobian (the grad
+-- entry, world/grad_coords.lua) already holds the work entry's
+function M.update_deps(F, u)
+  local deps = loops.calc_deps(F, u.ctx, u.ev.params)
+  if not (u.ev.diff and u.ev.diff.world) then return deps end
+  local out, work = {}, u.ctx.entries["cache:work"]
+  for _, d in ipairs(deps) do if d.entry ~= work then out[#out + 1] = d end end
+  return out
+end
+
+-- whether an update has a local Jacobian (cdiff's, or a world's)
+function M.update_has_jacobian(ev)
+  return ev.diff and (ev.diff.r or ev.diff.world) and true or false
+end
+
 -- one local Jacobian per leaf type and calc: {name=, pattern=, code=}
 function M.local_jacobians(K, list, cols)
   local by_calc, suffix = {}, suffix_of(K.F, cols)
   for _, e in ipairs(list) do
     local calc = e.calc
-    if not by_calc[calc] and calc.diff.fd then
+    if not by_calc[calc] and calc.diff.world then
+      by_calc[calc] = { name = names.calc_fn(K.P, e.ctx.type, calc) .. suffix, pattern = calc.diff.world,
+        world = true, lt = e.ctx.type, calc = calc }
+    elseif not by_calc[calc] and calc.diff.fd then
       by_calc[calc] = fd.local_jacobian(K, e, state_inputs(calc, cols, e.ctx.type), suffix)
     elseif not by_calc[calc] then
       local j = calc.diff.r.jacobian({ inputs = state_inputs(calc, cols, e.ctx.type), outputs = false,
@@ -177,9 +196,25 @@ local function terms_of(F, D, R, e, lj, arr, cols)
   return list
 end
 
+-- a world's update: its Jacobian in state coordinates from the grad entry
+-- (evaluated through the context: computed once per state, cached)
+local function world_step(K, e, lj, arr)
+  local F, ctx = K.F, e.ctx
+  local ge = ctx.entries["cache:grad"]
+  local WP = require("diagc.world.lower").prefix(ctx.type.world)
+  local a = {}
+  for _, p in ipairs(e.calc.params) do a[p.key] = args.expr(F, ctx, p, e, "(&c->x)") end
+  local g = "&c->" .. ge.field -- a typed entry's value lives in its own field (coder/eval_api.lua)
+  return { def = arr, uses = {}, always = true, lines = {
+    string.format("  double %s[%d];", arr, math.max(#lj.pattern, 1)),
+    string.format("  if (%s__eval_entry(c, %d) != 0 || (%s)->status != 0) return DIAGC_E_CALC;", K.P, ge.index, g),
+    string.format("  %scoords_jacobian(%s, %s, %s, %s);", WP, a["xd:pos"], a["cache:work"], g, arr) } }
+end
+
 -- the call of e's local Jacobian into the array `arr`, as a step of the
 -- body (below)
 local function call_step(K, e, lj, arr)
+  if lj.world then return world_step(K, e, lj, arr) end
   local a = {}
   for _, p in ipairs(e.calc.params) do a[#a + 1] = args.expr(K.F, e.ctx, p, e, "(&c->x)") end
   a[#a + 1] = arr
@@ -240,7 +275,7 @@ function M.emit_locals(K, list, locals)
   K.jac_done = K.jac_done or {}
   for _, e in ipairs(list) do
     local lj = locals[e.calc]
-    if not K.jac_done[lj.name] and #lj.pattern > 0 then
+    if not K.jac_done[lj.name] and #lj.pattern > 0 and not lj.world then
       K.jac_done[lj.name] = true
       if lj.fd then fd.emit(K, lj) else emit_local(K.C, lj) end
     end

@@ -61,7 +61,7 @@ local function roots(F, outs, updates)
   local r = { F.root.entries.xcdot }
   for _, y in ipairs(outs) do r[#r + 1] = y.o.entry end
   for _, u in ipairs(updates or {}) do
-    for _, d in ipairs(loops.calc_deps(F, u.ctx, u.ev.params)) do r[#r + 1] = d.entry end
+    for _, d in ipairs(chain.update_deps(F, u)) do r[#r + 1] = d.entry end
   end
   return r
 end
@@ -73,7 +73,7 @@ function M.update_chain(roots_list, updates)
   local list, bad = chain.path_entries(roots_list)
   if not list then return nil, bad end
   for k, u in ipairs(updates or {}) do
-    if not (u.ev.diff and u.ev.diff.r) then return nil, { ctx = u.ctx, calc = u.ev, event = true } end
+    if not chain.update_has_jacobian(u.ev) then return nil, { ctx = u.ctx, calc = u.ev, event = true } end
     list[#list + 1] = { ctx = u.ctx, calc = u.ev, index = "u" .. (k - 1) }
   end
   return list

@@ -18,7 +18,6 @@
 -- the model; sets K.jup = {n=, rows=}.
 local chain = require("diagc.coder.jacobian_chain")
 local lin = require("diagc.coder.jacobian_lin")
-local loops = require("diagc.tickets.loops")
 local util = require("diagc.util")
 
 local M = {}
@@ -56,7 +55,7 @@ end
 function M.reads(F, updates)
   local list, seen = {}, {}
   for _, u in ipairs(updates) do
-    for _, d in ipairs(loops.calc_deps(F, u.ctx, u.ev.params)) do
+    for _, d in ipairs(chain.update_deps(F, u)) do
       if not seen[d.entry] then seen[d.entry] = true; list[#list + 1] = d.entry end
     end
   end

@@ -340,6 +340,7 @@ function M.emit(C, P)
     parts[#parts + 1] = contact_tangent(C, P, G)
   end
   parts[#parts + 1] = step_jacobians(C, P, G)
+  parts[#parts + 1] = require("diagc.world.grad_coords").emit(C, P, G)
   return table.concat(parts, "\n\n") .. "\n"
 end
 

@@ -109,8 +109,12 @@ function M.lower(world)
     copy_calc("pos_next", "work->q_next", C.nq), copy_calc("vel_next", "work->v_next", C.nv),
     copy_calc("info_next", "work->info", 7) }
   if C.nslots > 0 then copy[#copy + 1] = copy_calc("imp_next", "work->imp_next", 3 * C.nslots) end
+  -- pos, vel (and effort) too: the update's Jacobian (world/grad_coords.lua)
+  -- is taken with respect to them
+  local upre = { "work", "pos", "vel", "info" }
+  if #C.actuated > 0 then upre[#upre + 1] = "effort" end
   items[#items + 1] = item(world, "periodic_discrete_update", { "step", period = C.time_step,
-    prerequisites = { "work" }, calc = table.concat(copy, "\n") })
+    prerequisites = upre, calc = table.concat(copy, "\n") })
   outputs(world, C, P, items)
   return { _kind = "leaf", name = world.name, loc = { file = world.loc.file, line = world.loc.line },
     items = items, world = C }
