@@ -19,15 +19,21 @@
 -- x_N is therefore a sawtooth around the closed form: linear in vx with
 -- slope (1 + e) t_{k+1} - e T while k stays, jumping by -(1 + e) vx dt
 -- where k changes.  Central differences of the rollout see the local
--- slope (the derivative of the discrete map, here about half of -e T and
--- of either sign, depending on when the ball bounces), or a jump's
--- (1 + e) vx dt / 2h when the stencil straddles one.  While
--- (1 + e) t_c < e T (an early bounce, as here) the map is decreasing,
+-- slope (the derivative of the discrete map: -0.15 at the test's start,
+-- -0.30 at its solution, against -e T = -0.48; positive for a bounce
+-- after e T / (1 + e)), or a jump's (1 + e) vx dt / 2h when the stencil
+-- straddles one; bounce_gradient = "exact" gives the local slope too.
+-- While (1 + e) t_c < e T (an early bounce, as here) the map decreases,
 -- Gauss-Newton with the bounce-factor gradient contracts by
 -- (1 + e) t_c / (e T) per iteration, and the points the discrete
 -- trajectory reaches cover a fraction 1 - (1 + e) t_c / (e T) of the line
 -- (the rest fall in the jumps and can be approached to (1 + e) vx dt / 2
 -- only).  The test's target is the landing point of a known throw.
+-- Measured (bin/diagc test examples/world/bounce_target_test.lua): from
+-- (2.5, 1) Gauss-Newton with vjp gradients reaches loss 7e-9 in 4
+-- iterations (5 rollouts); with central differences (h = 1e-6 .. 1e-3)
+-- the loss first rises (1.2 -> 2.0) and wanders for 10-12 iterations
+-- (55-65 simulations) before a step lands in the solution's tooth.
 local r, m = 0.05, 0.2
 local I = 0.4 * m * r * r
 local court = world "court" {
