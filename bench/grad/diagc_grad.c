@@ -27,6 +27,10 @@
  * least 30 ms, the batches of the three interleaved (QUICK: 2 rounds of
  * 5 ms).
  *
+ * Profiling: `diagc_grad SCENE SETTLE QUICK step|jac|fd SECONDS` runs
+ * the checks, then only calls of that kind for SECONDS (under perf
+ * record), and prints their time per call.
+ *
  * Output, tab-separated:
  *   DIAGC  scene step_us jac_us fd_us nv nu contacts kinks err_guarded
  *          err_plain smooth_cols cols
@@ -387,6 +391,19 @@ static void timed(bench *B, int reps, double target_ms, double us[NWHAT]) {
     for (int w = 0; w < NWHAT; w++) us[w] = fmin(us[w], batch(w, B, n[w]));
 }
 
+/* profiling (perf record): only calls of one kind, for a given time */
+static int PROFILE = -1;
+static double PROFILE_S;
+
+static void profile(bench *B) {
+  long n = 0;
+  double t0 = now();
+  if (PROFILE == JAC) CAT(PFX, __eval_entry)(B->c, B->w->work);
+  while (now() - t0 < PROFILE_S)
+    for (int k = 0; k < 16; k++, n++) call(PROFILE, B);
+  printf("PROFILE\t%s\t%ld calls\t%.3f us/call\n", B->w->s->name, n, (now() - t0) / n * 1e6);
+}
+
 /* ---- one scene */
 
 static int all_finite(const double *x, int n) {
@@ -443,6 +460,9 @@ static int run(const scene *s, int settle, int quick) {
   CHECK("direct_step_eq_context_work", !memcmp(w0.q_next, wk->q_next, sizeof w0.q_next) &&
         !memcmp(w0.v_next, wk->v_next, sizeof w0.v_next), 0);
 
+  bench B = {c, settled, &w, w.work / 64, w.grad / 64, UINT64_C(1) << (w.grad % 64)};
+  if (PROFILE >= 0) { profile(&B); free(settled), free(c); return fail; }
+
   /* the Jacobians against central differences: plain (eps 1e-6), and
    * guarded (the columns whose stencil keeps the nominal mode) */
   int nfail = central(&FD, &w), ncols = NDX + w.nu;
@@ -461,7 +481,6 @@ static int run(const scene *s, int settle, int quick) {
   central(&FD, &w);  /* the timed loop's differences start from the same state */
 
   /* the timed calls recompute: poison, evaluate, compare */
-  bench B = {c, settled, &w, w.work / 64, w.grad / 64, UINT64_C(1) << (w.grad % 64)};
   double T0 = g->T[0], q0 = wk->q_next[0];
   ((GRAD *)(void *)(uintptr_t)g)->T[0] = NAN;
   call(JAC, &B);
@@ -493,8 +512,12 @@ static int run(const scene *s, int settle, int quick) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 3) { fprintf(stderr, "usage: diagc_grad SCENE SETTLE [QUICK]\n"); return 2; }
+  if (argc < 3) { fprintf(stderr, "usage: diagc_grad SCENE SETTLE [QUICK [step|jac|fd SECONDS]]\n"); return 2; }
   int quick = argc > 3 && atoi(argv[3]) != 0;
+  if (argc > 5) {
+    PROFILE = !strcmp(argv[4], "step") ? STEP : !strcmp(argv[4], "jac") ? JAC : FDIFF;
+    PROFILE_S = atof(argv[5]);
+  }
   for (size_t i = 0; i < sizeof SCENES / sizeof SCENES[0]; i++)
     if (!strcmp(SCENES[i].name, argv[1])) return run(&SCENES[i], atoi(argv[2]), quick);
   fprintf(stderr, "diagc_grad: no scene '%s'\n", argv[1]);
