@@ -243,7 +243,7 @@ static void held_impulse_velocity(tg *g) {
 static void clamped_rhs(tg *g, int n) {
   const diagc_contact_problem *p = g->p;
   const diagc_contact_tangent *t = g->t;
-  int nv = g->nv, ncol = g->ncol, nq = g->nq, i, c, rest = 0;
+  int nv = g->nv, ncol = g->ncol, nq = g->nq, i, c, k2, rest = 0;
   for (i = 0; i < n; i++) rest |= g->C[i] % 3 == 0 && g->branch[g->C[i] / 3] == DIAGC__TARGET_RESTITUTION;
   if (nq > 0) {
     g->ops->dJy(g->ops->ctx, g->vn, g->DJ);
@@ -254,8 +254,13 @@ static void clamped_rhs(tg *g, int n) {
     const double *Jr = p->J + (size_t)r * (size_t)nv;
     int b = r % 3 == 0 ? g->branch[k] : DIAGC__TARGET_CONST;
     double e = p->restitution ? p->restitution[k] : 0.0;
+    for (c = 0; c < ncol; c++) g->ra[c] = 0.0;
+    for (k2 = 0; k2 < nv; k2++) {
+      const double a = Jr[k2], *tw = g->Tw + (size_t)k2 * (size_t)ncol;
+      for (c = 0; c < ncol; c++) g->ra[c] += a * tw[c];
+    }
     for (c = 0; c < ncol; c++) {
-      double s = -dot_col(Jr, g->Tw, nv, ncol, c);
+      double s = -g->ra[c];
       if (c < nq) s -= g->DJ[(size_t)r * (size_t)nq + c];
       if (b == DIAGC__TARGET_RESTITUTION)
         s -= e * (dot_col(Jr, g->Tu, nv, ncol, c) + (c < nq ? g->DJ2[(size_t)r * (size_t)nq + c] : 0.0));
@@ -342,18 +347,44 @@ static void lu_solve_col(const double *Q, int n, int rank, const int *rp, const 
   for (i = 0; i < n; i++) R[(size_t)cp[i] * (size_t)ncol + c] = s[i];
 }
 
+static void lu_solve_all(const double *Q, int n, int rank, const int *rp, const int *cp, double *R, int ncol,
+                         double *S) {
+  int i, j, c;
+  size_t m = (size_t)ncol;
+  for (i = 0; i < n; i++) memcpy(S + (size_t)i * m, R + (size_t)rp[i] * m, sizeof(double) * m);
+  for (i = 0; i < rank; i++)
+    for (j = 0; j < i; j++) {
+      const double a = Q[(size_t)i * n + j], *sj = S + (size_t)j * m;
+      double *si = S + (size_t)i * m;
+      for (c = 0; c < ncol; c++) si[c] -= a * sj[c];
+    }
+  for (i = rank - 1; i >= 0; i--) {
+    double *si = S + (size_t)i * m;
+    for (j = i + 1; j < rank; j++) {
+      const double a = Q[(size_t)i * n + j], *sj = S + (size_t)j * m;
+      for (c = 0; c < ncol; c++) si[c] -= a * sj[c];
+    }
+    for (c = 0; c < ncol; c++) si[c] /= Q[(size_t)i * n + i];
+  }
+  for (i = rank; i < n; i++) memset(S + (size_t)i * m, 0, sizeof(double) * m);
+  for (i = 0; i < n; i++) memcpy(R + (size_t)cp[i] * m, S + (size_t)i * m, sizeof(double) * m);
+}
+
 /* dv' = dw + G dx_C; dx (rows C: dx_C, U: s mu dx_n (+ s x_n on its mu
  * column), others 0; the impacts' dl on the normals) */
 static void results(tg *g, int n) {
   const diagc_contact_problem *p = g->p;
   diagc_contact_tangent *t = g->t;
   int nv = g->nv, ncol = g->ncol, r, i, j, c;
-  for (i = 0; i < nv; i++)
-    for (c = 0; c < ncol; c++) {
-      double s = g->Tw[(size_t)i * (size_t)ncol + c];
-      for (j = 0; j < n; j++) s += g->G[(size_t)i * (size_t)n + j] * g->R[(size_t)j * (size_t)ncol + c];
-      t->Tv_next[(size_t)i * (size_t)ncol + c] = s;
+  for (i = 0; i < nv; i++) {
+    double *row = t->Tv_next + (size_t)i * (size_t)ncol;
+    const double *tw = g->Tw + (size_t)i * (size_t)ncol;
+    for (c = 0; c < ncol; c++) row[c] = tw[c];
+    for (j = 0; j < n; j++) {
+      const double a = g->G[(size_t)i * (size_t)n + j], *rj = g->R + (size_t)j * (size_t)ncol;
+      for (c = 0; c < ncol; c++) row[c] += a * rj[c];
     }
+  }
   if (!t->Tx) return;
   for (r = 0; r < g->n3; r++) {
     double *row = t->Tx + (size_t)r * (size_t)ncol;
@@ -462,7 +493,7 @@ int diagc_contact_tangent_solve(const diagc_contact_problem *p, const diagc_cont
                                 diagc_contact_tangent *t, void *ws, size_t ws_size) {
   tg g;
   diagc_contact_problem p2;
-  int n, r, i, k, c;
+  int n, r, i, k;
   if (!check_args(p, o, x, v_next, ops, t)) return DIAGC_CONTACT_E_ARG;
   if (!ws || ws_size < diagc_contact_tangent_workspace_size(p->nv, p->nc, t->ncol))
     return DIAGC_CONTACT_E_WORKSPACE;
@@ -491,7 +522,7 @@ int diagc_contact_tangent_solve(const diagc_contact_problem *p, const diagc_cont
   clamped_rhs(&g, n);
   for (i = 0; i < n; i++) g.pri[i] = g.xl[g.C[i]] != 0.0;
   t->rank = lu_complete(g.Q, n, g.rp, g.cp, g.pri);
-  for (c = 0; c < g.ncol; c++) lu_solve_col(g.Q, n, t->rank, g.rp, g.cp, g.R, g.ncol, c, g.xr);
+  lu_solve_all(g.Q, n, t->rank, g.rp, g.cp, g.R, g.ncol, g.DJ2);
   results(&g, n);
   t->clamped = n;
   t->kinks = count_kinks(&g, &p2);

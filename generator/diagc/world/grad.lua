@@ -64,8 +64,8 @@ local function grad_fields(G)
     l[#l + 1] = string.format("  int cls[%d], active[%d], bounce[%d], target[%d], mu_col[%d];", 3 * mc, 3 * mc, mc, mc, mc)
     l[#l + 1] = string.format("  double dX[%d], Jb[%d], Dgeo[%d], D13[%d];", 12 * G.nb * nv, 6 * G.nb * nv,
       13 * mc * nv, 156 * 8)
-    l[#l + 1] = string.format("  double Tdepth[%d], Tx[%d], V[%d], dV[%d], Wb[%d];", mc * ncol, 3 * mc * ncol,
-      6 * G.nb, 6 * G.nb * nv, 6 * G.nb)
+    l[#l + 1] = string.format("  double Tdepth[%d], Tx[%d], V[%d], dV[%d], Wb[%d], dWb[%d];", mc * ncol, 3 * mc * ncol,
+      6 * G.nb, 6 * G.nb * nv, 6 * G.nb, 6 * G.nb * nv)
     l[#l + 1] = string.format("  double B[%d], Bws[%d], Brows[%d], Be[%d];", nv * nv, mc * mc + 4 * mc, mc * nv, mc)
     l[#l + 1] = string.format("  double ws[%d];", M.tangent_doubles(nv, mc, ncol))
   end

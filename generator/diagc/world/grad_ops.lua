@@ -188,6 +188,8 @@ end
 local function op_dJTx(C, P, G)
   local nv, nb = G.nv, G.nb
   return lines({
+    "/* d(J^T x)/dq = d(sum_b J_b^T W_b)/dq with W fixed (d_gforce) + sum_b J_b^T dW_b,",
+    "   the contacts' dW summed per body first */",
     string.format("static void %sop_dJTx(void *vc, const double *xi, double *out)", P),
     "{",
     string.format("  const %sgctx *x = (const %sgctx *)vc;", P, P),
@@ -208,6 +210,7 @@ local function op_dJTx(C, P, G)
     "    }",
     "  }",
     string.format("  %sd_gforce(x->q, g->Wb, out);", P),
+    string.format("  for (int k = 0; k < %d; k++) g->dWb[k] = 0.0;", 6 * nb * nv),
     "  for (int i = 0; i < x->nc; i++) {",
     string.format("    int ba = %sshape_body[%spair[w->pair[i]][0]], bb = %sshape_body[%spair[w->pair[i]][1]];", P, P, P, P),
     "    const double *p = w->con[i].point;",
@@ -225,16 +228,18 @@ local function op_dJTx(C, P, G)
     "      dW[1] = dp[2] * f[0] - dp[0] * f[2] + p[2] * df[0] - p[0] * df[2];",
     "      dW[2] = dp[0] * f[1] - dp[1] * f[0] + p[0] * df[1] - p[1] * df[0];",
     "      dW[3] = df[0]; dW[4] = df[1]; dW[5] = df[2];",
-    string.format("      for (int j = 0; j < %d; j++) {", nv),
-    "        double s = 0.0;",
-    "        for (int k = 0; k < 6; k++) {",
-    string.format("          if (ba > 0) s += g->Jb[(6 * (ba - 1) + k) * %d + j] * dW[k];", nv),
-    string.format("          if (bb > 0) s -= g->Jb[(6 * (bb - 1) + k) * %d + j] * dW[k];", nv),
-    "        }",
-    string.format("        out[j * %d + c] += s;", nv),
+    "      for (int k = 0; k < 6; k++) {",
+    string.format("        if (ba > 0) g->dWb[(6 * (ba - 1) + k) * %d + c] += dW[k];", nv),
+    string.format("        if (bb > 0) g->dWb[(6 * (bb - 1) + k) * %d + c] -= dW[k];", nv),
     "      }",
     "    }",
     "  }",
+    string.format("  for (int r = 0; r < %d; r++)", 6 * nb),
+    string.format("    for (int j = 0; j < %d; j++) {", nv),
+    string.format("      const double a = g->Jb[r * %d + j];", nv),
+    "      if (a == 0.0) continue;",
+    string.format("      for (int c = 0; c < %d; c++) out[j * %d + c] += a * g->dWb[r * %d + c];", nv, nv, nv),
+    "    }",
     "}",
   })
 end
