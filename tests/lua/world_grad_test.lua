@@ -334,3 +334,32 @@ test("world_grad.update_jacobian_quaternion_columns", function()
     end
   end
 end)
+
+-- the sparsity of T: two boxes that may not touch each other (exclude)
+-- move independently; every entry outside the pattern is exactly 0
+test("world_grad.sparsity", function()
+  local function cube(name, x)
+    return dsl.body { name, mass = 1, inertia = cube_inertia(1, 0.2),
+      joint = { "free", q = { x, 0, 0.1 - 5e-5, 1, 0, 0, 0 }, v = { 0.5, 0, -0.01, 0.3, 0, 0 } },
+      shapes = { { "box", size = { 0.2, 0.2, 0.2 } } } }
+  end
+  local m = diagc.jit(dsl.diagram "two" { dsl.system { "w", dsl.world "pair" {
+    time_step = dt, exclude = { { "a", "b" } },
+    dsl.body { "ground", joint = { "fixed" }, shapes = { { "plane" } } }, cube("a", 0), cube("b", 1) } } })
+  local J = m:context():step_jacobians()
+  local zeros, nz = 0, 0
+  for i = 1, 2 * J.nv do
+    for j = 1, J.ncol do
+      if J.pattern[i][j] then nz = nz + 1
+      else
+        zeros = zeros + 1
+        eq(J.T[i][j], 0)
+      end
+    end
+  end
+  -- each box's 12 rows (q', v') against the other's 12 columns (dq, dv)
+  -- and its ground pair's friction column
+  eq(zeros, 2 * 12 * (12 + 1))
+  assert(J.pattern[1][1] and not J.pattern[1][7] and not J.pattern[7][1], "block diagonal")
+  assert(nz > 0 and J.contacts == 8, "both boxes touch the ground")
+end)

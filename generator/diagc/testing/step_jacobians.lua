@@ -12,7 +12,8 @@
 --   opts.jacobian = "model" (default) | "fd"
 --   J.pos_pos, vel_pos, pos_vel, vel_vel: nv x nv (rows of tables, 1-based;
 --   tangent coordinates), force_pos, force_vel: nv x nu, mu_pos, mu_vel:
---   nv x np (model only), J.T: 2 nv x ncol (all columns), status,
+--   nv x np (model only), J.T: 2 nv x ncol (all columns), J.pattern[i][j]
+--   (true: a structural nonzero of T, as PFX_grad_sparsity), status,
 --   contacts, clamped, rank, kinks, bounces, cls (3 per contact), nv, nu, np;
 --   fd: J.eps[col] (the step kept), J.fd_kinks (columns flagged).
 local ffi = require("ffi")
@@ -68,6 +69,13 @@ local function read(ctx, leaf)
   local J = { nv = nv, nu = nu, np = np, ncol = ncol, status = g.status, contacts = g.contacts,
     clamped = g.clamped, rank = g.rank, kinks = g.kinks, bounces = g.bounces }
   J.T = matrix(g.T, 0, 2 * nv, ncol, ncol, 0)
+  -- the structural nonzeros (the generated PFX_grad_sparsity): J.pattern[row][col] = true, 1-based
+  local sp = gradc.sparsity(C)
+  J.pattern = {}
+  for i = 1, 2 * nv do J.pattern[i] = {} end
+  for c = 0, ncol - 1 do
+    for k = sp[3 + c], sp[3 + c + 1] - 1 do J.pattern[sp[3 + ncol + 1 + k] + 1][c + 1] = true end
+  end
   J.pos_pos, J.vel_pos = matrix(g.T, 0, nv, nv, ncol, 0), matrix(g.T, 0, nv, nv, ncol, nv)
   J.pos_vel, J.vel_vel = matrix(g.T, nv, nv, nv, ncol, 0), matrix(g.T, nv, nv, nv, ncol, nv)
   J.force_pos, J.force_vel = matrix(g.T, 0, nv, nu, ncol, 2 * nv), matrix(g.T, nv, nv, nu, ncol, 2 * nv)

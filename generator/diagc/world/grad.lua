@@ -331,10 +331,77 @@ local function step_jacobians(C, P, G)
   return lines(l)
 end
 
+-- the contact component of every dof (0-based): its tree's, trees joined
+-- through candidate pairs (union-find), and of every pair; -1: welded
+local function components(C)
+  local f = require("diagc.world.dynamics").facts(C)
+  local parent = {}
+  local function find(t)
+    while parent[t] and parent[t] ~= t do t = parent[t] end
+    return t
+  end
+  for t = 0, f.ntrees - 1 do parent[t] = t end
+  local function tree_of(shape) return f.tree_id[C.shapes[shape].body] or -1 end
+  for _, p in ipairs(C.pairs) do
+    local a, b = tree_of(p.a), tree_of(p.b)
+    if a >= 0 and b >= 0 then
+      local ra, rb = find(a), find(b)
+      if ra ~= rb then parent[math.max(ra, rb)] = math.min(ra, rb) end
+    end
+  end
+  local dof, pair = {}, {}
+  for k = 0, C.nv - 1 do dof[k] = find(f.tree_id[f.dof_body[k]]) end
+  for i, p in ipairs(C.pairs) do
+    local a, b = tree_of(p.a), tree_of(p.b)
+    pair[i] = find(a >= 0 and a or b)
+  end
+  return dof, pair
+end
+
+-- the structural nonzeros of T (rows q', v'; columns dq, dv, effort,
+-- mu): a dof moves only with the dofs of its component (its tree and the
+-- trees it can touch through candidate pairs), as CasADi-style CSC
+-- {nrow, ncol, colptr..., rowind...}
+function M.sparsity(C)
+  local G = M.sizes(C)
+  local dof, pair = components(C)
+  local nv = C.nv
+  local function col_comp(c)
+    if c < 2 * nv then return dof[c % nv] end
+    if c < 2 * nv + G.nu then return dof[C.actuated[c - 2 * nv + 1].dof] end
+    return pair[c - 2 * nv - G.nu + 1]
+  end
+  local colptr, rowind = { 0 }, {}
+  for c = 0, G.ncol - 1 do
+    local cc = col_comp(c)
+    for r = 0, 2 * nv - 1 do
+      if dof[r % nv] == cc then rowind[#rowind + 1] = r end
+    end
+    colptr[#colptr + 1] = #rowind
+  end
+  local all = { 2 * nv, G.ncol }
+  for _, x in ipairs(colptr) do all[#all + 1] = x end
+  for _, x in ipairs(rowind) do all[#all + 1] = x end
+  return all, #rowind
+end
+
+local function sparsity_table(C, P)
+  local all, nnz = M.sparsity(C)
+  local s = {}
+  for i, x in ipairs(all) do s[i] = tostring(x) end
+  return table.concat({
+    "/* the structural nonzeros of grad.T (CSC: nrow, ncol, colptr, rowind): a dof moves only",
+    "   with the dofs of the trees it can touch through candidate pairs */",
+    string.format("enum { %sGRAD_NNZ = %d };", P:upper(), nnz),
+    string.format("static const int %sgrad_sparsity[%d] = {%s};", P, #all, table.concat(s, ", ")),
+  }, "\n")
+end
+
 -- The C of the step's Jacobians (after world/step.lua's and world/tangent.lua's)
 function M.emit(C, P)
   local G = M.sizes(C)
-  local parts = { grad_type(C, P, G), smooth_tangent(C, P, G), position_tangent(C, P, G), split(C, P, G) }
+  local parts = { grad_type(C, P, G), sparsity_table(C, P), smooth_tangent(C, P, G), position_tangent(C, P, G),
+    split(C, P, G) }
   if G.np > 0 then
     parts[#parts + 1] = emit_ops.emit(C, P, G)
     parts[#parts + 1] = contact_tangent(C, P, G)

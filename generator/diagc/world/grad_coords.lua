@@ -33,7 +33,7 @@ end
 -- would be larger (its rows imp_next grow with the contact slots of every
 -- candidate pair) has none (the model's update Jacobians and linearization
 -- then say why; finite differences still work)
-M.MAX_ENTRIES = 50000
+M.MAX_ENTRIES = 4096
 
 function M.size(C)
   local outs, ins = groups(C)
