@@ -10,12 +10,7 @@ local g, dt = 9.81, 1e-3
 local function box_inertia(m, a) local I = m * a * a / 6; return { I, I, I } end
 
 -- quaternion product (w, x, y, z)
-local function qmul(a, b)
-  return { a[1] * b[1] - a[2] * b[2] - a[3] * b[3] - a[4] * b[4],
-    a[1] * b[2] + a[2] * b[1] + a[3] * b[4] - a[4] * b[3],
-    a[1] * b[3] - a[2] * b[4] + a[3] * b[1] + a[4] * b[2],
-    a[1] * b[4] + a[2] * b[3] - a[3] * b[2] + a[4] * b[1] }
-end
+local qmul = require("diagc.testing.world_tangent").qmul
 
 local function resting_box(grounds)
   local items = { time_step = dt, check_lcp = true }

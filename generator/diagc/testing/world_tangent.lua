@@ -8,12 +8,15 @@ local dyn = require("diagc.world.dynamics")
 
 local M = {}
 
+-- the quaternion product a (x) b (w, x, y, z)
 local function qmul(a, b)
   return { a[1] * b[1] - a[2] * b[2] - a[3] * b[3] - a[4] * b[4],
     a[1] * b[2] + a[2] * b[1] + a[3] * b[4] - a[4] * b[3],
     a[1] * b[3] - a[2] * b[4] + a[3] * b[1] + a[4] * b[2],
     a[1] * b[4] + a[2] * b[3] - a[3] * b[2] + a[4] * b[1] }
 end
+
+M.qmul = qmul
 
 local function qexp(d)
   local th = math.sqrt(d[1] * d[1] + d[2] * d[2] + d[3] * d[3])

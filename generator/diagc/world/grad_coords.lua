@@ -97,44 +97,24 @@ local E = {
   "}",
 }
 
--- out (nq) = the coordinates of the tangent vector t (nv, stride ts) at q
-local function to_coords(C, P)
-  local l = { string.format("static inline void %sto_coords(const double *q, const double *t, int ts, double *out)", P),
+-- out (nq) = E t per quaternion (scale 1: the coordinates of a tangent
+-- vector t at q; scale 4: a cotangent row t times d tangent / d
+-- coordinates, 4 E^T as a row), t itself elsewhere
+local function coords(C, P)
+  local l = { string.format("static inline void %scoords(const double *q, const double *t, double scale, double *out)", P),
     "{" }
   local qs = quats(C)
-  if #qs == 0 then l[#l + 1] = "  (void)q;" end
+  if #qs == 0 then l[#l + 1] = "  (void)q;\n  (void)scale;" end
   for k, qc in ipairs(scalar_map(C)) do
-    if qc >= 0 then l[#l + 1] = string.format("  out[%d] = t[%d * ts];", qc, k - 1) end
+    if qc >= 0 then l[#l + 1] = string.format("  out[%d] = t[%d];", qc, k - 1) end
   end
   for _, r in ipairs(qs) do
     l[#l + 1] = "  {"
     l[#l + 1] = "    double e[12];"
     l[#l + 1] = string.format("    %sE(q + %d, e);", P, r.q0)
     l[#l + 1] = "    for (int i = 0; i < 4; i++)"
-    l[#l + 1] = string.format("      out[%d + i] = e[3 * i] * t[%d * ts] + e[3 * i + 1] * t[%d * ts] + e[3 * i + 2] * t[%d * ts];",
+    l[#l + 1] = string.format("      out[%d + i] = scale * (e[3 * i] * t[%d] + e[3 * i + 1] * t[%d] + e[3 * i + 2] * t[%d]);",
       r.q0, r.v0, r.v0 + 1, r.v0 + 2)
-    l[#l + 1] = "  }"
-  end
-  l[#l + 1] = "}"
-  return lines(l)
-end
-
--- out (nq) = row (nv: a cotangent row, stride rs) times d tangent / d coordinates at q
-local function row_coords(C, P)
-  local l = { string.format("static inline void %srow_coords(const double *q, const double *row, int rs, double *out)", P),
-    "{" }
-  local qs = quats(C)
-  if #qs == 0 then l[#l + 1] = "  (void)q;" end
-  for k, qc in ipairs(scalar_map(C)) do
-    if qc >= 0 then l[#l + 1] = string.format("  out[%d] = row[%d * rs];", qc, k - 1) end
-  end
-  for _, r in ipairs(qs) do
-    l[#l + 1] = "  {"
-    l[#l + 1] = "    double e[12];"
-    l[#l + 1] = string.format("    %sE(q + %d, e);", P, r.q0)
-    l[#l + 1] = "    for (int i = 0; i < 4; i++)"
-    l[#l + 1] = string.format("      out[%d + i] = 4.0 * (row[%d * rs] * e[3 * i] + row[%d * rs] * e[3 * i + 1] "
-      .. "+ row[%d * rs] * e[3 * i + 2]);", r.q0, r.v0, r.v0 + 1, r.v0 + 2)
     l[#l + 1] = "  }"
   end
   l[#l + 1] = "}"
@@ -157,23 +137,23 @@ local function coords_jacobian(C, P, G)
     string.format("  double rq[%d];", nq * ncol),
     string.format("  for (int c = 0; c < %d; c++) {", ncol),
     string.format("    for (int i = 0; i < %d; i++) col[i] = g->T[i * %d + c];", nv, ncol),
-    string.format("    %sto_coords(w->q_next, col, 1, tq);", P),
+    string.format("    %scoords(w->q_next, col, 1.0, tq);", P),
     string.format("    for (int i = 0; i < %d; i++) rq[i * %d + c] = tq[i];", nq, ncol),
     "  }",
     string.format("  for (int i = 0; i < %d; i++) {", nq),
-    string.format("    %srow_coords(pos, rq + i * %d, 1, row);", P, ncol),
+    string.format("    %scoords(pos, rq + i * %d, 4.0, row);", P, ncol),
     string.format("    for (int j = 0; j < %d; j++) jac[k++] = row[j];", nq),
     string.format("    for (int j = 0; j < %d; j++) jac[k++] = rq[i * %d + %d + j];", nv + nu, ncol, nv),
     "  }",
     string.format("  for (int i = 0; i < %d; i++) {", nv),
-    string.format("    %srow_coords(pos, g->T + (%d + i) * %d, 1, row);", P, nv, ncol),
+    string.format("    %scoords(pos, g->T + (%d + i) * %d, 4.0, row);", P, nv, ncol),
     string.format("    for (int j = 0; j < %d; j++) jac[k++] = row[j];", nq),
     string.format("    for (int j = 0; j < %d; j++) jac[k++] = g->T[(%d + i) * %d + %d + j];", nv + nu, nv, ncol, nv),
     "  }",
   }
   if has_imp then
     l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) {", 3 * C.nslots)
-    l[#l + 1] = string.format("    %srow_coords(pos, g->imp + i * %d, 1, row);", P, ncol)
+    l[#l + 1] = string.format("    %scoords(pos, g->imp + i * %d, 4.0, row);", P, ncol)
     l[#l + 1] = string.format("    for (int j = 0; j < %d; j++) jac[k++] = row[j];", nq)
     l[#l + 1] = string.format("    for (int j = 0; j < %d; j++) jac[k++] = g->imp[i * %d + %d + j];", nv + nu, ncol, nv)
     l[#l + 1] = "  }"
@@ -188,7 +168,7 @@ function M.emit(C, P, G)
   if M.size(C) > M.MAX_ENTRIES then return "" end
   local e = {}
   for i, x in ipairs(E) do e[i] = i == 1 and string.format(x, P) or x end
-  return table.concat({ lines(e), to_coords(C, P), row_coords(C, P), coords_jacobian(C, P, G) }, "\n\n")
+  return table.concat({ lines(e), coords(C, P), coords_jacobian(C, P, G) }, "\n\n")
 end
 
 return M
