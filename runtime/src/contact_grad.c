@@ -46,6 +46,7 @@ typedef struct {
   double *R;                        /* n x ncol                             */
   int *cls, *C, *pos, *rp, *cp;     /* 3 nc each                            */
   int *pri;                         /* 3 nc: clamped rows with x != 0       */
+  int *act;                         /* ncol: the nonzero columns of R       */
   int *branch;                      /* nc                                   */
 } tg;
 
@@ -59,7 +60,7 @@ size_t diagc_contact_tangent_workspace_size(int nv, int nc_max, int ncol) {
   size_t d, ints;
   if (nv < 0 || nc_max < 0 || ncol < 0 || nc_max > (1 << 16) || nv > (1 << 16) || ncol > (1 << 16)) return 0;
   d = doubles_needed((size_t)nv, (size_t)nc_max, (size_t)ncol);
-  ints = 6 * 3 * (size_t)nc_max + (size_t)nc_max;
+  ints = 6 * 3 * (size_t)nc_max + (size_t)nc_max + (size_t)ncol;
   return (d + ints + 1) * sizeof(double);
 }
 
@@ -89,6 +90,7 @@ static void carve(tg *g, void *ws) {
   g->rp = iq, iq += n3;
   g->cp = iq, iq += n3;
   g->pri = iq, iq += n3;
+  g->act = iq, iq += (size_t)g->ncol;
   g->branch = iq;
 }
 
@@ -257,6 +259,7 @@ static void clamped_rhs(tg *g, int n) {
     for (c = 0; c < ncol; c++) g->ra[c] = 0.0;
     for (k2 = 0; k2 < nv; k2++) {
       const double a = Jr[k2], *tw = g->Tw + (size_t)k2 * (size_t)ncol;
+      if (a == 0.0) continue; /* J's row: only its two bodies' dofs */
       for (c = 0; c < ncol; c++) g->ra[c] += a * tw[c];
     }
     for (c = 0; c < ncol; c++) {
@@ -347,32 +350,52 @@ static void lu_solve_col(const double *Q, int n, int rank, const int *rp, const 
   for (i = 0; i < n; i++) R[(size_t)cp[i] * (size_t)ncol + c] = s[i];
 }
 
+/* solves Q dx = R for the columns act[0..na) of R (the others are zero
+ * columns, whose solution is zero), in place; S (n x na) holds the
+ * solution compactly on return (basic solution: dependent unknowns 0) */
 static void lu_solve_all(const double *Q, int n, int rank, const int *rp, const int *cp, double *R, int ncol,
-                         double *S) {
+                         const int *act, int na, double *S) {
   int i, j, c;
-  size_t m = (size_t)ncol;
-  for (i = 0; i < n; i++) memcpy(S + (size_t)i * m, R + (size_t)rp[i] * m, sizeof(double) * m);
+  size_t m = (size_t)na;
+  for (i = 0; i < n; i++)
+    for (c = 0; c < na; c++) S[(size_t)i * m + c] = R[(size_t)rp[i] * (size_t)ncol + act[c]];
   for (i = 0; i < rank; i++)
     for (j = 0; j < i; j++) {
       const double a = Q[(size_t)i * n + j], *sj = S + (size_t)j * m;
       double *si = S + (size_t)i * m;
-      for (c = 0; c < ncol; c++) si[c] -= a * sj[c];
+      if (a == 0.0) continue;
+      for (c = 0; c < na; c++) si[c] -= a * sj[c];
     }
   for (i = rank - 1; i >= 0; i--) {
     double *si = S + (size_t)i * m;
     for (j = i + 1; j < rank; j++) {
       const double a = Q[(size_t)i * n + j], *sj = S + (size_t)j * m;
-      for (c = 0; c < ncol; c++) si[c] -= a * sj[c];
+      if (a == 0.0) continue;
+      for (c = 0; c < na; c++) si[c] -= a * sj[c];
     }
-    for (c = 0; c < ncol; c++) si[c] /= Q[(size_t)i * n + i];
+    for (c = 0; c < na; c++) si[c] /= Q[(size_t)i * n + i];
   }
   for (i = rank; i < n; i++) memset(S + (size_t)i * m, 0, sizeof(double) * m);
-  for (i = 0; i < n; i++) memcpy(R + (size_t)cp[i] * m, S + (size_t)i * m, sizeof(double) * m);
+  /* unpermute: S row i is the unknown cp[i]; S reordered in R's order */
+  for (i = 0; i < n; i++)
+    for (c = 0; c < na; c++) R[(size_t)cp[i] * (size_t)ncol + act[c]] = S[(size_t)i * m + c];
+  for (i = 0; i < n; i++)
+    for (c = 0; c < na; c++) S[(size_t)i * m + c] = R[(size_t)i * (size_t)ncol + act[c]];
+}
+
+/* the columns of R (n x ncol) with a nonzero entry, into act; their count */
+static int active_columns(const double *R, int n, int ncol, int *act) {
+  int c, i, na = 0;
+  for (c = 0; c < ncol; c++) {
+    for (i = 0; i < n && R[(size_t)i * (size_t)ncol + c] == 0.0; i++) {}
+    if (i < n) act[na++] = c;
+  }
+  return na;
 }
 
 /* dv' = dw + G dx_C; dx (rows C: dx_C, U: s mu dx_n (+ s x_n on its mu
  * column), others 0; the impacts' dl on the normals) */
-static void results(tg *g, int n) {
+static void results(tg *g, int n, int na) {
   const diagc_contact_problem *p = g->p;
   diagc_contact_tangent *t = g->t;
   int nv = g->nv, ncol = g->ncol, r, i, j, c;
@@ -381,8 +404,9 @@ static void results(tg *g, int n) {
     const double *tw = g->Tw + (size_t)i * (size_t)ncol;
     for (c = 0; c < ncol; c++) row[c] = tw[c];
     for (j = 0; j < n; j++) {
-      const double a = g->G[(size_t)i * (size_t)n + j], *rj = g->R + (size_t)j * (size_t)ncol;
-      for (c = 0; c < ncol; c++) row[c] += a * rj[c];
+      const double a = g->G[(size_t)i * (size_t)n + j], *sj = g->DJ2 + (size_t)j * (size_t)na;
+      if (a == 0.0) continue;
+      for (c = 0; c < na; c++) row[g->act[c]] += a * sj[c];
     }
   }
   if (!t->Tx) return;
@@ -493,7 +517,7 @@ int diagc_contact_tangent_solve(const diagc_contact_problem *p, const diagc_cont
                                 diagc_contact_tangent *t, void *ws, size_t ws_size) {
   tg g;
   diagc_contact_problem p2;
-  int n, r, i, k;
+  int n, r, i, k, na;
   if (!check_args(p, o, x, v_next, ops, t)) return DIAGC_CONTACT_E_ARG;
   if (!ws || ws_size < diagc_contact_tangent_workspace_size(p->nv, p->nc, t->ncol))
     return DIAGC_CONTACT_E_WORKSPACE;
@@ -522,8 +546,9 @@ int diagc_contact_tangent_solve(const diagc_contact_problem *p, const diagc_cont
   clamped_rhs(&g, n);
   for (i = 0; i < n; i++) g.pri[i] = g.xl[g.C[i]] != 0.0;
   t->rank = lu_complete(g.Q, n, g.rp, g.cp, g.pri);
-  lu_solve_all(g.Q, n, t->rank, g.rp, g.cp, g.R, g.ncol, g.DJ2);
-  results(&g, n);
+  na = active_columns(g.R, n, g.ncol, g.act);
+  lu_solve_all(g.Q, n, t->rank, g.rp, g.cp, g.R, g.ncol, g.act, na, g.DJ2);
+  results(&g, n, na);
   t->clamped = n;
   t->kinks = count_kinks(&g, &p2);
   /* dependent clamped rows with friction at its bound: the impulses'
