@@ -46,7 +46,8 @@ typedef struct {
   double *R;                        /* n x ncol                             */
   int *cls, *C, *pos, *rp, *cp;     /* 3 nc each                            */
   int *pri;                         /* 3 nc: clamped rows with x != 0       */
-  int *act;                         /* ncol: the nonzero columns of R       */
+  int *act;                         /* max(ncol, nv): the nonzero columns of
+                                       R; a row of J's nonzeros before    */
   int *branch;                      /* nc                                   */
 } tg;
 
@@ -60,7 +61,7 @@ size_t diagc_contact_tangent_workspace_size(int nv, int nc_max, int ncol) {
   size_t d, ints;
   if (nv < 0 || nc_max < 0 || ncol < 0 || nc_max > (1 << 16) || nv > (1 << 16) || ncol > (1 << 16)) return 0;
   d = doubles_needed((size_t)nv, (size_t)nc_max, (size_t)ncol);
-  ints = 6 * 3 * (size_t)nc_max + (size_t)nc_max + (size_t)ncol;
+  ints = 6 * 3 * (size_t)nc_max + (size_t)nc_max + (size_t)(ncol > nv ? ncol : nv);
   return (d + ints + 1) * sizeof(double);
 }
 
@@ -90,7 +91,7 @@ static void carve(tg *g, void *ws) {
   g->rp = iq, iq += n3;
   g->cp = iq, iq += n3;
   g->pri = iq, iq += n3;
-  g->act = iq, iq += (size_t)g->ncol;
+  g->act = iq, iq += (size_t)(g->ncol > g->nv ? g->ncol : g->nv);
   g->branch = iq;
 }
 
@@ -209,10 +210,12 @@ static int clamped_system(tg *g) {
   }
   for (i = 0; i < n; i++) {
     const double *Ji = p->J + (size_t)g->C[i] * (size_t)nv;
+    int k, nz = 0;
+    for (k = 0; k < nv; k++) /* J's row: its two bodies' dofs (act: scratch here) */
+      if (Ji[k] != 0.0) g->act[nz++] = k;
     for (j = 0; j < n; j++) {
       double s = 0.0;
-      int k;
-      for (k = 0; k < nv; k++) s += Ji[k] * g->G[(size_t)k * (size_t)n + j];
+      for (k = 0; k < nz; k++) s += Ji[g->act[k]] * g->G[(size_t)g->act[k] * (size_t)n + j];
       g->Q[(size_t)i * (size_t)n + j] = s + (i == j ? g->o->cfm : 0.0);
     }
   }

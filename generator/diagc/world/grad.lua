@@ -62,6 +62,7 @@ local function grad_fields(G)
     l[#l + 1] = string.format("  double mu_pos[%d], mu_vel[%d];", nv * G.np, nv * G.np)
     l[#l + 1] = string.format("  double imp[%d];  /* d imp' (by slot) x the same columns */", 3 * G.nslots * ncol)
     l[#l + 1] = string.format("  int cls[%d], active[%d], bounce[%d], target[%d], mu_col[%d];", 3 * mc, 3 * mc, mc, mc, mc)
+    l[#l + 1] = string.format("  int imp_slot[%d], imp_n;  /* the slots whose rows of imp are set (the others are 0) */", mc)
     l[#l + 1] = string.format("  double dX[%d], Jb[%d], Dgeo[%d], D13[%d];", 12 * G.nb * nv, 6 * G.nb * nv,
       13 * mc * nv, 156 * 8)
     l[#l + 1] = string.format("  double Tdepth[%d], Tx[%d], V[%d], dV[%d], Wb[%d], dWb[%d];", mc * ncol, 3 * mc * ncol,
@@ -220,6 +221,19 @@ local function split(C, P, G)
   return lines(l)
 end
 
+-- zeroes the rows of g->imp the last call set (a context starts zeroed:
+-- P_init; clones copy the list with the rows)
+local function imp_clear(P, G)
+  return lines({
+    string.format("static inline void %simp_clear(%sgrad *g)", P, P),
+    "{",
+    "  for (int i = 0; i < g->imp_n; i++)",
+    string.format("    for (int k = 0; k < %d; k++) g->imp[3 * g->imp_slot[i] * %d + k] = 0.0;", 3 * G.ncol, G.ncol),
+    "  g->imp_n = 0;",
+    "}",
+  })
+end
+
 -- the contact part: geometry, the linearized solve, B
 local function contact_tangent(C, P, G)
   local nv, ncol = G.nv, G.ncol
@@ -254,10 +268,12 @@ local function contact_tangent(C, P, G)
     "  for (int i = 0; i < 3 * nc; i++)",
     "    g->active[i] = i % 3 == 0 ? w->x[i] != 0.0 : g->cls[i] == DIAGC_ROW_UPPER_BOUND ? (w->x[i] > 0.0 ? 1 : -1) : 0;",
     "  for (int i = 0; i < nc; i++) g->bounces += g->bounce[i];",
-    string.format("  for (int i = 0; i < %d; i++) g->imp[i] = 0.0;", 3 * G.nslots * ncol),
+    string.format("  %simp_clear(g);", P),
     "  for (int i = 0; i < 3 * nc; i++)",
     string.format("    for (int c = 0; c < %d; c++) g->imp[(3 * w->slot[i / 3] + i %% 3) * %d + c] = g->Tx[i * %d + c];",
       ncol, ncol, ncol),
+    "  for (int i = 0; i < nc; i++) g->imp_slot[i] = w->slot[i];",
+    "  g->imp_n = nc;",
     "  return 0;",
     "}",
   }
@@ -313,7 +329,7 @@ local function step_jacobians(C, P, G)
     l[#l + 1] = "    if (g->status != 0) return;"
     l[#l + 1] = "  } else {"
     l[#l + 1] = string.format("    for (int i = 0; i < %d; i++) g->T[%d + i] = g->Tvs[i];", nv * ncol, nv * ncol)
-    l[#l + 1] = string.format("    for (int i = 0; i < %d; i++) g->imp[i] = 0.0;", 3 * G.nslots * ncol)
+    l[#l + 1] = string.format("    %simp_clear(g);", P)
     l[#l + 1] = "  }"
   else
     l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->T[%d + i] = g->Tvs[i];", nv * ncol, nv * ncol)
@@ -403,6 +419,7 @@ function M.emit(C, P)
   local parts = { grad_type(C, P, G), sparsity_table(C, P), smooth_tangent(C, P, G), position_tangent(C, P, G),
     split(C, P, G) }
   if G.np > 0 then
+    parts[#parts + 1] = imp_clear(P, G)
     parts[#parts + 1] = emit_ops.emit(C, P, G)
     parts[#parts + 1] = contact_tangent(C, P, G)
   end
