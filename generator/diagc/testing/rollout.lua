@@ -66,7 +66,7 @@ function M.rollout(ctx, world, opts)
       local u = type(opts.effort) == "function" and opts.effort(k, q, v) or opts.effort[k]
       ctx:set(eff, u)
     end
-    local J, err = sj.read(ctx, leaf)
+    local J, err = sj.read_T(ctx, leaf)
     if not J then return nil, err end
     if J.status ~= 0 then return nil, string.format("step %d failed with status %d", k, J.status) end
     traj.T[k], traj.nu, traj.np = J.T, J.nu, J.np

@@ -54,28 +54,51 @@ local function matrix(arr, off, rows, cols, stride, col0)
   return m
 end
 
--- the grad entry of the context, read into tables
-local function read(ctx, leaf)
+-- the grad struct of the context (evaluated) and its sizes, or nil, message
+local function grad_of(ctx, leaf)
   local m = ctx.model
-  local C = leaf.type.world
-  local G = gradc.sizes(C)
   local entry = m.cache[leaf.path .. ".grad"]
   if not entry then return nil, "world " .. leaf.path .. " has no Jacobians (it sets gradients = false)" end
   local out = ffi.new("const double *[1]")
   local rc = m.desc.eval_cache(ctx.ptr, entry.index, out)
   if rc ~= 0 then return nil, string.format("eval of %s.grad failed with status %d", leaf.path, rc) end
-  local g = ffi.cast(struct_type(m, leaf), out[0])
+  return ffi.cast(struct_type(m, leaf), out[0]), gradc.sizes(leaf.type.world)
+end
+
+-- only T (rows of tables), status, kinks, nu, np: what a rollout keeps
+function M.read_T(ctx, leaf)
+  local g, G = grad_of(ctx, leaf)
+  if not g then return nil, G end
+  return { T = matrix(g.T, 0, 2 * G.nv, G.ncol, G.ncol, 0), status = g.status, kinks = g.kinks, nu = G.nu,
+    np = G.np }
+end
+
+-- the structural nonzeros of a world's T (the generated PFX_grad_sparsity):
+-- pattern[row][col] = true, 1-based; computed once per model and world
+local function pattern_of(model, leaf)
+  model.grad_patterns = model.grad_patterns or {}
+  local pat = model.grad_patterns[leaf.path]
+  if pat then return pat end
+  local C = leaf.type.world
+  local sp, ncol, nv = gradc.sparsity(C), gradc.sizes(C).ncol, C.nv
+  pat = {}
+  for i = 1, 2 * nv do pat[i] = {} end
+  for c = 0, ncol - 1 do
+    for k = sp[3 + c], sp[3 + c + 1] - 1 do pat[sp[3 + ncol + 1 + k] + 1][c + 1] = true end
+  end
+  model.grad_patterns[leaf.path] = pat
+  return pat
+end
+
+-- the grad entry of the context, read into tables
+local function read(ctx, leaf)
+  local g, G = grad_of(ctx, leaf)
+  if not g then return nil, G end
   local nv, nu, np, ncol = G.nv, G.nu, G.np, G.ncol
   local J = { nv = nv, nu = nu, np = np, ncol = ncol, status = g.status, contacts = g.contacts,
     clamped = g.clamped, rank = g.rank, kinks = g.kinks, bounces = g.bounces }
   J.T = matrix(g.T, 0, 2 * nv, ncol, ncol, 0)
-  -- the structural nonzeros (the generated PFX_grad_sparsity): J.pattern[row][col] = true, 1-based
-  local sp = gradc.sparsity(C)
-  J.pattern = {}
-  for i = 1, 2 * nv do J.pattern[i] = {} end
-  for c = 0, ncol - 1 do
-    for k = sp[3 + c], sp[3 + c + 1] - 1 do J.pattern[sp[3 + ncol + 1 + k] + 1][c + 1] = true end
-  end
+  J.pattern = pattern_of(ctx.model, leaf)
   J.pos_pos, J.vel_pos = matrix(g.T, 0, nv, nv, ncol, 0), matrix(g.T, 0, nv, nv, ncol, nv)
   J.pos_vel, J.vel_vel = matrix(g.T, nv, nv, nv, ncol, 0), matrix(g.T, nv, nv, nv, ncol, nv)
   J.force_pos, J.force_vel = matrix(g.T, 0, nv, nu, ncol, 2 * nv), matrix(g.T, nv, nv, nu, ncol, 2 * nv)
