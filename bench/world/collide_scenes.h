@@ -32,26 +32,7 @@ static double urand(void) {
   return (double)(rng >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* rotation of angle th about axis (x, y, z), position p */
-static void pose(double *X, double x, double y, double z, double th, double px, double py,
-                 double pz) {
-  double n = sqrt(x * x + y * y + z * z), c = cos(th), s = sin(th), t = 1 - c;
-  x /= n;
-  y /= n;
-  z /= n;
-  X[0] = t * x * x + c;
-  X[1] = t * x * y - s * z;
-  X[2] = t * x * z + s * y;
-  X[3] = t * x * y + s * z;
-  X[4] = t * y * y + c;
-  X[5] = t * y * z - s * x;
-  X[6] = t * x * z - s * y;
-  X[7] = t * y * z + s * x;
-  X[8] = t * z * z + c;
-  X[9] = px;
-  X[10] = py;
-  X[11] = pz;
-}
+#include "pose.h"
 
 static double jitter(double a) { return a * (2 * urand() - 1); }
 

@@ -27,25 +27,7 @@
 /* ---------------------------------------------------------------------
  * helpers */
 
-static void pose_aa(double *X, double ax, double ay, double az, double th, double px, double py,
-                    double pz) {
-  double n = sqrt(ax * ax + ay * ay + az * az), c = cos(th), s = sin(th), t = 1.0 - c;
-  ax /= n;
-  ay /= n;
-  az /= n;
-  X[0] = t * ax * ax + c;
-  X[1] = t * ax * ay - s * az;
-  X[2] = t * ax * az + s * ay;
-  X[3] = t * ax * ay + s * az;
-  X[4] = t * ay * ay + c;
-  X[5] = t * ay * az - s * ax;
-  X[6] = t * ax * az - s * ay;
-  X[7] = t * ay * az + s * ax;
-  X[8] = t * az * az + c;
-  X[9] = px;
-  X[10] = py;
-  X[11] = pz;
-}
+#include "pose_aa.h"
 
 /* Rotation R2 R1 (R1 first). */
 static void rot_then(const double *X1, double ax, double ay, double az, double th, double *Y) {
