@@ -429,7 +429,8 @@ static void results(tg *g, int n, int na) {
   }
 }
 
-/* w = J v' + cfm x - target of every row, into g->xr */
+/* w = J v' + cfm x - target of every row, into g->xr (kept: refine_classes
+ * and count_kinks read it) */
 static void row_velocities(tg *g, const diagc_contact_problem *p2) {
   const diagc_contact_problem *p = g->p;
   int r;
@@ -484,15 +485,13 @@ static void refine_classes(tg *g) {
 
 /* rows at a class boundary: zero impulse with zero w, or at the friction
  * bound with zero w (stick/slip); normal targets at a tie of terms */
-static int count_kinks(const tg *g, const diagc_contact_problem *p2) {
+static int count_kinks(const tg *g) {
   const diagc_contact_problem *p = g->p;
   int r, k, kinks = 0;
-  for (r = 0; r < g->n3; r++) {
+  for (r = 0; r < g->n3; r++) { /* w: row_velocities' (g->xr) */
     int k3 = r / 3, cl = g->cls[r];
-    double w, tgt = r % 3 == 0 ? diagc__contact_normal_target(p2, g->o, k3, NULL) : 0.0;
     if ((r % 3 != 0 && !(p->mu[k3] > 0.0)) || moves_nothing(g, r)) continue;
-    w = dot(p->J + (size_t)r * (size_t)g->nv, g->vn, g->nv) + g->o->cfm * g->xl[r] - tgt;
-    if ((cl == DIAGC_ROW_NOT_CLAMPING || cl == DIAGC_ROW_UPPER_BOUND) && fabs(w) <= KINK_TOL) kinks++;
+    if ((cl == DIAGC_ROW_NOT_CLAMPING || cl == DIAGC_ROW_UPPER_BOUND) && fabs(g->xr[r]) <= KINK_TOL) kinks++;
   }
   for (k = 0; k < g->nc; k++) {
     double d = p->depth[k];
@@ -553,7 +552,7 @@ int diagc_contact_tangent_solve(const diagc_contact_problem *p, const diagc_cont
   lu_solve_all(g.Q, n, t->rank, g.rp, g.cp, g.R, g.ncol, g.act, na, g.DJ2);
   results(&g, n, na);
   t->clamped = n;
-  t->kinks = count_kinks(&g, &p2);
+  t->kinks = count_kinks(&g);
   /* dependent clamped rows with friction at its bound: the impulses'
      split, hence the friction and v', are not unique (hard contact with
      Coulomb friction); the basic solution is one of them */

@@ -30,24 +30,6 @@ local function list(x)
   return x
 end
 
--- the work entry's next state (q_next, v_next, info, imp_next: its first fields)
-local function next_state(ctx, leaf)
-  local ffi = require("ffi")
-  local m, C = ctx.model, leaf.type.world
-  local out = ffi.new("const double *[1]")
-  local rc = m.desc.eval_cache(ctx.ptr, m.cache[leaf.path .. ".work"].index, out)
-  if rc ~= 0 then return nil end
-  local p = out[0]
-  local function slice(off, n)
-    local t = {}
-    for i = 1, n do t[i] = p[off + i - 1] end
-    return t
-  end
-  local s = { q = slice(0, C.nq), v = slice(C.nq, C.nv), info = slice(C.nq + C.nv, 7) }
-  if C.nslots > 0 then s.imp = slice(C.nq + C.nv + 7, 3 * C.nslots) end
-  return s
-end
-
 function M.rollout(ctx, world, opts)
   local leaf, msg = sj.find_world(ctx.model, world)
   if not leaf then return nil, msg end
@@ -71,7 +53,7 @@ function M.rollout(ctx, world, opts)
     if J.status ~= 0 then return nil, string.format("step %d failed with status %d", k, J.status) end
     traj.T[k], traj.nu, traj.np = J.T, J.nu, J.np
     if J.kinks > 0 then traj.kinks[#traj.kinks + 1] = k end
-    local s = next_state(ctx, leaf)
+    local s = sj.next_state(ctx, leaf)
     ctx:set(path .. ".pos", s.q)
     ctx:set(path .. ".vel", s.v)
     ctx:set(path .. ".info", s.info)

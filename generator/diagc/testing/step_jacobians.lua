@@ -121,19 +121,29 @@ local function mode(ctx, leaf)
     .. "|" .. table.concat(J.target or {}, ",") .. "|" .. J.contacts
 end
 
--- (q', v') of the step at the context's state (the work entry's first fields)
-local function step(ctx, leaf)
-  local m = ctx.model
-  local C = leaf.type.world
-  local entry = m.cache[leaf.path .. ".work"]
+-- the next state of the step at the context's state, from the work
+-- entry's first fields (q_next, v_next, info, imp_next): {q=, v=, info=,
+-- imp= (worlds with contact slots)}, or nil
+function M.next_state(ctx, leaf)
+  local m, C = ctx.model, leaf.type.world
   local out = ffi.new("const double *[1]")
-  local rc = m.desc.eval_cache(ctx.ptr, entry.index, out)
-  if rc ~= 0 then return nil end
-  local p = ffi.cast("const double *", out[0])
-  local q, v = {}, {}
-  for i = 1, C.nq do q[i] = p[i - 1] end
-  for i = 1, C.nv do v[i] = p[C.nq + i - 1] end
-  return q, v
+  if m.desc.eval_cache(ctx.ptr, m.cache[leaf.path .. ".work"].index, out) ~= 0 then return nil end
+  local p = out[0]
+  local function slice(off, n)
+    local t = {}
+    for i = 1, n do t[i] = p[off + i - 1] end
+    return t
+  end
+  local s = { q = slice(0, C.nq), v = slice(C.nq, C.nv), info = slice(C.nq + C.nv, 7) }
+  if C.nslots > 0 then s.imp = slice(C.nq + C.nv + 7, 3 * C.nslots) end
+  return s
+end
+
+-- (q', v') of the step at the context's state
+local function step(ctx, leaf)
+  local s = M.next_state(ctx, leaf)
+  if not s then return nil end
+  return s.q, s.v
 end
 
 -- central differences of column c with the guard; returns the column
