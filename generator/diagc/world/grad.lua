@@ -234,11 +234,15 @@ local function imp_clear(P, G)
   })
 end
 
+-- whether the position rows take DiffDART's bounce factor B (the
+-- parallel update with bounce_gradient = "approximate")
+function M.bounce_factor(C)
+  return C.position_update == "parallel" and C.settings.bounce_gradient == "approximate"
+end
+
 -- the contact part: geometry, the linearized solve, B
 local function contact_tangent(C, P, G)
   local nv, ncol = G.nv, G.ncol
-  local parallel = C.position_update == "parallel"
-  local approx = (C.settings.bounce_gradient or "approximate") == "approximate"
   local l = {
     string.format("static inline int %scontact_tangent(const double *q, const double *v, const %swork *w, %sgrad *g)",
       P, P, P),
@@ -304,14 +308,13 @@ local function contact_tangent(C, P, G)
     "}",
   }
   local out = lines(l)
-  if parallel and approx then out = out .. "\n\n" .. lines(b) end
+  if M.bounce_factor(C) then out = out .. "\n\n" .. lines(b) end
   return out
 end
 
 local function step_jacobians(C, P, G)
   local nv, ncol = G.nv, G.ncol
   local parallel = C.position_update == "parallel"
-  local approx = (C.settings.bounce_gradient or "approximate") == "approximate"
   local l = {
     "/* The step's Jacobians at the snapshot in w (the step computed from q, v, effort):",
     "   g->status 0, or the runtime's failure code */",
@@ -336,7 +339,7 @@ local function step_jacobians(C, P, G)
   end
   if parallel then
     l[#l + 1] = string.format("  %sposition_tangent(v, g->Tv, g);", P)
-    if G.np > 0 and approx then
+    if G.np > 0 and M.bounce_factor(C) then
       l[#l + 1] = string.format("  if (g->bounces > 0 && (g->status = %sbounce(w, g)) != 0) return;", P)
     end
   else
