@@ -41,24 +41,29 @@ LEXER_RE := generator/lexer/c_lexer.re
 LEXER_C := generator/lexer/c_lexer.c
 HOST_OBJS := build/host/main.o build/host/c_lexer.o build/host/lex_lua.o build/host/xml_lua.o
 
-.PHONY: all test demo bench lexer-check golden clean deps asan-runtime FORCE install uninstall fuzz fuzz-build fuzz-deps
+.PHONY: all test demo bench lexer-check golden clean deps check-deps asan-runtime FORCE install uninstall fuzz fuzz-build fuzz-deps
 
 all: lib/libdiagc.a bin/diagc
 
 # ---------------------------------------------------------------------------
 # System packages: a cheap check; the install script runs only if it fails.
 
+PROBE = $(shell CC='$(CC)' sh scripts/probe.sh $(1))
 CHECK_DEPS = command -v $(firstword $(CC)) >/dev/null 2>&1 \
   && command -v $(AR) >/dev/null 2>&1 \
   && command -v pkg-config >/dev/null 2>&1 \
   && pkg-config --exists luajit \
-  && echo '\#include <libtcc.h>' | $(CC) -E -x c - >/dev/null 2>&1 \
+  && test -n "$$(CC='$(CC)' sh scripts/probe.sh header libtcc.h)" \
   && test -f "$$($(CC) -print-file-name=libtcc.a)" \
   && test -f $(TCC_LIB_DIR)/libtcc1.a \
-  && echo '\#include <expat.h>' | $(CC) -E -x c - >/dev/null 2>&1
+  && test -n "$$(CC='$(CC)' sh scripts/probe.sh header expat.h)"
 
 deps:
 	@$(CHECK_DEPS) || bash scripts/install-deps.sh
+
+# what `deps` checks, without installing (tests/cli/probe.sh)
+check-deps:
+	@if $(CHECK_DEPS); then echo "check-deps: present"; else echo "check-deps: missing"; exit 1; fi
 
 # ---------------------------------------------------------------------------
 # Runtime library
@@ -102,8 +107,9 @@ asan-runtime: build/asan/libdiagc.a
 # is built and nothing is said.  `make cvode-libs` prints the link flags
 # a program using it needs after -ldiagc_cvode -ldiagc.
 
-HAS_HEADER = $(shell echo '\#include <$(1)>' | $(CC) $(2) -E -x c - >/dev/null 2>&1 && echo 1)
-HAS_LIB = $(shell test -f "$$($(CC) -print-file-name=lib$(1).so)" && echo 1)
+# Probes compile and link real files (scripts/probe.sh says why).
+HAS_HEADER = $(call PROBE,header $(1) $(2))
+HAS_LIB = $(call PROBE,lib $(1))
 HAVE_CVODE := $(call HAS_HEADER,cvode/cvode.h)
 ifeq ($(HAVE_CVODE),1)
 CVODE_SRCS := $(sort $(wildcard runtime/src/cvode/*.c))
@@ -153,7 +159,12 @@ asan-cvode cvode-libs:
 	@echo "the CVODE backend needs libsundials-dev: scripts/install-deps.sh libsundials-dev" >&2; exit 1
 endif
 
-.PHONY: asan-cvode cvode-libs
+.PHONY: asan-cvode cvode-libs probe
+
+# `make probe H=HEADER` / `make probe L=LIB`: what the Makefile's own
+# probes answer (1 or nothing); tests/cli/probe.sh checks them.
+probe:
+	@echo "header=$(if $(H),$(call HAS_HEADER,$(H))) lib=$(if $(L),$(call HAS_LIB,$(L))) cvode=$(HAVE_CVODE)"
 
 # ---------------------------------------------------------------------------
 # bin/diagc

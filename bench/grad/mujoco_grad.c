@@ -278,7 +278,13 @@ static int run(const scene *s, const char *dir, int settle, int quick) {
   return fail;
 }
 
+/* MuJoCo's default warning handler appends to MUJOCO_LOG.TXT in the
+   working directory (the project's root under make bench): say it on
+   stderr instead, where the suite's log keeps it. */
+static void warn_to_stderr(const char *msg) { fprintf(stderr, "MuJoCo warning: %s\n", msg); }
+
 int main(int argc, char **argv) {
+  mju_user_warning = warn_to_stderr;
   if (argc < 4) { fprintf(stderr, "usage: mujoco_grad MJCF_DIR SCENE SETTLE [QUICK]\n"); return 2; }
   int quick = argc > 4 && atoi(argv[4]) != 0;
   for (size_t i = 0; i < sizeof SCENES / sizeof SCENES[0]; i++)

@@ -94,7 +94,13 @@ static void incline(double mu, int steps, int cone) {
   mj_deleteModel(m);
 }
 
+/* MuJoCo's default warning handler appends to MUJOCO_LOG.TXT in the
+   working directory (the project's root under make bench): say it on
+   stderr instead, where the suite's log keeps it. */
+static void warn_to_stderr(const char *msg) { fprintf(stderr, "MuJoCo warning: %s\n", msg); }
+
 int main(int argc, char **argv) {
+  mju_user_warning = warn_to_stderr;
   int quick = argc > 1 && atoi(argv[1]) != 0, k = quick ? 10 : 1;
   for (int cone = 0; cone < 2; cone++) {
     stack(1, 10000 / k, cone);
