@@ -39,7 +39,7 @@ RUNTIME_OBJS := $(patsubst runtime/src/%.c,build/runtime/%.o,$(RUNTIME_SRCS))
 ASAN_OBJS := $(patsubst runtime/src/%.c,build/asan/runtime/%.o,$(RUNTIME_SRCS))
 LEXER_RE := generator/lexer/c_lexer.re
 LEXER_C := generator/lexer/c_lexer.c
-HOST_OBJS := build/host/main.o build/host/c_lexer.o build/host/lex_lua.o build/host/xml_lua.o
+HOST_OBJS := build/host/main.o build/host/stop.o build/host/c_lexer.o build/host/lex_lua.o build/host/xml_lua.o
 
 .PHONY: all test demo bench lexer-check golden clean deps check-deps asan-runtime FORCE install uninstall fuzz fuzz-build fuzz-deps
 
@@ -178,6 +178,10 @@ endif
 build/host/main.o: generator/host/main.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Igenerator/lexer $(LUAJIT_CFLAGS) -c $< -o $@
+
+build/host/stop.o: generator/host/stop.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(LUAJIT_CFLAGS) -c $< -o $@
 
 build/host/xml_lua.o: generator/host/xml_lua.c | deps
 	@mkdir -p $(@D)
