@@ -258,11 +258,29 @@ lib/$(SHLIB): $(RUNTIME_OBJS) build/runtime.list
 	ln -sfn $(SHLIB) lib/$(SONAME)
 	ln -sfn $(SONAME) lib/libdiagc.so
 
+# PREFIX and DESTDIR reach scripts/install.sh verbatim: single-quoted, so
+# neither make nor the shell expands or runs anything in them ($(value):
+# make leaves a '$' as it is).  The script refuses what it cannot install
+# (a relative or empty PREFIX, characters the installed files cannot
+# carry); `install_check` turns its answer into make's one-line error,
+# before anything is installed.
+# (A newline cannot be quoted into a recipe line: make refuses it itself.)
+define newline
+
+
+endef
+shell_quote = '$(subst ','\'',$(1))'
+INSTALL_ENV = PREFIX=$(call shell_quote,$(value PREFIX)) DESTDIR=$(call shell_quote,$(value DESTDIR))
+install_check = $(foreach v,PREFIX DESTDIR,$(if $(findstring $(newline),$(value $(v))),$(error \
+  scripts/install.sh: $(v) holds a newline; choose a path without control characters)))$(if $(1),$(error $(1)))
+
 install: all
-	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" bash scripts/install.sh install
+	$(call install_check,$(shell $(INSTALL_ENV) bash scripts/install.sh check 2>&1))
+	@$(INSTALL_ENV) bash scripts/install.sh install
 
 uninstall:
-	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" bash scripts/install.sh uninstall
+	$(call install_check,$(shell $(INSTALL_ENV) bash scripts/install.sh check 2>&1))
+	@$(INSTALL_ENV) bash scripts/install.sh uninstall
 
 # ---------------------------------------------------------------------------
 # Fuzzing (tests/fuzz, docs/fuzzing.md): libFuzzer targets built with clang,

@@ -1,7 +1,8 @@
 /* generator/host/main.c: bin/diagc, a LuaJIT host with an embedded TinyCC.
  *
- * Runs require("diagc.driver").main(args) with package.path rooted at
- * ROOT/generator and the C module `diagc_host` preloaded:
+ * Runs require("diagc.driver").main(args) with the modules of
+ * ROOT/generator found first (root_searcher) and the C module `diagc_host`
+ * preloaded:
  *
  *   root()                      -> ROOT (the checkout, or PREFIX/share/diagc)
  *   include_dir()               -> the runtime's headers (holds diagc/model.h)
@@ -251,6 +252,13 @@ static void find_root(const char *argv0) {
   free(up);
   free(share);
   if (g_include == NULL) g_include = xstrdup(".");
+  if (strchr(g_include, ':') != NULL) {
+    /* TinyCC splits an include path at ':' (a list of folders) */
+    fprintf(stderr, "diagc: the runtime headers are in %s, whose path holds ':', which the "
+            "in-process compiler reads as a list separator; install or move diagc to a folder "
+            "without ':'\n", esc(g_include));
+    exit(2);
+  }
 }
 
 /* ------------------------------------------------------------------ */
@@ -711,19 +719,61 @@ typedef struct pmain_args {
   char **argv;
 } pmain_args;
 
+/* A package.loaders entry: require("a.b") loads ROOT/generator/a/b.lua or
+ * ROOT/generator/a/b/init.lua.  ROOT is used as a plain path, never put into
+ * package.path, where ';' and '?' would mean something else (a checkout or
+ * an install may live in any folder). */
+static int root_searcher(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  const char *forms[] = {"%s/generator/%s.lua", "%s/generator/%s/init.lua"};
+  luaL_Buffer tried;
+  char *rel = xstrdup(name), *c;
+  int k;
+  for (c = rel; *c != '\0'; c++)
+    if (*c == '.') *c = '/';
+  luaL_buffinit(L, &tried);
+  for (k = 0; k < 2; k++) {
+    size_t n = strlen(g_root) + strlen(rel) + 32;
+    char *path = malloc(n);
+    struct stat st;
+    if (path == NULL) break;
+    snprintf(path, n, forms[k], g_root, rel);
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+      free(rel);
+      luaL_pushresult(&tried);
+      lua_pop(L, 1);
+      if (luaL_loadfile(L, path) != 0) {
+        free(path);
+        return luaL_error(L, "error loading module '%s':\n\t%s", name, lua_tostring(L, -1));
+      }
+      free(path);
+      return 1;
+    }
+    lua_pushfstring(L, "\n\tno file '%s'", path);
+    luaL_addvalue(&tried);
+    free(path);
+  }
+  free(rel);
+  luaL_pushresult(&tried);
+  return 1;
+}
+
 static int pmain(lua_State *L) {
   pmain_args *a = lua_touserdata(L, 1);
-  const char *old;
   int i;
 
   luaL_openlibs(L);
 
   lua_getglobal(L, "package");
-  lua_getfield(L, -1, "path");
-  old = lua_tostring(L, -1);
-  lua_pushfstring(L, "%s/generator/?.lua;%s/generator/?/init.lua;%s", g_root, g_root,
-                  old ? old : "");
-  lua_setfield(L, -3, "path");
+  /* the root's modules are found by root_searcher, right after the
+   * preloaded ones (package.loaders[2]) */
+  lua_getfield(L, -1, "loaders");
+  for (i = (int)lua_objlen(L, -1); i >= 2; i--) {
+    lua_rawgeti(L, -1, i);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_pushcfunction(L, root_searcher);
+  lua_rawseti(L, -2, 2);
   lua_pop(L, 1);
   lua_getfield(L, -1, "preload");
   lua_pushcfunction(L, luaopen_diagc_host);
