@@ -170,7 +170,11 @@ static int next_state(const diagc_model *m, void *ctx, const lin_sel *s, double 
   memcpy(s->sbuf, (const char *)ctx + m->state_offset, m->state_size);
   for (i = 0; i < m->n_events; i++) {
     const diagc_event_desc *e = &m->events[i];
-    if (e->kind == DIAGC_DISCRETE_UPDATE && e->handler(ctx, s->sbuf) == DIAGC_FAILED) {
+    int st;
+    if (e->kind != DIAGC_DISCRETE_UPDATE) continue;
+    st = e->handler(ctx, s->sbuf);
+    /* as the simulator: any status outside DID_NOTHING .. FAILED fails */
+    if (st < DIAGC_DID_NOTHING || st >= DIAGC_FAILED) {
       why->part = LF_UPDATE;
       why->index = i;
       return -1;
