@@ -125,8 +125,9 @@ function M.main(args)
     return 2
   end
   args = rest
-  if #args == 0 then -- a usage error: the usage goes to stderr
-    io.stderr:write(USAGE)
+  if #args == 0 then -- a usage error: one line on stderr, as every error
+    io.stderr:write("diagc: no spec or command given: diagc SPEC.lua -o OUT.c "
+      .. "generates C; 'diagc --help' lists the commands\n")
     return 2
   end
   if args[1] == "--help" or args[1] == "-h" or args[1] == "help" then

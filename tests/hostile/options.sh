@@ -175,13 +175,13 @@ expect_exit 2
 expect_error "invalid --timeout 'inf'"
 hdone
 
-# no arguments is a usage error: the usage on stderr, nothing on stdout,
-# exit 2; --help asks for it: stdout, exit 0
-hcase options.no_arguments_usage_on_stderr
+# no arguments is a usage error: one line on stderr saying what to do,
+# nothing on stdout, exit 2; --help asks for the usage: stdout, exit 0
+hcase options.no_arguments_usage_error
 hrun -- "$DIAGC"
 expect_exit 2
 check "nothing on stdout: $out" test -z "$out"
-expect_stderr_match '^usage: diagc SPEC\.lua -o OUT\.c'
+expect_error "^diagc: no spec or command given: diagc SPEC\.lua -o OUT\.c generates C; 'diagc --help' lists the commands$"
 hdone
 
 hcase options.help_usage_on_stdout
