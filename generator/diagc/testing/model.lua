@@ -148,10 +148,12 @@ end
 function Context:set_param(name, value) self:_set_checked("param", name, value) end
 function Context:set_state(name, value) self:_set_checked("state", name, value) end
 function Context:set_input(name, value) self:_set_checked("input", name, value) end
+-- Errors are raised at the caller's line, as every other context method's.
 function Context:_set_checked(kind, name, value)
   if type(value) == "number" then value = { value } end
   if type(value) ~= "table" then error("set_" .. kind .. " expects a number or a list of numbers", 3) end
-  require("diagc.cli.assign").set(self.model, self, kind, name, value, nil)
+  local ok, e = pcall(require("diagc.cli.assign").set, self.model, self, kind, name, value, nil)
+  if not ok then error(errors.is(e) and errors.format(e) or e, 3) end
 end
 
 -- set an abstract source from a cdata value of its C type
