@@ -89,7 +89,7 @@ local function parse(doc)
 end
 
 local KINDS = { fragment = true, run = true, spec = true, test = true, compile = true }
-local OPTIONS = { file = true, with = true, cwd = true, timeout = true }
+local OPTIONS = { file = true, with = true, cwd = true, timeout = true, same = true }
 
 -- info string -> kind, options | nil, error.  Kinds: text, fragment,
 -- console, run (sh), file, spec, test, compile, run_c.
@@ -121,8 +121,9 @@ local function classify(info)
   else return nil, "unknown info string '" .. info .. "'" end
   local allowed = ({
     text = {}, fragment = {}, console = { cwd = 1, timeout = 1 }, run = { cwd = 1, timeout = 1 },
-    file = { file = 1 }, spec = { file = 1, timeout = 1 }, test = { file = 1, timeout = 1 },
-    compile = { file = 1, with = 1, timeout = 1 }, run_c = { file = 1, with = 1, timeout = 1 },
+    file = { file = 1, same = 1 }, spec = { file = 1, same = 1, timeout = 1 },
+    test = { file = 1, same = 1, timeout = 1 }, compile = { file = 1, same = 1, with = 1, timeout = 1 },
+    run_c = { file = 1, same = 1, with = 1, timeout = 1 },
   })[kind]
   for k in pairs(opts) do
     if not allowed[k] then return nil, "option '" .. k .. "=' does not apply to '" .. info .. "'" end
@@ -131,6 +132,9 @@ local function classify(info)
   if opts.timeout and not tonumber(opts.timeout) then return nil, "timeout= takes seconds" end
   if opts.file and (opts.file:match("^/") or opts.file:match("%.%.")) then
     return nil, "file= names a file under the working directory (no '/' first, no '..')"
+  end
+  if opts.same and (opts.same:match("^/") or opts.same:match("%.%.")) then
+    return nil, "same= names a file of the checkout (no '/' first, no '..')"
   end
   return kind, opts
 end
@@ -440,9 +444,18 @@ local function run_doc(path)
       failed = failed + 1
     elseif kind == "text" or kind == "fragment" then
       count[kind] = count[kind] + 1
-    elseif kind == "file" then
+    elseif kind == "file" and not opts.same then
       count.file = count.file + 1
       runners.file(b, opts, n)
+    elseif opts.same and read(TREE .. "/" .. opts.same) ~= b.text then
+      count.run = count.run + 1
+      local want = lines_of(read(TREE .. "/" .. opts.same) or "")
+      local k = 1
+      while b.lines[k] and b.lines[k][1] == want[k] do k = k + 1 end
+      print(string.format("FAIL %s: %s:%d: the block differs from %s%s", id, path,
+        b.lines[k] and b.lines[k][2] or b.line, opts.same, want[1] and string.format(
+        " (its line %d: '%s')", k, shorten(want[k] or "(the end of the file)")) or ": no such file"))
+      failed = failed + 1
     else
       count.run = count.run + 1
       local line, why, out = runners[kind](b, opts, n)
