@@ -291,8 +291,9 @@ function runners.console(b, opts)
   if not cmds then return ln, err end
   local body = { prologue(opts) }
   for k, c in ipairs(cmds) do
-    body[#body + 1] = string.format("{ %s\n} >%s 2>&1; echo $? >%s", c.cmd,
-      q(RUN_DIR .. "/out." .. k), q(RUN_DIR .. "/rc." .. k))
+    -- ($? stays the command's, for a following "$ echo $?")
+    body[#body + 1] = string.format("{ %s\n} >%s 2>&1; __doctest_rc=$?; echo $__doctest_rc >%s; (exit $__doctest_rc)",
+      c.cmd, q(RUN_DIR .. "/out." .. k), q(RUN_DIR .. "/rc." .. k))
   end
   os.execute("rm -f " .. q(RUN_DIR) .. "/out.* " .. q(RUN_DIR) .. "/rc.*")
   local _, out, why = run_script(table.concat(body, "\n") .. epilogue(opts), opts)
