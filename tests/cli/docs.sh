@@ -29,7 +29,8 @@ export TMPDIR="$scratch"
 runner() { luajit tests/cli/doctest.lua "$root" "$@"; }
 
 # --- the runner's fixture -------------------------------------------------------
-got=$(runner tests/fixtures/doctest/sample.md 2>&1)
+# (make, diagc test and the user may export variables the blocks must not see)
+got=$(MAKELEVEL=1 DIAGC_TEST_FILTER=zzz DIAGC_ROOT=/nowhere runner tests/fixtures/doctest/sample.md 2>&1)
 status=$?
 results=$(printf '%s\n' "$got" | grep -E '^(ok|FAIL) ')
 mismatch=""

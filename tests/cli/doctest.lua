@@ -3,7 +3,7 @@
 --   luajit tests/cli/doctest.lua TREE DOC.md [DOC.md ...]
 --
 -- Every fenced block says through its info string how it runs (the contract
--- is docs/contributing.md, "Code blocks in the docs").  The blocks of one
+-- is docs/contributing.md).  The blocks of one
 -- document run in order in a fresh scratch directory (HOME, TMPDIR and the
 -- first working directory are in it; `examples`, `bin`, `lib`, `runtime`
 -- and `diagc` there are symlinks to TREE), removed afterwards.  The working
@@ -21,6 +21,7 @@ end
 local DEFAULT_TIMEOUT = 60 -- seconds per block
 local CC = os.getenv("CC") or "cc"
 local CFLAGS = "-std=c99 -Wall -Wextra -Werror -pedantic"
+local RUN_DIR, HOME -- the runner's files and the scratch HOME of the document being run
 
 local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 
@@ -61,7 +62,7 @@ local function parse(doc)
   for raw in (doc .. "\n"):gmatch("(.-)\n") do
     n = n + 1
     if cur then
-      local ind, fence = raw:match("^( *)([`~]+)%s*$")
+      local fence = raw:match("^ *([`~]+)%s*$")
       if fence and fence:sub(1, 1) == cur.char and #fence >= cur.len and not fence:find("[^" .. cur.char .. "]") then
         blocks[#blocks + 1] = cur
         cur = nil
@@ -268,8 +269,9 @@ end
 local function run_script(body, opts)
   local limit = tonumber(opts.timeout) or DEFAULT_TIMEOUT
   write(RUN_DIR .. "/block.sh", body)
-  local st = sh(string.format("timeout -k 5 %s bash %s >%s 2>&1", limit, q(RUN_DIR .. "/block.sh"),
-    q(RUN_DIR .. "/block.out")))
+  -- without what a calling make or diagc test exported (make[1] lines, a filter)
+  local st = sh(string.format("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u DIAGC_ROOT -u DIAGC_TEST_FILTER "
+    .. "timeout -k 5 %s bash %s >%s 2>&1", limit, q(RUN_DIR .. "/block.sh"), q(RUN_DIR .. "/block.out")))
   local out = read(RUN_DIR .. "/block.out") or ""
   if st == 124 or st == 137 then return st, out, string.format("timed out after %s s", limit) end
   return st, out
@@ -434,8 +436,7 @@ local function run_doc(path)
   write(RUN_DIR .. "/cwd", HOME .. "\n")
   write(RUN_DIR .. "/vars", table.concat({
     "export HOME=" .. q(HOME), "export TMPDIR=" .. q(scratch .. "/tmp"),
-    "export PATH=" .. q(TREE .. "/bin") .. ":\"$PATH\"", "export LC_ALL=C",
-    "unset DIAGC_ROOT DIAGC_TEST_FILTER MAKEFLAGS MFLAGS MAKELEVEL", "" }, "\n"))
+    "export PATH=" .. q(TREE .. "/bin") .. ":\"$PATH\"", "export LC_ALL=C", "" }, "\n"))
   local count = { run = 0, fragment = 0, text = 0, file = 0 }
   for n, b in ipairs(blocks) do
     local kind, opts = classify(b.info)
