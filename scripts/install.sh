@@ -13,7 +13,8 @@
 #   share/diagc/generator/diagc/...     the generator's Lua modules
 #   share/diagc/VERSION                 the version (read by the generator)
 #   share/diagc/templates/*.in          the shape of the generated files
-#   share/diagc/examples/*.lua          the examples (diagc.root .. "/examples")
+#   share/diagc/examples/               the examples with their subfolders (world/, urdf/)
+#                                       and URDF files (diagc.root .. "/examples")
 #   share/diagc/topologies/             the iRobot topologies and their licence
 #   share/diagc/MANIFEST                every installed file, for uninstall
 #   share/doc/diagc/                    README.md, CHANGELOG.md, LICENSE, docs/*.md
@@ -137,7 +138,9 @@ do_install() {
   while IFS= read -r f; do put 644 "$f" "share/diagc/$f"; done < <(find generator/diagc -type f -name '*.lua' | LC_ALL=C sort)
   put 644 VERSION share/diagc/VERSION
   for f in templates/*.in; do put 644 "$f" "share/diagc/$f"; done
-  for f in examples/*.lua; do put 644 "$f" "share/diagc/$f"; done
+  # every spec, test and URDF file, subfolders included (examples/world, examples/urdf)
+  while IFS= read -r f; do put 644 "$f" "share/diagc/$f"; done < <(
+    find examples -type f \( -name '*.lua' -o -name '*.urdf' \) | LC_ALL=C sort)
   for f in bench/executor/topologies/*; do put 644 "$f" "share/diagc/topologies/${f##*/}"; done
   for f in README.md CHANGELOG.md LICENSE; do put 644 "$f" "share/doc/diagc/$f"; done
   for f in docs/*.md; do put 644 "$f" "share/doc/diagc/$f"; done

@@ -10,7 +10,8 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
        diagc run SPEC.lua [--until T] [--csv FILE] [--integrator NAME] [--step H]
                           [--accuracy A] [--max-step H] [-p system.param=value ...]
                           [--state system.name=value ...] [--input name=value ...]
-                          [--stats] [--plot FILE.png] [--progress | --no-progress] [--no-finite-check]
+                          [--jacobian model|fd] [--stats] [--plot FILE.png]
+                          [--progress | --no-progress] [--no-finite-check]
        diagc linearize SPEC.lua [--mode linearize|first_order_taylor] [-p ...] [--state ...]
                                 [--input name=value ...] [--time T] [--input-port NAME]
                                 [--output-port NAME] [--jacobian model|fd] [--tolerance E]
@@ -19,13 +20,21 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
        diagc info SPEC.lua [--json] [-o FILE]
        diagc test [FILE|DIR ...] [--filter PATTERN] [--timeout S]
        diagc deploy SPEC.lua [-o APP.c] [--run] [--duration S] [--threads N] [--cc CC]
+                             [--no-check]
        diagc --help | --version
 
   SPEC.lua -o OUT.c  generate OUT.c and OUT.h (C99, no heap, no globals);
                      --no-jacobian: without the state Jacobian P_jac_xc
                      (docs/jacobians.md)
   run                compile in-process with TinyCC, simulate, print logged
-                     outputs as CSV (header t,<logger names>)
+                     outputs as CSV (header t,<logger names>); --integrator:
+                     runge_kutta3 (default), explicit_euler,
+                     semi_explicit_euler, runge_kutta2, runge_kutta4,
+                     bogacki_shampine3, dormand_prince54, implicit_euler,
+                     radau3, radau5, or cvode_bdf (the optional CVODE
+                     backend, docs/simulator.md); --jacobian: the implicit
+                     integrators' Jacobian, the model's generated one or
+                     finite differences (docs/jacobians.md)
   linearize          A, B, C, D at an operating point (Drake's Linearize, or
                      first_order_taylor with its affine terms), with the
                      names of the states, inputs and outputs

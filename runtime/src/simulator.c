@@ -107,11 +107,16 @@ int diagc_integrator_known(const char *name) {
 
 /* For the name of the optional CVODE backend's integrator, where it
  * comes from. */
-static const char *backend_hint(const char *name) {
-  return name && strcmp(name, "cvode_bdf") == 0
-             ? "; cvode_bdf is the optional CVODE backend (diagc/cvode.h, "
-               "lib/libdiagc_cvode): select it with diagc_sim_use_cvode()"
-             : "";
+/* The integrators a simulator knows, for "unknown integrator" messages:
+ * the runtime's, then the installed stepper's name, or how to get the
+ * optional CVODE backend's. */
+static void known_integrators(const diagc_sim *s, char *buf, size_t n) {
+  snprintf(buf, n, "explicit_euler, semi_explicit_euler, runge_kutta2, "
+           "runge_kutta3, runge_kutta4, bogacki_shampine3, dormand_prince54, "
+           "implicit_euler, radau3, radau5, %s",
+           s->has_ext ? s->ext.name
+                       : "cvode_bdf after diagc_sim_use_cvode() (diagc/cvode.h, "
+                         "lib/libdiagc_cvode)");
 }
 
 /* Validates opt and installs it into s (which is untouched on failure). */
@@ -131,14 +136,10 @@ static int apply_options(diagc_sim *s, const diagc_sim_options *opt,
   if (integ < 0 && s->has_ext && strcmp(o.integrator, s->ext.name) == 0)
     integ = DIAGC_INT_EXTERNAL;
   if (integ < 0) {
-    set_errbuf(err, errlen,
-               "unknown integrator '%s' (known: explicit_euler, "
-               "semi_explicit_euler, runge_kutta2, runge_kutta3, "
-               "runge_kutta4, bogacki_shampine3, dormand_prince54, "
-               "implicit_euler, radau3, radau5%s%s)%s",
-               o.integrator, s->has_ext ? ", " : "",
-               s->has_ext ? s->ext.name : "",
-               backend_hint(o.integrator));
+    char known[256];
+    known_integrators(s, known, sizeof known);
+    set_errbuf(err, errlen, "unknown integrator '%s' (known: %s)",
+               o.integrator, known);
     return DIAGC_SIM_E_ARG;
   }
   if (integ == DIAGC_INT_EXTERNAL && !o.error_control) {
@@ -227,8 +228,10 @@ int diagc_sim_set_integrator(diagc_sim *s, const char *name) {
   o.integrator = name;
   if (diagc_find_integrator(name) < 0 &&
       !(name && s->has_ext && strcmp(name, s->ext.name) == 0)) {
-    diagc_sim_set_err(s, "unknown integrator '%s'%s", name ? name : "(null)",
-                      backend_hint(name));
+    char known[256];
+    known_integrators(s, known, sizeof known);
+    diagc_sim_set_err(s, "unknown integrator '%s' (known: %s)",
+                      name ? name : "(null)", known);
     return DIAGC_SIM_E_ARG;
   }
   s->ideal_next = NAN;

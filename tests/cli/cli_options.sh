@@ -142,6 +142,9 @@ test("api.setters_check", function()
   expect_error(function() c:set_param("e.k", 1) end, "no system named 'e'")
   expect_error(function() c:set_state("d.n", { 1 }) end, "it has 2 values, got 1")
   expect_error(function() c:set_input("force", 0 / 0) end, "give finite numbers")
+  -- at the caller's line, as every other context method's errors
+  local msg = expect_error(function() c:set_param("d.kay", 1) end)
+  truthy(msg:match("api_test%.lua:%d+: set_param d%.kay: "), msg)
 end)
 test("api.advance_to_bounds", function()
   local s = m:simulator()
@@ -165,4 +168,21 @@ LUA
 out=$($DIAGC test "$tmp/api_test.lua" 2>&1)
 echo "$out" | grep -E '^(ok|FAIL) '
 echo "$out" | grep -q '^4 passed, 0 failed' || fail api.runner "$out"
+
+# --help names every option each command accepts (its flags table) and
+# every integrator `diagc run` accepts (its own "unknown integrator" list)
+help=$($DIAGC --help)
+missing=""
+for cmd in run linearize graph info generate deploy; do
+  if [ $cmd = generate ]; then usage=$(sed -n '/^usage: diagc SPEC/p' <<<"$help")
+  else usage=$(awk -v c="diagc $cmd " 'index($0, c) { on = 1; print; next } on && /^ +diagc / { on = 0 } on && /^ +\[/ { print } /^$/ { on = 0 }' <<<"$help"); fi
+  for flag in $(grep -o '\["-[-a-z]*"\] = ' "generator/diagc/cli/$cmd.lua" | sed 's/\["\(.*\)"\] = /\1/' | sort -u); do
+    grep -q -- "[[ |]$flag[] ]" <<<"$usage" || missing+=" $cmd:$flag"
+  done
+done
+for flag in --filter --timeout; do grep -q -- "diagc test .*$flag" <<<"$help" || missing+=" test:$flag"; done
+known=$($DIAGC run "$tmp/decay.lua" --integrator none 2>&1 | sed -n 's/.*(integrators: \(.*\))$/\1/p' | tr -d ,)
+[ -n "$known" ] || missing+=" (no integrator list in the error)"
+for i in $known; do grep -q -- "$i" <<<"$help" || missing+=" integrator:$i"; done
+if [ -z "$missing" ]; then ok help.complete; else fail help.complete "--help lacks$missing"; fi
 exit 0

@@ -99,6 +99,14 @@ sed -i 's|diagc.root .. "/examples/spring_mass.lua"|"'"$work"'/spring_mass.lua"|
 check installed_test $? "$(tail -3 "$tmp/test.log")"
 "$D" test "$prefix/share/diagc/examples/pendulum_test.lua" >"$tmp/test2.log" 2>&1
 check installed_examples_root $? "$(tail -3 "$tmp/test2.log")"
+# every example is installed, subfolders and URDF files included, and the
+# installed world and URDF examples run from there (docs/tutorial.md §11)
+missing=$(cd "$project" && find examples -type f \( -name '*.lua' -o -name '*.urdf' \) |
+  while IFS= read -r f; do [ -f "$prefix/share/diagc/$f" ] || echo "$f"; done | head -3)
+check installed_examples_all "$([ -z "$missing" ]; echo $?)" "not installed: $missing"
+"$D" test "$prefix/share/diagc/examples/world/cartpole_test.lua" "$prefix/share/diagc/examples/urdf/arm3_test.lua" \
+  >"$tmp/test3.log" 2>&1
+check installed_examples_world_urdf $? "$(grep -m3 'FAIL\|diagc:' "$tmp/test3.log")"
 
 # the CVODE backend, when this checkout built it, is installed and found
 if [ -f "$project/lib/libdiagc_cvode.so" ]; then

@@ -164,10 +164,12 @@ end
 function Context:set_param(name, value) self:_set_checked("param", name, value) end
 function Context:set_state(name, value) self:_set_checked("state", name, value) end
 function Context:set_input(name, value) self:_set_checked("input", name, value) end
+-- Errors are raised at the caller's line, as every other context method's.
 function Context:_set_checked(kind, name, value)
   if type(value) == "number" then value = { value } end
   if type(value) ~= "table" then raise("set_" .. kind .. " expects a number or a list of numbers") end
-  require("diagc.cli.assign").set(self.model, self, kind, name, value, nil)
+  local ok, e = pcall(require("diagc.cli.assign").set, self.model, self, kind, name, value, nil)
+  if not ok then raise(errors.is(e) and errors.format(e) or tostring(e)) end
 end
 
 -- set an abstract source from a cdata value of its C type
