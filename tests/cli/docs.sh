@@ -59,10 +59,20 @@ for f in README.md docs/*.md; do
   if [[ "$pending" == *" $f "* ]]; then echo "skip docs.$(basename "$f" .md): not annotated yet (pending, issue #25)"
   else docs+=("$f"); fi
 done
-before=$(git status --porcelain 2>/dev/null)
+# what the tree holds: git's view in a checkout; in a copy without git (the
+# fresh-machine chroot) every file outside the build outputs, with its size
+# and time
+snapshot() {
+  if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then git status --porcelain
+  else
+    find . \( -path ./build -o -path ./bin -o -path ./lib -o -path ./.git \) -prune -o \
+      \( -type f -o -type l \) -printf '%p %s %T@\n' | sort
+  fi
+}
+before=$(snapshot)
 runner "${docs[@]}" 2>&1
 [ $? = 0 ] || fails=$((fails + 1))
-after=$(git status --porcelain 2>/dev/null)
+after=$(snapshot)
 if [ "$before" = "$after" ]; then ok tree_unchanged; else
   fail tree_unchanged "the doc tests changed the tree: $(diff <(echo "$before") <(echo "$after") | grep '^[<>]' | head -3 | tr '\n' ' ')"
 fi
