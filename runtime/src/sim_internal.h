@@ -1,8 +1,17 @@
-/* Internal to simulator.c and integrators.c. */
+/* Internal to the simulator (simulator.c) and its integrators.
+ *
+ * Calls go one way: simulator.c -> integrators.c (the method table,
+ * dispatch and step-size control) -> the methods (explicit.c,
+ * implicit_euler.c, radau.c, radau5.c; methods.h) -> the implicit methods'
+ * Newton core (newton.c; newton.h) -> the Jacobian source, the workspace
+ * and the linear algebra (implicit.c, band.c; implicit.h) -> the error
+ * message (sim_error.c).  What they all share at the bottom (context
+ * access, derivative evaluation) is inline here. */
 #ifndef DIAGC_SIM_INTERNAL_H
 #define DIAGC_SIM_INTERNAL_H
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +36,14 @@ enum {
 /* s->integ of the installed stepper (diagc_sim_set_stepper) */
 #define DIAGC_INT_EXTERNAL DIAGC_N_INTEGRATORS
 
+struct diagc_sim;
+
 typedef struct diagc_integrator_desc {
   const char *name;
   int supports_error_estimation;
   int error_order;
+  /* one step of h (methods.h) */
+  int (*step)(struct diagc_sim *s, double h);
 } diagc_integrator_desc;
 
 /* Results of diagc_integrate_no_further_than (Drake's StepResult). */
@@ -140,7 +153,8 @@ extern const diagc_integrator_desc diagc_integrators[DIAGC_N_INTEGRATORS];
 int diagc_find_integrator(const char *name);
 void diagc_sim_reset_integrator_stats(diagc_sim *s);
 /* Allocates the scratch the selected integrator needs beyond the common
- * vectors (implicit_euler's matrices).  Called by create / set_options. */
+ * vectors (the implicit methods' matrices).  Called by create /
+ * set_options. */
 int diagc_integrator_alloc(diagc_sim *s);
 /* Takes one step no further than min(publish, update, boundary) (Drake's
  * IntegrateNoFurtherThanTime).  Returns 0 or a negative DIAGC_SIM_E_*;
@@ -148,10 +162,6 @@ int diagc_integrator_alloc(diagc_sim *s);
 int diagc_integrate_no_further_than(diagc_sim *s, double publish_time,
                                     double update_time, double boundary_time,
                                     int *result);
-
-/* Evaluates xcdot at the context into out (counted; on failure sets the
- * message and returns DIAGC_SIM_E_EVAL). */
-int diagc_sim_eval_xcdot(diagc_sim *s, double *out);
 
 /* The context's continuous state, and setting it (through set_xc or
  * mutable_xc, which invalidate). */
@@ -171,6 +181,48 @@ static inline double diagc_sim_ctx_time(const diagc_sim *s) {
   double t;
   memcpy(&t, s->ctx + s->m->time_offset, sizeof t);
   return t;
+}
+
+/* Copies and bitwise comparisons of n doubles: inline for small systems,
+ * where a library call costs more than the work. */
+enum { DIAGC_SMALL_N = 8 };
+
+static inline void diagc_vcopy(double *dst, const double *src, int n) {
+  if (n <= DIAGC_SMALL_N) {
+    int i;
+    for (i = 0; i < n; i++) dst[i] = src[i];
+  } else {
+    memcpy(dst, src, (size_t)n * sizeof(double));
+  }
+}
+
+static inline int diagc_vsame(const double *a, const double *b, int n) {
+  if (n <= DIAGC_SMALL_N) {
+    int i;
+    for (i = 0; i < n; i++) {
+      uint64_t u, v;
+      memcpy(&u, &a[i], sizeof u);
+      memcpy(&v, &b[i], sizeof v);
+      if (u != v) return 0;
+    }
+    return 1;
+  }
+  return memcmp(a, b, (size_t)n * sizeof(double)) == 0;
+}
+
+/* sim_error.c: the message of a failed calc_derivatives call (status rc)
+ * at the context's time; returns DIAGC_SIM_E_EVAL. */
+int diagc_sim_eval_failed(diagc_sim *s, int rc);
+
+/* Evaluates xcdot at the context into out (counted; on failure sets the
+ * message and returns DIAGC_SIM_E_EVAL). */
+static inline int diagc_sim_eval_xcdot(diagc_sim *s, double *out) {
+  const double *d = NULL;
+  int rc = s->m->calc_derivatives(s->ctx, &d);
+  s->st.derivative_evals++;
+  if (rc != 0 || d == NULL) return diagc_sim_eval_failed(s, rc);
+  diagc_vcopy(out, d, s->nxc);
+  return 0;
 }
 
 /* Drake's LeafSystem::GetNextSampleTime: exactly offset + k*period,
@@ -212,7 +264,7 @@ int diagc_timed_calc(const diagc_model *m, void *ctx, int i, double t,
                      double t_report, double *t_next, char *err,
                      size_t errlen);
 
-/* simulator.c */
+/* sim_error.c */
 void diagc_sim_set_err(diagc_sim *s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
