@@ -9,6 +9,7 @@
  * method calls back into this file.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "methods.h"
@@ -20,18 +21,22 @@
 
 /* Order of the index with the DIAGC_INT_* enum.  error_order is the
  * exponent used by step-size control (Drake's get_error_estimate_order). */
+/* The stability limits: where |R(z)| = 1 on the negative real axis for
+ * the method's stability polynomial R (Heun's and Euler's 2; any
+ * three-stage third-order method's 2.51275; the classic fourth order's
+ * 2.78529; Dormand-Prince's 3.30657). */
 const diagc_integrator_desc diagc_integrators[DIAGC_N_INTEGRATORS] = {
-    {"explicit_euler", 0, 0, diagc_step_euler},
-    {"runge_kutta2", 0, 0, diagc_step_rk2},
-    {"runge_kutta3", 1, 3, diagc_step_rk3},
-    {"runge_kutta4", 0, 0, diagc_step_rk4},
-    {"semi_explicit_euler", 0, 0, diagc_step_semi_euler},
-    {"bogacki_shampine3", 1, 3, diagc_step_bs3},
-    {"dormand_prince54", 1, 5, diagc_step_dp54},
-    {"implicit_euler", 1, 2, diagc_step_implicit_euler},
-    {"radau3", 1, 3, diagc_step_radau3},
+    {"explicit_euler", 0, 0, diagc_step_euler, 2.0, NULL},
+    {"runge_kutta2", 0, 0, diagc_step_rk2, 2.0, diagc_hlambda_rk2},
+    {"runge_kutta3", 1, 3, diagc_step_rk3, 2.51275, diagc_hlambda_rk3},
+    {"runge_kutta4", 0, 0, diagc_step_rk4, 2.78529, diagc_hlambda_rk4},
+    {"semi_explicit_euler", 0, 0, diagc_step_semi_euler, 2.0, NULL},
+    {"bogacki_shampine3", 1, 3, diagc_step_bs3, 2.51275, diagc_hlambda_bs3},
+    {"dormand_prince54", 1, 5, diagc_step_dp54, 3.30657, diagc_hlambda_dp54},
+    {"implicit_euler", 1, 2, diagc_step_implicit_euler, 0, NULL},
+    {"radau3", 1, 3, diagc_step_radau3, 0, NULL},
     /* its own controller: diagc_radau5_propose */
-    {"radau5", 1, 4, diagc_step_radau5},
+    {"radau5", 1, 4, diagc_step_radau5, 0, NULL},
 };
 
 int diagc_find_integrator(const char *name) {
@@ -54,6 +59,9 @@ void diagc_sim_reset_integrator_stats(diagc_sim *s) {
   s->st.jacobian_evals = 0;
   s->st.lu_factorizations = 0;
   s->st.newton_iterations = 0;
+  diagc_stiffness_reset(s, s->integ >= 0 && s->integ < DIAGC_N_INTEGRATORS
+                               ? &diagc_integrators[s->integ]
+                               : NULL);
   /* radau3 and radau5 form a new Jacobian at their next step */
   diagc_implicit_reset(&s->imp);
 }
@@ -331,11 +339,96 @@ static int external_step(diagc_sim *s, double target) {
   return 0;
 }
 
+/* ---- the step-count limit (options.max_steps) -------------------------- */
+
+/* Steps between two checks of the limit's projection. */
+enum { LIMIT_WINDOW = 65536 };
+
+void diagc_step_limit_start(diagc_sim *s, double t_max) {
+  const int64_t n = s->st.integrator_steps + s->st.rejected_steps;
+  s->run_end = t_max;
+  s->lim_start = s->lim_n = n;
+  s->lim_t = diagc_sim_ctx_time(s);
+  s->lim_strikes = 0;
+  s->lim_next = n + (s->opt.max_steps < LIMIT_WINDOW ? s->opt.max_steps + 1
+                                                      : LIMIT_WINDOW);
+}
+
+/* Why the steps are small, for the limit's message ("" if nothing
+ * tells): the stiffness test's evidence, or error control's rejections. */
+static const char *limit_reason(const diagc_sim *s, char *buf, size_t len) {
+  const diagc_sim_statistics *st = &s->st;
+  const int64_t all = st->integrator_steps + st->rejected_steps;
+  buf[0] = 0;
+  if (!isnan(st->stiff_time)) {
+    snprintf(buf, len,
+             "; from t = %.6g the steps were held at the method's stability "
+             "limit (h |lambda| = %.3g with h = %.3g s: |lambda| ~ %.3g /s): "
+             "the model looks stiff",
+             st->stiff_time, st->stiff_hlambda, st->stiff_step,
+             st->stiff_hlambda / st->stiff_step);
+  } else if (st->rejected_steps > 0 && all > 0) {
+    snprintf(buf, len, "; error control rejected %lld of them (%.3g %%)",
+             (long long)st->rejected_steps,
+             100.0 * (double)st->rejected_steps / (double)all);
+  }
+  return buf;
+}
+
+/* more: the steps the projection needs beyond the taken ones (NaN: the
+ * taken ones alone exceed the limit). */
+static int step_limit_error(diagc_sim *s, int64_t taken, double more) {
+  char why[200];
+  const double t = diagc_sim_ctx_time(s);
+  const int64_t lately = s->st.integrator_steps + s->st.rejected_steps -
+                         s->lim_n;
+  const char *reason = limit_reason(s, why, sizeof why);
+  if (isnan(more)) {
+    diagc_sim_set_err(s,
+                      "%s: step-count limit: %lld steps, the limit per "
+                      "advance_to (options.max_steps), reached only t = %.6g "
+                      "of %.6g%s",
+                      s->opt.integrator, (long long)taken, t, s->run_end,
+                      reason);
+  } else {
+    diagc_sim_set_err(s,
+                      "%s: step-count limit: after %lld steps, at t = %.6g, "
+                      "reaching t = %.6g with steps of their recent size "
+                      "(%.3g s) would take about %.3g more, beyond the "
+                      "limit of %lld per advance_to (options.max_steps)%s",
+                      s->opt.integrator, (long long)taken, t, s->run_end,
+                      (t - s->lim_t) / (double)lately, more,
+                      (long long)s->opt.max_steps, reason);
+  }
+  return DIAGC_SIM_E_STEP;
+}
+
+/* After a step: more steps than the limit, or two windows in a row whose
+ * average step, continued to the target, would need more. */
+static int check_step_limit(diagc_sim *s) {
+  const int64_t n = s->st.integrator_steps + s->st.rejected_steps;
+  const int64_t taken = n - s->lim_start, lim = s->opt.max_steps;
+  const double t = diagc_sim_ctx_time(s);
+  double per, more;
+  if (n < s->lim_next) return 0;
+  if (taken > lim) return step_limit_error(s, taken, NAN);
+  per = (t - s->lim_t) / (double)(n - s->lim_n);
+  more = t >= s->run_end ? 0 : per > 0 ? (s->run_end - t) / per : INFINITY;
+  s->lim_strikes = (double)taken + more > (double)lim ? s->lim_strikes + 1 : 0;
+  if (s->lim_strikes >= 2) return step_limit_error(s, taken, more);
+  s->lim_n = n;
+  s->lim_t = t;
+  s->lim_next = n + LIMIT_WINDOW;
+  if (s->lim_next > s->lim_start + lim + 1) s->lim_next = s->lim_start + lim + 1;
+  return 0;
+}
+
 /* Drake's IntegrateNoFurtherThanTime. */
 int diagc_integrate_no_further_than(diagc_sim *s, double publish_time,
                                     double update_time, double boundary_time,
                                     int *result) {
   const double t0 = diagc_sim_ctx_time(s);
+  const diagc_integrator_desc *desc;
   int cand = DIAGC_STEP_REACHED_UPDATE, rc, full_step = 1;
   double target = update_time, h, max_h;
 
@@ -364,9 +457,10 @@ int diagc_integrate_no_further_than(diagc_sim *s, double publish_time,
     if (target > t0 && (rc = external_step(s, target)) != 0) return rc;
     update_step_stats(s, diagc_sim_ctx_time(s) - t0);
     *result = diagc_sim_ctx_time(s) >= target ? cand : DIAGC_STEP_TIME_ADVANCED;
-    return 0;
+    return check_step_limit(s);
   }
 
+  desc = &diagc_integrators[s->integ];
   /* Stretch the step up to 1 % to land on an event time (Drake), and up
    * to 0.1 % to land on the boundary (where Drake does not stretch at all,
    * which leaves a sliver step when the boundary is a roundoff beyond a
@@ -394,5 +488,7 @@ int diagc_integrate_no_further_than(diagc_sim *s, double publish_time,
   } else {
     *result = DIAGC_STEP_TIME_ADVANCED;
   }
-  return 0;
+  if (desc->stability_limit > 0)
+    diagc_stiffness_after_step(s, desc, t0, diagc_sim_ctx_time(s));
+  return check_step_limit(s);
 }

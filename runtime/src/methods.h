@@ -28,6 +28,13 @@ int diagc_step_dp54(struct diagc_sim *s, double h);
  * context back at the step's start (t0, s->x0): the retry reuses the
  * derivative the rejected attempt evaluated there. */
 void diagc_fsal_rejected(struct diagc_sim *s, double t0);
+/* h |lambda| (lambda the stiff eigenvalue) estimated from the last step's
+ * stages, NaN if they do not tell (stiffness.c's test). */
+double diagc_hlambda_rk2(const struct diagc_sim *s);
+double diagc_hlambda_rk3(const struct diagc_sim *s);
+double diagc_hlambda_rk4(const struct diagc_sim *s);
+double diagc_hlambda_bs3(const struct diagc_sim *s);
+double diagc_hlambda_dp54(const struct diagc_sim *s);
 
 /* implicit_euler.c */
 int diagc_step_implicit_euler(struct diagc_sim *s, double h);

@@ -44,6 +44,12 @@ typedef struct diagc_integrator_desc {
   int error_order;
   /* one step of h (methods.h) */
   int (*step)(struct diagc_sim *s, double h);
+  /* explicit methods: the largest stable h |lambda| on the negative real
+   * axis (0 for the implicit ones), and h |lambda| estimated from the
+   * last step's stages (methods.h; NULL: from two successive steps,
+   * stiffness.c) */
+  double stability_limit;
+  double (*hlambda)(const struct diagc_sim *s);
 } diagc_integrator_desc;
 
 /* Results of diagc_integrate_no_further_than (Drake's StepResult). */
@@ -98,6 +104,27 @@ struct diagc_sim {
                                   last step */
   int wit_any_fired;          /* some wit_ev_fired entry is set */
 
+  /* the explicit methods' stiffness test (stiffness.c): the countdown to
+   * the next test, Hairer's counts of hits and of calm tests in a row,
+   * and for the test across two steps the first one's start (sk_x), its
+   * derivative (sk_f), step and end time (sk_t NaN: none pending) */
+  int64_t sk_countdown;
+  int sk_hits, sk_calm;
+  double sk_loghl, sk_logh; /* sums of log(h |lambda|) and log(h) since
+                               the first hit, */
+  int sk_logn;              /* over this many tests */
+  double *sk_x, *sk_f;
+  double sk_h, sk_t;
+
+  /* the step-count limit (integrators.c): the advance_to target; the
+   * steps taken when the call began, when its window began (at time
+   * lim_t) and at the next check; windows in a row whose projection
+   * exceeded the limit */
+  double run_end;
+  int64_t lim_start, lim_n, lim_next;
+  double lim_t;
+  int lim_strikes;
+
   /* progress hook */
   diagc_progress_fn progress_fn;
   void *progress_user;
@@ -144,7 +171,7 @@ struct diagc_sim {
   int broken;
   double last_known_time;
   diagc_sim_statistics st;
-  char err[320];
+  char err[512];
 };
 
 extern const diagc_integrator_desc diagc_integrators[DIAGC_N_INTEGRATORS];
@@ -156,6 +183,8 @@ void diagc_sim_reset_integrator_stats(diagc_sim *s);
  * vectors (the implicit methods' matrices).  Called by create /
  * set_options. */
 int diagc_integrator_alloc(diagc_sim *s);
+/* Starts the step-count limit of an advance_to call to t_max. */
+void diagc_step_limit_start(diagc_sim *s, double t_max);
 /* Takes one step no further than min(publish, update, boundary) (Drake's
  * IntegrateNoFurtherThanTime).  Returns 0 or a negative DIAGC_SIM_E_*;
  * *result gets a DIAGC_STEP_*. */
@@ -263,6 +292,14 @@ static inline diagc_numbuf diagc_fmt_num(double x) {
 int diagc_timed_calc(const diagc_model *m, void *ctx, int i, double t,
                      double t_report, double *t_next, char *err,
                      size_t errlen);
+
+/* stiffness.c: the explicit methods' stiffness test.  Reset for the
+ * method d (NULL: a stepper) at initialize and when the integrator
+ * changes; after each accepted step of an explicit method d from t0 to
+ * t1 (s->x0, s->k0: its start and the derivative there). */
+void diagc_stiffness_reset(diagc_sim *s, const diagc_integrator_desc *d);
+void diagc_stiffness_after_step(diagc_sim *s, const diagc_integrator_desc *d,
+                                double t0, double t1);
 
 /* sim_error.c */
 void diagc_sim_set_err(diagc_sim *s, const char *fmt, ...)

@@ -5,7 +5,8 @@
  * with node i stored as state ch_lab[i] = 5 i mod CH_N (a scrambled order,
  * so that the implicit methods' band ordering has work to do), and its
  * hand-written sparse Jacobian (tridiagonal in node order: 3 CH_N - 2
- * structural nonzeros). */
+ * structural nonzeros; ch_pattern() fills its pattern; left out with
+ * CHAIN_NO_JACOBIAN defined). */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -55,6 +56,7 @@ static int ch_derivs(void *c, const double **xcdot) {
   return DIAGC_OK;
 }
 
+#ifndef CHAIN_NO_JACOBIAN
 /* The compressed-column pattern (filled by ch_pattern()): column j (state
  * j) has the rows of j and of its neighbours' states, sorted. */
 static int ch_colptr[CH_N + 1], ch_rowind[3 * CH_N - 2];
@@ -89,6 +91,7 @@ static int ch_jac(void *c, double *nz) {
       nz[k] = ch_rowind[k] == j ? -2 * ch_k - 3 * x->xc[j] * x->xc[j] : ch_k;
   return DIAGC_OK;
 }
+#endif
 
 static void ch_nop_int(void *c, int on) {
   (void)c;
