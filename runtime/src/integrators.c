@@ -488,7 +488,7 @@ int diagc_integrate_no_further_than(diagc_sim *s, double publish_time,
   } else {
     *result = DIAGC_STEP_TIME_ADVANCED;
   }
-  if (desc->stability_limit > 0)
-    diagc_stiffness_after_step(s, desc, t0, diagc_sim_ctx_time(s));
+  if (--s->sk_countdown == 0)
+    diagc_stiffness_test(s, desc, t0, diagc_sim_ctx_time(s));
   return check_step_limit(s);
 }

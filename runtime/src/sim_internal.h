@@ -295,11 +295,12 @@ int diagc_timed_calc(const diagc_model *m, void *ctx, int i, double t,
 
 /* stiffness.c: the explicit methods' stiffness test.  Reset for the
  * method d (NULL: a stepper) at initialize and when the integrator
- * changes; after each accepted step of an explicit method d from t0 to
- * t1 (s->x0, s->k0: its start and the derivative there). */
+ * changes; a test after the accepted step of the method d from t0 to t1
+ * (s->x0, s->k0: its start and the derivative there) that ends the
+ * countdown s->sk_countdown (never for the implicit methods). */
 void diagc_stiffness_reset(diagc_sim *s, const diagc_integrator_desc *d);
-void diagc_stiffness_after_step(diagc_sim *s, const diagc_integrator_desc *d,
-                                double t0, double t1);
+void diagc_stiffness_test(diagc_sim *s, const diagc_integrator_desc *d,
+                          double t0, double t1);
 
 /* sim_error.c */
 void diagc_sim_set_err(diagc_sim *s, const char *fmt, ...)

@@ -22,8 +22,8 @@
  * then keep the time, and the step and h |lambda| as geometric means over
  * the tests since the first of those hits (the estimates of a stiff
  * component at the stability limit alternate about it, and error control
- * varies the step), and the tests stop.  Cost:
- * a countdown per step; a test reads a few stage vectors.  Results are
+ * varies the step), and the tests stop.  Cost: a countdown per step
+ * (integrators.c); a test reads a few stage vectors.  Results are
  * untouched (the test only reads).
  *
  * Called by integrators.c after each accepted step; calls the method's
@@ -44,7 +44,8 @@ void diagc_stiffness_reset(diagc_sim *s, const diagc_integrator_desc *d) {
   s->st.stiff_time = NAN;
   s->st.stiff_step = NAN;
   s->st.stiff_hlambda = NAN;
-  s->sk_countdown = 1;
+  /* the first step is tested; the implicit methods and steppers never */
+  s->sk_countdown = d && d->stability_limit > 0 ? 1 : INT64_MAX;
   s->sk_hits = 0;
   s->sk_calm = 0;
   s->sk_t = NAN;
@@ -94,11 +95,10 @@ static double across_steps(const diagc_sim *s) {
   return sx > 0 ? s->sk_h * sqrt(sf / sx) : NAN;
 }
 
-void diagc_stiffness_after_step(diagc_sim *s, const diagc_integrator_desc *d,
-                                double t0, double t1) {
+void diagc_stiffness_test(diagc_sim *s, const diagc_integrator_desc *d,
+                          double t0, double t1) {
   const double h = t1 - t0;
   double hl;
-  if (--s->sk_countdown > 0) return;
   if (d->hlambda) {
     hl = d->hlambda(s);
   } else if (s->sk_t == t0) {
