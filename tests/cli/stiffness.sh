@@ -123,7 +123,7 @@ for args in "--integrator runge_kutta4 --step 1e-5" "--integrator radau5" "--int
   fi
 done
 
-# --stats: the counters
+# --stats: the counters (when a test hit; none for the pendulum)
 run --stats
 if grep -qE "^stiffness tests [0-9]+, above the stability limit 2\.51: 15, conclusive at t = [0-9.e-]+ \(h \|lambda\| = [0-9.]+, h = [0-9.e-]+ s\)$" "$tmp/err"; then
   ok stiffness.stats
@@ -131,8 +131,7 @@ else
   fail stiffness.stats "$(cat "$tmp/err")"
 fi
 "$DIAGC" run examples/pendulum.lua --stats >/dev/null 2>"$tmp/err"
-if grep -qE "^stiffness tests [0-9]+, above the stability limit 2\.51: 0, not conclusive$" "$tmp/err" &&
-   ! grep -q "looks stiff" "$tmp/err"; then
+if [ "$(lines "$tmp/err")" = 1 ] && grep -q "^steps " "$tmp/err"; then
   ok stiffness.stats_pendulum
 else
   fail stiffness.stats_pendulum "$(cat "$tmp/err")"

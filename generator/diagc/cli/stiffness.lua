@@ -49,9 +49,10 @@ function M.failure_suffix(msg, st, run)
   return "; " .. M.evidence(st, run)
 end
 
--- The --stats line (nil for the implicit integrators and steppers).
+-- The --stats line: the explicit integrators' stiffness counters, when a
+-- test found the step at or beyond the stability limit (nil otherwise).
 function M.stats_line(st)
-  if nan(st.stability_limit) then return nil end
+  if nan(st.stability_limit) or st.stiffness_hits == 0 then return nil end
   local s = string.format("stiffness tests %d, above the stability limit %s: %d", tonumber(st.stiffness_tests),
     g(st.stability_limit), tonumber(st.stiffness_hits))
   if nan(st.stiff_time) then return s .. ", not conclusive\n" end
