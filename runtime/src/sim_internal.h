@@ -254,6 +254,15 @@ static inline int diagc_sim_eval_xcdot(diagc_sim *s, double *out) {
   return 0;
 }
 
+/* Something other than the integrator changed the context (an update, a
+ * witness re-integration from an earlier point, initialize, advance_to):
+ * the FSAL integrators' last stage and the stiffness test's pending step
+ * (stiffness.c) no longer continue into the next step. */
+static inline void diagc_sim_context_changed(diagc_sim *s) {
+  s->fsal_valid = 0;
+  s->sk_t = NAN;
+}
+
 /* Drake's LeafSystem::GetNextSampleTime: exactly offset + k*period,
  * strictly after t, computed from scratch. */
 static inline double diagc_next_sample_time(double period, double offset,

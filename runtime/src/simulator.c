@@ -954,7 +954,7 @@ static int handle_updates(diagc_sim *s, int kind, int phase, acc_t *outer) {
     int e = ord[j];
     if (s->sel[e]) m->events[e].apply(s->ctx, s->state_buf);
   }
-  s->fsal_valid = 0;
+  diagc_sim_context_changed(s);
   s->ext_restart = 1;
   if (kind == DIAGC_DISCRETE_UPDATE)
     s->st.discrete_updates++;
@@ -1113,7 +1113,7 @@ static int any_witness_triggers(const diagc_sim *s, const double *w) {
  * inside IsolateWitnessTriggers). */
 static int integrate_from_start_to(diagc_sim *s, double t0, double t) {
   int rc, r;
-  s->fsal_valid = 0;
+  diagc_sim_context_changed(s);
   s->ext_restart = 1;
   s->m->set_time(s->ctx, t0);
   if (s->nxc > 0) {
@@ -1194,7 +1194,7 @@ int diagc_sim_initialize(diagc_sim *s) {
 
   s->initialized = 0;
   s->broken = 0;
-  s->fsal_valid = 0;
+  diagc_sim_context_changed(s);
   s->ext_restart = 1;
   s->err[0] = 0;
   s->timed_triggered = 0;
@@ -1343,7 +1343,7 @@ int diagc_sim_advance_to(diagc_sim *s, double t_max) {
   if ((rc = check_advance(s, t_max)) != DIAGC_OK) return rc;
   s->err[0] = 0;
   /* the caller may have changed parameters or inputs since the last call */
-  s->fsal_valid = 0;
+  diagc_sim_context_changed(s);
   s->ext_restart = 1;
   if ((rc = check_state(s, "set before advance_to")) != 0) return rc;
   diagc_step_limit_start(s, t_max);

@@ -12,11 +12,12 @@
  * and semi_explicit_euler, with one derivative per step, from two
  * successive steps (here).
  *
- * A test runs on the first step, then every TEST_EVERY accepted steps,
- * and every step while one of the last CALM tests hit (h |lambda| above
- * HIT of the limit: under error control the steps hover at the limit,
- * and an unstable fixed step whose growth a nonlinearity bounds keeps
- * the estimate near it).  The evidence is conclusive at HITS hits (a hit
+ * A test runs on the first step, then after gaps doubling up to
+ * TEST_EVERY accepted steps (steps 1, 3, 7, 15, ...: a short run is tested
+ * too), and every step while one of the last CALM tests hit (h |lambda|
+ * above HIT of the limit: under error control the steps hover at the
+ * limit, and an unstable fixed step whose growth a nonlinearity bounds
+ * keeps the estimate near it).  The evidence is conclusive at HITS hits (a hit
  * above STRONG times the limit, a clear instability, counts STRONG_HITS)
  * without CALM tests in a row below the limit in between; the statistics
  * then keep the time, and the step and h |lambda| as geometric means over
@@ -54,6 +55,15 @@ void diagc_stiffness_reset(diagc_sim *s, const diagc_integrator_desc *d) {
   s->sk_logn = 0;
 }
 
+/* Accepted steps to the next test while none hits: doubling from 1 with
+ * every test, at most TEST_EVERY. */
+static int64_t calm_gap(const diagc_sim *s) {
+  const int64_t n = s->st.stiffness_tests;
+  return n >= 10 ? TEST_EVERY : ((int64_t)1 << n) < TEST_EVERY
+                                    ? (int64_t)1 << n
+                                    : TEST_EVERY;
+}
+
 /* Counts a test's estimate hl for a step of h ending at t1. */
 static void judge(diagc_sim *s, double hl, double h, double t1) {
   const double lim = s->st.stability_limit;
@@ -78,7 +88,7 @@ static void judge(diagc_sim *s, double hl, double h, double t1) {
     s->sk_countdown = INT64_MAX; /* conclusive: no more tests */
     return;
   }
-  s->sk_countdown = s->sk_hits > 0 ? 1 : TEST_EVERY;
+  s->sk_countdown = s->sk_hits > 0 ? 1 : calm_gap(s);
 }
 
 /* h |lambda| from two successive steps: the first one's start x and
@@ -115,7 +125,7 @@ void diagc_stiffness_test(diagc_sim *s, const diagc_integrator_desc *d,
     return;
   }
   if (isnan(hl)) {
-    s->sk_countdown = s->sk_hits > 0 ? 1 : TEST_EVERY;
+    s->sk_countdown = s->sk_hits > 0 ? 1 : calm_gap(s);
     return;
   }
   judge(s, hl, h, t1);

@@ -42,9 +42,15 @@ function M.warning(st, run)
 end
 
 -- What a failed run's message gains: the evidence (or, when the runtime's
--- message already says the model looks stiff, the suggestion alone).
+-- message already says the model looks stiff, the suggestion alone); when
+-- the test was not conclusive but some tests hit, how many, as a hint.
 function M.failure_suffix(msg, st, run)
-  if nan(st.stiff_time) then return "" end
+  if nan(st.stiff_time) then
+    if nan(st.stability_limit) or st.stiffness_hits == 0 then return "" end
+    return string.format("; %d of %d stiffness tests found the steps at %s's stability limit or beyond: the "
+      .. "model may be stiff; %s", tonumber(st.stiffness_hits), tonumber(st.stiffness_tests), run.integrator,
+      suggestion())
+  end
   if msg:find("looks stiff", 1, true) then return "; " .. suggestion() end
   return "; " .. M.evidence(st, run)
 end

@@ -144,9 +144,9 @@ typedef struct diagc_sim_statistics {
   /* The explicit integrators' stiffness evidence (docs/simulator.md,
    * "Stiffness"): Hairer's test, an estimate of h |lambda| (lambda the
    * dominant eigenvalue of the Jacobian along the step's error) from
-   * derivatives the step evaluated anyway, on the first step, every
-   * 1000th, and every step while one of the last six exceeded the limit.
-   * It never changes a result. */
+   * derivatives the step evaluated anyway, on steps 1, 3, 7, 15, ... (gaps
+   * doubling up to 1000 steps), and every step while one of the last six
+   * reached the limit.  It never changes a result. */
   int64_t stiffness_tests;     /* steps whose h |lambda| was estimated */
   int64_t stiffness_hits;      /* ... above 0.98 stability_limit */
   double stability_limit;      /* the integrator's largest stable h |lambda|
