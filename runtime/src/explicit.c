@@ -475,12 +475,21 @@ void diagc_fsal_rejected(diagc_sim *s, double t0) {
  * stages at the same time; with fixed steps the first two stages (an
  * unstable stiff component then dominates every difference). */
 
-/* |sum_j cn_j k_j| / |sum_j cd_j k_j| over m stage vectors; NaN if the
- * denominator is 0. */
-static double stage_ratio(const diagc_sim *s, const double *const *k, int m,
-                          const double *cn, const double *cd) {
+/* |sum_j cn_j k_j| / |sum_j cd_j k_j| over the first m stage vectors of
+ * the last step (k0 ... k5 in order, then fsal_k: dormand_prince54's
+ * seventh); NaN if the denominator is 0. */
+static double stage_ratio(const diagc_sim *s, int m, const double *cn,
+                          const double *cd) {
+  const double *k[7];
   double sn = 0, sd = 0;
   int i, j;
+  k[0] = s->k0;
+  k[1] = s->k1;
+  k[2] = s->k2;
+  k[3] = s->k3;
+  k[4] = s->k4;
+  k[5] = s->k5;
+  k[6] = s->fsal_k;
   for (i = 0; i < s->nxc; i++) {
     double a = 0, b = 0;
     for (j = 0; j < m; j++) {
@@ -495,66 +504,41 @@ static double stage_ratio(const diagc_sim *s, const double *const *k, int m,
 
 /* runge_kutta2 (fixed steps): the two stages, h apart along h f0. */
 double diagc_hlambda_rk2(const diagc_sim *s) {
-  const double *k[2];
   static const double cn[2] = {-1, 1}, cd[2] = {1, 0};
-  k[0] = s->k0;
-  k[1] = s->k1;
-  return stage_ratio(s, k, 2, cn, cd);
+  return stage_ratio(s, 2, cn, cd);
 }
 
 /* runge_kutta3: d = b - b^ (the midpoint) = (1/6, -1/3, 1/6), d^T A =
  * (-1/3, 1/3, 0); scaled by 6. */
 double diagc_hlambda_rk3(const diagc_sim *s) {
-  const double *k[3];
   static const double cn[3] = {1, -2, 1}, cd[3] = {-2, 2, 0};
-  k[0] = s->k0;
-  k[1] = s->k1;
-  k[2] = s->k2;
-  return stage_ratio(s, k, 3, cn, cd);
+  return stage_ratio(s, 3, cn, cd);
 }
 
 /* runge_kutta4: its second and third stages, both at t0 + h/2, whose
  * states differ by h/2 (k1 - k0). */
 double diagc_hlambda_rk4(const diagc_sim *s) {
-  const double *k[3];
   static const double cn[3] = {0, -1, 1}, cd[3] = {-0.5, 0.5, 0};
-  k[0] = s->k0;
-  k[1] = s->k1;
-  k[2] = s->k2;
-  return stage_ratio(s, k, 3, cn, cd);
+  return stage_ratio(s, 3, cn, cd);
 }
 
 /* bogacki_shampine3: d = its error weights (-5/72, 1/12, 1/9, -1/8),
  * d^T A = (1/72, 1/24, -1/18, 0). */
 double diagc_hlambda_bs3(const diagc_sim *s) {
-  const double *k[4];
   static const double cn[4] = {-5.0 / 72, 1.0 / 12, 1.0 / 9, -1.0 / 8};
   static const double cd[4] = {1.0 / 72, 1.0 / 24, -1.0 / 18, 0};
-  k[0] = s->k0;
-  k[1] = s->k1;
-  k[2] = s->k2;
-  k[3] = s->k3;
-  return stage_ratio(s, k, 4, cn, cd);
+  return stage_ratio(s, 4, cn, cd);
 }
 
 /* dormand_prince54: Hairer's own, k7 - k6 over x1 - X6 (both at t0 + h),
  * x1 - X6 = h sum_j (b_j - a_6j) k_j; with fixed steps (no k7) the first
  * two stages, h/5 apart along h/5 k1. */
 double diagc_hlambda_dp54(const diagc_sim *s) {
-  const double *k[7];
   static const double cn[7] = {0, 0, 0, 0, 0, -1, 1};
   static const double cd[7] = {
       35.0 / 384 - 9017.0 / 3168, 355.0 / 33, 500.0 / 1113 - 46732.0 / 5247,
       125.0 / 192 - 49.0 / 176,   -2187.0 / 6784 + 5103.0 / 18656,
       11.0 / 84,                  0};
   static const double fn[2] = {-1, 1}, fd[2] = {0.2, 0};
-  k[0] = s->k0;
-  k[1] = s->k1;
-  if (s->fixed_mode) return stage_ratio(s, k, 2, fn, fd);
-  k[2] = s->k2;
-  k[3] = s->k3;
-  k[4] = s->k4;
-  k[5] = s->k5;
-  k[6] = s->fsal_k;
-  return stage_ratio(s, k, 7, cn, cd);
+  return s->fixed_mode ? stage_ratio(s, 2, fn, fd) : stage_ratio(s, 7, cn, cd);
 }
