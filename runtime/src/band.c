@@ -1,4 +1,4 @@
-/* Banded linear algebra for radau3's iteration matrices: a
+/* Banded linear algebra for the Radau methods' iteration matrices: a
  * bandwidth-reducing ordering of the states (reverse Cuthill-McKee on the
  * nonzeros of J, symmetrized) and an LU with partial pivoting that
  * touches only the band of a dense row-major matrix (LAPACK's dgbtf2
@@ -124,5 +124,97 @@ void diagc_band_lu_solve(const double *a, int n, int kl, int ku,
     double acc = b[i];
     for (j = i + 1; j <= jend; j++) acc -= row[j] * b[j];
     b[i] = acc / row[i];
+  }
+}
+
+/* ---- the complex banded LU (radau5's complex matrix): the layout above,
+ * each entry a pair ---------------------------------------------------- */
+
+/* LU with partial pivoting of the n x n row-major complex a (entry (i, j)
+ * at a[2 (i n + j)], its imaginary part next), kl sub- and ku
+ * super-diagonals; 0 or -1 if singular. */
+int diagc_cband_lu_factor(double *a, int n, int kl, int ku, int *piv) {
+  int i, j, k;
+  for (k = 0; k < n; k++) {
+    const int last = imin(n - 1, k + kl), jend = imin(n - 1, k + kl + ku);
+    double *pk = a + 2 * (size_t)k * n;
+    double best = fabs(pk[2 * k]) + fabs(pk[2 * k + 1]), pr, pi, d;
+    int p = k;
+    for (i = k + 1; i <= last; i++) {
+      const double *e = a + 2 * ((size_t)i * n + k);
+      const double v = fabs(e[0]) + fabs(e[1]);
+      if (v > best) {
+        best = v;
+        p = i;
+      }
+    }
+    piv[k] = p;
+    if (!(best > 0) || !isfinite(best)) return -1;
+    if (p != k) {
+      double *pp = a + 2 * (size_t)p * n;
+      for (j = 2 * k; j <= 2 * jend + 1; j++) {
+        const double t = pk[j];
+        pk[j] = pp[j];
+        pp[j] = t;
+      }
+    }
+    /* 1 / pivot */
+    d = pk[2 * k] * pk[2 * k] + pk[2 * k + 1] * pk[2 * k + 1];
+    pr = pk[2 * k] / d;
+    pi = -pk[2 * k + 1] / d;
+    for (i = k + 1; i <= last; i++) {
+      double *row = a + 2 * (size_t)i * n;
+      const double lr = row[2 * k] * pr - row[2 * k + 1] * pi;
+      const double li = row[2 * k] * pi + row[2 * k + 1] * pr;
+      row[2 * k] = lr;
+      row[2 * k + 1] = li;
+      if (lr == 0 && li == 0) continue;
+      for (j = k + 1; j <= jend; j++) {
+        const double ur = pk[2 * j], ui = pk[2 * j + 1];
+        row[2 * j] -= lr * ur - li * ui;
+        row[2 * j + 1] -= lr * ui + li * ur;
+      }
+    }
+  }
+  return 0;
+}
+
+/* Solves LU y = b in place (b: n complex pairs). */
+void diagc_cband_lu_solve(const double *a, int n, int kl, int ku,
+                          const int *piv, double *b) {
+  int i, j, k;
+  for (k = 0; k < n; k++) {
+    const int p = piv[k], last = imin(n - 1, k + kl);
+    double br, bi;
+    if (p != k) {
+      double t = b[2 * k];
+      b[2 * k] = b[2 * p];
+      b[2 * p] = t;
+      t = b[2 * k + 1];
+      b[2 * k + 1] = b[2 * p + 1];
+      b[2 * p + 1] = t;
+    }
+    br = b[2 * k];
+    bi = b[2 * k + 1];
+    if (br == 0 && bi == 0) continue;
+    for (i = k + 1; i <= last; i++) {
+      const double *l = a + 2 * ((size_t)i * n + k);
+      b[2 * i] -= l[0] * br - l[1] * bi;
+      b[2 * i + 1] -= l[0] * bi + l[1] * br;
+    }
+  }
+  for (i = n - 1; i >= 0; i--) {
+    const int jend = imin(n - 1, i + kl + ku);
+    const double *row = a + 2 * (size_t)i * n;
+    double ar = b[2 * i], ai = b[2 * i + 1], dr, di, d;
+    for (j = i + 1; j <= jend; j++) {
+      ar -= row[2 * j] * b[2 * j] - row[2 * j + 1] * b[2 * j + 1];
+      ai -= row[2 * j] * b[2 * j + 1] + row[2 * j + 1] * b[2 * j];
+    }
+    dr = row[2 * i];
+    di = row[2 * i + 1];
+    d = dr * dr + di * di;
+    b[2 * i] = (ar * dr + ai * di) / d;
+    b[2 * i + 1] = (ai * dr - ar * di) / d;
   }
 }

@@ -1,6 +1,8 @@
-/* The implicit integrators' shared parts (see implicit.h): their
- * workspace, the Jacobian source (finite differences or a sparse
- * Jacobian provided with the model) and the dense LU. */
+/* The bottom of the implicit methods (implicit.h): their workspace, the
+ * Jacobian source (finite differences or a sparse Jacobian provided with
+ * the model) and the dense LU.  Called by the methods, their Newton core
+ * (newton.c) and integrators.c (the workspace); calls only the model
+ * through the context and the error message (sim_internal.h). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,7 @@
-/* Internal to the runtime: what the implicit integrators (implicit_euler in
- * integrators.c, radau3 in radau.c, radau5 in radau5.c) share.
+/* Internal to the runtime: the bottom of the implicit methods
+ * (implicit_euler.c, radau.c, radau5.c) and their Newton core (newton.c):
+ * the workspace, the Jacobian source and the linear algebra (implicit.c,
+ * band.c).  Nothing here calls a method, the core or integrators.c.
  *
  * The Jacobian source.  Every Newton iteration matrix needs
  * J = d(xcdot)/d(xc) at some (t, x); diagc_form_jacobian() gets it, with
@@ -20,7 +22,8 @@
  * I - h J by a dense LU with partial pivoting (O(nxc^3)).  radau3 orders
  * the states to narrow J's band (reverse Cuthill-McKee on J's nonzeros),
  * interleaves the two stages, and factors I - h (A (x) J) by a banded LU
- * over dense storage (band.c): O(nxc b^2) for bandwidth b, the dense cost
+ * over dense storage (band.c; radau5 its real and complex matrices the
+ * same way): O(nxc b^2) for bandwidth b, the dense cost
  * when J is dense.  Storage stays (2 nxc)^2, fine up to a few hundred
  * states; a general sparse LU (fill-reducing ordering, sparse storage) is
  * future work. */
@@ -93,7 +96,8 @@ struct diagc_sim;
  * radau3, 3: radau5) if not yet; 0 or DIAGC_SIM_E_NOMEM. */
 int diagc_implicit_alloc(struct diagc_sim *s, int stages);
 void diagc_implicit_free(diagc_implicit *w);
-/* Forgets the Jacobian (radau3 forms a new one at its next step). */
+/* Forgets the Jacobian and the step history (radau3 and radau5 form a
+ * new J at their next step). */
 void diagc_implicit_reset(diagc_implicit *w);
 
 /* Forms J into w->jac at the context's (t, x), where the derivative is f0
@@ -118,17 +122,10 @@ void diagc_band_order(const double *jac, int n, int *perm, int *inv,
 int diagc_band_lu_factor(double *a, int n, int kl, int ku, int *piv);
 void diagc_band_lu_solve(const double *a, int n, int kl, int ku,
                          const int *piv, double *b);
-
-/* radau.c: one radau3 step of h (the stepper of do_step). */
-int diagc_step_radau3(struct diagc_sim *s, double h);
-
-/* radau5.c: one radau5 step of h, and its step-size controller
- * (Gustafsson's): after a step of h with error estimate err (infinity
- * norm; infinite after a Newton failure), *ok = 1 to accept it, and the
- * next step to try (accepted) or the retry's (rejected), before max_step
- * and the minimum step apply. */
-int diagc_step_radau5(struct diagc_sim *s, double h);
-void diagc_radau5_propose(struct diagc_sim *s, double err, double h, int *ok,
-                          double *hn);
+/* The same for a complex matrix: entry (i, j) at a[2 (i n + j)], its
+ * imaginary part next; b holds n complex pairs (radau5). */
+int diagc_cband_lu_factor(double *a, int n, int kl, int ku, int *piv);
+void diagc_cband_lu_solve(const double *a, int n, int kl, int ku,
+                          const int *piv, double *b);
 
 #endif

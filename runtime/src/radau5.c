@@ -19,7 +19,7 @@
  *       G_2 - (ALPHA W_2 - BETA W_3)/h + i (G_3 - (BETA W_2 + ALPHA W_3)/h)
  * with G = (T^-1 (x) I) F: one real and one complex nxc x nxc matrix, both
  * factored by a banded LU in a reverse Cuthill-McKee order of J's nonzeros
- * (band.c; the complex one here), instead of one 3 nxc x 3 nxc matrix.
+ * (band.c, the complex one too), instead of one 3 nxc x 3 nxc matrix.
  * The constants below were computed (40 digits, then rounded) from those
  * definitions; tests/c/test_simulator_radau5.c checks them.
  *
@@ -55,15 +55,22 @@
  * Dense output: the simulator does not need one (witness functions are
  * isolated by re-integrating from the step's start, loggers sample at
  * step ends), so, as radau3, radau5 keeps the collocation polynomial only
- * to predict the next step's stages. */
-#include <float.h>
+ * to predict the next step's stages.
+ *
+ * Called by integrators.c (the method table and, for the controller,
+ * step-size control); J's refresh, the convergence test, failure
+ * handling, the stages, the predictor and the accepted step are the
+ * Newton core's (newton.c). */
 #include <math.h>
 #include <string.h>
 
+#include "methods.h"
+#include "newton.h"
 #include "sim_internal.h"
 
-/* the nodes */
-static const double C1 = 0.15505102572168219, C2 = 0.64494897427831781;
+/* the nodes c = ((4 - sqrt6)/10, (4 + sqrt6)/10, 1) */
+static const double NODES[3] = {0.15505102572168219, 0.64494897427831781,
+                                1.0};
 /* eigenvalues of A^-1, the error estimate's coefficients */
 static const double GAM = 3.6378342527444957, ALPHA = 2.6810828736277521,
                     BETA = 3.0504301992474106, GAM0 = 0.27488882959567737;
@@ -82,105 +89,15 @@ static const double TI31 = -0.50287263494578688, TI32 = 2.5719269498556054,
                     TI33 = -0.59603920482822492;
 
 enum { NIT = 7 };
+/* Newton: NIT iterations at most, diverging at theta >= 0.99, and given
+ * up early when the rate predicts no convergence within NIT */
+static const diagc_newton_rule RULE = {NIT, 0, 0.99, 1};
 /* J is kept for the next step when Newton contracted at least this fast */
 static const double THET = 0.001;
 /* the controller: safety, growth and shrink limits, and the band of
  * step ratios in which the step (and so the factored matrices) is kept */
 static const double SAFE = 0.9, FAC_GROW = 8.0, FAC_SHRINK = 0.2;
 static const double KEEP_LO = 1.0, KEEP_HI = 1.2;
-
-/* ---- the complex banded LU (the layout of band.c, each entry a pair) -- */
-
-static int imin(int a, int b) { return a < b ? a : b; }
-
-/* LU with partial pivoting of the n x n row-major complex a (entry (i, j)
- * at a[2 (i n + j)], its imaginary part next), kl sub- and ku
- * super-diagonals; 0 or -1 if singular. */
-static int cband_factor(double *a, int n, int kl, int ku, int *piv) {
-  int i, j, k;
-  for (k = 0; k < n; k++) {
-    const int last = imin(n - 1, k + kl), jend = imin(n - 1, k + kl + ku);
-    double *pk = a + 2 * (size_t)k * n;
-    double best = fabs(pk[2 * k]) + fabs(pk[2 * k + 1]), pr, pi, d;
-    int p = k;
-    for (i = k + 1; i <= last; i++) {
-      const double *e = a + 2 * ((size_t)i * n + k);
-      const double v = fabs(e[0]) + fabs(e[1]);
-      if (v > best) {
-        best = v;
-        p = i;
-      }
-    }
-    piv[k] = p;
-    if (!(best > 0) || !isfinite(best)) return -1;
-    if (p != k) {
-      double *pp = a + 2 * (size_t)p * n;
-      for (j = 2 * k; j <= 2 * jend + 1; j++) {
-        const double t = pk[j];
-        pk[j] = pp[j];
-        pp[j] = t;
-      }
-    }
-    /* 1 / pivot */
-    d = pk[2 * k] * pk[2 * k] + pk[2 * k + 1] * pk[2 * k + 1];
-    pr = pk[2 * k] / d;
-    pi = -pk[2 * k + 1] / d;
-    for (i = k + 1; i <= last; i++) {
-      double *row = a + 2 * (size_t)i * n;
-      const double lr = row[2 * k] * pr - row[2 * k + 1] * pi;
-      const double li = row[2 * k] * pi + row[2 * k + 1] * pr;
-      row[2 * k] = lr;
-      row[2 * k + 1] = li;
-      if (lr == 0 && li == 0) continue;
-      for (j = k + 1; j <= jend; j++) {
-        const double ur = pk[2 * j], ui = pk[2 * j + 1];
-        row[2 * j] -= lr * ur - li * ui;
-        row[2 * j + 1] -= lr * ui + li * ur;
-      }
-    }
-  }
-  return 0;
-}
-
-/* Solves LU y = b in place (b: n complex pairs). */
-static void cband_solve(const double *a, int n, int kl, int ku,
-                        const int *piv, double *b) {
-  int i, j, k;
-  for (k = 0; k < n; k++) {
-    const int p = piv[k], last = imin(n - 1, k + kl);
-    double br, bi;
-    if (p != k) {
-      double t = b[2 * k];
-      b[2 * k] = b[2 * p];
-      b[2 * p] = t;
-      t = b[2 * k + 1];
-      b[2 * k + 1] = b[2 * p + 1];
-      b[2 * p + 1] = t;
-    }
-    br = b[2 * k];
-    bi = b[2 * k + 1];
-    if (br == 0 && bi == 0) continue;
-    for (i = k + 1; i <= last; i++) {
-      const double *l = a + 2 * ((size_t)i * n + k);
-      b[2 * i] -= l[0] * br - l[1] * bi;
-      b[2 * i + 1] -= l[0] * bi + l[1] * br;
-    }
-  }
-  for (i = n - 1; i >= 0; i--) {
-    const int jend = imin(n - 1, i + kl + ku);
-    const double *row = a + 2 * (size_t)i * n;
-    double ar = b[2 * i], ai = b[2 * i + 1], dr, di, d;
-    for (j = i + 1; j <= jend; j++) {
-      ar -= row[2 * j] * b[2 * j] - row[2 * j + 1] * b[2 * j + 1];
-      ai -= row[2 * j] * b[2 * j + 1] + row[2 * j + 1] * b[2 * j];
-    }
-    dr = row[2 * i];
-    di = row[2 * i + 1];
-    d = dr * dr + di * di;
-    b[2 * i] = (ar * dr + ai * di) / d;
-    b[2 * i + 1] = (ai * dr - ar * di) / d;
-  }
-}
 
 /* ---- the iteration matrices --------------------------------------------- */
 
@@ -213,7 +130,7 @@ static int factor_matrices(diagc_sim *s, double h) {
   s->st.lu_factorizations += 2;
   w->lu_h = NAN;
   if (diagc_band_lu_factor(mr, n, w->kl, w->ku, w->piv) != 0 ||
-      cband_factor(mc, n, w->kl, w->ku, w->piv + n) != 0)
+      diagc_cband_lu_factor(mc, n, w->kl, w->ku, w->piv + n) != 0)
     return -1;
   w->lu_h = h;
   return 0;
@@ -221,12 +138,7 @@ static int factor_matrices(diagc_sim *s, double h) {
 
 /* Solves the real matrix's system for r (nxc) in place. */
 static void solve_real(diagc_sim *s, double *r) {
-  const diagc_implicit *w = &s->imp;
-  const int n = s->nxc;
-  int i;
-  for (i = 0; i < n; i++) w->pb[w->inv[i]] = r[i];
-  diagc_band_lu_solve(real_m(w), n, w->kl, w->ku, w->piv, w->pb);
-  for (i = 0; i < n; i++) r[i] = w->pb[w->inv[i]];
+  diagc_newton_band_solve(s, real_m(&s->imp), s->imp.piv, r);
 }
 
 /* Solves the complex matrix's system for re + i im (nxc each) in place. */
@@ -238,7 +150,7 @@ static void solve_complex(diagc_sim *s, double *re, double *im) {
     w->pb[2 * w->inv[i]] = re[i];
     w->pb[2 * w->inv[i] + 1] = im[i];
   }
-  cband_solve(cplx_m(w, n), n, w->kl, w->ku, w->piv + n, w->pb);
+  diagc_cband_lu_solve(cplx_m(w, n), n, w->kl, w->ku, w->piv + n, w->pb);
   for (i = 0; i < n; i++) {
     re[i] = w->pb[2 * w->inv[i]];
     im[i] = w->pb[2 * w->inv[i] + 1];
@@ -275,21 +187,6 @@ static void w_from_z(diagc_sim *s) {
   }
 }
 
-/* F_i = f(t0 + c_i h, x0 + Z_i); the last stage's time is exactly t0 + h. */
-static int eval_stages(diagc_sim *s, double t0, double h) {
-  const int n = s->nxc;
-  const double *z = s->imp.z;
-  const double tc[3] = {t0 + C1 * h, t0 + C2 * h, t0 + h};
-  int st, i, rc;
-  for (st = 0; st < 3; st++) {
-    s->m->set_time(s->ctx, tc[st]);
-    for (i = 0; i < n; i++) s->xt[i] = s->x0[i] + z[st * n + i];
-    diagc_sim_put_xc(s, s->xt);
-    if ((rc = diagc_sim_eval_xcdot(s, s->imp.f + st * n)) != 0) return rc;
-  }
-  return 0;
-}
-
 /* One Newton correction: dW from the transformed systems, W += dW,
  * Z = T W; returns max |dW_i| / (1 + |x0_i|) (NaN propagates). */
 static double newton_correct(diagc_sim *s, double h) {
@@ -309,7 +206,6 @@ static double newton_correct(diagc_sim *s, double h) {
   }
   solve_real(s, d1);
   solve_complex(s, d2, d3);
-  s->st.newton_iterations++;
   for (i = 0; i < 3 * n; i++) {
     const double r = fabs(w->dz[i]) / (1 + fabs(s->x0[i % n]));
     w->wv[i] += w->dz[i];
@@ -319,102 +215,29 @@ static double newton_correct(diagc_sim *s, double h) {
   return nrm;
 }
 
-/* The collocation polynomial of the last step (0 at 0, Z_i at c_i, in
- * units of its step) at u, for state i. */
-static double colloc(const diagc_implicit *w, int n, int i, double u) {
-  const double l1 = u * (u - C2) * (u - 1) / (C1 * (C1 - C2) * (C1 - 1));
-  const double l2 = u * (u - C1) * (u - 1) / (C2 * (C2 - C1) * (C2 - 1));
-  const double l3 = u * (u - C1) * (u - C2) / ((1 - C1) * (1 - C2));
-  return l1 * w->zp[i] + l2 * w->zp[n + i] + l3 * w->zp[2 * n + i];
-}
-
-/* The starting Z (and W): the last step's collocation polynomial
- * extrapolated to this step's nodes when this step starts where that one
- * ended (same time and state: no rejection, update or snap since);
- * otherwise 0. */
+/* The starting Z and W: the last step's collocation polynomial
+ * extrapolated (the core's predictor), or 0. */
 static void predict(diagc_sim *s, double t0, double h) {
-  const int n = s->nxc;
-  diagc_implicit *w = &s->imp;
-  const double c[3] = {C1, C2, 1.0};
-  int st, i;
-  if (!(w->tend == t0) ||
-      memcmp(w->xend, s->x0, (size_t)n * sizeof(double)) != 0) {
-    memset(w->z, 0, (size_t)(3 * n) * sizeof(double));
-    memset(w->wv, 0, (size_t)(3 * n) * sizeof(double));
-    return;
-  }
-  for (st = 0; st < 3; st++) {
-    const double u = 1 + c[st] * h / w->hp;
-    for (i = 0; i < n; i++)
-      w->z[st * n + i] = colloc(w, n, i, u) - w->zp[2 * n + i];
-  }
-  w_from_z(s);
+  if (diagc_newton_predict(s, t0, h, NODES, 3, 1))
+    w_from_z(s);
+  else
+    memset(s->imp.wv, 0, (size_t)(3 * s->nxc) * sizeof(double));
 }
 
 /* Simplified Newton from the predicted Z.  1 if converged; on failure
- * w->newton_fac gets the step reduction to try. */
+ * imp.newton_fac gets the step reduction to try. */
 static int newton(diagc_sim *s, double t0, double h, int *rc) {
-  diagc_implicit *w = &s->imp;
   const double acc = s->accuracy_in_use;
   const double kappa = sqrt(acc) < 0.03 ? sqrt(acc) : 0.03;
-  const double tol = kappa * acc > 1e-13 ? kappa * acc : 1e-13;
-  double eta = pow(w->eta > DBL_EPSILON ? w->eta : DBL_EPSILON, 0.8);
-  double prev = 0;
-  int it;
-  w->theta = 0;
-  w->newton_fac = 0.5;
+  diagc_newton nt;
+  int v;
+  diagc_newton_start(s, &nt, &RULE, diagc_newton_tol(s, kappa));
   predict(s, t0, h);
-  for (it = 0; it < NIT; it++) {
-    double nrm;
-    if ((*rc = eval_stages(s, t0, h)) != 0) return 0;
-    nrm = newton_correct(s, h);
-    w->newton_its = it + 1;
-    if (!isfinite(nrm)) return 0;
-    if (it > 0) {
-      const double theta = prev > 0 ? nrm / prev : 0;
-      w->theta = theta;
-      if (theta >= 0.99) return 0; /* diverging */
-      eta = theta / (1 - theta);
-      if (it < NIT - 1) {
-        /* the error predicted after the remaining iterations */
-        const double pred = eta * nrm * pow(theta, NIT - 1 - it) / tol;
-        if (pred >= 1) {
-          const double q = pred < 1e-4 ? 1e-4 : (pred > 20 ? 20 : pred);
-          w->newton_fac = 0.8 * pow(q, -1.0 / (4 + NIT - 1 - it));
-          return 0;
-        }
-      }
-    }
-    if (eta * nrm <= tol || nrm == 0) {
-      w->eta = eta;
-      return 1;
-    }
-    prev = nrm;
-  }
-  return 0;
-}
-
-/* The context back at (t0, x0), where f0 = k0; a new J there, and its
- * band ordering. */
-static int fresh_jacobian(diagc_sim *s, double t0) {
-  diagc_implicit *w = &s->imp;
-  int rc;
-  s->m->set_time(s->ctx, t0);
-  diagc_sim_put_xc(s, s->x0);
-  w->jac_valid = 1;
-  w->jac_t = t0;
-  w->lu_h = NAN;
-  if ((rc = diagc_form_jacobian(s, s->k0)) != 0) return rc;
-  diagc_band_order(w->jac, s->nxc, w->perm, w->inv, w->deg, &w->kl, &w->ku);
-  memcpy(w->jac_x, s->x0, (size_t)s->nxc * sizeof(double));
-  return 0;
-}
-
-/* J was formed at this step's start. */
-static int jac_fresh(const diagc_sim *s, double t0) {
-  const diagc_implicit *w = &s->imp;
-  return w->jac_valid && w->jac_t == t0 &&
-         memcmp(w->jac_x, s->x0, (size_t)s->nxc * sizeof(double)) == 0;
+  do {
+    if ((*rc = diagc_newton_eval_stages(s, t0, h, NODES, 3)) != 0) return 0;
+    v = diagc_newton_judge(s, &nt, newton_correct(s, h));
+  } while (v == DIAGC_NEWTON_CONTINUE);
+  return v == DIAGC_NEWTON_CONVERGED;
 }
 
 /* ---- the error estimate --------------------------------------------------- */
@@ -438,77 +261,47 @@ static double error_estimate(diagc_sim *s, double h, const double *fs) {
 }
 
 static int estimate_error(diagc_sim *s, double t0, double h) {
-  const int n = s->nxc;
   const diagc_implicit *w = &s->imp;
-  int i, rc;
+  int rc;
   const double m = error_estimate(s, h, s->k0);
   if (!(m > s->accuracy_in_use) || !isfinite(m)) return 0;
   if (!(isnan(w->hacc) || w->rejected)) return 0; /* first or rejected only */
-  s->m->set_time(s->ctx, t0);
-  for (i = 0; i < n; i++) s->xb[i] = s->x0[i] + s->xa[i];
-  diagc_sim_put_xc(s, s->xb);
-  if ((rc = diagc_sim_eval_xcdot(s, s->fx)) != 0) return rc;
+  if ((rc = diagc_newton_eval_at_error(s, t0)) != 0) return rc;
   error_estimate(s, h, s->fx);
   return 0;
 }
 
 /* ---- the step ------------------------------------------------------------ */
 
+/* A failed solve: a J from an earlier point is formed anew at the retry,
+ * which error control makes shorter. */
 static int newton_failed(diagc_sim *s, double t0, double h) {
-  int i;
-  s->st.newton_failures++;
-  s->imp.eta = 1.0;
-  s->imp.newton_failed = 1;
-  if (s->fixed_mode) {
-    s->m->set_time(s->ctx, t0);
-    diagc_sim_put_xc(s, s->x0);
-    diagc_sim_set_err(s,
-                      "radau5: Newton's method did not converge at "
-                      "t = %.17g with step %g",
-                      t0, h);
-    return DIAGC_SIM_E_STEP;
-  }
-  /* a J from an earlier point is formed anew at the retry */
-  if (!jac_fresh(s, t0)) s->imp.jac_valid = 0;
-  /* an infinite error makes error control shrink the step */
-  for (i = 0; i < s->nxc; i++) s->errv[i] = INFINITY;
-  s->m->set_time(s->ctx, t0 + h);
-  diagc_sim_put_xc(s, s->x0);
-  return 0;
-}
-
-/* Keeps this step's Z for the next step's predictor. */
-static void remember(diagc_sim *s, double t1, double h) {
-  const int n = s->nxc;
-  diagc_implicit *w = &s->imp;
-  memcpy(w->zp, w->z, (size_t)(3 * n) * sizeof(double));
-  memcpy(w->xend, s->xt, (size_t)n * sizeof(double));
-  w->tend = t1;
-  w->hp = h;
+  diagc_newton_failure(s);
+  if (!diagc_newton_jacobian_current(s, t0)) s->imp.jac_valid = 0;
+  return diagc_newton_give_up(s, "radau5", t0, h);
 }
 
 int diagc_step_radau5(diagc_sim *s, double h) {
   const int n = s->nxc;
   const double t0 = diagc_sim_ctx_time(s);
   diagc_implicit *w = &s->imp;
-  int i, rc = 0, conv;
+  int rc = 0, conv;
   memcpy(s->x0, diagc_sim_xc(s), (size_t)n * sizeof(double));
   w->newton_failed = 0;
   w->newton_its = 0;
   if ((rc = diagc_sim_eval_xcdot(s, s->k0)) != 0) return rc;
   /* after a rejection, a J from an earlier point is formed anew */
-  if (w->jac_valid && w->rejected && !jac_fresh(s, t0)) w->jac_valid = 0;
-  if (!w->jac_valid && (rc = fresh_jacobian(s, t0)) != 0) return rc;
-  if (!(w->lu_h == h) && factor_matrices(s, h) != 0)
+  if (w->jac_valid && w->rejected && !diagc_newton_jacobian_current(s, t0))
+    w->jac_valid = 0;
+  if (!w->jac_valid && (rc = diagc_newton_refresh_jacobian(s, t0)) != 0)
+    return rc;
+  if (!diagc_newton_lu_usable(w->lu_h, h, 1.0) && factor_matrices(s, h) != 0)
     return newton_failed(s, t0, h);
   conv = newton(s, t0, h, &rc);
   if (rc != 0) return rc;
   if (!conv) return newton_failed(s, t0, h);
   if (!s->fixed_mode && (rc = estimate_error(s, t0, h)) != 0) return rc;
-  for (i = 0; i < n; i++) s->xt[i] = s->x0[i] + w->z[2 * n + i];
-  remember(s, t0 + h, h);
-  s->m->set_time(s->ctx, t0 + h);
-  diagc_sim_put_xc(s, s->xt);
+  diagc_newton_accept(s, t0, h, 3);
   /* J is formed anew at the next step after a slow convergence */
   if (w->theta > THET) w->jac_valid = 0;
   return 0;

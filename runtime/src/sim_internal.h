@@ -1,8 +1,17 @@
-/* Internal to simulator.c and integrators.c. */
+/* Internal to the simulator (simulator.c) and its integrators.
+ *
+ * Calls go one way: simulator.c -> integrators.c (the method table,
+ * dispatch and step-size control) -> the methods (explicit.c,
+ * implicit_euler.c, radau.c, radau5.c; methods.h) -> the implicit methods'
+ * Newton core (newton.c; newton.h) -> the Jacobian source, the workspace
+ * and the linear algebra (implicit.c, band.c; implicit.h) -> the error
+ * message (sim_error.c).  What they all share at the bottom (context
+ * access, derivative evaluation) is inline here. */
 #ifndef DIAGC_SIM_INTERNAL_H
 #define DIAGC_SIM_INTERNAL_H
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +36,20 @@ enum {
 /* s->integ of the installed stepper (diagc_sim_set_stepper) */
 #define DIAGC_INT_EXTERNAL DIAGC_N_INTEGRATORS
 
+struct diagc_sim;
+
 typedef struct diagc_integrator_desc {
   const char *name;
   int supports_error_estimation;
   int error_order;
+  /* one step of h (methods.h) */
+  int (*step)(struct diagc_sim *s, double h);
+  /* explicit methods: the largest stable h |lambda| on the negative real
+   * axis (0 for the implicit ones), and h |lambda| estimated from the
+   * last step's stages (methods.h; NULL: from two successive steps,
+   * stiffness.c) */
+  double stability_limit;
+  double (*hlambda)(const struct diagc_sim *s);
 } diagc_integrator_desc;
 
 /* Results of diagc_integrate_no_further_than (Drake's StepResult). */
@@ -85,6 +104,27 @@ struct diagc_sim {
                                   last step */
   int wit_any_fired;          /* some wit_ev_fired entry is set */
 
+  /* the explicit methods' stiffness test (stiffness.c): the countdown to
+   * the next test, Hairer's counts of hits and of calm tests in a row,
+   * and for the test across two steps the first one's start (sk_x), its
+   * derivative (sk_f), step and end time (sk_t NaN: none pending) */
+  int64_t sk_countdown;
+  int sk_hits, sk_calm;
+  double sk_loghl, sk_logh; /* sums of log(h |lambda|) and log(h) since
+                               the first hit, */
+  int sk_logn;              /* over this many tests */
+  double *sk_x, *sk_f;
+  double sk_h, sk_t;
+
+  /* the step-count limit (integrators.c): the advance_to target; the
+   * steps taken when the call began, when its window began (at time
+   * lim_t) and at the next check; windows in a row whose projection
+   * exceeded the limit */
+  double run_end;
+  int64_t lim_start, lim_n, lim_next;
+  double lim_t;
+  int lim_strikes;
+
   /* progress hook */
   diagc_progress_fn progress_fn;
   void *progress_user;
@@ -131,7 +171,7 @@ struct diagc_sim {
   int broken;
   double last_known_time;
   diagc_sim_statistics st;
-  char err[320];
+  char err[512];
 };
 
 extern const diagc_integrator_desc diagc_integrators[DIAGC_N_INTEGRATORS];
@@ -140,18 +180,17 @@ extern const diagc_integrator_desc diagc_integrators[DIAGC_N_INTEGRATORS];
 int diagc_find_integrator(const char *name);
 void diagc_sim_reset_integrator_stats(diagc_sim *s);
 /* Allocates the scratch the selected integrator needs beyond the common
- * vectors (implicit_euler's matrices).  Called by create / set_options. */
+ * vectors (the implicit methods' matrices).  Called by create /
+ * set_options. */
 int diagc_integrator_alloc(diagc_sim *s);
+/* Starts the step-count limit of an advance_to call to t_max. */
+void diagc_step_limit_start(diagc_sim *s, double t_max);
 /* Takes one step no further than min(publish, update, boundary) (Drake's
  * IntegrateNoFurtherThanTime).  Returns 0 or a negative DIAGC_SIM_E_*;
  * *result gets a DIAGC_STEP_*. */
 int diagc_integrate_no_further_than(diagc_sim *s, double publish_time,
                                     double update_time, double boundary_time,
                                     int *result);
-
-/* Evaluates xcdot at the context into out (counted; on failure sets the
- * message and returns DIAGC_SIM_E_EVAL). */
-int diagc_sim_eval_xcdot(diagc_sim *s, double *out);
 
 /* The context's continuous state, and setting it (through set_xc or
  * mutable_xc, which invalidate). */
@@ -171,6 +210,57 @@ static inline double diagc_sim_ctx_time(const diagc_sim *s) {
   double t;
   memcpy(&t, s->ctx + s->m->time_offset, sizeof t);
   return t;
+}
+
+/* Copies and bitwise comparisons of n doubles: inline for small systems,
+ * where a library call costs more than the work. */
+enum { DIAGC_SMALL_N = 8 };
+
+static inline void diagc_vcopy(double *dst, const double *src, int n) {
+  if (n <= DIAGC_SMALL_N) {
+    int i;
+    for (i = 0; i < n; i++) dst[i] = src[i];
+  } else {
+    memcpy(dst, src, (size_t)n * sizeof(double));
+  }
+}
+
+static inline int diagc_vsame(const double *a, const double *b, int n) {
+  if (n <= DIAGC_SMALL_N) {
+    int i;
+    for (i = 0; i < n; i++) {
+      uint64_t u, v;
+      memcpy(&u, &a[i], sizeof u);
+      memcpy(&v, &b[i], sizeof v);
+      if (u != v) return 0;
+    }
+    return 1;
+  }
+  return memcmp(a, b, (size_t)n * sizeof(double)) == 0;
+}
+
+/* sim_error.c: the message of a failed calc_derivatives call (status rc)
+ * at the context's time; returns DIAGC_SIM_E_EVAL. */
+int diagc_sim_eval_failed(diagc_sim *s, int rc);
+
+/* Evaluates xcdot at the context into out (counted; on failure sets the
+ * message and returns DIAGC_SIM_E_EVAL). */
+static inline int diagc_sim_eval_xcdot(diagc_sim *s, double *out) {
+  const double *d = NULL;
+  int rc = s->m->calc_derivatives(s->ctx, &d);
+  s->st.derivative_evals++;
+  if (rc != 0 || d == NULL) return diagc_sim_eval_failed(s, rc);
+  diagc_vcopy(out, d, s->nxc);
+  return 0;
+}
+
+/* Something other than the integrator changed the context (an update, a
+ * witness re-integration from an earlier point, initialize, advance_to):
+ * the FSAL integrators' last stage and the stiffness test's pending step
+ * (stiffness.c) no longer continue into the next step. */
+static inline void diagc_sim_context_changed(diagc_sim *s) {
+  s->fsal_valid = 0;
+  s->sk_t = NAN;
 }
 
 /* Drake's LeafSystem::GetNextSampleTime: exactly offset + k*period,
@@ -212,7 +302,16 @@ int diagc_timed_calc(const diagc_model *m, void *ctx, int i, double t,
                      double t_report, double *t_next, char *err,
                      size_t errlen);
 
-/* simulator.c */
+/* stiffness.c: the explicit methods' stiffness test.  Reset for the
+ * method d (NULL: a stepper) at initialize and when the integrator
+ * changes; a test after the accepted step of the method d from t0 to t1
+ * (s->x0, s->k0: its start and the derivative there) that ends the
+ * countdown s->sk_countdown (never for the implicit methods). */
+void diagc_stiffness_reset(diagc_sim *s, const diagc_integrator_desc *d);
+void diagc_stiffness_test(diagc_sim *s, const diagc_integrator_desc *d,
+                          double t0, double t1);
+
+/* sim_error.c */
 void diagc_sim_set_err(diagc_sim *s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

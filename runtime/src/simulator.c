@@ -99,6 +99,7 @@ void diagc_sim_options_init(diagc_sim_options *opt) {
   opt->min_step = 0;
   opt->suppress_initialization_events = 0;
   opt->check_finite = 1;
+  opt->max_steps = DIAGC_SIM_MAX_STEPS;
 }
 
 int diagc_integrator_known(const char *name) {
@@ -173,6 +174,13 @@ static int apply_options(diagc_sim *s, const diagc_sim_options *opt,
                o.min_step);
     return DIAGC_SIM_E_ARG;
   }
+  if (o.max_steps < 0) {
+    set_errbuf(err, errlen, "max_steps must be >= 0 (0: the default %lld); "
+               "it was %lld", (long long)DIAGC_SIM_MAX_STEPS,
+               (long long)o.max_steps);
+    return DIAGC_SIM_E_ARG;
+  }
+  if (o.max_steps == 0) o.max_steps = DIAGC_SIM_MAX_STEPS;
   if (o.jacobian != DIAGC_JACOBIAN_MODEL && o.jacobian != DIAGC_JACOBIAN_FD) {
     set_errbuf(err, errlen,
                "unknown jacobian source %d (known: DIAGC_JACOBIAN_MODEL, "
@@ -183,7 +191,12 @@ static int apply_options(diagc_sim *s, const diagc_sim_options *opt,
   /* static storage (the stepper's name outlives it) */
   o.integrator = integ == DIAGC_INT_EXTERNAL ? s->ext.name
                                              : diagc_integrators[integ].name;
-  if (integ != s->integ) s->ideal_next = NAN;
+  if (integ != s->integ) {
+    s->ideal_next = NAN;
+    diagc_stiffness_reset(s, integ == DIAGC_INT_EXTERNAL
+                                 ? NULL
+                                 : &diagc_integrators[integ]);
+  }
   s->integ = integ;
   s->opt = o;
   s->ext_restart = 1;
@@ -451,7 +464,7 @@ static int alloc_buffers(diagc_sim *s) {
   s->ctx = (unsigned char *)calloc(1, m->context_size);
   s->state_buf =
       (unsigned char *)calloc(1, m->state_size > 0 ? m->state_size : 1);
-  s->xsave = (double *)calloc((size_t)nx * 19, sizeof(double));
+  s->xsave = (double *)calloc((size_t)nx * 21, sizeof(double));
   s->n_wit = m->n_witnesses;
   s->w0 = (double *)calloc((size_t)(s->n_wit > 0 ? s->n_wit : 1) * 2,
                            sizeof(double));
@@ -507,6 +520,8 @@ static void carve_vectors(diagc_sim *s) {
   s->wx0 = s->xsave + 16 * nx;
   s->fsal_k = s->xsave + 17 * nx;
   s->fsal_x = s->xsave + 18 * nx;
+  s->sk_x = s->xsave + 19 * nx;
+  s->sk_f = s->xsave + 20 * nx;
 }
 
 /* Events and loggers (one diagc_sim_event each), with periodic timing
@@ -942,7 +957,7 @@ static int handle_updates(diagc_sim *s, int kind, int phase, acc_t *outer) {
     int e = ord[j];
     if (s->sel[e]) m->events[e].apply(s->ctx, s->state_buf);
   }
-  s->fsal_valid = 0;
+  diagc_sim_context_changed(s);
   s->ext_restart = 1;
   if (kind == DIAGC_DISCRETE_UPDATE)
     s->st.discrete_updates++;
@@ -1101,7 +1116,7 @@ static int any_witness_triggers(const diagc_sim *s, const double *w) {
  * inside IsolateWitnessTriggers). */
 static int integrate_from_start_to(diagc_sim *s, double t0, double t) {
   int rc, r;
-  s->fsal_valid = 0;
+  diagc_sim_context_changed(s);
   s->ext_restart = 1;
   s->m->set_time(s->ctx, t0);
   if (s->nxc > 0) {
@@ -1182,7 +1197,7 @@ int diagc_sim_initialize(diagc_sim *s) {
 
   s->initialized = 0;
   s->broken = 0;
-  s->fsal_valid = 0;
+  diagc_sim_context_changed(s);
   s->ext_restart = 1;
   s->err[0] = 0;
   s->timed_triggered = 0;
@@ -1331,9 +1346,10 @@ int diagc_sim_advance_to(diagc_sim *s, double t_max) {
   if ((rc = check_advance(s, t_max)) != DIAGC_OK) return rc;
   s->err[0] = 0;
   /* the caller may have changed parameters or inputs since the last call */
-  s->fsal_valid = 0;
+  diagc_sim_context_changed(s);
   s->ext_restart = 1;
   if ((rc = check_state(s, "set before advance_to")) != 0) return rc;
+  diagc_step_limit_start(s, t_max);
 
   for (;;) {
     acc_t acc = {DIAGC_DID_NOTHING, -1, 0};

@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "diagc/simulator.h"
+#include "../../runtime/src/implicit.h"
 #include "models/check.h"
+#include "models/sim_run.h"
 #include "models/decay.c"
 #include "models/oscillator.c"
 
@@ -36,29 +38,21 @@ static double osc_error(const char *integ, int error_control, double h,
   return e;
 }
 
-/* Least-squares slope of log(error) against log(h) over h0, h0/2, h0/4,
- * h0/8: the method's order. */
+/* The method's order: the least-squares slope of log(error) against
+ * log(h) over h0, h0/2, h0/4, h0/8. */
 static void order_test(const char *integ, double h0, double order) {
-  double lx[4], ly[4], mx = 0, my = 0, sxy = 0, sxx = 0, slope;
+  double hs[4], es[4], slope;
   int k, ok = 1;
   char name[96], detail[200] = "";
   for (k = 0; k < 4; k++) {
-    const double h = h0 / (1 << k);
-    const double e = osc_error(integ, 0, h, 1e-4, 1.0, NULL);
     char part[40];
-    if (!(e > 0)) ok = 0;
-    lx[k] = log(h);
-    ly[k] = log(e);
-    mx += lx[k] / 4;
-    my += ly[k] / 4;
-    snprintf(part, sizeof part, " h=%g:%.3g", h, e);
+    hs[k] = h0 / (1 << k);
+    es[k] = osc_error(integ, 0, hs[k], 1e-4, 1.0, NULL);
+    if (!(es[k] > 0)) ok = 0;
+    snprintf(part, sizeof part, " h=%g:%.3g", hs[k], es[k]);
     strncat(detail, part, sizeof detail - strlen(detail) - 1);
   }
-  for (k = 0; k < 4; k++) {
-    sxy += (lx[k] - mx) * (ly[k] - my);
-    sxx += (lx[k] - mx) * (lx[k] - mx);
-  }
-  slope = sxy / sxx;
+  slope = order_slope(hs, es, 4);
   snprintf(name, sizeof name, "order.%s", integ);
   check(ok && fabs(slope - order) <= 0.2, name, "slope %.3f want %g;%s",
         slope, order, detail);

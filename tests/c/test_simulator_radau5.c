@@ -14,48 +14,12 @@
 #include "diagc/simulator.h"
 #include "../../runtime/src/implicit.h"
 #include "models/check.h"
+#include "models/sim_run.h"
 #include "models/bouncing.c"
 #include "models/decay.c"
 #include "models/oscillator.c"
 #include "models/robertson.c"
 #include "models/vdp_stiff.c"
-
-typedef struct run_opts {
-  const char *integ;
-  int error_control;
-  double max_step, accuracy, t_end;
-  const diagc_xc_jacobian *jac; /* NULL: finite differences */
-} run_opts;
-
-/* Runs m to r->t_end; x gets the final continuous state (NaN if the run
- * failed, with the reason printed). */
-static int run(const diagc_model *m, const run_opts *r, double *x,
-               diagc_sim_statistics *st) {
-  diagc_sim_options o;
-  diagc_sim *sim;
-  int i, rc = -1;
-  for (i = 0; i < m->nxc; i++) x[i] = NAN;
-  diagc_sim_options_init(&o);
-  o.integrator = r->integ;
-  o.error_control = r->error_control;
-  o.max_step = r->max_step;
-  o.accuracy = r->accuracy;
-  sim = diagc_sim_create(m, &o);
-  if (!sim) return -1;
-  if (r->jac && diagc_sim_set_xc_jacobian(sim, r->jac) != 0) goto done;
-  rc = diagc_sim_advance_to(sim, r->t_end);
-  if (rc == 0) {
-    const double *xc = (const double *)(const void *)(
-        (const char *)diagc_sim_context(sim) + m->xc_offset);
-    for (i = 0; i < m->nxc; i++) x[i] = xc[i];
-  } else {
-    printf("# %s: %s\n", r->integ, diagc_sim_error(sim));
-  }
-done:
-  if (st) diagc_sim_stats(sim, st);
-  diagc_sim_destroy(sim);
-  return rc;
-}
 
 /* ---- order -------------------------------------------------------------- */
 
@@ -172,14 +136,6 @@ static const diagc_xc_jacobian rob_sparse = {7, rob_jac_colptr,
                                              rob_jac_rowind, rob_jac};
 static const diagc_xc_jacobian vdp_sparse = {3, vdp_jac_colptr,
                                              vdp_jac_rowind, vdp_jac};
-
-static double rel_diff(const double *a, const double *b, int n, double floor) {
-  double d = 0;
-  int i;
-  for (i = 0; i < n; i++)
-    d = fmax(d, fabs(a[i] - b[i]) / fmax(fabs(b[i]), floor));
-  return d;
-}
 
 /* Robertson to t = 1e11 against the published reference (absolute, as the
  * accuracy), and to t = 1e5 against radau3 at accuracy 1e-12 (relative to

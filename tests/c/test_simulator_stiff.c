@@ -9,47 +9,11 @@
 #include "diagc/simulator.h"
 #include "../../runtime/src/implicit.h"
 #include "models/check.h"
+#include "models/sim_run.h"
 #include "models/decay.c"
 #include "models/oscillator.c"
 #include "models/robertson.c"
 #include "models/vdp_stiff.c"
-
-typedef struct run_opts {
-  const char *integ;
-  int error_control;
-  double max_step, accuracy, t_end;
-  const diagc_xc_jacobian *jac; /* NULL: finite differences */
-} run_opts;
-
-/* Runs m to r->t_end; x gets the final continuous state (NaN if the run
- * failed, with the reason printed). */
-static int run(const diagc_model *m, const run_opts *r, double *x,
-               diagc_sim_statistics *st) {
-  diagc_sim_options o;
-  diagc_sim *sim;
-  int i, rc = -1;
-  for (i = 0; i < m->nxc; i++) x[i] = NAN;
-  diagc_sim_options_init(&o);
-  o.integrator = r->integ;
-  o.error_control = r->error_control;
-  o.max_step = r->max_step;
-  o.accuracy = r->accuracy;
-  sim = diagc_sim_create(m, &o);
-  if (!sim) return -1;
-  if (r->jac && diagc_sim_set_xc_jacobian(sim, r->jac) != 0) goto done;
-  rc = diagc_sim_advance_to(sim, r->t_end);
-  if (rc == 0) {
-    const double *xc = (const double *)(const void *)(
-        (const char *)diagc_sim_context(sim) + m->xc_offset);
-    for (i = 0; i < m->nxc; i++) x[i] = xc[i];
-  } else {
-    printf("# %s: %s\n", r->integ, diagc_sim_error(sim));
-  }
-done:
-  if (st) diagc_sim_stats(sim, st);
-  diagc_sim_destroy(sim);
-  return rc;
-}
 
 static double osc_error(double h, int error_control, double acc,
                         diagc_sim_statistics *st) {
@@ -59,27 +23,20 @@ static double osc_error(double h, int error_control, double acc,
   return fmax(fabs(x[0] - cos(1.0)), fabs(x[1] + sin(1.0)));
 }
 
-/* Least-squares slope of log(error) against log(h), fixed steps h0 / 2^k. */
+/* The order from fixed steps h0 / 2^k (least squares). */
 static void order_test(void) {
-  double lx[4], ly[4], mx = 0, my = 0, sxy = 0, sxx = 0, slope;
+  double hs[4], es[4], slope;
   char detail[200] = "";
   int k, ok = 1;
   for (k = 0; k < 4; k++) {
-    const double h = 0.1 / (1 << k), e = osc_error(h, 0, 1e-13, NULL);
     char part[40];
-    if (!(e > 0)) ok = 0;
-    lx[k] = log(h);
-    ly[k] = log(e);
-    mx += lx[k] / 4;
-    my += ly[k] / 4;
-    snprintf(part, sizeof part, " h=%g:%.3g", h, e);
+    hs[k] = 0.1 / (1 << k);
+    es[k] = osc_error(hs[k], 0, 1e-13, NULL);
+    if (!(es[k] > 0)) ok = 0;
+    snprintf(part, sizeof part, " h=%g:%.3g", hs[k], es[k]);
     strncat(detail, part, sizeof detail - strlen(detail) - 1);
   }
-  for (k = 0; k < 4; k++) {
-    sxy += (lx[k] - mx) * (ly[k] - my);
-    sxx += (lx[k] - mx) * (lx[k] - mx);
-  }
-  slope = sxy / sxx;
+  slope = order_slope(hs, es, 4);
   check(ok && fabs(slope - 3) <= 0.2, "radau3.order", "slope %.3f want 3;%s",
         slope, detail);
 }
@@ -138,13 +95,6 @@ static const diagc_xc_jacobian rob_sparse = {7, rob_jac_colptr,
                                              rob_jac_rowind, rob_jac};
 static const diagc_xc_jacobian vdp_sparse = {3, vdp_jac_colptr,
                                              vdp_jac_rowind, vdp_jac};
-
-static double rel_diff(const double *a, const double *b, int n, double floor) {
-  double d = 0;
-  int i;
-  for (i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i]) / fmax(fabs(b[i]), floor));
-  return d;
-}
 
 /* Robertson to t = 1e5: mass is conserved, a run at accuracy 1e-8 agrees
  * with one at 1e-12, the Jacobian is reused across steps, and the sparse

@@ -106,3 +106,22 @@ test("stiff.jacobian_option_bad_value", function()
   local ok, err = pcall(function() diagc.jit(spec):simulator({ integrator = "radau3", jacobian = "exact" }) end)
   assert(not ok and tostring(err):find("unknown jacobian source 'exact' (sources: fd, model)", 1, true), tostring(err))
 end)
+
+-- Robertson's kinetics under runge_kutta3: the stiffness test finds the
+-- steps held at RK3's stability limit (sim:stats()), and a step-count
+-- limit (max_steps) stops the run naming the integrator, the limit and
+-- that evidence
+test("stiff.robertson.runge_kutta3_evidence_and_limit", function()
+  local m = diagc.jit(spec)
+  local sim = m:simulator({ integrator = "runge_kutta3", accuracy = 1e-6, max_step = 10 })
+  sim:advance_to(10)
+  local st = sim:stats()
+  assert(st.stiff_time == st.stiff_time, "no stiffness evidence")
+  assert(st.stiff_hlambda > 0.9 * st.stability_limit and st.stiff_hlambda < 1.5 * st.stability_limit,
+    string.format("h |lambda| %g, limit %g", st.stiff_hlambda, st.stability_limit))
+  local lim = m:simulator({ integrator = "runge_kutta3", accuracy = 1e-6, max_step = 10, max_steps = 5000 })
+  local rc, why = lim:try_advance_to(100)
+  assert(rc < 0 and why:find("runge_kutta3: step-count limit", 1, true) and why:find("looks stiff", 1, true), why)
+  local ok, err = pcall(function() m:simulator({ max_steps = -1 }) end)
+  assert(not ok and tostring(err):find("max_steps", 1, true), tostring(err))
+end)

@@ -10,6 +10,7 @@ local output = require("diagc.cli.output")
 local bounds = require("diagc.cli.bounds")
 local assign = require("diagc.cli.assign")
 local cvode = require("diagc.testing.cvode")
+local stiffness = require("diagc.cli.stiffness")
 
 local M = {}
 
@@ -38,6 +39,17 @@ local INTEGRATORS = { "runge_kutta3", "dormand_prince54", "bogacki_shampine3", "
   "radau3", "radau5", "runge_kutta4", "runge_kutta2", "semi_explicit_euler", "explicit_euler", "cvode_bdf" }
 
 local CMD = "diagc run"
+
+-- the integrators without error control: always fixed steps
+local FIXED_ONLY = { explicit_euler = true, runge_kutta2 = true, runge_kutta4 = true, semi_explicit_euler = true }
+
+-- What the stiffness messages need to know about the run.
+local function run_info(opts, t_end)
+  local name = opts.integrator or "runge_kutta3"
+  local fixed = opts.error_control == 0 or FIXED_ONLY[name]
+  return { integrator = name, fixed_step = fixed and (opts.fixed_step or opts.max_step or 0.1) or nil,
+    max_step = opts.max_step or 0.1, t_end = t_end }
+end
 
 -- shell-quote a path for os.execute
 local shq = require("diagc.util").shell_quote
@@ -301,7 +313,8 @@ function M.main(args)
     local msg = ffi.string(C.diagc_sim_error(sim.sim))
     abandon_csv(C, out)
     if plot_csv then os.remove(plot_csv) end
-    errors.raise(nil, "%s: simulation failed: %s", CMD, msg)
+    errors.raise(nil, "%s: simulation failed: %s%s", CMD, msg,
+      stiffness.failure_suffix(msg, sim:stats(), run_info(opts, t_end)))
   end
   -- one AdvanceTo: splitting the run (e.g. for a progress bar) would add
   -- step boundaries and change the results; the progress bar is drawn from
@@ -333,6 +346,8 @@ function M.main(args)
     if plot_csv then os.remove(plot_csv) end
     error(e, 0)
   end
+  local warn = stiffness.warning(sim:stats(), run_info(opts, t_end))
+  if warn then io.stderr:write(warn) end
   if o["--plot"] then
     local ncol = 1
     for i = 0, m.desc.n_loggers - 1 do ncol = ncol + m.desc.loggers[i].size end
@@ -373,6 +388,8 @@ function M.main(args)
     if st.witness_triggers > 0 then
       io.stderr:write(string.format("witness crossings %d\n", tonumber(st.witness_triggers)))
     end
+    local line = stiffness.stats_line(st)
+    if line then io.stderr:write(line) end
     M.world_stats(m, sim)
   end
   return 0

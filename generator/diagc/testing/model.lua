@@ -425,6 +425,7 @@ M.SIM_OPTIONS = {
   { "error_control", flag = true },
   { "suppress_initialization_events", flag = true },
   { "check_finite", flag = true },
+  { "max_steps", range = { min = 0, integer = true } },
   { "jacobian", one_of = M.JACOBIAN_SOURCES, word = "jacobian source", words = "sources" },
 }
 

@@ -58,6 +58,9 @@ extern "C" {
 #define DIAGC_JACOBIAN_FD 1    /* forward finite differences (nxc
                                   derivative evaluations per Jacobian) */
 
+/* The default of diagc_sim_options.max_steps. */
+#define DIAGC_SIM_MAX_STEPS 1000000000
+
 typedef struct diagc_sim_options {
   /* "runge_kutta3" (default, error-controlled), "explicit_euler",
    * "semi_explicit_euler", "runge_kutta2", "runge_kutta4" (fixed step),
@@ -96,6 +99,15 @@ typedef struct diagc_sim_options {
                             it has one) or DIAGC_JACOBIAN_FD (finite
                             differences, e.g. to compare); other values are
                             rejected by create/set_options */
+  int64_t max_steps;     /* the most integration steps (accepted and
+                            rejected, every integrator) one advance_to call
+                            may take, default 1e9 (0: the default; < 0 is
+                            rejected).  The call stops with
+                            DIAGC_SIM_E_STEP and a message naming the
+                            integrator, the limit and the evidence when the
+                            steps taken exceed it, or as soon as the steps
+                            of two successive windows of 65536, continued
+                            at their average size to the target, would */
 } diagc_sim_options;
 
 typedef struct diagc_sim_statistics {
@@ -129,6 +141,26 @@ typedef struct diagc_sim_statistics {
                                   in use: DIAGC_JACOBIAN_MODEL (a sparse
                                   Jacobian of the model) or
                                   DIAGC_JACOBIAN_FD */
+  /* The explicit integrators' stiffness evidence (docs/simulator.md,
+   * "Stiffness"): Hairer's test, an estimate of h |lambda| (lambda the
+   * dominant eigenvalue of the Jacobian along the step's error) from
+   * derivatives the step evaluated anyway, on steps 1, 3, 7, 15, ... (gaps
+   * doubling up to 1000 steps), and every step while one of the last six
+   * reached the limit.  It never changes a result. */
+  int64_t stiffness_tests;     /* steps whose h |lambda| was estimated */
+  int64_t stiffness_hits;      /* ... above 0.98 stability_limit */
+  double stability_limit;      /* the integrator's largest stable h |lambda|
+                                  on the negative real axis (2 for
+                                  explicit_euler); NaN for the implicit
+                                  integrators and steppers */
+  double stiff_time;           /* when the evidence became conclusive (15
+                                  hits, a hit above 10 times the limit
+                                  counting 5, without 6 tests in a row
+                                  below the limit), NaN if it did not */
+  double stiff_step;           /* the step h then and h |lambda| then, */
+  double stiff_hlambda;        /* geometric means over the tests since the
+                                  first of those hits (NaN if none); the
+                                  estimate of |lambda| is their ratio */
 } diagc_sim_statistics;
 
 /* Called once per publish instant in which at least one logger fired.
