@@ -151,7 +151,13 @@ function Context:set_input(name, value) self:_set_checked("input", name, value) 
 function Context:_set_checked(kind, name, value)
   if type(value) == "number" then value = { value } end
   if type(value) ~= "table" then error("set_" .. kind .. " expects a number or a list of numbers", 3) end
-  require("diagc.cli.assign").set(self.model, self, kind, name, value, nil)
+  -- assign.set's errors name no place: report them at the test's call, as
+  -- every other error of this API
+  local ok, e = pcall(require("diagc.cli.assign").set, self.model, self, kind, name, value, nil)
+  if not ok then
+    if errors.is(e) then error(errors.format(e), 3) end
+    error(e, 0)
+  end
 end
 
 -- set an abstract source from a cdata value of its C type
