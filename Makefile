@@ -39,7 +39,7 @@ RUNTIME_OBJS := $(patsubst runtime/src/%.c,build/runtime/%.o,$(RUNTIME_SRCS))
 ASAN_OBJS := $(patsubst runtime/src/%.c,build/asan/runtime/%.o,$(RUNTIME_SRCS))
 LEXER_RE := generator/lexer/c_lexer.re
 LEXER_C := generator/lexer/c_lexer.c
-HOST_OBJS := build/host/main.o build/host/c_lexer.o build/host/lex_lua.o build/host/xml_lua.o
+HOST_OBJS := build/host/main.o build/host/stop.o build/host/c_lexer.o build/host/lex_lua.o build/host/xml_lua.o
 
 .PHONY: all test demo bench lexer-check golden clean deps check-deps asan-runtime FORCE install uninstall fuzz fuzz-build fuzz-deps
 
@@ -179,6 +179,10 @@ build/host/main.o: generator/host/main.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Igenerator/lexer $(LUAJIT_CFLAGS) -c $< -o $@
 
+build/host/stop.o: generator/host/stop.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(LUAJIT_CFLAGS) -c $< -o $@
+
 build/host/xml_lua.o: generator/host/xml_lua.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(LUAJIT_CFLAGS) -c $< -o $@
@@ -254,11 +258,29 @@ lib/$(SHLIB): $(RUNTIME_OBJS) build/runtime.list
 	ln -sfn $(SHLIB) lib/$(SONAME)
 	ln -sfn $(SONAME) lib/libdiagc.so
 
+# PREFIX and DESTDIR reach scripts/install.sh verbatim: single-quoted, so
+# neither make nor the shell expands or runs anything in them ($(value):
+# make leaves a '$' as it is).  The script refuses what it cannot install
+# (a relative or empty PREFIX, characters the installed files cannot
+# carry); `install_check` turns its answer into make's one-line error,
+# before anything is installed.
+# (A newline cannot be quoted into a recipe line: make refuses it itself.)
+define newline
+
+
+endef
+shell_quote = '$(subst ','\'',$(1))'
+INSTALL_ENV = PREFIX=$(call shell_quote,$(value PREFIX)) DESTDIR=$(call shell_quote,$(value DESTDIR))
+install_check = $(foreach v,PREFIX DESTDIR,$(if $(findstring $(newline),$(value $(v))),$(error \
+  scripts/install.sh: $(v) holds a newline; choose a path without control characters)))$(if $(1),$(error $(1)))
+
 install: all
-	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" bash scripts/install.sh install
+	$(call install_check,$(shell $(INSTALL_ENV) bash scripts/install.sh check 2>&1))
+	@$(INSTALL_ENV) bash scripts/install.sh install
 
 uninstall:
-	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" bash scripts/install.sh uninstall
+	$(call install_check,$(shell $(INSTALL_ENV) bash scripts/install.sh check 2>&1))
+	@$(INSTALL_ENV) bash scripts/install.sh uninstall
 
 # ---------------------------------------------------------------------------
 # Fuzzing (tests/fuzz, docs/fuzzing.md): libFuzzer targets built with clang,

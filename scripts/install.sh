@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # scripts/install.sh install|uninstall: what `make install` and
-# `make uninstall` run (docs/install.md).  Run from the checkout, after
-# `make`, with PREFIX (default /usr/local) and DESTDIR (default empty) in
-# the environment.  Paths may contain spaces.
+# `make uninstall` run (docs/install.md); `check` only checks PREFIX and
+# DESTDIR.  Run from the checkout, after `make`, with PREFIX (default
+# /usr/local) and DESTDIR (default empty) in the environment.  Paths may
+# contain spaces; what the installed files cannot carry is refused in one
+# line on stderr, exit status 2, before anything is written.
 #
 # Layout under DESTDIR/PREFIX (fixed relative to PREFIX, so an installed tree
 # can be moved as a whole; bin/diagc finds the rest from its own location):
@@ -31,10 +33,43 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 action=${1:-}
-PREFIX=${PREFIX:-/usr/local}
+PREFIX=${PREFIX-/usr/local}
 DESTDIR=${DESTDIR:-}
-die() { echo "scripts/install.sh: $*" >&2; exit 1; }
-case "$PREFIX" in /*) ;; *) die "PREFIX must be an absolute path, got '$PREFIX'" ;; esac
+die() { echo "scripts/install.sh: $*" >&2; exit 2; }
+
+# shown VALUE: VALUE for a one-line message (control characters as \xNN)
+shown() {
+  local s=$1 out="" c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c=${s:i:1}
+    if [[ "$c" == [[:cntrl:]] ]]; then out+=$(printf '\\x%02x' "'$c"); else out+=$c; fi
+  done
+  printf '%s' "$out"
+}
+
+# check_path NAME VALUE: an absolute path the installed files can carry.
+# The prefix is not written into them (diagc.pc, the CMake package and
+# bin/diagc find it relative to themselves), but it is where they are
+# read from: pkg-config splits its flags at quotes and backslashes, CMake
+# lists at ';', TinyCC include paths at ':', the install manifest at
+# newlines; '$' and '`' mean something to make and to the shell commands
+# built from pkg-config's answer.  Spaces and non-ASCII letters are fine.
+check_path() {
+  local name=$1 v=$2 bad
+  [ "$name" = DESTDIR ] && [ -z "$v" ] && return 0
+  [ -n "$v" ] || die "$name is empty; give an absolute path (make install PREFIX=/usr/local)"
+  case "$v" in /*) ;; *) die "$name must be an absolute path, got '$(shown "$v")'" ;; esac
+  if [[ "$v" == *[[:cntrl:]]* ]]; then
+    die "$name holds a control character (a newline, a tab, ...): '$(shown "$v")'; choose a path without them"
+  fi
+  [ "$name" = DESTDIR ] && return 0 # a staging folder: not where the files are read from
+  bad=$(printf '%s' "$v" | LC_ALL=C tr -dc '"'"'"'\\$`;:' | head -c 1)
+  if [ -n "$bad" ]; then
+    die "$name holds '$bad', which diagc's installed files cannot carry (pkg-config, CMake, the shell); choose a path without \" ' \\ \$ \` ; : ('$(shown "$v")')"
+  fi
+}
+check_path PREFIX "$PREFIX"
+check_path DESTDIR "$DESTDIR"
 D="$DESTDIR$PREFIX"
 manifest_rel=share/diagc/MANIFEST
 
@@ -143,7 +178,8 @@ do_uninstall() {
 }
 
 case "$action" in
+  check) ;; # PREFIX and DESTDIR are fine (checked above)
   install) do_install ;;
   uninstall) do_uninstall ;;
-  *) die "usage: scripts/install.sh install|uninstall (PREFIX, DESTDIR from the environment)" ;;
+  *) die "usage: scripts/install.sh check|install|uninstall (PREFIX, DESTDIR from the environment)" ;;
 esac

@@ -55,6 +55,8 @@ function M.compile_loaded(loaded, opts)
       "model name '%s' is reserved: it would clash with the runtime's diagc_ names; "
       .. "rename the diagram or pass --name", prefix)
   end
+  local long = require("diagc.vocab.limits").name_problem("model name", prefix)
+  if long then require("diagc.errors").raise(opts.prefix and nil or model.root.loc, "%s", long) end
   local header_name = opts.header_name or (prefix .. ".h")
   local source_name = opts.source_name or (prefix .. ".c")
   local lex = opts.lex == nil and host_lexer() or opts.lex or nil

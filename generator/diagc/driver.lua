@@ -134,8 +134,12 @@ function M.main(args)
     return 2
   end
   args = rest
-  if #args == 0 or args[1] == "--help" or args[1] == "-h" or args[1] == "help" then
-    return out(USAGE, #args == 0 and 2 or 0)
+  if #args == 0 then -- a usage error: the usage goes to stderr
+    io.stderr:write(USAGE)
+    return 2
+  end
+  if args[1] == "--help" or args[1] == "-h" or args[1] == "help" then
+    return out(USAGE, 0)
   end
   if args[1] == "--version" then
     return out("diagc " .. compile.VERSION .. "\n", 0)

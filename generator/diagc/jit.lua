@@ -98,8 +98,9 @@ M.DEFINES = { __STRICT_ANSI__ = true }
 -- flags (gcc -std=c99 -Wall -Wextra -Werror -pedantic catches what tcc does
 -- not: unused variables and parameters, unused static functions, ISO C
 -- pedantry).  DIAGC_CHECK_CC names it (a command, or "none"); by default the
--- first of gcc and clang on PATH.  It compiles to a temporary object: nothing
--- is linked or run, and the generated C includes only standard headers.
+-- first of gcc and clang on PATH.  It compiles to a temporary object in a
+-- private directory: nothing is linked or run, and the generated C includes
+-- only standard headers.
 M.CHECK_FLAGS = "-std=c99 -Wall -Wextra -Werror -pedantic"
 local check_cc
 local shq = require("diagc.util").shell_quote
@@ -151,33 +152,28 @@ local function system_check(gen, unit, all_defines)
   for _, k in ipairs(require("diagc.util").sorted_keys(all_defines)) do
     local v = all_defines[k]
     if k ~= "__STRICT_ANSI__" and v then -- -std=c99 defines __STRICT_ANSI__ itself
-      defines[#defines + 1] = shq("-D" .. k .. (v == true and "" or ("=" .. tostring(v))))
+      defines[#defines + 1] = "-D" .. k .. (v == true and "" or ("=" .. tostring(v)))
     end
   end
-  local flags = table.concat(defines, " ")
+  local flags = table.concat(defines, "\0")
   local key = check_key(gen, unit) .. "\0" .. cc .. "\0" .. flags
   if check_cache[key] then return end
-  local tmp = os.tmpname()
-  local f, ferr = io.open(tmp, "wb")
-  local wrote = f and f:write(unit)
-  if not (f and wrote and f:close()) then
-    os.remove(tmp)
-    errors.raise(nil, "cannot write a temporary file for the C check (%s): %s", tmp, tostring(ferr or "write failed"))
+  -- in a private directory (the compiler's own temporary files too), in a
+  -- process group that a timeout or a signal kills whole (host stop.c);
+  -- the object goes to a file there, never /dev/null: a compiler that
+  -- removes its output on failure would, run as root, delete the device
+  local argv = { cc }
+  for w in M.CHECK_FLAGS:gmatch("%S+") do argv[#argv + 1] = w end
+  for _, w in ipairs({ "-c", "-o", "unit.o", "-fdiagnostics-color=never", "-I" .. h.include_dir() }) do
+    argv[#argv + 1] = w
   end
-  -- the object goes to a file of our own, never /dev/null: a compiler
-  -- that removes its output on failure would, run as root,
-  -- delete the device
-  local obj = tmp .. ".o"
-  local cmd = string.format("LC_ALL=C %s %s -c -o %s -fdiagnostics-color=never -I%s %s -x c %s 2>&1; echo \"__diagc_rc=$?\"",
-    shq(cc), M.CHECK_FLAGS, shq(obj), shq(h.include_dir()), flags, shq(tmp))
-  local p = io.popen(cmd)
-  local msgs = p and p:read("*a") or ""
-  if p then p:close() end
-  os.remove(tmp)
-  os.remove(obj)
-  local rc = tonumber(msgs:match("__diagc_rc=(%d+)%s*$"))
-  msgs = msgs:gsub("__diagc_rc=%d+%s*$", "")
-  if msgs:find(": error: ") then compile_error(gen, msgs, true, tmp) end
+  for _, d in ipairs(defines) do argv[#argv + 1] = d end
+  for _, w in ipairs({ "-x", "c", "unit.c" }) do argv[#argv + 1] = w end
+  local rc, msgs = h.run_isolated(argv, { { name = "unit.c", text = unit } })
+  if not rc then
+    errors.raise(nil, "cannot run the C check with %s: %s; set DIAGC_CHECK_CC to none to skip it", cc, msgs)
+  end
+  if msgs:find(": error: ") then compile_error(gen, msgs, true, "unit.c") end
   if rc ~= 0 then
     errors.raise(nil, "the C check with %s failed (status %s): %s; set DIAGC_CHECK_CC to another compiler, "
       .. "or none to skip it", cc, tostring(rc), (msgs:match("[^\n]+") or "no message"))

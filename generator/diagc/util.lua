@@ -1,4 +1,7 @@
 -- util.lua: small helpers shared by the stages.
+local errors = require("diagc.errors")
+local limits = require("diagc.vocab.limits")
+
 local M = {}
 
 function M.edit_distance(a, b)
@@ -51,6 +54,11 @@ end
 function M.c_string(s)
   local out = s:gsub('[\\"?]', "\\%0")
     :gsub("[%z\1-\31\127]", function(ch) return string.format("\\%03o", ch:byte()) end)
+  -- the checks on names and paths (vocab/limits.lua) keep every literal
+  -- within C99's length; a longer one is an error, never C that a strict
+  -- compiler refuses
+  local why = limits.literal_problem("a string", s)
+  if why then errors.raise(nil, "%s", why) end
   return '"' .. out .. '"'
 end
 

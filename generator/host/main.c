@@ -1,7 +1,8 @@
 /* generator/host/main.c: bin/diagc, a LuaJIT host with an embedded TinyCC.
  *
- * Runs require("diagc.driver").main(args) with package.path rooted at
- * ROOT/generator and the C module `diagc_host` preloaded:
+ * Runs require("diagc.driver").main(args) with the modules of
+ * ROOT/generator found first (root_searcher) and the C module `diagc_host`
+ * preloaded:
  *
  *   root()                      -> ROOT (the checkout, or PREFIX/share/diagc)
  *   include_dir()               -> the runtime's headers (holds diagc/model.h)
@@ -20,10 +21,15 @@
  *       at most `max` bytes; never blocks on a FIFO or device)
  *   set_timeout(seconds, line)  -> arms (seconds > 0) or disarms the
  *       command's wall-clock limit: when it expires, `line` is written to
- *       stderr, the temporary files of track_temp are removed, and the process
- *       exits with status 2 (enforced by a signal, so it also stops
- *       JIT-compiled Lua loops, which never call hooks)
- *   track_temp(path, on)        -> a temporary file being written (cli/output.lua) that the timeout removes (on) or no longer removes (off)
+ *       stderr, the temporary files of track_temp are removed, the command
+ *       of run_isolated is killed, and the process exits with status 2
+ *       (enforced by a signal, so it also stops JIT-compiled Lua loops,
+ *       which never call hooks; stop.c)
+ *   track_temp(path, on)        -> a temporary file being written (cli/output.lua) that the timeout
+ *       or a signal removes (on) or no longer removes (off)
+ *   run_isolated(argv, files)   -> status, output | nil, why: runs a command (the strict C
+ *       check's compiler) in a private temporary directory holding `files`, in a process
+ *       group of its own that a timeout or a signal kills (stop.c)
  *   memory_limit([bytes])       -> the Lua heap limit in bytes (sets it)
  *   memory_exceeded()           -> true once an allocation hit the limit
  *
@@ -58,6 +64,7 @@
 #include <libtcc.h>
 
 #include "lex_lua.h"
+#include "stop.h"
 #include "xml_lua.h"
 
 #define EXIT_INTERNAL 70
@@ -102,46 +109,6 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   if (p == NULL && nsize > 0) return NULL;
   m->used = (m->used > osize ? m->used - osize : 0) + nsize;
   return p;
-}
-
-/* ------------------------------------------------------------------ */
-/* Wall-clock limit                                                    */
-
-static char g_timeout_line[1024];
-static size_t g_timeout_len;
-
-/* Temporary files the Lua side is writing (cli/output.lua), removed
- * when the limit expires.  A slot is live while its first byte is set. */
-#define MAX_TRACKED 64
-static char g_tracked[MAX_TRACKED][PATH_MAX + 64];
-
-static void on_timeout(int sig) {
-  ssize_t w;
-  int i;
-  (void)sig;
-  for (i = 0; i < MAX_TRACKED; i++)
-    if (g_tracked[i][0] != '\0') unlink(g_tracked[i]);
-  w = write(2, g_timeout_line, g_timeout_len);
-  (void)w;
-  _exit(2);
-}
-
-static void arm_timeout(double seconds) {
-  struct itimerval it;
-  memset(&it, 0, sizeof it);
-  if (seconds > 0) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_timeout;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGALRM, &sa, NULL);
-    if (seconds > 1e8) seconds = 1e8;
-    it.it_value.tv_sec = (time_t)seconds;
-    it.it_value.tv_usec = (suseconds_t)((seconds - (double)it.it_value.tv_sec) * 1e6);
-    if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0) it.it_value.tv_usec = 1;
-  }
-  setitimer(ITIMER_REAL, &it, NULL);
-  if (seconds <= 0) signal(SIGALRM, SIG_DFL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -285,6 +252,13 @@ static void find_root(const char *argv0) {
   free(up);
   free(share);
   if (g_include == NULL) g_include = xstrdup(".");
+  if (strchr(g_include, ':') != NULL) {
+    /* TinyCC splits an include path at ':' (a list of folders) */
+    fprintf(stderr, "diagc: the runtime headers are in %s, whose path holds ':', which the "
+            "in-process compiler reads as a list separator; install or move diagc to a folder "
+            "without ':'\n", esc(g_include));
+    exit(2);
+  }
 }
 
 /* ------------------------------------------------------------------ */
@@ -552,10 +526,7 @@ static int l_tcc_symbol(lua_State *L) {
   const char *name = luaL_checkstring(L, 2);
   void *p;
   if (h->s == NULL || !h->relocated) return luaL_error(L, "tcc_symbol: handle is not usable");
-  if (g_timeout_len > 0) { /* user C is about to run: its time is the user's */
-    arm_timeout(0);
-    g_timeout_len = 0;
-  }
+  diagc_stop_disarm_timeout(); /* user C is about to run: its time is the user's */
   p = tcc_get_symbol(h->s, name);
   if (p == NULL)
     lua_pushnil(L);
@@ -650,45 +621,6 @@ static int l_read_source(lua_State *L) {
   return 1;
 }
 
-static int l_set_timeout(lua_State *L) {
-  lua_Number s = luaL_checknumber(L, 1);
-  if (s > 0) {
-    size_t len;
-    const char *line = luaL_checklstring(L, 2, &len);
-    if (len > sizeof g_timeout_line - 2) len = sizeof g_timeout_line - 2;
-    memcpy(g_timeout_line, line, len);
-    g_timeout_line[len] = '\n';
-    g_timeout_len = len + 1;
-    arm_timeout(s);
-  } else {
-    arm_timeout(0);
-    g_timeout_len = 0;
-  }
-  return 0;
-}
-
-/* track_temp(path, on): a temporary file to remove (on = true) or no
- * longer to remove (on = false) if the wall-clock limit expires. */
-static int l_track_temp(lua_State *L) {
-  size_t len;
-  const char *path = luaL_checklstring(L, 1, &len);
-  int on = lua_toboolean(L, 2), i, slot = -1;
-  for (i = 0; i < MAX_TRACKED; i++) {
-    if (g_tracked[i][0] != '\0' && strcmp(g_tracked[i], path) == 0) {
-      if (!on) g_tracked[i][0] = '\0';
-      lua_pushboolean(L, 1);
-      return 1;
-    }
-    if (g_tracked[i][0] == '\0' && slot < 0) slot = i;
-  }
-  if (on && slot >= 0 && len < sizeof g_tracked[slot] && len > 0) {
-    memcpy(g_tracked[slot] + 1, path + 1, len); /* the first byte last: */
-    g_tracked[slot][0] = path[0];               /* the slot is whole when live */
-  }
-  lua_pushboolean(L, !on || slot >= 0);
-  return 1;
-}
-
 static int l_memory_limit(lua_State *L) {
   if (!lua_isnoneornil(L, 1)) {
     lua_Number n = luaL_checknumber(L, 1);
@@ -743,9 +675,10 @@ static const luaL_Reg host_funcs[] = {
   {"isatty", l_isatty},
   {"now", l_now},
   {"read_source", l_read_source},
-  {"set_timeout", l_set_timeout},
+  {"set_timeout", diagc_set_timeout_lua},
   {"memory_limit", l_memory_limit},
-  {"track_temp", l_track_temp},
+  {"track_temp", diagc_track_temp_lua},
+  {"run_isolated", diagc_run_isolated_lua},
   {"memory_exceeded", l_memory_exceeded},
   {NULL, NULL}
 };
@@ -786,19 +719,61 @@ typedef struct pmain_args {
   char **argv;
 } pmain_args;
 
+/* A package.loaders entry: require("a.b") loads ROOT/generator/a/b.lua or
+ * ROOT/generator/a/b/init.lua.  ROOT is used as a plain path, never put into
+ * package.path, where ';' and '?' would mean something else (a checkout or
+ * an install may live in any folder). */
+static int root_searcher(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  const char *forms[] = {"%s/generator/%s.lua", "%s/generator/%s/init.lua"};
+  luaL_Buffer tried;
+  char *rel = xstrdup(name), *c;
+  int k;
+  for (c = rel; *c != '\0'; c++)
+    if (*c == '.') *c = '/';
+  luaL_buffinit(L, &tried);
+  for (k = 0; k < 2; k++) {
+    size_t n = strlen(g_root) + strlen(rel) + 32;
+    char *path = malloc(n);
+    struct stat st;
+    if (path == NULL) break;
+    snprintf(path, n, forms[k], g_root, rel);
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+      free(rel);
+      luaL_pushresult(&tried);
+      lua_pop(L, 1);
+      if (luaL_loadfile(L, path) != 0) {
+        free(path);
+        return luaL_error(L, "error loading module '%s':\n\t%s", name, lua_tostring(L, -1));
+      }
+      free(path);
+      return 1;
+    }
+    lua_pushfstring(L, "\n\tno file '%s'", path);
+    luaL_addvalue(&tried);
+    free(path);
+  }
+  free(rel);
+  luaL_pushresult(&tried);
+  return 1;
+}
+
 static int pmain(lua_State *L) {
   pmain_args *a = lua_touserdata(L, 1);
-  const char *old;
   int i;
 
   luaL_openlibs(L);
 
   lua_getglobal(L, "package");
-  lua_getfield(L, -1, "path");
-  old = lua_tostring(L, -1);
-  lua_pushfstring(L, "%s/generator/?.lua;%s/generator/?/init.lua;%s", g_root, g_root,
-                  old ? old : "");
-  lua_setfield(L, -3, "path");
+  /* the root's modules are found by root_searcher, right after the
+   * preloaded ones (package.loaders[2]) */
+  lua_getfield(L, -1, "loaders");
+  for (i = (int)lua_objlen(L, -1); i >= 2; i--) {
+    lua_rawgeti(L, -1, i);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_pushcfunction(L, root_searcher);
+  lua_rawseti(L, -2, 2);
   lua_pop(L, 1);
   lua_getfield(L, -1, "preload");
   lua_pushcfunction(L, luaopen_diagc_host);
@@ -824,6 +799,7 @@ int main(int argc, char **argv) {
   pmain_args a;
   int status, code = 0;
 
+  diagc_stop_init();
   find_root(argc > 0 ? argv[0] : NULL);
   L = luaL_newstate();
   if (L == NULL) {

@@ -391,6 +391,247 @@ yy28:
   }
 }
 
+/* Copies [p, lim) to out with every comment replaced by one space,
+ * string and character literals copied as they are (translation phase 3);
+ * *lim must be '\0'.  Returns the end of what was written. */
+static char *pp_decomment(const char *p, const char *lim, char *out) {
+  cursor_t YYCURSOR = (cursor_t)p, YYMARKER, YYLIMIT = (cursor_t)lim, start;
+  for (;;) {
+    start = YYCURSOR;
+    
+#line 403 "generator/lexer/c_lexer.c"
+{
+	unsigned char yych;
+	yych = *YYCURSOR;
+	switch (yych) {
+		case '"': goto yy32;
+		case '\'': goto yy33;
+		case '/': goto yy34;
+		case 'L':
+		case 'U': goto yy35;
+		case 'u': goto yy36;
+		default:
+			if (YYLIMIT <= YYCURSOR) goto yy54;
+			goto yy30;
+	}
+yy30:
+	++YYCURSOR;
+yy31:
+#line 258 "generator/lexer/c_lexer.re"
+	{ *out++ = (char)*start; continue; }
+#line 423 "generator/lexer/c_lexer.c"
+yy32:
+	yych = *(YYMARKER = ++YYCURSOR);
+	switch (yych) {
+		case 0x00:
+			if (YYLIMIT <= YYCURSOR) goto yy31;
+			goto yy37;
+		case '\n': goto yy31;
+		default: goto yy38;
+	}
+yy33:
+	yych = *(YYMARKER = ++YYCURSOR);
+	switch (yych) {
+		case 0x00:
+			if (YYLIMIT <= YYCURSOR) goto yy31;
+			goto yy42;
+		case '\n':
+		case '\'': goto yy31;
+		default: goto yy43;
+	}
+yy34:
+	yych = *(YYMARKER = ++YYCURSOR);
+	switch (yych) {
+		case '*': goto yy45;
+		case '/': goto yy46;
+		default: goto yy31;
+	}
+yy35:
+	yych = *(YYMARKER = ++YYCURSOR);
+	switch (yych) {
+		case '"': goto yy37;
+		case '\'': goto yy48;
+		default: goto yy31;
+	}
+yy36:
+	yych = *(YYMARKER = ++YYCURSOR);
+	switch (yych) {
+		case '"': goto yy37;
+		case '\'': goto yy48;
+		case '8': goto yy49;
+		default: goto yy31;
+	}
+yy37:
+	yych = *++YYCURSOR;
+yy38:
+	switch (yych) {
+		case '\n': goto yy39;
+		case '"': goto yy40;
+		case '\\': goto yy41;
+		default:
+			if (YYLIMIT <= YYCURSOR) goto yy39;
+			goto yy37;
+	}
+yy39:
+	YYCURSOR = YYMARKER;
+	goto yy31;
+yy40:
+	++YYCURSOR;
+#line 256 "generator/lexer/c_lexer.re"
+	{ memcpy(out, start, (size_t)(YYCURSOR - start));
+                              out += YYCURSOR - start; continue; }
+#line 484 "generator/lexer/c_lexer.c"
+yy41:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case '\r': goto yy50;
+		default:
+			if (YYLIMIT <= YYCURSOR) goto yy39;
+			goto yy37;
+	}
+yy42:
+	yych = *++YYCURSOR;
+yy43:
+	switch (yych) {
+		case '\n': goto yy39;
+		case '\'': goto yy40;
+		case '\\': goto yy44;
+		default:
+			if (YYLIMIT <= YYCURSOR) goto yy39;
+			goto yy42;
+	}
+yy44:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case '\r': goto yy51;
+		default:
+			if (YYLIMIT <= YYCURSOR) goto yy39;
+			goto yy42;
+	}
+yy45:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case '*': goto yy52;
+		default:
+			if (YYLIMIT <= YYCURSOR) goto yy39;
+			goto yy45;
+	}
+yy46:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case '\n': goto yy47;
+		default:
+			if (YYLIMIT <= YYCURSOR) goto yy47;
+			goto yy46;
+	}
+yy47:
+#line 255 "generator/lexer/c_lexer.re"
+	{ *out++ = ' '; continue; }
+#line 531 "generator/lexer/c_lexer.c"
+yy48:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case 0x00:
+			if (YYLIMIT <= YYCURSOR) goto yy39;
+			goto yy42;
+		case '\'': goto yy39;
+		default: goto yy43;
+	}
+yy49:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case '"': goto yy37;
+		default: goto yy39;
+	}
+yy50:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case '"': goto yy40;
+		case '\\': goto yy41;
+		default:
+			if (YYLIMIT <= YYCURSOR) goto yy39;
+			goto yy37;
+	}
+yy51:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case '\'': goto yy40;
+		case '\\': goto yy44;
+		default:
+			if (YYLIMIT <= YYCURSOR) goto yy39;
+			goto yy42;
+	}
+yy52:
+	yych = *++YYCURSOR;
+	switch (yych) {
+		case '*': goto yy52;
+		case '/': goto yy53;
+		default:
+			if (YYLIMIT <= YYCURSOR) goto yy39;
+			goto yy45;
+	}
+yy53:
+	++YYCURSOR;
+	goto yy47;
+yy54:
+#line 254 "generator/lexer/c_lexer.re"
+	{ return out; }
+#line 580 "generator/lexer/c_lexer.c"
+}
+#line 259 "generator/lexer/c_lexer.re"
+
+  }
+}
+
+/* The first byte at or after p that is neither white space nor inside a
+ * comment (phase 3 makes them one space). */
+static const char *pp_skip_space(const char *p, const char *end) {
+  for (;;) {
+    while (p < end && (is_blank(*p) || *p == '\n')) p++;
+    if (p + 1 < end && p[0] == '/' && p[1] == '*') {
+      for (p += 2; p + 1 < end && !(p[0] == '*' && p[1] == '/'); p++) {}
+      p = p + 1 < end ? p + 2 : end;
+    } else {
+      return p;
+    }
+  }
+}
+
+static int is_ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_' || (unsigned char)c >= 0x80;
+}
+
+size_t c_directive_split(const char *text, size_t len, char *buf, size_t *name_len) {
+  const char *end = text + len, *p, *q;
+  char *w, *args;
+  size_t n = 0;
+  p = text + ((len >= 2 && text[0] == '%') ? 2 : (len >= 1 ? 1 : 0)); /* '#' or '%:' */
+  p = pp_skip_space(p, end);
+  if (p < end && !(*p >= '0' && *p <= '9'))
+    while (p + n < end && is_ident_char(p[n])) n++;
+  memcpy(buf, p, n);
+  *name_len = n;
+  args = w = buf + n;
+  p += n;
+  q = pp_skip_space(p, end);
+  if (n == 7 && memcmp(buf, "include", 7) == 0 && q < end && *q == '<') {
+    /* a header name is one token up to the next '>'; comment marks inside
+     * it belong to the name (C99 6.4.7) */
+    const char *gt = memchr(q, '>', (size_t)(end - q));
+    p = gt ? gt + 1 : end;
+    memcpy(w, q, (size_t)(p - q));
+    w += p - q;
+  }
+  w = pp_decomment(p, end, w);
+  while (w > args && (is_blank(w[-1]) || w[-1] == '\n')) w--;
+  for (q = args; q < w && (is_blank(*q) || *q == '\n'); q++) {}
+  memmove(args, q, (size_t)(w - q));
+  w -= q - args;
+  *w = '\0';
+  return (size_t)(w - buf);
+}
+
 c_tok_kind c_lexer_next(c_lexer *lx, c_token *tok) {
   cursor_t YYCURSOR, YYMARKER, YYLIMIT = (cursor_t)lx->lim, start;
   if (lx->failed) {
@@ -403,7 +644,7 @@ c_tok_kind c_lexer_next(c_lexer *lx, c_token *tok) {
 #define TOKEN(kind) emit(lx, tok, (kind), (const char *)start, (const char *)YYCURSOR, NULL)
 #define ERROR(msg) emit(lx, tok, C_TOK_ERROR, (const char *)start, (const char *)YYCURSOR, (msg))
     
-#line 407 "generator/lexer/c_lexer.c"
+#line 648 "generator/lexer/c_lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -440,23 +681,23 @@ c_tok_kind c_lexer_next(c_lexer *lx, c_token *tok) {
 		case '@':
 		case '`':
 		case 0x7F:
-			if (YYLIMIT <= YYCURSOR) goto yy108;
-			goto yy30;
+			if (YYLIMIT <= YYCURSOR) goto yy134;
+			goto yy56;
 		case '\t':
 		case '\v':
 		case '\f':
 		case '\r':
-		case ' ': goto yy32;
-		case '\n': goto yy34;
+		case ' ': goto yy58;
+		case '\n': goto yy60;
 		case '!':
 		case '*':
 		case '=':
-		case '^': goto yy35;
-		case '"': goto yy37;
-		case '#': goto yy39;
-		case '%': goto yy41;
-		case '&': goto yy42;
-		case '\'': goto yy43;
+		case '^': goto yy61;
+		case '"': goto yy63;
+		case '#': goto yy65;
+		case '%': goto yy67;
+		case '&': goto yy68;
+		case '\'': goto yy69;
 		case '(':
 		case ')':
 		case ',':
@@ -465,12 +706,12 @@ c_tok_kind c_lexer_next(c_lexer *lx, c_token *tok) {
 		case ']':
 		case '{':
 		case '}':
-		case '~': goto yy45;
-		case '+': goto yy46;
-		case '-': goto yy47;
-		case '.': goto yy48;
-		case '/': goto yy49;
-		case '0': goto yy50;
+		case '~': goto yy71;
+		case '+': goto yy72;
+		case '-': goto yy73;
+		case '.': goto yy74;
+		case '/': goto yy75;
+		case '0': goto yy76;
 		case '1':
 		case '2':
 		case '3':
@@ -479,76 +720,76 @@ c_tok_kind c_lexer_next(c_lexer *lx, c_token *tok) {
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy52;
-		case ':': goto yy53;
-		case '<': goto yy54;
-		case '>': goto yy55;
-		case '?': goto yy56;
+		case '9': goto yy78;
+		case ':': goto yy79;
+		case '<': goto yy80;
+		case '>': goto yy81;
+		case '?': goto yy82;
 		case 'L':
-		case 'U': goto yy60;
-		case '\\': goto yy61;
-		case 'u': goto yy62;
-		case '|': goto yy63;
-		default: goto yy57;
+		case 'U': goto yy86;
+		case '\\': goto yy87;
+		case 'u': goto yy88;
+		case '|': goto yy89;
+		default: goto yy83;
 	}
-yy30:
+yy56:
 	++YYCURSOR;
-yy31:
-#line 302 "generator/lexer/c_lexer.re"
+yy57:
+#line 368 "generator/lexer/c_lexer.re"
 	{ return TOKEN(C_TOK_PUNCT); }
-#line 500 "generator/lexer/c_lexer.c"
-yy32:
+#line 741 "generator/lexer/c_lexer.c"
+yy58:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case '\t':
 		case '\v':
 		case '\f':
 		case '\r':
-		case ' ': goto yy32;
-		default: goto yy33;
+		case ' ': goto yy58;
+		default: goto yy59;
 	}
-yy33:
-#line 271 "generator/lexer/c_lexer.re"
+yy59:
+#line 337 "generator/lexer/c_lexer.re"
 	{ continue; }
-#line 514 "generator/lexer/c_lexer.c"
-yy34:
+#line 755 "generator/lexer/c_lexer.c"
+yy60:
 	++YYCURSOR;
-#line 270 "generator/lexer/c_lexer.re"
+#line 336 "generator/lexer/c_lexer.re"
 	{ lx->bol = 1; continue; }
-#line 519 "generator/lexer/c_lexer.c"
-yy35:
+#line 760 "generator/lexer/c_lexer.c"
+yy61:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '=': goto yy45;
-		default: goto yy36;
+		case '=': goto yy71;
+		default: goto yy62;
 	}
-yy36:
-#line 301 "generator/lexer/c_lexer.re"
+yy62:
+#line 367 "generator/lexer/c_lexer.re"
 	{ return TOKEN(C_TOK_PUNCT); }
-#line 529 "generator/lexer/c_lexer.c"
-yy37:
+#line 770 "generator/lexer/c_lexer.c"
+yy63:
 	yyaccept = 0;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
-		case '\n': goto yy38;
-		case '"': goto yy64;
-		case '\\': goto yy65;
+		case '\n': goto yy64;
+		case '"': goto yy90;
+		case '\\': goto yy91;
 		default:
-			if (YYLIMIT <= YYCURSOR) goto yy38;
-			goto yy37;
+			if (YYLIMIT <= YYCURSOR) goto yy64;
+			goto yy63;
 	}
-yy38:
-#line 279 "generator/lexer/c_lexer.re"
+yy64:
+#line 345 "generator/lexer/c_lexer.re"
 	{ return ERROR("unterminated string literal"); }
-#line 544 "generator/lexer/c_lexer.c"
-yy39:
+#line 785 "generator/lexer/c_lexer.c"
+yy65:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '#': goto yy66;
-		default: goto yy40;
+		case '#': goto yy92;
+		default: goto yy66;
 	}
-yy40:
-#line 284 "generator/lexer/c_lexer.re"
+yy66:
+#line 350 "generator/lexer/c_lexer.re"
 	{
         if (lx->bol) {
           const char *err_at = NULL, *err = NULL;
@@ -565,59 +806,59 @@ yy40:
         }
         return TOKEN(C_TOK_PUNCT);
       }
-#line 569 "generator/lexer/c_lexer.c"
-yy41:
+#line 810 "generator/lexer/c_lexer.c"
+yy67:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case ':': goto yy67;
+		case ':': goto yy93;
 		case '=':
-		case '>': goto yy45;
-		default: goto yy36;
+		case '>': goto yy71;
+		default: goto yy62;
 	}
-yy42:
+yy68:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case '&':
-		case '=': goto yy45;
-		default: goto yy36;
+		case '=': goto yy71;
+		default: goto yy62;
 	}
-yy43:
+yy69:
 	yyaccept = 1;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
 		case 0x00:
-			if (YYLIMIT <= YYCURSOR) goto yy44;
-			goto yy68;
-		case '\'': goto yy70;
-		default: goto yy69;
+			if (YYLIMIT <= YYCURSOR) goto yy70;
+			goto yy94;
+		case '\'': goto yy96;
+		default: goto yy95;
 	}
-yy44:
-#line 281 "generator/lexer/c_lexer.re"
+yy70:
+#line 347 "generator/lexer/c_lexer.re"
 	{ return ERROR("unterminated character constant"); }
-#line 598 "generator/lexer/c_lexer.c"
-yy45:
+#line 839 "generator/lexer/c_lexer.c"
+yy71:
 	++YYCURSOR;
-	goto yy36;
-yy46:
+	goto yy62;
+yy72:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case '+':
-		case '=': goto yy45;
-		default: goto yy36;
+		case '=': goto yy71;
+		default: goto yy62;
 	}
-yy47:
+yy73:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case '-':
 		case '=':
-		case '>': goto yy45;
-		default: goto yy36;
+		case '>': goto yy71;
+		default: goto yy62;
 	}
-yy48:
+yy74:
 	yyaccept = 2;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
-		case '.': goto yy72;
+		case '.': goto yy98;
 		case '0':
 		case '1':
 		case '2':
@@ -627,35 +868,35 @@ yy48:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy74;
-		default: goto yy36;
+		case '9': goto yy100;
+		default: goto yy62;
 	}
-yy49:
+yy75:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '*': goto yy75;
-		case '/': goto yy77;
-		case '=': goto yy45;
-		default: goto yy36;
+		case '*': goto yy101;
+		case '/': goto yy103;
+		case '=': goto yy71;
+		default: goto yy62;
 	}
-yy50:
+yy76:
 	yyaccept = 3;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
-		case 0x00: goto yy51;
+		case 0x00: goto yy77;
 		case 'X':
-		case 'x': goto yy85;
-		default: goto yy80;
+		case 'x': goto yy111;
+		default: goto yy106;
 	}
-yy51:
-#line 277 "generator/lexer/c_lexer.re"
+yy77:
+#line 343 "generator/lexer/c_lexer.re"
 	{ return TOKEN(C_TOK_NUMBER); }
-#line 654 "generator/lexer/c_lexer.c"
-yy52:
+#line 895 "generator/lexer/c_lexer.c"
+yy78:
 	yyaccept = 3;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
-		case '.': goto yy74;
+		case '.': goto yy100;
 		case '0':
 		case '1':
 		case '2':
@@ -665,47 +906,47 @@ yy52:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy52;
+		case '9': goto yy78;
 		case 'E':
-		case 'e': goto yy82;
-		case 'L': goto yy83;
+		case 'e': goto yy108;
+		case 'L': goto yy109;
 		case 'U':
-		case 'u': goto yy84;
-		case 'l': goto yy86;
-		default: goto yy51;
+		case 'u': goto yy110;
+		case 'l': goto yy112;
+		default: goto yy77;
 	}
-yy53:
+yy79:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '>': goto yy45;
-		default: goto yy36;
+		case '>': goto yy71;
+		default: goto yy62;
 	}
-yy54:
+yy80:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case '%':
 		case ':':
-		case '=': goto yy45;
-		case '<': goto yy35;
-		default: goto yy36;
+		case '=': goto yy71;
+		case '<': goto yy61;
+		default: goto yy62;
 	}
-yy55:
+yy81:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '=': goto yy45;
-		case '>': goto yy35;
-		default: goto yy36;
+		case '=': goto yy71;
+		case '>': goto yy61;
+		default: goto yy62;
 	}
-yy56:
+yy82:
 	yyaccept = 2;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
-		case '?': goto yy87;
-		default: goto yy36;
+		case '?': goto yy113;
+		default: goto yy62;
 	}
-yy57:
+yy83:
 	yych = *++YYCURSOR;
-yy58:
+yy84:
 	switch (yych) {
 		case 0x00:
 		case 0x01:
@@ -771,110 +1012,110 @@ yy58:
 		case '|':
 		case '}':
 		case '~':
-		case 0x7F: goto yy59;
-		default: goto yy57;
+		case 0x7F: goto yy85;
+		default: goto yy83;
 	}
-yy59:
-#line 276 "generator/lexer/c_lexer.re"
+yy85:
+#line 342 "generator/lexer/c_lexer.re"
 	{ return TOKEN(C_TOK_IDENT); }
-#line 781 "generator/lexer/c_lexer.c"
-yy60:
+#line 1022 "generator/lexer/c_lexer.c"
+yy86:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case 0x00: goto yy59;
-		case '"': goto yy37;
-		case '\'': goto yy43;
-		default: goto yy58;
+		case 0x00: goto yy85;
+		case '"': goto yy63;
+		case '\'': goto yy69;
+		default: goto yy84;
 	}
-yy61:
+yy87:
 	yyaccept = 4;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
-		case '\n': goto yy88;
-		case '\r': goto yy89;
-		default: goto yy31;
+		case '\n': goto yy114;
+		case '\r': goto yy115;
+		default: goto yy57;
 	}
-yy62:
+yy88:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case 0x00: goto yy59;
-		case '"': goto yy37;
-		case '\'': goto yy43;
-		case '8': goto yy90;
-		default: goto yy58;
+		case 0x00: goto yy85;
+		case '"': goto yy63;
+		case '\'': goto yy69;
+		case '8': goto yy116;
+		default: goto yy84;
 	}
-yy63:
+yy89:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case '=':
-		case '|': goto yy45;
-		default: goto yy36;
+		case '|': goto yy71;
+		default: goto yy62;
 	}
-yy64:
+yy90:
 	++YYCURSOR;
-#line 278 "generator/lexer/c_lexer.re"
+#line 344 "generator/lexer/c_lexer.re"
 	{ return emit_checked(lx, tok, C_TOK_STRING, (const char *)start, (const char *)YYCURSOR); }
-#line 818 "generator/lexer/c_lexer.c"
-yy65:
+#line 1059 "generator/lexer/c_lexer.c"
+yy91:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '\r': goto yy91;
+		case '\r': goto yy117;
 		default:
-			if (YYLIMIT <= YYCURSOR) goto yy73;
-			goto yy37;
+			if (YYLIMIT <= YYCURSOR) goto yy99;
+			goto yy63;
 	}
-yy66:
+yy92:
 	++YYCURSOR;
-	goto yy40;
-yy67:
+	goto yy66;
+yy93:
 	yyaccept = 5;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
-		case '%': goto yy92;
-		default: goto yy40;
+		case '%': goto yy118;
+		default: goto yy66;
 	}
-yy68:
+yy94:
 	yyaccept = 1;
 	yych = *(YYMARKER = ++YYCURSOR);
-yy69:
+yy95:
 	switch (yych) {
-		case '\n': goto yy44;
-		case '\'': goto yy93;
-		case '\\': goto yy71;
+		case '\n': goto yy70;
+		case '\'': goto yy119;
+		case '\\': goto yy97;
 		default:
-			if (YYLIMIT <= YYCURSOR) goto yy44;
-			goto yy68;
+			if (YYLIMIT <= YYCURSOR) goto yy70;
+			goto yy94;
 	}
-yy70:
+yy96:
 	++YYCURSOR;
-#line 282 "generator/lexer/c_lexer.re"
+#line 348 "generator/lexer/c_lexer.re"
 	{ return ERROR("empty character constant"); }
-#line 853 "generator/lexer/c_lexer.c"
-yy71:
+#line 1094 "generator/lexer/c_lexer.c"
+yy97:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '\r': goto yy94;
+		case '\r': goto yy120;
 		default:
-			if (YYLIMIT <= YYCURSOR) goto yy73;
-			goto yy68;
+			if (YYLIMIT <= YYCURSOR) goto yy99;
+			goto yy94;
 	}
-yy72:
+yy98:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '.': goto yy45;
-		default: goto yy73;
+		case '.': goto yy71;
+		default: goto yy99;
 	}
-yy73:
+yy99:
 	YYCURSOR = YYMARKER;
 	switch (yyaccept) {
-		case 0: goto yy38;
-		case 1: goto yy44;
-		case 2: goto yy36;
-		case 3: goto yy51;
-		case 4: goto yy31;
-		default: goto yy40;
+		case 0: goto yy64;
+		case 1: goto yy70;
+		case 2: goto yy62;
+		case 3: goto yy77;
+		case 4: goto yy57;
+		default: goto yy66;
 	}
-yy74:
+yy100:
 	yyaccept = 3;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
@@ -887,45 +1128,45 @@ yy74:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy74;
+		case '9': goto yy100;
 		case 'E':
-		case 'e': goto yy82;
+		case 'e': goto yy108;
 		case 'F':
 		case 'L':
 		case 'f':
-		case 'l': goto yy95;
-		default: goto yy51;
+		case 'l': goto yy121;
+		default: goto yy77;
 	}
-yy75:
+yy101:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '*': goto yy96;
+		case '*': goto yy122;
 		default:
-			if (YYLIMIT <= YYCURSOR) goto yy76;
-			goto yy75;
+			if (YYLIMIT <= YYCURSOR) goto yy102;
+			goto yy101;
 	}
-yy76:
-#line 274 "generator/lexer/c_lexer.re"
+yy102:
+#line 340 "generator/lexer/c_lexer.re"
 	{ return ERROR("unterminated comment"); }
-#line 911 "generator/lexer/c_lexer.c"
-yy77:
+#line 1152 "generator/lexer/c_lexer.c"
+yy103:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '\n': goto yy78;
+		case '\n': goto yy104;
 		default:
-			if (YYLIMIT <= YYCURSOR) goto yy78;
-			goto yy77;
+			if (YYLIMIT <= YYCURSOR) goto yy104;
+			goto yy103;
 	}
-yy78:
-#line 272 "generator/lexer/c_lexer.re"
+yy104:
+#line 338 "generator/lexer/c_lexer.re"
 	{ continue; }
-#line 923 "generator/lexer/c_lexer.c"
-yy79:
+#line 1164 "generator/lexer/c_lexer.c"
+yy105:
 	yyaccept = 3;
 	yych = *(YYMARKER = ++YYCURSOR);
-yy80:
+yy106:
 	switch (yych) {
-		case '.': goto yy74;
+		case '.': goto yy100;
 		case '0':
 		case '1':
 		case '2':
@@ -933,21 +1174,21 @@ yy80:
 		case '4':
 		case '5':
 		case '6':
-		case '7': goto yy79;
+		case '7': goto yy105;
 		case '8':
-		case '9': goto yy81;
+		case '9': goto yy107;
 		case 'E':
-		case 'e': goto yy82;
-		case 'L': goto yy83;
+		case 'e': goto yy108;
+		case 'L': goto yy109;
 		case 'U':
-		case 'u': goto yy84;
-		case 'l': goto yy86;
-		default: goto yy51;
+		case 'u': goto yy110;
+		case 'l': goto yy112;
+		default: goto yy77;
 	}
-yy81:
+yy107:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '.': goto yy74;
+		case '.': goto yy100;
 		case '0':
 		case '1':
 		case '2':
@@ -957,16 +1198,16 @@ yy81:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy81;
+		case '9': goto yy107;
 		case 'E':
-		case 'e': goto yy82;
-		default: goto yy73;
+		case 'e': goto yy108;
+		default: goto yy99;
 	}
-yy82:
+yy108:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case '+':
-		case '-': goto yy97;
+		case '-': goto yy123;
 		case '0':
 		case '1':
 		case '2':
@@ -976,28 +1217,28 @@ yy82:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy98;
-		default: goto yy73;
+		case '9': goto yy124;
+		default: goto yy99;
 	}
-yy83:
+yy109:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case 'L': goto yy99;
+		case 'L': goto yy125;
 		case 'U':
-		case 'u': goto yy95;
-		default: goto yy51;
+		case 'u': goto yy121;
+		default: goto yy77;
 	}
-yy84:
+yy110:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case 'L': goto yy100;
-		case 'l': goto yy101;
-		default: goto yy51;
+		case 'L': goto yy126;
+		case 'l': goto yy127;
+		default: goto yy77;
 	}
-yy85:
+yy111:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '.': goto yy102;
+		case '.': goto yy128;
 		case '0':
 		case '1':
 		case '2':
@@ -1019,18 +1260,18 @@ yy85:
 		case 'c':
 		case 'd':
 		case 'e':
-		case 'f': goto yy103;
-		default: goto yy73;
+		case 'f': goto yy129;
+		default: goto yy99;
 	}
-yy86:
+yy112:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case 'U':
-		case 'u': goto yy95;
-		case 'l': goto yy99;
-		default: goto yy51;
+		case 'u': goto yy121;
+		case 'l': goto yy125;
+		default: goto yy77;
 	}
-yy87:
+yy113:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case '!':
@@ -1041,69 +1282,69 @@ yy87:
 		case '/':
 		case '<':
 		case '=':
-		case '>': goto yy104;
-		default: goto yy73;
+		case '>': goto yy130;
+		default: goto yy99;
 	}
-yy88:
+yy114:
 	++YYCURSOR;
-	goto yy33;
-yy89:
+	goto yy59;
+yy115:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '\n': goto yy88;
-		default: goto yy73;
+		case '\n': goto yy114;
+		default: goto yy99;
 	}
-yy90:
+yy116:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case 0x00: goto yy59;
-		case '"': goto yy37;
-		default: goto yy58;
+		case 0x00: goto yy85;
+		case '"': goto yy63;
+		default: goto yy84;
 	}
-yy91:
+yy117:
 	yyaccept = 0;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
-		case '"': goto yy64;
-		case '\\': goto yy65;
+		case '"': goto yy90;
+		case '\\': goto yy91;
 		default:
-			if (YYLIMIT <= YYCURSOR) goto yy38;
-			goto yy37;
+			if (YYLIMIT <= YYCURSOR) goto yy64;
+			goto yy63;
 	}
-yy92:
+yy118:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case ':': goto yy66;
-		default: goto yy73;
+		case ':': goto yy92;
+		default: goto yy99;
 	}
-yy93:
+yy119:
 	++YYCURSOR;
-#line 280 "generator/lexer/c_lexer.re"
+#line 346 "generator/lexer/c_lexer.re"
 	{ return emit_checked(lx, tok, C_TOK_CHAR, (const char *)start, (const char *)YYCURSOR); }
-#line 1084 "generator/lexer/c_lexer.c"
-yy94:
+#line 1325 "generator/lexer/c_lexer.c"
+yy120:
 	yyaccept = 1;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
-		case '\'': goto yy93;
-		case '\\': goto yy71;
+		case '\'': goto yy119;
+		case '\\': goto yy97;
 		default:
-			if (YYLIMIT <= YYCURSOR) goto yy44;
-			goto yy68;
+			if (YYLIMIT <= YYCURSOR) goto yy70;
+			goto yy94;
 	}
-yy95:
+yy121:
 	++YYCURSOR;
-	goto yy51;
-yy96:
+	goto yy77;
+yy122:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case '*': goto yy96;
-		case '/': goto yy105;
+		case '*': goto yy122;
+		case '/': goto yy131;
 		default:
-			if (YYLIMIT <= YYCURSOR) goto yy76;
-			goto yy75;
+			if (YYLIMIT <= YYCURSOR) goto yy102;
+			goto yy101;
 	}
-yy97:
+yy123:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case '0':
@@ -1115,10 +1356,10 @@ yy97:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy98;
-		default: goto yy73;
+		case '9': goto yy124;
+		default: goto yy99;
 	}
-yy98:
+yy124:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case '0':
@@ -1130,45 +1371,45 @@ yy98:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy98;
+		case '9': goto yy124;
 		case 'F':
 		case 'L':
 		case 'f':
-		case 'l': goto yy95;
-		default: goto yy51;
+		case 'l': goto yy121;
+		default: goto yy77;
 	}
-yy99:
+yy125:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case 'U':
-		case 'u': goto yy95;
-		default: goto yy51;
+		case 'u': goto yy121;
+		default: goto yy77;
 	}
-yy100:
+yy126:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case 'L': goto yy95;
-		default: goto yy51;
+		case 'L': goto yy121;
+		default: goto yy77;
 	}
-yy101:
+yy127:
 	yych = *++YYCURSOR;
 	switch (yych) {
-		case 'l': goto yy95;
-		default: goto yy51;
+		case 'l': goto yy121;
+		default: goto yy77;
 	}
-yy102:
+yy128:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case 0x00:
 		case 'P':
-		case 'p': goto yy73;
-		default: goto yy107;
+		case 'p': goto yy99;
+		default: goto yy133;
 	}
-yy103:
+yy129:
 	yyaccept = 3;
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
-		case '.': goto yy106;
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -1190,28 +1431,28 @@ yy103:
 		case 'c':
 		case 'd':
 		case 'e':
-		case 'f': goto yy103;
-		case 'L': goto yy83;
+		case 'f': goto yy129;
+		case 'L': goto yy109;
 		case 'P':
-		case 'p': goto yy82;
+		case 'p': goto yy108;
 		case 'U':
-		case 'u': goto yy84;
-		case 'l': goto yy86;
-		default: goto yy51;
+		case 'u': goto yy110;
+		case 'l': goto yy112;
+		default: goto yy77;
 	}
-yy104:
+yy130:
 	++YYCURSOR;
-#line 300 "generator/lexer/c_lexer.re"
+#line 366 "generator/lexer/c_lexer.re"
 	{ return ERROR(MSG_TRIGRAPH); }
-#line 1207 "generator/lexer/c_lexer.c"
-yy105:
+#line 1448 "generator/lexer/c_lexer.c"
+yy131:
 	++YYCURSOR;
-#line 273 "generator/lexer/c_lexer.re"
+#line 339 "generator/lexer/c_lexer.re"
 	{ continue; }
-#line 1212 "generator/lexer/c_lexer.c"
-yy106:
+#line 1453 "generator/lexer/c_lexer.c"
+yy132:
 	yych = *++YYCURSOR;
-yy107:
+yy133:
 	switch (yych) {
 		case '0':
 		case '1':
@@ -1234,13 +1475,13 @@ yy107:
 		case 'c':
 		case 'd':
 		case 'e':
-		case 'f': goto yy106;
+		case 'f': goto yy132;
 		case 'P':
-		case 'p': goto yy82;
-		default: goto yy73;
+		case 'p': goto yy108;
+		default: goto yy99;
 	}
-yy108:
-#line 258 "generator/lexer/c_lexer.re"
+yy134:
+#line 324 "generator/lexer/c_lexer.re"
 	{
         lx->cur = (const char *)start;
         count_lines(lx, (const char *)start);
@@ -1252,9 +1493,9 @@ yy108:
         tok->message = NULL;
         return C_TOK_EOF;
       }
-#line 1256 "generator/lexer/c_lexer.c"
+#line 1497 "generator/lexer/c_lexer.c"
 }
-#line 303 "generator/lexer/c_lexer.re"
+#line 369 "generator/lexer/c_lexer.re"
 
 #undef TOKEN
 #undef ERROR

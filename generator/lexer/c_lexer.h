@@ -76,6 +76,19 @@ void c_lexer_init_spliced(c_lexer *lx, const char *src, size_t len, char *buf, s
  * C_TOK_ERROR, further calls keep returning the same kind. */
 c_tok_kind c_lexer_next(c_lexer *lx, c_token *tok);
 
+/* A directive as translation phase 3 sees it.  text[0..len) is a C_TOK_PP
+ * token's text (from '#' or '%:'; text[len] must be '\0').  Writes to buf
+ * (len + 1 bytes) the directive's name (the identifier after the '#',
+ * blanks and comments before it skipped; none for the null directive or
+ * "# 1") and right after it the arguments: the rest with every comment
+ * replaced by one space, string and character literals as they are, blanks
+ * at both ends removed, and a header name (#include <...>) copied whole as
+ * the one token it is.  Sets *name_len; returns the length of name and
+ * arguments together (buf[that] is '\0').  Every check of a directive reads
+ * it through this function, so a comment or splice anywhere in a directive
+ * means to diagc what it means to the compiler. */
+size_t c_directive_split(const char *text, size_t len, char *buf, size_t *name_len);
+
 /* "ident", "number", "string", "char", "punct", "pp", "eof", "error". */
 const char *c_tok_kind_name(c_tok_kind kind);
 

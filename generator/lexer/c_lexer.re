@@ -243,6 +243,72 @@ static const char *scan_pp_line(const char *p, const char *lim,
   }
 }
 
+/* Copies [p, lim) to out with every comment replaced by one space,
+ * string and character literals copied as they are (translation phase 3);
+ * *lim must be '\0'.  Returns the end of what was written. */
+static char *pp_decomment(const char *p, const char *lim, char *out) {
+  cursor_t YYCURSOR = (cursor_t)p, YYMARKER, YYLIMIT = (cursor_t)lim, start;
+  for (;;) {
+    start = YYCURSOR;
+    /*!re2c
+      $                     { return out; }
+      comment | "//" [^\n]* { *out++ = ' '; continue; }
+      string | charlit      { memcpy(out, start, (size_t)(YYCURSOR - start));
+                              out += YYCURSOR - start; continue; }
+      anychar               { *out++ = (char)*start; continue; }
+    */
+  }
+}
+
+/* The first byte at or after p that is neither white space nor inside a
+ * comment (phase 3 makes them one space). */
+static const char *pp_skip_space(const char *p, const char *end) {
+  for (;;) {
+    while (p < end && (is_blank(*p) || *p == '\n')) p++;
+    if (p + 1 < end && p[0] == '/' && p[1] == '*') {
+      for (p += 2; p + 1 < end && !(p[0] == '*' && p[1] == '/'); p++) {}
+      p = p + 1 < end ? p + 2 : end;
+    } else {
+      return p;
+    }
+  }
+}
+
+static int is_ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_' || (unsigned char)c >= 0x80;
+}
+
+size_t c_directive_split(const char *text, size_t len, char *buf, size_t *name_len) {
+  const char *end = text + len, *p, *q;
+  char *w, *args;
+  size_t n = 0;
+  p = text + ((len >= 2 && text[0] == '%') ? 2 : (len >= 1 ? 1 : 0)); /* '#' or '%:' */
+  p = pp_skip_space(p, end);
+  if (p < end && !(*p >= '0' && *p <= '9'))
+    while (p + n < end && is_ident_char(p[n])) n++;
+  memcpy(buf, p, n);
+  *name_len = n;
+  args = w = buf + n;
+  p += n;
+  q = pp_skip_space(p, end);
+  if (n == 7 && memcmp(buf, "include", 7) == 0 && q < end && *q == '<') {
+    /* a header name is one token up to the next '>'; comment marks inside
+     * it belong to the name (C99 6.4.7) */
+    const char *gt = memchr(q, '>', (size_t)(end - q));
+    p = gt ? gt + 1 : end;
+    memcpy(w, q, (size_t)(p - q));
+    w += p - q;
+  }
+  w = pp_decomment(p, end, w);
+  while (w > args && (is_blank(w[-1]) || w[-1] == '\n')) w--;
+  for (q = args; q < w && (is_blank(*q) || *q == '\n'); q++) {}
+  memmove(args, q, (size_t)(w - q));
+  w -= q - args;
+  *w = '\0';
+  return (size_t)(w - buf);
+}
+
 c_tok_kind c_lexer_next(c_lexer *lx, c_token *tok) {
   cursor_t YYCURSOR, YYMARKER, YYLIMIT = (cursor_t)lx->lim, start;
   if (lx->failed) {

@@ -1,5 +1,6 @@
 /* generator/lexer/lex_lua.c: the C lexer as a Lua function, lex_c(text):
- * {{kind=, text=, line=, col=}, ...} | nil, "line:col: message".  Shared by
+ * {{kind=, text=, line=, col=}, ...} | nil, "line:col: message"; a
+ * directive ("pp") also has name= and args= (c_directive_split).  Shared by
  * bin/diagc (diagc_host.lex_c) and the spec fuzz target (tests/fuzz). */
 #include <lauxlib.h>
 #include <lua.h>
@@ -31,6 +32,18 @@ int diagc_lex_c_lua(lua_State *L) {
     lua_pushstring(L, c_tok_kind_name(k));
     lua_setfield(L, -2, "kind");
     lua_pushlstring(L, lx.src + t.offset, t.length);
+    if (k == C_TOK_PP) {
+      /* the directive's name and arguments as the compiler reads them */
+      size_t len, name_len, all;
+      const char *pp = lua_tolstring(L, -1, &len); /* NUL-terminated */
+      char *dir = lua_newuserdata(L, len + 1);
+      all = c_directive_split(pp, len, dir, &name_len);
+      lua_pushlstring(L, dir, name_len);
+      lua_setfield(L, -4, "name");
+      lua_pushlstring(L, dir + name_len, all - name_len);
+      lua_setfield(L, -4, "args");
+      lua_pop(L, 1);
+    }
     lua_setfield(L, -2, "text");
     lua_pushinteger(L, t.line);
     lua_setfield(L, -2, "line");

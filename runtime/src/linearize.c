@@ -52,6 +52,84 @@ static int port_range(int sel, int n, int *first, int *count) {
 static int in_size(const diagc_model *m, int k) { return m->sources[m->lin_inputs[k]].size; }
 static int out_size(const diagc_model *m, int k) { return m->outputs[m->lin_outputs[k]].size; }
 
+/* What failed in an evaluation of the derivatives (or x[n+1]) and the
+ * chosen outputs: the part, and its status */
+typedef struct lin_fail {
+  int part;   /* LF_DERIV, LF_UPDATE (event = the update), LF_OUTPUT (k = lin_outputs index) */
+  int index;  /* the event or the output block */
+  int status; /* the eval's status (LF_DERIV, LF_OUTPUT) */
+} lin_fail;
+enum { LF_DERIV, LF_UPDATE, LF_OUTPUT };
+
+/* "name" or "name[i]" of element i of a port or group of `size` */
+static void element(char *buf, size_t n, const char *name, int size, int i) {
+  if (size == 1) snprintf(buf, n, "%s", name);
+  else snprintf(buf, n, "%s[%d]", name, i);
+}
+
+/* the name of state element i (xc or xd), between `pre` and `post` */
+static void state_name(const diagc_model *m, const lin_sel *s, int i, char *buf, size_t n,
+                       const char *pre, const char *post) {
+  const char *const *names = s->discrete ? m->xd_names : m->xc_names;
+  if (names) snprintf(buf, n, "%s%s%s", pre, names[i], post);
+  else snprintf(buf, n, "%s%s[%d]%s", pre, s->discrete ? "xd" : "xc", i, post);
+}
+
+/* the name of row r of (xcdot or x[n+1], y): "d/dt pend.omega",
+ * "ctl.x[n+1]", "theta", "y[1]" */
+static void row_name(const diagc_model *m, const lin_sel *s, int r, char *buf, size_t n) {
+  int k;
+  if (r < s->nx) {
+    if (s->discrete) state_name(m, s, r, buf, n, "", "[n+1]");
+    else state_name(m, s, r, buf, n, "d/dt ", "");
+    return;
+  }
+  r -= s->nx;
+  for (k = s->out_first; k < s->out_first + s->out_count; k++) {
+    int size = out_size(m, k);
+    if (r < size) {
+      element(buf, n, m->outputs[m->lin_outputs[k]].name, size, r);
+      return;
+    }
+    r -= size;
+  }
+  snprintf(buf, n, "?");
+}
+
+/* the name of column c of (x, u): a state element or an input element */
+static void col_name(const diagc_model *m, const lin_sel *s, int c, char *buf, size_t n) {
+  int k;
+  if (c < s->nx) {
+    state_name(m, s, c, buf, n, "", "");
+    return;
+  }
+  c -= s->nx;
+  for (k = s->in_first; k < s->in_first + s->in_count; k++) {
+    int size = in_size(m, k);
+    if (c < size) {
+      element(buf, n, m->sources[m->lin_inputs[k]].name, size, c);
+      return;
+    }
+    c -= size;
+  }
+  snprintf(buf, n, "?");
+}
+
+/* "the derivatives failed with status -11 (...)" and the like */
+static void fail_text(const diagc_model *m, const lin_sel *s, const lin_fail *f, char *buf, size_t n) {
+  if (f->part == LF_UPDATE)
+    snprintf(buf, n, "the discrete update '%s' failed", m->events[f->index].name);
+  else if (f->part == LF_OUTPUT)
+    snprintf(buf, n, "output '%s' failed with status %d (%s)", m->outputs[m->lin_outputs[f->index]].name,
+             f->status, diagc_status_message(f->status));
+  else
+    snprintf(buf, n, "the %s failed with status %d (%s)", s->discrete ? "discrete update" : "derivatives",
+             f->status, diagc_status_message(f->status));
+}
+
+/* "NaN", "inf", "-inf" */
+static const char *nonfinite_text(double v) { return isnan(v) ? "NaN" : v > 0 ? "inf" : "-inf"; }
+
 static int select_ports(const diagc_model *m, const diagc_linearize_options *o, lin_sel *s) {
   int k;
   memset(s, 0, sizeof *s);
@@ -87,40 +165,61 @@ int diagc_linearize_sizes(const diagc_model *m, const diagc_linearize_options *o
 /* x[n+1]: every discrete update handler reads the context and writes its
    groups into one state block preloaded with the state (Drake's unique
    periodic update of a diagram) */
-static int next_state(const diagc_model *m, void *ctx, const lin_sel *s, double *f) {
+static int next_state(const diagc_model *m, void *ctx, const lin_sel *s, double *f, lin_fail *why) {
   int i;
   memcpy(s->sbuf, (const char *)ctx + m->state_offset, m->state_size);
   for (i = 0; i < m->n_events; i++) {
     const diagc_event_desc *e = &m->events[i];
-    if (e->kind == DIAGC_DISCRETE_UPDATE && e->handler(ctx, s->sbuf) == DIAGC_FAILED) return -1;
+    int st;
+    if (e->kind != DIAGC_DISCRETE_UPDATE) continue;
+    st = e->handler(ctx, s->sbuf);
+    /* as the simulator: any status outside DID_NOTHING .. FAILED fails */
+    if (st < DIAGC_DID_NOTHING || st >= DIAGC_FAILED) {
+      why->part = LF_UPDATE;
+      why->index = i;
+      return -1;
+    }
   }
   memcpy(f, (const char *)s->sbuf + (m->xd_offset - m->state_offset), (size_t)s->nx * sizeof(double));
   return 0;
 }
 
-static int eval_point(const diagc_model *m, void *ctx, const lin_sel *s, double *f, double *y) {
+static int eval_point(const diagc_model *m, void *ctx, const lin_sel *s, double *f, double *y,
+                      lin_fail *why) {
   const double *v = NULL;
-  int k, off = 0;
+  int k, off = 0, rc;
   if (s->discrete) {
-    if (next_state(m, ctx, s, f) != 0) return -1;
+    if (next_state(m, ctx, s, f, why) != 0) return -1;
   } else {
-    if (m->calc_derivatives(ctx, &v) != DIAGC_OK || (s->nx > 0 && !v)) return -1;
+    rc = m->calc_derivatives(ctx, &v);
+    if (rc != DIAGC_OK || (s->nx > 0 && !v)) {
+      why->part = LF_DERIV;
+      why->status = rc != DIAGC_OK ? rc : DIAGC_E_CALC;
+      return -1;
+    }
     if (s->nx > 0) memcpy(f, v, (size_t)s->nx * sizeof(double));
   }
   for (k = s->out_first; k < s->out_first + s->out_count; k++) {
     int n = out_size(m, k);
-    if (m->eval_output(ctx, m->lin_outputs[k], &v) != DIAGC_OK || (n > 0 && !v)) return -1;
+    rc = m->eval_output(ctx, m->lin_outputs[k], &v);
+    if (rc != DIAGC_OK || (n > 0 && !v)) {
+      why->part = LF_OUTPUT;
+      why->index = k;
+      why->status = rc != DIAGC_OK ? rc : DIAGC_E_CALC;
+      return -1;
+    }
     if (n > 0) memcpy(y + off, v, (size_t)n * sizeof(double));
     off += n;
   }
   return 0;
 }
 
-static int all_finite(const double *v, size_t n) {
+/* the first non-finite element of v[0 .. n), or -1 */
+static long first_nonfinite(const double *v, size_t n) {
   size_t i;
   for (i = 0; i < n; i++)
-    if (!isfinite(v[i])) return 0;
-  return 1;
+    if (!isfinite(v[i])) return (long)i;
+  return -1;
 }
 
 /* the chosen inputs' values, in column order */
@@ -137,13 +236,15 @@ static void read_inputs(const diagc_model *m, const void *ctx, const lin_sel *s,
 /* the Jacobian of (xcdot, y) by columns: J[row * ncols + col], rows nx + ny,
    columns nx + nu (the chosen ones) */
 
-static int jac_model(const diagc_model *m, void *ctx, const lin_sel *s, double *J) {
-  int ncols = s->nx + s->nu, col, k;
+static int jac_model(const diagc_model *m, void *ctx, const lin_sel *s, double *J, char *err,
+                     size_t errlen) {
+  int ncols = s->nx + s->nu, col, k, rc;
   double *nz = malloc((size_t)(m->jac_lin_nnz > 0 ? m->jac_lin_nnz : 1) * sizeof(double));
-  if (!nz) return DIAGC_LIN_E_NOMEM;
-  if (m->jac_lin(ctx, nz) != DIAGC_OK || !all_finite(nz, (size_t)m->jac_lin_nnz)) {
+  if (!nz) return fail(DIAGC_LIN_E_NOMEM, err, errlen, "out of memory");
+  if ((rc = m->jac_lin(ctx, nz)) != DIAGC_OK) {
     free(nz);
-    return DIAGC_LIN_E_EVAL;
+    return fail(DIAGC_LIN_E_EVAL, err, errlen, "the model's generated Jacobian (jac_lin) failed with "
+                "status %d (%s) at the operating point", rc, diagc_status_message(rc));
   }
   for (col = 0; col < ncols; col++) {
     int jc = col < s->nx ? col : s->col0 + (col - s->nx);
@@ -159,7 +260,7 @@ static int jac_model(const diagc_model *m, void *ctx, const lin_sel *s, double *
 
 /* the copy `work` of ctx with column col moved by h; values into f, y */
 static int eval_moved(const diagc_model *m, const void *ctx, void *work, const lin_sel *s,
-                      int col, double h, double *vec, double *f, double *y) {
+                      int col, double h, double *vec, double *f, double *y, lin_fail *why) {
   memcpy(work, ctx, m->context_size);
   if (col < s->nx && s->discrete) {
     ((double *)(void *)((char *)work + m->xd_offset))[col] += h;
@@ -176,31 +277,40 @@ static int eval_moved(const diagc_model *m, const void *ctx, void *work, const l
     vec[j] += h;
     m->set_source(work, m->lin_inputs[k], vec);
   }
-  return eval_point(m, work, s, f, y);
+  return eval_point(m, work, s, f, y, why);
 }
 
 /* central differences, h = cbrt(eps) * max(1, |value|) */
 static int jac_fd(const diagc_model *m, void *ctx, const lin_sel *s, const double *x0,
-                  const double *u0, double *J) {
+                  const double *u0, double *J, char *err, size_t errlen) {
   int ncols = s->nx + s->nu, nrows = s->nx + s->ny, col, r, rc = DIAGC_OK;
   size_t nvec = (size_t)(s->nx > s->nu ? s->nx : s->nu) + 1;
   void *work = malloc(m->context_size);
   double *buf = malloc((2 * (size_t)nrows + nvec) * sizeof(double));
-  if (!work || !buf) { free(work); free(buf); return DIAGC_LIN_E_NOMEM; }
+  if (!work || !buf) {
+    free(work);
+    free(buf);
+    return fail(DIAGC_LIN_E_NOMEM, err, errlen, "out of memory");
+  }
   double *plus = buf, *minus = buf + nrows, *vec = buf + 2 * nrows;
   for (col = 0; col < ncols && rc == DIAGC_OK; col++) {
     double v = col < s->nx ? x0[col] : u0[col - s->nx];
     double h = cbrt(DBL_EPSILON) * fmax(1.0, fabs(v));
-    if (eval_moved(m, ctx, work, s, col, h, vec, plus, plus + s->nx) != 0 ||
-        eval_moved(m, ctx, work, s, col, -h, vec, minus, minus + s->nx) != 0) {
-      rc = DIAGC_LIN_E_EVAL;
+    lin_fail why;
+    int side = 1;
+    if (eval_moved(m, ctx, work, s, col, h, vec, plus, plus + s->nx, &why) != 0 ||
+        (side = -1, eval_moved(m, ctx, work, s, col, -h, vec, minus, minus + s->nx, &why) != 0)) {
+      char what[300], cn[200];
+      fail_text(m, s, &why, what, sizeof what);
+      col_name(m, s, col, cn, sizeof cn);
+      rc = fail(DIAGC_LIN_E_EVAL, err, errlen, "%s at the operating point with %s moved by %.3g "
+                "(central differences)", what, cn, side * h);
       break;
     }
     for (r = 0; r < nrows; r++) J[r * ncols + col] = (plus[r] - minus[r]) / (2 * h);
   }
   free(work);
   free(buf);
-  if (rc == DIAGC_OK && !all_finite(J, (size_t)nrows * (size_t)ncols)) rc = DIAGC_LIN_E_EVAL;
   return rc;
 }
 
@@ -288,25 +398,54 @@ static int linearize_at(const diagc_model *m, void *ctx, const diagc_linearize_o
                         lin_sel *sp, diagc_linear_system *out, char *err, size_t errlen) {
   const lin_sel s = *sp;
   int rc;
+  lin_fail why;
+  long bad;
+  char rn[200], cn[200];
   if (s.nx) memcpy(out->x0, (const char *)ctx + s.x_offset, (size_t)s.nx * sizeof(double));
   read_inputs(m, ctx, &s, out->u0);
-  if (eval_point(m, ctx, &s, out->f0, out->y0) != 0 || !all_finite(out->f0, (size_t)s.nx) ||
-      !all_finite(out->y0, (size_t)s.ny))
-    return fail(DIAGC_LIN_E_EVAL, err, errlen, "the %s or an output failed at the operating point",
-                s.discrete ? "discrete update" : "derivatives");
+  if (eval_point(m, ctx, &s, out->f0, out->y0, &why) != 0) {
+    char what[300];
+    fail_text(m, &s, &why, what, sizeof what);
+    return fail(DIAGC_LIN_E_EVAL, err, errlen, "%s at the operating point", what);
+  }
+  for (int i = 0; i < s.nx + s.ny; i++) {
+    double v = i < s.nx ? out->f0[i] : out->y0[i - s.nx];
+    if (isfinite(v)) continue;
+    row_name(m, &s, i, rn, sizeof rn);
+    return fail(DIAGC_LIN_E_EVAL, err, errlen, "%s is %s at the operating point", rn, nonfinite_text(v));
+  }
   if (o->mode == DIAGC_LINEARIZE &&
       (rc = check_equilibrium(m, &s, o->equilibrium_tolerance, out->f0, out->x0, err, errlen)) != DIAGC_OK)
     return rc;
-  double *J = calloc((size_t)(s.nx + s.ny) * (size_t)(s.nx + s.nu) + 1, sizeof(double));
+  size_t nrows = (size_t)(s.nx + s.ny), ncols = (size_t)(s.nx + s.nu);
+  double *J = calloc(nrows * ncols + 1, sizeof(double));
   if (!J) return fail(DIAGC_LIN_E_NOMEM, err, errlen, "out of memory");
-  rc = o->jacobian == DIAGC_JACOBIAN_MODEL ? jac_model(m, ctx, &s, J) : jac_fd(m, ctx, &s, out->x0, out->u0, J);
+  rc = o->jacobian == DIAGC_JACOBIAN_MODEL ? jac_model(m, ctx, &s, J, err, errlen)
+                                           : jac_fd(m, ctx, &s, out->x0, out->u0, J, err, errlen);
+  /* a non-finite entry (the model is not differentiable there, e.g.
+     sqrt or log at 0, or differences across a jump) is an error naming it */
+  if (rc == DIAGC_OK && (bad = first_nonfinite(J, nrows * ncols)) >= 0) {
+    int r = (int)(bad / (long)ncols), c = (int)(bad % (long)ncols);
+    row_name(m, &s, r, rn, sizeof rn);
+    col_name(m, &s, c, cn, sizeof cn);
+    rc = fail(DIAGC_LIN_E_EVAL, err, errlen, "the entry d(%s)/d(%s) of %s is %s at the operating point "
+              "(from %s): the model is not differentiable there", rn, cn,
+              r < s.nx ? (c < s.nx ? "A" : "B") : (c < s.nx ? "C" : "D"), nonfinite_text(J[bad]),
+              o->jacobian == DIAGC_JACOBIAN_MODEL ? "the model's generated Jacobian" : "central differences");
+  }
   if (rc == DIAGC_OK) {
     split(&s, J, out);
     affine_terms(&s, o->mode, out);
+    for (int i = 0; i < s.nx + s.ny && rc == DIAGC_OK; i++) {
+      double v = i < s.nx ? out->f0[i] : out->y0[i - s.nx];
+      if (isfinite(v)) continue;
+      row_name(m, &s, i, rn, sizeof rn);
+      rc = fail(DIAGC_LIN_E_EVAL, err, errlen, "the affine term %s of %s overflows (%s): the operating "
+                "point is too far from the origin", i < s.nx ? "f0" : "y0", rn, nonfinite_text(v));
+    }
   }
   free(J);
-  if (rc != DIAGC_OK) return fail(rc, err, errlen, "%s", diagc_status_message(rc));
-  return DIAGC_OK;
+  return rc;
 }
 
 int diagc_linearize(const diagc_model *m, void *ctx, const diagc_linearize_options *o,

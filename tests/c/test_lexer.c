@@ -47,6 +47,30 @@ static void check(const char *name, const char *src, const char *expected) {
   }
 }
 
+/* c_directive_split on the directive that `src` lexes to: "name|args". */
+static void check_directive(const char *name, const char *src, const char *expected) {
+  char spliced[1024], text[1024], out[1024], got[1100];
+  size_t map[1024], nl, all;
+  c_lexer lx;
+  c_token t;
+  c_lexer_init_spliced(&lx, src, strlen(src), spliced, map);
+  if (c_lexer_next(&lx, &t) != C_TOK_PP) {
+    printf("FAIL lexer.directive_%s: not a directive\n", name);
+    failures++;
+    return;
+  }
+  memcpy(text, lx.src + t.offset, t.length);
+  text[t.length] = '\0';
+  all = c_directive_split(text, t.length, out, &nl);
+  snprintf(got, sizeof got, "%.*s|%.*s", (int)nl, out, (int)(all - nl), out + nl);
+  if (strcmp(got, expected) == 0 && out[all] == '\0') {
+    printf("ok lexer.directive_%s\n", name);
+  } else {
+    printf("FAIL lexer.directive_%s: expected <%s> got <%s>\n", name, expected, got);
+    failures++;
+  }
+}
+
 int main(void) {
   check("empty", "", "");
   check("blank", " \t\n\r\n  ", "");
@@ -126,6 +150,30 @@ int main(void) {
   check("trigraph_splice_in_comment", "/* *?\?/\n/ hidden(); /* */", "error(trigraph )@1:5");
   check("trigraph_in_comment_ok", "/* what?\?! */ z", "ident[z]@1:15");
   check("question_marks", "a ? b : c ?\? d ?\?", "ident[a]@1:1 punct[?]@1:3 ident[b]@1:5 punct[:]@1:7 ident[c]@1:9 punct[?]@1:11 punct[?]@1:12 ident[d]@1:14 punct[?]@1:16 punct[?]@1:17");
+
+  /* A directive's name and arguments as translation phase 3 leaves them:
+   * comments are one space, splices are gone, a header name is one token. */
+  check_directive("plain", "#include <math.h>", "include|<math.h>");
+  check_directive("no_space", "#include<math.h>", "include|<math.h>");
+  check_directive("spaces_tabs", "  #  \tinclude\t<math.h>  \t", "include|<math.h>");
+  check_directive("comment_before_name", "#/**/include <math.h>", "include|<math.h>");
+  check_directive("comment_lines_before_name", "# /* a\n b */ define X 1", "define|X 1");
+  check_directive("splice_before_name", "#\\\ninclude <math.h>", "include|<math.h>");
+  check_directive("splice_in_name", "#inc\\\nlude <math.h>", "include|<math.h>");
+  check_directive("trailing_comments", "#include <math.h> /* a */ /* b */", "include|<math.h>");
+  check_directive("trailing_line_comment", "#include <math.h> // x\n", "include|<math.h>");
+  check_directive("comment_before_header", "#include /* a */ <math.h>", "include|<math.h>");
+  check_directive("comment_marks_in_header", "#include </*x*/m.h>", "include|</*x*/m.h>");
+  check_directive("header_cut_by_comment", "#include <m.h/*>*/>", "include|<m.h/*>*/>");
+  check_directive("comment_is_one_space", "#define F/**/(x) x", "define|F (x) x");
+  check_directive("comment_after_name", "#define/**/X 1", "define|X 1");
+  check_directive("comment_in_string", "#define S \"/* s */\" /* c */", "define|S \"/* s */\"");
+  check_directive("comment_in_char", "#if '/' /* c */", "if|'/'");
+  check_directive("null", "#", "|");
+  check_directive("null_comment", "# /* c */", "|");
+  check_directive("line_marker", "# 1 \"x.c\"", "|1 \"x.c\"");
+  check_directive("digraph", "%:  define X", "define|X");
+  check_directive("quoted", "#include \"a/*b\" /* c */", "include|\"a/*b\"");
 
   /* A NUL inside the text is an ordinary (stray) byte; the end is `len`. */
   {

@@ -4,7 +4,8 @@
 # the analytic A (A = [[0, 1], [-g/l, -b]] with its defaults g = 9.81, l = 1,
 # b = 0.1); a torque pendulum's B, C, D in json and csv; a point that is not
 # an equilibrium is one error line, exit 2, nothing on stdout, and works in
-# first_order_taylor mode; -o writes the file.
+# first_order_taylor mode; -o writes the file; the exact text, CSV and JSON
+# of a linear system whose matrices are its parameters.
 set -u
 DIAGC=${DIAGC:-bin/diagc}
 tmp=$(mktemp -d)
@@ -97,4 +98,72 @@ if grep -qx 'A,example.x,example.x,1' "$tmp/dc" && grep -qx 'C,example.Sn,exampl
   ok discrete_counter
 else
   bad discrete_counter "$(tr '\n' '|' <"$tmp/dc") $(head -1 "$tmp/err")"
+fi
+
+# 7. exact output of a linear system whose A, B, C, D are its parameters
+# (so the expected matrices are the parameters): 2^-47, 600 sqrt(2) and
+# 2^-43 are wider than a 14-character column in the text format (each
+# matrix's columns widen to their widest value plus two spaces), -0 prints
+# as 0 (b[1], d), and CSV / JSON write the shortest
+# form that reads back, as `diagc run` does
+cat >"$tmp/lin.lua" <<'EOF2'
+local Lin = leaf "Lin" {
+  continuous_state { z = { "x1", "x2" }, z0 = { 0, 0 } },
+  parameter { "a", default = { 0, -7.105427357601002e-15, 848.5281374238571, -1.1368683772161603e-13 } },
+  parameter { "b", default = { 1, -0.0 } },
+  parameter { "c", default = { 1, 0.5 } },
+  parameter { "d", default = { -0.0 } },
+  input_port { "u", size = 1 },
+  output_port { "y", size = 1, prerequisites = { "z", "u", "c", "d" },
+    calc = [[ y[0] = c[0] * z[0] + c[1] * z[1] + d[0] * u[0]; ]] },
+  derivatives { prerequisites = { "z", "u", "a", "b" }, calc = [[
+    zdot[0] = a[0] * z[0] + a[1] * z[1] + b[0] * u[0];
+    zdot[1] = a[2] * z[0] + a[3] * z[1] + b[1] * u[0]; ]] },
+}
+return diagram "lin" { system { "l", Lin }, export_input { "l.u", as = "u" }, export_output { "l.y", as = "y" } }
+EOF2
+{
+  echo 'linearize of lin at t = 0'
+  echo '  d/dt (x - x0) = A (x - x0) + B (u - u0),  y - y0 = C (x - x0) + D (u - u0)'
+  echo 'x0: l.x1 = 0, l.x2 = 0'
+  echo 'u0: u = 0'
+  echo 'y0: y = 0'
+  echo 'A (2 x 2)'
+  printf '%10s%14s%18s\n' '' l.x1 l.x2
+  printf '  %-8s%14s%18s\n' l.x1 0 -7.105427358e-15 l.x2 848.5281374 -1.136868377e-13
+  echo 'B (2 x 1)'
+  printf '%10s%14s\n' '' u
+  printf '  %-8s%14s\n' l.x1 1 l.x2 0
+  echo 'C (1 x 2)'
+  printf '%10s%14s%14s\n' '' l.x1 l.x2
+  printf '  %-8s%14s%14s\n' y 1 0.5
+  echo 'D (1 x 1)'
+  printf '%10s%14s\n' '' u
+  printf '  %-8s%14s\n' y 0
+} >"$tmp/want.txt"
+cat >"$tmp/want.csv" <<'EOF2'
+matrix,row,column,value
+A,l.x1,l.x1,0
+A,l.x1,l.x2,-7.105427357601002e-15
+A,l.x2,l.x1,848.5281374238571
+A,l.x2,l.x2,-1.1368683772161603e-13
+B,l.x1,u,1
+B,l.x2,u,0
+C,y,l.x1,1
+C,y,l.x2,0.5
+D,y,u,0
+x0,l.x1,,0
+x0,l.x2,,0
+u0,u,,0
+y0,y,,0
+f0,l.x1,,0
+f0,l.x2,,0
+EOF2
+if "$DIAGC" linearize "$tmp/lin.lua" >"$tmp/got.txt" 2>"$tmp/err" && cmp -s "$tmp/got.txt" "$tmp/want.txt" &&
+   "$DIAGC" linearize "$tmp/lin.lua" --format csv >"$tmp/got.csv" 2>>"$tmp/err" && cmp -s "$tmp/got.csv" "$tmp/want.csv" &&
+   "$DIAGC" linearize "$tmp/lin.lua" --format json 2>>"$tmp/err" | tr -d ' \n' |
+     grep -q '"A":\[\[0,-7.105427357601002e-15\],\[848.5281374238571,-1.1368683772161603e-13\]\],"B":\[\[1\],\[0\]\],"C":\[\[1,0.5\]\],"D":\[\[0\]\]'; then
+  ok exact_formats
+else
+  bad exact_formats "$(diff "$tmp/want.txt" "$tmp/got.txt" | tr '\n' '|') $(diff "$tmp/want.csv" "$tmp/got.csv" | tr '\n' '|') $(head -1 "$tmp/err")"
 fi

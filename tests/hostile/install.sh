@@ -2,7 +2,8 @@
 # pointing nowhere, odd install prefixes, a tampered install manifest.
 # diagc must say in one line where it looked (exit 2), never fail with an
 # internal error; make install/uninstall must never touch files outside the
-# prefix.
+# prefix, and refuse (one line, before installing anything) a PREFIX the
+# installed files cannot carry, never running or expanding what it holds.
 
 MK=(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$ROOT")
 DIAGC_ABS=$(realpath "$DIAGC")
@@ -86,11 +87,55 @@ expect_exit 0
 check "uninstall left files in the prefix" test -z "$(find "$p" -type f -o -type l 2>/dev/null)"
 hdone
 
-hcase install.relative_prefix_refused
-hrun --timeout 60 -- "${MK[@]}" install PREFIX=rel/prefix
-check "make install PREFIX=rel/prefix failed" test "$rc" != 0
-expect_stderr_match 'PREFIX must be an absolute path'
-expect_absent "$T/rel" "$ROOT/rel"
+# refuse_prefix NAME VAR VALUE ERE: make install and uninstall with
+# VAR=VALUE stop in one line naming VAR (make's "Makefile:N: *** ...
+# Stop."), exit status 2, before anything is installed; no command in VALUE
+# runs (it would create $T/MARKER) and nothing appears in $T
+refuse_prefix() {
+  hcase "install.refused_$1"
+  local target
+  for target in install uninstall; do
+    hrun --timeout 120 -- "${MK[@]}" "$target" "$2=$3"
+    expect_exit 2
+    check "$target: stderr is one line: $err" test "$(printf '%s' "$err" | awk 'END { print NR }')" = 1
+    expect_stderr_match "^Makefile:[0-9]+: \*\*\* scripts/install\.sh: $2 $4"
+  done
+  expect_no_marker
+  check "nothing was written in the test folder: $(ls -A "$T" | tr '\n' ' ')" \
+    test -z "$(find "$T" -mindepth 1 ! -name .stdout ! -name .stderr)"
+  expect_absent "$ROOT/rel" "$ROOT/stage"
+  hdone
+}
+refuse_prefix semicolon PREFIX "$T/p;x" "holds ';', which diagc's installed files cannot carry"
+refuse_prefix double_quote PREFIX "$T/p\"x" "holds '\"'"
+refuse_prefix single_quote PREFIX "$T/p'x" "holds '''"
+refuse_prefix backquote PREFIX "$T/q\`touch $T/MARKER\`" "holds '\`'"
+refuse_prefix command_substitution PREFIX "$T/q\$(touch $T/MARKER)" "holds '\\$'"
+refuse_prefix dollar PREFIX "$T/d\$HOME" "holds '\\$'"
+refuse_prefix make_reference PREFIX "$T/d\$(HOME)" "holds '\\$'"
+refuse_prefix backslash PREFIX "$T/b\\s" "holds '\\\\'"
+refuse_prefix colon PREFIX "$T/c:d" "holds ':'"
+refuse_prefix newline PREFIX "$T/n
+l" "holds a newline"
+refuse_prefix escape_sequence PREFIX "$T/e"$'\033'"[31m" "holds a control character .*e\\\\x1b\[31m"
+refuse_prefix empty PREFIX "" "is empty"
+refuse_prefix relative PREFIX "rel/prefix" "must be an absolute path"
+refuse_prefix destdir_newline DESTDIR "$T/s
+t" "holds a newline"
+refuse_prefix destdir_relative DESTDIR "stage" "must be an absolute path"
+
+hcase install.prefix_non_ascii_and_destdir_with_quote
+# what the installed files can carry is installed: a non-ASCII letter and
+# spaces in PREFIX; DESTDIR (a staging folder, not read from) may hold a quote
+p="/opt/dia gc/jürgen"
+hrun --timeout 120 -- "${MK[@]}" install DESTDIR="$T/st'age" PREFIX="$p"
+expect_exit 0
+check "bin/diagc is staged" test -x "$T/st'age$p/bin/diagc"
+hrun -- "$T/st'age$p/bin/diagc" --version
+expect_exit 0
+hrun --timeout 60 -- "${MK[@]}" uninstall DESTDIR="$T/st'age" PREFIX="$p"
+expect_exit 0
+check "uninstall left files" test -z "$(find "$T/st'age" -type f -o -type l)"
 hdone
 
 hcase install.uninstall_where_nothing_is_installed
@@ -130,4 +175,38 @@ printf '7.8.9\n' >"$T/r/VERSION"
 hrun -- env DIAGC_ROOT="$T/r" "$DIAGC" --version
 expect_exit 0
 expect_stdout_match '^diagc 7\.8\.9$'
+hdone
+
+# tree_in DIR: a checkout-shaped tree in DIR (the binary and the headers
+# copied, the modules linked)
+tree_in() {
+  mkdir -p "$1/bin" "$1/runtime"
+  cp "$DIAGC" "$1/bin/diagc"
+  cp -r "$ROOT/runtime/include" "$1/runtime/include"
+  cp "$ROOT/VERSION" "$1/VERSION"
+  ln -s "$ROOT/generator" "$1/generator"
+  ln -s "$ROOT/templates" "$1/templates"
+}
+
+hcase install.tree_in_folder_with_lua_path_characters
+# ';' and '?' mean something in a Lua package.path: diagc loads its modules
+# without one
+_spec
+tree_in "$T/a;b?c"
+hrun -- "$T/a;b?c/bin/diagc" "$T/spec.lua" -o "$T/out.c"
+expect_exit 0
+check "out.c written" test -f "$T/out.c"
+hrun -- "$T/a;b?c/bin/diagc" run "$T/spec.lua" --until 0.02
+expect_exit 0
+expect_stdout_match '^0\.02,10$'
+hdone
+
+hcase install.tree_in_folder_with_colon
+# TinyCC reads ':' in an include path as a list separator: one line, exit 2
+_spec
+tree_in "$T/a:b"
+hrun -- "$T/a:b/bin/diagc" "$T/spec.lua" -o "$T/out.c"
+expect_exit 2
+expect_error "the runtime headers are in $T/a:b/runtime/include, whose path holds ':'"
+expect_absent "$T/out.c" "$T/out.h"
 hdone

@@ -238,3 +238,112 @@ hrun -- "$DIAGC" run "$T/spec.lua" --until 1
 expect_exit 0
 check "the CSV header carries the name's bytes" test "$(printf '%s\n' "$out" | head -1)" = "$(printf 't,w\\e ??= */ '"'"'q'"'"'\ttab')"
 hdone
+
+# Long names (generator/diagc/vocab/limits.lua): a name is at most 255
+# characters and a system's path at most 3830, so every string literal the
+# generated C spells a name in ("a.b.x[1]") fits C99's 4095 characters.
+
+# strict_all C_FILE: gcc, clang and tcc compile it at the documented flags
+strict_all() {
+  local cc
+  for cc in gcc clang tcc; do
+    command -v $cc >/dev/null || continue
+    hrun -- $cc -std=c99 -Wall -Wextra -Werror -pedantic -I"$ROOT/runtime/include" -c "$1" -o "$T/x.o"
+    [ "$rc" = 0 ] || _h_bad "$cc: $(printf '%s' "$err" | grep -m1 error | head -c 300)"
+  done
+}
+
+# long_spec SYS STATE: a leaf (a discrete state STATE of size 2, a
+# parameter and an output of that name too) as system SYS
+long_spec() {
+  cat >"$T/spec.lua" <<LUA
+local sys, st = ("$1"), ("$2")
+local A = leaf "A" {
+  discrete_state { st, default = { 1, 2 } },
+  parameter { st .. "p", default = { 3 } },
+  output_port { "y", size = 1, prerequisites = { st, st .. "p" }, calc = "y[0] = " .. st .. "[1] * " .. st .. "p[0];" },
+}
+return diagram "top" { system { sys, A }, log { sys .. ".y", period = 1 } }
+LUA
+}
+
+hcase names.system_name_100000_characters
+long_spec '"):rep(0) .. ("s"):rep(100000) .. ("' x
+hrun -- "$DIAGC" "$T/spec.lua" -o "$T/out.c"
+expect_exit 2
+expect_error "spec\.lua:7: subsystem name 'sssssssssssssssssssssss.\.\.\.' is 100000 characters long; a name is at most 255 characters"
+expect_absent "$T/out.c" "$T/out.h"
+hdone
+
+hcase names.state_name_256_characters
+long_spec a '"):rep(0) .. ("x"):rep(256) .. ("'
+hrun -- "$DIAGC" "$T/spec.lua" -o "$T/out.c"
+expect_exit 2
+expect_error "spec\.lua:3: discrete_state name 'x+\.\.\.' is 256 characters long; a name is at most 255"
+hdone
+
+hcase names.names_at_the_limit_compile_everywhere
+# 255-character system, state (254 + "p" for the parameter) names: y = 2 * 3
+long_spec '"):rep(0) .. ("s"):rep(255) .. ("' '"):rep(0) .. ("x"):rep(254) .. ("'
+hrun -- "$DIAGC" "$T/spec.lua" -o "$T/out.c"
+expect_exit 0
+strict_all "$T/out.c"
+hrun -- "$DIAGC" run "$T/spec.lua" --until 1
+expect_exit 0
+expect_stdout_match '^0,6
+1,6$'
+hdone
+
+# path_spec N LAST: 14 diagrams nested in each other, each system named
+# with 255 characters, then a leaf system named with LAST characters: its
+# path is 14 * 256 + LAST characters; the leaf's discrete state has a
+# 255-character name and size 2 ("path.xxx[1]")
+path_spec() {
+  cat >"$T/spec.lua" <<LUA
+local st = ("x"):rep(255)
+local A = leaf "A" {
+  discrete_state { st, default = { 1, 2 } },
+  output_port { "y", size = 1, prerequisites = { st }, calc = "y[0] = " .. st .. "[1];" },
+}
+local d = diagram "d0" {
+  system { ("l"):rep($1), A },
+}
+for i = 1, 14 do
+  d = diagram("d" .. i) { system { ("n"):rep(254) .. (i % 10), d } }
+end
+return d
+LUA
+}
+
+hcase names.path_over_the_limit
+path_spec 247
+hrun -- "$DIAGC" "$T/spec.lua" -o "$T/out.c"
+expect_exit 2
+expect_error "spec\.lua:7: the path of subsystem 'l+\.\.\.' \('n+\.\.\.'\) is 3831 characters long; a path is at most 3830 characters"
+expect_absent "$T/out.c" "$T/out.h"
+hdone
+
+hcase names.path_at_the_limit_compiles_everywhere
+path_spec 246
+hrun -- "$DIAGC" "$T/spec.lua" -o "$T/out.c"
+expect_exit 0
+check "the longest literal is 3830 + 1 + 255 + 3 characters" \
+  grep -qE "\"n{254}4\..*\.l{246}\.x{255}\[1\]\"" "$T/out.c"
+strict_all "$T/out.c"
+hdone
+
+hcase names.logger_name_over_the_limit
+name_spec 'parameter { "k", default = { 1 } }' 'y[0] = t;'
+sed -i 's/log { "a.y", period = 1 }/log { "a.y", period = 1, name = ("w"):rep(4096) }/' "$T/spec.lua"
+reject_name "spec\.lua:5: the logger name 'w+\.\.\.' is 4096 characters long; the generated C spells it in a string literal, which C99 limits to 4095 characters"
+hdone
+
+hcase names.world_body_name_over_the_limit
+cat >"$T/spec.lua" <<'LUA'
+local arena = world "arena" {
+  body { ("g"):rep(300), joint = { "fixed" }, shapes = { { "plane" } } },
+}
+return diagram "top" { system { "w", arena } }
+LUA
+reject_name "spec\.lua:2: body name 'g+\.\.\.' is 300 characters long; a name is at most 255 characters"
+hdone

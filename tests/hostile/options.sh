@@ -174,3 +174,19 @@ hrun -- "$DIAGC" test --timeout inf "$T"
 expect_exit 2
 expect_error "invalid --timeout 'inf'"
 hdone
+
+# no arguments is a usage error: the usage on stderr, nothing on stdout,
+# exit 2; --help asks for it: stdout, exit 0
+hcase options.no_arguments_usage_on_stderr
+hrun -- "$DIAGC"
+expect_exit 2
+check "nothing on stdout: $out" test -z "$out"
+expect_stderr_match '^usage: diagc SPEC\.lua -o OUT\.c'
+hdone
+
+hcase options.help_usage_on_stdout
+hrun -- "$DIAGC" --help
+expect_exit 0
+check "nothing on stderr: $err" test -z "$err"
+expect_stdout_match '^usage: diagc SPEC\.lua -o OUT\.c'
+hdone

@@ -170,6 +170,15 @@ test("cdiff.parse.preamble_helpers", function()
   truthy(pre.consts.GAIN and pre.consts.OFFSET)
 end)
 
+-- a directive means what it means to the compiler: a comment is one
+-- space, so F below is an object-like macro and K a constant
+test("cdiff.parse.preamble_defines_read_as_the_compiler_does", function()
+  local pre = cdiff.parse_preamble("#/**/define K /* c */ 2.5\n#define/**/F/**/(x) x\n# \\\ndefine G(x) x\n", S.lex)
+  truthy(pre.consts.K, "K is a constant")
+  eq(pre.broken.F.construct, "a macro")
+  eq(pre.broken.G.construct, "a function-like macro")
+end)
+
 test("cdiff.parse.body_using_helpers", function()
   local r, p = analyze("fill(y, q, 3); y[0] += cube(q[0]) + clip(q[1], -1, 1) * count();", PRE)
   truthy(r, p and p.message)

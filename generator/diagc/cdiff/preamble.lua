@@ -153,7 +153,8 @@ local function constant(toks)
 end
 
 local function define(t, pre, lex)
-  local name, rest = t.text:match("^#%s*define%s+([%a_][%w_]*)(.*)$")
+  if t.name ~= "define" then return end
+  local name, rest = t.args:match("^([%a_][%w_]*)(.*)$")
   if not name then return end
   if rest:sub(1, 1) == "(" then
     pre.broken[name] = { line = t.line, col = t.col, construct = "a function-like macro",

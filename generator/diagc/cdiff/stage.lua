@@ -83,23 +83,27 @@ end
 -- has its Jacobian from the grad entry (world/grad_coords.lua: diff.world
 -- = its pattern, for coder/jacobian_chain.lua); its other calcs (output
 -- ports) are analyzed as any calc.
-local WORLD_WHY = "it is a world's step, differentiated as a whole by the world's grad entry"
+-- (world_step: the reason is the world's, with its own advice; declaring
+-- jacobian = "finite_difference" does not apply: coder/jacobian_chain.lua)
+local WORLD_WHY = "it is a world's step, which has a Jacobian only as the world's update (outputs that "
+  .. "read it, such as poses and energy, have none); leave those outputs out (--output-port) or use "
+  .. "finite differences (--jacobian fd)"
 local NO_GRAD_WHY = "its world sets gradients = false (no step Jacobians); use finite differences "
   .. "(--jacobian fd) or remove gradients = false"
 
 local function world_diff(lt, calc)
   if calc.kind == "event" then
-    if not lt.world.settings.gradients then return { why = NO_GRAD_WHY, loc = calc.body_loc } end
+    if not lt.world.settings.gradients then return { why = NO_GRAD_WHY, loc = calc.body_loc, world_step = true } end
     local gc = require("diagc.world.grad_coords")
     local pattern = gc.pattern(lt.world)
     if not pattern then
-      return { why = string.format("its world's dense update Jacobian would have %d entries (more than %d: "
-        .. "the impulses of every contact slot); use finite differences (--jacobian fd)", gc.size(lt.world),
-        gc.MAX_ENTRIES), loc = calc.body_loc }
+      return { why = string.format("its world's dense update Jacobian would have %d entries, more than the "
+        .. "limit of %d (the impulses of every contact slot); use finite differences (--jacobian fd)",
+        gc.size(lt.world), gc.MAX_ENTRIES), loc = calc.body_loc, world_step = true }
     end
-    return { world = pattern, loc = calc.body_loc }
+    return { world = pattern, loc = calc.body_loc, world_step = true }
   end
-  return { why = WORLD_WHY, loc = calc.body_loc }
+  return { why = WORLD_WHY, loc = calc.body_loc, world_step = true }
 end
 
 function M.run(model, lex)
@@ -111,7 +115,9 @@ function M.run(model, lex)
       elseif calc.kind ~= "event" or calc.event_kind == "discrete_update" then
         calc.diff = M.analyze(lt, calc, lex)
         if calc.diff.r then check_writes(lt, calc) end
-        if calc.jacobian == "finite_difference" then calc.diff.fd = iface.of(lt, calc, calc.params) end
+        if calc.jacobian == "finite_difference" then
+          calc.diff.fd, calc.diff.fd_why = iface.of(lt, calc, calc.params)
+        end
       end
     end
   end

@@ -159,29 +159,36 @@ function M.check_statements(text, ctx, lex)
   return toks
 end
 
--- A directive's name and the rest of its text (splices removed).
-local function split_directive(text)
-  local body = text:gsub("\\\r?\n", "")
-  body = body:gsub("^%%:", "#")
-  local name, rest = body:match("^#%s*([%a_]*)(.*)$")
-  return name or "", rest or ""
-end
-
 -- A c_preamble: returns {macros = {name, ...}, directives = {tok, ...}}.
+-- A directive is read through its name and args (the host lexer's
+-- c_directive_split: comments and splices already mean what they mean to
+-- the compiler), so every spelling of a directive meets the same rule.
 function M.check_preamble(text, ctx, lex)
   check_raw(text, ctx)
   local toks = lex_or_fail(text, ctx, lex)
   local macros, defined, directives, cond = {}, {}, {}, {}
   local function on_pp(tk)
-    local name, rest = split_directive(tk.text)
+    local name, args = tk.name, tk.args
     local l, c = tk.line, tk.col
+    if tk.text:sub(1, 2) == "%:" then
+      fail(ctx, l, c, "the digraph '%%:' for '#' is not read by TinyCC (diagc's in-process "
+        .. "compiler); write '#'")
+    end
+    if name == "" and args ~= "" then
+      fail(ctx, l, c, "'# %s' is not a directive (a '#' must be followed by a directive name); "
+        .. "a c_preamble may use #include, #define, #undef and #if/#ifdef/#ifndef/#elif/#else/#endif",
+        args:sub(1, 40))
+    end
     if not ALLOWED_DIRECTIVES[name] then
       fail(ctx, l, c, "directive '#%s' is not allowed in a c_preamble; use #include of a C99 "
         .. "standard header, #define, #undef and #if/#ifdef/#ifndef/#elif/#else/#endif", name)
     end
     directives[#directives + 1] = tk
     -- the directive's own tokens follow the same identifier rules
-    local sub = lex(rest) or {}
+    local sub, err = lex(args)
+    if not sub then
+      fail(ctx, l, c, "in '#%s': %s", name, (tostring(err):gsub("^%d+:%d+: ", "")))
+    end
     for _, st in ipairs(sub) do
       if st.kind == "ident" then check_ident(st, ctx, l, c) end
       if st.kind == "punct" and (st.text == "##" or st.text == "%:%:") then
@@ -190,13 +197,17 @@ function M.check_preamble(text, ctx, lex)
       end
     end
     if name == "include" then
-      local h = rest:match("^%s*<([^>]*)>%s*$") or rest:match('^%s*"([^"]*)"%s*$')
-      if not h or not HEADERS[h] then
-        fail(ctx, l, c, "#include%s is not a C99 standard header; a c_preamble may include only "
-          .. "<math.h>, <stdint.h>, ... (the C99 standard headers) and <diagc/model.h>", rest)
+      local h = args:match("^<([^>]*)>$")
+      local quoted = args:match('^"([^"]*)"$')
+      if quoted and HEADERS[quoted] then
+        fail(ctx, l, c, "#include %s: write #include <%s> (a quoted #include searches the "
+          .. "including file's directory first, so it could read another file)", args, quoted)
+      elseif not h or not HEADERS[h] then
+        fail(ctx, l, c, "#include %s is not a C99 standard header; a c_preamble may include only "
+          .. "<math.h>, <stdint.h>, ... (the C99 standard headers) and <diagc/model.h>", args)
       end
     elseif name == "define" or name == "undef" then
-      local m = rest:match("^%s*([%a_][%w_]*)")
+      local m = args:match("^([%a_][%w_]*)")
       if not m then fail(ctx, l, c, "#%s needs a macro name", name) end
       if name == "define" then
         local why = ctx.check_macro and ctx.check_macro(m)

@@ -2,6 +2,7 @@
 local errors = require("diagc.errors")
 local util = require("diagc.util")
 local c_code = require("diagc.check.c_code")
+local limits = require("diagc.vocab.limits")
 
 local M = {}
 
@@ -73,6 +74,8 @@ function M.identifier(loc, what, s)
   if type(s) ~= "string" then
     errors.raise(loc, "%s must be a string name, got %s", what, type(s))
   end
+  local long = limits.name_problem(what, s)
+  if long then errors.raise(loc, "%s", long) end
   if not s:match("^[A-Za-z][A-Za-z0-9_]*$") then
     errors.raise(loc, "%s '%s' is not a valid name: use letters, digits and _ starting with a letter", what, s)
   end

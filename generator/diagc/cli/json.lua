@@ -1,5 +1,5 @@
 -- cli/json.lua: a small JSON encoder with a deterministic layout: object
--- keys sorted, numbers in their shortest round-trip form, strings escaped
+-- keys sorted, numbers in their shortest round-trip form (that of `diagc run`), strings escaped
 -- (quotes, backslashes, control characters; invalid UTF-8 bytes become
 -- U+FFFD).  A table is an array when it has `n = 0`-style array content
 -- (keys 1..#t only) or is marked with M.array(t); an empty table is {}
@@ -59,14 +59,10 @@ function M.string(s)
   return table.concat(out)
 end
 
+-- a finite number as `diagc run` writes it (testing/ffi.lua number_text)
 local function number(x)
   if x ~= x or x == math.huge or x == -math.huge then return "null" end
-  if x == math.floor(x) and math.abs(x) < 2 ^ 53 then return string.format("%d", x) end
-  for p = 1, 17 do
-    local s = string.format("%." .. p .. "g", x)
-    if tonumber(s) == x then return s end
-  end
-  return string.format("%.17g", x)
+  return require("diagc.testing.ffi").number_text(x)
 end
 
 M.number = number

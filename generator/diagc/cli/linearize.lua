@@ -35,26 +35,42 @@ local function options(o)
     jacobian = o["--jacobian"] and one_of("--jacobian", o["--jacobian"], { "model", "fd" }),
     input = o["--input-port"], output = o["--output-port"],
   }
-  if o["--tolerance"] then opts.tolerance = cli.number(CMD, "--tolerance", o["--tolerance"], { min = 0 }) end
+  if o["--tolerance"] then
+    opts.tolerance = cli.number(CMD, "--tolerance", o["--tolerance"], model.option(linear.OPTIONS, "tolerance").range)
+  end
   return opts
 end
 
-local function g(x) return string.format("%.10g", x) end
+-- -0 prints as 0 in every format (a zero's sign says nothing about a
+-- derivative)
+local function unsigned_zero(x) return x == 0 and 0 or x end
 
--- one matrix as text: a header of column names, a row per row name
+-- text: 10 significant digits
+local function g(x) return string.format("%.10g", unsigned_zero(x)) end
+
+-- one matrix as text: a header of column names, a row per row name; every
+-- column as wide as its widest name or value plus two spaces (at least 14
+-- characters), right-aligned, so columns never run together
 local function text_matrix(out, name, m, rnames, cnames)
   out[#out + 1] = string.format("%s (%d x %d)", name, #rnames, #cnames)
   if #rnames == 0 or #cnames == 0 then return end
   local w = 8
   for _, n in ipairs(rnames) do w = math.max(w, #n) end
-  local cw = 14
-  for _, n in ipairs(cnames) do cw = math.max(cw, #n + 2) end
+  local cells, cw = {}, {}
+  for j, n in ipairs(cnames) do cw[j] = math.max(14, #n + 2) end
+  for i = 1, #rnames do
+    cells[i] = {}
+    for j = 1, #cnames do
+      cells[i][j] = g(m[i][j])
+      cw[j] = math.max(cw[j], #cells[i][j] + 2)
+    end
+  end
   local head = { string.rep(" ", w + 2) }
-  for _, n in ipairs(cnames) do head[#head + 1] = string.format("%" .. cw .. "s", n) end
+  for j, n in ipairs(cnames) do head[#head + 1] = string.format("%" .. cw[j] .. "s", n) end
   out[#out + 1] = table.concat(head)
   for i, rn in ipairs(rnames) do
     local row = { string.format("  %-" .. w .. "s", rn) }
-    for j = 1, #cnames do row[#row + 1] = string.format("%" .. cw .. "s", g(m[i][j])) end
+    for j = 1, #cnames do row[#row + 1] = string.format("%" .. cw[j] .. "s", cells[i][j]) end
     out[#out + 1] = table.concat(row)
   end
 end
@@ -94,8 +110,13 @@ local function as_json(r, name, t)
     local a = json.array()
     for i, row in ipairs(m) do
       a[i] = json.array()
-      for j = 1, ncol do a[i][j] = row[j] end
+      for j = 1, ncol do a[i][j] = unsigned_zero(row[j]) end
     end
+    return a
+  end
+  local function vec(v)
+    local a = json.array()
+    for i, x in ipairs(v) do a[i] = unsigned_zero(x) end
     return a
   end
   local nx, nu = #r.states, #r.inputs
@@ -103,21 +124,23 @@ local function as_json(r, name, t)
     model = name, mode = r.mode, t = t, time_period = r.time_period,
     states = json.array(r.states), inputs = json.array(r.inputs), outputs = json.array(r.outputs),
     A = mat(r.A, nx), B = mat(r.B, nu), C = mat(r.C, nx), D = mat(r.D, nu),
-    x0 = json.array(r.x0), u0 = json.array(r.u0), y0 = json.array(r.y0), f0 = json.array(r.f0),
+    x0 = vec(r.x0), u0 = vec(r.u0), y0 = vec(r.y0), f0 = vec(r.f0),
   })
 end
 
--- one line per element: matrix,row,column,value (vectors: column empty)
+-- one line per element: matrix,row,column,value (vectors: column empty);
+-- values in the shortest form that reads back, as `diagc run` writes
 local function as_csv(r)
   local out = { "matrix,row,column,value" }
   local function q(s) return s:find('[,"]') and ('"' .. s:gsub('"', '""') .. '"') or s end
+  local function num(x) return json.number(unsigned_zero(x)) end
   local function mat(name, m, rn, cn)
     for i = 1, #rn do
-      for j = 1, #cn do out[#out + 1] = string.format("%s,%s,%s,%.17g", name, q(rn[i]), q(cn[j]), m[i][j]) end
+      for j = 1, #cn do out[#out + 1] = string.format("%s,%s,%s,%s", name, q(rn[i]), q(cn[j]), num(m[i][j])) end
     end
   end
   local function vec(name, v, rn)
-    for i = 1, #rn do out[#out + 1] = string.format("%s,%s,,%.17g", name, q(rn[i]), v[i]) end
+    for i = 1, #rn do out[#out + 1] = string.format("%s,%s,,%s", name, q(rn[i]), num(v[i])) end
   end
   mat("A", r.A, r.states, r.states)
   mat("B", r.B, r.states, r.inputs)

@@ -110,9 +110,16 @@ end
 M.decimal = decimal
 
 local function fmt(x)
+  if x ~= x or x == math.huge or x == -math.huge then return tostring(x) end
   if x == math.floor(x) and math.abs(x) < 1e15 then return string.format("%d", x) end
-  return string.format("%.17g", x):gsub("0+e", "e")
+  for p = 1, 17 do
+    local s = string.format("%." .. p .. "g", x)
+    if tonumber(s) == x then return s end
+  end
+  return string.format("%.17g", x)
 end
+
+M.show_number = fmt
 
 -- The range in words: "a number > 0 and <= 1e+06", "a whole number in [0, 256]".
 function M.describe(range)
@@ -129,17 +136,24 @@ function M.describe(range)
   return what .. " " .. table.concat(parts, " and ")
 end
 
+-- Whether the number v is finite and in `range` ({min=, min_open=, max=,
+-- integer=}): the one range check of the commands' options and of the
+-- option tables of diagc test's APIs (cli/optcheck.lua).
+function M.in_range(v, range)
+  range = range or {}
+  if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then return false end
+  if range.integer and v ~= math.floor(v) then return false end
+  if range.min and (v < range.min or (range.min_open and v == range.min)) then return false end
+  if range.max and v > range.max then return false end
+  return true
+end
+
 -- Parses the value `s` of option `name` as a number in `range`
 -- ({min=, min_open=, max=, integer=}); otherwise one error line naming the
 -- option, the value and the valid range.
 function M.number(cmd, name, s, range)
-  range = range or {}
   local v = decimal(s)
-  local ok = v ~= nil
-  if ok and range.integer and v ~= math.floor(v) then ok = false end
-  if ok and range.min and (v < range.min or (range.min_open and v == range.min)) then ok = false end
-  if ok and range.max and v > range.max then ok = false end
-  if not ok then
+  if not (v and M.in_range(v, range)) then
     errors.raise(nil, "%sinvalid %s '%s': expected %s", pre(cmd), name, M.show(s), M.describe(range))
   end
   return v

@@ -23,11 +23,13 @@ local FLAGS = {
 local MULTI = { ["-p"] = true, ["--state"] = true, ["--input"] = true }
 
 -- the ranges of the numeric options (docs/simulator.md)
+-- (--accuracy and --max-step: the same entries as the simulator options
+-- of diagc test, testing/model.lua)
 local RANGES = {
   ["--until"] = { min = 0 },
   ["--step"] = { min = 0, min_open = true },
-  ["--max-step"] = { min = 0, min_open = true },
-  ["--accuracy"] = { min = 1e-14, max = 1 },
+  ["--max-step"] = model.option(model.SIM_OPTIONS, "max_step").range,
+  ["--accuracy"] = model.option(model.SIM_OPTIONS, "accuracy").range,
 }
 
 -- the names offered in "did you mean" hints; whether a name is known is

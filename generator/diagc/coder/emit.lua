@@ -7,9 +7,15 @@ M.__index = M
 
 -- The file name a #line directive gives for a spec file: the name itself
 -- (as a C string literal: quotes, backslashes and '?' escaped), with control
--- characters, which a compiler's one-line messages cannot carry, as '?'.
+-- characters, which a compiler's one-line messages cannot carry, as '?'; a
+-- path longer than a C99 string literal holds keeps its last characters
+-- (".../specs/robot.lua"): it only names the file in compiler messages,
+-- which diagc maps back to the spec.
 function M.line_file(file)
-  return (file:gsub("[%z\1-\31\127]", "?"))
+  file = file:gsub("[%z\1-\31\127]", "?")
+  local max = require("diagc.vocab.limits").STRING
+  if #file > max then file = "..." .. file:sub(-(max - 3)) end
+  return file
 end
 
 function M.new(file_name)

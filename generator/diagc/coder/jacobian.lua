@@ -29,8 +29,8 @@ function M.missing(F)
   if list then return nil end
   local d, loops = e.calc.diff, require("diagc.tickets.loops")
   if not d then return { message = "calc bodies were not analyzed (no C lexer)" } end
-  return { loc = d.loc, message = string.format("d xcdot / d xc needs the Jacobian of %s: %s; "
-    .. "declare that calc jacobian = \"finite_difference\", or run with finite differences (--jacobian fd)", loops.entry_path(e), d.why) }
+  return { loc = d.loc, message = string.format("d xcdot / d xc needs the Jacobian of %s: %s", loops.entry_path(e),
+    chain.why_missing(e, "run with finite differences (--jacobian fd)")) }
 end
 
 local function emit_function(K, list, locals)

@@ -74,13 +74,36 @@ end
 -- entry, world/grad_coords.lua) already holds the work entry's
 function M.update_deps(F, u)
   local deps = loops.calc_deps(F, u.ctx, u.ev.params)
-  if not (u.ev.diff and u.ev.diff.world) then return deps end
+  if not (u.ev.diff and u.ev.diff.world_step) then return deps end
   local out, work = {}, u.ctx.entries["cache:work"]
   for _, d in ipairs(deps) do if d.entry ~= work then out[#out + 1] = d end end
   return out
 end
 
 -- whether an update has a local Jacobian (cdiff's, or a world's)
+-- Why the calc of chain entry e (or update: e.event) has no Jacobian,
+-- with the advice that applies: declaring the calc jacobian =
+-- "finite_difference" only when it is not declared so already and is not
+-- a world's (whose reasons carry their own advice: cdiff/stage.lua).
+-- `fd` is how finite differences are asked for ("use finite differences
+-- (--jacobian fd)").
+function M.why_missing(e, fd)
+  local d = e.calc.diff
+  if not d then return "calc bodies were not analyzed (no C lexer)" end
+  if d.world_step then return d.why end
+  if e.ctx and e.ctx.type and e.ctx.type.world then
+    return string.format("it is computed by the world's generated code, outside the differentiable subset (of a "
+      .. "world's outputs, position, velocity, impulses and step_info have Jacobians); leave it out (choose "
+      .. "other output ports) or %s", fd)
+  end
+  if e.calc.jacobian == "finite_difference" then
+    return string.format("it is declared jacobian = \"finite_difference\", but central differences of it "
+      .. "are not possible: %s; %s", d.fd_why or d.why or "its values are not all double", fd)
+  end
+  return string.format("%s; declare that calc jacobian = \"finite_difference\", or %s",
+    d.why or "an event's values are not all double", fd)
+end
+
 function M.update_has_jacobian(ev)
   return ev.diff and (ev.diff.r or ev.diff.world) and true or false
 end

@@ -92,8 +92,8 @@ function M.missing(F)
   local d = e.calc.diff
   if not d then return { message = "calc bodies were not analyzed (no C lexer)" } end
   local what = e.event and (e.ctx.path .. "." .. e.calc.name) or loops.entry_path(e)
-  return { loc = d.loc, message = string.format("the linearization needs the Jacobian of %s: %s; "
-    .. "declare that calc jacobian = \"finite_difference\", or use finite differences (--jacobian fd)", what, d.why or "an event's values are not all double") }
+  return { loc = d.loc, message = string.format("the linearization needs the Jacobian of %s: %s", what,
+    chain.why_missing(e, "use finite differences (--jacobian fd)")) }
 end
 
 -- the column blocks (coder/jacobian_chain.lua): the state (xd for a

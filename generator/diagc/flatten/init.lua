@@ -47,6 +47,7 @@
 --       {entry=} (driven by an output) or {slot=} (by an input slot)
 local errors = require("diagc.errors")
 local path = require("diagc.flatten.path")
+local limits = require("diagc.vocab.limits")
 local instantiate = require("diagc.flatten.instantiate")
 local wiring = require("diagc.flatten.wiring")
 local entries = require("diagc.flatten.entries")
@@ -116,6 +117,8 @@ local function logs(F)
           errors.raise(l.loc, "a logger named '%s' already exists; give this one name = \"...\"", lname)
         end
         log_names[lname] = true
+        local long = limits.literal_problem("the logger name", lname)
+        if long then errors.raise(l.loc, "%s", long) end
         F.logs[#F.logs + 1] = { name = lname,
           output = out_index[p], size = l.source.port.size, period = l.period, loc = l.loc }
       end

@@ -6,6 +6,7 @@ local errors = require("diagc.errors")
 local fields = require("diagc.check.fields")
 local util = require("diagc.util")
 local path = require("diagc.flatten.path")
+local limits = require("diagc.vocab.limits")
 
 local M = {}
 
@@ -42,6 +43,8 @@ local function instantiate(F, t, name, parent, ov, loc)
     cpath = parent and path.cjoin(parent.cpath, name) or "",
     id = #F.contexts + 1,
   }
+  local long = limits.path_problem(ctx.path)
+  if long then errors.raise(loc, "%s", long) end
   F.contexts[#F.contexts + 1] = ctx
   if t.kind == "leaf" then
     ctx.leaf_index = #F.leaves

@@ -25,8 +25,12 @@ local function close(a, b, rtol, atol)
   return math.abs(a - b) <= atol + rtol * math.max(math.abs(a), math.abs(b))
 end
 
+local NEAR_OPTIONS = { { "rtol", range = { min = 0 } }, { "atol", range = { min = 0 } } }
+
 -- near(a, b, {rtol=, atol=}); a and b may be numbers, vectors or matrices
 function M.near(a, b, tol, level)
+  local why = require("diagc.cli.optcheck").options("near", tol, NEAR_OPTIONS)
+  if why then require("diagc.testing.usage").raise(why) end
   tol = tol or {}
   local rtol, atol = tol.rtol or 1e-9, tol.atol or 0
   level = (level or 1) + 1
@@ -61,6 +65,14 @@ end
 
 -- expect_error(fn, pattern): fn must raise an error whose text contains pattern
 function M.expect_error(fn, pattern)
+  if type(fn) ~= "function" then
+    require("diagc.testing.usage").raise("expect_error(fn, text): fn must be a function, got %s",
+      require("diagc.cli.optcheck").show(fn))
+  end
+  if pattern ~= nil and type(pattern) ~= "string" then
+    require("diagc.testing.usage").raise("expect_error(fn, text): text must be a string, got %s",
+      require("diagc.cli.optcheck").show(pattern))
+  end
   local ok, e = pcall(fn)
   if ok then error("expected an error" .. (pattern and (" matching '" .. pattern .. "'") or ""), 2) end
   local msg = type(e) == "table" and require("diagc.errors").format(e) or tostring(e)

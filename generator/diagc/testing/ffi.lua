@@ -67,6 +67,20 @@ function M.header(include_dir, name)
   return M
 end
 
+-- The shortest text that reads back as the finite number x, as `diagc run`
+-- writes its CSV (the runtime's diagc_format_double, diagc/csv.h): the one
+-- number formatter of diagc's numeric outputs (cli/json.lua,
+-- cli/linearize.lua).
+local numbuf
+function M.number_text(x)
+  M.load(require("diagc_host").include_dir())
+  local size = M.const.DIAGC_DOUBLE_BUFSIZE
+  numbuf = numbuf or ffi.new("char[?]", size)
+  local n = ffi.C.diagc_format_double(numbuf, size, x)
+  assert(n > 0, "diagc_format_double")
+  return ffi.string(numbuf, n)
+end
+
 local done = false
 -- include_dir: the runtime's headers (diagc_host.include_dir())
 function M.load(include_dir)

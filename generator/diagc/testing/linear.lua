@@ -24,6 +24,16 @@ local M = {}
 
 M.MODES = { "linearize", "first_order_taylor" }
 
+-- the options of c:linearize{...}; `diagc linearize` checks its flags with
+-- the same entries (--tolerance: the range; cli/optcheck.lua)
+M.OPTIONS = {
+  { "mode", one_of = M.MODES },
+  { "input", type = "string" },
+  { "output", type = "string" },
+  { "jacobian", one_of = { "model", "fd" } },
+  { "tolerance", range = { min = 0 } },
+}
+
 local function port_names(d, n, list, tbl)
   local names = {}
   for k = 0, n - 1 do names[k + 1] = ffi.string(tbl[list[k]].name) end
@@ -79,6 +89,8 @@ local function blocks(d)
 end
 
 local function options(C, d, opts)
+  local why = require("diagc.cli.optcheck").options("linearize", opts, M.OPTIONS)
+  if why then return nil, why end
   local o = ffi.new("diagc_linearize_options")
   C.diagc_linearize_options_init(o)
   local mode = opts.mode or "linearize"
@@ -120,6 +132,34 @@ local function names_of(d, o)
   return state_names(d), elements(ins, isz, i1, ic), elements(outs, osz, o1, oc)
 end
 
+-- The calc that fails at ctx on the way to the derivatives or the chosen
+-- outputs (entries evaluated in dependency order on a copy of ctx: the
+-- first that fails is the calc that returned a nonzero status), as
+-- "; the calc of pd.force returned a nonzero status (spec.lua:12)", or "".
+local function failing_calc(model, ctx, o)
+  local F = model.gen.flat
+  if not (F and F.root and F.root.entries and F.root.entries.xcdot) then return "" end
+  local roots = { F.root.entries.xcdot }
+  local _, _, outs = blocks(model.desc)
+  local first, count = 1, #outs
+  if o.output == K.DIAGC_LIN_NONE then count = 0 elseif o.output >= 0 then first, count = o.output + 1, 1 end
+  for k = first, first + count - 1 do
+    for _, y in ipairs(F.outputs) do
+      if y.path == outs[k] and y.entry then roots[#roots + 1] = y.entry end
+    end
+  end
+  local work = ctx:clone()
+  local out = ffi.new("const double *[1]")
+  for _, e in ipairs(require("diagc.tickets.eval_paths").post_order(roots)) do
+    if e.calc and model.desc.eval_cache(work.ptr, e.index, out) == ffi.C.DIAGC_E_CALC then
+      local loc = e.calc.body_loc or e.calc.loc
+      return string.format("; the calc of %s returned a nonzero status%s", require("diagc.tickets.loops").entry_path(e),
+        loc and loc.file and string.format(" (%s:%d)", loc.file, loc.line or 0) or "")
+    end
+  end
+  return ""
+end
+
 function M.linearize(model, ctx, opts)
   local C, d = ffi.C, model.desc
   local o, why = options(C, d, opts or {})
@@ -134,7 +174,14 @@ function M.linearize(model, ctx, opts)
   local sys = ffi.new("diagc_linear_system", { nx, nu, ny, A, B, Cm, D, f0, y0, x0, u0, 0 })
   local err = ffi.new("char[512]")
   local rc = C.diagc_linearize(d, ctx.ptr, o, sys, err, 512)
-  if rc ~= 0 then return nil, ffi.string(err), rc end
+  if rc ~= 0 then
+    local msg = ffi.string(err)
+    if rc == C.DIAGC_LIN_E_EVAL and msg:find("(" .. ffi.string(C.diagc_status_message(C.DIAGC_E_CALC)) .. ")", 1, true)
+        and msg:find("at the operating point$") then
+      msg = msg .. failing_calc(model, ctx, o)
+    end
+    return nil, msg, rc
+  end
   local states, inputs, outputs = names_of(d, o)
   return {
     A = rows(A, nx, nx), B = rows(B, nx, nu), C = rows(Cm, ny, nx), D = rows(D, ny, nu),

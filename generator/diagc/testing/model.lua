@@ -9,6 +9,9 @@ local errors = require("diagc.errors")
 local compile = require("diagc.compile")
 local jit = require("diagc.jit")
 local dffi = require("diagc.testing.ffi")
+local optcheck = require("diagc.cli.optcheck")
+-- misuse is raised at the test file's line (testing/usage.lua)
+local raise = require("diagc.testing.usage").raise
 
 local M = {}
 
@@ -24,7 +27,15 @@ end
 
 -- spec: a path, or a diagram value built in the test file (then `loaded`
 -- needs the calling file's sources to locate calc bodies).
+-- the options of diagc.jit (cli/optcheck.lua)
+M.JIT_OPTIONS = { { "prefix", type = "string" }, { "defines", type = "table" } }
+
 function M.jit(spec, opts)
+  local why = optcheck.options("diagc.jit", opts, M.JIT_OPTIONS)
+  if why then raise(why) end
+  if type(spec) ~= "string" and type(spec) ~= "table" then
+    raise("diagc.jit expects a spec file's path or a diagram built with diagc.dsl, got " .. optcheck.show(spec))
+  end
   opts = opts or {}
   dffi.load(include_dir())
   local gen
@@ -102,10 +113,15 @@ end
 local function to_doubles(v, n, what)
   if type(v) == "number" then v = { v } end
   if type(v) ~= "table" or #v ~= n then
-    error(string.format("%s expects %d value%s", what, n, n == 1 and "" or "s"), 3)
+    raise(string.format("%s expects %d value%s", what, n, n == 1 and "" or "s"))
   end
   local a = ffi.new("double[?]", n)
-  for i = 1, n do a[i - 1] = v[i] end
+  for i = 1, n do
+    if type(v[i]) ~= "number" then
+      raise(string.format("%s: value %d is %s, not a number", what, i, optcheck.show(v[i])))
+    end
+    a[i - 1] = v[i]
+  end
   return a
 end
 
@@ -119,7 +135,7 @@ function Context:set(name, value)
   local s = m.sources[name]
   if s then
     if s.size == 0 then
-      error("'" .. name .. "' is abstract; use ctx:set_abstract(name, pointer)", 2)
+      raise("'" .. name .. "' is abstract; use ctx:set_abstract(name, pointer)")
     end
     m.desc.set_source(self.ptr, m.source_index[name], to_doubles(value, s.size, name))
     return
@@ -139,7 +155,7 @@ function Context:set(name, value)
       end
     end
   end
-  error("no settable source named '" .. tostring(name) .. "'", 2)
+  raise("no settable source named '" .. tostring(name) .. "'")
 end
 
 -- Checked setters (as diagc run's -p, --state and --input): the name must
@@ -150,12 +166,12 @@ function Context:set_state(name, value) self:_set_checked("state", name, value) 
 function Context:set_input(name, value) self:_set_checked("input", name, value) end
 function Context:_set_checked(kind, name, value)
   if type(value) == "number" then value = { value } end
-  if type(value) ~= "table" then error("set_" .. kind .. " expects a number or a list of numbers", 3) end
-  -- assign.set's errors name no place: report them at the test's call, as
-  -- every other error of this API
+  if type(value) ~= "table" then raise("set_" .. kind .. " expects a number or a list of numbers") end
+  -- assign.set's errors (shared with diagc run's -p) name no place: raise
+  -- them at the test's line too, also for a test that catches them
   local ok, e = pcall(require("diagc.cli.assign").set, self.model, self, kind, name, value, nil)
   if not ok then
-    if errors.is(e) then error(errors.format(e), 3) end
+    if errors.is(e) then raise(errors.format(e)) end
     error(e, 0)
   end
 end
@@ -163,7 +179,7 @@ end
 -- set an abstract source from a cdata value of its C type
 function Context:set_abstract(name, cdata_ptr)
   local m = self.model
-  if not m.sources[name] then error("no source named '" .. tostring(name) .. "'", 2) end
+  if not m.sources[name] then raise("no source named '" .. tostring(name) .. "'") end
   m.desc.set_source(self.ptr, m.source_index[name], cdata_ptr)
 end
 
@@ -175,7 +191,7 @@ function Context:try_eval(name)
   local out, rc, size = cdptr(), nil, nil
   if o then rc, size = m.desc.eval_output(self.ptr, m.output_index[name], out), o.size
   elseif c then rc, size = m.desc.eval_cache(self.ptr, c.index, out), c.desc.size
-  else error("no output port or cache entry named '" .. tostring(name) .. "'", 3) end
+  else raise("no output port or cache entry named '" .. tostring(name) .. "'") end
   if rc ~= 0 then return rc end
   if out[0] == nil or size == 0 then return 0, nil end
   local v = ffi.cast(dptr, out[0])
@@ -188,8 +204,8 @@ end
 function Context:eval(name)
   local rc, v = self:try_eval(name)
   if rc ~= 0 then
-    error(string.format("eval of '%s' failed with status %d (%s)", name, rc,
-      ffi.string(ffi.C.diagc_status_message(rc))), 2)
+    raise(string.format("eval of '%s' failed with status %d (%s)", name, rc,
+      ffi.string(ffi.C.diagc_status_message(rc))))
   end
   return v
 end
@@ -204,10 +220,10 @@ function Context:get(name)
   if off then return read_doubles(self.ptr, off, 1) end
   if m.outputs[name] or m.cache[name] then
     local rc, v = self:try_eval(name)
-    if rc ~= 0 then error(string.format("eval of '%s' failed with status %d", name, rc), 2) end
+    if rc ~= 0 then raise(string.format("eval of '%s' failed with status %d", name, rc)) end
     return v
   end
-  error("nothing named '" .. tostring(name) .. "' in model " .. m.prefix, 2)
+  raise("nothing named '" .. tostring(name) .. "' in model " .. m.prefix)
 end
 
 function Context:time() return self:get("t") end
@@ -216,7 +232,7 @@ function Context:set_time(t) self.model.desc.set_time(self.ptr, t) end
 function Context:derivatives()
   local out = cdptr()
   local rc = self.model.desc.calc_derivatives(self.ptr, out)
-  if rc ~= 0 then error("calc_derivatives failed with status " .. rc, 2) end
+  if rc ~= 0 then raise("calc_derivatives failed with status " .. rc) end
   local n = self.model.desc.nxc
   local t = {}
   for i = 1, n do t[i] = out[0][i - 1] end
@@ -231,12 +247,12 @@ function Context:state_jacobian()
   if d.jac_xc == nil then
     local why = self.model.gen.jac_xc_missing or { message = "the model has no d xcdot / d xc" }
     local loc = why.loc and string.format("%s:%d:%d: ", why.loc.file, why.loc.line, why.loc.col or 1) or ""
-    error(loc .. why.message, 2)
+    raise(loc .. why.message)
   end
   local n, nnz = d.nxc, d.jac_xc_nnz
   local nz = ffi.new("double[?]", nnz > 0 and nnz or 1)
   local rc = d.jac_xc(self.ptr, nz)
-  if rc ~= 0 then error("jac_xc failed with status " .. rc .. " (" .. ffi.string(ffi.C.diagc_status_message(rc)) .. ")", 2) end
+  if rc ~= 0 then raise("jac_xc failed with status " .. rc .. " (" .. ffi.string(ffi.C.diagc_status_message(rc)) .. ")") end
   local J = {}
   for i = 1, n do
     J[i] = {}
@@ -256,15 +272,18 @@ end
 -- asked for the model's Jacobian when there is none, at the calc outside
 -- the differentiable subset.
 function Context:linearize(opts)
+  local linear = require("diagc.testing.linear")
+  local why = optcheck.options("linearize", opts, linear.OPTIONS)
+  if why then raise(why) end
   opts = opts or {}
   local m = self.model
   if (opts.jacobian or "model") == "model" and m.desc.jac_lin == nil and m.gen.jac_lin_missing then
     local why = m.gen.jac_lin_missing
     local loc = why.loc and string.format("%s:%d:%d: ", why.loc.file, why.loc.line, why.loc.col or 1) or ""
-    error(loc .. why.message, 2)
+    raise(loc .. why.message)
   end
-  local r, msg = require("diagc.testing.linear").linearize(m, self, opts)
-  if not r then error(msg, 2) end
+  local r, msg = linear.linearize(m, self, opts)
+  if not r then raise("linearize: " .. msg) end
   return r
 end
 
@@ -275,33 +294,45 @@ end
 -- asks for none or the model has no such Jacobian.
 function Context:parameter_jacobian()
   local r, msg = require("diagc.testing.linear").parameter_jacobian(self.model, self)
-  if not r then error(msg, 2) end
+  if not r then raise(msg) end
   return r
 end
 
 -- d x+ / d(xc, xd, u) of one timing of the periodic discrete updates
 -- (opts: period=, offset=, jacobian = "model" | "fd"): testing/update_jacobian.lua
 function Context:update_jacobian(opts)
+  local why = optcheck.options("update_jacobian", opts, require("diagc.testing.update_jacobian").OPTIONS)
+  if why then raise(why) end
   local r, msg = require("diagc.testing.update_jacobian").update_jacobian(self.model, self, opts)
-  if not r then error(msg, 2) end
+  if not r then raise(msg) end
   return r
 end
 
 -- a world step's Jacobians (world: the world leaf's path, nil for the
 -- only one; opts.jacobian = "model" | "fd"): testing/step_jacobians.lua
+-- the world argument of step_jacobians and rollout: a path or nil
+local function world_arg(api, world, opts)
+  if type(world) == "table" and opts == nil then return nil, world end
+  if world ~= nil and type(world) ~= "string" then
+    raise("%s: the world must be named by its path (a string), got %s", api, optcheck.show(world))
+  end
+  return world, opts
+end
+
 function Context:step_jacobians(world, opts)
-  if type(world) == "table" then world, opts = nil, world end
+  world, opts = world_arg("step_jacobians", world, opts)
   local r, msg = require("diagc.testing.step_jacobians").step_jacobians(self, world, opts)
-  if not r then error(msg, 2) end
+  if not r then raise(msg) end
   return r
 end
 
 -- N steps of a world with their Jacobians, for vector-Jacobian products
 -- backwards (opts: steps=, effort=): testing/rollout.lua
 function Context:rollout(world, opts)
-  if type(world) == "table" then world, opts = nil, world end
+  world, opts = world_arg("rollout", world, opts)
+  if opts == nil then raise("rollout expects {steps = N[, effort = ...]}") end
   local r, msg = require("diagc.testing.rollout").rollout(self, world, opts or {})
-  if not r then error(msg, 2) end
+  if not r then raise(msg) end
   return r
 end
 
@@ -310,7 +341,7 @@ end
 function Context:counters(name)
   local m = self.model
   local c = m.cache[name]
-  if not c then error("no cache entry named '" .. tostring(name) .. "'", 2) end
+  if not c then raise("no cache entry named '" .. tostring(name) .. "'") end
   local d = m.desc
   local function at(off)
     local p = ffi.cast("uint64_t *", ffi.cast("char *", self.ptr) + off)
@@ -357,7 +388,7 @@ function Context:next_update_time()
   local tn = ffi.new("double[1]")
   local err = ffi.new("char[320]")
   local rc = ffi.C.diagc_calc_next_update_time(d, self.ptr, tn, due, err, 320)
-  if rc < 0 then error("next_update_time: " .. ffi.string(err), 2) end
+  if rc < 0 then raise("next_update_time: " .. ffi.string(err)) end
   local events = {}
   for i = 0, n - 1 do
     if due[i] ~= 0 then
@@ -384,15 +415,32 @@ function M.jacobian_source_name(v)
   return v == dffi.const.DIAGC_JACOBIAN_MODEL and "model" or "fd"
 end
 
-local function jacobian_option(v)
-  local c = JACOBIAN_CONST[v]
-  if not c then
-    error(string.format("simulator: unknown jacobian source '%s' (known: model, fd)", tostring(v)), 3)
-  end
-  return dffi.const[c]
+-- The fields of diagc_sim_options a simulator takes from Lua, with the
+-- ranges `diagc run` applies to its flags (--accuracy, --max-step: the
+-- same entries; cli/optcheck.lua).  The C API's own wider conventions
+-- (a NaN accuracy for the integrator's default) are not offered here.
+M.SIM_OPTIONS = {
+  { "integrator", type = "string" },
+  { "accuracy", range = { min = 1e-14, max = 1 } },
+  { "max_step", range = { min = 0, min_open = true } },
+  { "fixed_step", range = { min = 0 } },
+  { "initial_step", range = { min = 0 } },
+  { "min_step", range = { min = 0 } },
+  { "error_control", flag = true },
+  { "suppress_initialization_events", flag = true },
+  { "check_finite", flag = true },
+  { "jacobian", one_of = M.JACOBIAN_SOURCES, word = "jacobian source", words = "sources" },
+}
+
+-- the entry of option `name` in a spec list (M.SIM_OPTIONS, ...)
+function M.option(spec, name)
+  for _, e in ipairs(spec) do if e[1] == name then return e end end
+  error("no option " .. name)
 end
 
 function Model:simulator(opts)
+  local why = optcheck.options("simulator", opts, M.SIM_OPTIONS)
+  if why then raise(why) end
   opts = opts or {}
   local o = ffi.new("diagc_sim_options")
   ffi.C.diagc_sim_options_init(o)
@@ -400,17 +448,18 @@ function Model:simulator(opts)
   local cvode = opts.integrator == require("diagc.testing.cvode").NAME
   for k, v in pairs(opts) do
     if k == "integrator" then keep.name = v; if not cvode then o.integrator = v end
-    elseif k == "jacobian" then o.jacobian = jacobian_option(v)
+    elseif k == "jacobian" then o.jacobian = dffi.const[JACOBIAN_CONST[v]]
+    elseif M.option(M.SIM_OPTIONS, k).flag then o[k] = optcheck.flag(v)
     else o[k] = v end
   end
   local err = ffi.new("char[256]")
   local s = ffi.C.diagc_sim_create_ex(self.desc, o, err, 256)
-  if s == nil then error("simulator: " .. ffi.string(err), 2) end
+  if s == nil then raise("simulator: " .. ffi.string(err)) end
   s = ffi.gc(s, ffi.C.diagc_sim_destroy)
   -- the optional CVODE backend (testing/cvode.lua) takes over the steps
   if cvode then
     local why = require("diagc.testing.cvode").use(s)
-    if why then error("simulator: " .. why, 2) end
+    if why then raise("simulator: " .. why) end
   end
   local sim = setmetatable({ model = self, sim = s, keep = keep, logs = {},
     max_step = o.error_control == 0 and o.fixed_step > 0 and o.fixed_step or o.max_step }, Sim)
@@ -449,7 +498,7 @@ local function lua_rc(rc)
   return rc
 end
 local function check(sim, rc)
-  if rc < 0 then error("simulator: " .. ffi.string(ffi.C.diagc_sim_error(sim.sim)), 3) end
+  if rc < 0 then raise("simulator: " .. ffi.string(ffi.C.diagc_sim_error(sim.sim))) end
   return lua_rc(rc)
 end
 function Sim:initialize() return check(self, ffi.C.diagc_sim_initialize(self.sim)) end
@@ -464,7 +513,7 @@ function Sim:_bounds(t)
 end
 function Sim:advance_to(t)
   local why = self:_bounds(t)
-  if why then error("simulator: " .. why, 2) end
+  if why then raise("simulator: " .. why) end
   return check(self, ffi.C.diagc_sim_advance_to(self.sim, t))
 end
 function Sim:try_advance_to(t)
@@ -476,7 +525,7 @@ end
 function Sim:time() return ffi.C.diagc_sim_time(self.sim) end
 function Sim:log(name)
   local l = self.logs[name]
-  if not l then error("no logger named '" .. tostring(name) .. "'", 2) end
+  if not l then raise("no logger named '" .. tostring(name) .. "'") end
   return l
 end
 function Sim:stats()

@@ -12,6 +12,7 @@ local ffi = require("ffi")
 local errors = require("diagc.errors")
 local cli = require("diagc.cli.main")
 local assertions = require("diagc.testing.assert")
+local usage = require("diagc.testing.usage")
 
 local M = {}
 
@@ -141,16 +142,32 @@ local function fork_piped(child, on_chunk, limit, idle)
   return status[0] % 128, timed_out
 end
 
+-- The text of an error in a test or a file's top level (an xpcall
+-- handler: it runs on the stack of the error).  An error without a place
+-- of its own (a diagc error without a location; a Lua error inside diagc's
+-- modules) is put at the test file's line that called into diagc
+-- (testing/usage.lua).
+local function error_text(err)
+  if errors.is(err) then
+    local s = errors.format(err)
+    if type(rawget(err, "loc")) ~= "table" then s = usage.where() .. s end
+    return s
+  end
+  if type(err) ~= "string" then return errors.describe(err) end
+  if usage.from_internal(err) then
+    return usage.where() .. "diagc's " .. usage.strip_internal(err):gsub(": ", " failed: ", 1)
+  end
+  return err
+end
+M.error_text = error_text
+
 -- Runs fn() in a forked child, killed after `timeout` seconds (0: none).
 -- Returns true and what fn returned (a string, or "") or false and why it
 -- failed.
 local function run_forked(fn, timeout)
   local chunks = {}
   local sig, timed_out = fork_piped(function(fd)
-    local ok, e = xpcall(fn, function(err)
-      if errors.is(err) then return errors.format(err) end
-      return type(err) == "string" and err or errors.describe(err)
-    end)
+    local ok, e = xpcall(fn, error_text)
     local msg = ok and ("ok " .. tostring(e or "")) or ("FAIL " .. tostring(e):gsub("\n", " | "))
     io.stdout:flush()
     ffi.C.write(fd, msg, #msg)
@@ -200,11 +217,34 @@ local function run_file(file, filter, timeout, report)
     return require("diagc.spec.load").import_value(here(path))
   end }, { __index = function(_, k) return dsl_env[k] end })
   for k, v in pairs(assertions) do env[k] = v end
+  -- a misused test() or group() is a failure at its line (the top level
+  -- goes on: the file's other tests still run); test() inside a running
+  -- test is an error there
+  local running = false
+  local function misuse(what, name, fn)
+    local why
+    if type(name) ~= "string" or name == "" then
+      why = string.format("the name must be a non-empty string, got %s", require("diagc.cli.optcheck").show(name))
+    elseif type(fn) ~= "function" then
+      why = string.format("'%s': the second argument must be a function, got %s", name,
+        require("diagc.cli.optcheck").show(fn))
+    else
+      return false
+    end
+    if running then usage.raise("%s(name, fn): %s; declare tests at the file's top level", what, why) end
+    local at = usage.where():gsub(": $", "")
+    tests[#tests + 1] = { name = at ~= "" and at or file, failure = what .. "(name, fn): " .. why }
+    return true
+  end
   env.test = function(name, fn)
+    if misuse("test", name, fn) then return end
+    if running then usage.raise("test('%s', fn) inside a running test; declare tests at the file's top level", name) end
     local full = table.concat(prefix, ".") .. (#prefix > 0 and "." or "") .. name
     tests[#tests + 1] = { name = full, fn = fn }
   end
   env.group = function(name, fn)
+    if misuse("group", name, fn) then return end
+    if running then usage.raise("group('%s', fn) inside a running test; declare groups at the file's top level", name) end
     prefix[#prefix + 1] = name
     fn()
     prefix[#prefix] = nil
@@ -214,10 +254,7 @@ local function run_file(file, filter, timeout, report)
   if chunk then
     setfenv(chunk, env)
     if timeout > 0 then ffi.C.alarm(timeout) end
-    ok, err = xpcall(chunk, function(e)
-      if errors.is(e) then return errors.format(e) end
-      return tostring(e)
-    end)
+    ok, err = xpcall(chunk, error_text)
     ffi.C.alarm(0)
   else
     ok, err = false, perr
@@ -225,8 +262,11 @@ local function run_file(file, filter, timeout, report)
   if not ok then
     result(false, string.format("FAIL %s: %s", file, tostring(err):gsub("\n", " | ")))
   end
+  running = true
   for _, t in ipairs(tests) do
-    if not filter or t.name:find(filter, 1, true) then
+    if t.failure then
+      result(false, string.format("FAIL %s: %s", t.name, t.failure))
+    elseif not filter or t.name:find(filter, 1, true) then
       ffi.C.write(report, "#", 1)
       local t0 = host.now()
       local good, why = run_forked(t.fn, timeout)

@@ -202,14 +202,67 @@ local function fd(ctx, leaf)
   return J
 end
 
+local function nonfinite(name, v)
+  if v ~= v then return name .. " is NaN" end
+  if v == math.huge or v == -math.huge then return name .. " is " .. tostring(v) end
+  return nil
+end
+
+-- the value of the world's effort input (a fixed or exported input, or
+-- the output driving it) and where it comes from, or nil when it has none
+local function effort_value(ctx, leaf)
+  local m = ctx.model
+  if #leaf.type.world.actuated == 0 then return nil end
+  local src = m.gen.flat.resolve_input(leaf, "effort")
+  if src.slot then return ctx:get(src.slot.name), src.slot.name end
+  local out = ffi.new("const double *[1]")
+  if m.desc.eval_cache(ctx.ptr, src.entry.index, out) ~= 0 or out[0] == nil then return nil end
+  local v = {}
+  for i = 1, src.entry.size do v[i] = out[0][i - 1] end
+  local name = src.entry.ctx and src.entry.ctx.path ~= "" and (src.entry.ctx.path .. "." .. src.entry.name)
+    or src.entry.name
+  return v, name
+end
+
+-- Why the step at the context's state cannot be taken: the first
+-- non-finite element of the world's pos, vel, imp (warm-start impulses)
+-- or effort input ("plant.vel[1] is NaN", element indices 0-based as the
+-- model's element names and the simulator's messages), or nil.
+function M.check_finite(ctx, leaf)
+  local path = leaf.path
+  local groups = { "pos", "vel" }
+  if leaf.type.world.nslots > 0 and #leaf.type.world.pairs > 0 then groups[3] = "imp" end
+  for _, g in ipairs(groups) do
+    local v = ctx:get(path .. "." .. g)
+    if type(v) == "number" then v = { v } end
+    for i, x in ipairs(v) do
+      local why = nonfinite(string.format("%s.%s[%d]", path, g, i - 1), x)
+      if why then return why end
+    end
+  end
+  local u, from = effort_value(ctx, leaf)
+  for i, x in ipairs(type(u) == "number" and { u } or u or {}) do
+    local name = string.format("%s.effort[%d]", path, i - 1)
+    if from ~= path .. ".effort" then name = name .. " (from " .. from .. ")" end
+    local why = nonfinite(name, x)
+    if why then return why end
+  end
+  return nil
+end
+
+-- the options of c:step_jacobians (cli/optcheck.lua)
+M.OPTIONS = { { "jacobian", one_of = { "model", "fd" } } }
+
 function M.step_jacobians(ctx, world, opts)
+  local why = require("diagc.cli.optcheck").options("step_jacobians", opts, M.OPTIONS)
+  if why then return nil, why end
   opts = opts or {}
   local leaf, msg = find_world(ctx.model, world)
-  if not leaf then return nil, msg end
-  local how = opts.jacobian or "model"
-  if how == "model" then return read(ctx, leaf) end
-  if how == "fd" then return fd(ctx, leaf) end
-  return nil, "jacobian must be \"model\" or \"fd\""
+  if not leaf then return nil, "step_jacobians: " .. msg end
+  local bad = M.check_finite(ctx, leaf)
+  if bad then return nil, "step_jacobians: " .. bad .. "; the step needs a finite state and effort" end
+  if (opts.jacobian or "model") == "model" then return read(ctx, leaf) end
+  return fd(ctx, leaf)
 end
 
 M.find_world = find_world

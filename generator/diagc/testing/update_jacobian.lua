@@ -18,6 +18,13 @@ local linear = require("diagc.testing.linear")
 
 local M = {}
 
+-- the options of c:update_jacobian{...} (cli/optcheck.lua)
+M.OPTIONS = {
+  { "period", range = { min = 0, min_open = true } },
+  { "offset", range = { min = 0 } },
+  { "jacobian", one_of = { "model", "fd" } },
+}
+
 local blocks, elements = linear.blocks, linear.elements
 
 local function timing_list(d)

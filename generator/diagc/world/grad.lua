@@ -317,14 +317,24 @@ local function step_jacobians(C, P, G)
   local parallel = C.position_update == "parallel"
   local l = {
     "/* The step's Jacobians at the snapshot in w (the step computed from q, v, effort):",
-    "   g->status 0, or the runtime's failure code */",
+    "   g->status 0, the runtime's failure code, or DIAGC_SIM_E_NONFINITE when q, v or",
+    "   effort hold NaN or infinity (x - x is then not 0) */",
     string.format("static inline void %sstep_jacobians(const double *q, const double *v, const double *effort, "
       .. "const %swork *w, %sgrad *g)", P, P, P),
     "{",
     "  g->status = w->status; g->contacts = 0; g->clamped = g->rank = g->kinks = g->bounces = 0;",
     "  if (w->status != 0) return;",
-    string.format("  %ssmooth_tangent(q, v, effort, w, g);", P),
   }
+  for _, a in ipairs({ { "q", C.nq }, { "v", C.nv }, { "effort", G.nu } }) do
+    if a[2] > 0 then
+      l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) if (!(%s[i] - %s[i] == 0.0)) g->status = "
+        .. "DIAGC_SIM_E_NONFINITE;", a[2], a[1], a[1])
+    end
+  end
+  for _, x in ipairs({
+    "  if (g->status != 0) return;",
+    string.format("  %ssmooth_tangent(q, v, effort, w, g);", P),
+  }) do l[#l + 1] = x end
   if G.np > 0 then
     l[#l + 1] = "  g->contacts = (int)w->info[0];"
     l[#l + 1] = "  if (g->contacts > 0) {"

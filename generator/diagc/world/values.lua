@@ -2,6 +2,7 @@
 -- (masses, inertias, 3-vectors, quaternions); each error names the field
 -- and says what a valid value is.
 local errors = require("diagc.errors")
+local limits = require("diagc.vocab.limits")
 
 local M = {}
 
@@ -12,6 +13,8 @@ function M.identifier(loc, what, s)
     errors.raise(loc, "%s must be a name of letters, digits and single _ starting with a letter, got %s",
       what, errors.describe(s))
   end
+  local long = limits.name_problem(what, s)
+  if long then errors.raise(loc, "%s", long) end
   return s
 end
 

@@ -93,7 +93,15 @@ int diagc_linearize_sizes(const diagc_model *m, const diagc_linearize_options *o
 
 /* Fills out (its nx, nu, ny must be those of diagc_linearize_sizes).
  * Returns DIAGC_OK or a DIAGC_LIN_E_* code, with a one-line reason in err
- * (may be NULL) naming the state element or the port at fault. */
+ * (may be NULL) naming the state element or the port at fault.
+ * DIAGC_LIN_E_EVAL names what failed: the derivatives, a discrete update
+ * (by event name) or an output (by name) with its status, at the operating
+ * point or, for central differences, with which element moved by how much;
+ * or the first non-finite value: an element of xcdot / x[n+1] or of an
+ * output at the operating point ("d/dt pend.omega is NaN"), an entry of
+ * A, B, C or D ("the entry d(y)/d(l.x) of C is inf", from the generated
+ * Jacobian or central differences), or an affine term.  No result holds a
+ * NaN or an infinity. */
 int diagc_linearize(const diagc_model *m, void *ctx, const diagc_linearize_options *o,
                     diagc_linear_system *out, char *err, size_t errlen);
 
