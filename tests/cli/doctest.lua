@@ -267,8 +267,9 @@ end
 local function run_script(body, opts)
   local limit = tonumber(opts.timeout) or DEFAULT_TIMEOUT
   write(RUN_DIR .. "/block.sh", body)
-  local st = sh(string.format("timeout -k 5 %s bash %s >%s 2>&1", limit, q(RUN_DIR .. "/block.sh"),
-    q(RUN_DIR .. "/block.out")))
+  -- without what a calling make or diagc test exported (make[1] lines, a filter)
+  local st = sh(string.format("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u DIAGC_ROOT -u DIAGC_TEST_FILTER "
+    .. "timeout -k 5 %s bash %s >%s 2>&1", limit, q(RUN_DIR .. "/block.sh"), q(RUN_DIR .. "/block.out")))
   local out = read(RUN_DIR .. "/block.out") or ""
   if st == 124 or st == 137 then return st, out, string.format("timed out after %s s", limit) end
   return st, out
@@ -432,8 +433,7 @@ local function run_doc(path)
   write(RUN_DIR .. "/cwd", HOME .. "\n")
   write(RUN_DIR .. "/vars", table.concat({
     "export HOME=" .. q(HOME), "export TMPDIR=" .. q(scratch .. "/tmp"),
-    "export PATH=" .. q(TREE .. "/bin") .. ":\"$PATH\"", "export LC_ALL=C",
-    "unset DIAGC_ROOT DIAGC_TEST_FILTER MAKEFLAGS MFLAGS MAKELEVEL", "" }, "\n"))
+    "export PATH=" .. q(TREE .. "/bin") .. ":\"$PATH\"", "export LC_ALL=C", "" }, "\n"))
   local count = { run = 0, fragment = 0, text = 0, file = 0 }
   for n, b in ipairs(blocks) do
     local kind, opts = classify(b.info)
