@@ -1,4 +1,4 @@
--- expect: diagc: FILE:14: algebraic loop through direct-feedthrough ports: plant.y → ctl.u → ctl.y → plant.u → plant.y; plant.y lists no prerequisites, so it defaults to all_sources, which includes its input ports: list only what its calc reads: prerequisites = { "x" }
+-- expect: diagc: FILE:15: algebraic loop through direct-feedthrough ports: plant.y → ctl.u → ctl.y → plant.u → plant.y; plant.y lists no prerequisites, so it defaults to all_sources, which includes its input ports: list only what its calc reads: prerequisites = { "x" }
 local Plant = leaf "Plant" {
   discrete_state { "x", default = { 0 } },
   input_port { "u", size = 1 },

@@ -14,10 +14,6 @@ fails=0
 ok() { echo "ok docs.$1"; }
 fail() { echo "FAIL docs.$1: $2"; fails=$((fails + 1)); }
 
-# Documents whose blocks are not annotated yet (issue #25: the second docs
-# engineer annotates them); they are not run.  This list must end up empty.
-pending=" docs/spec-language.md docs/runtime-api.md docs/generated-c-api.md docs/simulator.md
-  docs/world.md docs/lcp.md docs/executor.md docs/fuzzing.md docs/PERFORMANCE.md "
 
 if ! command -v luajit >/dev/null 2>&1; then
   fail runner "luajit is not installed (scripts/install-deps.sh installs it)"
@@ -53,12 +49,7 @@ leftover=$(find "$scratch" -mindepth 1 -maxdepth 1 -name 'diagc-doctest.*' | hea
 if [ -z "$leftover" ]; then ok runner.scratch_removed; else fail runner.scratch_removed "$leftover is left"; fi
 
 # --- the documents ------------------------------------------------------------------
-docs=()
-pending=" $(echo $pending) "
-for f in README.md docs/*.md; do
-  if [[ "$pending" == *" $f "* ]]; then echo "skip docs.$(basename "$f" .md): not annotated yet (pending, issue #25)"
-  else docs+=("$f"); fi
-done
+docs=(README.md docs/*.md)
 # what the tree holds: git's view in a checkout; in a copy without git (the
 # fresh-machine chroot) every file outside the build outputs, with its size
 # and time

@@ -18,6 +18,9 @@ if not TREE or not arg[2] then
   io.stderr:write("usage: luajit tests/cli/doctest.lua TREE DOC.md [DOC.md ...]\n")
   os.exit(2)
 end
+if TREE:sub(1, 1) ~= "/" then -- the scratch symlinks need an absolute path
+  TREE = io.popen("cd '" .. TREE:gsub("'", "'\\''") .. "' && pwd"):read("*l") or TREE
+end
 local DEFAULT_TIMEOUT = 60 -- seconds per block
 local CC = os.getenv("CC") or "cc"
 local CFLAGS = "-std=c99 -Wall -Wextra -Werror -pedantic"

@@ -9,7 +9,8 @@
 --       path= ("a.b", "" for the root), cpath= ("a__b"), parent=,
 --       children=, loc=, id= (1-based in F.contexts), entries= (below),
 --       input_src= (port -> its immediate source: {kind="peer", ctx=, port=,
---       loc=} | {kind="parent", ctx=, port=} | {kind="fixed"|"root", slot=}),
+--       loc=, order= (the connect's place among its diagram's connects)} |
+--       {kind="parent", ctx=, port=} | {kind="fixed"|"root", slot=}),
 --       output_src= (diagrams: exported output -> {ctx= child, port=})};
 --       a diagram context also has by_name (child name -> context)
 --   F.leaves  the leaf contexts, pre-order; each also has leaf_index

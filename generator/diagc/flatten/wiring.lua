@@ -25,10 +25,10 @@ end
 -- (new slots) and exported outputs
 local function diagram_sources(F, ctx)
   local t = ctx.type
-  for _, c in ipairs(t.connections) do
+  for i, c in ipairs(t.connections) do
     local dst = ctx.by_name[c.to.sys.name]
     dst.input_src[c.to.port.name] = { kind = "peer", ctx = ctx.by_name[c.from.sys.name],
-      port = c.from.port.name, loc = c.loc }
+      port = c.from.port.name, loc = c.loc, order = i }
   end
   for _, p in ipairs(t.inputs) do
     for _, tg in ipairs(p.targets) do

@@ -168,6 +168,8 @@ function Context:set_input(name, value) self:_set_checked("input", name, value) 
 function Context:_set_checked(kind, name, value)
   if type(value) == "number" then value = { value } end
   if type(value) ~= "table" then raise("set_" .. kind .. " expects a number or a list of numbers") end
+  -- assign.set's errors (shared with diagc run's -p) name no place: raise
+  -- them at the test's line too, also for a test that catches them
   local ok, e = pcall(require("diagc.cli.assign").set, self.model, self, kind, name, value, nil)
   if not ok then raise(errors.is(e) and errors.format(e) or tostring(e)) end
 end

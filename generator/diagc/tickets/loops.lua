@@ -24,14 +24,31 @@ local function entry_path(e)
 end
 M.entry_path = entry_path
 
+-- The connect that feeds input `port` of ctx, found up through the
+-- export_input hops to the diagram that wires it: its loc, and its place
+-- in declaration order (depth of that diagram, index among its connects).
+-- A diagram's connects are declared after those inside its subsystems'
+-- types, so the shallowest diagram's last connect of a loop closes it.
+local function feeding_connect(ctx, port)
+  local s = ctx.input_src[port]
+  while s.kind == "parent" do
+    ctx, port = s.ctx, s.port
+    s = ctx.input_src[port]
+  end
+  local depth, c = 0, ctx.parent
+  while c do depth, c = depth + 1, c.parent end
+  return s.loc, depth, s.order
+end
+
 -- Resolve a calc's read parameters, in a leaf context, to eval deps:
--- returns list of {entry=, via=input port path or nil, loc=}
+-- returns list of {entry=, via=input port path or nil, loc=, depth=,
+-- order=} (for a port: the connect that feeds it, feeding_connect)
 function M.calc_deps(F, ctx, params)
   local deps, seen = {}, {}
-  local function add(e, via, loc)
+  local function add(e, via, loc, depth, order)
     if e and not seen[e] then
       seen[e] = true
-      deps[#deps + 1] = { entry = e, via = via, loc = loc }
+      deps[#deps + 1] = { entry = e, via = via, loc = loc, depth = depth, order = order }
     end
   end
   for _, p in ipairs(params) do
@@ -39,8 +56,10 @@ function M.calc_deps(F, ctx, params)
     if k:match("^input:") then
       local port = k:sub(7)
       local r = F.resolve_input(ctx, port)
-      local src = ctx.input_src[port]
-      add(r.entry, (ctx.path == "" and port or (ctx.path .. "." .. port)), src.loc or ctx.loc)
+      if r.entry then
+        local loc, depth, order = feeding_connect(ctx, port)
+        add(r.entry, (ctx.path == "" and port or (ctx.path .. "." .. port)), loc, depth, order)
+      end
     elseif k:match("^cache:") then
       add(ctx.entries[k])
     elseif k:match("^builtin:xcdot") then
@@ -54,14 +73,21 @@ end
 
 -- The cycle as found by the search: chain[i] = {e=, dep=}, chain[i].e
 -- reading chain[i].dep.entry.  Raises the error, naming the entries in
--- data-flow order.
+-- data-flow order, at the connect that closes the loop (declared last).
 local function cycle_error(chain)
-  local names, loc = {}, nil
+  local names, loc, closing = {}, nil, nil
   for i = #chain, 1, -1 do
-    local c = chain[i]
-    names[#names + 1] = entry_path(c.dep.entry)
-    if c.dep.via then names[#names + 1] = c.dep.via; loc = loc or c.dep.loc end
+    local d = chain[i].dep
+    names[#names + 1] = entry_path(d.entry)
+    if d.via then
+      names[#names + 1] = d.via
+      if not closing or d.depth < closing.depth
+          or (d.depth == closing.depth and d.order > closing.order) then
+        closing = d
+      end
+    end
   end
+  loc = closing and closing.loc
   names[#names + 1] = names[1]
   local is_ports = false
   for _, c in ipairs(chain) do if c.dep.via then is_ports = true end end
