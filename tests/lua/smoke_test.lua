@@ -13,7 +13,7 @@ test("counter.sim", function()
   eq(l.v, {0, 10, 20, 30})
   eq(l.t, {0, 0.02, 0.04, 0.06})
 end)
-test("counter.checked_setters_name_the_calling_line", function()
+test("setters.name_the_calling_line", function()
   local c = m:context()
   local line = debug.getinfo(1, "l").currentline + 1
   local msg = expect_error(function() c:set_param("example.k", 1) end, "no numeric parameter")
