@@ -92,7 +92,11 @@ static int next_state(const diagc_model *m, void *ctx, const lin_sel *s, double 
   memcpy(s->sbuf, (const char *)ctx + m->state_offset, m->state_size);
   for (i = 0; i < m->n_events; i++) {
     const diagc_event_desc *e = &m->events[i];
-    if (e->kind == DIAGC_DISCRETE_UPDATE && e->handler(ctx, s->sbuf) == DIAGC_FAILED) return -1;
+    if (e->kind != DIAGC_DISCRETE_UPDATE) continue;
+    {
+      const int st = e->handler(ctx, s->sbuf);
+      if (st == DIAGC_FAILED || st < 0) return -1; /* < 0: failed, saying why */
+    }
   }
   memcpy(f, (const char *)s->sbuf + (m->xd_offset - m->state_offset), (size_t)s->nx * sizeof(double));
   return 0;

@@ -145,7 +145,8 @@ function M.lower(world, taken)
     items[#items + 1] = item(world, "cache_entry", { "grad", type = P .. "grad", prerequisites = gpre,
       calc = string.format("%sstep_jacobians(%s);", P, gargs) })
   end
-  local copy = { "if (work->status != 0) return DIAGC_FAILED;",
+  -- a failed step returns its reason (a negative diagc_status, diagc/model.h)
+  local copy = { "if (work->status != 0) return work->status < 0 ? work->status : DIAGC_FAILED;",
     copy_calc("pos_next", "work->q_next", C.nq), copy_calc("vel_next", "work->v_next", C.nv),
     copy_calc("info_next", "work->info", 7) }
   if C.nslots > 0 then copy[#copy + 1] = copy_calc("imp_next", "work->imp_next", 3 * C.nslots) end

@@ -334,6 +334,10 @@ local function step_fn(C, P)
     "  w->info[6] = info[6];",
     "  w->status = 0;",
   }
+  -- v* not finite (the state, an effort or a force overflowed): the step
+  -- fails saying so, before the contact solve would call it a bad argument
+  l[#l + 1] = string.format("  for (int i = 0; i < %d; i++)", C.nv)
+  l[#l + 1] = "    if (!isfinite(w->v_next[i])) { w->status = DIAGC_WORLD_E_NONFINITE; return; }"
   if #C.pairs > 0 then
     l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) w->vstar[i] = w->v_next[i];", C.nv)
     l[#l + 1] = string.format("  w->status = %scontact(q, v, imp, w);", P)
