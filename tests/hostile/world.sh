@@ -233,3 +233,77 @@ hrun --timeout 60 -- "$DIAGC" run "$T/spec.lua" --until 0.01 --csv "$T/out.csv"
 expect_exit 2
 expect_error "simulation failed: discrete update event 'w\.step' failed at t = 0: world step: the velocity after the smooth dynamics is not finite \(the state, an effort or a force overflowed\)"
 hdone
+
+# worlds too large to generate: one line at the world's line naming the
+# number and the limit, decided from the tree and the pairs before any code
+# is generated (they ran out of the Lua heap after minutes, or exit 70)
+# w_many NAME N GRADIENTS JOINT SHAPE EXPECTED-ERE: N bodies made in a loop
+# (JOINT may use i, the body's number)
+w_many() {
+  hcase "world.$1"
+  cat >"$T/spec.lua" <<LUA
+local items = { gradients = $3, body { "ground", joint = { "fixed" }, shapes = { { "plane" } } } }
+for i = 1, $2 do
+  items[#items + 1] = body { "b" .. i, mass = 1, inertia = { 0.01, 0.01, 0.01 }, joint = $4, shapes = { $5 } }
+end
+return diagram "d" { system { "w", world "w" (items) } }
+LUA
+  hrun --timeout 30 -- "$DIAGC" "$T/spec.lua" -o "$T/out.c"
+  expect_exit 2
+  expect_error "$6"
+  expect_absent "$T/out.c" "$T/out.h"
+  expect_within 5
+  hdone
+}
+
+W_LINK='{ "revolute", parent = i == 1 and "world" or "b" .. (i - 1), xyz = { 0, 0, 0.1 }, axis = { 0, 1, 0 } }'
+W_LOOSE='{ "free", q = { i, 0, 1, 1, 0, 0, 0 } }'
+
+w_many chain_gradients 40 true "$W_LINK" '{ "sphere", radius = 0.05 }' \
+  "spec\.lua:5: world \"w\": the step's Jacobians would be about 2[0-9]\.[0-9] MB of generated C \(41 bodies, 40 dofs, chains up to 40 dofs deep\), more than the limit of 12 MB .*; set gradients = false"
+w_many pile_gradients 60 true "$W_LOOSE" '{ "sphere", radius = 0.1 }' \
+  "spec\.lua:5: world \"w\" has 360 dofs, more than the 316 a world with gradients may have .*set gradients = false"
+w_many chain_200 200 false "$W_LINK" '{ "sphere", radius = 0.05 }' \
+  "spec\.lua:5: world \"w\" is too deep to unroll: its chains of joints reach 200 dofs from the root, so its mass-matrix factor would unroll to 1333300 products, more than the limit of 20825"
+w_many pile_200_boxes 200 false "$W_LOOSE" '{ "box", size = { 0.2, 0.2, 0.2 } }' \
+  "spec\.lua:5: world \"w\" needs more than 50000 contact slots .* more than the limit of 50000 .*exclude body pairs"
+w_many dofs 400 false "$W_LOOSE" '' \
+  "spec\.lua:5: world \"w\" has 2400 dofs \(velocity coordinates of its 401 bodies\), more than the limit of 2000"
+
+hcase world.max_contacts_context
+cat >"$T/spec.lua" <<'LUA'
+local items = { gradients = false, max_contacts = 3000, body { "ground", joint = { "fixed" }, shapes = { { "plane" } } } }
+for i = 1, 30 do
+  items[#items + 1] = body { "b" .. i, mass = 1, inertia = { 0.01, 0.01, 0.01 },
+    joint = { "free", q = { i, 0, 1, 1, 0, 0, 0 } }, shapes = { { "box", size = { 0.2, 0.2, 0.2 } } } }
+end
+return diagram "d" { system { "w", world "w" (items) } }
+LUA
+hrun --timeout 30 -- "$DIAGC" "$T/spec.lua" -o "$T/out.c"
+expect_exit 2
+expect_error 'spec\.lua:6: world "w": the step.s context would take [0-9]+ MiB \([0-9]+ MiB of step work for max_contacts = 3000\), more than the limit of 1024 MiB .*lower max_contacts'
+expect_absent "$T/out.c" "$T/out.h"
+expect_within 5
+hdone
+
+# a URDF of 5000 links in a chain: the number, at once
+hcase world.urdf_5000_links
+{
+  echo '<?xml version="1.0"?>'
+  echo '<robot name="big">'
+  echo '  <link name="l0"/>'
+  i=1
+  while [ $i -le 5000 ]; do
+    echo "  <link name=\"l$i\"><inertial><mass value=\"1\"/><inertia ixx=\"0.01\" iyy=\"0.01\" izz=\"0.01\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>"
+    echo "  <joint name=\"j$i\" type=\"revolute\"><parent link=\"l$((i - 1))\"/><child link=\"l$i\"/><axis xyz=\"0 1 0\"/></joint>"
+    i=$((i + 1))
+  done
+  echo '</robot>'
+} >"$T/big.urdf"
+printf 'local W = world "w" {\n  urdf { "big.urdf" },\n}\nreturn diagram "d" { system { "w", W } }\n' >"$T/spec.lua"
+hrun --timeout 30 -- "$DIAGC" "$T/spec.lua" -o "$T/out.c"
+expect_exit 2
+expect_error 'spec\.lua:1: world "w" has 5000 dofs \(velocity coordinates of its 5001 bodies\), more than the limit of 2000'
+expect_absent "$T/out.c" "$T/out.h"
+expect_within 10
+hdone

@@ -26,6 +26,7 @@ local joints = require("diagc.world.joints")
 local shapes = require("diagc.world.shapes")
 local vals = require("diagc.world.values")
 local urdf = require("diagc.world.urdf")
+local size = require("diagc.world.size")
 
 local M = {}
 
@@ -191,6 +192,7 @@ function M.check(world)
   c.bodies = tree_order(bodies, by_name)
   c.nb = #c.bodies
   c.nq, c.nv = number_tree(c.bodies)
+  size.tree(c) -- before anything grows with the tree or the pairs
   check_masses(c.bodies)
   c.actuated, c.q_init, c.v_init = joints.layout(c.bodies)
   shapes.check(c, world.settings or {})

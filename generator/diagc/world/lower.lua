@@ -31,6 +31,8 @@ local util = require("diagc.util")
 local check = require("diagc.world.check")
 local step = require("diagc.world.step")
 local fold = require("diagc.world.fold")
+local size = require("diagc.world.size")
+local grad = require("diagc.world.grad")
 local ranges = require("diagc.world.ranges")
 
 local M = {}
@@ -95,6 +97,10 @@ end
 function M.preamble(C, P)
   local ok, pre = pcall(step.emit, C, P)
   if ok then return pre end
+  if type(pre) == "table" and pre.world_tangent then
+    errors.raise(C.loc, "world \"%s\": its step's Jacobians cannot be generated: cdiff cannot differentiate its "
+      .. "dynamics (%s); set gradients = false to leave them out", C.name, pre.world_tangent)
+  end
   if fold.is_nonfinite(pre) then
     errors.raise(C.loc, "world \"%s\": a constant of its generated %s is %s: the bodies' masses, inertias, "
       .. "centres of mass and placements combine to overflow; keep them within the ranges of docs/world.md",
@@ -113,6 +119,10 @@ function M.lower(world, taken)
   end
   local P = M.prefix(C)
   if taken then claim_prefix(C, P, taken) end
+  -- the sizes decided before any code is generated (world/size.lua)
+  step.layout(C)
+  if C.settings.gradients then size.gradients(C, grad.nnz(C)) end
+  size.context(C, step.work_bytes(C, P), C.settings.gradients and grad.struct_bytes(C) or 0)
   local pre = M.preamble(C, P) -- sets C.nslots
   local items = {
     item(world, "c_preamble", { pre }),

@@ -9,10 +9,19 @@
 local errors = require("diagc.errors")
 local util = require("diagc.util")
 local vals = require("diagc.world.values")
+local size = require("diagc.world.size")
 
 local M = {}
 
 M.TYPES = { "sphere", "box", "capsule", "plane" }
+
+-- the most contacts a pair of shape types produces (its contact slots)
+local MAX = { sphere = { sphere = 1, box = 1, capsule = 1, plane = 1 },
+  box = { box = 8, capsule = 2, plane = 8 }, capsule = { capsule = 2, plane = 2 } }
+
+function M.pair_max(ta, tb)
+  return (MAX[ta] and MAX[ta][tb]) or (MAX[tb] and MAX[tb][ta]) or 0
+end
 local FIELDS = { sphere = { "radius" }, box = { "size" }, capsule = { "radius", "length" }, plane = {} }
 local COMMON = { "type", "xyz", "rpy", "friction", "restitution" }
 
@@ -135,10 +144,13 @@ function M.check(world, settings)
   local excluded = body_pairs(world, settings.exclude, "exclude")
   local props = body_pairs(world, settings.pairs, "pairs", pair_props(world))
   world.pairs = {}
+  local slots = 0
   for i = 1, #world.shapes do
     for j = i + 1, #world.shapes do
       local sa, sb = world.shapes[i], world.shapes[j]
       if candidate(world, sa, sb, excluded) then
+        slots = slots + M.pair_max(sa.type, sb.type)
+        size.add_slots(world, slots, #world.pairs + 1)
         local p = props[math.min(sa.body, sb.body) .. ":" .. math.max(sa.body, sb.body)] or {}
         world.pairs[#world.pairs + 1] = { a = i, b = j,
           friction = p.friction or math.min(sa.friction, sb.friction),
