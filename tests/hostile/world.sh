@@ -303,7 +303,7 @@ hcase world.urdf_5000_links
 printf 'local W = world "w" {\n  urdf { "big.urdf" },\n}\nreturn diagram "d" { system { "w", W } }\n' >"$T/spec.lua"
 hrun --timeout 30 -- "$DIAGC" "$T/spec.lua" -o "$T/out.c"
 expect_exit 2
-expect_error 'spec\.lua:1: world "w" has 5000 dofs \(velocity coordinates of its 5001 bodies\), more than the limit of 2000'
+expect_error 'spec\.lua:1: world "w" has 5001 bodies, more than the limit of 1000 \(docs/world\.md, "Size"\)'
 expect_absent "$T/out.c" "$T/out.h"
 expect_within 10
 hdone

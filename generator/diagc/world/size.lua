@@ -6,7 +6,7 @@
 -- that was too large, the limit, and the way out.
 --
 --   M.LIMITS               the limits (below)
---   M.tree(C)              before the shapes: dofs, the unrolled factor
+--   M.tree(C)              before the shapes: bodies, dofs, the unrolled factor
 --   M.add_slots(C, n, k)   while the candidate pairs are listed (shapes.lua)
 --   M.context(C, bytes)    the step's (and its Jacobians') context bytes
 --   M.gradients(C, nnz, ncol)  the derivative code, estimated
@@ -16,6 +16,8 @@ local errors = require("diagc.errors")
 local M = {}
 
 M.LIMITS = {
+  -- bodies of a world (its code grows with them, unrolled body by body)
+  bodies = 1000,
   -- velocity dofs of a world (the mass matrix alone is nv^2 doubles)
   dofs = 2000,
   -- products of the unrolled mass-matrix factor: sum over the dofs of
@@ -63,6 +65,9 @@ end
 -- Before the shapes (world/check.lua, once the tree is numbered).
 function M.tree(C)
   local L = M.LIMITS
+  if C.nb > L.bodies then
+    errors.raise(C.loc, "world \"%s\" has %d bodies, more than the limit of %d (%s)", C.name, C.nb, L.bodies, SIZE)
+  end
   if C.nv > L.dofs then
     errors.raise(C.loc, "world \"%s\" has %d dofs (velocity coordinates of its %d bodies), more than the limit "
       .. "of %d (%s)", C.name, C.nv, C.nb, L.dofs, SIZE)
