@@ -39,7 +39,8 @@ RUNTIME_OBJS := $(patsubst runtime/src/%.c,build/runtime/%.o,$(RUNTIME_SRCS))
 ASAN_OBJS := $(patsubst runtime/src/%.c,build/asan/runtime/%.o,$(RUNTIME_SRCS))
 LEXER_RE := generator/lexer/c_lexer.re
 LEXER_C := generator/lexer/c_lexer.c
-HOST_OBJS := build/host/main.o build/host/stop.o build/host/c_lexer.o build/host/lex_lua.o build/host/xml_lua.o
+HOST_OBJS := build/host/main.o build/host/stop.o build/host/c_lexer.o build/host/lex_lua.o build/host/xml_lua.o \
+             build/host/read_source.o
 
 .PHONY: all test demo bench lexer-check golden clean deps check-deps asan-runtime FORCE install uninstall fuzz fuzz-build fuzz-deps
 
@@ -187,6 +188,10 @@ build/host/xml_lua.o: generator/host/xml_lua.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(LUAJIT_CFLAGS) -c $< -o $@
 
+build/host/read_source.o: generator/host/read_source.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(LUAJIT_CFLAGS) -c $< -o $@
+
 build/host/lex_lua.o: generator/lexer/lex_lua.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Igenerator/lexer $(LUAJIT_CFLAGS) -c $< -o $@
@@ -301,12 +306,28 @@ build/fuzz/fuzz_lexer: tests/fuzz/fuzz_lexer.c $(LEXER_C) generator/lexer/c_lexe
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_lexer.c $(LEXER_C)
 
-build/fuzz/fuzz_spec: tests/fuzz/fuzz_spec.c $(LEXER_C) generator/lexer/c_lexer.h generator/lexer/lex_lua.c | fuzz-deps deps
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -DDIAGC_ROOT='"$(CURDIR)"' $(LUAJIT_CFLAGS) -o $@ \
-	  tests/fuzz/fuzz_spec.c $(LEXER_C) generator/lexer/lex_lua.c $(LUAJIT_LIBS) -lm -ldl
+# the spec pipeline with what bin/diagc gives it: the C lexer, the XML
+# parser (URDF import), read_source, and the runtime (world/step.lua asks
+# its workspace sizes through LuaJIT's ffi.C: -rdynamic, whole archive);
+# fuzz_urdf is the same target fed URDF documents (tests/fuzz/fuzz_spec.c)
+FUZZ_SPEC_SRC := tests/fuzz/fuzz_spec.c $(LEXER_C) generator/lexer/lex_lua.c generator/host/xml_lua.c \
+                 generator/host/read_source.c
+FUZZ_SPEC_LIBS := -rdynamic -Wl,--whole-archive lib/libdiagc.a -Wl,--no-whole-archive $(LUAJIT_LIBS) \
+                  -lexpat -lm -ldl -lpthread
 
-fuzz-build: build/fuzz/fuzz_lexer build/fuzz/fuzz_spec
+build/fuzz/fuzz_spec: $(FUZZ_SPEC_SRC) generator/lexer/c_lexer.h generator/host/xml_lua.h \
+                      generator/host/read_source.h lib/libdiagc.a | fuzz-deps deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Igenerator/host -DDIAGC_ROOT='"$(CURDIR)"' $(LUAJIT_CFLAGS) -o $@ \
+	  $(FUZZ_SPEC_SRC) $(FUZZ_SPEC_LIBS)
+
+build/fuzz/fuzz_urdf: $(FUZZ_SPEC_SRC) generator/lexer/c_lexer.h generator/host/xml_lua.h \
+                      generator/host/read_source.h lib/libdiagc.a | fuzz-deps deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Igenerator/host -DDIAGC_FUZZ_URDF -DDIAGC_ROOT='"$(CURDIR)"' $(LUAJIT_CFLAGS) \
+	  -o $@ $(FUZZ_SPEC_SRC) $(FUZZ_SPEC_LIBS)
+
+fuzz-build: build/fuzz/fuzz_lexer build/fuzz/fuzz_spec build/fuzz/fuzz_urdf
 
 fuzz: fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run

@@ -15,7 +15,9 @@ Error.__tostring = function(e) return M.format(e) end
 -- this metatable
 Error.__metatable = false
 
--- loc: {file=, line=, col=} or nil
+-- loc: {file=, line=, col=, via=} or nil; via = {file=, line=}: where the
+-- spec brings the located file in (a URDF's import), printed after the
+-- message as "(imported at FILE:LINE)"
 function M.new(loc, msg)
   return setmetatable({ diagc_error = true, loc = loc, msg = msg }, Error)
 end
@@ -66,7 +68,13 @@ function M.format(e)
   if line == nil and col == nil then return M.sanitize(file .. ": " .. msg) end
   local s = file .. ":" .. tostring(type(line) == "number" and line or 0)
   if type(col) == "number" then s = s .. ":" .. tostring(col) end
-  return M.sanitize(s .. ": " .. msg)
+  local via = field(loc, "via")
+  local vfile, vline = field(via, "file"), field(via, "line")
+  local suffix = ""
+  if type(vfile) == "string" and type(vline) == "number" then
+    suffix = string.format(" (imported at %s:%d)", vfile, vline)
+  end
+  return M.sanitize(s .. ": " .. msg .. suffix)
 end
 
 return M

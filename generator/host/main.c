@@ -64,6 +64,7 @@
 #include <libtcc.h>
 
 #include "lex_lua.h"
+#include "read_source.h"
 #include "stop.h"
 #include "xml_lua.h"
 
@@ -566,60 +567,6 @@ static int l_stat(lua_State *L) {
   return 1;
 }
 
-/* read_source(path, max): the bytes of a regular file of at most `max`
- * bytes.  Opened non-blocking (a FIFO without writer must not hang the
- * open), then checked with fstat on the open descriptor. */
-static int l_read_source(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
-  lua_Number maxn = luaL_checknumber(L, 2);
-  size_t max = maxn > 0 ? (size_t)maxn : 0, n = 0;
-  struct stat st;
-  luaL_Buffer b;
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    lua_pushnil(L);
-    lua_pushstring(L, errno == ENOENT ? "no such file" : strerror(errno));
-    return 2;
-  }
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    lua_pushnil(L);
-    lua_pushstring(L, S_ISDIR(st.st_mode) ? "it is a directory, not a file"
-                                          : "it is not a regular file (a FIFO, device or socket)");
-    return 2;
-  }
-  if ((size_t)st.st_size > max) {
-    close(fd);
-    lua_pushnil(L);
-    lua_pushfstring(L, "it is larger than the limit of %d MiB", (int)(max >> 20));
-    return 2;
-  }
-  luaL_buffinit(L, &b);
-  for (;;) {
-    char buf[8192];
-    ssize_t r = read(fd, buf, sizeof buf);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      int e = errno;
-      close(fd);
-      lua_pushnil(L);
-      lua_pushstring(L, strerror(e));
-      return 2;
-    }
-    if (r == 0) break;
-    n += (size_t)r;
-    if (n > max) { /* grew while being read */
-      close(fd);
-      lua_pushnil(L);
-      lua_pushfstring(L, "it is larger than the limit of %d MiB", (int)(max >> 20));
-      return 2;
-    }
-    luaL_addlstring(&b, buf, (size_t)r);
-  }
-  close(fd);
-  luaL_pushresult(&b);
-  return 1;
-}
 
 static int l_memory_limit(lua_State *L) {
   if (!lua_isnoneornil(L, 1)) {
@@ -674,7 +621,7 @@ static const luaL_Reg host_funcs[] = {
   {"stat", l_stat},
   {"isatty", l_isatty},
   {"now", l_now},
-  {"read_source", l_read_source},
+  {"read_source", diagc_read_source_lua},
   {"set_timeout", diagc_set_timeout_lua},
   {"memory_limit", l_memory_limit},
   {"track_temp", diagc_track_temp_lua},

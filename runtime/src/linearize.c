@@ -57,7 +57,7 @@ static int out_size(const diagc_model *m, int k) { return m->outputs[m->lin_outp
 typedef struct lin_fail {
   int part;   /* LF_DERIV, LF_UPDATE (event = the update), LF_OUTPUT (k = lin_outputs index) */
   int index;  /* the event or the output block */
-  int status; /* the eval's status (LF_DERIV, LF_OUTPUT) */
+  int status; /* the eval's status, or the update handler's (LF_UPDATE) */
 } lin_fail;
 enum { LF_DERIV, LF_UPDATE, LF_OUTPUT };
 
@@ -117,7 +117,10 @@ static void col_name(const diagc_model *m, const lin_sel *s, int c, char *buf, s
 
 /* "the derivatives failed with status -11 (...)" and the like */
 static void fail_text(const diagc_model *m, const lin_sel *s, const lin_fail *f, char *buf, size_t n) {
-  if (f->part == LF_UPDATE)
+  if (f->part == LF_UPDATE && f->status < 0)
+    snprintf(buf, n, "the discrete update '%s' failed: %s", m->events[f->index].name,
+             diagc_status_message(f->status));
+  else if (f->part == LF_UPDATE)
     snprintf(buf, n, "the discrete update '%s' failed", m->events[f->index].name);
   else if (f->part == LF_OUTPUT)
     snprintf(buf, n, "output '%s' failed with status %d (%s)", m->outputs[m->lin_outputs[f->index]].name,
@@ -177,6 +180,7 @@ static int next_state(const diagc_model *m, void *ctx, const lin_sel *s, double 
     if (st < DIAGC_DID_NOTHING || st >= DIAGC_FAILED) {
       why->part = LF_UPDATE;
       why->index = i;
+      why->status = st; /* < 0: the handler's reason (diagc/model.h) */
       return -1;
     }
   }

@@ -1056,6 +1056,11 @@ static void report_status(diagc_sim *s, const acc_t *a) {
   if (a->sev == DIAGC_REACHED_TERMINATION) {
     diagc_sim_set_err(s, "%s event '%s' reached termination at t = %.17g",
                       kind_name(s->ev[e].kind), event_name(s, e), t);
+  } else if (a->raw < 0 && diagc_status_name(a->raw)) {
+    /* a failure that says why (diagc/model.h) */
+    diagc_sim_set_err(s, "%s event '%s' failed at t = %.17g: %s",
+                      kind_name(s->ev[e].kind), event_name(s, e), t,
+                      diagc_status_message(a->raw));
   } else if (a->raw != DIAGC_FAILED) {
     diagc_sim_set_err(s,
                       "%s event '%s' returned an invalid status %d at "

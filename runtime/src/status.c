@@ -50,7 +50,9 @@ static const status_entry STATUSES[] = {
   ENTRY(DIAGC_CONTACT_E_ARG, "contact: invalid argument"),
   ENTRY(DIAGC_CONTACT_E_WORKSPACE, "contact: workspace missing or too small"),
   ENTRY(DIAGC_CONTACT_E_CHECK, "contact: an LCP failed its complementarity check"),
-  ENTRY(DIAGC_CONTACT_E_NUMERIC, "contact: impulses overflowed (set to zero)"),
+  ENTRY(DIAGC_CONTACT_E_NUMERIC, "contact: an island's LCP matrix or impulses overflowed (not finite)"),
+  ENTRY(DIAGC_WORLD_E_NONFINITE, "world step: the velocity after the smooth dynamics is not finite "
+        "(the state, an effort or a force overflowed)"),
 };
 
 static const status_entry *find(int code) {

@@ -8,6 +8,8 @@
 #          A line "-- expect exit N" in the file pins the status.
 #   *.c    C text: wrapped as the calc body of an output port, then as
 #          above (the lexer runs on calc bodies during generation).
+#   *.urdf URDF documents: imported by the spec fuzz_urdf gives an input of
+#          its size (tests/fuzz/fuzz_spec.c), then as above.
 set -u
 DIAGC=${DIAGC:-bin/diagc}
 tmp=$(mktemp -d)
@@ -51,6 +53,27 @@ for f in tests/fuzz/findings/*.c; do
     echo ']==========] } } } }'
   } >"$tmp/wrapped.lua"
   check_run "$(basename "$f" .c)" "$tmp/wrapped.lua" ""
+  n=$((n + 1))
+done
+for f in tests/fuzz/findings/*.urdf; do
+  # fuzz_urdf's spec for this size: fixed base, no gradients; odd: free
+  # base, prefix, placement, all joints actuated; a multiple of 8: gradients
+  size=$(wc -c <"$f")
+  cp "$f" "$tmp/robot.urdf"
+  extra="" export=""
+  if [ $((size % 2)) = 1 ]; then
+    extra=', base = "free", prefix = "r_", xyz = { 0, 0, 1 }, rpy = { 0.1, 0, 0 }, friction = 0.8, actuated = "all"'
+    export=', export_input { "w.effort", as = "effort" }'
+  fi
+  {
+    echo 'local W = world "w" {'
+    echo "  gradients = $([ $((size % 8)) = 0 ] && echo true || echo false),"
+    echo '  body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },'
+    echo "  urdf { \"robot.urdf\"$extra },"
+    echo '}'
+    echo "return diagram \"d\" { system { \"w\", W }$export }"
+  } >"$tmp/spec.lua"
+  check_run "$(basename "$f" .urdf)" "$tmp/spec.lua" ""
   n=$((n + 1))
 done
 [ $n -gt 0 ] || echo "skip fuzz_finding: no reproducers in tests/fuzz/findings"

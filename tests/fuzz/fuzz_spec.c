@@ -1,6 +1,8 @@
 /* tests/fuzz/fuzz_spec.c: libFuzzer target for the spec pipeline.
  *
- * Each input is a spec file.  A fresh LuaJIT state (interpreter only, so
+ * Each input is a spec file (built with -DDIAGC_FUZZ_URDF, as fuzz_urdf:
+ * a URDF document, imported by a fixed spec; below).  A fresh LuaJIT state
+ * (interpreter only, so
  * that instruction-count hooks fire everywhere) loads diagc's modules from
  * DIAGC_ROOT/generator, writes the input to a scratch file and runs
  *   spec.load -> check -> flatten -> tickets -> masks -> coder
@@ -21,6 +23,18 @@
  * DIAGC_FUZZ_ONE_LINE=0 turns off the one-line check of diagc errors (to
  * look for other findings while a known message bug is being fixed).
  * Set DIAGC_FUZZ_VERBOSE=1 to print every input's outcome.
+ *
+ * fuzz_urdf writes the input as robot.urdf next to a spec that imports it
+ * into a world with a ground plane: base "fixed", gradients = false; an
+ * input of odd size gets base "free", a prefix, a placement and every
+ * movable joint actuated (the effort exported; a robot without one is then
+ * a diagc error); one whose size is a multiple of 8 also the step's Jacobians
+ * (gradients on: cdiff on the imported tree).  The variant follows from the
+ * input, so a reproducer reproduces.
+ *
+ * The host functions the pipeline calls are bin/diagc's: lex_c, xml_parse
+ * (libexpat), read_source; the runtime is linked (world/step.lua asks its
+ * workspace sizes through ffi.C).
  *
  * Coverage: libFuzzer sees the C code it instruments (the lexer), not the
  * Lua code of the pipeline, so a line hook counts the lines of diagc's
@@ -43,6 +57,8 @@
 
 #include "c_lexer.h"
 #include "lex_lua.h"
+#include "read_source.h"
+#include "xml_lua.h"
 
 #ifndef DIAGC_ROOT
 #error "build with -DDIAGC_ROOT=\"/path/to/diagc\""
@@ -50,6 +66,7 @@
 
 static char g_dir[64];
 static char g_spec[96];
+static char g_urdf[96];
 static double g_budget = 2e9, g_spec_limit = 1e8;
 static size_t g_mem_cap = (size_t)512 << 20;
 static int g_verbose, g_one_line = 1;
@@ -89,6 +106,10 @@ static int luaopen_host(lua_State *L) {
   lua_newtable(L);
   lua_pushcfunction(L, diagc_lex_c_lua);
   lua_setfield(L, -2, "lex_c");
+  lua_pushcfunction(L, diagc_xml_parse_lua);
+  lua_setfield(L, -2, "xml_parse");
+  lua_pushcfunction(L, diagc_read_source_lua);
+  lua_setfield(L, -2, "read_source");
   lua_pushcfunction(L, l_root);
   lua_setfield(L, -2, "root");
   return 1;
@@ -219,6 +240,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argv;
   snprintf(g_dir, sizeof g_dir, "/tmp/diagc-fuzz-%ld", (long)getpid());
   snprintf(g_spec, sizeof g_spec, "%s/spec.lua", g_dir);
+  snprintf(g_urdf, sizeof g_urdf, "%s/robot.urdf", g_dir);
   if ((s = getenv("DIAGC_FUZZ_BUDGET")) != NULL) g_budget = atof(s);
   if ((s = getenv("DIAGC_FUZZ_SPEC_BUDGET")) != NULL) g_spec_limit = atof(s);
   if ((s = getenv("DIAGC_FUZZ_MEM_MB")) != NULL) g_mem_cap = (size_t)atol(s) << 20;
@@ -232,11 +254,39 @@ static void cleanup(void) {
           "%lu spec budget spent, %lu out of memory\n",
           g_runs, g_ok, g_diagc_err, g_spec_budget, g_oom);
   unlink(g_spec);
+  unlink(g_urdf);
   rmdir(g_dir);
 }
 
-static void write_spec(const uint8_t *data, size_t size) {
-  FILE *f;
+static void write_file(const char *path, const uint8_t *data, size_t size) {
+  FILE *f = fopen(path, "wb");
+  if (f == NULL || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0) {
+    perror(path);
+    abort();
+  }
+}
+
+#ifdef DIAGC_FUZZ_URDF
+/* fuzz_urdf's spec for an input of `size` bytes (above) */
+static const char *urdf_spec(size_t size) {
+  static char text[768];
+  snprintf(text, sizeof text,
+           "local W = world \"w\" {\n"
+           "  gradients = %s,\n"
+           "  body { \"ground\", joint = { \"fixed\" }, shapes = { { \"plane\" } } },\n"
+           "  urdf { \"robot.urdf\"%s },\n"
+           "}\n"
+           "return diagram \"d\" { system { \"w\", W }%s }\n",
+           size % 8 == 0 ? "true" : "false",
+           size % 2 ? ", base = \"free\", prefix = \"r_\", xyz = { 0, 0, 1 }, rpy = { 0.1, 0, 0 }, friction = 0.8, "
+                      "actuated = \"all\""
+                    : "",
+           size % 2 ? ", export_input { \"w.effort\", as = \"effort\" }" : "");
+  return text;
+}
+#endif
+
+static void write_input(const uint8_t *data, size_t size) {
   static int made;
   if (!made) {
     if (mkdir(g_dir, 0700) != 0) {
@@ -246,11 +296,15 @@ static void write_spec(const uint8_t *data, size_t size) {
     atexit(cleanup);
     made = 1;
   }
-  f = fopen(g_spec, "wb");
-  if (f == NULL || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0) {
-    perror(g_spec);
-    abort();
+#ifdef DIAGC_FUZZ_URDF
+  {
+    const char *spec = urdf_spec(size);
+    write_file(g_urdf, data, size);
+    write_file(g_spec, (const uint8_t *)spec, strlen(spec));
   }
+#else
+  write_file(g_spec, data, size);
+#endif
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -258,7 +312,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   lua_State *L;
   const char *res;
 
-  write_spec(data, size);
+  write_input(data, size);
   g_runs++;
   L = lua_newstate(capped_alloc, &m);
   if (L == NULL) abort();

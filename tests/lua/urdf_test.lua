@@ -47,7 +47,7 @@ group("urdf", function()
     near(B.fore.inertia, box_I(0.8, 0.06, 0.06, 0.4), { rtol = 1e-12 })
     near(B.hand.inertia, cylinder_I(0.5, 0.03, 0.3), { rtol = 1e-12 })
     -- each body located at its <link> in the URDF
-    eq(B.upper.loc, { file = EX .. "/arm3.urdf", line = 34 })
+    eq(B.upper.loc, { file = EX .. "/arm3.urdf", line = 34, via = { file = EX .. "/arm3.lua", line = 8 } })
   end)
 
   test("arm3_joints", function()

@@ -28,6 +28,7 @@ local M = {}
 function M.check(loaded)
   local memo, order = {}, {}
   local visiting = {}
+  local worlds = {} -- the C prefixes of the worlds lowered so far (world/lower.lua)
   local function check_type(spec)
     local t = memo[spec]
     if t then return t end
@@ -36,7 +37,7 @@ function M.check(loaded)
     end
     visiting[spec] = true
     if spec._kind == "world" then
-      local lowered = world.lower(spec)
+      local lowered = world.lower(spec, worlds)
       t = leaf.check(lowered, loaded.sources, #order + 1)
       t.world = lowered.world
     elseif spec._kind == "leaf" then

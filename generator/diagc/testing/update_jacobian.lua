@@ -107,6 +107,9 @@ local function apply_update(d, c, t)
   for _, e in ipairs(evs) do
     local rc = e.handler(c.ptr, buf)
     if rc == K.DIAGC_FAILED then return nil, ffi.string(e.name) .. " failed" end
+    if rc < 0 then -- failed, saying why (diagc/model.h)
+      return nil, ffi.string(e.name) .. " failed: " .. ffi.string(ffi.C.diagc_status_message(rc))
+    end
   end
   for _, e in ipairs(evs) do e.apply(c.ptr, buf) end
   local x = {}

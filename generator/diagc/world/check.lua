@@ -26,6 +26,7 @@ local joints = require("diagc.world.joints")
 local shapes = require("diagc.world.shapes")
 local vals = require("diagc.world.values")
 local urdf = require("diagc.world.urdf")
+local size = require("diagc.world.size")
 
 local M = {}
 
@@ -112,28 +113,24 @@ local function settings(world)
   local s = world.settings or {}
   local loc = world.loc
   local c = {}
-  c.gravity = s.gravity == nil and DEFAULTS.gravity or vals.vec3(loc, "gravity", s.gravity)
-  c.time_step = s.time_step == nil and DEFAULTS.time_step or vals.positive(loc, "time_step", s.time_step)
+  c.gravity = s.gravity == nil and DEFAULTS.gravity or vals.ranged_list(loc, "gravity", "gravity", s.gravity, 3)
+  c.time_step = s.time_step == nil and DEFAULTS.time_step or vals.ranged(loc, "time_step", "time_step", s.time_step)
   c.position_update = s.position_update or "semi_implicit"
   if c.position_update ~= "semi_implicit" and c.position_update ~= "parallel" then
     errors.raise(loc, "position_update must be \"semi_implicit\" (q' = q + dt v', the default) or "
       .. "\"parallel\" (q' = q + dt v), got %s", errors.describe(c.position_update))
   end
-  c.friction = s.friction == nil and DEFAULTS.friction or vals.nonneg(loc, "friction", s.friction)
+  c.friction = s.friction == nil and DEFAULTS.friction or vals.ranged(loc, "friction", "friction", s.friction)
   c.restitution = s.restitution == nil and DEFAULTS.restitution
-    or vals.unit_interval(loc, "restitution", s.restitution)
+    or vals.ranged(loc, "restitution", "restitution", s.restitution)
   c.settings = {}
-  for _, k in ipairs({ "erp", "allowed_penetration", "bounce_threshold", "cfm", "margin", "lcp_tol" }) do
-    if s[k] ~= nil then c.settings[k] = vals.nonneg(loc, k, s[k]) end
-  end
-  for _, k in ipairs({ "lcp_budget", "max_contacts" }) do
-    if s[k] ~= nil then c.settings[k] = vals.count(loc, k, s[k]) end
+  for _, k in ipairs({ "erp", "allowed_penetration", "bounce_threshold", "cfm", "margin", "lcp_tol",
+    "lcp_budget", "max_contacts" }) do
+    if s[k] ~= nil then c.settings[k] = vals.ranged(loc, k, k, s[k]) end
   end
   c.settings.restitution_passes = 20
   if s.restitution_passes ~= nil then
-    local v = s.restitution_passes
-    if v ~= 0 then vals.count(loc, "restitution_passes", v) end
-    c.settings.restitution_passes = v
+    c.settings.restitution_passes = vals.ranged(loc, "restitution_passes", "restitution_passes", s.restitution_passes)
   end
   if s.check_lcp ~= nil and type(s.check_lcp) ~= "boolean" then
     errors.raise(loc, "check_lcp must be true or false, got %s", errors.describe(s.check_lcp))
@@ -170,9 +167,10 @@ function M.check(world)
     if by_name[b.name] then
       errors.raise(item.loc, "world \"%s\" already has a body named '%s'", world.name, b.name)
     end
-    b.mass = b.args.mass ~= nil and vals.positive(item.loc, "body '" .. b.name .. "' mass", b.args.mass) or nil
-    b.com = b.args.com == nil and { 0, 0, 0 } or vals.vec3(item.loc, "com", b.args.com)
-    b.inertia = vals.inertia(item.loc, b.args.inertia)
+    local what = "body '" .. b.name .. "'"
+    b.mass = b.args.mass ~= nil and vals.ranged(item.loc, what .. " mass", "mass", b.args.mass) or nil
+    b.com = b.args.com == nil and { 0, 0, 0 } or vals.ranged_list(item.loc, what .. " com", "position", b.args.com, 3)
+    b.inertia = vals.inertia(item.loc, b.args.inertia, what .. " inertia")
     b.joint = joints.check(b, b.args.joint)
     bodies[#bodies + 1] = b
     by_name[b.name] = b
@@ -194,6 +192,7 @@ function M.check(world)
   c.bodies = tree_order(bodies, by_name)
   c.nb = #c.bodies
   c.nq, c.nv = number_tree(c.bodies)
+  size.tree(c) -- before anything grows with the tree or the pairs
   check_masses(c.bodies)
   c.actuated, c.q_init, c.v_init = joints.layout(c.bodies)
   shapes.check(c, world.settings or {})

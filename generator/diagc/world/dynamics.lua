@@ -30,8 +30,17 @@
 -- default q (see tree.lua).
 local tree = require("diagc.world.tree")
 local spatial = require("diagc.world.spatial")
+local fold = require("diagc.world.fold")
 
 local M = {}
+
+-- what each function computes, for the error about a constant that does
+-- not fold (world/fold.lua, world/lower.lua)
+M.PARTS = { kinematics = "kinematics (the joints' placements and axes)",
+  mass_matrix = "mass matrix (the masses, centres of mass and inertias)",
+  bias = "bias forces (gravity on the masses, Coriolis terms, damping)",
+  factor = "mass matrix factor", solve = "solve", solve_tree = "solve", point_jacobian = "point Jacobians",
+  integrate = "position update", energy = "energy (the masses in gravity)" }
 
 M.FUNCTIONS = { "kinematics", "mass_matrix", "bias", "factor", "solve", "point_jacobian", "integrate", "energy" }
 M.ORDER = { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "point_jacobian", "integrate",
@@ -63,7 +72,14 @@ function M.emit(world, prefix, opts)
   end
   local bodies = {}
   for _, name in ipairs(M.ORDER) do
-    if want[name] then bodies[#bodies + 1] = EMIT[name](world, t, prefix, h) end
+    if want[name] then
+      local ok, text = pcall(EMIT[name], world, t, prefix, h)
+      if not ok then
+        if fold.is_nonfinite(text) and not text.part then text.part = M.PARTS[name] end
+        error(text, 0)
+      end
+      bodies[#bodies + 1] = text
+    end
   end
   return string.format("/* %s: rigid-body dynamics generated for a tree of %d bodies (nq %d, nv %d) */\n",
     prefix, t.nb, t.nq, t.nv) .. "#include <math.h>\n\n" .. h:text() .. "\n" .. table.concat(bodies, "\n")

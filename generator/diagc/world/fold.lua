@@ -5,10 +5,16 @@
 -- coefficients ({ {coef, expr}, ... }, expr "" = the constant 1), printed
 -- with zero terms dropped and unit coefficients omitted (exact in IEEE
 -- arithmetic).  Also the constant 3x3 algebra of joint frames (URDF rpy).
+-- A constant that is not finite cannot be folded: M.num raises
+-- { world_fold = value } (world/dynamics.lua adds the function being
+-- generated; world/lower.lua makes it an error at the world's line).
 local M = {}
 
+-- Is e the error M.num raises?
+function M.is_nonfinite(e) return type(e) == "table" and rawget(e, "world_fold") ~= nil end
+
 function M.num(x)
-  if x ~= x or x == math.huge or x == -math.huge then error("world: a non-finite constant", 0) end
+  if x ~= x or x == math.huge or x == -math.huge then error({ world_fold = x }, 0) end
   if x == 0 then return "0.0" end
   local s
   for _, p in ipairs({ 15, 16, 17 }) do

@@ -414,6 +414,25 @@ function M.sparsity(C)
   return all, #rowind
 end
 
+-- the number of structural nonzeros of T and its columns, without listing
+-- them: every column holds both rows (q', v') of each dof of its component
+function M.nnz(C)
+  local G = M.sizes(C)
+  local dof, pair = components(C)
+  local per = {}
+  for k = 0, C.nv - 1 do per[dof[k]] = (per[dof[k]] or 0) + 1 end
+  local nnz = 0
+  for k = 0, C.nv - 1 do nnz = nnz + 2 * 2 * per[dof[k]] end -- the dq and dv columns of dof k
+  for _, a in ipairs(C.actuated) do nnz = nnz + 2 * per[dof[a.dof]] end
+  for i = 1, G.np do nnz = nnz + 2 * (per[pair[i]] or 0) end
+  return nnz, G.ncol
+end
+
+-- bytes of the grad entry (after world/step.lua's layout)
+function M.struct_bytes(C)
+  return require("diagc.world.size").decl_bytes("\n" .. table.concat(grad_fields(M.sizes(C)), "\n"))
+end
+
 local function sparsity_table(C, P)
   local all, nnz = M.sparsity(C)
   local s = {}

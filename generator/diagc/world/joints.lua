@@ -26,11 +26,21 @@ local function only_fields(b, j)
   end
 end
 
-local function initial(b, j, what, n, default)
+-- the quantity (world/ranges.lua) of each coordinate of q; quaternion
+-- entries are checked as a unit quaternion instead
+local Q_KEYS = { revolute = { "angle" }, prismatic = { "position" }, ball = {},
+  free = { "position", "position", "position" } }
+
+local function initial(b, j, t, what, n, default)
   local v = j[what]
   if v == nil then return default end
   if n == 0 then errors.raise(b.loc, "body '%s': a fixed joint has no %s", b.name, what) end
-  return vals.list(b.loc, string.format("body '%s' joint %s", b.name, what), v, n)
+  local out = vals.list(b.loc, string.format("body '%s' joint %s", b.name, what), v, n)
+  for i = 1, n do
+    local key = what == "v" and "speed" or Q_KEYS[t][i]
+    if key then vals.ranged(b.loc, string.format("body '%s' joint %s[%d]", b.name, what, i - 1), key, out[i]) end
+  end
+  return out
 end
 
 function M.check(b, j)
@@ -50,16 +60,17 @@ function M.check(b, j)
     errors.raise(b.loc, "body '%s': joint parent must be a body name or \"world\", got %s", b.name,
       errors.describe(parent))
   end
+  local what = string.format("body '%s' joint", b.name)
   local out = { type = t, parent_name = parent,
-    xyz = j.xyz == nil and { 0, 0, 0 } or vals.vec3(b.loc, "joint xyz", j.xyz),
-    rpy = j.rpy == nil and { 0, 0, 0 } or vals.vec3(b.loc, "joint rpy", j.rpy),
-    damping = j.damping == nil and 0 or vals.nonneg(b.loc, "joint damping", j.damping),
+    xyz = j.xyz == nil and { 0, 0, 0 } or vals.ranged_list(b.loc, what .. " xyz", "position", j.xyz, 3),
+    rpy = j.rpy == nil and { 0, 0, 0 } or vals.ranged_list(b.loc, what .. " rpy", "angle", j.rpy, 3),
+    damping = j.damping == nil and 0 or vals.ranged(b.loc, what .. " damping", "damping", j.damping),
     actuated = j.actuated == true }
   if j.actuated ~= nil and type(j.actuated) ~= "boolean" then
     errors.raise(b.loc, "body '%s': joint actuated must be true or false", b.name)
   end
   if t == "revolute" or t == "prismatic" then
-    out.axis = j.axis == nil and { 0, 0, 1 } or vals.unit3(b.loc, "joint axis", j.axis)
+    out.axis = j.axis == nil and { 0, 0, 1 } or vals.unit3(b.loc, what .. " axis", j.axis)
   elseif j.axis ~= nil then
     errors.raise(b.loc, "body '%s': a %s joint has no axis", b.name, t)
   end
@@ -68,8 +79,8 @@ function M.check(b, j)
   end
   b.nq, b.nv = M.SIZES[t][1], M.SIZES[t][2]
   local q0 = { ball = { 1, 0, 0, 0 }, free = { 0, 0, 0, 1, 0, 0, 0 } }
-  out.q = initial(b, j, "q", b.nq, q0[t] or (b.nq == 1 and { 0 } or {}))
-  out.v = initial(b, j, "v", b.nv, b.nv == 0 and {} or (b.nv == 1 and { 0 } or (b.nv == 3 and { 0, 0, 0 }
+  out.q = initial(b, j, t, "q", b.nq, q0[t] or (b.nq == 1 and { 0 } or {}))
+  out.v = initial(b, j, t, "v", b.nv, b.nv == 0 and {} or (b.nv == 1 and { 0 } or (b.nv == 3 and { 0, 0, 0 }
     or { 0, 0, 0, 0, 0, 0 })))
   if t == "ball" then vals.unit_quaternion(b.loc, "body '" .. b.name .. "' joint q", out.q) end
   if t == "free" then

@@ -27,8 +27,13 @@
 -- Every item is located at the world's declaration (an error the leaf
 -- checks find in generated code is an internal one).
 local errors = require("diagc.errors")
+local util = require("diagc.util")
 local check = require("diagc.world.check")
 local step = require("diagc.world.step")
+local fold = require("diagc.world.fold")
+local size = require("diagc.world.size")
+local grad = require("diagc.world.grad")
+local ranges = require("diagc.world.ranges")
 
 local M = {}
 
@@ -51,6 +56,25 @@ function M.prefix(C)
   return "dcw_" .. C.name:gsub("[^%w]", "_") .. "_"
 end
 
+-- Two worlds of one model must not share C names: their prefixes may not
+-- be equal, nor one the start of the other (world "w" defines dcw_w_*,
+-- which holds world "w_tg"'s dcw_w_tg_*).  `taken`: prefix -> the earlier
+-- world's {name=, loc=}, for one model.
+local function claim_prefix(C, P, taken)
+  for _, q in ipairs(util.sorted_keys(taken)) do
+    local other = taken[q]
+    if other.name == C.name then
+      errors.raise(C.loc, "world \"%s\": another world of this model has that name (%s:%d); worlds need "
+        .. "different names (their C functions and types are named after them)", C.name, other.loc.file,
+        other.loc.line)
+    elseif P:sub(1, #q) == q or q:sub(1, #P) == P then
+      errors.raise(C.loc, "world \"%s\" would share C names with world \"%s\" (%s:%d): their C prefixes %s "
+        .. "and %s overlap; rename one of them", C.name, other.name, other.loc.file, other.loc.line, P, q)
+    end
+  end
+  taken[P] = { name = C.name, loc = C.loc }
+end
+
 local function outputs(world, C, P, items)
   local function out(name, size, prereqs, calc)
     items[#items + 1] = item(world, "output_port", { name, size = size, prerequisites = prereqs, calc = calc })
@@ -66,14 +90,40 @@ local function outputs(world, C, P, items)
     "double X[%d]; %skinematics(pos, X); energy[0] = %senergy(pos, vel, X);", 12 * C.nb, P, P))
 end
 
-function M.lower(world)
+-- The world's preamble (world/step.lua); a constant the generator folds
+-- that is not finite is an error at the world's line naming what it is
+-- part of (with the ranges of docs/world.md it cannot happen; this guards
+-- the folding itself).
+function M.preamble(C, P)
+  local ok, pre = pcall(step.emit, C, P)
+  if ok then return pre end
+  if type(pre) == "table" and pre.world_tangent then
+    errors.raise(C.loc, "world \"%s\": its step's Jacobians cannot be generated: cdiff cannot differentiate its "
+      .. "dynamics (%s); set gradients = false to leave them out", C.name, pre.world_tangent)
+  end
+  if fold.is_nonfinite(pre) then
+    errors.raise(C.loc, "world \"%s\": a constant of its generated %s is %s: the bodies' masses, inertias, "
+      .. "centres of mass and placements combine to overflow; keep them within the ranges of docs/world.md",
+      C.name, pre.part or "dynamics", ranges.fmt(pre.world_fold))
+  end
+  error(pre, 0)
+end
+
+-- taken: the C prefixes of the model's other worlds (claim_prefix); nil
+-- for a world on its own
+function M.lower(world, taken)
   local C = check.check(world)
   if C.nv == 0 then
     errors.raise(C.loc, "world \"%s\" has no moving body (every joint is fixed); give a body a "
       .. "free, revolute, prismatic or ball joint", C.name)
   end
   local P = M.prefix(C)
-  local pre = step.emit(C, P) -- sets C.nslots
+  if taken then claim_prefix(C, P, taken) end
+  -- the sizes decided before any code is generated (world/size.lua)
+  step.layout(C)
+  if C.settings.gradients then size.gradients(C, grad.nnz(C)) end
+  size.context(C, step.work_bytes(C, P), C.settings.gradients and grad.struct_bytes(C) or 0)
+  local pre = M.preamble(C, P) -- sets C.nslots
   local items = {
     item(world, "c_preamble", { pre }),
     item(world, "discrete_state", { "pos", default = C.q_init }),
@@ -105,7 +155,8 @@ function M.lower(world)
     items[#items + 1] = item(world, "cache_entry", { "grad", type = P .. "grad", prerequisites = gpre,
       calc = string.format("%sstep_jacobians(%s);", P, gargs) })
   end
-  local copy = { "if (work->status != 0) return DIAGC_FAILED;",
+  -- a failed step returns its reason (a negative diagc_status, diagc/model.h)
+  local copy = { "if (work->status != 0) return work->status < 0 ? work->status : DIAGC_FAILED;",
     copy_calc("pos_next", "work->q_next", C.nq), copy_calc("vel_next", "work->v_next", C.nv),
     copy_calc("info_next", "work->info", 7) }
   if C.nslots > 0 then copy[#copy + 1] = copy_calc("imp_next", "work->imp_next", 3 * C.nslots) end

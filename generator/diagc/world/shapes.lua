@@ -9,10 +9,19 @@
 local errors = require("diagc.errors")
 local util = require("diagc.util")
 local vals = require("diagc.world.values")
+local size = require("diagc.world.size")
 
 local M = {}
 
 M.TYPES = { "sphere", "box", "capsule", "plane" }
+
+-- the most contacts a pair of shape types produces (its contact slots)
+local MAX = { sphere = { sphere = 1, box = 1, capsule = 1, plane = 1 },
+  box = { box = 8, capsule = 2, plane = 8 }, capsule = { capsule = 2, plane = 2 } }
+
+function M.pair_max(ta, tb)
+  return (MAX[ta] and MAX[ta][tb]) or (MAX[tb] and MAX[tb][ta]) or 0
+end
 local FIELDS = { sphere = { "radius" }, box = { "size" }, capsule = { "radius", "length" }, plane = {} }
 local COMMON = { "type", "xyz", "rpy", "friction", "restitution" }
 
@@ -36,14 +45,13 @@ end
 local function size_of(b, s, t)
   local what = string.format("body '%s' %s", b.name, t)
   if t == "sphere" then
-    return { vals.positive(b.loc, what .. " radius", s.radius), 0, 0 }
+    return { vals.ranged(b.loc, what .. " radius", "size", s.radius), 0, 0 }
   elseif t == "box" then
-    local full = vals.vec3(b.loc, what .. " size", s.size)
-    for i = 1, 3 do vals.positive(b.loc, what .. " size[" .. (i - 1) .. "]", full[i]) end
+    local full = vals.ranged_list(b.loc, what .. " size", "size", s.size, 3)
     return { full[1] / 2, full[2] / 2, full[3] / 2 }
   elseif t == "capsule" then
-    local r = vals.positive(b.loc, what .. " radius", s.radius)
-    local l = vals.nonneg(b.loc, what .. " length", s.length)
+    local r = vals.ranged(b.loc, what .. " radius", "size", s.radius)
+    local l = vals.ranged(b.loc, what .. " length", "length", s.length)
     return { r, l / 2, 0 }
   end
   return { 0, 0, 0 }
@@ -63,12 +71,13 @@ local function shape(world, b, s)
   if t == "plane" and not b.welded then
     errors.raise(b.loc, "body '%s': a plane is a fixed half-space; put it on a body fixed to the world", b.name)
   end
+  local what = string.format("body '%s' %s", b.name, t)
   return { body = b.index, type = t, size = size_of(b, s, t), loc = b.loc,
-    xyz = s.xyz == nil and { 0, 0, 0 } or vals.vec3(b.loc, "shape xyz", s.xyz),
-    rpy = s.rpy == nil and { 0, 0, 0 } or vals.vec3(b.loc, "shape rpy", s.rpy),
-    friction = s.friction == nil and world.friction or vals.nonneg(b.loc, "shape friction", s.friction),
+    xyz = s.xyz == nil and { 0, 0, 0 } or vals.ranged_list(b.loc, what .. " xyz", "position", s.xyz, 3),
+    rpy = s.rpy == nil and { 0, 0, 0 } or vals.ranged_list(b.loc, what .. " rpy", "angle", s.rpy, 3),
+    friction = s.friction == nil and world.friction or vals.ranged(b.loc, what .. " friction", "friction", s.friction),
     restitution = s.restitution == nil and world.restitution
-      or vals.unit_interval(b.loc, "shape restitution", s.restitution) }
+      or vals.ranged(b.loc, what .. " restitution", "restitution", s.restitution) }
 end
 
 -- {{"a", "b"}, ...} by body names -> set of "i:j" keys (i < j)
@@ -101,8 +110,9 @@ local function pair_props(world)
   return function(p, i)
     local what = string.format("pairs[%d]", i - 1)
     return {
-      friction = p.friction ~= nil and vals.nonneg(world.loc, what .. " friction", p.friction) or nil,
-      restitution = p.restitution ~= nil and vals.unit_interval(world.loc, what .. " restitution", p.restitution) or nil,
+      friction = p.friction ~= nil and vals.ranged(world.loc, what .. " friction", "friction", p.friction) or nil,
+      restitution = p.restitution ~= nil and vals.ranged(world.loc, what .. " restitution", "restitution", p.restitution)
+        or nil,
     }
   end
 end
@@ -134,10 +144,13 @@ function M.check(world, settings)
   local excluded = body_pairs(world, settings.exclude, "exclude")
   local props = body_pairs(world, settings.pairs, "pairs", pair_props(world))
   world.pairs = {}
+  local slots = 0
   for i = 1, #world.shapes do
     for j = i + 1, #world.shapes do
       local sa, sb = world.shapes[i], world.shapes[j]
       if candidate(world, sa, sb, excluded) then
+        slots = slots + M.pair_max(sa.type, sb.type)
+        size.add_slots(world, slots, #world.pairs + 1)
         local p = props[math.min(sa.body, sb.body) .. ":" .. math.max(sa.body, sb.body)] or {}
         world.pairs[#world.pairs + 1] = { a = i, b = j,
           friction = p.friction or math.min(sa.friction, sb.friction),

@@ -8,18 +8,15 @@
 -- owns max contacts of its shape types; slot = the pair's base + the
 -- contact's rank), C.max_contacts (contacts one step may hold).
 local util = require("diagc.util")
+local shapes = require("diagc.world.shapes")
+local size = require("diagc.world.size")
 
 local M = {}
 
--- the runtime's shape type codes (diagc/world.h) and contacts per pair type
+-- the runtime's shape type codes (diagc/world.h)
 M.CODE = { sphere = "DIAGC_SHAPE_SPHERE", box = "DIAGC_SHAPE_BOX", capsule = "DIAGC_SHAPE_CAPSULE",
   plane = "DIAGC_SHAPE_PLANE" }
-local MAX = { sphere = { sphere = 1, box = 1, capsule = 1, plane = 1 },
-  box = { box = 8, capsule = 2, plane = 8 }, capsule = { capsule = 2, plane = 2 } }
-
-function M.pair_max(ta, tb)
-  return (MAX[ta] and MAX[ta][tb]) or (MAX[tb] and MAX[tb][ta]) or 0
-end
+M.pair_max = shapes.pair_max
 
 local d = util.c_double
 
@@ -46,8 +43,9 @@ function M.workspace_doubles(nv, nc)
   error("internal: the runtime's diagc_contact_workspace_size is not reachable (run diagc through bin/diagc)", 0)
 end
 
--- the slots of every pair; the contact bound of one step
-local function layout(C)
+-- the slots of every pair; the contact bound of one step; the contact
+-- solve's workspace (C.nslots, C.max_contacts, C.ws_doubles)
+function M.layout(C)
   local n = 0
   for _, p in ipairs(C.pairs) do
     p.max = M.pair_max(C.shapes[p.a].type, C.shapes[p.b].type)
@@ -57,6 +55,7 @@ local function layout(C)
   C.nslots = n
   local cap = C.settings.max_contacts or math.min(n, 64)
   C.max_contacts = math.max(1, math.min(cap, math.max(n, 1)))
+  C.ws_doubles = #C.pairs > 0 and M.workspace_doubles(C.nv, C.max_contacts) or 0
 end
 
 -- island tag of each body (0 = the world): the id of its subtree in the
@@ -334,6 +333,10 @@ local function step_fn(C, P)
     "  w->info[6] = info[6];",
     "  w->status = 0;",
   }
+  -- v* not finite (the state, an effort or a force overflowed): the step
+  -- fails saying so, before the contact solve would call it a bad argument
+  l[#l + 1] = string.format("  for (int i = 0; i < %d; i++)", C.nv)
+  l[#l + 1] = "    if (!isfinite(w->v_next[i])) { w->status = DIAGC_WORLD_E_NONFINITE; return; }"
   if #C.pairs > 0 then
     l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) w->vstar[i] = w->v_next[i];", C.nv)
     l[#l + 1] = string.format("  w->status = %scontact(q, v, imp, w);", P)
@@ -351,7 +354,7 @@ end
 
 -- The preamble of a world's leaf: every function above, after the dynamics.
 function M.emit(C, P)
-  layout(C)
+  M.layout(C)
   local dynamics = require("diagc.world.dynamics")
   -- the preamble lands in the model's header: every function static inline
   local function inline(text)
@@ -360,7 +363,6 @@ function M.emit(C, P)
       return "\nstatic inline " .. w .. " "
     end):sub(2))
   end
-  C.ws_doubles = #C.pairs > 0 and M.workspace_doubles(C.nv, C.max_contacts) or 0
   local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = #C.pairs > 0
     and { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "point_jacobian", "integrate", "energy" }
     or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy" } })), tables(C, P), smooth(C, P) }
@@ -379,5 +381,10 @@ function M.emit(C, P)
 end
 
 M.sections = { tables = tables, shape_poses = shape_poses, collide = collide, rows = rows }
+
+-- bytes of the work entry (after M.layout)
+function M.work_bytes(C, P)
+  return size.decl_bytes(work_type(C, P))
+end
 
 return M

@@ -255,8 +255,9 @@ local function derivative_code(spec, t, preamble, lex)
   local r, p = cdiff.analyze({ body = table.concat(spec.body, "\n"), preamble = preamble, inputs = inputs,
     outputs = spec.outputs, lex = lex })
   if not r then
-    error(string.format("world/tangent: the generated dynamics are outside cdiff's subset: %s (%s %d:%d%s)",
-      cdiff.describe(p), p.source or "body", p.line, p.col, p.helper and (" in " .. p.helper) or ""), 0)
+    -- world/lower.lua makes it an error at the world's line
+    error({ world_tangent = string.format("%s (%s %d:%d%s)", cdiff.describe(p), p.source or "body", p.line, p.col,
+      p.helper and (" in " .. p.helper) or "") }, 0)
   end
   local cols = {}
   for name in pairs(spec.dense) do cols[name] = true end

@@ -60,27 +60,34 @@ local function options(item)
   if type(o.prefix) ~= "string" then
     errors.raise(loc, "urdf prefix must be a string, got %s", errors.describe(o.prefix))
   end
-  o.xyz = a.xyz == nil and { 0, 0, 0 } or vals.vec3(loc, "urdf xyz", a.xyz)
-  o.rpy = a.rpy == nil and { 0, 0, 0 } or vals.vec3(loc, "urdf rpy", a.rpy)
-  o.friction = a.friction ~= nil and vals.nonneg(loc, "urdf friction", a.friction) or nil
-  o.restitution = a.restitution ~= nil and vals.unit_interval(loc, "urdf restitution", a.restitution) or nil
+  o.xyz = a.xyz == nil and { 0, 0, 0 } or vals.ranged_list(loc, "urdf xyz", "position", a.xyz, 3)
+  o.rpy = a.rpy == nil and { 0, 0, 0 } or vals.ranged_list(loc, "urdf rpy", "angle", a.rpy, 3)
+  o.friction = a.friction ~= nil and vals.ranged(loc, "urdf friction", "friction", a.friction) or nil
+  o.restitution = a.restitution ~= nil and vals.ranged(loc, "urdf restitution", "restitution", a.restitution) or nil
   o.actuated = a.actuated
   return o
 end
 
--- The URDF's text, its path (relative to the declaring spec file), parsed.
+-- A location in the URDF: its file and line (and column), and where the
+-- spec imports it (errors.format prints both).
+local function loc(path, line, col)
+  return { file = path.file, line = line, col = col, via = path.via }
+end
+
+-- The URDF parsed, and its path: { file = (relative to the declaring spec
+-- file), via = the urdf item's location }.
 local function document(item, o)
-  local path = o.file:sub(1, 1) == "/" and o.file or util.dirname(item.loc.file) .. "/" .. o.file
-  path = load.normalize(path)
+  local file = o.file:sub(1, 1) == "/" and o.file or util.dirname(item.loc.file) .. "/" .. o.file
+  local path = { file = load.normalize(file), via = { file = item.loc.file, line = item.loc.line } }
   local ok, host = pcall(require, "diagc_host")
   if not ok or not host.xml_parse or not host.read_source then
     errors.raise(item.loc, "urdf import needs bin/diagc's XML parser (libexpat), which this host lacks")
   end
-  local text, why = host.read_source(path, load.MAX_FILE_BYTES)
-  if not text then errors.raise(item.loc, "cannot read URDF file '%s': %s", path, why or "cannot read it") end
-  local root, _, line, col, reason = host.xml_parse(text, path)
+  local text, why = host.read_source(path.file, load.MAX_FILE_BYTES)
+  if not text then errors.raise(item.loc, "cannot read URDF file '%s': %s", path.file, why or "cannot read it") end
+  local root, _, line, col, reason = host.xml_parse(text, path.file)
   if not root then
-    errors.raise({ file = path, line = line, col = col }, "malformed XML: %s", reason)
+    errors.raise(loc(path, line, col), "malformed XML: %s", reason)
   end
   return read.robot(root, path), path
 end
@@ -88,7 +95,7 @@ end
 -- Each link's parent joint; the root link; raises on joints naming absent
 -- links, a link with two parents, two roots and loops.
 local function tree(robot, path)
-  local function at(x) return { file = path, line = x.line } end
+  local function at(x) return loc(path, x.line) end
   local parent_joint, kids = {}, {}
   for _, j in ipairs(robot.joints) do
     for _, end_ in ipairs({ "parent", "child" }) do
@@ -120,7 +127,7 @@ local function tree(robot, path)
     end
   end
   if not root then
-    errors.raise({ file = path, line = robot.line }, "the URDF's joints form a loop: every link has a parent")
+    errors.raise(loc(path, robot.line), "the URDF's joints form a loop: every link has a parent")
   end
   -- parents before children, in document order; a link not reached sits on a loop
   -- (depth first with a stack of its own: a chain of links may be long)
@@ -204,7 +211,7 @@ end
 local function mass_props(l, path, how)
   if massless(l) then
     if how then
-      errors.raise({ file = path, line = l.line }, "link '%s' moves (%s) but has no mass: give it an "
+      errors.raise(loc(path, l.line), "link '%s' moves (%s) but has no mass: give it an "
         .. "<inertial> with a positive <mass> and its <inertia>", l.name, how)
     end
     return nil, nil, nil
@@ -216,11 +223,11 @@ end
 local function body_name(l, o, path)
   local name = o.prefix .. l.name
   if name == "world" then
-    errors.raise({ file = path, line = l.line }, "link 'world' has a parent joint; the name 'world' is "
+    errors.raise(loc(path, l.line), "link 'world' has a parent joint; the name 'world' is "
       .. "reserved for the fixed frame (a root link); rename the link")
   end
   if not name:match("^[A-Za-z][A-Za-z0-9_]*$") or name:find("__", 1, true) then
-    errors.raise({ file = path, line = l.line }, "link '%s' cannot name a body%s: a body name is letters, "
+    errors.raise(loc(path, l.line), "link '%s' cannot name a body%s: a body name is letters, "
       .. "digits and single _ starting with a letter; rename the link", name,
       o.prefix ~= "" and " (with the prefix)" or "")
   end
@@ -234,7 +241,7 @@ local function joint_of(j, pf, path, act)
   if t == nil then
     local why = j.type == "planar" and "planar joints are not supported" or
       string.format("unknown joint type '%s'", errors.sanitize(j.type, 40))
-    errors.raise({ file = path, line = j.line }, "joint '%s': %s (types: revolute, continuous, prismatic, "
+    errors.raise(loc(path, j.line), "joint '%s': %s (types: revolute, continuous, prismatic, "
       .. "fixed, floating)", j.name, why)
   end
   local xyz, rpy = frames.compose(pf.xyz, pf.rpy, j.xyz, j.rpy)
@@ -249,7 +256,7 @@ local function check_world_root(item, o, root, path)
       o.file)
   end
   if #root.collisions > 0 then
-    errors.raise({ file = path, line = root.line }, "link 'world' is the fixed frame and cannot have "
+    errors.raise(loc(path, root.line), "link 'world' is the fixed frame and cannot have "
       .. "<collision> shapes; put them on a link fixed to it")
   end
 end
@@ -280,7 +287,7 @@ function M.bodies(item)
       local joint = j and joint_of(j, pf, path, act) or { o.base, parent = "world", xyz = o.xyz, rpy = o.rpy }
       local how = motion(j, o, j and moving[j.parent])
       local mass, com, inertia = mass_props(l, path, how)
-      local it = { _item = "body", loc = { file = path, line = l.line },
+      local it = { _item = "body", loc = loc(path, l.line),
         args = { name, mass = mass, com = com, inertia = inertia, joint = joint,
           shapes = shapes_of(l, o, ZERO, ZERO) } }
       out[#out + 1], by_body[name] = it, it

@@ -10,8 +10,10 @@
 --   joint = { name=, line=, type= (the URDF's), parent=, child= (link
 --             names), xyz=, rpy=, axis= (nonzero), damping= }
 -- <visual>, <limit>, <dynamics friction>, <material>, <transmission> and
--- <gazebo> carry nothing a world simulates and are skipped.
+-- <gazebo> carry nothing a world simulates and are skipped.  Every number
+-- is checked against its quantity's range (world/ranges.lua) at its element.
 local errors = require("diagc.errors")
+local ranges = require("diagc.world.ranges")
 
 local M = {}
 
@@ -41,10 +43,11 @@ local function decimal(s)
   return v
 end
 
-local function make_reader(file)
+-- path: { file =, via = the spec location that imports it (or nil) }
+local function make_reader(path)
   local R = {}
   function R.raise(el, fmt, ...)
-    errors.raise({ file = file, line = el.line }, fmt, ...)
+    errors.raise({ file = path.file, line = el.line, via = path.via }, fmt, ...)
   end
   -- attribute `attr` of `el` as n numbers (n = 1: a number); `default`
   -- when absent (nil: required)
@@ -69,16 +72,24 @@ local function make_reader(file)
     end
     return n == 1 and out[1] or out
   end
-  function R.positive(el, attr, what)
-    local v = R.numbers(el, attr, 1, nil, what)
-    if v <= 0 then R.raise(el, "%s: <%s %s> must be positive, got %.17g", what, el.tag, attr, v) end
+  -- each number of `v` (attribute `attr` of `el`) in the range of `key`
+  function R.ranged(el, attr, key, v, what)
+    local list = type(v) == "table" and v or { v }
+    for _, x in ipairs(list) do
+      local why = ranges.why_not(key, x)
+      if why then R.raise(el, "%s: <%s %s>: %s (range %s)", what, el.tag, attr, why, ranges.describe(key)) end
+    end
     return v
+  end
+  -- attribute `attr` as n numbers in the range of `key`
+  function R.quantity(el, attr, n, default, key, what)
+    return R.ranged(el, attr, key, R.numbers(el, attr, n, default, what), what)
   end
   -- <origin xyz= rpy=> of `el` (identity when absent)
   function R.origin(el, what)
     local o = child(el, "origin")
     if o == nil then return { 0, 0, 0 }, { 0, 0, 0 } end
-    return R.numbers(o, "xyz", 3, { 0, 0, 0 }, what), R.numbers(o, "rpy", 3, { 0, 0, 0 }, what)
+    return R.quantity(o, "xyz", 3, { 0, 0, 0 }, "position", what), R.quantity(o, "rpy", 3, { 0, 0, 0 }, "angle", what)
   end
   function R.name(el, what)
     local n = el.attrs.name
@@ -94,12 +105,17 @@ local function inertial(R, el, what)
   if m == nil then R.raise(el, "%s: <inertial> needs a <mass value=\"...\"/>", what) end
   local mass = R.numbers(m, "value", 1, nil, what)
   if mass < 0 then R.raise(m, "%s: <mass value> must not be negative, got %.17g", what, mass) end
+  if mass ~= 0 then R.ranged(m, "value", "mass", mass, what) end
   local i = child(el, "inertia")
   if i == nil then
     R.raise(el, "%s: <inertial> needs an <inertia ixx= ixy= ixz= iyy= iyz= izz=/>", what)
   end
   local I = {}
-  for k, a in ipairs({ "ixx", "iyy", "izz", "ixy", "ixz", "iyz" }) do I[k] = R.numbers(i, a, 1, nil, what) end
+  for k, a in ipairs({ "ixx", "iyy", "izz", "ixy", "ixz", "iyz" }) do
+    I[k] = R.numbers(i, a, 1, nil, what)
+    -- moments: 0 (a massless link's) or in the range; products in theirs
+    if k > 3 or I[k] ~= 0 then R.ranged(i, a, k > 3 and "inertia_product" or "inertia", I[k], what) end
+  end
   return { line = el.line, mass = mass, xyz = xyz, rpy = rpy, inertia = I }
 end
 
@@ -112,14 +128,12 @@ local function geometry(R, el, what, s)
     R.raise(g or el, "%s: <collision> needs a <geometry> holding one of <box>, <sphere>, <cylinder>", what)
   end
   if shape.tag == "box" then
-    s.type, s.size = "box", R.numbers(shape, "size", 3, nil, what)
-    for _, v in ipairs(s.size) do
-      if v <= 0 then R.raise(shape, "%s: <box size> must be positive, got %.17g", what, v) end
-    end
+    s.type, s.size = "box", R.quantity(shape, "size", 3, nil, "size", what)
   elseif shape.tag == "sphere" then
-    s.type, s.radius = "sphere", R.positive(shape, "radius", what)
+    s.type, s.radius = "sphere", R.quantity(shape, "radius", 1, nil, "size", what)
   elseif shape.tag == "cylinder" or shape.tag == "capsule" then
-    s.type, s.radius, s.length = shape.tag, R.positive(shape, "radius", what), R.positive(shape, "length", what)
+    s.type, s.radius, s.length = shape.tag, R.quantity(shape, "radius", 1, nil, "size", what),
+      R.quantity(shape, "length", 1, nil, "length", what)
   elseif shape.tag == "mesh" then
     R.raise(shape, "%s: mesh collision geometry is not supported; replace the <mesh> by primitives "
       .. "(<box>, <sphere>, <cylinder>)", what)
@@ -166,8 +180,7 @@ local function joint(R, el)
     R.raise(a, "%s: <axis xyz> must be a nonzero direction, got \"0 0 0\"", what)
   end
   local d = child(el, "dynamics")
-  j.damping = d and R.numbers(d, "damping", 1, 0, what) or 0
-  if j.damping < 0 then R.raise(d, "%s: <dynamics damping> must not be negative, got %.17g", what, j.damping) end
+  j.damping = d and R.quantity(d, "damping", 1, 0, "damping", what) or 0
   local m = child(el, "mimic")
   if m then
     R.raise(m, "%s: <mimic> joints are not supported; remove the <mimic> to make the joint independent", what)
@@ -175,9 +188,10 @@ local function joint(R, el)
   return j
 end
 
--- The robot of the element tree `root`, read from `file` (for locations).
-function M.robot(root, file)
-  local R = make_reader(file)
+-- The robot of the element tree `root`, read from `path` (for locations:
+-- a file name, or { file =, via = the spec location that imports it }).
+function M.robot(root, path)
+  local R = make_reader(type(path) == "string" and { file = path } or path)
   if root.tag ~= "robot" then
     R.raise(root, "a URDF's root element is <robot>, not <%s>", errors.sanitize(root.tag, 40))
   end

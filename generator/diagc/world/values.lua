@@ -1,8 +1,10 @@
 -- world/values.lua: validation of the numbers and vectors a world declares
 -- (masses, inertias, 3-vectors, quaternions); each error names the field
--- and says what a valid value is.
+-- and says what a valid value is.  The finite ranges of every quantity are
+-- world/ranges.lua's table.
 local errors = require("diagc.errors")
 local limits = require("diagc.vocab.limits")
+local ranges = require("diagc.world.ranges")
 
 local M = {}
 
@@ -23,28 +25,11 @@ function M.number(loc, what, v)
   return v
 end
 
-function M.positive(loc, what, v)
+-- A finite number in the range of quantity `key` (world/ranges.lua).
+function M.ranged(loc, what, key, v)
   M.number(loc, what, v)
-  if v <= 0 then errors.raise(loc, "%s must be positive, got %.17g", what, v) end
-  return v
-end
-
-function M.nonneg(loc, what, v)
-  M.number(loc, what, v)
-  if v < 0 then errors.raise(loc, "%s must not be negative, got %.17g", what, v) end
-  return v
-end
-
-function M.unit_interval(loc, what, v)
-  M.number(loc, what, v)
-  if v < 0 or v > 1 then errors.raise(loc, "%s must be in [0, 1], got %.17g", what, v) end
-  return v
-end
-
-function M.count(loc, what, v)
-  if not finite(v) or v ~= math.floor(v) or v < 1 or v > 1e7 then
-    errors.raise(loc, "%s must be a positive integer, got %s", what, errors.describe(v))
-  end
+  local why = ranges.why_not(key, v)
+  if why then errors.raise(loc, "%s: %s (range %s)", what, why, ranges.describe(key)) end
   return v
 end
 
@@ -66,44 +51,74 @@ end
 
 function M.vec3(loc, what, v) return M.list(loc, what, v, 3) end
 
--- A nonzero 3-vector, normalized.
-function M.unit3(loc, what, v)
-  local a = M.vec3(loc, what, v)
-  local n = math.sqrt(a[1] * a[1] + a[2] * a[2] + a[3] * a[3])
-  if n < 1e-12 then errors.raise(loc, "%s must be a nonzero direction, got {0, 0, 0}", what) end
-  return { a[1] / n, a[2] / n, a[3] / n }
+-- A list of n numbers, each in the range of quantity `key`.
+function M.ranged_list(loc, what, key, v, n)
+  local a = M.list(loc, what, v, n)
+  for i = 1, n do M.ranged(loc, string.format("%s[%d]", what, i - 1), key, a[i]) end
+  return a
 end
 
--- inertia = {ixx, iyy, izz} or {ixx, iyy, izz, ixy, ixz, iyz}: 6 numbers.
-function M.inertia(loc, v)
+-- A nonzero finite 3-vector, normalized: scaled by its largest component
+-- first, so that no square overflows or underflows ({1e200, 0, 0} and
+-- {1e-200, 0, 0} are both {1, 0, 0}).
+function M.unit3(loc, what, v)
+  local a = M.vec3(loc, what, v)
+  local s = math.max(math.abs(a[1]), math.abs(a[2]), math.abs(a[3]))
+  if s == 0 then errors.raise(loc, "%s must be a nonzero direction, got {0, 0, 0}", what) end
+  local b = { a[1] / s, a[2] / s, a[3] / s }
+  local n = math.sqrt(b[1] * b[1] + b[2] * b[2] + b[3] * b[3])
+  return { b[1] / n, b[2] / n, b[3] / n }
+end
+
+local INERTIA_NAMES = { "ixx", "iyy", "izz", "ixy", "ixz", "iyz" }
+
+-- inertia = {ixx, iyy, izz} or {ixx, iyy, izz, ixy, ixz, iyz}: 6 numbers,
+-- the moments in [0, the largest moment] (a moving body's are checked
+-- against the whole range by inertia_pd), the products within the range.
+function M.inertia(loc, v, what)
   if v == nil then return nil end
+  what = what or "inertia"
+  local I
   if type(v) == "table" and #v == 3 then
-    local d = M.list(loc, "inertia", v, 3)
-    return { d[1], d[2], d[3], 0, 0, 0 }
+    local d = M.list(loc, what, v, 3)
+    I = { d[1], d[2], d[3], 0, 0, 0 }
+  elseif type(v) ~= "table" or #v ~= 6 then
+    errors.raise(loc, "%s must be {ixx, iyy, izz} or {ixx, iyy, izz, ixy, ixz, iyz} (about the "
+      .. "centre of mass, in body axes), got %s", what, errors.describe(v))
+  else
+    I = M.list(loc, what, v, 6)
   end
-  if type(v) ~= "table" or #v ~= 6 then
-    errors.raise(loc, "inertia must be {ixx, iyy, izz} or {ixx, iyy, izz, ixy, ixz, iyz} (about the "
-      .. "centre of mass, in body axes), got %s", errors.describe(v))
+  for k = 1, 6 do
+    if k > 3 or I[k] ~= 0 then
+      M.ranged(loc, string.format("%s %s", what, INERTIA_NAMES[k]), k > 3 and "inertia_product" or "inertia", I[k])
+    end
   end
-  return M.list(loc, "inertia", v, 6)
+  return I
 end
 
 -- The rotational inertia of a moving body must be symmetric positive
--- definite (Sylvester: the leading minors are positive).
+-- definite (Sylvester: the leading minors are positive), computed on the
+-- tensor divided by its largest entry (no product overflows or
+-- underflows), and its moments within the range.
 function M.inertia_pd(loc, name, I)
   if I == nil then
     errors.raise(loc, "body '%s' needs an inertia = {ixx, iyy, izz[, ixy, ixz, iyz]} (it moves)", name)
   end
-  local xx, yy, zz, xy, xz, yz = I[1], I[2], I[3], I[4], I[5], I[6]
-  local m1 = xx
-  local m2 = xx * yy - xy * xy
-  local m3 = xx * (yy * zz - yz * yz) - xy * (xy * zz - yz * xz) + xz * (xy * yz - yy * xz)
-  local scale = math.max(math.abs(xx), math.abs(yy), math.abs(zz), 1e-300)
-  if not (m1 > 0 and m2 > 1e-12 * scale * scale and m3 > 1e-12 * scale * scale * scale) then
+  local s = 0
+  for k = 1, 6 do s = math.max(s, math.abs(I[k])) end
+  local ok = s > 0
+  if ok then
+    local xx, yy, zz, xy, xz, yz = I[1] / s, I[2] / s, I[3] / s, I[4] / s, I[5] / s, I[6] / s
+    local m2 = xx * yy - xy * xy
+    local m3 = xx * (yy * zz - yz * yz) - xy * (xy * zz - yz * xz) + xz * (xy * yz - yy * xz)
+    ok = xx > 0 and m2 > 1e-12 and m3 > 1e-12
+  end
+  if not ok then
     errors.raise(loc, "body '%s': inertia {%.6g, %.6g, %.6g, %.6g, %.6g, %.6g} is not positive definite; "
       .. "give the rotational inertia about the centre of mass (all principal moments > 0)",
-      name, xx, yy, zz, xy, xz, yz)
+      name, I[1], I[2], I[3], I[4], I[5], I[6])
   end
+  for k = 1, 3 do M.ranged(loc, string.format("body '%s' inertia %s", name, INERTIA_NAMES[k]), "inertia", I[k]) end
 end
 
 -- A unit quaternion {w, x, y, z} (within 1e-9), returned as given.

@@ -94,7 +94,11 @@ typedef struct diagc_source_desc {
  * `apply` copies this event's declared writes from the buffer into the
  * context and applies the matching invalidation masks.  For publishes,
  * state_buf is NULL and apply is NULL.  Handlers return DIAGC_DID_NOTHING,
- * DIAGC_SUCCEEDED, DIAGC_REACHED_TERMINATION or DIAGC_FAILED. */
+ * DIAGC_SUCCEEDED, DIAGC_REACHED_TERMINATION or DIAGC_FAILED; a handler
+ * that fails for a reason diagc/status.h names may return that negative
+ * status code instead of DIAGC_FAILED (it counts as DIAGC_FAILED, and the
+ * simulator's message gives diagc_status_message of it: a world's step
+ * returns its contact solve's failure). */
 typedef struct diagc_event_desc {
   const char *name;      /* "leafpath.eventname" */
   int leaf;              /* index into diagc_model.leaf_names */

@@ -14,7 +14,8 @@
  *    DIAGC_LCP_BUDGET, DIAGC_CONTACT_BUDGET.
  *
  * Event handlers' results (DIAGC_DID_NOTHING, DIAGC_SUCCEEDED, ... in
- * diagc/model.h) are not status codes.
+ * diagc/model.h) are not status codes; a handler that fails may return
+ * the negative status code of the reason instead of DIAGC_FAILED.
  *
  * diagc_status_message(code) gives a short, stable message for any code.
  *
@@ -104,8 +105,12 @@ typedef enum diagc_status {
   DIAGC_CONTACT_E_WORKSPACE = -71, /* workspace missing or too small */
   DIAGC_CONTACT_E_CHECK = -72,/* check: an island's LCP above accept_tol
                                  although its solve reported success */
-  DIAGC_CONTACT_E_NUMERIC = -73 /* an island's A or impulses overflowed:
+  DIAGC_CONTACT_E_NUMERIC = -73,/* an island's A or impulses overflowed:
                                  its impulses are zero */
+  DIAGC_WORLD_E_NONFINITE = -74 /* a generated world step: the velocity
+                                 after the smooth dynamics is not finite
+                                 (the state, an effort or a force
+                                 overflowed) */
 } diagc_status;
 
 /* A short, stable, one-line message for `code` (never NULL, never empty);
