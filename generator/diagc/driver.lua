@@ -8,7 +8,8 @@ local M = {}
 local USAGE = [[
 usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
        diagc run SPEC.lua [--until T] [--csv FILE] [--integrator NAME] [--step H]
-                          [--accuracy A] [--max-step H] [-p system.param=value ...]
+                          [--accuracy A] [--max-step H] [--max-steps N]
+                          [-p system.param=value ...]
                           [--state system.name=value ...] [--input name=value ...]
                           [--jacobian model|fd] [--stats] [--plot FILE.png]
                           [--progress | --no-progress] [--no-finite-check]
@@ -34,7 +35,8 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
                      radau3, radau5, or cvode_bdf (the optional CVODE
                      backend, docs/simulator.md); --jacobian: the implicit
                      integrators' Jacobian, the model's generated one or
-                     finite differences (docs/jacobians.md)
+                     finite differences (docs/jacobians.md); --max-steps: the
+                     step-count limit (default 1e9, docs/simulator.md)
   linearize          A, B, C, D at an operating point (Drake's Linearize, or
                      first_order_taylor with its affine terms), with the
                      names of the states, inputs and outputs

@@ -115,6 +115,14 @@ function M.check_cc()
     if p then p:close() end
     if path and path ~= "" then check_cc = path; break end
   end
+  -- a compiler the user named but that cannot be found never turns the
+  -- check off in silence (without DIAGC_CHECK_CC, a machine with neither
+  -- gcc nor clang skips it, as documented)
+  if not check_cc and want and want ~= "" then
+    errors.raise(nil, "DIAGC_CHECK_CC names '%s', which is not a command on PATH (one word: a "
+      .. "compiler's name or path, without arguments); set it to gcc, clang, a path, or none to "
+      .. "skip the C check", want)
+  end
   return check_cc
 end
 

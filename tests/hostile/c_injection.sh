@@ -416,6 +416,18 @@ expect_exit 2
 expect_error "spec\.lua:3: C error in a c_preamble: implicit declaration of function 'fabs'"
 hdone
 
+# a check compiler that is named but cannot be found (here: a command with
+# arguments) is an error, never a check turned off in silence
+for cc in "gcc -O2" "no-such-cc-diagc"; do
+  hcase "c_injection.check_cc_not_found.${cc%% *}"
+  leaf_spec 'y[0] = t;' ''
+  hrun -- env DIAGC_CHECK_CC="$cc" "$DIAGC" "$T/spec.lua" -o "$T/out.c"
+  expect_exit 2
+  expect_error "DIAGC_CHECK_CC names '$cc', which is not a command on PATH .*or none to skip the C check"
+  expect_absent "$T/out.c" "$T/out.h"
+  hdone
+done
+
 hcase c_injection.preamble_defines_header_guard
 # #define then #undef of the header's guard would let the header be
 # included twice

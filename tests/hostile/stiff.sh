@@ -69,3 +69,47 @@ for _st_g in $_st_names; do
   esac
   hdone
 done
+
+# --max-steps: the user's own step-count limit, while running and before
+hcase stiff.max_steps_while_running
+_st_spec
+hrun -- "$DIAGC" run "$T/spec.lua" --until 1 --max-steps 1000 --csv "$T/out.csv"
+expect_exit 2
+expect_error "simulation failed: runge_kutta3: step-count limit: 1001 steps, the limit per advance_to .*the model looks stiff; try --integrator radau5"
+expect_absent "$T/out.csv"
+hdone
+
+hcase stiff.max_steps_before_the_run
+_st_spec
+hrun -- "$DIAGC" run "$T/spec.lua" --until 1 --max-step 0.01 --max-steps 10 --csv "$T/out.csv"
+expect_exit 2
+expect_error "diagc run: the run from t = 0 to 1 would take at least 100 steps of 0.01 s, more than the limit of 10 steps per run; raise --max-step, raise --max-steps or shorten the run"
+expect_absent "$T/out.csv"
+hdone
+
+for _st_v in 0 -5 1.5 nan 1e400 x; do
+  hcase "stiff.max_steps_invalid.$_st_v"
+  _st_spec
+  hrun -- "$DIAGC" run "$T/spec.lua" --max-steps "$_st_v" --csv "$T/out.csv"
+  expect_exit 2
+  expect_error "diagc run: invalid --max-steps '$_st_v': expected a whole number >= 1"
+  expect_absent "$T/out.csv"
+  hdone
+done
+
+# diagc test's simulator: its max_steps bounds the check before advance_to too
+hcase stiff.max_steps_in_diagc_test
+_st_spec
+cat >"$T/t_test.lua" <<'LUA'
+local m = diagc.jit("spec.lua")
+test("limit", function()
+  local s = m:simulator { max_step = 0.01, max_steps = 10 }
+  s:initialize()
+  expect_error(function() s:advance_to(1) end,
+    "would take at least 100 steps of 0.01 s, more than the limit of 10 steps per run; raise max_step (or fixed_step), raise max_steps")
+end)
+LUA
+hrun -- "$DIAGC" test "$T/t_test.lua"
+expect_exit 0
+expect_stdout_match "^ok limit"
+hdone

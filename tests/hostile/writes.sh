@@ -167,6 +167,49 @@ check "the CSV was replaced" grep -q '^t,d.y$' "$T/out.csv"
 check "no temporary file is left" test -z "$(ls -A "$T" | grep '\.tmp')"
 hdone
 
+if command -v gnuplot >/dev/null; then
+  # --plot without --csv: the CSV and gnuplot's files are private temporary
+  # files in $TMPDIR, all removed (they were left in /tmp, one per run)
+  hcase writes.plot_leaves_no_temporary
+  wr_spec
+  mkdir "$T/tmp"
+  hrun -- env TMPDIR="$T/tmp" "$DIAGC" run "$T/spec.lua" --until 2 --plot "$T/out.png"
+  expect_exit 0
+  check "the plot was written" test -s "$T/out.png"
+  check "TMPDIR is empty: $(ls -A "$T/tmp")" test -z "$(ls -A "$T/tmp")"
+  hdone
+
+  # the same when SIGTERM stops the run in the middle (a simulation is not
+  # bound by --timeout: docs/security.md)
+  hcase writes.plot_sigterm_leaves_no_temporary
+  cat >"$T/spec.lua" <<'LUA'
+local Slow = leaf "Slow" {
+  continuous_state { z = { "x" }, z0 = { 1.0 } },
+  derivatives { prerequisites = { "z" }, calc = [[
+    double acc = 0.0;
+    long i;
+    for (i = 0; i < 20000000; i++) acc += 1e-30 * (double)i;
+    zdot[0] = -z[0] + acc * 0.0; ]] },
+  output_port { "y", size = 1, prerequisites = { "z" }, calc = [[ y[0] = z[0]; ]] },
+}
+return diagram "slow" { system { "s", Slow }, log { "s.y", period = 0.1 } }
+LUA
+  mkdir "$T/tmp"
+  ( TMPDIR="$T/tmp" exec timeout -s KILL 60 "$DIAGC" run "$T/spec.lua" --until 1000 --plot "$T/out.png" ) \
+    >"$T/.stdout" 2>"$T/.stderr" &
+  pid=$!
+  for i in $(seq 1 200); do [ -n "$(ls -A "$T/tmp")" ] && break; sleep 0.1; done
+  check "the run made its temporary CSV" test -n "$(ls -A "$T/tmp")"
+  sleep 0.5
+  pkill -TERM -P "$pid" -x diagc
+  { wait "$pid"; } 2>/dev/null
+  rc=$?
+  expect_exit 143
+  expect_absent "$T/out.png"
+  check "TMPDIR is empty: $(ls -A "$T/tmp")" test -z "$(ls -A "$T/tmp")"
+  hdone
+fi
+
 hcase writes.run_stdout_closed
 wr_spec
 hrun -- sh -c '"$0" run "$1" >&-' "$DIAGC" "$T/spec.lua"

@@ -97,6 +97,25 @@ function M.temp_beside(path)
   return nil, "cannot create a temporary file"
 end
 
+-- A new, empty private file in $TMPDIR (default /tmp), named after `suffix`
+-- (".csv", ".png": what it holds): its path.  A timeout or a
+-- signal removes it (the host's list) until M.remove_temp(path).  Not
+-- os.tmpname: that ignores TMPDIR and is removed by nobody on a signal.
+function M.temp(cmd, suffix)
+  local dir = os.getenv("TMPDIR")
+  if not dir or dir == "" then dir = "/tmp" end
+  local tmp, f = M.temp_beside(dir .. "/diagc" .. (suffix or ""))
+  if not tmp then fail(cmd, dir .. "/diagc" .. (suffix or ""), f) end
+  f:close()
+  return tmp
+end
+
+function M.remove_temp(path)
+  if not path then return end
+  os.remove(path)
+  M.track(path, false)
+end
+
 -- Checks an output path before anything is written: not a directory, not
 -- one of the inputs (list of paths).
 function M.check_target(cmd, path, inputs)

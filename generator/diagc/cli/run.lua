@@ -19,7 +19,7 @@ local FLAGS = {
   ["--accuracy"] = true, ["-p"] = true, ["--stats"] = false, ["--max-step"] = true,
   ["--plot"] = true, ["--progress"] = false, ["--no-progress"] = false,
   ["--state"] = true, ["--input"] = true, ["--no-finite-check"] = false,
-  ["--jacobian"] = true,
+  ["--jacobian"] = true, ["--max-steps"] = true,
 }
 local MULTI = { ["-p"] = true, ["--state"] = true, ["--input"] = true }
 
@@ -31,6 +31,7 @@ local RANGES = {
   ["--step"] = { min = 0, min_open = true },
   ["--max-step"] = model.option(model.SIM_OPTIONS, "max_step").range,
   ["--accuracy"] = model.option(model.SIM_OPTIONS, "accuracy").range,
+  ["--max-steps"] = { min = 1, integer = true },
 }
 
 -- the names offered in "did you mean" hints; whether a name is known is
@@ -70,7 +71,7 @@ local function gq(s) return "'" .. s:gsub("'", "''") .. "'" end
 -- gnuplot skips.  Both paths are diagc's own temporary files (no quoting
 -- trouble); returns nil or gnuplot's last error line.
 local function plot(csv_path, png_path, title, ncol)
-  local script = os.tmpname()
+  local script, errf = output.temp(CMD, ".gp"), output.temp(CMD, ".err")
   local function write_script(term)
     local g = assert(io.open(script, "w"))
     g:write(string.format([[
@@ -89,14 +90,14 @@ plot for [i=2:%d] %s using 1:i with lines lw 1.5 title columnheader(i)
   local ok = false
   for _, term in ipairs({ "pngcairo", "png" }) do
     write_script(term)
-    local rc = os.execute("gnuplot " .. shq(script) .. " 2>" .. shq(script .. ".err"))
+    local rc = os.execute("gnuplot " .. shq(script) .. " 2>" .. shq(errf))
     if rc == 0 or rc == true then ok = true; break end
   end
-  local ef = io.open(script .. ".err", "r")
+  local ef = io.open(errf, "r")
   local err = ef and ef:read("*a") or ""
   if ef then ef:close() end
-  os.remove(script)
-  os.remove(script .. ".err")
+  output.remove_temp(script)
+  output.remove_temp(errf)
   if not ok then return (err:gsub("%s+$", ""):match("[^\n]*$")) or "?" end
   return nil
 end
@@ -152,6 +153,7 @@ local function parse_options(o)
   end
   opts.accuracy = num("--accuracy")
   opts.max_step = num("--max-step")
+  opts.max_steps = num("--max-steps")
   local h = num("--step")
   if h and opts.integrator == cvode.NAME then
     errors.raise(nil, "%s: --step: cvode_bdf chooses its own steps; bound them with --max-step", CMD)
@@ -183,7 +185,8 @@ local function check_bounds(m, t0, t_end, opts)
   local step
   if m.desc.nxc > 0 then step = opts.max_step or 0.1 end
   local why = bounds.check(t0, t_end, { step = step, events = bounds.from_desc(m.desc), end_name = "--until",
-    step_name = opts.fixed_step and "--step" or "--max-step" })
+    step_name = opts.fixed_step and "--step" or "--max-step", max_steps = opts.max_steps,
+    max_steps_name = "--max-steps" })
   if why then errors.raise(nil, "%s: %s", CMD, why) end
 end
 
@@ -209,8 +212,9 @@ local function open_csv(C, path, inputs)
   fh:close()
   local f = C.fopen(tmp, "w")
   if f == nil then
-    os.remove(tmp)
-    errors.raise(nil, "%s: cannot write '%s': %s", CMD, cli.show(path), ffi.string(C.strerror(ffi.errno())))
+    local why = ffi.string(C.strerror(ffi.errno()))
+    output.remove_temp(tmp)
+    errors.raise(nil, "%s: cannot write '%s': %s", CMD, cli.show(path), why)
   end
   return { file = f, tmp = tmp, target = path, real = real }
 end
@@ -222,7 +226,7 @@ local function close_csv(C, out, w)
   if not out.stdout and C.fclose(out.file) ~= 0 and not bad then bad, code = true, ffi.errno() end
   out.file = nil
   if bad then
-    if out.tmp then os.remove(out.tmp) end
+    output.remove_temp(out.tmp)
     local why = code ~= 0 and ffi.string(C.strerror(code)) or "write error"
     if out.stdout then errors.raise(nil, "%s: cannot write to standard output: %s", CMD, why) end
     errors.raise(nil, "%s: cannot write '%s': %s", CMD, cli.show(out.target), why)
@@ -234,34 +238,32 @@ local function abandon_csv(C, out)
   if out.file ~= nil and not out.stdout then C.fclose(out.file) end
   if out.file ~= nil and out.stdout then C.fflush(out.file) end
   out.file = nil
-  if out.tmp then os.remove(out.tmp) end
+  output.remove_temp(out.tmp)
 end
 
 -- Plots the finished CSV to a temporary PNG, then moves it over `target`.
 local function make_plot(csv_path, target, title, ncol)
-  local base = os.tmpname()
-  local png = base .. ".png"
+  local png = output.temp(CMD, ".png")
   -- gnuplot reads a copy of the CSV under a plain name when the CSV's own
   -- path (beside a user's file) has characters a gnuplot string cannot hold
   local copy
   if csv_path:find("[^%w%._/%-]") then
-    copy = base .. ".csv"
+    copy = output.temp(CMD, ".csv")
     local fi, fo = io.open(csv_path, "rb"), io.open(copy, "wb")
     if fi and fo then fo:write(fi:read("*a")) end
     if fi then fi:close() end
     if fo then fo:close() end
   end
   local why = plot(copy or csv_path, png, (title:gsub("[%c\127]", "?")), ncol)
-  if copy then os.remove(copy) end
-  os.remove(base)
+  output.remove_temp(copy)
   if why then
-    os.remove(png)
+    output.remove_temp(png)
     errors.raise(nil, "%s: --plot: gnuplot failed: %s", CMD, cli.show(why))
   end
   local f = io.open(png, "rb")
   local data = f and f:read("*a")
   if f then f:close() end
-  os.remove(png)
+  output.remove_temp(png)
   if not data or data == "" then errors.raise(nil, "%s: --plot: gnuplot wrote no image", CMD) end
   output.write_file(CMD, target, data)
 end
@@ -301,7 +303,7 @@ function M.main(args)
 
   -- with --plot, the CSV goes to a temporary file when not asked for
   local plot_csv
-  if o["--plot"] and not o["--csv"] then plot_csv = os.tmpname() end
+  if o["--plot"] and not o["--csv"] then plot_csv = output.temp(CMD, ".csv") end
   local out = open_csv(C, o["--csv"] or plot_csv, inputs)
   local w = ffi.new("diagc_csv_writer")
   C.diagc_csv_writer_init(w, m.desc, out.file)
@@ -312,7 +314,7 @@ function M.main(args)
   local function fail()
     local msg = ffi.string(C.diagc_sim_error(sim.sim))
     abandon_csv(C, out)
-    if plot_csv then os.remove(plot_csv) end
+    output.remove_temp(plot_csv)
     errors.raise(nil, "%s: simulation failed: %s%s", CMD, msg,
       stiffness.failure_suffix(msg, sim:stats(), run_info(opts, t_end)))
   end
@@ -343,7 +345,7 @@ function M.main(args)
   end
   local ok, e = pcall(close_csv, C, out, w)
   if not ok then
-    if plot_csv then os.remove(plot_csv) end
+    output.remove_temp(plot_csv)
     error(e, 0)
   end
   local warn = stiffness.warning(sim:stats(), run_info(opts, t_end))
@@ -358,14 +360,18 @@ function M.main(args)
     else
       ok, e = pcall(make_plot, out.tmp or plot_csv, o["--plot"], require("diagc.util").basename(pos[1]), ncol)
       if not ok then
-        if plot_csv then os.remove(plot_csv) end
-        if out.tmp then os.remove(out.tmp) end
+        output.remove_temp(plot_csv)
+        output.remove_temp(out.tmp)
         error(e, 0)
       end
     end
   end
-  if plot_csv then os.remove(plot_csv) end
-  if out.tmp then output.commit(CMD, out.tmp, out.real, out.target) end
+  if plot_csv then -- only the plot's: nothing to keep
+    output.remove_temp(out.tmp)
+    output.remove_temp(plot_csv)
+  elseif out.tmp then
+    output.commit(CMD, out.tmp, out.real, out.target)
+  end
   if o["--stats"] then
     local st = sim:stats()
     io.stderr:write(string.format(

@@ -461,7 +461,8 @@ function Model:simulator(opts)
     if why then raise("simulator: " .. why) end
   end
   local sim = setmetatable({ model = self, sim = s, keep = keep, logs = {},
-    max_step = o.error_control == 0 and o.fixed_step > 0 and o.fixed_step or o.max_step }, Sim)
+    max_step = o.error_control == 0 and o.fixed_step > 0 and o.fixed_step or o.max_step,
+    max_steps = tonumber(o.max_steps) > 0 and tonumber(o.max_steps) or nil }, Sim)
   -- collect logger samples
   local d = self.desc
   local names = {}
@@ -508,7 +509,8 @@ function Sim:_bounds(t)
   local step = self.model.desc.nxc > 0 and self.max_step or nil
   self.periodic = self.periodic or bounds.from_desc(self.model.desc)
   return bounds.check(self:time(), t, { step = step, events = self.periodic,
-    end_name = "advance_to target", step_name = "max_step (or fixed_step)" })
+    end_name = "advance_to target", step_name = "max_step (or fixed_step)",
+    max_steps = self.max_steps, max_steps_name = "max_steps" })
 end
 function Sim:advance_to(t)
   local why = self:_bounds(t)
