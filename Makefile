@@ -312,7 +312,7 @@ build/fuzz/fuzz_lexer: tests/fuzz/fuzz_lexer.c $(LEXER_C) generator/lexer/c_lexe
 # fuzz_urdf is the same target fed URDF documents (tests/fuzz/fuzz_spec.c)
 FUZZ_SPEC_SRC := tests/fuzz/fuzz_spec.c $(LEXER_C) generator/lexer/lex_lua.c generator/host/xml_lua.c \
                  generator/host/read_source.c
-FUZZ_SPEC_LIBS := -rdynamic -Wl,--whole-archive lib/libdiagc.a -Wl,--no-whole-archive $(LUAJIT_LIBS) \
+FUZZ_SPEC_LIBS = -rdynamic -Wl,--whole-archive lib/libdiagc.a -Wl,--no-whole-archive $(LUAJIT_LIBS) \
                   -lexpat -lm -ldl -lpthread
 
 build/fuzz/fuzz_spec: $(FUZZ_SPEC_SRC) generator/lexer/c_lexer.h generator/host/xml_lua.h \

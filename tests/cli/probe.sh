@@ -20,3 +20,9 @@ check make_cvode_matches_header "$(mk probe | sed -n 's/.* cvode=\([^ ]*\).*/\1/
 # the dependency check says "missing" when a header it needs cannot be compiled
 check deps_present "$(mk check-deps 2>&1)" "check-deps: present"
 check deps_missing_header "$(mk check-deps CC='cc -nostdinc' 2>/dev/null)" "check-deps: missing"
+# LUAJIT_CFLAGS/LIBS are read from pkg-config on first use, after `deps` may
+# have installed LuaJIT: an immediate assignment (:=) that names them runs
+# pkg-config while make reads the Makefile, before the install, and leaves
+# them empty for good (bin/diagc then failed to link on a fresh Debian 12)
+early=$(grep -nE '^[A-Za-z_]+[[:space:]]*(:=|::=|!=).*\$\(LUAJIT_(CFLAGS|LIBS)\)' Makefile | head -3)
+check lazy_luajit_flags "$early" ""
