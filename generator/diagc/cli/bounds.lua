@@ -5,8 +5,6 @@
 -- and by diagc deploy (docs/simulator.md, "Limits of a run").
 local M = {}
 
-M.MAX_STEPS = 1e9        -- steps of the maximum (or fixed) step per run, unless the run
-                         -- sets its own (max_steps; the runtime's DIAGC_SIM_MAX_STEPS)
 M.MAX_EVENTS = 1e9       -- periodic event firings (and logger samples) per run
 M.MIN_RELATIVE = 1e-12   -- step or period / largest |time| of the run
 
@@ -63,7 +61,8 @@ M.firings = firings
 
 -- Checks a run from t0 to t1.  opts: step = the maximum or fixed step (nil:
 -- no continuous state, steps go from event to event), max_steps = the run's
--- step-count limit (default M.MAX_STEPS) and max_steps_name how it is set,
+-- step-count limit (default: the runtime's, DIAGC_SIM_MAX_STEPS of
+-- diagc/simulator.h, which the simulator applies too) and max_steps_name how it is set,
 -- events = a list as
 -- above, end_name = how the end time is given ("--until", "t").  Returns nil,
 -- or a message (without a command prefix) saying what to change.
@@ -77,7 +76,8 @@ function M.check(t0, t1, opts)
   local scale = math.max(math.abs(t0), math.abs(t1))
   local h = opts.step
   if h and span > 0 then
-    local n, limit = span / h, opts.max_steps or M.MAX_STEPS
+    local n = span / h
+    local limit = opts.max_steps or require("diagc.testing.ffi").const.DIAGC_SIM_MAX_STEPS
     if n > limit then
       return string.format("the run from t = %s to %s would take at least %s steps of %s s, more than the "
         .. "limit of %s steps per run; raise %s, raise %s or shorten the run", g(t0), g(t1), g(n), g(h),
