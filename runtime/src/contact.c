@@ -16,20 +16,98 @@
 
 #define ALIGN 64
 
-/* Bytes of the workspace's parts for nv velocities and nc contacts (the
- * LCP of a single island of all contacts, its arrays, the island lists). */
+/* The workspace's layout for nv velocities and nc contacts: its size, and
+ * when w is not NULL its parts carved from base.  kind 0: dense rows (J,
+ * MinvJT; the dense method for every island); 1: compact rows, dense
+ * method; 2: compact rows, sparse method (the dense one up to
+ * DIAGC_CONTACT_DENSE_ROWS rows, and as its fallback up to
+ * DIAGC__DENSE_FALLBACK_ROWS). */
+enum { WS_DENSE = 0, WS_COMPACT_DENSE = 1, WS_SPARSE = 2 };
+
+static size_t plan(contact_ws *w, void *base, int nv, int nc, int kind) {
+  size_t n = 3 * (size_t)nc, d = n, nbr = 0, env = 0, mt = 0, nz = 0, sn = 0, off = 0, lcp;
+  char *q = (char *)base;
+  if (kind == WS_SPARSE && d > DIAGC__DENSE_FALLBACK_ROWS) d = DIAGC__DENSE_FALLBACK_ROWS;
+  if (kind == WS_DENSE) mt = n * (size_t)nv, nz = (size_t)nv;
+  if (kind == WS_SPARSE) {
+    sn = n;
+    nbr = (size_t)DIAGC__NBR_PER_CONTACT * (size_t)nc;
+    env = (size_t)DIAGC__ENV_PER_ROW * n;
+  }
+  lcp = diagc_lcp_workspace_size((int)d);
+  if (d > 0 && lcp == 0) return 0;
+  /* every part starts ALIGN-aligned: the base is aligned first, and each
+     part's bytes are rounded up to a multiple of ALIGN */
+#define PART(field, type, count)                                             \
+  do {                                                                       \
+    size_t bytes_ = (size_t)(count) * sizeof(type);                          \
+    if (w) w->field = (type *)(q + off);                                     \
+    off += bytes_ + (ALIGN - bytes_ % ALIGN) % ALIGN;                        \
+  } while (0)
+  if (q) q += (ALIGN - (uintptr_t)q % ALIGN) % ALIGN;
+  PART(lcp_ws, char, lcp);
+  if (w) w->lcp_ws_size = lcp;
+  PART(A, double, d * d);
+  PART(b, double, n);
+  PART(lo, double, n);
+  PART(hi, double, n);
+  PART(x, double, n);
+  PART(target, double, n);
+  PART(u, double, nv);
+  PART(vs, double, nv);
+  PART(vt, double, nv);
+  PART(lam, double, nc);
+  PART(mt, double, mt);
+  PART(w, double, sn);
+  PART(rhs, double, sn);
+  PART(sol, double, sn);
+  PART(xbest, double, sn);
+  PART(blk, double, 9 * nbr);
+  PART(env, double, env);
+  PART(loff, size_t, sn);
+  PART(uoff, size_t, sn);
+  PART(fx, int, n);
+  PART(rows, int, n);
+  PART(parent, int, nc);
+  PART(label, int, nc);
+  PART(start, int, (size_t)nc + 1);
+  PART(list, int, nc);
+  PART(nz, int, nz);
+  PART(cls, int, sn);
+  PART(red, int, sn);
+  PART(first, int, sn);
+  PART(drop, int, sn);
+  PART(roff, int, sn ? (size_t)nc + 1 : 0);
+  PART(rcon, int, sn);
+  PART(fz, double, sn ? nc : 0);
+  PART(nbr0, int, sn ? (size_t)nc + 1 : 0);
+  PART(nbr, int, nbr);
+  PART(order, int, sn ? nc : 0);
+  PART(where, int, sn ? nc : 0);
+  PART(mark, int, sn ? nc : 0);
+  PART(queue, int, sn ? nc : 0);
+  PART(tstart, int, sn ? (size_t)nv + 2 : 0);
+  PART(tlist, int, sn ? 2 * (size_t)nc : 0);
+#undef PART
+  if (w) {
+    w->dense_rows = (int)d;
+    w->nbr_cap = (int)nbr;
+    w->env_cap = env;
+  }
+  return off + ALIGN;
+}
+
+/* nc_max bounded (and the sizes' products with it far from overflow) */
+static int sizes_ok(int nv, int nc_max) { return nv >= 0 && nc_max >= 0 && nc_max <= (1 << 20) && nv <= (1 << 24); }
+
 size_t diagc_contact_workspace_size(int nv, int nc_max) {
-  size_t n, lcp, dbl, ints;
-  if (nv < 0 || nc_max < 0 || nc_max > (1 << 20)) return 0;
-  n = 3 * (size_t)nc_max;
-  lcp = diagc_lcp_workspace_size((int)n);
-  if (n > 0 && lcp == 0) return 0;
-  dbl = n * n + 5 * n + 2 * (size_t)nv + (size_t)nc_max + n * (size_t)nv;
-                                /* A; b, lo, hi, x, target per row; u, vs;
-                                   lam; (M^-1 J^T)^T                    */
-  ints = 2 * n + 4 * (size_t)nc_max + 1 + (size_t)nv; /* findex, rows;
-                                  parent, label, start (+1), list; nz */
-  return lcp + dbl * sizeof(double) + ints * sizeof(int) + 3 * ALIGN;
+  if (!sizes_ok(nv, nc_max)) return 0;
+  return plan(NULL, NULL, nv, nc_max, WS_DENSE);
+}
+
+size_t diagc_contact_compact_workspace_size(int nv, int nc_max, int method) {
+  if (!sizes_ok(nv, nc_max) || (method != DIAGC_CONTACT_SPARSE && method != DIAGC_CONTACT_DENSE)) return 0;
+  return plan(NULL, NULL, nv, nc_max, method == DIAGC_CONTACT_DENSE ? WS_COMPACT_DENSE : WS_SPARSE);
 }
 
 void diagc_contact_options_init(diagc_contact_options *o) {
@@ -65,16 +143,16 @@ static int check_problem(const diagc_contact_problem *p) {
   rows = 3 * (size_t)p->nc;
   if (!p->vstar || (nv > 0 && !all_finite(p->vstar, nv))) return 0;
   if (p->nc == 0) return 1;
-  if (!p->J || !p->MinvJT || !p->v || !p->depth || !p->mu) return 0;
-  if (!all_finite(p->v, nv) || !all_finite(p->J, rows * nv) || !all_finite(p->MinvJT, nv * rows) ||
-      !all_finite(p->depth, (size_t)p->nc))
+  if (!p->v || !p->depth || !p->mu) return 0;
+  if (!all_finite(p->v, nv) || !all_finite(p->depth, (size_t)p->nc)) return 0;
+  if (!p->Jc && (!p->J || !p->MinvJT || !all_finite(p->J, rows * nv) || !all_finite(p->MinvJT, nv * rows)))
     return 0;
   for (k = 0; k < p->nc; k++) {
     if (!(p->mu[k] >= 0) || !isfinite(p->mu[k])) return 0;
     if (p->restitution && !(p->restitution[k] >= 0 && p->restitution[k] <= 1)) return 0;
     if (p->tree && (p->tree[2 * k] < -1 || p->tree[2 * k + 1] < -1)) return 0;
   }
-  return 1;
+  return !p->Jc || diagc__contact_compact_ok(p);
 }
 
 static int check_options(const diagc_contact_options *o) {
@@ -85,6 +163,7 @@ static int check_options(const diagc_contact_options *o) {
   if (!(o->bounce_threshold >= 0) || !isfinite(o->bounce_threshold)) return 0;
   if (!(o->cfm >= 0) || !isfinite(o->cfm)) return 0;
   if (o->restitution_passes < 0) return 0;
+  if (o->method != DIAGC_CONTACT_SPARSE && o->method != DIAGC_CONTACT_DENSE) return 0;
   if (l->method != DIAGC_LCP_AUTO && l->method != DIAGC_LCP_PIVOT && l->method != DIAGC_LCP_PGS &&
       l->method != DIAGC_LCP_COUPLED)
     return 0;
@@ -92,37 +171,15 @@ static int check_options(const diagc_contact_options *o) {
   return 1;
 }
 
-/* Lays the workspace out in w. */
-static void carve(contact_ws *w, void *ws, int nv, int nc) {
-  size_t n = 3 * (size_t)nc;
-  char *q = (char *)ws;
-  q += (ALIGN - (uintptr_t)q % ALIGN) % ALIGN;
-  w->lcp_ws = q;
-  w->lcp_ws_size = diagc_lcp_workspace_size((int)n);
-  q += w->lcp_ws_size;
-  q += (ALIGN - (uintptr_t)q % ALIGN) % ALIGN;
-  w->A = (double *)q, q += n * n * sizeof(double);
-  w->b = (double *)q, q += n * sizeof(double);
-  w->lo = (double *)q, q += n * sizeof(double);
-  w->hi = (double *)q, q += n * sizeof(double);
-  w->x = (double *)q, q += n * sizeof(double);
-  w->target = (double *)q, q += n * sizeof(double);
-  w->u = (double *)q, q += (size_t)nv * sizeof(double);
-  w->vs = (double *)q, q += (size_t)nv * sizeof(double);
-  w->lam = (double *)q, q += (size_t)nc * sizeof(double);
-  w->mt = (double *)q, q += n * (size_t)nv * sizeof(double);
-  w->fx = (int *)q, q += n * sizeof(int);
-  w->rows = (int *)q, q += n * sizeof(int);
-  w->parent = (int *)q, q += (size_t)nc * sizeof(int);
-  w->label = (int *)q, q += (size_t)nc * sizeof(int);
-  w->start = (int *)q, q += ((size_t)nc + 1) * sizeof(int);
-  w->list = (int *)q, q += (size_t)nc * sizeof(int);
-  w->nz = (int *)q;
-}
-
 /* v_next = v* + M^-1 J^T x; 0, or -1 if not finite. */
 static int apply_impulses(const diagc_contact_problem *p, const double *x, double *v_next) {
   int nv = p->nv, ncol = 3 * p->nc, i, c;
+  if (p->Jc) {
+    memcpy(v_next, p->vstar, sizeof(double) * (size_t)nv);
+    for (c = 0; c < ncol; c++)
+      if (x[c] != 0.0) diagc__row_axpy(p, c, x[c], v_next);
+    return all_finite(v_next, (size_t)nv) ? 0 : -1;
+  }
   for (i = 0; i < nv; i++) {
     const double *row = p->MinvJT + (size_t)i * (size_t)ncol;
     double s = p->vstar[i];
@@ -159,7 +216,7 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
   contact_budget bud;
   diagc_contact_problem after;
   const diagc_contact_problem *orig = p;
-  int nc, status = DIAGC_OK, isl, k, rows;
+  int nc, status = DIAGC_OK, isl, k, rows, kind;
 
   if (!st) st = &local;
   memset(st, 0, sizeof *st);
@@ -170,12 +227,13 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
   if (!check_problem(p) || !check_options(o) || !v_next || (p->nc > 0 && !x))
     return DIAGC_CONTACT_E_ARG;
   nc = p->nc;
-  if (!ws || ws_size < diagc_contact_workspace_size(p->nv, nc)) return DIAGC_CONTACT_E_WORKSPACE;
+  kind = !p->Jc ? WS_DENSE : o->method == DIAGC_CONTACT_DENSE ? WS_COMPACT_DENSE : WS_SPARSE;
+  if (!ws || ws_size < plan(NULL, NULL, p->nv, nc, kind)) return DIAGC_CONTACT_E_WORKSPACE;
   if (nc == 0) {
     if (p->nv > 0) memcpy(v_next, p->vstar, sizeof(double) * (size_t)p->nv);
     return DIAGC_OK;
   }
-  carve(&w, ws, p->nv, nc);
+  plan(&w, ws, p->nv, nc, kind);
   if (o->restitution_passes > 0 && p->restitution) {
     /* impacts first, one contact at a time, at the step's midpoint
        velocity (v + v*) / 2: a bounce then loses no more and gains no

@@ -32,24 +32,23 @@ int diagc__contact_impacts(const diagc_contact_problem *p, const diagc_contact_o
 
 int diagc__contact_impacts_hook(const diagc_contact_problem *p, const diagc_contact_options *o, double *u,
                                 double *lam, int *passes, diagc__impact_hook hook, void *ctx) {
-  int nv = p->nv, nc = p->nc, ncol = 3 * nc, k, i, pass, count = 0;
+  int nc = p->nc, k, pass, count = 0;
   for (k = 0; k < nc; k++) lam[k] = 0.0;
   for (pass = 0; pass < o->restitution_passes; pass++) {
     int applied = 0;
     for (k = 0; k < nc; k++) {
-      const double *Jn = p->J + (size_t)(3 * k) * (size_t)nv;
-      double e = p->restitution[k], vn = 0.0, a = 0.0, l;
+      double e = p->restitution[k], vn, a, l;
       if (!(e > 0.0)) continue;
-      for (i = 0; i < nv; i++) vn += Jn[i] * u[i];
+      vn = diagc__row_dot(p, 3 * k, u);
       if (!(-vn > o->bounce_threshold)) continue;
       /* touching, or closing the gap within the step */
       if (p->depth[k] < 0.0 && !(vn * p->dt < p->depth[k])) continue;
-      for (i = 0; i < nv; i++) a += Jn[i] * p->MinvJT[(size_t)i * (size_t)ncol + 3 * k];
+      a = diagc__row_mrow(p, 3 * k, 3 * k);
       if (!(a > 0.0)) continue;
       l = -(1.0 + e) * vn / a;
       if (!isfinite(l)) continue;
       if (hook) hook(ctx, k, u, vn, a, l);
-      for (i = 0; i < nv; i++) u[i] += p->MinvJT[(size_t)i * (size_t)ncol + 3 * k] * l;
+      diagc__row_axpy(p, 3 * k, l, u);
       lam[k] += l;
       applied++;
     }

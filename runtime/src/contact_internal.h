@@ -24,7 +24,43 @@ typedef struct {
   int *nz;               /* nv: the nonzero columns of a row of J          */
   double *mt;            /* 3 nc x nv: (M^-1 J^T)^T, rows contiguous       */
   int nislands;
+  int dense_rows;        /* the largest island the dense path can take     */
+  /* the sparse path (contact_sparse.c; compact problems only) */
+  double *w;             /* n: A x - b of the island's rows                 */
+  double *rhs, *sol;     /* n: the reduced system's right side, solution   */
+  double *blk;           /* nbr_cap x 9: A's 3 x 3 blocks, by neighbour     */
+  double *env;           /* env_cap: the envelope LU of the reduced system */
+  double *xbest;         /* n: the best point seen                          */
+  double *vt;            /* nv: scratch (the check's velocity)              */
+  int *cls;              /* n: row classes (contact_sparse.c)               */
+  int *red;              /* n: the row's reduced index, or -1               */
+  int *first;            /* n: the first reduced column of a reduced row    */
+  size_t *loff, *uoff;   /* n: offsets of the envelope's rows and columns   */
+  int *drop;             /* n: 1 for a reduced row dropped (dependent)      */
+  int *roff;             /* nc + 1: the island's rows of its i-th contact   */
+  int *rcon;             /* n: the island contact of an island row          */
+  double *fz;            /* nc: frozen normal impulses (friction bounds)    */
+  int *nbr0, *nbr;       /* nc + 1, nbr_cap: neighbours (local indices)     */
+  int *order, *where;    /* nc each: the elimination order and its inverse */
+  int *mark, *queue;     /* nc each                                          */
+  int *tstart, *tlist;   /* nv + 2, 2 nc: the island's contacts per tree   */
+  int nbr_cap;
+  size_t env_cap;
 } contact_ws;
+
+/* Sizes of the sparse path's pools per contact and per row (documented in
+ * docs/world.md, "Contact solve"): a contact's neighbours (contacts that
+ * share one of its trees, itself included), the envelope of the reduced
+ * system in doubles per row (its L row and U column).  Beyond them an
+ * island goes to the dense path if it fits, else its best point is used
+ * (counted: stats.inexact). */
+#define DIAGC__NBR_PER_CONTACT 40
+#define DIAGC__ENV_PER_ROW 96
+/* The dense method's arrays in a sparse workspace: islands of up to this
+ * many rows that the sparse method does not settle go to it. */
+#define DIAGC__DENSE_FALLBACK_ROWS 96
+
+
 
 /* The work left to the step's islands, in multiply-adds (INFINITY: no
  * bound), and the sum of m^3 over the islands not yet solved (m: rows):
@@ -70,5 +106,29 @@ int diagc__contact_impacts(const diagc_contact_problem *p, const diagc_contact_o
  * the linearized step replays the impacts with it). */
 int diagc__contact_impacts_hook(const diagc_contact_problem *p, const diagc_contact_options *o, double *u,
                                 double *lam, int *passes, diagc__impact_hook hook, void *ctx);
+
+/* contact_rows.c: rows of a dense or compact problem. */
+int diagc__contact_width(const diagc_contact_problem *p, int k);
+double diagc__row_dot(const diagc_contact_problem *p, int r, const double *y);
+void diagc__row_axpy(const diagc_contact_problem *p, int r, double a, double *y);
+double diagc__row_mrow(const diagc_contact_problem *p, int r, int q);
+int diagc__contact_block(const diagc_contact_problem *p, int k, int l, double B[9]);
+int diagc__contact_compact_ok(const diagc_contact_problem *p);
+
+/* contact_island.c: the rows of island isl (w->rows, fx, lo, hi, target,
+ * b, and x from the warm start); returns their count. */
+int diagc__island_setup(const diagc_contact_problem *p, const diagc_contact_options *o, contact_ws *w,
+                        int isl, const double *x);
+/* contact_island.c: the island's outcome into the stats (m rows, LCP
+ * status rc and stats ls; checked: the violation the check computed, or
+ * < 0 to score the dense arrays); returns its status. */
+int diagc__island_outcome(const diagc_contact_options *o, contact_ws *w, int m, int rc,
+                          const diagc_lcp_stats *ls, diagc_contact_stats *st, double checked);
+
+/* contact_sparse.c: island isl by the sparse method; returns its status,
+ * or 1 when it hands the island to the dense path (w->x: its warm start). */
+int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_contact_options *o,
+                                 contact_ws *w, int isl, int m, contact_budget *bud,
+                                 diagc_contact_stats *st);
 
 #endif

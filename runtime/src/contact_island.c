@@ -54,9 +54,23 @@ static int coupled(const int *tree, int j, int k) {
 void diagc__contact_islands(const diagc_contact_problem *p, contact_ws *w) {
   int nc = p->nc, j, k, n = 0;
   for (k = 0; k < nc; k++) w->parent[k] = k;
-  for (k = 1; k < nc; k++)
-    for (j = 0; j < k; j++)
-      if (!p->tree || coupled(p->tree, j, k)) unite(w->parent, j, k);
+  if (p->Jc) { /* compact: tags below ntrees; each contact joins the first of its trees' */
+    int *seen = w->tstart, t, s;
+    for (t = 0; t < p->ntrees; t++) seen[t] = -1;
+    for (k = 0; k < nc; k++)
+      for (s = 0; s < 2; s++) {
+        t = p->tree[2 * k + s];
+        if (t < 0) continue;
+        if (seen[t] < 0)
+          seen[t] = k;
+        else
+          unite(w->parent, seen[t], k);
+      }
+  } else {
+    for (k = 1; k < nc; k++)
+      for (j = 0; j < k; j++)
+        if (!p->tree || coupled(p->tree, j, k)) unite(w->parent, j, k);
+  }
   /* islands numbered by their first contact (the root: the lowest) */
   for (k = 0; k < nc; k++) {
     int r = find(w->parent, k);
@@ -78,19 +92,11 @@ int diagc__contact_island_rows(const diagc_contact_problem *p, const contact_ws 
   return m;
 }
 
-static double dot(const double *a, const double *b, int n) {
-  double s = 0.0;
-  int i;
-  for (i = 0; i < n; i++) s += a[i] * b[i];
-  return s;
-}
-
 /* The target normal velocity of contact c (world.h); *branch (if not
  * NULL) says which term it is (DIAGC__TARGET_*, contact_internal.h). */
 double diagc__contact_normal_target(const diagc_contact_problem *p, const diagc_contact_options *o, int c,
                                     int *branch) {
-  const double *Jn = p->J + (size_t)(3 * c) * (size_t)p->nv;
-  double vn = dot(Jn, p->v, p->nv), d = p->depth[c];
+  double vn = diagc__row_dot(p, 3 * c, p->v), d = p->depth[c];
   double e = p->restitution ? p->restitution[c] : 0.0;
   double rest = (e > 0.0 && -vn > o->bounce_threshold) ? -e * vn : 0.0, t;
   int b = DIAGC__TARGET_CONST;
@@ -109,15 +115,13 @@ double diagc__contact_normal_target(const diagc_contact_problem *p, const diagc_
      the step; then the restitution target too */
   t = d / p->dt;
   b = DIAGC__TARGET_GAP;
-  if (rest > 0.0 && dot(Jn, p->vstar, p->nv) < t) t = rest, b = DIAGC__TARGET_RESTITUTION;
+  if (rest > 0.0 && diagc__row_dot(p, 3 * c, p->vstar) < t) t = rest, b = DIAGC__TARGET_RESTITUTION;
   if (branch) *branch = b;
   return t;
 }
 
-/* The rows of island isl (w->rows, fx, lo, hi, target, x from the warm
- * start); returns their count. */
-static int island_rows(const diagc_contact_problem *p, const diagc_contact_options *o,
-                       contact_ws *w, int isl, const double *x) {
+int diagc__island_setup(const diagc_contact_problem *p, const diagc_contact_options *o, contact_ws *w,
+                        int isl, const double *x) {
   int m = 0, a, r;
   for (a = w->start[isl]; a < w->start[isl + 1]; a++) {
     int c = w->list[a], nrow = m, t;
@@ -130,7 +134,10 @@ static int island_rows(const diagc_contact_problem *p, const diagc_contact_optio
       w->lo[m] = -p->mu[c], w->hi[m] = p->mu[c], w->target[m] = 0.0;
     }
   }
-  for (r = 0; r < m; r++) w->x[r] = isfinite(x[w->rows[r]]) ? x[w->rows[r]] : 0.0;
+  for (r = 0; r < m; r++) {
+    w->x[r] = isfinite(x[w->rows[r]]) ? x[w->rows[r]] : 0.0;
+    w->b[r] = w->target[r] - diagc__row_dot(p, w->rows[r], p->vstar);
+  }
   return m;
 }
 
@@ -177,6 +184,37 @@ static void block_product(const diagc_contact_problem *p, const contact_ws *w, i
   }
 }
 
+/* The same from compact rows: A by contact blocks (contact_rows.c) over
+ * the pairs that share a tree, upper blocks mirrored, diagonal blocks
+ * averaged with their transposes. */
+static int compact_system(const diagc_contact_problem *p, const diagc_contact_options *o,
+                          contact_ws *w, int m) {
+  int r0, r1, s0, s1, a, b;
+  double *A = w->A, B[9];
+  for (r0 = 0; r0 < m; r0 = r1) {
+    int k = w->rows[r0] / 3;
+    r1 = block_end(w, m, r0);
+    for (s0 = r0; s0 < m; s0 = s1) {
+      int l = w->rows[s0] / 3;
+      s1 = block_end(w, m, s0);
+      if (!diagc__contact_block(p, k, l, B)) continue;
+      for (a = 0; a < r1 - r0; a++)
+        for (b = 0; b < s1 - s0; b++) {
+          double v = B[3 * a + b];
+          if (s0 == r0) v = 0.5 * (v + B[3 * b + a]);
+          A[(size_t)(r0 + a) * (size_t)m + (size_t)(s0 + b)] = v;
+          A[(size_t)(s0 + b) * (size_t)m + (size_t)(r0 + a)] = v;
+        }
+    }
+  }
+  for (a = 0; a < m; a++) A[(size_t)a * (size_t)m + a] += o->cfm;
+  for (a = 0; a < m; a++)
+    if (!isfinite(w->b[a])) return -1;
+  for (a = 0; a < m * m; a++)
+    if (!isfinite(A[a])) return -1;
+  return 0;
+}
+
 /* A = P + cfm I with P = J_I M^-1 J_I^T (symmetric), and b; 0, or -1 when
  * something is not finite (overflow).  P is formed contact block by
  * contact block, only for contacts that share a tree (M^-1 is block
@@ -189,6 +227,7 @@ static int island_system(const diagc_contact_problem *p, const diagc_contact_opt
   int r, s, r0, r1, s0, s1, k, nv = p->nv, ncol = 3 * p->nc;
   double *A = w->A;
   for (r = 0; r < m * m; r++) A[r] = 0.0;
+  if (p->Jc) return compact_system(p, o, w, m);
   /* the island's columns of M^-1 J^T as contiguous rows */
   for (r = 0; r < m; r++)
     for (k = 0; k < nv; k++)
@@ -202,8 +241,6 @@ static int island_system(const diagc_contact_problem *p, const diagc_contact_opt
       s1 = block_end(w, m, s0);
       if (!p->tree || j == c || coupled(p->tree, j, c)) block_product(p, w, m, nnz, r0, r1, s0, s1);
     }
-    for (r = r0; r < r1; r++)
-      w->b[r] = w->target[r] - dot(p->J + (size_t)w->rows[r] * (size_t)nv, p->vstar, nv);
   }
   for (r = 0; r < m; r++) {
     for (s = 0; s < r; s++) {
@@ -238,9 +275,8 @@ static void island_options(const diagc_contact_options *o, const contact_ws *w, 
   lo->work_budget = units == INFINITY ? -1.0 : units >= 1.0 ? units : 1.0;
 }
 
-/* The island's outcome into the stats; returns its status. */
-static int island_outcome(const diagc_contact_options *o, contact_ws *w, int m, int rc,
-                          const diagc_lcp_stats *ls, diagc_contact_stats *st) {
+int diagc__island_outcome(const diagc_contact_options *o, contact_ws *w, int m, int rc,
+                          const diagc_lcp_stats *ls, diagc_contact_stats *st, double checked) {
   int check = o->check;
 #ifdef DIAGC_CONTACT_CHECK
   check = 1;
@@ -253,8 +289,8 @@ static int island_outcome(const diagc_contact_options *o, contact_ws *w, int m, 
   if (ls->violation > st->residual) st->residual = ls->violation;
   if (rc == DIAGC_LCP_BUDGET) st->budget_hit = 1;
   if (rc == DIAGC_LCP_BUDGET || rc == DIAGC_LCP_E_UNSOLVED) st->inexact++;
-  if (check) { /* the arrays built, scored afresh */
-    double v = diagc_lcp_violation(m, w->A, w->b, w->lo, w->hi, w->fx, w->x);
+  if (check) { /* the arrays built, scored afresh (or by the caller: checked >= 0) */
+    double v = checked >= 0.0 ? checked : diagc_lcp_violation(m, w->A, w->b, w->lo, w->hi, w->fx, w->x);
     st->checked++;
     if (!(v <= st->check_violation)) st->check_violation = v;
     if (!(v <= o->lcp.accept_tol) && (rc == DIAGC_OK || rc == DIAGC_LCP_SOLVED_TOL))
@@ -269,9 +305,16 @@ int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_op
                           diagc_contact_stats *st) {
   diagc_lcp_options lo;
   diagc_lcp_stats ls;
-  int m = island_rows(p, o, w, isl, x), r, a, rc;
+  int m = diagc__island_setup(p, o, w, isl, x), r, a, rc = 1;
   double spent;
-  if (island_system(p, o, w, m) != 0) {
+  if (p->Jc && o->method == DIAGC_CONTACT_SPARSE && m > DIAGC_CONTACT_DENSE_ROWS)
+    rc = diagc__contact_island_sparse(p, o, w, isl, m, bud, st);
+  if (rc != 1) {
+    /* solved by the sparse method */
+  } else if (m > w->dense_rows) { /* cannot happen: the sparse method decides */
+    rc = DIAGC_CONTACT_E_WORKSPACE;
+    memset(w->x, 0, sizeof(double) * (size_t)m);
+  } else if (island_system(p, o, w, m) != 0) {
     rc = DIAGC_CONTACT_E_NUMERIC;
     memset(w->x, 0, sizeof(double) * (size_t)m);
     memset(&ls, 0, sizeof ls);
@@ -289,7 +332,7 @@ int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_op
       memset(w->x, 0, sizeof(double) * (size_t)m);
       rc = DIAGC_CONTACT_E_NUMERIC;
     } else {
-      rc = island_outcome(o, w, m, rc, &ls, st);
+      rc = diagc__island_outcome(o, w, m, rc, &ls, st, -1.0);
     }
   }
   /* scatter: tangent impulses of frictionless contacts are 0 */

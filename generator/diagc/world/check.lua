@@ -141,6 +141,12 @@ local function settings(world)
       .. "(no derivative code: smaller and faster to compile), got %s", errors.describe(s.gradients))
   end
   c.settings.gradients = s.gradients ~= false
+  c.settings.contact_method = s.contact_method or "sparse"
+  if c.settings.contact_method ~= "sparse" and c.settings.contact_method ~= "dense" then
+    errors.raise(loc, "contact_method must be \"sparse\" (the default: sparse warm-started solves of large "
+      .. "contact islands) or \"dense\" (every island's LCP formed densely: the reference), got %s",
+      errors.describe(s.contact_method))
+  end
   c.settings.bounce_gradient = s.bounce_gradient or "approximate"
   if c.settings.bounce_gradient ~= "approximate" and c.settings.bounce_gradient ~= "exact" then
     errors.raise(loc, "bounce_gradient must be \"approximate\" (DiffDART's bounce factor on the position "

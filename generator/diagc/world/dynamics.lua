@@ -19,10 +19,13 @@
 --          x <- M^-1 x over the dofs of subtree `tree` (facts.tree_dofs), others untouched
 --   void   prefix_point_jacobian(int body, const double *q, const double *X,
 --                                const double p[3], double *Jp)   3 x nv row-major
+--   void   prefix_point_jacobian_tree(int body, ...)   (only when asked for)
+--          the same on the dofs of the body's tree: 3 x (widest tree), row-major
 --   void   prefix_integrate(const double *q, const double *v, double dt, double *q_next)
 --   double prefix_energy(const double *q, const double *v, const double *X)
 -- opts.functions: the functions to emit, e.g. { "kinematics", "bias" }
--- (default M.FUNCTIONS, the eight above all but solve_tree; an unused
+-- (default M.FUNCTIONS, the eight above all but solve_tree and
+-- point_jacobian_tree; an unused
 -- static function would warn under -Wall).  Loops over
 -- bodies and dofs are unrolled; geometry and inertias are literals; the
 -- same world gives the same bytes.  facts(world) gives nq, nv, nb, per-body
@@ -40,11 +43,12 @@ M.PARTS = { kinematics = "kinematics (the joints' placements and axes)",
   mass_matrix = "mass matrix (the masses, centres of mass and inertias)",
   bias = "bias forces (gravity on the masses, Coriolis terms, damping)",
   factor = "mass matrix factor", solve = "solve", solve_tree = "solve", point_jacobian = "point Jacobians",
+  point_jacobian_tree = "point Jacobians",
   integrate = "position update", energy = "energy (the masses in gravity)" }
 
 M.FUNCTIONS = { "kinematics", "mass_matrix", "bias", "factor", "solve", "point_jacobian", "integrate", "energy" }
-M.ORDER = { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "point_jacobian", "integrate",
-  "energy" }
+M.ORDER = { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "point_jacobian",
+  "point_jacobian_tree", "integrate", "energy" }
 
 local EMIT = {
   kinematics = function(w, t, p, h) return require("diagc.world.kinematics").emit(w, t, p, h) end,
@@ -54,6 +58,7 @@ local EMIT = {
   solve = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "solve") end,
   solve_tree = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "solve_tree") end,
   point_jacobian = function(w, t, p) return require("diagc.world.jacobian").emit(w, t, p) end,
+  point_jacobian_tree = function(w, t, p) return require("diagc.world.jacobian").emit_tree(w, t, p) end,
   integrate = function(w, t, p, h) return require("diagc.world.integrate").emit(w, t, p, h) end,
   energy = function(w, t, p, h) return require("diagc.world.energy").emit(w, t, p, h) end,
 }

@@ -68,6 +68,8 @@ local function grad_fields(G)
     l[#l + 1] = string.format("  double Tdepth[%d], Tx[%d], V[%d], dV[%d], Wb[%d], dWb[%d];", mc * ncol, 3 * mc * ncol,
       6 * G.nb, 6 * G.nb * nv, 6 * G.nb, 6 * G.nb * nv)
     l[#l + 1] = string.format("  double B[%d], Bws[%d], Brows[%d], Be[%d];", nv * nv, mc * mc + 4 * mc, mc * nv, mc)
+    l[#l + 1] = string.format("  double Jd[%d], MJd[%d];  /* the step's rows, dense (the compact ones spread) */",
+      3 * mc * nv, 3 * mc * nv)
     l[#l + 1] = string.format("  double ws[%d];", M.tangent_doubles(nv, mc, ncol))
   end
   return l
@@ -259,6 +261,8 @@ local function contact_tangent(C, P, G)
     string.format("  int kinks = %sgeometry(q, w, g, nc);", P),
     "  if (kinks < 0) return kinks;",
     string.format("  %sproblem(v, w, nc, &pr, &op);", P),
+    string.format("  %sdensify(w, nc, g->Jd, g->MJd);", P),
+    "  pr.J = g->Jd; pr.MinvJT = g->MJd; pr.Jc = NULL; pr.MJc = NULL;",
     "  for (int i = 0; i < nc; i++)",
     string.format("    g->mu_col[i] = %d + w->pair[i];", 2 * nv + G.nu),
     string.format("  t.ncol = %d; t.nq = %d; t.Tv = g->Tv; t.Tvstar = g->Tvs; t.Tdepth = g->Tdepth; t.mu_col = g->mu_col;",
@@ -288,7 +292,7 @@ local function contact_tangent(C, P, G)
     "  int m = 0, nc = (int)w->info[0];",
     "  for (int i = 0; i < nc; i++) {",
     "    if (!g->bounce[i]) continue;",
-    string.format("    for (int j = 0; j < %d; j++) g->Brows[m * %d + j] = w->J[3 * i * %d + j];", nv, nv, nv),
+    string.format("    for (int j = 0; j < %d; j++) g->Brows[m * %d + j] = g->Jd[3 * i * %d + j];", nv, nv, nv),
     "    g->Be[m++] = w->e[i];",
     "  }",
     "  if (m == 0) return 0;",

@@ -7,16 +7,52 @@ local motion = require("diagc.world.motion")
 
 local M = {}
 
-local function case_lines(world, t, i, out)
+-- col(k): the column of dof k; ld: the row stride
+local function case_lines(world, t, i, out, col, ld)
   out[#out + 1] = string.format("  case %d: {", i)
   for _, l in ipairs(motion.chain_lines(world, t, i, "    ")) do out[#out + 1] = l end
-  local nv = t.nv
   for _, k in ipairs(t.chain[i]) do
-    out[#out + 1] = string.format("    Jp[%d] = S%d[3] + S%d[1] * p[2] - S%d[2] * p[1];", k, k, k, k)
-    out[#out + 1] = string.format("    Jp[%d] = S%d[4] + S%d[2] * p[0] - S%d[0] * p[2];", nv + k, k, k, k)
-    out[#out + 1] = string.format("    Jp[%d] = S%d[5] + S%d[0] * p[1] - S%d[1] * p[0];", 2 * nv + k, k, k, k)
+    local c = col(k)
+    out[#out + 1] = string.format("    Jp[%d] = S%d[3] + S%d[1] * p[2] - S%d[2] * p[1];", c, k, k, k)
+    out[#out + 1] = string.format("    Jp[%d] = S%d[4] + S%d[2] * p[0] - S%d[0] * p[2];", ld + c, k, k, k)
+    out[#out + 1] = string.format("    Jp[%d] = S%d[5] + S%d[0] * p[1] - S%d[1] * p[0];", 2 * ld + c, k, k, k)
   end
   out[#out + 1] = "    break;\n  }"
+end
+
+-- The widest tree (dofs), and each dof's column among its tree's dofs.
+function M.tree_columns(t)
+  local width, col = 0, {}
+  for id = 0, t.ntrees - 1 do
+    local list = t.tree_dofs[id]
+    width = math.max(width, #list)
+    for c, k in ipairs(list) do col[k] = c - 1 end
+  end
+  return width, col
+end
+
+-- PFX_point_jacobian_tree(body, q, X, p, Jp): the same Jacobian on the dofs
+-- of the body's tree only, 3 x width (width: the widest tree's dofs;
+-- column c = the tree's c-th dof, tree_dofs order); zeros for a body
+-- welded to the world.
+function M.emit_tree(world, t, prefix)
+  local width, col = M.tree_columns(t)
+  local out = { string.format(
+    "static void %s_point_jacobian_tree(int body, const double *q, const double *X, const double p[3], double *Jp)\n{",
+    prefix) }
+  out[#out + 1] = "  (void)q;"
+  if width == 0 then
+    out[#out + 1] = "  (void)body;\n  (void)X;\n  (void)p;\n  (void)Jp;\n}\n"
+    return table.concat(out, "\n")
+  end
+  out[#out + 1] = "  int k;"
+  out[#out + 1] = string.format("  for (k = 0; k < %d; ++k) Jp[k] = 0.0;", 3 * width)
+  out[#out + 1] = "  switch (body) {"
+  for i = 1, t.nb do
+    if #t.chain[i] > 0 then case_lines(world, t, i, out, function(k) return col[k] end, width) end
+  end
+  out[#out + 1] = "  default:\n    (void)X;\n    (void)p;\n    break;\n  }\n}\n"
+  return table.concat(out, "\n")
 end
 
 function M.emit(world, t, prefix)
@@ -32,7 +68,7 @@ function M.emit(world, t, prefix)
   out[#out + 1] = string.format("  for (k = 0; k < %d; ++k) Jp[k] = 0.0;", 3 * t.nv)
   out[#out + 1] = "  switch (body) {"
   for i = 1, t.nb do
-    if #t.chain[i] > 0 then case_lines(world, t, i, out) end
+    if #t.chain[i] > 0 then case_lines(world, t, i, out, function(k) return k end, t.nv) end
   end
   out[#out + 1] = "  default:\n    (void)X;\n    (void)p;\n    break;\n  }\n}\n"
   return table.concat(out, "\n")

@@ -30,17 +30,44 @@ local function list(t)
   return table.concat(s, ", ")
 end
 
--- doubles of the contact solve's workspace (the runtime's own figure, asked
--- through the host, which links the runtime; the generated step checks it
--- again at run time)
-function M.workspace_doubles(nv, nc)
+-- the contact methods (world setting contact_method) and their codes
+M.METHOD = { sparse = "DIAGC_CONTACT_SPARSE", dense = "DIAGC_CONTACT_DENSE" }
+local METHOD_CODE = { sparse = 0, dense = 1 }
+
+-- doubles of the contact solve's workspace for compact rows (the runtime's
+-- own figure, asked through the host, which links the runtime; the
+-- generated step checks it again at run time)
+function M.workspace_doubles(nv, nc, method)
   local ok, ffi = pcall(require, "ffi")
   if ok then
-    pcall(ffi.cdef, "size_t diagc_contact_workspace_size(int nv, int nc_max);")
-    local ok2, n = pcall(function() return tonumber(ffi.C.diagc_contact_workspace_size(nv, nc)) end)
+    pcall(ffi.cdef, "size_t diagc_contact_compact_workspace_size(int nv, int nc_max, int method);")
+    local ok2, n = pcall(function()
+      return tonumber(ffi.C.diagc_contact_compact_workspace_size(nv, nc, METHOD_CODE[method or "sparse"]))
+    end)
     if ok2 and n and n > 0 then return math.ceil(n / 8) end
   end
-  error("internal: the runtime's diagc_contact_workspace_size is not reachable (run diagc through bin/diagc)", 0)
+  error("internal: the runtime's diagc_contact_compact_workspace_size is not reachable (run diagc through bin/diagc)", 0)
+end
+
+-- the trees' dofs (world/tree.lua), the widest tree, and each pair's
+-- compact row width (its trees' dofs: C.width is the widest pair's)
+local function tree_layout(C)
+  local t = require("diagc.world.dynamics").facts(C)
+  local jac = require("diagc.world.jacobian")
+  C.tree_width = jac.tree_columns(t)
+  C.ntrees = t.ntrees
+  local nd = {}
+  for id = 0, t.ntrees - 1 do nd[id] = #t.tree_dofs[id] end
+  C.width = 0
+  for _, p in ipairs(C.pairs) do
+    local ba, bb = C.shapes[p.a].body, C.shapes[p.b].body
+    local ta = ba == 0 and -1 or t.tree_id[ba]
+    local tb = bb == 0 and -1 or t.tree_id[bb]
+    local w = (ta >= 0 and nd[ta] or 0) + ((tb >= 0 and tb ~= ta) and nd[tb] or 0)
+    C.width = math.max(C.width, w)
+  end
+  C.width = math.max(C.width, 1)
+  return t
 end
 
 -- the slots of every pair; the contact bound of one step; the contact
@@ -55,7 +82,8 @@ function M.layout(C)
   C.nslots = n
   local cap = C.settings.max_contacts or math.min(n, 64)
   C.max_contacts = math.max(1, math.min(cap, math.max(n, 1)))
-  C.ws_doubles = #C.pairs > 0 and M.workspace_doubles(C.nv, C.max_contacts) or 0
+  tree_layout(C)
+  C.ws_doubles = #C.pairs > 0 and M.workspace_doubles(C.nv, C.max_contacts, C.settings.contact_method) or 0
 end
 
 -- island tag of each body (0 = the world): the id of its subtree in the
@@ -98,6 +126,16 @@ local function tables(C, P)
       for i, p in ipairs(C.pairs) do flat[i] = string.format("{%d, %d}", p.a - 1, p.b - 1) end
       o[#o + 1] = string.format("static const int %spair_flat[%d][2] = {%s};", P, np, table.concat(flat, ", "))
     end
+    local t = require("diagc.world.dynamics").facts(C)
+    local d0, dofs = { 0 }, {}
+    for id = 0, t.ntrees - 1 do
+      for _, k in ipairs(t.tree_dofs[id]) do dofs[#dofs + 1] = k end
+      d0[#d0 + 1] = #dofs
+    end
+    o[#o + 1] = "/* the trees' dofs: tree t has tree_dofs[tree_dof0[t] .. tree_dof0[t + 1]) */"
+    o[#o + 1] = string.format("static const int %stree_dof0[%d] = {%s};", P, #d0, list(d0))
+    o[#o + 1] = string.format("static const int %stree_dofs[%d] = {%s};", P, math.max(#dofs, 1),
+      #dofs > 0 and list(dofs) or "0")
     local mu, e = {}, {}
     for i, p in ipairs(C.pairs) do mu[i], e[i] = d(p.friction), d(p.restitution) end
     o[#o + 1] = string.format("static const double %spair_mu[%d] = {%s};", P, np, table.concat(mu, ", "))
@@ -172,34 +210,70 @@ local function collide(C, P)
   return lines(l)
 end
 
--- contact rows J (3 per contact: n, t1, t2 by diagc_contact_frame) from the
--- point Jacobians of the two bodies, and MJ = M^-1 J^T (nv x 3nc)
+-- compact contact rows (3 per contact: n, t1, t2 by diagc_contact_frame) on
+-- the dofs of the contact's two trees (tree a's, then tree b's when it is
+-- another; diagc/world.h, "compact rows"), from the point Jacobians of the
+-- two bodies on their trees, and MJc = M^-1 J^T on the same columns (M is
+-- block diagonal over the trees)
 local function rows(C, P)
-  local nv = C.nv
+  local W, WT, nv = C.width, math.max(C.tree_width, 1), C.nv
   return lines({
     string.format("static inline void %scontact_rows(const double *q, const double *X, const double *LDL, "
-      .. "const diagc_contact *con, const int *pair, int nc, double *J, double *MJ)", P),
+      .. "const diagc_contact *con, const int *pair, int nc, double *Jc, double *MJc)", P),
     "{",
     "  for (int i = 0; i < nc; i++) {",
-    string.format("    double F[9], Ja[%d], Jb[%d];", 3 * nv, 3 * nv),
+    string.format("    double F[9], Ja[%d], Jb[%d], t[%d];", 3 * WT, 3 * WT, math.max(nv, 1)),
+    string.format("    const int *pr = %spair[pair[i]];", P),
+    string.format("    int ta = pr[4], tb = pr[5], na = ta >= 0 ? %stree_dof0[ta + 1] - %stree_dof0[ta] : 0;", P, P),
+    string.format("    int nb = (tb >= 0 && tb != ta) ? %stree_dof0[tb + 1] - %stree_dof0[tb] : 0;", P, P),
     "    for (int r = 0; r < 3; r++) F[r] = con[i].normal[r];",
     "    diagc_contact_frame(con[i].normal, F + 3, F + 6);",
-    string.format("    %spoint_jacobian(%sshape_body[%spair[pair[i]][0]], q, X, con[i].point, Ja);", P, P, P),
-    string.format("    %spoint_jacobian(%sshape_body[%spair[pair[i]][1]], q, X, con[i].point, Jb);", P, P, P),
-    "    for (int r = 0; r < 3; r++)",
-    string.format("      for (int j = 0; j < %d; j++)", nv),
-    string.format("        J[(3 * i + r) * %d + j] = F[3 * r] * (Ja[j] - Jb[j]) + F[3 * r + 1] * (Ja[%d + j] - Jb[%d + j])",
-      nv, nv, nv),
-    string.format("          + F[3 * r + 2] * (Ja[%d + j] - Jb[%d + j]);", 2 * nv, 2 * nv),
+    string.format("    %spoint_jacobian_tree(%sshape_body[pr[0]], q, X, con[i].point, Ja);", P, P),
+    string.format("    %spoint_jacobian_tree(%sshape_body[pr[1]], q, X, con[i].point, Jb);", P, P),
+    "    for (int r = 0; r < 3; r++) {",
+    string.format("      double *Jr = Jc + (size_t)(3 * i + r) * %d, *Mr = MJc + (size_t)(3 * i + r) * %d;", W, W),
+    "      for (int c = 0; c < na; c++) {",
+    string.format("        double a0 = Ja[c], a1 = Ja[%d + c], a2 = Ja[%d + c];", WT, 2 * WT),
+    string.format("        if (tb == ta) a0 -= Jb[c], a1 -= Jb[%d + c], a2 -= Jb[%d + c];", WT, 2 * WT),
+    "        Jr[c] = F[3 * r] * a0 + F[3 * r + 1] * a1 + F[3 * r + 2] * a2;",
+    "      }",
+    "      for (int c = 0; c < nb; c++)",
+    string.format("        Jr[na + c] = -(F[3 * r] * Jb[c] + F[3 * r + 1] * Jb[%d + c] + F[3 * r + 2] * Jb[%d + c]);",
+      WT, 2 * WT),
+    string.format("      for (int c = na + nb; c < %d; c++) Jr[c] = 0.0;", W),
+    "      /* M^-1 J_r^T: the two trees' blocks of the factor */",
+    string.format("      for (int c = 0; c < na; c++) t[%stree_dofs[%stree_dof0[ta] + c]] = Jr[c];", P, P),
+    string.format("      for (int c = 0; c < nb; c++) t[%stree_dofs[%stree_dof0[tb] + c]] = Jr[na + c];", P, P),
+    string.format("      if (na > 0) %ssolve_tree(LDL, ta, t);", P),
+    string.format("      if (nb > 0) %ssolve_tree(LDL, tb, t);", P),
+    string.format("      for (int c = 0; c < na; c++) Mr[c] = t[%stree_dofs[%stree_dof0[ta] + c]];", P, P),
+    string.format("      for (int c = 0; c < nb; c++) Mr[na + c] = t[%stree_dofs[%stree_dof0[tb] + c]];", P, P),
+    string.format("      for (int c = na + nb; c < %d; c++) Mr[c] = 0.0;", W),
+    "    }",
     "  }",
-    "  for (int r = 0; r < 3 * nc; r++) {",
-    string.format("    double t[%d];", nv),
-    string.format("    const int *pr = %spair[pair[r / 3]];", P),
-    string.format("    for (int j = 0; j < %d; j++) t[j] = J[r * %d + j];", nv, nv),
-    "    /* M is block diagonal over the trees: solve the two trees' blocks */",
-    string.format("    if (pr[4] >= 0) %ssolve_tree(LDL, pr[4], t);", P),
-    string.format("    if (pr[5] >= 0 && pr[5] != pr[4]) %ssolve_tree(LDL, pr[5], t);", P),
-    string.format("    for (int j = 0; j < %d; j++) MJ[j * 3 * nc + r] = t[j];", nv),
+    "}",
+  })
+end
+
+-- the dense rows J (3 nc x nv) and M^-1 J^T (nv x 3 nc) of the compact ones
+-- (the linearized step's form, world/grad.lua)
+local function densify(C, P)
+  local W, nv = C.width, C.nv
+  return lines({
+    string.format("static inline void %sdensify(const %swork *w, int nc, double *J, double *MJ)", P, P),
+    "{",
+    string.format("  for (int i = 0; i < 3 * nc * %d; i++) J[i] = MJ[i] = 0.0;", nv),
+    "  for (int i = 0; i < nc; i++) {",
+    string.format("    const int *pr = %spair[w->pair[i]];", P),
+    string.format("    int ta = pr[4], tb = pr[5], na = ta >= 0 ? %stree_dof0[ta + 1] - %stree_dof0[ta] : 0;", P, P),
+    string.format("    int nb = (tb >= 0 && tb != ta) ? %stree_dof0[tb + 1] - %stree_dof0[tb] : 0;", P, P),
+    "    for (int r = 3 * i; r < 3 * i + 3; r++)",
+    "      for (int c = 0; c < na + nb; c++) {",
+    string.format("        int k = c < na ? %stree_dofs[%stree_dof0[ta] + c] : %stree_dofs[%stree_dof0[tb] + c - na];",
+      P, P, P, P),
+    string.format("        J[(size_t)r * %d + k] = w->Jc[(size_t)r * %d + c];", nv, W),
+    string.format("        MJ[(size_t)k * 3 * nc + r] = w->MJc[(size_t)r * %d + c];", W),
+    "      }",
     "  }",
     "}",
   })
@@ -232,6 +306,7 @@ local function options(C)
     if C.settings[k] then l[#l + 1] = string.format("  o.%s = %s;", k, d(C.settings[k])) end
   end
   if C.settings.check_lcp then l[#l + 1] = "  o.check = 1;" end
+  l[#l + 1] = string.format("  o.method = %s;", M.METHOD[C.settings.contact_method or "sparse"])
   l[#l + 1] = string.format("  o.restitution_passes = %d;", C.settings.restitution_passes)
   l[#l + 1] = string.format("  o.lcp.tol = %s;", d(C.settings.lcp_tol or 1e-13))
   if C.settings.lcp_budget then l[#l + 1] = string.format("  o.lcp.work_budget = %d;", C.settings.lcp_budget) end
@@ -251,7 +326,7 @@ local function work_type(C, P)
   l[#l + 1] = string.format("  double X[%d], M[%d];", 12 * C.nb, nv * nv)
   if #C.pairs > 0 then
     l[#l + 1] = string.format("  double Xs[%d][12], vstar[%d];", #C.shapes, nv)
-    l[#l + 1] = string.format("  double J[%d], MJ[%d], x[%d], depth[%d], mu[%d], e[%d];", 3 * mc * nv, 3 * mc * nv,
+    l[#l + 1] = string.format("  double Jc[%d], MJc[%d], x[%d], depth[%d], mu[%d], e[%d];", 3 * mc * C.width, 3 * mc * C.width,
       3 * mc, mc, mc, mc)
     l[#l + 1] = string.format("  diagc_contact con[%d];", mc)
     l[#l + 1] = string.format("  int slot[%d], pair[%d], tag[%d];", mc, mc, 2 * mc)
@@ -276,9 +351,11 @@ local function problem(C, P)
     "  diagc_contact_options_init(&o);",
     options(C),
     "  *op = o;",
-    string.format("  pr->nv = %d; pr->nc = nc; pr->J = w->J; pr->MinvJT = w->MJ; pr->v = v; pr->vstar = w->vstar;", C.nv),
+    string.format("  pr->nv = %d; pr->nc = nc; pr->J = NULL; pr->MinvJT = NULL; pr->v = v; pr->vstar = w->vstar;", C.nv),
     string.format("  pr->depth = w->depth; pr->mu = w->mu; pr->restitution = w->e; pr->tree = w->tag; pr->dt = %s;",
       d(C.time_step)),
+    string.format("  pr->width = %d; pr->Jc = w->Jc; pr->MJc = w->MJc; pr->ntrees = %d;", C.width, C.ntrees),
+    string.format("  pr->tree_dof0 = %stree_dof0; pr->tree_dofs = %stree_dofs;", P, P),
     "}",
   })
 end
@@ -289,12 +366,13 @@ local function contact(C, P)
     string.format("static inline int %scontact(const double *q, const double *v, const double *imp, %swork *w)", P, P),
     "{",
     "  int dropped = 0;",
-    "  size_t ws_size = diagc_contact_workspace_size(" .. C.nv .. ", " .. C.max_contacts .. ");",
+    "  size_t ws_size = diagc_contact_compact_workspace_size(" .. C.nv .. ", " .. C.max_contacts .. ", "
+      .. M.METHOD[C.settings.contact_method or "sparse"] .. ");",
     "  if (ws_size == 0 || ws_size > sizeof w->ws) return DIAGC_CONTACT_E_WORKSPACE;",
     string.format("  %sshape_poses(w->X, w->Xs);", P),
     string.format("  int nc = %scollide(w, &dropped);", P),
     "  if (nc < 0) return DIAGC_CONTACT_E_ARG;",
-    string.format("  %scontact_rows(q, w->X, w->M, w->con, w->pair, nc, w->J, w->MJ);", P),
+    string.format("  %scontact_rows(q, w->X, w->M, w->con, w->pair, nc, w->Jc, w->MJc);", P),
     "  for (int i = 0; i < nc; i++) {",
     "    w->depth[i] = w->con[i].depth;",
     string.format("    w->mu[i] = %spair_mu[w->pair[i]]; w->e[i] = %spair_e[w->pair[i]];", P, P),
@@ -364,10 +442,12 @@ function M.emit(C, P)
     end):sub(2))
   end
   local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = #C.pairs > 0
-    and { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "point_jacobian", "integrate", "energy" }
+    and { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "point_jacobian_tree", "integrate",
+      "energy" }
     or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy" } })), tables(C, P), smooth(C, P) }
   if #C.pairs > 0 then
     for _, f in ipairs({ shape_poses, collide, rows, problem, contact }) do parts[#parts + 1] = f(C, P) end
+    if C.settings.gradients then parts[#parts + 1] = densify(C, P) end
   end
   parts[#parts + 1] = step_fn(C, P)
   -- the step's Jacobians (world/grad.lua) on the tangent dynamics (world/tangent.lua)

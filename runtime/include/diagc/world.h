@@ -327,6 +327,21 @@ typedef struct diagc_contact_problem {
   const int *tree;        /* 2 nc: tree id of side a, of side b (>= 0), or
                              -1 (the fixed world); NULL: one island        */
   double dt;              /* time step (> 0)                                */
+  /* Compact rows (optional: used instead of J and MinvJT, which may then
+   * be NULL, when Jc is not NULL; tree must then be given).  M^-1 is
+   * block diagonal over the trees, so contact k's rows and their columns
+   * of M^-1 J^T are zero outside the dofs of its two trees: its row t
+   * (0 n, 1 t1, 2 t2) is Jc[(3 k + t) width + c] on columns c = 0, 1, ...
+   * that are tree a's dofs tree_dofs[tree_dof0[a] .. tree_dof0[a + 1]),
+   * then (when b >= 0 and b != a) tree b's; MJc likewise for M^-1 J^T.
+   * The contact solve never forms A densely from them above small islands
+   * (docs/world.md, "Contact solve"). */
+  int width;              /* stride of a compact row (>= any contact's)    */
+  const double *Jc;       /* nc x 3 x width                                 */
+  const double *MJc;      /* nc x 3 x width                                 */
+  int ntrees;             /* trees (tags 0 .. ntrees - 1)                   */
+  const int *tree_dof0;   /* ntrees + 1: offsets into tree_dofs             */
+  const int *tree_dofs;   /* the dofs of each tree, in tree order           */
 } diagc_contact_problem;
 
 typedef struct diagc_contact_options {
@@ -341,6 +356,13 @@ typedef struct diagc_contact_options {
                                   resolved first, one contact at a time,
                                   in up to k passes over the contacts
                                   (Newton's cradle: below)                 */
+  int method;                  /* DIAGC_CONTACT_SPARSE (default): compact
+                                  problems' islands of more than
+                                  DIAGC_CONTACT_DENSE_ROWS rows by the
+                                  sparse method, the others dense;
+                                  DIAGC_CONTACT_DENSE: every island by the
+                                  dense method (the reference; its
+                                  workspace is then O(nc^2)) */
   diagc_lcp_options lcp;       /* method, tol, accept_tol, work_budget:
                                   the STEP's budget in units of n^2
                                   multiply-adds with n = the step's rows
@@ -362,11 +384,29 @@ typedef struct diagc_contact_stats {
   double check_violation; /* largest violation the check computed           */
   int impacts;        /* sequential impact impulses applied                 */
   int impact_passes;  /* passes of the impact phase run                     */
+  int sparse_islands; /* islands solved by the sparse method                */
+  int sparse_iterations; /* its solves of the clamped system, summed        */
+  int sparse_fallbacks; /* islands it handed to the dense method            */
+  int sparse_inexact; /* islands it left above accept_tol (also in inexact) */
+  int pool_overflows; /* islands beyond its neighbour or envelope pools     */
 } diagc_contact_stats;
 
 /* Bytes of workspace for nv velocities and up to nc_max contacts (0 if an
- * argument is negative or the size overflows). */
+ * argument is negative or the size overflows): for problems with dense
+ * rows (J, MinvJT), or compact ones solved with method DIAGC_CONTACT_DENSE. */
 size_t diagc_contact_workspace_size(int nv, int nc_max);
+
+/* Contact methods (diagc_contact_options.method). */
+enum { DIAGC_CONTACT_SPARSE = 0, DIAGC_CONTACT_DENSE = 1 };
+/* Islands of at most this many rows take the dense method (and the sparse
+ * method's fallback) under DIAGC_CONTACT_SPARSE. */
+#define DIAGC_CONTACT_DENSE_ROWS 48
+
+/* Bytes of workspace for a compact problem (Jc, MJc) of nv velocities and
+ * up to nc_max contacts solved with the given method: O(nc_max + nv) for
+ * DIAGC_CONTACT_SPARSE (its pools: docs/world.md, "Contact solve"), as
+ * diagc_contact_workspace_size for DIAGC_CONTACT_DENSE; 0 on bad sizes. */
+size_t diagc_contact_compact_workspace_size(int nv, int nc_max, int method);
 
 /* The defaults above. */
 void diagc_contact_options_init(diagc_contact_options *o);

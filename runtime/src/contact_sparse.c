@@ -1,0 +1,755 @@
+/* contact_sparse.c: the sparse method for one island of a compact contact
+ * problem (diagc/world.h, "Contact solve"; docs/world.md, "Contact solve").
+ *
+ * A = J M^-1 J^T is never formed densely: contacts couple only through a
+ * tree they share, so A is a sparse matrix of 3 x 3 contact blocks, kept
+ * per contact for its neighbours (the contacts that share one of its
+ * trees).  The contacts are put in reverse Cuthill-McKee order over that
+ * graph: a stack or a chain becomes block tridiagonal, a pile banded.
+ *
+ * The LCP is solved by block principal pivoting on row classes: a normal
+ * row is clamped (w = 0) or zero; a friction row of a clamped normal is
+ * clamped (w = 0) or at a bound (x = +-mu x_n, folded into its normal's
+ * column).  The classes start from the warm start (the last step's
+ * impulses by contact slot: a quiet or steadily sliding scene keeps its
+ * classes, and one solve of the clamped system is the answer).  Each
+ * solve factorizes the reduced system in the envelope of that order (LU
+ * without pivoting across rows, a pivot below DROP of its row's diagonal
+ * drops the row as dependent: its impulse is 0) and is refined once; the
+ * point is scored with the LCP's own violation (lcp.h), and rows that
+ * violate their conditions change class (all of them, or, once that stops
+ * making progress, the worst one).  When the iteration does not settle,
+ * or a pool is too small, the island goes to the dense path if it fits;
+ * otherwise the best point seen is used and counted (stats.inexact).
+ */
+#include <math.h>
+#include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "contact_internal.h"
+#include "lcp_internal.h"
+
+enum { C_ZERO = 0, C_FREE = 1, C_HI = 2, C_LO = 3 }; /* row classes */
+
+#define DROP 1e-11      /* pivot below DROP * |diagonal|: dependent row    */
+#define STALL 3         /* all-row changes without progress before single */
+#define WARM_ITERS 8    /* pivoting solves from the warm start (+ K / 8), and
+                           from each PGS point (+ K / 4)                    */
+#define ROUNDS 6        /* PGS + pivoting rounds after the warm start      */
+#define FROZEN 12       /* frozen-bound rounds per PGS round, at most      */
+#define PGS_SWEEPS 16   /* PGS sweeps in the first round (doubled per round) */
+#define REFINE 2        /* refinement steps of a solve, at most            */
+#define NOISE 1e-12     /* round-off level of a residual, relative (noise_level) */
+
+typedef struct {
+  const diagc_contact_problem *p;
+  contact_ws *w;
+  int isl, K, m;          /* island, its contacts, its rows                 */
+  int nred;               /* reduced rows                                   */
+  int check;              /* options: verify afresh                        */
+  double tol;             /* options: lcp.tol                              */
+  int frozen;             /* 1: friction bounds mu * w->fz (constants), not
+                             mu * x_n: a symmetric system (frozen_rounds)  */
+  double work;            /* multiply-adds                                  */
+} sp;
+
+static int contact_of(const sp *s, int i) { return s->w->list[s->w->start[s->isl] + i]; }
+
+static int nrows(const sp *s, int i) { return s->w->roff[i + 1] - s->w->roff[i]; }
+
+/* ---- structure: neighbours, blocks, order ------------------------------ */
+
+/* The island's contacts per tree (w->tstart, tlist), then each contact's
+ * neighbours (w->nbr0, nbr); -1 when the pool is too small. */
+static int neighbours(sp *s) {
+  contact_ws *w = s->w;
+  const int *tag = s->p->tree;
+  int nt = s->p->ntrees, i, t, e, n = 0;
+  for (t = 0; t <= nt + 1; t++) w->tstart[t] = 0;
+  for (i = 0; i < s->K; i++) {
+    int c = contact_of(s, i), a = tag[2 * c], b = tag[2 * c + 1];
+    if (a >= 0) w->tstart[a + 2]++;
+    if (b >= 0 && b != a) w->tstart[b + 2]++;
+  }
+  for (t = 0; t < nt; t++) w->tstart[t + 2] += w->tstart[t + 1];
+  for (i = 0; i < s->K; i++) {
+    int c = contact_of(s, i), a = tag[2 * c], b = tag[2 * c + 1];
+    if (a >= 0) w->tlist[w->tstart[a + 1]++] = i;
+    if (b >= 0 && b != a) w->tlist[w->tstart[b + 1]++] = i;
+  }
+  /* now the contacts of tree t are tlist[tstart[t] .. tstart[t + 1]) */
+  for (i = 0; i < s->K; i++) w->mark[i] = -1;
+  for (i = 0; i < s->K; i++) {
+    int c = contact_of(s, i), sd;
+    w->nbr0[i] = n;
+    for (sd = 0; sd < 2; sd++) {
+      t = tag[2 * c + sd];
+      if (t < 0) continue;
+      for (e = w->tstart[t]; e < w->tstart[t + 1]; e++) {
+        int j = w->tlist[e];
+        if (w->mark[j] == i) continue;
+        if (n == w->nbr_cap) return -1;
+        w->mark[j] = i;
+        w->nbr[n++] = j;
+      }
+    }
+  }
+  w->nbr0[s->K] = n;
+  return 0;
+}
+
+/* A's blocks (w->blk, by neighbour slot): each pair computed once and
+ * mirrored (a diagonal block averaged with its transpose), cfm added on
+ * the diagonal; -1 when something is not finite. */
+static int blocks(sp *s, double cfm) {
+  contact_ws *w = s->w;
+  int i, e, f, a, b;
+  for (i = 0; i < s->K; i++) {
+    int ci = contact_of(s, i);
+    for (e = w->nbr0[i]; e < w->nbr0[i + 1]; e++) {
+      int j = w->nbr[e];
+      double *B = w->blk + 9 * (size_t)e;
+      if (j < i) continue; /* mirrored below */
+      diagc__contact_block(s->p, ci, contact_of(s, j), B);
+      s->work += 9.0 * (double)diagc__contact_width(s->p, ci);
+      if (j == i) {
+        for (a = 0; a < 3; a++)
+          for (b = 0; b < a; b++) B[3 * a + b] = B[3 * b + a] = 0.5 * (B[3 * a + b] + B[3 * b + a]);
+        for (a = 0; a < 3; a++) B[4 * a] += cfm;
+      } else {
+        for (f = w->nbr0[j]; f < w->nbr0[j + 1] && w->nbr[f] != i; f++) {
+        }
+        for (a = 0; a < 3; a++)
+          for (b = 0; b < 3; b++) w->blk[9 * (size_t)f + 3 * b + a] = B[3 * a + b];
+      }
+      for (a = 0; a < 9; a++)
+        if (!isfinite(B[a])) return -1;
+    }
+  }
+  return 0;
+}
+
+/* Reverse Cuthill-McKee over the contact graph (w->order, w->where):
+ * breadth-first from a pseudo-peripheral contact (the end of a first
+ * search from one of least degree), neighbours by increasing degree. */
+static int bfs(sp *s, int root, int *order) {
+  contact_ws *w = s->w;
+  int head = 0, tail = 0, i, e, last = root;
+  for (i = 0; i < s->K; i++) w->mark[i] = 0;
+  order[tail++] = root;
+  w->mark[root] = 1;
+  while (head < tail) {
+    int u = order[head++], from = tail;
+    last = u;
+    for (e = w->nbr0[u]; e < w->nbr0[u + 1]; e++) {
+      int v = w->nbr[e];
+      if (w->mark[v]) continue;
+      w->mark[v] = 1;
+      order[tail++] = v;
+    }
+    /* the new ones by increasing degree (insertion sort: few) */
+    for (i = from + 1; i < tail; i++) {
+      int v = order[i], dv = w->nbr0[v + 1] - w->nbr0[v], k = i;
+      while (k > from && w->nbr0[order[k - 1] + 1] - w->nbr0[order[k - 1]] > dv) {
+        order[k] = order[k - 1];
+        k--;
+      }
+      order[k] = v;
+    }
+  }
+  return last;
+}
+
+static void rcm(sp *s) {
+  contact_ws *w = s->w;
+  int i, root = 0, best = w->nbr0[1] - w->nbr0[0], end;
+  for (i = 1; i < s->K; i++) {
+    int d = w->nbr0[i + 1] - w->nbr0[i];
+    if (d < best) best = d, root = i;
+  }
+  end = bfs(s, root, w->queue);
+  bfs(s, end, w->queue);
+  for (i = 0; i < s->K; i++) w->order[i] = w->queue[s->K - 1 - i];
+  for (i = 0; i < s->K; i++) w->where[w->order[i]] = i;
+}
+
+/* ---- the reduced system -------------------------------------------------- */
+
+/* Island row r of contact i (local row a). */
+static int row_of(const sp *s, int i, int a) { return s->w->roff[i] + a; }
+
+/* Numbers the clamped (C_FREE) rows in the elimination order, and the
+ * envelope: first[] per reduced row, loff/uoff; -1 when the pool is too
+ * small. */
+static int envelope(sp *s) {
+  contact_ws *w = s->w;
+  int q, a, e, n = 0;
+  size_t off = 0;
+  for (q = 0; q < s->K; q++) {
+    int i = w->order[q];
+    w->queue[q] = n; /* the first reduced row of the contact at position q */
+    for (a = 0; a < nrows(s, i); a++) {
+      int r = row_of(s, i, a);
+      w->red[r] = w->cls[r] == C_FREE ? n++ : -1;
+    }
+  }
+  s->nred = n;
+  for (q = 0; q < s->K; q++) {
+    int i = w->order[q], fq = q;
+    for (e = w->nbr0[i]; e < w->nbr0[i + 1]; e++)
+      if (w->where[w->nbr[e]] < fq) fq = w->where[w->nbr[e]];
+    for (a = 0; a < nrows(s, i); a++) {
+      int r = row_of(s, i, a), k = w->red[r];
+      if (k < 0) continue;
+      w->first[k] = w->queue[fq];
+      w->loff[k] = off;
+      off += (size_t)(k - w->first[k]);
+      w->uoff[k] = off;
+      off += (size_t)(k - w->first[k]) + 1;
+      if (off > w->env_cap) return -1;
+    }
+  }
+  memset(w->env, 0, off * sizeof(double));
+  return 0;
+}
+
+/* K[k][c] of the envelope (c within it). */
+static double *entry(contact_ws *w, int k, int c) {
+  if (c < k) return w->env + w->loff[k] + (size_t)(c - w->first[k]);
+  return w->env + w->uoff[c] + (size_t)(k - w->first[c]);
+}
+
+static double mu_of(const sp *s, int i) { return s->p->mu[contact_of(s, i)]; }
+
+/* The normal impulse that scales contact i's friction bounds: its x_n, or
+ * the frozen value. */
+static double bound_normal(const sp *s, int i) {
+  return s->frozen ? s->w->fz[i] : s->w->x[row_of(s, i, 0)];
+}
+
+/* K = A_FF with the rows at a friction bound folded into their normal's
+ * column, and rhs = b_F. */
+static void assemble(sp *s) {
+  contact_ws *w = s->w;
+  int i, e, a, b;
+  for (i = 0; i < s->K; i++) {
+    for (a = 0; a < nrows(s, i); a++) {
+      int r = row_of(s, i, a), k = w->red[r];
+      if (k < 0) continue;
+      w->rhs[k] = w->b[r];
+      for (e = w->nbr0[i]; e < w->nbr0[i + 1]; e++) {
+        int j = w->nbr[e];
+        const double *B = w->blk + 9 * (size_t)e;
+        for (b = 0; b < nrows(s, j); b++) {
+          int q = row_of(s, j, b), cl = w->cls[q];
+          if (cl == C_FREE) {
+            *entry(w, k, w->red[q]) += B[3 * a + b];
+          } else if ((cl == C_HI || cl == C_LO) && s->frozen) {
+            w->rhs[k] -= B[3 * a + b] * (cl == C_HI ? 1.0 : -1.0) * mu_of(s, j) * w->fz[j];
+          } else if (cl == C_HI || cl == C_LO) {
+            int kn = w->red[row_of(s, j, 0)];
+            *entry(w, k, kn) += B[3 * a + b] * (cl == C_HI ? 1.0 : -1.0) * mu_of(s, j);
+          }
+        }
+      }
+    }
+  }
+}
+
+static double dot(const double *x, const double *y, int n) {
+  double acc = 0.0;
+  int i;
+  for (i = 0; i < n; i++) acc += x[i] * y[i];
+  return acc;
+}
+
+/* Crout LU in the envelope, rows dropped at tiny pivots. */
+static void factor(sp *s) {
+  contact_ws *w = s->w;
+  int k, j, n = s->nred;
+  for (k = 0; k < n; k++) {
+    int fk = w->first[k];
+    double *Lk = w->env + w->loff[k], *Uk = w->env + w->uoff[k], d, scale;
+    for (j = fk; j < k; j++) {
+      int fj = w->first[j], p = fj > fk ? fj : fk;
+      double *Lj = w->env + w->loff[j], *Uj = w->env + w->uoff[j];
+      if (w->drop[j]) {
+        Uk[j - fk] = 0.0;
+        Lk[j - fk] = 0.0;
+        continue;
+      }
+      Uk[j - fk] -= dot(Lj + (p - fj), Uk + (p - fk), j - p);
+      Lk[j - fk] = (Lk[j - fk] - dot(Lk + (p - fk), Uj + (p - fj), j - p)) / Uj[j - fj];
+      s->work += 2.0 * (double)(j - p);
+    }
+    scale = fabs(Uk[k - fk]);
+    d = Uk[k - fk] - dot(Lk, Uk, k - fk);
+    s->work += (double)(k - fk);
+    w->drop[k] = !(fabs(d) > DROP * scale) || !isfinite(d);
+    if (w->drop[k]) {
+      for (j = fk; j < k; j++) Lk[j - fk] = Uk[j - fk] = 0.0;
+      d = 1.0;
+    }
+    Uk[k - fk] = d;
+  }
+}
+
+/* Solves K y = rhs in place (dropped rows: 0). */
+static void solve(sp *s, double *y) {
+  contact_ws *w = s->w;
+  int k, j, n = s->nred;
+  for (k = 0; k < n; k++) {
+    int fk = w->first[k];
+    if (w->drop[k]) {
+      y[k] = 0.0;
+      continue;
+    }
+    y[k] -= dot(w->env + w->loff[k], y + fk, k - fk);
+  }
+  for (k = n - 1; k >= 0; k--) {
+    int fk = w->first[k];
+    const double *Uk = w->env + w->uoff[k];
+    double yk = y[k] / Uk[k - fk];
+    y[k] = yk;
+    if (yk != 0.0)
+      for (j = fk; j < k; j++) y[j] -= Uk[j - fk] * yk;
+  }
+  if (n > 0) s->work += 2.0 * (double)w->uoff[n - 1];
+}
+
+/* x of every island row from the reduced solution and the classes. */
+static void expand(sp *s, const double *y) {
+  contact_ws *w = s->w;
+  int i, a;
+  for (i = 0; i < s->K; i++) {
+    int r0 = row_of(s, i, 0);
+    double xn;
+    w->x[r0] = w->cls[r0] == C_FREE ? y[w->red[r0]] : 0.0;
+    xn = s->frozen ? w->fz[i] : w->x[r0];
+    for (a = 1; a < nrows(s, i); a++) {
+      int r = r0 + a, c = w->cls[r];
+      w->x[r] = c == C_FREE ? y[w->red[r]] : c == C_HI ? mu_of(s, i) * xn : c == C_LO ? -mu_of(s, i) * xn : 0.0;
+    }
+  }
+}
+
+/* w = A x - b over the island's rows (from the blocks). */
+static void residual(sp *s) {
+  contact_ws *w = s->w;
+  int i, e, a, b;
+  for (i = 0; i < s->K; i++) {
+    int ni = nrows(s, i);
+    double acc[3] = {0.0, 0.0, 0.0};
+    for (e = w->nbr0[i]; e < w->nbr0[i + 1]; e++) {
+      int j = w->nbr[e], nj = nrows(s, j);
+      const double *B = w->blk + 9 * (size_t)e, *xj = w->x + w->roff[j];
+      for (a = 0; a < ni; a++)
+        for (b = 0; b < nj; b++) acc[a] += B[3 * a + b] * xj[b];
+    }
+    for (a = 0; a < ni; a++) w->w[row_of(s, i, a)] = acc[a] - w->b[row_of(s, i, a)];
+  }
+  s->work += 9.0 * (double)w->nbr0[s->K];
+}
+
+/* The violation of row r (lcp.h's rule) at the current x, w (friction
+ * bounds from bound_normal: the frozen ones in a frozen round). */
+static double row_violation(const sp *s, int r) {
+  const contact_ws *w = s->w;
+  double L = w->lo[r], H = w->hi[r], xi = w->x[r], wi = w->w[r], t = DIAGC_LCP_BOUND_TOL;
+  int j = w->fx[r];
+  if (j >= 0) {
+    int i = w->rcon[r];
+    double xj = bound_normal(s, i);
+    if (xj == 0.0) {
+      L = H = 0.0;
+    } else {
+      double a = w->lo[r] * xj, b = w->hi[r] * xj;
+      L = xj > 0 ? a : b;
+      H = xj > 0 ? b : a;
+    }
+  }
+  if (!(xi == xi) || !(wi == wi)) return INFINITY;
+  if (xi < L - t) return L - xi;
+  if (xi > H + t) return xi - H;
+  if (H - L < t) return 0.0;
+  if (xi <= L + t && (xi - L) <= (H - xi)) return wi < 0 ? -wi : 0.0;
+  if (xi >= H - t) return wi > 0 ? wi : 0.0;
+  return fabs(wi);
+}
+
+/* Classes from the island's warm start x. */
+static void initial_classes(sp *s) {
+  contact_ws *w = s->w;
+  int i, a;
+  for (i = 0; i < s->K; i++) {
+    int r0 = row_of(s, i, 0);
+    double xn = w->x[r0], mu = mu_of(s, i);
+    w->cls[r0] = xn > 0.0 ? C_FREE : C_ZERO;
+    for (a = 1; a < nrows(s, i); a++) {
+      int r = r0 + a;
+      double xt = w->x[r];
+      if (w->cls[r0] == C_ZERO)
+        w->cls[r] = C_ZERO;
+      else if (xt != 0.0 && fabs(xt) >= mu * xn * (1.0 - 1e-9))
+        w->cls[r] = xt > 0.0 ? C_HI : C_LO;
+      else
+        w->cls[r] = C_FREE;
+    }
+  }
+}
+
+/* The class row r (of contact i) should change to, or -1 when a class
+ * change cannot help: rows whose violation is their residual w at a
+ * clamped class (round-off, a dependent row) stay as they are. */
+static int fix_class(const sp *s, int r, int i, double tol) {
+  const contact_ws *w = s->w;
+  int c = w->cls[r], normal = r == row_of(s, i, 0);
+  double x = w->x[r], wr = w->w[r], t = DIAGC_LCP_BOUND_TOL;
+  if (normal) {
+    if (c == C_FREE) return x < -t ? C_ZERO : -1;
+    return wr < -tol ? C_FREE : -1;
+  }
+  if (c == C_FREE) {
+    double H = mu_of(s, i) * bound_normal(s, i);
+    if (H < 0.0) H = -H;
+    return x > H + t ? C_HI : x < -H - t ? C_LO : -1;
+  }
+  if (c == C_HI) return wr > tol ? C_FREE : -1;
+  if (c == C_LO) return wr < -tol ? C_FREE : -1;
+  return -1; /* a friction row of a zero normal: fixed at 0 */
+}
+
+/* Sets row r of contact i to class c (a normal's friction rows follow). */
+static void set_class(sp *s, int i, int r, int c) {
+  contact_ws *w = s->w;
+  int a;
+  w->cls[r] = c;
+  if (r != row_of(s, i, 0)) return;
+  for (a = 1; a < nrows(s, i); a++) w->cls[r + a] = c == C_FREE ? C_FREE : C_ZERO;
+}
+
+/* One solve of the current classes: x, w; returns the violation. */
+static double solve_classes(sp *s, int *fail) {
+  contact_ws *w = s->w;
+  int k, r, it;
+  double v = 0.0;
+  if (envelope(s) != 0) {
+    *fail = 1;
+    return INFINITY;
+  }
+  assemble(s);
+  factor(s);
+  memcpy(w->sol, w->rhs, sizeof(double) * (size_t)s->nred);
+  solve(s, w->sol);
+  for (it = 0;; it++) {
+    double big = 0.0;
+    expand(s, w->sol);
+    residual(s);
+    for (r = 0; r < s->m; r++)
+      if ((k = w->red[r]) >= 0 && !w->drop[k] && fabs(w->w[r]) > big) big = fabs(w->w[r]);
+    if (it == REFINE || !(big > s->tol)) break;
+    /* refinement: K d = -w_F */
+    for (r = 0; r < s->m; r++)
+      if ((k = w->red[r]) >= 0) w->rhs[k] = w->drop[k] ? 0.0 : -w->w[r];
+    solve(s, w->rhs);
+    for (k = 0; k < s->nred; k++) w->sol[k] += w->rhs[k];
+  }
+  for (r = 0; r < s->m; r++) {
+    double rv = row_violation(s, r);
+    if (!(rv <= v)) v = rv;
+  }
+  return v == v ? v : INFINITY;
+}
+
+/* The level below which a residual is round-off, not a class to change:
+ * tol, or NOISE of the island's scale (its largest |b|, and its largest
+ * diagonal entry times its largest impulse times the rows a row sums). */
+static double noise_level(const sp *s, double tol) {
+  const contact_ws *w = s->w;
+  double bmax = 0.0, xmax = 0.0, dmax = 0.0, lvl;
+  int r, i, e, a;
+  for (r = 0; r < s->m; r++) {
+    if (fabs(w->b[r]) > bmax) bmax = fabs(w->b[r]);
+    if (fabs(w->x[r]) > xmax) xmax = fabs(w->x[r]);
+  }
+  for (i = 0; i < s->K; i++)
+    for (e = w->nbr0[i]; e < w->nbr0[i + 1]; e++)
+      if (w->nbr[e] == i)
+        for (a = 0; a < 3; a++)
+          if (fabs(w->blk[9 * (size_t)e + 4 * a]) > dmax) dmax = fabs(w->blk[9 * (size_t)e + 4 * a]);
+  lvl = NOISE * (bmax + 16.0 * dmax * xmax);
+  return lvl > tol ? lvl : tol;
+}
+
+/* Moves violating rows to their other class: all of them (single = 0)
+ * or the worst; returns how many moved. */
+static int pivot(sp *s, double tol, int single) {
+  int i, a, moved = 0, bi = -1, br = -1, bc = 0;
+  double worst = tol;
+  for (i = 0; i < s->K; i++) {
+    for (a = 0; a < nrows(s, i); a++) {
+      int r = row_of(s, i, a), c;
+      double rv = row_violation(s, r);
+      if (!(rv > tol)) continue;
+      c = fix_class(s, r, i, tol);
+      if (c < 0) continue;
+      if (single) {
+        if (rv > worst || br < 0) worst = rv, bi = i, br = r, bc = c;
+        continue;
+      }
+      set_class(s, i, r, c);
+      if (a == 0 && c == C_FREE) s->w->mark[i] = 1; /* enters: ahead of its interface */
+      moved++;
+      if (a == 0) break; /* the contact's friction rows followed */
+    }
+  }
+  if (single && br >= 0) {
+    set_class(s, bi, br, bc);
+    if (br == row_of(s, bi, 0) && bc == C_FREE) s->w->mark[bi] = 1;
+    moved = 1;
+  }
+  return moved;
+}
+
+/* 1 when contacts i and j join the same two trees (an interface). */
+static int same_interface(const sp *s, int i, int j) {
+  const int *t = s->p->tree;
+  int ci = contact_of(s, i), cj = contact_of(s, j);
+  return (t[2 * ci] == t[2 * cj] && t[2 * ci + 1] == t[2 * cj + 1]) ||
+         (t[2 * ci] == t[2 * cj + 1] && t[2 * ci + 1] == t[2 * cj]);
+}
+
+/* Puts contacts whose normal entered the clamped set (w->mark) first
+ * among the consecutive contacts of their interface in the order: when an
+ * interface's normals are dependent (four corners of a face give three
+ * independent ones) the elimination drops a later one, so the row that
+ * entered replaces one that had been kept (a pivot), instead of being
+ * dropped itself.  Neighbour sets within an interface are equal: the
+ * envelope is unchanged. */
+static void entered_first(sp *s) {
+  contact_ws *w = s->w;
+  int q0, q1, q, k;
+  for (q0 = 0; q0 < s->K; q0 = q1) {
+    for (q1 = q0 + 1; q1 < s->K && same_interface(s, w->order[q0], w->order[q1]); q1++) {
+    }
+    for (q = q0 + 1; q < q1; q++) { /* stable insertion: marked first */
+      int v = w->order[q];
+      if (!w->mark[v]) continue;
+      for (k = q; k > q0 && !w->mark[w->order[k - 1]]; k--) w->order[k] = w->order[k - 1];
+      w->order[k] = v;
+    }
+  }
+  for (q = 0; q < s->K; q++) {
+    w->where[w->order[q]] = q;
+    w->mark[w->order[q]] = 0;
+  }
+}
+
+/* The violation scored afresh, independently of the blocks: v = v* +
+ * M^-1 J^T x over the island's rows, w = J (v - v*) + cfm x - b (the
+ * rows' own products, not the blocks); with check off, -1. */
+static double check_violation(sp *s, double cfm) {
+  contact_ws *w = s->w;
+  const diagc_contact_problem *p = s->p;
+  int r, check = s->check;
+  double v = 0.0;
+#ifdef DIAGC_CONTACT_CHECK
+  check = 1;
+#endif
+  if (!check) return -1.0;
+  memset(w->vt, 0, sizeof(double) * (size_t)p->nv);
+  for (r = 0; r < s->m; r++)
+    if (w->x[r] != 0.0) diagc__row_axpy(p, w->rows[r], w->x[r], w->vt);
+  for (r = 0; r < s->m; r++) w->w[r] = diagc__row_dot(p, w->rows[r], w->vt) + cfm * w->x[r] - w->b[r];
+  for (r = 0; r < s->m; r++) {
+    double rv = row_violation(s, r);
+    if (!(rv <= v)) v = rv;
+  }
+  return v == v ? v : INFINITY;
+}
+
+/* Projected Gauss-Seidel sweeps on x (the blocks' rows, friction bounds
+ * from the current normals): a rough point whose classes seed pivoting
+ * when the warm start's do not settle. */
+static void pgs(sp *s, int sweeps) {
+  contact_ws *w = s->w;
+  int k, i, e, a, b;
+  for (k = 0; k < sweeps; k++) {
+    for (i = 0; i < s->K; i++) {
+      int ni = nrows(s, i), r0 = row_of(s, i, 0);
+      for (a = 0; a < ni; a++) {
+        int r = r0 + a;
+        double acc = -w->b[r], d = 0.0, xr, L, H;
+        for (e = w->nbr0[i]; e < w->nbr0[i + 1]; e++) {
+          int j = w->nbr[e], nj = nrows(s, j);
+          const double *B = w->blk + 9 * (size_t)e + 3 * a, *xj = w->x + w->roff[j];
+          for (b = 0; b < nj; b++) acc += B[b] * xj[b];
+          if (j == i) d = B[a];
+        }
+        if (!(d > 0.0)) continue;
+        xr = w->x[r] - acc / d;
+        if (a == 0) {
+          L = 0.0, H = INFINITY;
+        } else {
+          H = mu_of(s, i) * w->x[r0], L = -H;
+        }
+        w->x[r] = xr < L ? L : xr > H ? H : xr;
+      }
+    }
+    s->work += 3.0 * 9.0 * (double)w->nbr0[s->K];
+  }
+}
+
+/* Classes of a rough point x (PGS's): a normal is clamped when its
+ * impulse is positive, a friction row at a bound when within a thousandth
+ * of it. */
+static void classes_of_point(sp *s) {
+  contact_ws *w = s->w;
+  int i, a;
+  for (i = 0; i < s->K; i++) {
+    int r0 = row_of(s, i, 0);
+    double xn = w->x[r0], H = mu_of(s, i) * bound_normal(s, i);
+    w->cls[r0] = xn > 0.0 ? C_FREE : C_ZERO;
+    for (a = 1; a < nrows(s, i); a++) {
+      int r = r0 + a;
+      double xt = w->x[r];
+      if (w->cls[r0] == C_ZERO)
+        w->cls[r] = C_ZERO;
+      else if (H > 0.0 && fabs(xt) >= H * (1.0 - 1e-3))
+        w->cls[r] = xt > 0.0 ? C_HI : C_LO;
+      else
+        w->cls[r] = C_FREE;
+    }
+  }
+}
+
+/* Block principal pivoting from the current classes, at most maxit
+ * solves; keeps the best point in w->xbest (*best: its violation).
+ * Returns 1 when it settled (violation <= tol, or nothing left that a
+ * class change could fix), 0 when not, -1 when a pool was too small. */
+static int pivoting(sp *s, int maxit, double limit, double *best, diagc_lcp_stats *ls) {
+  contact_ws *w = s->w;
+  int it, stall = 0, prev = -1, fail = 0, r;
+  for (it = 0; it < maxit; it++) {
+    int nviol = 0;
+    double v = solve_classes(s, &fail), tau;
+    if (fail) return -1;
+    ls->iterations++;
+    if (!s->frozen && v < *best) {
+      *best = v;
+      memcpy(w->xbest, w->x, sizeof(double) * (size_t)s->m);
+    }
+    if (getenv("SPT")) fprintf(stderr, "it %d v %.3g nred %d\n", it, v, s->nred);
+    if (v <= s->tol) return 1;
+    /* Judice and Pires' rule: block changes while the count of violated
+       rows keeps reaching new lows, single changes after STALL that do not */
+    tau = noise_level(s, s->tol);
+    for (r = 0; r < s->m; r++) nviol += row_violation(s, r) > tau;
+    if (prev < 0 || nviol < prev) {
+      prev = nviol;
+      stall = 0;
+    } else {
+      stall++;
+    }
+    if (pivot(s, tau, stall >= STALL) == 0) return 1;
+    entered_first(s);
+    ls->pivots++;
+    if (s->work > limit) {
+      ls->budget_hit = 1;
+      return 0;
+    }
+  }
+  return 0;
+}
+
+/* Rounds of pivoting with the friction bounds frozen at the normals of
+ * the current point (a symmetric system: stable where the coupled one's
+ * folded columns are not), the bounds updated from each solution until
+ * the normals stop changing; the point then seeds the coupled pivoting.
+ * Returns -1 when a pool was too small, else 0. */
+static int frozen_rounds(sp *s, double limit, double *best, diagc_lcp_stats *ls) {
+  contact_ws *w = s->w;
+  int f, i, rc = 0;
+  for (f = 0; f < FROZEN && !ls->budget_hit; f++) {
+    double change = 0.0, scale = 0.0;
+    for (i = 0; i < s->K; i++) {
+      double xn = w->x[row_of(s, i, 0)];
+      w->fz[i] = xn > 0.0 ? xn : 0.0;
+    }
+    s->frozen = 1;
+    classes_of_point(s);
+    rc = pivoting(s, WARM_ITERS + s->K / 4, limit, best, ls);
+    s->frozen = 0;
+    if (rc < 0) return -1;
+    for (i = 0; i < s->K; i++) {
+      double xn = w->x[row_of(s, i, 0)], d = fabs((xn > 0.0 ? xn : 0.0) - w->fz[i]);
+      if (d > change) change = d;
+      if (fabs(xn) > scale) scale = fabs(xn);
+    }
+    if (getenv("SPT")) fprintf(stderr, "frozen round %d rc %d change %.3g scale %.3g\n", f, rc, change, scale);
+    if (change <= 1e-12 * (scale > 0.0 ? scale : 1.0)) break;
+  }
+  return 0;
+}
+
+int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_contact_options *o,
+                                 contact_ws *w, int isl, int m, contact_budget *bud,
+                                 diagc_contact_stats *st) {
+  sp s;
+  int i, rc, round, done;
+  double best = INFINITY, tol = o->lcp.tol, units, limit;
+  diagc_lcp_stats ls;
+  memset(&s, 0, sizeof s);
+  memset(&ls, 0, sizeof ls);
+  s.p = p, s.w = w, s.isl = isl, s.m = m, s.K = w->start[isl + 1] - w->start[isl];
+  s.check = o->check;
+  s.tol = o->lcp.tol;
+  w->roff[0] = 0;
+  for (i = 0; i < s.K; i++) {
+    int a;
+    w->roff[i + 1] = w->roff[i] + (p->mu[contact_of(&s, i)] > 0.0 ? 3 : 1);
+    for (a = w->roff[i]; a < w->roff[i + 1]; a++) w->rcon[a] = i;
+  }
+  done = neighbours(&s) != 0 ? -1 : 0;
+  if (done == 0 && blocks(&s, o->cfm) != 0) return DIAGC_CONTACT_E_NUMERIC;
+  limit = bud->left; /* multiply-adds this island may use */
+  if (done == 0) {
+    rcm(&s);
+    for (i = 0; i < s.K; i++) w->mark[i] = 0;
+    /* the warm start's classes; then rounds of PGS from the best point and
+       pivoting from its classes */
+    initial_classes(&s);
+    done = pivoting(&s, WARM_ITERS + s.K / 8, limit, &best, &ls);
+    for (round = 0; done == 0 && !ls.budget_hit && round < ROUNDS; round++) {
+      if (best < INFINITY) memcpy(w->x, w->xbest, sizeof(double) * (size_t)m);
+      pgs(&s, PGS_SWEEPS << round);
+      ls.pgs_sweeps += PGS_SWEEPS << round;
+      done = frozen_rounds(&s, limit, &best, &ls);
+      if (done < 0) break;
+      classes_of_point(&s);
+      done = pivoting(&s, WARM_ITERS + s.K / 4, limit, &best, &ls);
+    }
+  }
+  if (done < 0) st->pool_overflows++;
+  units = s.work / ((double)m * (double)m);
+  st->work += s.work;
+  bud->left -= s.work;
+  st->sparse_iterations += ls.iterations;
+  if (best < INFINITY) memcpy(w->x, w->xbest, sizeof(double) * (size_t)m);
+  if (best > o->lcp.accept_tol && m <= w->dense_rows && !ls.budget_hit) {
+    st->sparse_fallbacks++;
+    return 1; /* the dense path, from the best point */
+  }
+  bud->cubes -= (double)m * (double)m * (double)m;
+  ls.violation = best;
+  ls.work = units;
+  ls.method = DIAGC_LCP_PIVOT;
+  rc = best <= tol ? DIAGC_OK
+       : best <= o->lcp.accept_tol ? DIAGC_LCP_SOLVED_TOL
+       : ls.budget_hit ? DIAGC_LCP_BUDGET
+                       : DIAGC_LCP_E_UNSOLVED;
+  st->sparse_islands++;
+  if (rc == DIAGC_LCP_E_UNSOLVED || rc == DIAGC_LCP_BUDGET) st->sparse_inexact++;
+  return diagc__island_outcome(o, w, m, rc, &ls, st, check_violation(&s, o->cfm));
+}
