@@ -84,3 +84,17 @@ test("world_capacity.drop_goes_on_and_counts", function()
   eq(info[1], 40)
   truthy(info[7] >= 2 and info[8] >= info[7] * 1, "steps " .. info[7] .. ", dropped " .. info[8])
 end)
+
+-- the default count's rule on sizes whose answer is known: every slot when
+-- they fit, else the largest count within the cap, at least 1
+test("world_capacity.default_count_is_the_largest_that_fits", function()
+  local size = require("diagc.world.size")
+  local cap = size.LIMITS.default_work
+  local function linear(n) return 1e6 * n end
+  eq(size.default_contacts(10, linear), 10)
+  eq(size.default_contacts(50000, linear), math.floor(cap / 1e6))
+  eq(size.default_contacts(50000, function(n) return 4096 + 8 * 15 * (3 * n) ^ 2 end),
+    math.floor(math.sqrt((cap - 4096) / 120) / 3))
+  eq(size.default_contacts(50000, function(n) return cap + n end), 1)
+  eq(size.default_contacts(0, linear), 1)
+end)
