@@ -6,7 +6,8 @@
 --   C.name, C.loc, C.gravity {3}, C.time_step, C.position_update
 --     ("semi_implicit" | "parallel"), C.settings (contact options: erp,
 --     allowed_penetration, bounce_threshold, cfm, margin, lcp_budget,
---     max_contacts; nil where the runtime's default applies)
+--     max_contacts; nil where the runtime's default applies;
+--     contact_overflow "stop" | "drop")
 --   C.bodies   in tree order (parents first), each
 --     { name=, loc=, index= (1-based), mass=, com={3}, inertia={6},
 --       joint = { type=, parent= (0 = world, else a body index), xyz={3},
@@ -141,6 +142,12 @@ local function settings(world)
       .. "(no derivative code: smaller and faster to compile), got %s", errors.describe(s.gradients))
   end
   c.settings.gradients = s.gradients ~= false
+  c.settings.contact_overflow = s.contact_overflow or "stop"
+  if c.settings.contact_overflow ~= "stop" and c.settings.contact_overflow ~= "drop" then
+    errors.raise(loc, "contact_overflow must be \"stop\" (a step that finds more contacts than max_contacts "
+      .. "fails the simulation, the default) or \"drop\" (it keeps the first max_contacts and counts the rest; "
+      .. "docs/world.md, \"Capacity\"), got %s", errors.describe(s.contact_overflow))
+  end
   c.settings.bounce_gradient = s.bounce_gradient or "approximate"
   if c.settings.bounce_gradient ~= "approximate" and c.settings.bounce_gradient ~= "exact" then
     errors.raise(loc, "bounce_gradient must be \"approximate\" (DiffDART's bounce factor on the position "
