@@ -5,7 +5,8 @@
  * a peer for speed; its check values show how far soft contact is from
  * the hard-contact answers.  MuJoCo has no coefficient of restitution: the
  * ball scene is not run.  Prints RESULT lines like dart_scenes.cpp, with
- * the cone in the scene name's suffix ("/pyramidal", "/elliptic"). */
+ * the cone in the scene name's suffix ("/pyramidal", "/elliptic"), and for
+ * the box scenes the deepest penetration at the end (box_scenes.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 #include <time.h>
 
 #include <mujoco/mujoco.h>
+
+#include "box_scenes.h"
 
 static double now(void) {
   struct timespec ts;
@@ -37,32 +40,53 @@ static mjModel *load(const char *xml) {
 
 static const char *CONE[2] = {"pyramidal", "elliptic"};
 
-/* n cubes of 0.2 m stacked on a plane; largest drift of a cube centre */
-static void stack(int n, int steps, int cone) {
+/* n cubes of 0.2 m (poses q0, 7 each) on a plane, stepped `steps` times:
+   the largest drift of a cube's centre from its start (last = 0) or over
+   the last second (last = 1), and the deepest penetration at the end */
+static void boxes(const char *scene, int n, const double *q0, int steps, int last, int cone) {
   char *xml = malloc(200000), *p = xml;
-  p += sprintf(p, "<mujoco><size nconmax='2000' njmax='8000'/><option timestep='0.001' cone='%s'/><worldbody>"
-               "<geom type='plane' size='10 10 0.1' friction='0.6 0.005 0.0001'/>", CONE[cone]);
-  for (int i = 0; i < n; i++)
-    p += sprintf(p, "<body pos='0 0 %.17g'><freejoint/><geom type='box' size='0.1 0.1 0.1' mass='1' "
-                 "friction='0.6 0.005 0.0001'/></body>", 0.1 + 0.2 * i);
+  p += sprintf(p, "<mujoco><size nconmax='2000' njmax='8000'/><option timestep='0.001' solver='Newton' cone='%s'/>"
+               "<worldbody><geom type='plane' size='10 10 0.1' friction='0.6 0.005 0.0001'/>", CONE[cone]);
+  for (int i = 0; i < n; i++) {
+    const double *e = q0 + 7 * i;
+    p += sprintf(p, "<body pos='%.17g %.17g %.17g' quat='%.17g %.17g %.17g %.17g'><freejoint/>"
+                 "<geom type='box' size='0.1 0.1 0.1' mass='1' friction='0.6 0.005 0.0001'/></body>",
+                 e[0], e[1], e[2], e[3], e[4], e[5], e[6]);
+  }
   sprintf(p, "</worldbody></mujoco>");
   mjModel *m = load(xml);
   free(xml);
   if (!m) return;
   mjData *d = mj_makeData(m);
   double t0 = now();
-  for (int k = 0; k < steps; k++) mj_step(m, d);
-  double ns = (now() - t0) / steps * 1e9, drift = 0;
+  for (int k = 0; k < steps - (last ? 1000 : 0); k++) mj_step(m, d);
+  double t1 = now(), *ref = malloc(sizeof(double) * 7 * n), drift = 0;
+  if (last) memcpy(ref, d->qpos, sizeof(double) * 7 * n); else memcpy(ref, q0, sizeof(double) * 7 * n);
+  double t2 = now();
+  for (int k = 0; k < (last ? 1000 : 0); k++) mj_step(m, d);
+  double ns = ((t1 - t0) + (now() - t2)) / steps * 1e9;
   for (int i = 0; i < n; i++) {
-    double dz = d->qpos[7 * i + 2] - (0.1 + 0.2 * i);
-    drift = fmax(drift, sqrt(d->qpos[7 * i] * d->qpos[7 * i] + d->qpos[7 * i + 1] * d->qpos[7 * i + 1] + dz * dz));
+    double d2 = 0;
+    for (int k = 0; k < 3; k++) d2 += pow(d->qpos[7 * i + k] - ref[7 * i + k], 2);
+    drift = fmax(drift, sqrt(d2));
   }
-  char name[64];
-  snprintf(name, sizeof name, n == 1 ? "box_on_plane/%s" : "stack_%d/%s", n == 1 ? CONE[cone] : "", CONE[cone]);
-  if (n != 1) snprintf(name, sizeof name, "stack_%d/%s", n, CONE[cone]);
-  printf("RESULT\t%s\t%d\t%d\t%.1f\tmax_drift_m\t%.3e\n", name, n, steps, ns, drift);
+  free(ref);
+  printf("RESULT\t%s/%s\t%d\t%d\t%.1f\t%s\t%.3e\t%.3e\n", scene, CONE[cone], n, steps, ns,
+         last ? "max_drift_last_s_m" : "max_drift_m", drift, box_penetration(n, d->qpos, BOX_EDGE));
   mj_deleteData(d);
   mj_deleteModel(m);
+}
+
+/* n cubes of 0.2 m stacked on a plane */
+static void stack(int n, int steps, int cone) {
+  double q[7 * BOX_MAX];
+  char name[32];
+  for (int i = 0; i < n; i++) {
+    double *e = q + 7 * i;
+    e[0] = e[1] = 0, e[2] = 0.1 + 0.2 * i, e[3] = 1, e[4] = e[5] = e[6] = 0;
+  }
+  snprintf(name, sizeof name, n == 1 ? "box_on_plane" : "stack_%d", n);
+  boxes(name, n, q, steps, 0, cone);
 }
 
 /* a cube on a 20 degree slope along x (the plane tilted about y) */
@@ -108,6 +132,11 @@ int main(int argc, char **argv) {
     stack(10, 2000 / k, cone);
     stack(20, 1000 / k, cone);
     stack(50, 1000 / k, cone);
+    double q[7 * BOX_MAX];
+    pile_poses(q);
+    boxes("pile", PILE_N, q, 3000, 1, cone);
+    pyramid_poses(q);
+    boxes("pyramid", PYRAMID_N, q, 2000, 1, cone);
     incline(0.5, 2000 / k, cone);
     incline(0.2, 1000, cone);
   }
