@@ -1,18 +1,10 @@
 -- bench/world: a pile of 30 cubes of 0.2 m dropped on the ground (friction
--- 0.6) from a seeded random arrangement.  The poses come from the
--- generator of bench/world/pile.h, written again here in Lua (every value
--- is exact in a double, so both give the same bits; world_bench.c checks
--- the model's initial state against pile.h before it times anything):
---   MINSTD, s <- 48271 s mod (2^31 - 1), u = s / (2^31 - 1), seed 20260326;
---   5 layers of 3 x 2 sites 0.4 m apart, the odd layers shifted by
---   (0.2, 0.2) so their cubes land across the gaps below; the lowest
---   centres at z = 0.2, layers 0.4 m apart;
---   per cube, in order: x, y, z jitter 0.02 (2u - 1) m each, then a
---   rotation of 0.15 (2u - 1) rad about the axis (2u - 1, 2u - 1, 2u - 1)
---   (normalized; axes shorter than 0.1 are drawn again).
--- Centres are at least 0.4 - 2 * 0.02 = 0.36 m apart along some axis, more
--- than the cube's circumscribed diameter 0.2 sqrt 3 = 0.346 m, and the
--- lowest are 0.18 m above the ground: no overlaps at any rotation.
+-- 0.6) from a seeded random arrangement: pile_poses of
+-- bench/world/box_scenes.h (which says how it is drawn and why no two cubes
+-- overlap), written again here in Lua.  The MINSTD draws are exact in
+-- doubles, so both give the same numbers up to the last bit of sin, cos
+-- and sqrt; world_bench.c checks the model's initial state against
+-- box_scenes.h (to 1e-15) before it times anything.  It settles by 1.8 s.
 local a, m = 0.2, 1.0
 local I = m * a * a / 6
 -- TODO(cap): max_contacts goes when its default comes from the static pairs
