@@ -47,7 +47,7 @@ static const double *pos(diagc_sim *s) { return ((const CTX *)diagc_sim_context(
 
 /* advance to the state after `steps` steps (the update at t = k dt is the
  * (k+1)-th step) */
-static int steps_done;
+static int steps_done; /* of the last run(): the budget hits are per its steps */
 static void run(diagc_sim *s, int steps) {
   steps_done = steps;
   if (diagc_sim_advance_to(s, (steps - 0.5) * DT) != 0) { fprintf(stderr, "world_bench: step failed\n"); exit(1); }
@@ -96,6 +96,7 @@ static double check(const char *scene, int steps, extra *x) {
   double q0[7 * BOX_MAX];
   int n = box_count(scene);
   double out = NAN;
+  if (n > BOX_MAX) { fprintf(stderr, "world_bench: %s has %d cubes, more than BOX_MAX = %d\n", scene, n, BOX_MAX); exit(2); }
   x->pen = NAN;
   memcpy(q0, pos(s), (size_t)(7 * (n > 0 ? n : 1)) * sizeof(double));
   same_start(scene, q0);
