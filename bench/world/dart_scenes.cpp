@@ -2,8 +2,11 @@
 // (World::step, its default boxed-LCP solver, DARTCollisionDetector), at
 // the same time step as diagc's examples: time per step and the physical
 // checks of issue #17 (drift of a resting box, summed normal impulse, stack
-// drift, restitution apex ratio).  Prints one tab-separated RESULT line per
-// scene: name, bodies, steps, ns/step, check name, check value.
+// drift, restitution apex ratio) and of issue #26 (a 30-cube pile dropped
+// from box_scenes.h's seeded arrangement, a 10-cube pyramid: drift over the
+// last second).  Prints one tab-separated RESULT line per scene: name,
+// bodies, steps, ns/step, check name, check value, and for the box scenes
+// the deepest penetration at the end (box_scenes.h; nan otherwise).
 #include <dart/simulation/World.hpp>
 #include <dart/dynamics/Skeleton.hpp>
 #include <dart/dynamics/FreeJoint.hpp>
@@ -20,6 +23,8 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include "box_scenes.h"
 
 using namespace dart;
 using dynamics::BodyNode;
@@ -88,29 +93,62 @@ static double run_timed(simulation::WorldPtr &w, int steps) {
   return std::chrono::duration<double, std::nano>(t1 - t0).count() / steps;
 }
 
-static void result(const char *scene, int bodies, int steps, double ns, const char *check, double value) {
-  std::printf("RESULT\t%s\t%d\t%d\t%.1f\t%s\t%.3e\n", scene, bodies, steps, ns, check, value);
+static void result(const char *scene, int bodies, int steps, double ns, const char *check, double value,
+                   double pen = NAN) {
+  std::printf("RESULT\t%s\t%d\t%d\t%.1f\t%s\t%.3e\t%.3e\n", scene, bodies, steps, ns, check, value, pen);
 }
 
-// n cubes of 0.2 m stacked from the ground; returns the largest drift of a
-// cube's centre after `steps`
-static void stack(int n, int steps) {
+// the pose (7 numbers: centre, quaternion w x y z) of a free body
+static void pose7(const SkeletonPtr &sk, double *e) {
+  Eigen::Isometry3d tf = sk->getBodyNode(0)->getWorldTransform();
+  Eigen::Quaterniond r(tf.linear());
+  e[0] = tf.translation().x(), e[1] = tf.translation().y(), e[2] = tf.translation().z();
+  e[3] = r.w(), e[4] = r.x(), e[5] = r.y(), e[6] = r.z();
+}
+
+// n cubes of 0.2 m (poses q0, 7 each) on the ground, stepped `steps`
+// times: the largest drift of a cube's centre from its start (last =
+// false) or over the last second (last = true), and the deepest
+// penetration at the end (box_scenes.h)
+static void boxes(const char *scene, int n, const double *q0, int steps, bool last) {
   auto w = new_world();
   w->addSkeleton(ground(0.6, 0.0));
-  std::vector<SkeletonPtr> boxes;
+  std::vector<SkeletonPtr> sks;
   for (int i = 0; i < n; i++) {
-    boxes.push_back(cube("box" + std::to_string(i), 0.2, 1.0, Eigen::Vector3d(0, 0, 0.1 + 0.2 * i), 0.6));
-    w->addSkeleton(boxes.back());
+    const double *e = q0 + 7 * i;
+    Eigen::Isometry3d tf = Eigen::Isometry3d::Identity();
+    tf.linear() = Eigen::Quaterniond(e[3], e[4], e[5], e[6]).normalized().toRotationMatrix();
+    tf.translation() = Eigen::Vector3d(e[0], e[1], e[2]);
+    double a = BOX_EDGE, I = a * a / 6;
+    sks.push_back(body("box" + std::to_string(i), std::make_shared<dynamics::BoxShape>(Eigen::Vector3d(a, a, a)), 1.0,
+                       Eigen::Matrix3d::Identity() * I, tf, 0.6, 0.0));
+    w->addSkeleton(sks.back());
   }
-  double ns = run_timed(w, steps);
+  std::vector<double> ref(q0, q0 + 7 * n), q(7 * n);
+  int tail = last ? 1000 : 0;
+  double ns = run_timed(w, steps - tail) * (steps - tail);
+  for (int i = 0; last && i < n; i++) pose7(sks[i], &ref[7 * i]);
+  if (tail) ns += run_timed(w, tail) * tail;
   double drift = 0;
   for (int i = 0; i < n; i++) {
-    Eigen::Vector3d p = boxes[i]->getBodyNode(0)->getWorldTransform().translation();
-    drift = std::max(drift, (p - Eigen::Vector3d(0, 0, 0.1 + 0.2 * i)).norm());
+    pose7(sks[i], &q[7 * i]);
+    drift = std::max(drift, (Eigen::Vector3d(q[7 * i], q[7 * i + 1], q[7 * i + 2]) -
+                             Eigen::Vector3d(ref[7 * i], ref[7 * i + 1], ref[7 * i + 2])).norm());
+  }
+  result(scene, n, steps, ns / steps, last ? "max_drift_last_s_m" : "max_drift_m", drift,
+         box_penetration(n, q.data(), BOX_EDGE));
+}
+
+// n cubes of 0.2 m stacked from the ground
+static void stack(int n, int steps) {
+  double q[7 * BOX_MAX];
+  for (int i = 0; i < n; i++) {
+    double *e = q + 7 * i;
+    e[0] = e[1] = 0, e[2] = 0.1 + 0.2 * i, e[3] = 1, e[4] = e[5] = e[6] = 0;
   }
   char name[32];
   std::snprintf(name, sizeof name, n == 1 ? "box_on_plane" : "stack_%d", n);
-  result(name, n, steps, ns, "max_drift_m", drift);
+  boxes(name, n, q, steps, false);
 }
 
 // a ball (r = 0.1) dropped from 1 m with restitution 0.8 (ground 1.0: DART
@@ -166,6 +204,11 @@ int main(int argc, char **argv) {
   int k = quick ? 10 : 1;
   stack(1, 10000 / k);
   for (int n : {5, 10, 20, 50}) stack(n, (n <= 10 ? 2000 : 1000) / k);
+  double q[7 * BOX_MAX];
+  pile_poses(q);
+  boxes("pile", PILE_N, q, 3000, true);
+  pyramid_poses(q);
+  boxes("pyramid", PYRAMID_N, q, 2000, true);
   ball(2500);
   incline(0.5, 2000 / k);
   incline(0.2, 1000);

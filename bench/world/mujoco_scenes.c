@@ -5,7 +5,9 @@
  * a peer for speed; its check values show how far soft contact is from
  * the hard-contact answers.  MuJoCo has no coefficient of restitution: the
  * ball scene is not run.  Prints RESULT lines like dart_scenes.cpp, with
- * the cone in the scene name's suffix ("/pyramidal", "/elliptic"). */
+ * the cone in the scene name's suffix ("/pyramidal", "/elliptic"), and for
+ * the box scenes the deepest penetration at the end (box_scenes.h).
+ *   mujoco_scenes [QUICK [REPS]]: time per step is the best of REPS runs. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,8 @@
 #include <time.h>
 
 #include <mujoco/mujoco.h>
+
+#include "box_scenes.h"
 
 static double now(void) {
   struct timespec ts;
@@ -37,41 +41,76 @@ static mjModel *load(const char *xml) {
 
 static const char *CONE[2] = {"pyramidal", "elliptic"};
 
-/* n cubes of 0.2 m stacked on a plane; largest drift of a cube centre */
-static void stack(int n, int steps, int cone) {
+/* ns per mj_step: the best of `reps` runs of `steps` steps from the
+   model's initial state, like world_bench.c's best of REPS; d is left at
+   the end of the last run, and snap (if any) holds qpos before step
+   snap_at of it */
+static double timed(const mjModel *m, mjData *d, int steps, int reps, int snap_at, double *snap) {
+  double best = INFINITY;
+  for (int r = 0; r < reps; r++) {
+    mj_resetData(m, d);
+    double t0 = now();
+    for (int k = 0; k < steps; k++) {
+      if (snap && k == snap_at) memcpy(snap, d->qpos, sizeof(double) * (size_t)m->nq);
+      mj_step(m, d);
+    }
+    best = fmin(best, (now() - t0) / steps * 1e9);
+  }
+  return best;
+}
+
+/* n cubes of 0.2 m (poses q0, 7 each) on a plane, stepped `steps` times:
+   the largest drift of a cube's centre from its start (last = 0) or over
+   the last second (last = 1), and the deepest penetration at the end */
+static void boxes(const char *scene, int n, const double *q0, int steps, int reps, int last, int cone) {
   char *xml = malloc(200000), *p = xml;
-  p += sprintf(p, "<mujoco><size nconmax='2000' njmax='8000'/><option timestep='0.001' cone='%s'/><worldbody>"
-               "<geom type='plane' size='10 10 0.1' friction='0.6 0.005 0.0001'/>", CONE[cone]);
-  for (int i = 0; i < n; i++)
-    p += sprintf(p, "<body pos='0 0 %.17g'><freejoint/><geom type='box' size='0.1 0.1 0.1' mass='1' "
-                 "friction='0.6 0.005 0.0001'/></body>", 0.1 + 0.2 * i);
+  p += sprintf(p, "<mujoco><size nconmax='2000' njmax='8000'/><option timestep='0.001' solver='Newton' cone='%s'/>"
+               "<worldbody><geom type='plane' size='10 10 0.1' friction='0.6 0.005 0.0001'/>", CONE[cone]);
+  for (int i = 0; i < n; i++) {
+    const double *e = q0 + 7 * i;
+    p += sprintf(p, "<body pos='%.17g %.17g %.17g' quat='%.17g %.17g %.17g %.17g'><freejoint/>"
+                 "<geom type='box' size='0.1 0.1 0.1' mass='1' friction='0.6 0.005 0.0001'/></body>",
+                 e[0], e[1], e[2], e[3], e[4], e[5], e[6]);
+  }
   sprintf(p, "</worldbody></mujoco>");
   mjModel *m = load(xml);
   free(xml);
   if (!m) return;
   mjData *d = mj_makeData(m);
-  double t0 = now();
-  for (int k = 0; k < steps; k++) mj_step(m, d);
-  double ns = (now() - t0) / steps * 1e9, drift = 0;
+  double *ref = malloc(sizeof(double) * 7 * n), drift = 0;
+  memcpy(ref, q0, sizeof(double) * 7 * n);
+  double ns = timed(m, d, steps, reps, steps - 1000, last ? ref : NULL);
   for (int i = 0; i < n; i++) {
-    double dz = d->qpos[7 * i + 2] - (0.1 + 0.2 * i);
-    drift = fmax(drift, sqrt(d->qpos[7 * i] * d->qpos[7 * i] + d->qpos[7 * i + 1] * d->qpos[7 * i + 1] + dz * dz));
+    double d2 = 0;
+    for (int k = 0; k < 3; k++) d2 += pow(d->qpos[7 * i + k] - ref[7 * i + k], 2);
+    drift = fmax(drift, sqrt(d2));
   }
-  char name[64];
-  snprintf(name, sizeof name, n == 1 ? "box_on_plane/%s" : "stack_%d/%s", n == 1 ? CONE[cone] : "", CONE[cone]);
-  if (n != 1) snprintf(name, sizeof name, "stack_%d/%s", n, CONE[cone]);
-  printf("RESULT\t%s\t%d\t%d\t%.1f\tmax_drift_m\t%.3e\n", name, n, steps, ns, drift);
+  free(ref);
+  printf("RESULT\t%s/%s\t%d\t%d\t%.1f\t%s\t%.3e\t%.3e\n", scene, CONE[cone], n, steps, ns,
+         last ? "max_drift_last_s_m" : "max_drift_m", drift, box_penetration(n, d->qpos, BOX_EDGE));
   mj_deleteData(d);
   mj_deleteModel(m);
 }
 
+/* n cubes of 0.2 m stacked on a plane */
+static void stack(int n, int steps, int reps, int cone) {
+  double q[7 * BOX_MAX];
+  char name[32];
+  for (int i = 0; i < n; i++) {
+    double *e = q + 7 * i;
+    e[0] = e[1] = 0, e[2] = 0.1 + 0.2 * i, e[3] = 1, e[4] = e[5] = e[6] = 0;
+  }
+  snprintf(name, sizeof name, n == 1 ? "box_on_plane" : "stack_%d", n);
+  boxes(name, n, q, steps, reps, 0, cone);
+}
+
 /* a cube on a 20 degree slope along x (the plane tilted about y) */
-static void incline(double mu, int steps, int cone) {
+static void incline(double mu, int steps, int reps, int cone) {
   double th = 20.0 * 3.14159265358979323846 / 180.0;
   char xml[2000];
   snprintf(xml, sizeof xml,
-           "<mujoco><size nconmax='2000' njmax='8000'/><option timestep='0.001' cone='%s'/><worldbody>"
-           "<geom type='plane' size='10 10 0.1' euler='0 %.17g 0' friction='%g 0.005 0.0001'/>"
+           "<mujoco><size nconmax='2000' njmax='8000'/><option timestep='0.001' solver='Newton' cone='%s'/>"
+           "<worldbody><geom type='plane' size='10 10 0.1' euler='0 %.17g 0' friction='%g 0.005 0.0001'/>"
            "<body pos='%.17g 0 %.17g' euler='0 %.17g 0'><freejoint/>"
            "<geom type='box' size='0.1 0.1 0.1' mass='1' friction='%g 0.005 0.0001'/></body>"
            "</worldbody><compiler angle='radian'/></mujoco>",
@@ -80,9 +119,7 @@ static void incline(double mu, int steps, int cone) {
   if (!m) return;
   mjData *d = mj_makeData(m);
   double p0[3] = {d->qpos[0], d->qpos[1], d->qpos[2]};
-  double t0 = now();
-  for (int k = 0; k < steps; k++) mj_step(m, d);
-  double ns = (now() - t0) / steps * 1e9;
+  double ns = timed(m, d, steps, reps, 0, NULL);
   double s = (d->qpos[0] - p0[0]) * cos(th) - (d->qpos[2] - p0[2]) * sin(th), T = steps * 1e-3;
   if (mu > tan(th))
     printf("RESULT\tincline_stick/%s\t1\t%d\t%.1f\tdrift_m\t%.3e\n", CONE[cone], steps, ns, fabs(s));
@@ -101,15 +138,21 @@ static void warn_to_stderr(const char *msg) { fprintf(stderr, "MuJoCo warning: %
 
 int main(int argc, char **argv) {
   mju_user_warning = warn_to_stderr;
-  int quick = argc > 1 && atoi(argv[1]) != 0, k = quick ? 10 : 1;
+  int quick = argc > 1 && atoi(argv[1]) != 0, k = quick ? 10 : 1, r = argc > 2 ? atoi(argv[2]) : 1;
+  if (r < 1) r = 1;
   for (int cone = 0; cone < 2; cone++) {
-    stack(1, 10000 / k, cone);
-    stack(5, 2000 / k, cone);
-    stack(10, 2000 / k, cone);
-    stack(20, 1000 / k, cone);
-    stack(50, 1000 / k, cone);
-    incline(0.5, 2000 / k, cone);
-    incline(0.2, 1000, cone);
+    stack(1, 10000 / k, r, cone);
+    stack(5, 2000 / k, r, cone);
+    stack(10, 2000 / k, r, cone);
+    stack(20, 1000 / k, r, cone);
+    stack(50, 1000 / k, r, cone);
+    double q[7 * BOX_MAX];
+    pile_poses(q);
+    boxes("pile", PILE_N, q, 3000, r, 1, cone);
+    pyramid_poses(q);
+    boxes("pyramid", PYRAMID_N, q, 2000, r, 1, cone);
+    incline(0.5, 2000 / k, r, cone);
+    incline(0.2, 1000, r, cone);
   }
   return 0;
 }

@@ -3,9 +3,16 @@
  * simulator: ns per step (best of REPS runs of STEPS steps) and the scene's
  * physical check, printed as one RESULT line like dart_scenes.cpp's.
  *   world_bench SCENE STEPS REPS
- * SCENE: box_on_plane / stack_N (largest drift of a cube's centre),
- * ball_bounce (second apex / first), incline_stick (drift along the
- * slope), incline_slide (relative error of the mean acceleration). */
+ * SCENE: box_on_plane / stack_N (largest drift of a cube's centre from its
+ * start), pile / pyramid (largest drift of a cube's centre over the last
+ * second; the pile's initial poses are checked against box_scenes.h's
+ * generator first), ball_bounce (second apex / first), incline_stick
+ * (drift along the slope), incline_slide (relative error of the mean
+ * acceleration).  After the check the line has: the deepest penetration
+ * of a cube into the ground or another cube at the end (box scenes; nan
+ * otherwise), the steps of the check run that dropped contacts and the
+ * steps that ran out of the LCP work budget per 1000 steps (the world's
+ * step_info), and the model's context bytes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +20,14 @@
 #include <time.h>
 
 #include HEADER
+#include "box_scenes.h"
 #include "diagc/simulator.h"
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 #define CTX CAT(PFX, _context)
 #define MODEL CAT(PFX, _model)
+#define STEP_INFO CAT(PFX, _eval_world__step_info)
 
 static const double DT = 1e-3;
 
@@ -38,25 +47,68 @@ static const double *pos(diagc_sim *s) { return ((const CTX *)diagc_sim_context(
 
 /* advance to the state after `steps` steps (the update at t = k dt is the
  * (k+1)-th step) */
+static int steps_done; /* of the last run(): the budget hits are per its steps */
 static void run(diagc_sim *s, int steps) {
+  steps_done = steps;
   if (diagc_sim_advance_to(s, (steps - 0.5) * DT) != 0) { fprintf(stderr, "world_bench: step failed\n"); exit(1); }
 }
 
-static double check(const char *scene, int steps) {
-  diagc_sim *s = start();
-  double q0[8 * 64];
-  int nq = (int)(sizeof q0 / sizeof q0[0]);
-  double out = NAN;
-  memcpy(q0, pos(s), (size_t)nq * sizeof(double));
-  if (!strncmp(scene, "stack", 5) || !strcmp(scene, "box_on_plane")) {
-    int n = !strcmp(scene, "box_on_plane") ? 1 : atoi(scene + 6);
-    run(s, steps);
-    out = 0;
-    for (int i = 0; i < n; i++) {
-      double d2 = 0;
-      for (int k = 0; k < 3; k++) d2 += pow(pos(s)[7 * i + k] - q0[7 * i + k], 2);
-      out = fmax(out, sqrt(d2));
+/* what the check run leaves besides its value */
+typedef struct {
+  double pen, dropped, budget_per_1000;
+} extra;
+
+static int box_count(const char *scene) {
+  if (!strcmp(scene, "box_on_plane")) return 1;
+  if (!strncmp(scene, "stack_", 6)) return atoi(scene + 6);
+  if (!strcmp(scene, "pile")) return PILE_N;
+  if (!strcmp(scene, "pyramid")) return PYRAMID_N;
+  return 0;
+}
+
+static double max_drift(int n, const double *a, const double *b) {
+  double out = 0;
+  for (int i = 0; i < n; i++) {
+    double d2 = 0;
+    for (int k = 0; k < 3; k++) d2 += pow(b[7 * i + k] - a[7 * i + k], 2);
+    out = fmax(out, sqrt(d2));
+  }
+  return out;
+}
+
+/* the pile's spec (bench/world/specs/pile.lua) must start where
+   box_scenes.h's generator says */
+static void same_start(const char *scene, const double *q) {
+  double want[7 * BOX_MAX];
+  int n = box_count(scene);
+  if (!strcmp(scene, "pile")) pile_poses(want);
+  else if (!strcmp(scene, "pyramid")) pyramid_poses(want);
+  else return;
+  for (int i = 0; i < 7 * n; i++)
+    if (fabs(q[i] - want[i]) > 1e-15) {
+      fprintf(stderr, "world_bench: %s starts at q[%d] = %.17g, box_scenes.h says %.17g\n", scene, i, q[i], want[i]);
+      exit(1);
     }
+}
+
+static double check(const char *scene, int steps, extra *x) {
+  diagc_sim *s = start();
+  double q0[7 * BOX_MAX];
+  int n = box_count(scene);
+  double out = NAN;
+  if (n > BOX_MAX) { fprintf(stderr, "world_bench: %s has %d cubes, more than BOX_MAX = %d\n", scene, n, BOX_MAX); exit(2); }
+  x->pen = NAN;
+  memcpy(q0, pos(s), (size_t)(7 * (n > 0 ? n : 1)) * sizeof(double));
+  same_start(scene, q0);
+  if (!strncmp(scene, "stack", 5) || !strcmp(scene, "box_on_plane")) {
+    run(s, steps);
+    out = max_drift(n, q0, pos(s));
+  } else if (!strcmp(scene, "pile") || !strcmp(scene, "pyramid")) {
+    double q1[7 * BOX_MAX];
+    run(s, steps - 1000);
+    memcpy(q1, pos(s), (size_t)(7 * n) * sizeof(double));
+    run(s, steps);
+    out = max_drift(n, q1, pos(s));
   } else if (!strcmp(scene, "ball_bounce")) {
     double z1 = q0[2], z2 = q0[2], apex[2];
     int found = 0;
@@ -77,6 +129,12 @@ static double check(const char *scene, int steps) {
       out = fabs(a - e) / e;
     }
   }
+  if (n > 0) x->pen = box_penetration(n, pos(s), BOX_EDGE);
+  const double *info = NULL;
+  CTX *c = (CTX *)diagc_sim_context(s);
+  if (STEP_INFO(c, &info) != 0 || !info) { fprintf(stderr, "world_bench: cannot read step_info\n"); exit(1); }
+  x->dropped = info[6];
+  x->budget_per_1000 = info[5] * 1000.0 / steps_done;
   diagc_sim_destroy(s);
   return out;
 }
@@ -94,8 +152,11 @@ int main(int argc, char **argv) {
     diagc_sim_destroy(s);
   }
   const char *what = !strcmp(scene, "ball_bounce") ? "apex_ratio_vs_0.64"
-    : !strcmp(scene, "incline_slide") ? "accel_rel_err" : !strcmp(scene, "incline_stick") ? "drift_m" : "max_drift_m";
-  printf("RESULT\t%s\t%d\t%.1f\t%s\t%.3e\n", scene, steps, best, what,
-         check(scene, !strcmp(scene, "ball_bounce") ? 2500 : steps));
+    : !strcmp(scene, "incline_slide") ? "accel_rel_err" : !strcmp(scene, "incline_stick") ? "drift_m"
+    : (!strcmp(scene, "pile") || !strcmp(scene, "pyramid")) ? "max_drift_last_s_m" : "max_drift_m";
+  extra x;
+  double value = check(scene, !strcmp(scene, "ball_bounce") ? 2500 : steps, &x);
+  printf("RESULT\t%s\t%d\t%.1f\t%s\t%.3e\t%.3e\t%.0f\t%.2f\t%zu\n", scene, steps, best, what, value, x.pen,
+         x.dropped, x.budget_per_1000, (size_t)MODEL.context_size);
   return 0;
 }

@@ -24,8 +24,6 @@
  */
 #include <math.h>
 #include <string.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "contact_internal.h"
 #include "lcp_internal.h"
@@ -36,9 +34,16 @@ enum { C_ZERO = 0, C_FREE = 1, C_HI = 2, C_LO = 3 }; /* row classes */
 #define STALL 3         /* all-row changes without progress before single */
 #define WARM_ITERS 8    /* pivoting solves from the warm start (+ K / 8), and
                            from each PGS point (+ K / 4)                    */
-#define ROUNDS 6        /* PGS + pivoting rounds after the warm start      */
-#define FROZEN 12       /* frozen-bound rounds per PGS round, at most      */
-#define PGS_SWEEPS 16   /* PGS sweeps in the first round (doubled per round) */
+#define ROUNDS 4        /* block Gauss-Seidel + pivoting rounds after the
+                           warm start                                       */
+#define DAMP 0.6        /* block changes: rows above this share of the worst */
+#define BGS_CONTACTS 8  /* contacts of a block (one interface's, at most)  */
+#define BGS_SWEEPS 20   /* block Gauss-Seidel sweeps in the first round, at
+                           most (doubled per round, their tolerance divided
+                           by 1000)                                         */
+#define SPARSE_WORK 2000 /* an island's work, at most, in passes over its
+                           blocks (and within the step's budget)            */
+#define BGS_TOL 1e-6    /* ... until the impulses change less (relative)   */
 #define REFINE 2        /* refinement steps of a solve, at most            */
 #define NOISE 1e-12     /* round-off level of a residual, relative (noise_level) */
 
@@ -389,9 +394,12 @@ static void initial_classes(sp *s) {
     for (a = 1; a < nrows(s, i); a++) {
       int r = r0 + a;
       double xt = w->x[r];
-      if (w->cls[r0] == C_ZERO)
+      /* a zero friction impulse under a clamped normal stays zero (the
+         last step dropped it as dependent, or it carried no load): the
+         previous basis is kept, and the row enters if its w is not 0 */
+      if (w->cls[r0] == C_ZERO || xt == 0.0)
         w->cls[r] = C_ZERO;
-      else if (xt != 0.0 && fabs(xt) >= mu * xn * (1.0 - 1e-9))
+      else if (fabs(xt) >= mu * xn * (1.0 - 1e-9))
         w->cls[r] = xt > 0.0 ? C_HI : C_LO;
       else
         w->cls[r] = C_FREE;
@@ -417,7 +425,9 @@ static int fix_class(const sp *s, int r, int i, double tol) {
   }
   if (c == C_HI) return wr > tol ? C_FREE : -1;
   if (c == C_LO) return wr < -tol ? C_FREE : -1;
-  return -1; /* a friction row of a zero normal: fixed at 0 */
+  /* held at 0: under a clamped normal it enters when w is not 0; under a
+     zero normal it is fixed */
+  return w->cls[row_of(s, i, 0)] == C_FREE && fabs(wr) > tol ? C_FREE : -1;
 }
 
 /* Sets row r of contact i to class c (a normal's friction rows follow). */
@@ -569,36 +579,77 @@ static double check_violation(sp *s, double cfm) {
   return v == v ? v : INFINITY;
 }
 
-/* Projected Gauss-Seidel sweeps on x (the blocks' rows, friction bounds
- * from the current normals): a rough point whose classes seed pivoting
- * when the warm start's do not settle. */
-static void pgs(sp *s, int sweeps) {
+/* One sweep of block Gauss-Seidel with exact blocks: the contacts in the
+ * elimination order, in runs of one interface (at most BGS_CONTACTS), each
+ * run's LCP solved densely (diagc_lcp_solve: its pivoting is exact and
+ * robust on a small problem) with the others' impulses held; returns the
+ * largest change of an impulse, or -1 on a failure of the dense solver. */
+static double block_sweep(sp *s, const diagc_contact_options *o, int backward, diagc_lcp_stats *ls) {
   contact_ws *w = s->w;
-  int k, i, e, a, b;
-  for (k = 0; k < sweeps; k++) {
-    for (i = 0; i < s->K; i++) {
-      int ni = nrows(s, i), r0 = row_of(s, i, 0);
-      for (a = 0; a < ni; a++) {
+  int q0, q1, k, a, b, e, K = s->K;
+  double change = 0.0;
+  for (q0 = 0; q0 < K; q0 = q1) {
+    int rl = 0, run[BGS_CONTACTS], nrun = 0, fx[3 * BGS_CONTACTS], rc;
+    double lo[3 * BGS_CONTACTS], hi[3 * BGS_CONTACTS], x[3 * BGS_CONTACTS], bl[3 * BGS_CONTACTS];
+    diagc_lcp_options lo_opt;
+    diagc_lcp_stats lst;
+    int qa = backward ? K - 1 - q0 : q0;
+    run[nrun++] = w->order[qa];
+    for (q1 = q0 + 1; q1 < K && nrun < BGS_CONTACTS; q1++) {
+      int j = w->order[backward ? K - 1 - q1 : q1];
+      if (!same_interface(s, run[0], j)) break;
+      run[nrun++] = j;
+    }
+    /* local rows: the run's contacts' rows in turn; mark[i] = 1 + local contact */
+    for (k = 0; k < nrun; k++) w->mark[run[k]] = 1 + k;
+    for (k = 0; k < nrun; k++) {
+      int i = run[k], r0 = row_of(s, i, 0), n0 = rl;
+      for (a = 0; a < nrows(s, i); a++, rl++) {
         int r = r0 + a;
-        double acc = -w->b[r], d = 0.0, xr, L, H;
+        double acc = w->b[r];
+        lo[rl] = w->lo[r], hi[rl] = w->hi[r], x[rl] = w->x[r];
+        fx[rl] = a == 0 ? -1 : n0;
         for (e = w->nbr0[i]; e < w->nbr0[i + 1]; e++) {
           int j = w->nbr[e], nj = nrows(s, j);
-          const double *B = w->blk + 9 * (size_t)e + 3 * a, *xj = w->x + w->roff[j];
-          for (b = 0; b < nj; b++) acc += B[b] * xj[b];
-          if (j == i) d = B[a];
+          const double *B = w->blk + 9 * (size_t)e + 3 * a;
+          if (w->mark[j]) continue;
+          for (b = 0; b < nj; b++) acc -= B[b] * w->x[w->roff[j] + b];
         }
-        if (!(d > 0.0)) continue;
-        xr = w->x[r] - acc / d;
-        if (a == 0) {
-          L = 0.0, H = INFINITY;
-        } else {
-          H = mu_of(s, i) * w->x[r0], L = -H;
-        }
-        w->x[r] = xr < L ? L : xr > H ? H : xr;
+        bl[rl] = acc;
       }
     }
-    s->work += 3.0 * 9.0 * (double)w->nbr0[s->K];
+    /* the run's block of A */
+    for (k = 0; k < nrun; k++) {
+      int i = run[k], ri = 0, t;
+      for (t = 0; t < k; t++) ri += nrows(s, run[t]);
+      for (e = w->nbr0[i]; e < w->nbr0[i + 1]; e++) {
+        int j = w->nbr[e], rj = 0;
+        const double *B = w->blk + 9 * (size_t)e;
+        if (!w->mark[j]) continue;
+        for (t = 0; t < w->mark[j] - 1; t++) rj += nrows(s, run[t]);
+        for (a = 0; a < nrows(s, i); a++)
+          for (b = 0; b < nrows(s, j); b++) w->A[(size_t)(ri + a) * (size_t)rl + (size_t)(rj + b)] = B[3 * a + b];
+      }
+    }
+    for (k = 0; k < nrun; k++) w->mark[run[k]] = 0;
+    diagc_lcp_options_init(&lo_opt, w->lcp_ws, w->lcp_ws_size);
+    lo_opt.tol = o->lcp.tol;
+    lo_opt.accept_tol = o->lcp.accept_tol;
+    lo_opt.warm_start = 1;
+    rc = diagc_lcp_solve(rl, w->A, bl, lo, hi, fx, x, &lo_opt, &lst);
+    s->work += lst.work * (double)rl * (double)rl;
+    ls->pivots += lst.pivots;
+    if (rc < 0 && rc != DIAGC_LCP_E_UNSOLVED) return -1.0;
+    rl = 0;
+    for (k = 0; k < nrun; k++)
+      for (a = 0; a < nrows(s, run[k]); a++, rl++) {
+        int r = row_of(s, run[k], a);
+        double d = fabs(x[rl] - w->x[r]);
+        if (d > change) change = d;
+        w->x[r] = x[rl];
+      }
   }
+  return change;
 }
 
 /* Classes of a rough point x (PGS's): a normal is clamped when its
@@ -640,7 +691,6 @@ static int pivoting(sp *s, int maxit, double limit, double *best, diagc_lcp_stat
       *best = v;
       memcpy(w->xbest, w->x, sizeof(double) * (size_t)s->m);
     }
-    if (getenv("SPT")) fprintf(stderr, "it %d v %.3g nred %d\n", it, v, s->nred);
     if (v <= s->tol) return 1;
     /* Judice and Pires' rule: block changes while the count of violated
        rows keeps reaching new lows, single changes after STALL that do not */
@@ -652,7 +702,18 @@ static int pivoting(sp *s, int maxit, double limit, double *best, diagc_lcp_stat
     } else {
       stall++;
     }
-    if (pivot(s, tau, stall >= STALL) == 0) return 1;
+    {
+      /* damped block changes: the rows violated by at least a share of the
+         worst violation (a row violated only through another's wrong
+         class then waits for that one) */
+      double vmax = 0.0, cut;
+      for (r = 0; r < s->m; r++) {
+        double rv = row_violation(s, r);
+        if (rv > vmax) vmax = rv;
+      }
+      cut = DAMP * vmax > tau ? DAMP * vmax : tau;
+      if (pivot(s, cut, stall >= STALL) == 0 && (cut == tau || pivot(s, tau, stall >= STALL) == 0)) return 1;
+    }
     entered_first(s);
     ls->pivots++;
     if (s->work > limit) {
@@ -663,34 +724,38 @@ static int pivoting(sp *s, int maxit, double limit, double *best, diagc_lcp_stat
   return 0;
 }
 
-/* Rounds of pivoting with the friction bounds frozen at the normals of
- * the current point (a symmetric system: stable where the coupled one's
- * folded columns are not), the bounds updated from each solution until
- * the normals stop changing; the point then seeds the coupled pivoting.
- * Returns -1 when a pool was too small, else 0. */
-static int frozen_rounds(sp *s, double limit, double *best, diagc_lcp_stats *ls) {
-  contact_ws *w = s->w;
-  int f, i, rc = 0;
-  for (f = 0; f < FROZEN && !ls->budget_hit; f++) {
-    double change = 0.0, scale = 0.0;
-    for (i = 0; i < s->K; i++) {
-      double xn = w->x[row_of(s, i, 0)];
-      w->fz[i] = xn > 0.0 ? xn : 0.0;
-    }
-    s->frozen = 1;
-    classes_of_point(s);
-    rc = pivoting(s, WARM_ITERS + s->K / 4, limit, best, ls);
-    s->frozen = 0;
-    if (rc < 0) return -1;
-    for (i = 0; i < s->K; i++) {
-      double xn = w->x[row_of(s, i, 0)], d = fabs((xn > 0.0 ? xn : 0.0) - w->fz[i]);
-      if (d > change) change = d;
-      if (fabs(xn) > scale) scale = fabs(xn);
-    }
-    if (getenv("SPT")) fprintf(stderr, "frozen round %d rc %d change %.3g scale %.3g\n", f, rc, change, scale);
-    if (change <= 1e-12 * (scale > 0.0 ? scale : 1.0)) break;
+/* Sweeps of block Gauss-Seidel from the current point until the impulses
+ * change by less than BGS_TOL of the largest (or BGS_SWEEPS ran, or the
+ * work budget is spent); returns -1 on a failure of the dense solver. */
+static int block_gauss_seidel(sp *s, const diagc_contact_options *o, double limit, diagc_lcp_stats *ls,
+                              int sweeps, double tol) {
+  int k, r;
+  for (k = 0; k < sweeps && s->work <= limit; k++) {
+    double ch = block_sweep(s, o, k & 1, ls), scale = 0.0;
+    ls->pgs_sweeps++;
+    if (ch < 0.0) return -1;
+    for (r = 0; r < s->m; r++)
+      if (fabs(s->w->x[r]) > scale) scale = fabs(s->w->x[r]);
+    if (ch <= tol * (scale > 0.0 ? scale : 1.0)) break;
   }
   return 0;
+}
+
+/* Scores the current point (its coupled violation), keeping it when it is
+ * the best; returns the violation. */
+static double score(sp *s, double *best) {
+  double v = 0.0;
+  int r;
+  residual(s);
+  for (r = 0; r < s->m; r++) {
+    double rv = row_violation(s, r);
+    if (!(rv <= v)) v = rv;
+  }
+  if (v < *best) {
+    *best = v;
+    memcpy(s->w->xbest, s->w->x, sizeof(double) * (size_t)s->m);
+  }
+  return v;
 }
 
 int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_contact_options *o,
@@ -713,7 +778,12 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
   }
   done = neighbours(&s) != 0 ? -1 : 0;
   if (done == 0 && blocks(&s, o->cfm) != 0) return DIAGC_CONTACT_E_NUMERIC;
-  limit = bud->left; /* multiply-adds this island may use */
+  /* multiply-adds this island may use: the step's budget, and with the
+     default budget at most SPARSE_WORK times the products of one pass over
+     its blocks */
+  limit = bud->left;
+  if (done == 0 && o->lcp.work_budget == 0.0 && SPARSE_WORK * 9.0 * (double)w->nbr0[s.K] < limit)
+    limit = SPARSE_WORK * 9.0 * (double)w->nbr0[s.K];
   if (done == 0) {
     rcm(&s);
     for (i = 0; i < s.K; i++) w->mark[i] = 0;
@@ -723,10 +793,13 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
     done = pivoting(&s, WARM_ITERS + s.K / 8, limit, &best, &ls);
     for (round = 0; done == 0 && !ls.budget_hit && round < ROUNDS; round++) {
       if (best < INFINITY) memcpy(w->x, w->xbest, sizeof(double) * (size_t)m);
-      pgs(&s, PGS_SWEEPS << round);
-      ls.pgs_sweeps += PGS_SWEEPS << round;
-      done = frozen_rounds(&s, limit, &best, &ls);
-      if (done < 0) break;
+      /* longer and finer sweeps each round; the point itself may be the
+         answer (block Gauss-Seidel converges to it) */
+      if (block_gauss_seidel(&s, o, limit, &ls, BGS_SWEEPS << round, BGS_TOL * pow(1e-3, round)) < 0) break;
+      if (score(&s, &best) <= tol) {
+        done = 1;
+        break;
+      }
       classes_of_point(&s);
       done = pivoting(&s, WARM_ITERS + s.K / 4, limit, &best, &ls);
     }

@@ -53,6 +53,8 @@ static const status_entry STATUSES[] = {
   ENTRY(DIAGC_CONTACT_E_NUMERIC, "contact: an island's LCP matrix or impulses overflowed (not finite)"),
   ENTRY(DIAGC_WORLD_E_NONFINITE, "world step: the velocity after the smooth dynamics is not finite "
         "(the state, an effort or a force overflowed)"),
+  ENTRY(DIAGC_WORLD_E_CONTACTS, "world step: the collision found more contacts than max_contacts; raise "
+        "max_contacts or set contact_overflow = \"drop\" (docs/world.md, \"Capacity\")"),
 };
 
 static const status_entry *find(int code) {

@@ -60,10 +60,46 @@ else
 fi
 
 if $DIAGC run examples/world/stack.lua --until 0.2 --stats >/dev/null 2>"$tmp/stats" &&
-   grep -q '^world world: steps over the LCP work budget 0, steps with contacts dropped (max_contacts) 0; last step: contacts 20, ' "$tmp/stats"; then
+   grep -q '^world world: steps over the LCP work budget 0, steps with contacts dropped (max_contacts = 120) 0, contacts dropped 0; last step: contacts 20, dropped 0, ' "$tmp/stats"; then
   echo "ok world.run_stats"
 else
   echo "FAIL world.run_stats: $(tr '\n' ' ' <"$tmp/stats")"
+fi
+
+# capacity (docs/world.md, "Capacity"): a stack of 20 cubes needs 80
+# contacts (4 per resting face); with max_contacts = 40 the run stops with
+# exit status 2 and one line naming the world, the time, the count and the
+# cap; with contact_overflow = "drop" it goes on and --stats counts the drops
+# (the first step drops 80 - 40; every step of 0.1 s drops some)
+stack20() {
+  cat <<EOF2
+local n, a = 20, 0.2
+local items = { time_step = 1e-3, friction = 0.6, gradients = false, max_contacts = 40, $1 }
+items[1] = body { "ground", joint = { "fixed" }, shapes = { { "plane" } } }
+for i = 1, n do
+  items[#items + 1] = body { "box" .. i, mass = 1, inertia = { a * a / 6, a * a / 6, a * a / 6 },
+    joint = { "free", q = { 0, 0, a / 2 + (i - 1) * a, 1, 0, 0, 0 } }, shapes = { { "box", size = { a, a, a } } } }
+end
+return diagram "s" { system { "tower", world "tower" (items) }, log { "tower.position", period = 0.01 } }
+EOF2
+}
+stack20 "" >"$tmp/stop.lua"
+$DIAGC run "$tmp/stop.lua" --until 0.1 --csv "$tmp/stop.csv" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && [ ! -e "$tmp/stop.csv" ] &&
+   grep -qxF 'diagc: diagc run: simulation failed: world "tower" needs 80 contacts at t = 0 s, more than max_contacts = 40; raise max_contacts to at least 80 or set contact_overflow = "drop" (docs/world.md, "Capacity")' "$tmp/err"; then
+  echo "ok world.contacts_over_max_stop"
+else
+  echo "FAIL world.contacts_over_max_stop: exit $rc: $(head -c 400 "$tmp/err")"
+fi
+stack20 'contact_overflow = "drop"' >"$tmp/drop.lua"
+if $DIAGC run "$tmp/drop.lua" --until 0.1 --stats >/dev/null 2>"$tmp/stats" &&
+   line=$(grep '^world tower: ' "$tmp/stats") &&
+   steps=$(printf '%s' "$line" | sed -n 's/.*steps with contacts dropped (max_contacts = 40) \([0-9]*\), contacts dropped \([0-9]*\); last step: contacts 40, dropped \([0-9]*\),.*/\1 \2 \3/p') &&
+   set -- $steps && [ "$1" = 100 ] && [ "$2" -ge $((40 + 99)) ] && [ "$3" -ge 1 ]; then
+  echo "ok world.contacts_over_max_drop_stats"
+else
+  echo "FAIL world.contacts_over_max_drop_stats: $(tr '\n' ' ' <"$tmp/stats")"
 fi
 
 # diagc linearize through a world and its controller (the cartpole at its

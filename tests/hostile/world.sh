@@ -61,6 +61,12 @@ w_bad friction_inf "friction = math.huge," "mass = 1, $W_INERTIA, $W_FREE, $W_SP
   "spec\.lua:1: friction must be a finite number, got inf"
 w_bad max_contacts_fraction "max_contacts = 2.5," "mass = 1, $W_INERTIA, $W_FREE, $W_SPHERE" \
   "spec\.lua:1: max_contacts: 2\.5 is not an integer \(range an integer in \[1, 1e7\]\)"
+w_bad contact_overflow_word 'contact_overflow = "ignore",' "mass = 1, $W_INERTIA, $W_FREE, $W_SPHERE" \
+  'spec\.lua:1: contact_overflow must be "stop" \(.*\) or "drop" \(.*\), got ignore$'
+w_bad contact_overflow_bool "contact_overflow = true," "mass = 1, $W_INERTIA, $W_FREE, $W_SPHERE" \
+  'spec\.lua:1: contact_overflow must be "stop" .* or "drop" .*, got true$'
+w_bad contact_method_word 'contact_method = "fast",' "mass = 1, $W_INERTIA, $W_FREE, $W_SPHERE" \
+  'spec\.lua:1: contact_method must be "sparse" \(.*\) or "dense" \(.*\), got fast$'
 w_bad radius_huge "" "mass = 1, $W_INERTIA, $W_FREE, shapes = { { \"sphere\", radius = 1e300 } }" \
   "spec\.lua:4: body 'ball' sphere radius: 1e300 m is above the largest value allowed, 1e6 m"
 w_bad box_huge "" "mass = 1, $W_INERTIA, $W_FREE, shapes = { { \"box\", size = { 1e300, 1, 1 } } }" \
@@ -234,6 +240,18 @@ expect_exit 2
 expect_error "simulation failed: discrete update event 'w\.step' failed at t = 0: world step: the velocity after the smooth dynamics is not finite \(the state, an effort or a force overflowed\)"
 hdone
 
+# a step whose collision finds more contacts than max_contacts (a box on the
+# ground touches at its 4 bottom corners; max_contacts = 2) stops the
+# simulation by default, naming the world, the time, the count and the cap
+hcase world.contacts_over_max
+w_spec "max_contacts = 2, time_step = 1e-3," \
+  "mass = 1, $W_INERTIA, joint = { \"free\", q = { 0, 0, 0.1, 1, 0, 0, 0 } }, shapes = { { \"box\", size = { 0.2, 0.2, 0.2 } } }"
+hrun --timeout 60 -- "$DIAGC" run "$T/spec.lua" --until 0.01 --csv "$T/out.csv"
+expect_exit 2
+expect_error '^diagc: diagc run: simulation failed: world "w" needs 4 contacts at t = 0 s, more than max_contacts = 2; raise max_contacts to at least 4 or set contact_overflow = "drop" \(docs/world\.md, "Capacity"\)$'
+expect_absent "$T/out.csv"
+hdone
+
 # worlds too large to generate: one line at the world's line naming the
 # number and the limit, decided from the tree and the pairs before any code
 # is generated (they ran out of the Lua heap after minutes, or exit 70)
@@ -272,7 +290,8 @@ w_many dofs 400 false "$W_LOOSE" '' \
 
 hcase world.max_contacts_context
 cat >"$T/spec.lua" <<'LUA'
-local items = { gradients = false, max_contacts = 3000, body { "ground", joint = { "fixed" }, shapes = { { "plane" } } } }
+local items = { gradients = false, max_contacts = 3000, contact_method = "dense",
+  body { "ground", joint = { "fixed" }, shapes = { { "plane" } } } }
 for i = 1, 30 do
   items[#items + 1] = body { "b" .. i, mass = 1, inertia = { 0.01, 0.01, 0.01 },
     joint = { "free", q = { i, 0, 1, 1, 0, 0, 0 } }, shapes = { { "box", size = { 0.2, 0.2, 0.2 } } } }
@@ -281,7 +300,7 @@ return diagram "d" { system { "w", world "w" (items) } }
 LUA
 hrun --timeout 30 -- "$DIAGC" "$T/spec.lua" -o "$T/out.c"
 expect_exit 2
-expect_error 'spec\.lua:6: world "w": the step.s context would take [0-9]+ MiB \([0-9]+ MiB of step work for max_contacts = 3000\), more than the limit of 1024 MiB .*lower max_contacts'
+expect_error 'spec\.lua:7: world "w": the step.s context would take [0-9]+ MiB \([0-9]+ MiB of step work for max_contacts = 3000\), more than the limit of 1024 MiB .*lower max_contacts'
 expect_absent "$T/out.c" "$T/out.h"
 expect_within 5
 hdone

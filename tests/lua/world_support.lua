@@ -22,6 +22,8 @@ function S.wrappers(world, P)
     string.format("void %s_t_solve_tree(const double *LDL, int tree, double *x) { %s_solve_tree(LDL, tree, x); }", P, P),
     string.format("void %s_t_point_jacobian(int b, const double *q, const double *X, const double *p, double *J) "
       .. "{ %s_point_jacobian(b, q, X, p, J); }", P, P),
+    string.format("void %s_t_point_jacobian_tree(int b, const double *q, const double *X, const double *p, double *J) "
+      .. "{ %s_point_jacobian_tree(b, q, X, p, J); }", P, P),
     string.format("void %s_t_integrate(const double *q, const double *v, double dt, double *qn) "
       .. "{ %s_integrate(q, v, dt, qn); }", P, P),
     string.format("double %s_t_energy(const double *q, const double *v, const double *X) "
@@ -49,6 +51,7 @@ local NAMES = {
   solve = "void (*)(const double *, double *)",
   solve_tree = "void (*)(const double *, int, double *)",
   point_jacobian = "void (*)(int, const double *, const double *, const double *, double *)",
+  point_jacobian_tree = "void (*)(int, const double *, const double *, const double *, double *)",
   integrate = "void (*)(const double *, const double *, double, double *)",
   energy = "double (*)(const double *, const double *, const double *)",
   accel = "void (*)(const double *, const double *, const double *, double *)",

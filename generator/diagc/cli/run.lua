@@ -312,7 +312,7 @@ function M.main(args)
 
   local host = require("diagc_host")
   local function fail()
-    local msg = ffi.string(C.diagc_sim_error(sim.sim))
+    local msg = sim:error()
     abandon_csv(C, out)
     output.remove_temp(plot_csv)
     errors.raise(nil, "%s: simulation failed: %s%s", CMD, msg,
@@ -402,14 +402,16 @@ function M.main(args)
 end
 
 -- --stats of every world (docs/world.md): contact steps that ran out of
--- LCP work or dropped contacts, from the world's info state
+-- LCP work or dropped contacts (contact_overflow = "drop"), the contacts
+-- dropped in all, from the world's info state
 function M.world_stats(m, sim)
   for _, ctx in ipairs(m.gen.flat.leaves) do
     if ctx.type.world then
       local info = sim.context:get(ctx.path .. ".info")
       io.stderr:write(string.format("world %s: steps over the LCP work budget %d, steps with contacts "
-        .. "dropped (max_contacts) %d; last step: contacts %d, LCP residual %g\n", ctx.path,
-        info[6], info[7], info[1], info[3]))
+        .. "dropped (max_contacts = %d) %d, contacts dropped %d; last step: contacts %d, dropped %d, "
+        .. "LCP residual %g\n", ctx.path, info[6], ctx.type.world.max_contacts, info[7], info[8], info[1],
+        info[5], info[3]))
     end
   end
 end

@@ -27,8 +27,8 @@ M.diagram_items = { "system", "connect", "export_input", "export_output", "fix_i
 M.world_items = { "body", "urdf" }
 M.world_settings = { "gravity", "time_step", "position_update", "friction", "restitution",
   "margin", "erp", "allowed_penetration", "bounce_threshold", "cfm", "max_contacts",
-  "lcp_budget", "lcp_tol", "check_lcp", "restitution_passes", "bounce_gradient", "gradients", "exclude", "pairs",
-  "contact_method" }
+  "contact_overflow", "lcp_budget", "lcp_tol", "check_lcp", "restitution_passes", "bounce_gradient", "gradients",
+  "exclude", "pairs", "contact_method" }
 
 -- The file:line of the code that called, `level` frames up; past C
 -- functions (pcall(leaf, ...), string.gsub callbacks) to the nearest Lua

@@ -497,8 +497,14 @@ end
 local function lua_rc(rc)
   return rc
 end
+-- the simulator's message, or the world's own when a world's step stopped
+-- on too many contacts (testing/world_capacity.lua)
+function Sim:error()
+  local msg = ffi.string(ffi.C.diagc_sim_error(self.sim))
+  return require("diagc.testing.world_capacity").message(self, msg) or msg
+end
 local function check(sim, rc)
-  if rc < 0 then raise("simulator: " .. ffi.string(ffi.C.diagc_sim_error(sim.sim))) end
+  if rc < 0 then raise("simulator: " .. sim:error()) end
   return lua_rc(rc)
 end
 function Sim:initialize() return check(self, ffi.C.diagc_sim_initialize(self.sim)) end
@@ -521,7 +527,7 @@ function Sim:try_advance_to(t)
   local why = self:_bounds(t)
   if why then return -1, why end
   local rc = ffi.C.diagc_sim_advance_to(self.sim, t)
-  return lua_rc(rc), rc < 0 and ffi.string(ffi.C.diagc_sim_error(self.sim)) or nil
+  return lua_rc(rc), rc < 0 and self:error() or nil
 end
 function Sim:time() return ffi.C.diagc_sim_time(self.sim) end
 function Sim:log(name)

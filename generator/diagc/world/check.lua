@@ -6,7 +6,8 @@
 --   C.name, C.loc, C.gravity {3}, C.time_step, C.position_update
 --     ("semi_implicit" | "parallel"), C.settings (contact options: erp,
 --     allowed_penetration, bounce_threshold, cfm, margin, lcp_budget,
---     max_contacts; nil where the runtime's default applies)
+--     max_contacts; nil where the runtime's default applies;
+--     contact_overflow "stop" | "drop")
 --   C.bodies   in tree order (parents first), each
 --     { name=, loc=, index= (1-based), mass=, com={3}, inertia={6},
 --       joint = { type=, parent= (0 = world, else a body index), xyz={3},
@@ -146,6 +147,12 @@ local function settings(world)
     errors.raise(loc, "contact_method must be \"sparse\" (the default: sparse warm-started solves of large "
       .. "contact islands) or \"dense\" (every island's LCP formed densely: the reference), got %s",
       errors.describe(s.contact_method))
+  end
+  c.settings.contact_overflow = s.contact_overflow or "stop"
+  if c.settings.contact_overflow ~= "stop" and c.settings.contact_overflow ~= "drop" then
+    errors.raise(loc, "contact_overflow must be \"stop\" (a step that finds more contacts than max_contacts "
+      .. "fails the simulation, the default) or \"drop\" (it keeps the first max_contacts and counts the rest; "
+      .. "docs/world.md, \"Capacity\"), got %s", errors.describe(s.contact_overflow))
   end
   c.settings.bounce_gradient = s.bounce_gradient or "approximate"
   if c.settings.bounce_gradient ~= "approximate" and c.settings.bounce_gradient ~= "exact" then

@@ -10,8 +10,8 @@
 -- unit sphere changes nothing: the step normalizes, and E(q)^T q = 0.)
 --   M.pattern(C) -> {{out=, out_index=, input=, in_index=}, ...}: the
 --     update's outputs pos_next, vel_next (imp_next) against its inputs
---     pos, vel (effort), dense, in that order, then info_next[5, 6]
---     against info[5, 6] (running counts: 1); the warm start imp and the
+--     pos, vel (effort), dense, in that order, then info_next[5, 6, 7]
+--     against info[5, 6, 7] (running counts: 1); the warm start imp and the
 --     rest of info have zero derivatives
 --   M.emit(C, P) -> C of PFX_coords_jacobian(pos, work, grad, jac), jac
 --     in the pattern's order (both nothing beyond M.MAX_ENTRIES)
@@ -40,7 +40,7 @@ function M.size(C)
   local no, ni = 0, 0
   for _, o in ipairs(outs) do no = no + o[2] end
   for _, x in ipairs(ins) do ni = ni + x[2] end
-  return no * ni + 2
+  return no * ni + 3
 end
 
 function M.pattern(C)
@@ -54,8 +54,8 @@ function M.pattern(C)
       end
     end
   end
-  -- the running counts of info (steps over the budget, with contacts dropped)
-  for _, i in ipairs({ 5, 6 }) do p[#p + 1] = { out = "info_next", out_index = i, input = "info", in_index = i } end
+  -- the running counts of info (steps over the budget, with contacts dropped, contacts dropped)
+  for _, i in ipairs({ 5, 6, 7 }) do p[#p + 1] = { out = "info_next", out_index = i, input = "info", in_index = i } end
   return p
 end
 
@@ -159,7 +159,8 @@ local function coords_jacobian(C, P, G)
     l[#l + 1] = "  }"
   end
   l[#l + 1] = "  jac[k++] = 1.0; /* info_next[5] = info[5] + ... */"
-  l[#l + 1] = "  jac[k] = 1.0;   /* info_next[6] = info[6] + ... */"
+  l[#l + 1] = "  jac[k++] = 1.0; /* info_next[6] = info[6] + ... */"
+  l[#l + 1] = "  jac[k] = 1.0;   /* info_next[7] = info[7] + ... */"
   l[#l + 1] = "}"
   return lines(l)
 end

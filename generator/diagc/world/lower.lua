@@ -13,7 +13,7 @@
 --                     work budget ran out, LCP residual, LCP pivots +
 --                     sweeps, contacts dropped beyond max_contacts; then
 --                     the steps so far that hit the budget, that dropped
---                     contacts)
+--                     contacts, and the contacts dropped so far)
 --     input_port      effort (one per actuated dof, in tree order), if any
 --     cache_entry     work: the step's arrays and results (typed:
 --                     PFX_work), computed from the state and the effort
@@ -85,7 +85,7 @@ local function outputs(world, C, P, items)
   if C.nslots > 0 then
     out("impulses", 3 * C.nslots, { "imp" }, copy_calc("impulses", "imp", 3 * C.nslots))
   end
-  out("step_info", 7, { "info" }, copy_calc("step_info", "info", 7))
+  out("step_info", step.INFO, { "info" }, copy_calc("step_info", "info", step.INFO))
   out("energy", 1, { "pos", "vel" }, string.format(
     "double X[%d]; %skinematics(pos, X); energy[0] = %senergy(pos, vel, X);", 12 * C.nb, P, P))
 end
@@ -128,7 +128,7 @@ function M.lower(world, taken)
     item(world, "c_preamble", { pre }),
     item(world, "discrete_state", { "pos", default = C.q_init }),
     item(world, "discrete_state", { "vel", default = C.v_init }),
-    item(world, "discrete_state", { "info", default = zeros(7) }),
+    item(world, "discrete_state", { "info", default = zeros(step.INFO) }),
   }
   local prereqs = { "pos", "vel", "info" }
   local args = "pos, vel"
@@ -158,7 +158,7 @@ function M.lower(world, taken)
   -- a failed step returns its reason (a negative diagc_status, diagc/model.h)
   local copy = { "if (work->status != 0) return work->status < 0 ? work->status : DIAGC_FAILED;",
     copy_calc("pos_next", "work->q_next", C.nq), copy_calc("vel_next", "work->v_next", C.nv),
-    copy_calc("info_next", "work->info", 7) }
+    copy_calc("info_next", "work->info", step.INFO) }
   if C.nslots > 0 then copy[#copy + 1] = copy_calc("imp_next", "work->imp_next", 3 * C.nslots) end
   -- pos, vel (and effort) too: the update's Jacobian (world/grad_coords.lua)
   -- is taken with respect to them

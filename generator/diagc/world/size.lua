@@ -9,6 +9,7 @@
 --   M.tree(C)              before the shapes: bodies, dofs, the unrolled factor
 --   M.add_slots(C, n, k)   while the candidate pairs are listed (shapes.lua)
 --   M.context(C, bytes)    the step's (and its Jacobians') context bytes
+--   M.default_contacts(nslots, work_bytes)  the default max_contacts
 --   M.gradients(C, nnz, ncol)  the derivative code, estimated
 --   M.factor_products(C), M.gradient_bytes(C, nnz, ncol): the figures
 local errors = require("diagc.errors")
@@ -29,6 +30,10 @@ M.LIMITS = {
   slots = 50000,
   -- the context of the step and its Jacobians (the work and grad entries)
   context = 2 ^ 30,
+  -- the default max_contacts's memory cap: the bytes of step work (the
+  -- work entry, with the contact solve's workspace) a world may take
+  -- without the user asking for more by setting max_contacts
+  default_work = 64 * 2 ^ 20,
   -- with gradients: dofs (cdiff unrolls arrays of at most 100000 entries:
   -- the mass matrix's nv^2)
   gradient_dofs = 316,
@@ -92,6 +97,25 @@ function M.add_slots(C, n, k)
 end
 
 local MIB = 1048576
+
+-- The default max_contacts (docs/world.md, "Capacity"): every contact the
+-- candidate pairs can produce (nslots, the sum of their most contacts),
+-- or, when that much step work would take more than LIMITS.default_work
+-- bytes, the largest count whose work fits (at least 1).  work_bytes(n)
+-- is the step work's bytes for max_contacts = n, nondecreasing in n; the
+-- count is found by bisection over it, so it follows whatever layout the
+-- work entry has.
+function M.default_contacts(nslots, work_bytes)
+  local cap = M.LIMITS.default_work
+  if nslots <= 1 or work_bytes(nslots) <= cap then return math.max(nslots, 1) end
+  if work_bytes(1) > cap then return 1 end
+  local lo, hi = 1, nslots -- work_bytes(lo) <= cap < work_bytes(hi)
+  while hi - lo > 1 do
+    local mid = math.floor((lo + hi) / 2)
+    if work_bytes(mid) <= cap then lo = mid else hi = mid end
+  end
+  return lo
+end
 
 -- bytes of the C declarations in `text` ("double a[3], b[4];", "int n;",
 -- "diagc_contact con[8];", "int ws[DIAGC_BROADPHASE_WS(n)]"), an estimate

@@ -18,6 +18,13 @@ M.CODE = { sphere = "DIAGC_SHAPE_SPHERE", box = "DIAGC_SHAPE_BOX", capsule = "DI
   plane = "DIAGC_SHAPE_PLANE" }
 M.pair_max = shapes.pair_max
 
+-- the entries of a world's info state (docs/world.md, §2): of the last
+-- step, contacts held, 1 if the LCP work budget ran out, the LCP residual,
+-- LCP pivots + sweeps, contacts dropped beyond max_contacts; then the
+-- running counts of steps over the budget, of steps that dropped contacts,
+-- and of contacts dropped
+M.INFO = 8
+
 local d = util.c_double
 
 -- R (row-major, flat) of URDF's rpy: Rz(y) Ry(p) Rx(r)
@@ -71,7 +78,10 @@ local function tree_layout(C)
 end
 
 -- the slots of every pair; the contact bound of one step; the contact
--- solve's workspace (C.nslots, C.max_contacts, C.ws_doubles)
+-- solve's workspace (C.nslots, C.max_contacts, C.ws_doubles).  The
+-- default bound is every contact the pairs can produce, within the memory
+-- cap of world/size.lua (docs/world.md, "Capacity"); a max_contacts the
+-- world sets stays as given (no more than the slots: no step can need more)
 function M.layout(C)
   local n = 0
   for _, p in ipairs(C.pairs) do
@@ -80,10 +90,19 @@ function M.layout(C)
     n = n + p.max
   end
   C.nslots = n
-  local cap = C.settings.max_contacts or math.min(n, 64)
-  C.max_contacts = math.max(1, math.min(cap, math.max(n, 1)))
   tree_layout(C)
-  C.ws_doubles = #C.pairs > 0 and M.workspace_doubles(C.nv, C.max_contacts, C.settings.contact_method) or 0
+  local function set(mc)
+    C.max_contacts = mc
+    C.ws_doubles = #C.pairs > 0 and M.workspace_doubles(C.nv, mc, C.settings.contact_method) or 0
+  end
+  local cap = C.settings.max_contacts
+  if cap == nil then
+    cap = size.default_contacts(n, function(mc)
+      set(mc)
+      return M.work_bytes(C, "x_")
+    end)
+  end
+  set(math.max(1, math.min(cap, math.max(n, 1))))
 end
 
 -- island tag of each body (0 = the world): the id of its subtree in the
@@ -171,7 +190,8 @@ M.BROADPHASE_PAIRS = 8
 
 -- collision over the candidate pairs (those whose bounding boxes overlap,
 -- by sweep and prune, when there are many) into the contact list (at most
--- max_contacts; the rest are counted as dropped)
+-- max_contacts; the rest are counted in *dropped, every one of them, so
+-- that the count needed is the real total)
 local function collide(C, P)
   local maxp = 0
   for _, p in ipairs(C.pairs) do maxp = math.max(maxp, p.max) end
@@ -319,7 +339,7 @@ local function work_type(C, P)
   local l = {
     "/* The work of one step of this world: a typed cache entry of its leaf */",
     "typedef struct {",
-    string.format("  double q_next[%d], v_next[%d], info[7];", C.nq, nv),
+    string.format("  double q_next[%d], v_next[%d], info[%d];", C.nq, nv, M.INFO),
   }
   if #C.pairs > 0 then l[#l + 1] = string.format("  double imp_next[%d];", 3 * C.nslots) end
   l[#l + 1] = "  int status;"
@@ -372,6 +392,8 @@ local function contact(C, P)
     string.format("  %sshape_poses(w->X, w->Xs);", P),
     string.format("  int nc = %scollide(w, &dropped);", P),
     "  if (nc < 0) return DIAGC_CONTACT_E_ARG;",
+    C.settings.contact_overflow == "drop" and "  /* contact_overflow = \"drop\": the first max_contacts are kept */"
+      or "  if (dropped > 0) { w->info[0] = nc; w->info[4] = dropped; return DIAGC_WORLD_E_CONTACTS; }",
     string.format("  %scontact_rows(q, w->X, w->M, w->con, w->pair, nc, w->Jc, w->MJc);", P),
     "  for (int i = 0; i < nc; i++) {",
     "    w->depth[i] = w->con[i].depth;",
@@ -409,6 +431,7 @@ local function step_fn(C, P)
     "  for (int i = 0; i < 5; i++) w->info[i] = 0.0;",
     "  w->info[5] = info[5];",
     "  w->info[6] = info[6];",
+    "  w->info[7] = info[7];",
     "  w->status = 0;",
   }
   -- v* not finite (the state, an effort or a force overflowed): the step
@@ -422,6 +445,7 @@ local function step_fn(C, P)
     l[#l + 1] = "  w->status = 0;"
     l[#l + 1] = "  w->info[5] += w->info[1];"
     l[#l + 1] = "  w->info[6] += w->info[4] > 0.0 ? 1.0 : 0.0;"
+    l[#l + 1] = "  w->info[7] += w->info[4];"
   else
     l[#l + 1] = "  (void)imp;"
   end

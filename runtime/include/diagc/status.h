@@ -107,10 +107,13 @@ typedef enum diagc_status {
                                  although its solve reported success */
   DIAGC_CONTACT_E_NUMERIC = -73,/* an island's A or impulses overflowed:
                                  its impulses are zero */
-  DIAGC_WORLD_E_NONFINITE = -74 /* a generated world step: the velocity
+  DIAGC_WORLD_E_NONFINITE = -74,/* a generated world step: the velocity
                                  after the smooth dynamics is not finite
                                  (the state, an effort or a force
                                  overflowed) */
+  DIAGC_WORLD_E_CONTACTS = -75 /* a generated world step: its collision
+                                 found more contacts than max_contacts
+                                 and contact_overflow is "stop" */
 } diagc_status;
 
 /* A short, stable, one-line message for `code` (never NULL, never empty);
