@@ -41,7 +41,7 @@ enum { C_ZERO = 0, C_FREE = 1, C_HI = 2, C_LO = 3 }; /* row classes */
 #define BGS_SWEEPS 20   /* block Gauss-Seidel sweeps in the first round, at
                            most (doubled per round, their tolerance divided
                            by 1000)                                         */
-#define SPARSE_WORK 2000 /* an island's work, at most, in passes over its
+#define SPARSE_WORK 10000/* an island's work, at most, in passes over its
                            blocks (and within the step's budget)            */
 #define BGS_TOL 1e-6    /* ... until the impulses change less (relative)   */
 #define REFINE 2        /* refinement steps of a solve, at most            */

@@ -138,13 +138,14 @@ test("world_scale.stack_20_rests", function()
   check_rest(stack(20), "w", 20, 2.0)
 end)
 
--- 26 s
+-- 3 s with the sparse method (26 s with the dense one)
 test("world_scale.stack_50_rests", function()
   check_rest(stack(50), "w", 50, 2.0)
 end)
 
--- the benchmark's pile (its max_contacts included); it settles by 1.8 s:
--- 26 s
+-- the benchmark's pile (its max_contacts included); it settles by 1.8 s
+-- with the dense method and by 2.4 s with the sparse one (a pile's path is
+-- chaotic: each step exact, the order of events differs), so 4 s
 test("world_scale.pile_30_settles", function()
-  check_rest(diagc.jit("../../bench/world/specs/pile.lua"), "world", 30, 3.0)
+  check_rest(diagc.jit("../../bench/world/specs/pile.lua"), "world", 30, 4.0)
 end)

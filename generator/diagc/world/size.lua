@@ -33,7 +33,7 @@ M.LIMITS = {
   -- the default max_contacts's memory cap: the bytes of step work (the
   -- work entry, with the contact solve's workspace) a world may take
   -- without the user asking for more by setting max_contacts
-  default_work = 64 * 2 ^ 20,
+  default_work = 8 * 2 ^ 20,
   -- with gradients: dofs (cdiff unrolls arrays of at most 100000 entries:
   -- the mass matrix's nv^2)
   gradient_dofs = 316,
