@@ -90,9 +90,9 @@ end)
 test("world_capacity.default_count_is_the_largest_that_fits", function()
   local size = require("diagc.world.size")
   local cap = size.LIMITS.default_work
-  local function linear(n) return 1e6 * n end
+  local function linear(n) return 1e5 * n end
   eq(size.default_contacts(10, linear), 10)
-  eq(size.default_contacts(50000, linear), math.floor(cap / 1e6))
+  eq(size.default_contacts(50000, linear), math.floor(cap / 1e5))
   eq(size.default_contacts(50000, function(n) return 4096 + 8 * 15 * (3 * n) ^ 2 end),
     math.floor(math.sqrt((cap - 4096) / 120) / 3))
   eq(size.default_contacts(50000, function(n) return cap + n end), 1)
