@@ -1,5 +1,9 @@
-/* contact_internal.h: what contact.c (API, workspace, driver) and
- * contact_island.c (islands, the LCP of one island) share (not installed). */
+/* contact_internal.h: what the contact solve's files share (not
+ * installed).  Calls run one way: contact.c (API, workspace, driver) ->
+ * contact_island.c (islands, an island's rows, the dense path) ->
+ * contact_sparse.c (the sparse method) -> contact_outcome.c (an island's
+ * stats and status) and contact_rows.c (rows of dense or compact
+ * problems); contact_impact.c (impacts) uses contact_rows.c. */
 #ifndef DIAGC_CONTACT_INTERNAL_H
 #define DIAGC_CONTACT_INTERNAL_H
 
@@ -119,7 +123,7 @@ int diagc__contact_compact_ok(const diagc_contact_problem *p);
  * b, and x from the warm start); returns their count. */
 int diagc__island_setup(const diagc_contact_problem *p, const diagc_contact_options *o, contact_ws *w,
                         int isl, const double *x);
-/* contact_island.c: the island's outcome into the stats (m rows, LCP
+/* contact_outcome.c: the island's outcome into the stats (m rows, LCP
  * status rc and stats ls; checked: the violation the check computed, or
  * < 0 to score the dense arrays); returns its status. */
 int diagc__island_outcome(const diagc_contact_options *o, contact_ws *w, int m, int rc,

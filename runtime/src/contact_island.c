@@ -275,30 +275,6 @@ static void island_options(const diagc_contact_options *o, const contact_ws *w, 
   lo->work_budget = units == INFINITY ? -1.0 : units >= 1.0 ? units : 1.0;
 }
 
-int diagc__island_outcome(const diagc_contact_options *o, contact_ws *w, int m, int rc,
-                          const diagc_lcp_stats *ls, diagc_contact_stats *st, double checked) {
-  int check = o->check;
-#ifdef DIAGC_CONTACT_CHECK
-  check = 1;
-#endif
-  st->islands++;
-  st->rows += m;
-  if (m > st->largest) st->largest = m;
-  st->pivots += ls->pivots;
-  st->sweeps += ls->pgs_sweeps;
-  if (ls->violation > st->residual) st->residual = ls->violation;
-  if (rc == DIAGC_LCP_BUDGET) st->budget_hit = 1;
-  if (rc == DIAGC_LCP_BUDGET || rc == DIAGC_LCP_E_UNSOLVED) st->inexact++;
-  if (check) { /* the arrays built, scored afresh (or by the caller: checked >= 0) */
-    double v = checked >= 0.0 ? checked : diagc_lcp_violation(m, w->A, w->b, w->lo, w->hi, w->fx, w->x);
-    st->checked++;
-    if (!(v <= st->check_violation)) st->check_violation = v;
-    if (!(v <= o->lcp.accept_tol) && (rc == DIAGC_OK || rc == DIAGC_LCP_SOLVED_TOL))
-      return DIAGC_CONTACT_E_CHECK;
-  }
-  if (rc == DIAGC_LCP_E_UNSOLVED) return DIAGC_CONTACT_INEXACT;
-  return rc;
-}
 
 int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_options *o,
                           contact_ws *w, int isl, double *x, contact_budget *bud,

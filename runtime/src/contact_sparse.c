@@ -374,13 +374,7 @@ static double row_violation(const sp *s, int r) {
       H = xj > 0 ? b : a;
     }
   }
-  if (!(xi == xi) || !(wi == wi)) return INFINITY;
-  if (xi < L - t) return L - xi;
-  if (xi > H + t) return xi - H;
-  if (H - L < t) return 0.0;
-  if (xi <= L + t && (xi - L) <= (H - xi)) return wi < 0 ? -wi : 0.0;
-  if (xi >= H - t) return wi > 0 ? wi : 0.0;
-  return fabs(wi);
+  return diagc__lcp_row_viol(xi, wi, L, H, t);
 }
 
 /* Classes from the island's warm start x. */

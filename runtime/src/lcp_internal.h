@@ -26,6 +26,19 @@ static inline double diagc__dot4(int m, const double *restrict xv, const double 
   return (s0 + s1) + (s2 + s3);
 }
 
+/* The violation of one row (diagc_lcp_violation's rule): x_i against
+ * its bounds [L, H], and w_i at a bound or inside; t the bound tolerance.
+ * Also the contact solve's sparse method's (contact_sparse.c). */
+static inline double diagc__lcp_row_viol(double xi, double wi, double L, double H, double t) {
+  if (!(xi == xi) || !(wi == wi)) return INFINITY;
+  if (xi < L - t) return L - xi;
+  if (xi > H + t) return xi - H;
+  if (H - L < t) return 0.0;
+  if (xi <= L + t && (xi - L) <= (H - xi)) return wi < 0 ? -wi : 0.0;
+  if (xi >= H - t) return wi > 0 ? wi : 0.0;
+  return fabs(wi);
+}
+
 /* Row states shared by the pivoting methods. */
 enum { ST_FREE = 0, ST_LO = 1, ST_HI = 2 };
 

@@ -12,15 +12,6 @@
 
 #include "lcp_internal.h"
 
-static double row_viol(double xi, double wi, double L, double H, double t) {
-  if (!(xi == xi) || !(wi == wi)) return INFINITY;
-  if (xi < L - t) return L - xi;
-  if (xi > H + t) return xi - H;
-  if (H - L < t) return 0.0;
-  if (xi <= L + t && (xi - L) <= (H - xi)) return wi < 0 ? -wi : 0.0;
-  if (xi >= H - t) return wi > 0 ? wi : 0.0;
-  return fabs(wi);
-}
 
 /* w = A x + cfm x - b */
 /* A_i x - b_i with four partial sums (the same order wherever w is
@@ -40,7 +31,7 @@ double diagc__lcp_violation_w(const diagc__lcp_ctx *c, const double *x, const do
   for (i = 0; i < c->n; i++) {
     double L, H, r;
     diagc__lcp_bounds(c, i, x, &L, &H);
-    r = row_viol(x[i], w[i], L, H, DIAGC_LCP_BOUND_TOL);
+    r = diagc__lcp_row_viol(x[i], w[i], L, H, DIAGC_LCP_BOUND_TOL);
     if (!(r <= v)) v = r; /* also catches NaN -> inf below */
   }
   return v == v ? v : INFINITY;
@@ -100,7 +91,7 @@ double diagc_lcp_violation(int n, const double *A, const double *b,
   for (i = 0; i < n; i++) {
     double w = row_res(n, A + (size_t)i * n, x, b[i]), L, H, r;
     diagc__lcp_bounds(&c, i, x, &L, &H);
-    r = row_viol(x[i], w, L, H, DIAGC_LCP_BOUND_TOL);
+    r = diagc__lcp_row_viol(x[i], w, L, H, DIAGC_LCP_BOUND_TOL);
     if (!(r <= v)) v = r;
   }
   return v == v ? v : INFINITY;

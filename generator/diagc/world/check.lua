@@ -110,6 +110,17 @@ local function check_masses(order)
   end
 end
 
+-- a setting with two allowed words: the value (default `a`), or one line
+-- naming both and what each means
+local function either(loc, s, key, a, what_a, b, what_b)
+  local v = s[key]
+  if v == nil then return a end
+  if v ~= a and v ~= b then
+    errors.raise(loc, "%s must be \"%s\" (%s) or \"%s\" (%s), got %s", key, a, what_a, b, what_b, errors.describe(v))
+  end
+  return v
+end
+
 local function settings(world)
   local s = world.settings or {}
   local loc = world.loc
@@ -142,18 +153,11 @@ local function settings(world)
       .. "(no derivative code: smaller and faster to compile), got %s", errors.describe(s.gradients))
   end
   c.settings.gradients = s.gradients ~= false
-  c.settings.contact_method = s.contact_method or "sparse"
-  if c.settings.contact_method ~= "sparse" and c.settings.contact_method ~= "dense" then
-    errors.raise(loc, "contact_method must be \"sparse\" (the default: sparse warm-started solves of large "
-      .. "contact islands) or \"dense\" (every island's LCP formed densely: the reference), got %s",
-      errors.describe(s.contact_method))
-  end
-  c.settings.contact_overflow = s.contact_overflow or "stop"
-  if c.settings.contact_overflow ~= "stop" and c.settings.contact_overflow ~= "drop" then
-    errors.raise(loc, "contact_overflow must be \"stop\" (a step that finds more contacts than max_contacts "
-      .. "fails the simulation, the default) or \"drop\" (it keeps the first max_contacts and counts the rest; "
-      .. "docs/world.md, \"Capacity\"), got %s", errors.describe(s.contact_overflow))
-  end
+  c.settings.contact_method = either(loc, s, "contact_method", "sparse", "the default: sparse warm-started "
+    .. "solves of large contact islands", "dense", "every island's LCP formed densely: the reference")
+  c.settings.contact_overflow = either(loc, s, "contact_overflow", "stop", "a step that finds more contacts than "
+    .. "max_contacts fails the simulation, the default", "drop", "it keeps the first max_contacts and counts the "
+    .. "rest; docs/world.md, \"Capacity\"")
   c.settings.bounce_gradient = s.bounce_gradient or "approximate"
   if c.settings.bounce_gradient ~= "approximate" and c.settings.bounce_gradient ~= "exact" then
     errors.raise(loc, "bounce_gradient must be \"approximate\" (DiffDART's bounce factor on the position "
