@@ -52,6 +52,7 @@ typedef struct {
   contact_ws *w;
   int isl, K, m;          /* island, its contacts, its rows                 */
   int nred;               /* reduced rows                                   */
+  double dmax;            /* the largest diagonal entry of A               */
   int check;              /* options: verify afresh                        */
   double tol;             /* options: lcp.tol                              */
   int frozen;             /* 1: friction bounds mu * w->fz (constants), not
@@ -269,9 +270,11 @@ static double dot(const double *x, const double *y, int n) {
   return acc;
 }
 
-/* Crout LU in the envelope, rows dropped at tiny pivots. */
+/* Crout LU in the envelope, rows dropped at tiny pivots (w->sol, free
+ * until the solve, holds the pivots' reciprocals meanwhile). */
 static void factor(sp *s) {
   contact_ws *w = s->w;
+  double *rinv = w->sol;
   int k, j, n = s->nred;
   for (k = 0; k < n; k++) {
     int fk = w->first[k];
@@ -285,7 +288,7 @@ static void factor(sp *s) {
         continue;
       }
       Uk[j - fk] -= dot(Lj + (p - fj), Uk + (p - fk), j - p);
-      Lk[j - fk] = (Lk[j - fk] - dot(Lk + (p - fk), Uj + (p - fj), j - p)) / Uj[j - fj];
+      Lk[j - fk] = (Lk[j - fk] - dot(Lk + (p - fk), Uj + (p - fj), j - p)) * rinv[j];
       s->work += 2.0 * (double)(j - p);
     }
     scale = fabs(Uk[k - fk]);
@@ -297,6 +300,7 @@ static void factor(sp *s) {
       d = 1.0;
     }
     Uk[k - fk] = d;
+    rinv[k] = 1.0 / d;
   }
 }
 
@@ -433,6 +437,34 @@ static void set_class(sp *s, int i, int r, int c) {
   for (a = 1; a < nrows(s, i); a++) w->cls[r + a] = c == C_FREE ? C_FREE : C_ZERO;
 }
 
+/* The level below which a residual is round-off, not a class to change:
+ * tol, or NOISE of the island's scale (its largest |b|, and its largest
+ * diagonal entry times its largest impulse times the rows a row sums). */
+static double noise_level(const sp *s, double tol) {
+  const contact_ws *w = s->w;
+  double bmax = 0.0, xmax = 0.0, lvl;
+  int r;
+  for (r = 0; r < s->m; r++) {
+    if (fabs(w->b[r]) > bmax) bmax = fabs(w->b[r]);
+    if (fabs(w->x[r]) > xmax) xmax = fabs(w->x[r]);
+  }
+  lvl = NOISE * (bmax + 16.0 * s->dmax * xmax);
+  return lvl > tol ? lvl : tol;
+}
+
+/* The largest diagonal entry of A (its diagonal blocks'). */
+static double max_diagonal(const sp *s) {
+  const contact_ws *w = s->w;
+  double dmax = 0.0;
+  int i, e, a;
+  for (i = 0; i < s->K; i++)
+    for (e = w->nbr0[i]; e < w->nbr0[i + 1]; e++)
+      if (w->nbr[e] == i)
+        for (a = 0; a < 3; a++)
+          if (fabs(w->blk[9 * (size_t)e + 4 * a]) > dmax) dmax = fabs(w->blk[9 * (size_t)e + 4 * a]);
+  return dmax;
+}
+
 /* One solve of the current classes: x, w; returns the violation. */
 static double solve_classes(sp *s, int *fail) {
   contact_ws *w = s->w;
@@ -452,7 +484,8 @@ static double solve_classes(sp *s, int *fail) {
     residual(s);
     for (r = 0; r < s->m; r++)
       if ((k = w->red[r]) >= 0 && !w->drop[k] && fabs(w->w[r]) > big) big = fabs(w->w[r]);
-    if (it == REFINE || !(big > s->tol)) break;
+    /* refined while the clamped rows' residual is above round-off */
+    if (it == REFINE || !(big > 0.1 * noise_level(s, s->tol))) break;
     /* refinement: K d = -w_F */
     for (r = 0; r < s->m; r++)
       if ((k = w->red[r]) >= 0) w->rhs[k] = w->drop[k] ? 0.0 : -w->w[r];
@@ -466,25 +499,6 @@ static double solve_classes(sp *s, int *fail) {
   return v == v ? v : INFINITY;
 }
 
-/* The level below which a residual is round-off, not a class to change:
- * tol, or NOISE of the island's scale (its largest |b|, and its largest
- * diagonal entry times its largest impulse times the rows a row sums). */
-static double noise_level(const sp *s, double tol) {
-  const contact_ws *w = s->w;
-  double bmax = 0.0, xmax = 0.0, dmax = 0.0, lvl;
-  int r, i, e, a;
-  for (r = 0; r < s->m; r++) {
-    if (fabs(w->b[r]) > bmax) bmax = fabs(w->b[r]);
-    if (fabs(w->x[r]) > xmax) xmax = fabs(w->x[r]);
-  }
-  for (i = 0; i < s->K; i++)
-    for (e = w->nbr0[i]; e < w->nbr0[i + 1]; e++)
-      if (w->nbr[e] == i)
-        for (a = 0; a < 3; a++)
-          if (fabs(w->blk[9 * (size_t)e + 4 * a]) > dmax) dmax = fabs(w->blk[9 * (size_t)e + 4 * a]);
-  lvl = NOISE * (bmax + 16.0 * dmax * xmax);
-  return lvl > tol ? lvl : tol;
-}
 
 /* Moves violating rows to their other class: all of them (single = 0)
  * or the worst; returns how many moved. */
@@ -689,6 +703,7 @@ static int pivoting(sp *s, int maxit, double limit, double *best, diagc_lcp_stat
     /* Judice and Pires' rule: block changes while the count of violated
        rows keeps reaching new lows, single changes after STALL that do not */
     tau = noise_level(s, s->tol);
+    if (v <= tau) return 1; /* round-off only: no class change would help */
     for (r = 0; r < s->m; r++) nviol += row_violation(s, r) > tau;
     if (prev < 0 || nviol < prev) {
       prev = nviol;
@@ -779,6 +794,7 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
   if (done == 0 && o->lcp.work_budget == 0.0 && SPARSE_WORK * 9.0 * (double)w->nbr0[s.K] < limit)
     limit = SPARSE_WORK * 9.0 * (double)w->nbr0[s.K];
   if (done == 0) {
+    s.dmax = max_diagonal(&s);
     rcm(&s);
     for (i = 0; i < s.K; i++) w->mark[i] = 0;
     /* the warm start's classes; then rounds of PGS from the best point and
