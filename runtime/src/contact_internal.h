@@ -59,7 +59,7 @@ typedef struct {
  * island goes to the dense path if it fits, else its best point is used
  * (counted: stats.inexact). */
 #define DIAGC__NBR_PER_CONTACT 32
-#define DIAGC__ENV_PER_ROW 32
+#define DIAGC__ENV_PER_ROW 96
 /* The dense method's arrays in a sparse workspace: islands of up to this
  * many rows that the sparse method does not settle go to it. */
 #define DIAGC__DENSE_FALLBACK_ROWS 48

@@ -44,6 +44,9 @@ enum { C_ZERO = 0, C_FREE = 1, C_HI = 2, C_LO = 3 }; /* row classes */
 #define SPARSE_WORK 10000/* an island's work, at most, in passes over its
                            blocks (and within the step's budget)            */
 #define BGS_TOL 1e-6    /* ... until the impulses change less (relative)   */
+#define WARM_ACCEPT 1   /* a warm start within this many round-off levels
+                           of the LCP's conditions is the answer          */
+#define ZERO_REL 1e-9   /* warm impulses below this share of the largest: 0 */
 #define REFINE 2        /* refinement steps of a solve, at most            */
 #define NOISE 1e-12     /* round-off level of a residual, relative (noise_level) */
 
@@ -384,18 +387,23 @@ static double row_violation(const sp *s, int r) {
 /* Classes from the island's warm start x. */
 static void initial_classes(sp *s) {
   contact_ws *w = s->w;
-  int i, a;
+  int i, a, r;
+  double xmax = 0.0, zero;
+  for (r = 0; r < s->m; r++)
+    if (fabs(w->x[r]) > xmax) xmax = fabs(w->x[r]);
+  zero = ZERO_REL * xmax; /* impulses this small were 0 (an inexact step's round-off) */
   for (i = 0; i < s->K; i++) {
     int r0 = row_of(s, i, 0);
     double xn = w->x[r0], mu = mu_of(s, i);
-    w->cls[r0] = xn > 0.0 ? C_FREE : C_ZERO;
+    w->cls[r0] = xn > zero ? C_FREE : C_ZERO;
     for (a = 1; a < nrows(s, i); a++) {
-      int r = r0 + a;
-      double xt = w->x[r];
+      double xt;
+      r = r0 + a;
+      xt = w->x[r];
       /* a zero friction impulse under a clamped normal stays zero (the
          last step dropped it as dependent, or it carried no load): the
          previous basis is kept, and the row enters if its w is not 0 */
-      if (w->cls[r0] == C_ZERO || xt == 0.0)
+      if (w->cls[r0] == C_ZERO || fabs(xt) <= zero)
         w->cls[r] = C_ZERO;
       else if (fabs(xt) >= mu * xn * (1.0 - 1e-9))
         w->cls[r] = xt > 0.0 ? C_HI : C_LO;
@@ -536,6 +544,26 @@ static int same_interface(const sp *s, int i, int j) {
   int ci = contact_of(s, i), cj = contact_of(s, j);
   return (t[2 * ci] == t[2 * cj] && t[2 * ci + 1] == t[2 * cj + 1]) ||
          (t[2 * ci] == t[2 * cj + 1] && t[2 * ci + 1] == t[2 * cj]);
+}
+
+/* Orders each interface's consecutive contacts by their warm normal
+ * impulse, largest first: when the interface's normals are dependent, the
+ * elimination drops the later ones, so the rows kept are those that
+ * carried the load (the warm point's support), not an arbitrary subset. */
+static void load_first(sp *s) {
+  contact_ws *w = s->w;
+  int q0, q1, q, k;
+  for (q0 = 0; q0 < s->K; q0 = q1) {
+    for (q1 = q0 + 1; q1 < s->K && same_interface(s, w->order[q0], w->order[q1]); q1++) {
+    }
+    for (q = q0 + 1; q < q1; q++) {
+      int v = w->order[q];
+      double xv = w->x[row_of(s, v, 0)];
+      for (k = q; k > q0 && w->x[row_of(s, w->order[k - 1], 0)] < xv; k--) w->order[k] = w->order[k - 1];
+      w->order[k] = v;
+    }
+  }
+  for (q = 0; q < s->K; q++) w->where[w->order[q]] = q;
 }
 
 /* Puts contacts whose normal entered the clamped set (w->mark) first
@@ -799,8 +827,16 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
     for (i = 0; i < s.K; i++) w->mark[i] = 0;
     /* the warm start's classes; then rounds of PGS from the best point and
        pivoting from its classes */
-    initial_classes(&s);
-    done = pivoting(&s, WARM_ITERS + s.K / 8, limit, &best, &ls);
+    /* the warm start itself is the first candidate: what the step uses is
+       never worse than it, and when it already satisfies the LCP no
+       factorization is needed (a scene at rest) */
+    if (score(&s, &best) <= WARM_ACCEPT * noise_level(&s, tol)) {
+      done = 1; /* the warm start satisfies the LCP (to round-off): the answer */
+    } else {
+      initial_classes(&s);
+      load_first(&s);
+      done = pivoting(&s, WARM_ITERS + s.K / 8, limit, &best, &ls);
+    }
     for (round = 0; done == 0 && !ls.budget_hit && round < ROUNDS; round++) {
       if (best < INFINITY) memcpy(w->x, w->xbest, sizeof(double) * (size_t)m);
       /* longer and finer sweeps each round; the point itself may be the
