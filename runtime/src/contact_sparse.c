@@ -44,8 +44,10 @@ enum { C_ZERO = 0, C_FREE = 1, C_HI = 2, C_LO = 3 }; /* row classes */
 #define SPARSE_WORK 10000/* an island's work, at most, in passes over its
                            blocks (and within the step's budget)            */
 #define BGS_TOL 1e-6    /* ... until the impulses change less (relative)   */
-#define WARM_ACCEPT 1   /* a warm start within this many round-off levels
+#define WARM_ACCEPT 2   /* a warm start within this many round-off levels
                            of the LCP's conditions is the answer          */
+#define POLISH 3        /* PGS sweeps polishing a nearly exact warm start  */
+#define POLISH_FROM 1e3 /* ... one within this many round-off levels       */
 #define ZERO_REL 1e-9   /* warm impulses below this share of the largest: 0 */
 #define REFINE 2        /* refinement steps of a solve, at most            */
 #define NOISE 1e-12     /* round-off level of a residual, relative (noise_level) */
@@ -688,6 +690,40 @@ static double block_sweep(sp *s, const diagc_contact_options *o, int backward, d
   return change;
 }
 
+/* Projected Gauss-Seidel sweeps on x (the blocks' rows, friction bounds
+ * from the current normals): a warm start that nearly satisfies the LCP
+ * (a statically indeterminate scene at rest, whose warm point is not a
+ * basic solution the pivoting would find again) is polished by a few. */
+static void pgs(sp *s, int sweeps) {
+  contact_ws *w = s->w;
+  int k, i, e, a, b;
+  for (k = 0; k < sweeps; k++) {
+    for (i = 0; i < s->K; i++) {
+      int ni = nrows(s, i), r0 = row_of(s, i, 0);
+      for (a = 0; a < ni; a++) {
+        int r = r0 + a;
+        double acc = -w->b[r], d = 0.0, xr, L, H;
+        for (e = w->nbr0[i]; e < w->nbr0[i + 1]; e++) {
+          int j = w->nbr[e], nj = nrows(s, j);
+          const double *B = w->blk + 9 * (size_t)e + 3 * a, *xj = w->x + w->roff[j];
+          for (b = 0; b < nj; b++) acc += B[b] * xj[b];
+          if (j == i) d = B[a];
+        }
+        if (!(d > 0.0)) continue;
+        xr = w->x[r] - acc / d;
+        if (a == 0) {
+          L = 0.0, H = INFINITY;
+        } else {
+          H = mu_of(s, i) * w->x[r0], L = -H;
+        }
+        w->x[r] = xr < L ? L : xr > H ? H : xr;
+      }
+    }
+    s->work += 3.0 * 9.0 * (double)w->nbr0[s->K];
+  }
+}
+
+
 /* Classes of a rough point x (PGS's): a normal is clamped when its
  * impulse is positive, a friction row at a bound when within a thousandth
  * of it. */
@@ -830,9 +866,19 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
     /* the warm start itself is the first candidate: what the step uses is
        never worse than it, and when it already satisfies the LCP no
        factorization is needed (a scene at rest) */
-    if (score(&s, &best) <= WARM_ACCEPT * noise_level(&s, tol)) {
+    double v0 = score(&s, &best), lvl = noise_level(&s, tol);
+    int k;
+    for (k = 0; k < POLISH && v0 > WARM_ACCEPT * lvl && v0 <= POLISH_FROM * lvl; k++) {
+      double v1;
+      pgs(&s, 1);
+      v1 = score(&s, &best);
+      if (!(v1 < v0)) break; /* a sweep that does not help: the best is kept */
+      v0 = v1;
+    }
+    if (best <= WARM_ACCEPT * lvl) {
       done = 1; /* the warm start satisfies the LCP (to round-off): the answer */
     } else {
+      if (best < INFINITY) memcpy(w->x, w->xbest, sizeof(double) * (size_t)m);
       initial_classes(&s);
       load_first(&s);
       done = pivoting(&s, WARM_ITERS + s.K / 8, limit, &best, &ls);
