@@ -78,8 +78,6 @@ static size_t plan(contact_ws *w, void *base, int nv, int nc, int kind) {
   PART(first, int, sn);
   PART(drop, int, sn);
   PART(roff, int, sn ? (size_t)nc + 1 : 0);
-  PART(rcon, int, sn);
-  PART(fz, double, sn ? nc : 0);
   PART(nbr0, int, sn ? (size_t)nc + 1 : 0);
   PART(nbr, int, nbr);
   PART(order, int, sn ? nc : 0);

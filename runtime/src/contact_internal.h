@@ -42,8 +42,6 @@ typedef struct {
   size_t *loff, *uoff;   /* n: offsets of the envelope's rows and columns   */
   int *drop;             /* n: 1 for a reduced row dropped (dependent)      */
   int *roff;             /* nc + 1: the island's rows of its i-th contact   */
-  int *rcon;             /* n: the island contact of an island row          */
-  double *fz;            /* nc: frozen normal impulses (friction bounds)    */
   int *nbr0, *nbr;       /* nc + 1, nbr_cap: neighbours (local indices)     */
   int *order, *where;    /* nc each: the elimination order and its inverse */
   int *mark, *queue;     /* nc each                                          */

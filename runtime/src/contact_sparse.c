@@ -7,20 +7,25 @@
  * trees).  The contacts are put in reverse Cuthill-McKee order over that
  * graph: a stack or a chain becomes block tridiagonal, a pile banded.
  *
- * The LCP is solved by block principal pivoting on row classes: a normal
- * row is clamped (w = 0) or zero; a friction row of a clamped normal is
- * clamped (w = 0) or at a bound (x = +-mu x_n, folded into its normal's
- * column).  The classes start from the warm start (the last step's
- * impulses by contact slot: a quiet or steadily sliding scene keeps its
- * classes, and one solve of the clamped system is the answer).  Each
+ * The warm start (the last step's impulses by contact slot) is scored
+ * first: within WARM_ACCEPT round-off levels of the LCP's conditions
+ * (after at most POLISH projected Gauss-Seidel sweeps, kept while they
+ * help) it is the answer, and no point worse than it is ever returned.
+ * Otherwise the LCP is solved by block principal pivoting on row classes:
+ * a normal row is clamped (w = 0) or zero; a friction row of a clamped
+ * normal is clamped (w = 0), at a bound (x = +-mu x_n, folded into its
+ * normal's column) or held at zero.  The classes start from the warm
+ * start (a quiet or steadily sliding scene keeps them: one solve).  Each
  * solve factorizes the reduced system in the envelope of that order (LU
  * without pivoting across rows, a pivot below DROP of its row's diagonal
- * drops the row as dependent: its impulse is 0) and is refined once; the
- * point is scored with the LCP's own violation (lcp.h), and rows that
- * violate their conditions change class (all of them, or, once that stops
- * making progress, the worst one).  When the iteration does not settle,
- * or a pool is too small, the island goes to the dense path if it fits;
- * otherwise the best point seen is used and counted (stats.inexact).
+ * drops the row as dependent: its impulse is 0), refined to round-off;
+ * the point is scored with the LCP's own violation (lcp.h), and rows that
+ * violate their conditions change class (those within DAMP of the worst,
+ * or, once that stops making progress, the worst one).  When that does not
+ * settle, rounds of block Gauss-Seidel with exact dense blocks (one
+ * interface's contacts) seed it again.  What is left unsettled, or beyond
+ * a pool, goes to the dense path if it fits; otherwise the best point seen
+ * is used and counted (stats.inexact).
  */
 #include <math.h>
 #include <string.h>
@@ -33,7 +38,7 @@ enum { C_ZERO = 0, C_FREE = 1, C_HI = 2, C_LO = 3 }; /* row classes */
 #define DROP 1e-11      /* pivot below DROP * |diagonal|: dependent row    */
 #define STALL 3         /* all-row changes without progress before single */
 #define WARM_ITERS 8    /* pivoting solves from the warm start (+ K / 8), and
-                           from each PGS point (+ K / 4)                    */
+                           from each block Gauss-Seidel point (+ K / 4)     */
 #define ROUNDS 4        /* block Gauss-Seidel + pivoting rounds after the
                            warm start                                       */
 #define DAMP 0.6        /* block changes: rows above this share of the worst */
@@ -60,8 +65,6 @@ typedef struct {
   double dmax;            /* the largest diagonal entry of A               */
   int check;              /* options: verify afresh                        */
   double tol;             /* options: lcp.tol                              */
-  int frozen;             /* 1: friction bounds mu * w->fz (constants), not
-                             mu * x_n: a symmetric system (frozen_rounds)  */
   double work;            /* multiply-adds                                  */
 } sp;
 
@@ -233,12 +236,6 @@ static double *entry(contact_ws *w, int k, int c) {
 
 static double mu_of(const sp *s, int i) { return s->p->mu[contact_of(s, i)]; }
 
-/* The normal impulse that scales contact i's friction bounds: its x_n, or
- * the frozen value. */
-static double bound_normal(const sp *s, int i) {
-  return s->frozen ? s->w->fz[i] : s->w->x[row_of(s, i, 0)];
-}
-
 /* K = A_FF with the rows at a friction bound folded into their normal's
  * column, and rhs = b_F. */
 static void assemble(sp *s) {
@@ -256,8 +253,6 @@ static void assemble(sp *s) {
           int q = row_of(s, j, b), cl = w->cls[q];
           if (cl == C_FREE) {
             *entry(w, k, w->red[q]) += B[3 * a + b];
-          } else if ((cl == C_HI || cl == C_LO) && s->frozen) {
-            w->rhs[k] -= B[3 * a + b] * (cl == C_HI ? 1.0 : -1.0) * mu_of(s, j) * w->fz[j];
           } else if (cl == C_HI || cl == C_LO) {
             int kn = w->red[row_of(s, j, 0)];
             *entry(w, k, kn) += B[3 * a + b] * (cl == C_HI ? 1.0 : -1.0) * mu_of(s, j);
@@ -340,7 +335,7 @@ static void expand(sp *s, const double *y) {
     int r0 = row_of(s, i, 0);
     double xn;
     w->x[r0] = w->cls[r0] == C_FREE ? y[w->red[r0]] : 0.0;
-    xn = s->frozen ? w->fz[i] : w->x[r0];
+    xn = w->x[r0];
     for (a = 1; a < nrows(s, i); a++) {
       int r = r0 + a, c = w->cls[r];
       w->x[r] = c == C_FREE ? y[w->red[r]] : c == C_HI ? mu_of(s, i) * xn : c == C_LO ? -mu_of(s, i) * xn : 0.0;
@@ -367,14 +362,13 @@ static void residual(sp *s) {
 }
 
 /* The violation of row r (lcp.h's rule) at the current x, w (friction
- * bounds from bound_normal: the frozen ones in a frozen round). */
+ * bounds mu x_n of its normal's row fx[r]). */
 static double row_violation(const sp *s, int r) {
   const contact_ws *w = s->w;
   double L = w->lo[r], H = w->hi[r], xi = w->x[r], wi = w->w[r], t = DIAGC_LCP_BOUND_TOL;
   int j = w->fx[r];
   if (j >= 0) {
-    int i = w->rcon[r];
-    double xj = bound_normal(s, i);
+    double xj = w->x[j];
     if (xj == 0.0) {
       L = H = 0.0;
     } else {
@@ -427,7 +421,7 @@ static int fix_class(const sp *s, int r, int i, double tol) {
     return wr < -tol ? C_FREE : -1;
   }
   if (c == C_FREE) {
-    double H = mu_of(s, i) * bound_normal(s, i);
+    double H = mu_of(s, i) * w->x[row_of(s, i, 0)];
     if (H < 0.0) H = -H;
     return x > H + t ? C_HI : x < -H - t ? C_LO : -1;
   }
@@ -724,7 +718,7 @@ static void pgs(sp *s, int sweeps) {
 }
 
 
-/* Classes of a rough point x (PGS's): a normal is clamped when its
+/* Classes of a rough point x (block Gauss-Seidel's): a normal is clamped when its
  * impulse is positive, a friction row at a bound when within a thousandth
  * of it. */
 static void classes_of_point(sp *s) {
@@ -732,7 +726,7 @@ static void classes_of_point(sp *s) {
   int i, a;
   for (i = 0; i < s->K; i++) {
     int r0 = row_of(s, i, 0);
-    double xn = w->x[r0], H = mu_of(s, i) * bound_normal(s, i);
+    double xn = w->x[r0], H = mu_of(s, i) * w->x[row_of(s, i, 0)];
     w->cls[r0] = xn > 0.0 ? C_FREE : C_ZERO;
     for (a = 1; a < nrows(s, i); a++) {
       int r = r0 + a;
@@ -759,7 +753,7 @@ static int pivoting(sp *s, int maxit, double limit, double *best, diagc_lcp_stat
     double v = solve_classes(s, &fail), tau;
     if (fail) return -1;
     ls->iterations++;
-    if (!s->frozen && v < *best) {
+    if (v < *best) {
       *best = v;
       memcpy(w->xbest, w->x, sizeof(double) * (size_t)s->m);
     }
@@ -844,11 +838,7 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
   s.check = o->check;
   s.tol = o->lcp.tol;
   w->roff[0] = 0;
-  for (i = 0; i < s.K; i++) {
-    int a;
-    w->roff[i + 1] = w->roff[i] + (p->mu[contact_of(&s, i)] > 0.0 ? 3 : 1);
-    for (a = w->roff[i]; a < w->roff[i + 1]; a++) w->rcon[a] = i;
-  }
+  for (i = 0; i < s.K; i++) w->roff[i + 1] = w->roff[i] + (p->mu[contact_of(&s, i)] > 0.0 ? 3 : 1);
   done = neighbours(&s) != 0 ? -1 : 0;
   if (done == 0 && blocks(&s, o->cfm) != 0) return DIAGC_CONTACT_E_NUMERIC;
   /* multiply-adds this island may use: the step's budget, and with the
@@ -861,8 +851,6 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
     s.dmax = max_diagonal(&s);
     rcm(&s);
     for (i = 0; i < s.K; i++) w->mark[i] = 0;
-    /* the warm start's classes; then rounds of PGS from the best point and
-       pivoting from its classes */
     /* the warm start itself is the first candidate: what the step uses is
        never worse than it, and when it already satisfies the LCP no
        factorization is needed (a scene at rest) */
