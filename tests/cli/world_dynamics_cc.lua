@@ -33,14 +33,14 @@ static void %s_driver(void)
   for (k = 0; k < %d; ++k) printf("%%.17g\n", qn[k]);
   printf("%%.17g\n", %s_t_energy(q, v, X));
 }
-]], P, f.nq, list(q), f.nv, list(v), 12 * f.nb, f.nv * f.nv, f.nv, f.nv, 3 * f.nv, f.nq, P, P, P, f.nv, P, P, P, f.nb,
+]], P, f.nq, list(q), f.nv, list(v), 12 * f.nb, f.nm, f.nv, f.nv, 3 * f.nv, f.nq, P, P, P, f.nv, P, P, P, f.nb,
     P, f.nv, 3 * f.nv, f.nq, P)
 end
 
 local function jit_values(world, P, q, v)
   local w = S.compile(world, P)
   local f = w.f
-  local qa, va, X, M, c = S.arr(f.nq, q), S.arr(f.nv, v), S.arr(12 * f.nb), S.arr(f.nv * f.nv), S.arr(f.nv)
+  local qa, va, X, M, c = S.arr(f.nq, q), S.arr(f.nv, v), S.arr(12 * f.nb), S.arr(f.nm), S.arr(f.nv)
   w.fn.kinematics(qa, X)
   w.fn.mass_matrix(qa, X, M)
   w.fn.bias(qa, va, X, c)

@@ -213,13 +213,14 @@ test("world.tree_ltdl_solve", function()
   local A = S.mass(w, q)
   truthy(S.spd(A), "M positive definite")
   local dyn_tree = require("diagc.world.tree")
-  local M = S.arr(nv * nv)
+  eq(f.nm, nv * nv) -- one subtree: its block is all of M
+  local M = S.arr(f.nm)
   local SENTINEL = 12345.5
   for i = 1, nv do
     for j = 1, nv do
       local structural = not dyn_tree.dof_ancestor(f, i - 1, j - 1) and not dyn_tree.dof_ancestor(f, j - 1, i - 1)
       if structural then near(A[i][j], 0, { atol = 0 }) end
-      M[(i - 1) * nv + j - 1] = structural and SENTINEL or A[i][j]
+      M[f.mindex(i - 1, j - 1)] = structural and SENTINEL or A[i][j]
     end
   end
   w.fn.factor(M)
@@ -230,7 +231,7 @@ test("world.tree_ltdl_solve", function()
   for i = 1, nv do
     for j = 1, nv do
       if not dyn_tree.dof_ancestor(f, i - 1, j - 1) and not dyn_tree.dof_ancestor(f, j - 1, i - 1) then
-        eq(M[(i - 1) * nv + j - 1], SENTINEL, "structural zero untouched")
+        eq(M[f.mindex(i - 1, j - 1)], SENTINEL, "structural zero untouched")
       end
     end
   end
@@ -239,8 +240,8 @@ test("world.tree_ltdl_solve", function()
   for i = 1, nv do
     L[i] = {}
     for j = 1, nv do L[i][j] = (i == j) and 1 or (j < i and dyn_tree.dof_ancestor(f, j - 1, i - 1)
-      and M[(i - 1) * nv + j - 1] or 0) end
-    D[i] = M[(i - 1) * nv + i - 1]
+      and M[f.mindex(i - 1, j - 1)] or 0) end
+    D[i] = M[f.mindex(i - 1, i - 1)]
   end
   for i = 1, nv do
     for j = 1, i do
@@ -414,14 +415,20 @@ test("world.lone_free_bodies_unwritten_zeros", function()
   for k = 1, nv do v[k] = 0.3 * math.sin(k) + 0.1 * k end
   local A = S.mass(wg, q)
   near(S.bias(w, q, v), S.bias(wg, q, v), { rtol = 1e-12, atol = 1e-12 })
-  local qa, X, M = S.arr(f.nq, q), S.arr(12 * f.nb), S.arr(nv * nv)
-  for k = 0, nv * nv - 1 do M[k] = 0 / 0 end
+  -- stored per subtree: the four bodies' blocks only
+  local nm = 0
+  for id = 0, f.ntrees - 1 do nm = nm + (#f.tree_dofs[id]) ^ 2 end
+  eq(f.nm, nm)
+  truthy(f.nm < nv * nv, "the blocks are smaller than M")
+  local qa, X, M = S.arr(f.nq, q), S.arr(12 * f.nb), S.arr(f.nm)
+  for k = 0, f.nm - 1 do M[k] = 0 / 0 end
   w.fn.kinematics(qa, X)
   w.fn.mass_matrix(qa, X, M)
   local unwritten = 0
   for i = 1, nv do
     for j = 1, nv do
-      local x = M[(i - 1) * nv + j - 1]
+      local k = f.mindex(i - 1, j - 1)
+      local x = k and M[k] or 0 / 0
       if x ~= x then
         unwritten = unwritten + 1
         near(A[i][j], 0, { atol = 1e-12 })

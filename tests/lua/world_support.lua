@@ -11,7 +11,7 @@ local S = {}
 -- exported wrappers around the static functions (and an accel = M^-1 (tau - c))
 function S.wrappers(world, P)
   local f = dyn.facts(world)
-  local nv, nb = math.max(f.nv, 1), math.max(f.nb, 1)
+  local nb = math.max(f.nb, 1)
   return table.concat({
     string.format("void %s_t_kinematics(const double *q, double *X) { %s_kinematics(q, X); }", P, P),
     string.format("void %s_t_mass_matrix(const double *q, const double *X, double *M) { %s_mass_matrix(q, X, M); }", P, P),
@@ -39,7 +39,7 @@ void %s_t_accel(const double *q, const double *v, const double *tau, double *a)
   for (k = 0; k < %d; ++k) a[k] = tau[k] - a[k];
   %s_factor(M);
   %s_solve(M, a);
-}]], P, 12 * nb, nv * nv, P, P, P, f.nv, P, P),
+}]], P, 12 * nb, math.max(f.nm, 1), P, P, P, f.nv, P, P),
   }, "\n") .. "\n"
 end
 
@@ -87,16 +87,20 @@ function S.list(a, n)
   return t
 end
 
--- M(q) as a Lua matrix (1-based rows)
+-- M(q) as a dense Lua matrix (1-based rows) from its blocks per subtree
+-- (f.mindex; the entries between subtrees are not stored: 0)
 function S.mass(w, q)
   local f = w.f
-  local X, M = S.arr(12 * f.nb), S.arr(f.nv * f.nv)
+  local X, M = S.arr(12 * f.nb), S.arr(f.nm)
   w.fn.kinematics(S.arr(f.nq, q), X)
   w.fn.mass_matrix(S.arr(f.nq, q), X, M)
   local out = {}
   for i = 1, f.nv do
     out[i] = {}
-    for j = 1, f.nv do out[i][j] = M[(i - 1) * f.nv + j - 1] end
+    for j = 1, f.nv do
+      local k = f.mindex(i - 1, j - 1)
+      out[i][j] = k and M[k] or 0
+    end
   end
   return out
 end

@@ -2,9 +2,9 @@
 -- matrix by the composite-rigid-body algorithm, unrolled: world-frame
 -- spatial inertias of the bodies a dof moves, composites accumulated from
 -- the leaves up, then M_ij = S_i . (Ic_j S_j) for every dof i on dof j's
--- ancestor chain (both triangles written).  The structural zeros (pairs of
--- dofs on different branches) are never written: the caller zeroes the
--- buffer once (the factor and the solve never read them either), so a world
+-- ancestor chain (both triangles written), stored per subtree (t.mindex,
+-- world/tree.lua).  The structural zeros (pairs of dofs on different
+-- branches of a subtree) are never written: the caller zeroes the buffer once (the factor and the solve never read them either), so a world
 -- of many free bodies costs no nv * nv stores per call.  A lone free body
 -- (world.lone) gets its closed form, its zero entries left unwritten too.
 local spatial = require("diagc.world.spatial")
@@ -37,14 +37,14 @@ end
 
 local function entries(world, t, h, out)
   local apply, dot = h:use("inertia_apply"), h:use("dot6")
-  local nv = t.nv
+  local nv, at = t.nv, t.mindex
   for j = 0, nv - 1 do
     if M.generic(world, t, t.dof_body[j]) then
     out[#out + 1] = string.format("  %s(I%d, S%d, F);", apply, t.dof_body[j], j)
     local i = j
     while i >= 0 do
-      out[#out + 1] = string.format("  M[%d] = %s(S%d, F);", i * nv + j, dot, i)
-      if i ~= j then out[#out + 1] = string.format("  M[%d] = M[%d];", j * nv + i, i * nv + j) end
+      out[#out + 1] = string.format("  M[%d] = %s(S%d, F);", at(i, j), dot, i)
+      if i ~= j then out[#out + 1] = string.format("  M[%d] = M[%d];", at(j, i), at(i, j)) end
       i = t.dof_parent[i]
     end
     end

@@ -10,8 +10,10 @@
 -- prefix.  The text is C99: `#include <math.h>`, the static inline helpers
 -- it uses (named prefix_*), then the static functions
 --   void   prefix_kinematics(const double *q, double *X)                 X: nb * 12 poses
---   void   prefix_mass_matrix(const double *q, const double *X, double *M)  nv * nv row-major;
---          structural zeros (dofs on different branches) are not written: zero M once
+--   void   prefix_mass_matrix(const double *q, const double *X, double *M)  facts.nm doubles:
+--          block diagonal over the subtrees, each block row-major (entry (i, j)
+--          at M[facts.mindex(i, j)], world/tree.lua); structural zeros (dofs on
+--          different branches) are not written: zero M once
 --   void   prefix_bias(const double *q, const double *v, const double *X, double *c)
 --   void   prefix_factor(double *M)                   in place, tree-sparse L^T D L
 --   void   prefix_solve(const double *LDL, double *x)  x <- M^-1 x

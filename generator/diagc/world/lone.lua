@@ -57,7 +57,7 @@ function M.block(world, t, i)
   return out
 end
 
--- flat indices (row * nv + col) of M's entries that are zero for every q
+-- M's entries that are zero for every q, as keys row * nv + col
 function M.known_zero(world, t)
   local z = {}
   for i = 1, t.nb do
@@ -74,7 +74,7 @@ end
 function M.mass_lines(world, t, i)
   local out = { string.format("  /* %s: lone free body (closed form) */", kin.label(i, world.bodies[i])) }
   for _, e in ipairs(M.block(world, t, i)) do
-    if #e[3] > 0 then out[#out + 1] = string.format("  M[%d] = %s;", e[1] * t.nv + e[2], fold.str(e[3])) end
+    if #e[3] > 0 then out[#out + 1] = string.format("  M[%d] = %s;", t.mindex(e[1], e[2]), fold.str(e[3])) end
   end
   return out
 end

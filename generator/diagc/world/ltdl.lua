@@ -4,7 +4,8 @@
 -- tree-sparse L^T D L factorisation of the mass matrix in place (M = L^T D L,
 -- L unit lower triangular with the same sparsity as M's lower triangle: no
 -- fill-in) and the solve x <- M^-1 x, unrolled over the dof parent array.
--- Only the lower triangle's entries on ancestor chains are read or written
+-- M is stored per subtree (world/tree.lua, t.mindex); only the lower
+-- triangle's entries on ancestor chains are read or written
 -- (D on the diagonal, L below it); structural zeros and the upper triangle
 -- are never touched, nor the entries known to be zero for every q (a lone
 -- free body's, world/lone.lua), nor what stays zero from them.  The solve keeps x in local scalars (no aliasing with
@@ -53,21 +54,21 @@ local function symbolic(world, t)
 end
 
 local function factor_lines(world, t)
-  local nv, out = t.nv, {}
+  local nv, out, at = t.nv, {}, t.mindex
   local _, rows = symbolic(world, t)
   for k = nv - 1, 0, -1 do
     if #rows[k] > 0 then
       out[#out + 1] = "  {"
-      out[#out + 1] = string.format("    const double r = 1.0 / M[%d];", k * nv + k)
+      out[#out + 1] = string.format("    const double r = 1.0 / M[%d];", at(k, k))
       for _, e in ipairs(rows[k]) do
         local i = e[1]
-        out[#out + 1] = string.format("    const double a%d = M[%d] * r;", i, k * nv + i)
+        out[#out + 1] = string.format("    const double a%d = M[%d] * r;", i, at(k, i))
         for _, jj in ipairs(e[2]) do
           local j, assign = jj[1], jj[2]
           out[#out + 1] = string.format(assign and "    M[%d] = -a%d * M[%d];" or "    M[%d] -= a%d * M[%d];",
-            i * nv + j, i, k * nv + j)
+            at(i, j), i, at(k, j))
         end
-        out[#out + 1] = string.format("    M[%d] = a%d;", k * nv + i, i)
+        out[#out + 1] = string.format("    M[%d] = a%d;", at(k, i), i)
       end
       out[#out + 1] = "  }"
     end
@@ -79,22 +80,22 @@ end
 -- locals, L^T y = x (leaves to root), D z = y, L x = z; entries of L that
 -- stay zero are skipped
 local function solve_lines(t, nz, dofs, indent)
-  local nv, lam, out = t.nv, t.dof_parent, {}
+  local nv, lam, out, at = t.nv, t.dof_parent, {}, t.mindex
   local function add(fmt, ...) out[#out + 1] = indent .. string.format(fmt, ...) end
   for _, i in ipairs(dofs) do add("double x%d = x[%d];", i, i) end
   for n = #dofs, 1, -1 do
     local i = dofs[n]
     local j = lam[i]
     while j >= 0 do
-      if nz[i * nv + j] then add("x%d -= LDL[%d] * x%d;", j, i * nv + j, i) end
+      if nz[i * nv + j] then add("x%d -= LDL[%d] * x%d;", j, at(i, j), i) end
       j = lam[j]
     end
   end
-  for _, i in ipairs(dofs) do add("x%d /= LDL[%d];", i, i * nv + i) end
+  for _, i in ipairs(dofs) do add("x%d /= LDL[%d];", i, at(i, i)) end
   for _, i in ipairs(dofs) do
     local j = lam[i]
     while j >= 0 do
-      if nz[i * nv + j] then add("x%d -= LDL[%d] * x%d;", i, i * nv + j, j) end
+      if nz[i * nv + j] then add("x%d -= LDL[%d] * x%d;", i, at(i, j), j) end
       j = lam[j]
     end
   end

@@ -343,7 +343,7 @@ local function work_type(C, P)
   }
   if #C.pairs > 0 then l[#l + 1] = string.format("  double imp_next[%d];", 3 * C.nslots) end
   l[#l + 1] = "  int status;"
-  l[#l + 1] = string.format("  double X[%d], M[%d];", 12 * C.nb, nv * nv)
+  l[#l + 1] = string.format("  double X[%d], M[%d];", 12 * C.nb, math.max(require("diagc.world.dynamics").facts(C).nm, 1))
   if #C.pairs > 0 then
     l[#l + 1] = string.format("  double Xs[%d][12], vstar[%d];", #C.shapes, nv)
     l[#l + 1] = string.format("  double Jc[%d], MJc[%d], x[%d], depth[%d], mu[%d], e[%d];", 3 * mc * C.width, 3 * mc * C.width,

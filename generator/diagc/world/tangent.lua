@@ -120,7 +120,7 @@ local function project_lines(world, t, out, name, init, y)
     local b, terms = t.dof_body[k], { init and init(k) or nil }
     if y and lone.is_lone(world, t, b) then
       for j = t.v0[b], t.v0[b] + t.nvi[b] - 1 do
-        terms[#terms + 1] = string.format("M[%d] * %s[%d]", k * t.nv + j, y, j)
+        terms[#terms + 1] = string.format("M[%d] * %s[%d]", t.mindex(k, j), y, j)
       end
     else
       for r = 0, 5 do terms[#terms + 1] = string.format("S%d[%d] * F%d[%d]", k, r, b, r) end
@@ -140,7 +140,7 @@ local function mass_times_lines(world, t, P, h, y, out, init)
   local any_lone = false
   for i = 1, t.nb do any_lone = any_lone or is_lone(i) end
   if any_lone then
-    out[#out + 1] = string.format("double M[%d] = { 0.0 };", t.nv * t.nv)
+    out[#out + 1] = string.format("double M[%d] = { 0.0 };", t.nm)
     out[#out + 1] = string.format("%s_mass_matrix(qt, X, M);", P)
   end
   velocity_lines(world, t, y, out, is_lone)

@@ -17,7 +17,16 @@
 --   t.tree_id[i]     0-based id of that subtree (numbered in body order), -1 if welded
 --   t.ntrees         the number of such subtrees
 --   t.tree_dofs[id]  the 0-based dofs of subtree id (0-based), increasing
+--   t.nm             doubles of the mass matrix as stored (t.mindex)
+--   t.mindex(i, j)   where entry (i, j) (0-based dofs) of the mass matrix is
+--                    stored, or nil when dofs i and j are in different subtrees
 --   t.q_default      nq zeros, with w = 1 in every quaternion
+--
+-- The mass matrix is block diagonal over the subtrees (dofs of different
+-- subtrees never share a body), so it is stored per subtree: subtree id's
+-- block is n x n (n = #tree_dofs[id]), row-major in the order of its dofs,
+-- the blocks one after another in subtree order (t.nm = the sum of n^2;
+-- a free body's block is its 6 x 6).
 --
 -- Dofs are numbered in body order, so a dof's parent always has a smaller
 -- index (what the factorisation needs).  q0 / v0 given in the world must
@@ -97,6 +106,19 @@ local function tree_dofs(t)
     local id = t.tree_id[t.dof_body[k]]
     local list = t.tree_dofs[id]
     list[#list + 1] = k
+  end
+  -- the mass matrix's blocks (t.mindex)
+  t.m_off, t.m_n, t.m_pos, t.nm = {}, {}, {}, 0
+  for id = 0, t.ntrees - 1 do
+    local n = #t.tree_dofs[id]
+    t.m_off[id], t.m_n[id] = t.nm, n
+    for p, k in ipairs(t.tree_dofs[id]) do t.m_pos[k] = p - 1 end
+    t.nm = t.nm + n * n
+  end
+  function t.mindex(i, j)
+    local a, b = t.tree_id[t.dof_body[i]], t.tree_id[t.dof_body[j]]
+    if a ~= b then return nil end
+    return t.m_off[a] + t.m_pos[i] * t.m_n[a] + t.m_pos[j]
   end
 end
 
