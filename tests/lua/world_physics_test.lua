@@ -22,9 +22,11 @@ local function resting_box(grounds)
   return diagc.jit(dsl.diagram "rest" { dsl.system { "w", dsl.world "arena" (items) } })
 end
 
+-- the normal impulses of the warm-start table (entries [1 + slot, n, t1,
+-- t2], docs/world.md)
 local function normal_sum(imp)
   local s = 0
-  for k = 1, #imp, 3 do s = s + imp[k] end
+  for k = 1, #imp, 4 do s = s + imp[k + 1] end
   return s
 end
 

@@ -98,8 +98,9 @@ local function world_diff(lt, calc)
     local pattern = gc.pattern(lt.world)
     if not pattern then
       return { why = string.format("its world's dense update Jacobian would have %d entries, more than the "
-        .. "limit of %d (the impulses of every contact slot); use finite differences (--jacobian fd)",
-        gc.size(lt.world), gc.MAX_ENTRIES), loc = calc.body_loc, world_step = true }
+        .. "limit of %d (its rows grow with max_contacts = %d: the warm start holds 4 values per contact); use "
+        .. "finite differences (--jacobian fd)", gc.size(lt.world), gc.MAX_ENTRIES, lt.world.max_contacts),
+        loc = calc.body_loc, world_step = true }
     end
     return { world = pattern, loc = calc.body_loc, world_step = true }
   end

@@ -136,7 +136,7 @@ function M.next_state(ctx, leaf)
     return t
   end
   local s = { q = slice(0, C.nq), v = slice(C.nq, C.nv), info = slice(C.nq + C.nv, INFO) }
-  if C.nslots > 0 then s.imp = slice(C.nq + C.nv + INFO, 3 * C.nslots) end
+  if C.nslots > 0 then s.imp = slice(C.nq + C.nv + INFO, C.nimp) end
   return s
 end
 

@@ -60,9 +60,10 @@ local function grad_fields(G)
   if G.np > 0 then
     local mc = G.mc
     l[#l + 1] = string.format("  double mu_pos[%d], mu_vel[%d];", nv * G.np, nv * G.np)
-    l[#l + 1] = string.format("  double imp[%d];  /* d imp' (by slot) x the same columns */", 3 * G.nslots * ncol)
+    l[#l + 1] = string.format("  double imp[%d];  /* d imp' (its entries [1 + slot, n, t1, t2]) x the same columns */",
+      4 * mc * ncol)
     l[#l + 1] = string.format("  int cls[%d], active[%d], bounce[%d], target[%d], mu_col[%d];", 3 * mc, 3 * mc, mc, mc, mc)
-    l[#l + 1] = string.format("  int imp_slot[%d], imp_n;  /* the slots whose rows of imp are set (the others are 0) */", mc)
+    l[#l + 1] = "  int imp_n;  /* the entries whose rows of imp are set (the others are 0) */"
     l[#l + 1] = string.format("  double dX[%d], Jb[%d], Dgeo[%d], D13[%d];", 12 * G.nb * nv, 6 * G.nb * nv,
       13 * mc * nv, 156 * 8)
     l[#l + 1] = string.format("  double Tdepth[%d], Tx[%d], V[%d], dV[%d], Wb[%d], dWb[%d];", mc * ncol, 3 * mc * ncol,
@@ -224,13 +225,14 @@ local function split(C, P, G)
 end
 
 -- zeroes the rows of g->imp the last call set (a context starts zeroed:
--- P_init; clones copy the list with the rows)
+-- P_init; clones copy the count with the rows; an entry's key row, 1 +
+-- slot, is never set: its derivative is 0)
 local function imp_clear(P, G)
   return lines({
     string.format("static inline void %simp_clear(%sgrad *g)", P, P),
     "{",
     "  for (int i = 0; i < g->imp_n; i++)",
-    string.format("    for (int k = 0; k < %d; k++) g->imp[3 * g->imp_slot[i] * %d + k] = 0.0;", 3 * G.ncol, G.ncol),
+    string.format("    for (int k = 0; k < %d; k++) g->imp[(4 * i + 1) * %d + k] = 0.0;", 3 * G.ncol, G.ncol),
     "  g->imp_n = 0;",
     "}",
   })
@@ -278,9 +280,8 @@ local function contact_tangent(C, P, G)
     "  for (int i = 0; i < nc; i++) g->bounces += g->bounce[i];",
     string.format("  %simp_clear(g);", P),
     "  for (int i = 0; i < 3 * nc; i++)",
-    string.format("    for (int c = 0; c < %d; c++) g->imp[(3 * w->slot[i / 3] + i %% 3) * %d + c] = g->Tx[i * %d + c];",
+    string.format("    for (int c = 0; c < %d; c++) g->imp[(4 * (i / 3) + 1 + i %% 3) * %d + c] = g->Tx[i * %d + c];",
       ncol, ncol, ncol),
-    "  for (int i = 0; i < nc; i++) g->imp_slot[i] = w->slot[i];",
     "  g->imp_n = nc;",
     "  return 0;",
     "}",

@@ -23,16 +23,16 @@ local function lines(t) return table.concat(t, "\n") end
 
 local function groups(C)
   local outs = { { "pos_next", C.nq }, { "vel_next", C.nv } }
-  if #C.pairs > 0 and C.nslots > 0 then outs[#outs + 1] = { "imp_next", 3 * C.nslots } end
+  if #C.pairs > 0 and C.nslots > 0 then outs[#outs + 1] = { "imp_next", C.nimp } end
   local ins = { { "pos", C.nq }, { "vel", C.nv } }
   if #C.actuated > 0 then ins[#ins + 1] = { "effort", #C.actuated } end
   return outs, ins
 end
 
 -- the most entries of the dense pattern: a world whose update Jacobian
--- would be larger (its rows imp_next grow with the contact slots of every
--- candidate pair) has none (the model's update Jacobians and linearization
--- then say why; finite differences still work)
+-- would be larger (its rows imp_next grow with max_contacts: 4 per
+-- contact) has none (the model's update Jacobians and linearization then
+-- say why; finite differences still work)
 M.MAX_ENTRIES = 4096
 
 function M.size(C)
@@ -152,7 +152,7 @@ local function coords_jacobian(C, P, G)
     "  }",
   }
   if has_imp then
-    l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) {", 3 * C.nslots)
+    l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) {", C.nimp)
     l[#l + 1] = string.format("    %scoords(pos, g->imp + i * %d, 4.0, row);", P, ncol)
     l[#l + 1] = string.format("    for (int j = 0; j < %d; j++) jac[k++] = row[j];", nq)
     l[#l + 1] = string.format("    for (int j = 0; j < %d; j++) jac[k++] = g->imp[i * %d + %d + j];", nv + nu, ncol, nv)

@@ -7,8 +7,10 @@
 --     c_preamble      #include <diagc/world.h>, the dynamics generated for
 --                     this tree (world/dynamics.lua) and the step
 --                     (world/step.lua), all static inline
---     discrete_state  pos (nq: q), vel (nv: v), imp (3 per contact slot:
---                     the last step's impulses [n, t1, t2], the warm start)
+--     discrete_state  pos (nq: q), vel (nv: v), imp (4 per contact of
+--                     max_contacts: the last step's contacts [1 + slot, n,
+--                     t1, t2] in increasing slot order, then zeros: the
+--                     warm start, world/step.lua)
 --                     and info (of the last step: contacts, 1 if the LCP
 --                     work budget ran out, LCP residual, LCP pivots +
 --                     sweeps, contacts dropped beyond max_contacts; then
@@ -83,7 +85,7 @@ local function outputs(world, C, P, items)
   out("velocity", C.nv, { "vel" }, copy_calc("velocity", "vel", C.nv))
   out("poses", 12 * C.nb, { "pos" }, string.format("%skinematics(pos, poses);", P))
   if C.nslots > 0 then
-    out("impulses", 3 * C.nslots, { "imp" }, copy_calc("impulses", "imp", 3 * C.nslots))
+    out("impulses", C.nimp, { "imp" }, copy_calc("impulses", "imp", C.nimp))
   end
   out("step_info", step.INFO, { "info" }, copy_calc("step_info", "info", step.INFO))
   out("energy", 1, { "pos", "vel" }, string.format(
@@ -133,7 +135,7 @@ function M.lower(world, taken)
   local prereqs = { "pos", "vel", "info" }
   local args = "pos, vel"
   if C.nslots > 0 then
-    items[#items + 1] = item(world, "discrete_state", { "imp", default = zeros(3 * C.nslots) })
+    items[#items + 1] = item(world, "discrete_state", { "imp", default = zeros(C.nimp) })
     prereqs[#prereqs + 1] = "imp"
     args = args .. ", imp"
   else
@@ -159,7 +161,7 @@ function M.lower(world, taken)
   local copy = { "if (work->status != 0) return work->status < 0 ? work->status : DIAGC_FAILED;",
     copy_calc("pos_next", "work->q_next", C.nq), copy_calc("vel_next", "work->v_next", C.nv),
     copy_calc("info_next", "work->info", step.INFO) }
-  if C.nslots > 0 then copy[#copy + 1] = copy_calc("imp_next", "work->imp_next", 3 * C.nslots) end
+  if C.nslots > 0 then copy[#copy + 1] = copy_calc("imp_next", "work->imp_next", C.nimp) end
   -- pos, vel (and effort) too: the update's Jacobian (world/grad_coords.lua)
   -- is taken with respect to them
   local upre = { "work", "pos", "vel", "info" }

@@ -19,14 +19,15 @@ local M = {}
 M.LIMITS = {
   -- bodies of a world (its code grows with them, unrolled body by body)
   bodies = 1000,
-  -- velocity dofs of a world (the mass matrix alone is nv^2 doubles)
+  -- velocity dofs of a world (a tree's block of the mass matrix alone is
+  -- its dofs^2 doubles)
   dofs = 2000,
   -- products of the unrolled mass-matrix factor: sum over the dofs of
   -- d (d - 1) / 2, d = the dofs from the root to it (deep chains); 20825
   -- is one chain of 50 dofs
   factor = 20825,
   -- contact slots (each candidate pair of shapes owns 1 to 8: its most
-  -- contacts); 3 of the world's discrete state per slot
+  -- contacts); the pair table and the collision loop grow with the pairs
   slots = 50000,
   -- the context of the step and its Jacobians (the work and grad entries)
   context = 2 ^ 30,

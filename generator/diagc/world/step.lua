@@ -6,7 +6,18 @@
 --   island, warm-started by contact slot) -> v' -> q' = q (+) dt v' (or v)
 -- Adds to the checked world: C.nslots (contact slots: each candidate pair
 -- owns max contacts of its shape types; slot = the pair's base + the
--- contact's rank), C.max_contacts (contacts one step may hold).
+-- contact's rank), C.max_contacts (contacts one step may hold), C.nimp
+-- (doubles of the warm-start table: the world's state imp, its impulses
+-- output and the step's imp_next).
+--
+-- The warm start (the world's discrete state imp, C.nimp doubles) is
+-- the last step's contacts, not its slots: entry i is [1 + slot, n, t1,
+-- t2] of its i-th contact, in increasing slot order (the collision lists
+-- the candidate pairs in order and each pair's contacts by rank), then
+-- zeros (an empty entry; a zero state is no warm start).  A step finds
+-- each contact's entry by one merge of the two increasing lists, so the
+-- state grows with max_contacts, not with the slots of every candidate
+-- pair (which grow with the square of the bodies).
 local util = require("diagc.util")
 local shapes = require("diagc.world.shapes")
 local size = require("diagc.world.size")
@@ -93,6 +104,7 @@ function M.layout(C)
   tree_layout(C)
   local function set(mc)
     C.max_contacts = mc
+    C.nimp = 4 * mc -- the warm-start table: 4 per contact
     C.ws_doubles = #C.pairs > 0 and M.workspace_doubles(C.nv, mc, C.settings.contact_method) or 0
   end
   local cap = C.settings.max_contacts
@@ -341,7 +353,7 @@ local function work_type(C, P)
     "typedef struct {",
     string.format("  double q_next[%d], v_next[%d], info[%d];", C.nq, nv, M.INFO),
   }
-  if #C.pairs > 0 then l[#l + 1] = string.format("  double imp_next[%d];", 3 * C.nslots) end
+  if #C.pairs > 0 then l[#l + 1] = string.format("  double imp_next[%d];", 4 * mc) end -- C.nimp
   l[#l + 1] = "  int status;"
   l[#l + 1] = string.format("  double X[%d], M[%d];", 12 * C.nb, math.max(require("diagc.world.dynamics").facts(C).nm, 1))
   if #C.pairs > 0 then
@@ -380,7 +392,8 @@ local function problem(C, P)
   })
 end
 
--- the contact phase: collision, rows, the solve, impulses by slot
+-- the contact phase: collision, rows, the solve, the warm-start table
+-- (imp, imp_next: C.nimp)
 local function contact(C, P)
   return lines({
     string.format("static inline int %scontact(const double *q, const double *v, const double *imp, %swork *w)", P, P),
@@ -399,17 +412,25 @@ local function contact(C, P)
     "    w->depth[i] = w->con[i].depth;",
     string.format("    w->mu[i] = %spair_mu[w->pair[i]]; w->e[i] = %spair_e[w->pair[i]];", P, P),
     string.format("    w->tag[2 * i] = %spair[w->pair[i]][4]; w->tag[2 * i + 1] = %spair[w->pair[i]][5];", P, P),
-    "    for (int r = 0; r < 3; r++) w->x[3 * i + r] = imp[3 * w->slot[i] + r];",
+    "  }",
+    "  /* the warm start: each contact's entry of the same slot in imp (both lists increase) */",
+    "  for (int i = 0, j = 0; i < nc; i++) {",
+    "    double key = 1.0 + w->slot[i];",
+    string.format("    while (j < %d && !(imp[4 * j] >= key)) j++;", C.max_contacts),
+    string.format("    int hit = j < %d && imp[4 * j] == key;", C.max_contacts),
+    "    for (int r = 0; r < 3; r++) w->x[3 * i + r] = hit ? imp[4 * j + 1 + r] : 0.0;",
     "  }",
     "  diagc_contact_problem p;",
     "  diagc_contact_options o;",
     "  diagc_contact_stats st;",
     string.format("  %sproblem(v, w, nc, &p, &o);", P),
     "  int status = diagc_contact_solve(&p, &o, w->x, w->v_next, w->ws, sizeof w->ws, &st);",
-    string.format("  for (int i = 0; i < %d; i++) w->imp_next[i] = 0.0;", 3 * C.nslots),
+    string.format("  for (int i = 0; i < %d; i++) w->imp_next[i] = 0.0;", C.nimp),
     "  if (status < 0) return status;",
-    "  for (int i = 0; i < nc; i++)",
-    "    for (int r = 0; r < 3; r++) w->imp_next[3 * w->slot[i] + r] = w->x[3 * i + r];",
+    "  for (int i = 0; i < nc; i++) {",
+    "    w->imp_next[4 * i] = 1.0 + w->slot[i];",
+    "    for (int r = 0; r < 3; r++) w->imp_next[4 * i + 1 + r] = w->x[3 * i + r];",
+    "  }",
     "  w->info[0] = nc;",
     "  w->info[1] = st.budget_hit ? 1.0 : 0.0;",
     "  w->info[2] = st.residual;",
