@@ -8,6 +8,7 @@
  */
 #include "diagc/world.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -21,19 +22,26 @@
  * MinvJT; the dense method for every island); 1: compact rows, dense
  * method; 2: compact rows, sparse method (the dense one up to
  * DIAGC_CONTACT_DENSE_ROWS rows, and as its fallback up to
- * DIAGC__DENSE_FALLBACK_ROWS). */
+ * DIAGC__DENSE_FALLBACK_ROWS).
+ *
+ * The sparse method's pools (neighbour indices, neighbour blocks,
+ * envelope) come last and take all of the room the caller gave (room
+ * bytes from base; 0 when sizing): a workspace sized for nc_max contacts
+ * keeps the pools of nc_max contacts when a step holds fewer, so the
+ * pools are totals over the workspace, not a share per contact held. */
 enum { WS_DENSE = 0, WS_COMPACT_DENSE = 1, WS_SPARSE = 2 };
 
-static size_t plan(contact_ws *w, void *base, int nv, int nc, int kind) {
-  size_t n = 3 * (size_t)nc, d = n, nbr = 0, env = 0, mt = 0, nz = 0, sn = 0, off = 0, lcp;
+/* bytes of the pools per contact (their units) */
+#define POOL_UNIT                                                            \
+  ((size_t)DIAGC__NBR_PER_CONTACT * (sizeof(int) + 9 * sizeof(double)) +     \
+   (size_t)DIAGC__ENV_PER_ROW * 3 * sizeof(double))
+
+static size_t plan(contact_ws *w, void *base, size_t room, int nv, int nc, int kind) {
+  size_t n = 3 * (size_t)nc, d = n, nbr = 0, env = 0, mt = 0, nz = 0, sn = 0, off = 0, lcp, units = (size_t)nc;
   char *q = (char *)base;
   if (kind == WS_SPARSE && d > DIAGC__DENSE_FALLBACK_ROWS) d = DIAGC__DENSE_FALLBACK_ROWS;
   if (kind == WS_DENSE) mt = n * (size_t)nv, nz = (size_t)nv;
-  if (kind == WS_SPARSE) {
-    sn = n;
-    nbr = (size_t)DIAGC__NBR_PER_CONTACT * (size_t)nc;
-    env = (size_t)DIAGC__ENV_PER_ROW * n;
-  }
+  if (kind == WS_SPARSE) sn = n;
   lcp = diagc_lcp_workspace_size((int)d);
   if (d > 0 && lcp == 0) return 0;
   /* every part starts ALIGN-aligned: the base is aligned first, and each
@@ -62,8 +70,6 @@ static size_t plan(contact_ws *w, void *base, int nv, int nc, int kind) {
   PART(rhs, double, sn);
   PART(sol, double, sn);
   PART(xbest, double, sn);
-  PART(blk, double, 9 * nbr);
-  PART(env, double, env);
   PART(loff, size_t, sn);
   PART(uoff, size_t, sn);
   PART(fx, int, n);
@@ -79,13 +85,24 @@ static size_t plan(contact_ws *w, void *base, int nv, int nc, int kind) {
   PART(drop, int, sn);
   PART(roff, int, sn ? (size_t)nc + 1 : 0);
   PART(nbr0, int, sn ? (size_t)nc + 1 : 0);
-  PART(nbr, int, nbr);
   PART(order, int, sn ? nc : 0);
   PART(where, int, sn ? nc : 0);
   PART(mark, int, sn ? nc : 0);
   PART(queue, int, sn ? nc : 0);
   PART(tstart, int, sn ? (size_t)nv + 2 : 0);
   PART(tlist, int, sn ? 2 * (size_t)nc : 0);
+  if (kind == WS_SPARSE) {
+    /* the pools: units of POOL_UNIT bytes, at least nc, as many as the
+       room holds (ALIGN for the base's alignment, one per pool's padding) */
+    size_t used = off + 4 * ALIGN;
+    if (room > used && (room - used) / POOL_UNIT > units) units = (room - used) / POOL_UNIT;
+    if (units > (size_t)INT_MAX / DIAGC__NBR_PER_CONTACT) units = (size_t)INT_MAX / DIAGC__NBR_PER_CONTACT;
+    nbr = (size_t)DIAGC__NBR_PER_CONTACT * units;
+    env = (size_t)DIAGC__ENV_PER_ROW * 3 * units;
+  }
+  PART(nbr, int, nbr);
+  PART(blk, double, 9 * nbr);
+  PART(env, double, env);
 #undef PART
   if (w) {
     w->dense_rows = (int)d;
@@ -100,12 +117,12 @@ static int sizes_ok(int nv, int nc_max) { return nv >= 0 && nc_max >= 0 && nc_ma
 
 size_t diagc_contact_workspace_size(int nv, int nc_max) {
   if (!sizes_ok(nv, nc_max)) return 0;
-  return plan(NULL, NULL, nv, nc_max, WS_DENSE);
+  return plan(NULL, NULL, 0, nv, nc_max, WS_DENSE);
 }
 
 size_t diagc_contact_compact_workspace_size(int nv, int nc_max, int method) {
   if (!sizes_ok(nv, nc_max) || (method != DIAGC_CONTACT_SPARSE && method != DIAGC_CONTACT_DENSE)) return 0;
-  return plan(NULL, NULL, nv, nc_max, method == DIAGC_CONTACT_DENSE ? WS_COMPACT_DENSE : WS_SPARSE);
+  return plan(NULL, NULL, 0, nv, nc_max, method == DIAGC_CONTACT_DENSE ? WS_COMPACT_DENSE : WS_SPARSE);
 }
 
 void diagc_contact_options_init(diagc_contact_options *o) {
@@ -226,12 +243,12 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
     return DIAGC_CONTACT_E_ARG;
   nc = p->nc;
   kind = !p->Jc ? WS_DENSE : o->method == DIAGC_CONTACT_DENSE ? WS_COMPACT_DENSE : WS_SPARSE;
-  if (!ws || ws_size < plan(NULL, NULL, p->nv, nc, kind)) return DIAGC_CONTACT_E_WORKSPACE;
+  if (!ws || ws_size < plan(NULL, NULL, 0, p->nv, nc, kind)) return DIAGC_CONTACT_E_WORKSPACE;
   if (nc == 0) {
     if (p->nv > 0) memcpy(v_next, p->vstar, sizeof(double) * (size_t)p->nv);
     return DIAGC_OK;
   }
-  plan(&w, ws, p->nv, nc, kind);
+  plan(&w, ws, ws_size, p->nv, nc, kind);
   if (o->restitution_passes > 0 && p->restitution) {
     /* impacts first, one contact at a time, at the step's midpoint
        velocity (v + v*) / 2: a bounce then loses no more and gains no
