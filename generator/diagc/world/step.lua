@@ -3,26 +3,33 @@
 -- tables of shapes and candidate pairs, and PFX_step, which runs
 --   kinematics -> v* = v + dt M^-1 (tau - c) -> collision per candidate
 --   pair -> contact rows J, M^-1 J^T -> diagc_contact_solve (boxed LCP per
---   island, warm-started by contact slot) -> v' -> q' = q (+) dt v' (or v)
+--   island, warm-started by contact feature) -> v' -> q' = q (+) dt v' (or v)
 -- Adds to the checked world: C.nslots (contact slots: each candidate pair
--- owns max contacts of its shape types; slot = the pair's base + the
--- contact's rank), C.max_contacts (contacts one step may hold), C.nimp
+-- owns max contacts of its shape types; their sum is the default
+-- capacity), C.max_contacts (contacts one step may hold), C.nimp
 -- (doubles of the warm-start table: the world's state imp, its impulses
 -- output and the step's imp_next).
 --
 -- The warm start (the world's discrete state imp, C.nimp doubles) is
--- the last step's contacts, not its slots: entry i is [1 + slot, n, t1,
--- t2] of its i-th contact, in increasing slot order (the collision lists
--- the candidate pairs in order and each pair's contacts by rank), then
--- zeros (an empty entry; a zero state is no warm start).  A step finds
--- each contact's entry by one merge of the two increasing lists, so the
--- state grows with max_contacts, not with the slots of every candidate
--- pair (which grow with the square of the bodies).
+-- the last step's contacts, not its slots: entry i is [key, n, t1, t2] of
+-- its i-th contact, key = 1 + FEATURES * pair + the contact's feature id
+-- (diagc/world.h: stable while the configuration is), in increasing key
+-- order (the collision lists the candidate pairs in order and each pair's
+-- contacts by feature), then zeros (an empty entry; a zero state is no
+-- warm start).  A step finds each contact's entry by one merge of the two
+-- increasing lists (equal keys, a feature a pair reports twice, match in
+-- turn), so the state grows with max_contacts, not with the slots of every
+-- candidate pair (which grow with the square of the bodies).
 local util = require("diagc.util")
 local shapes = require("diagc.world.shapes")
 local size = require("diagc.world.size")
 
 local M = {}
+
+-- the warm-start key's stride per candidate pair: above every feature id
+-- diagc_collide gives (box-box's largest is 32 * 17 + 31 = 575; a larger
+-- one would only miss its warm start)
+M.FEATURES = 1024
 
 -- the runtime's shape type codes (diagc/world.h)
 M.CODE = { sphere = "DIAGC_SHAPE_SPHERE", box = "DIAGC_SHAPE_BOX", capsule = "DIAGC_SHAPE_CAPSULE",
@@ -232,7 +239,7 @@ local function collide(C, P)
       P, P, margin, P),
     "    for (int j = 0; j < n; j++) {",
     string.format("      if (nc == %d) { (*dropped)++; continue; }", C.max_contacts),
-    string.format("      w->con[nc] = buf[j]; w->slot[nc] = %spair[k][2] + j; w->pair[nc] = k; nc++;", P),
+    string.format("      w->con[nc] = buf[j]; w->key[nc] = %d * k + buf[j].feature; w->pair[nc] = k; nc++;", M.FEATURES),
     "    }",
     "  }",
     "  return nc;",
@@ -361,7 +368,7 @@ local function work_type(C, P)
     l[#l + 1] = string.format("  double Jc[%d], MJc[%d], x[%d], depth[%d], mu[%d], e[%d];", 3 * mc * C.width, 3 * mc * C.width,
       3 * mc, mc, mc, mc)
     l[#l + 1] = string.format("  diagc_contact con[%d];", mc)
-    l[#l + 1] = string.format("  int slot[%d], pair[%d], tag[%d];", mc, mc, 2 * mc)
+    l[#l + 1] = string.format("  int key[%d], pair[%d], tag[%d];", mc, mc, 2 * mc)
     l[#l + 1] = string.format("  double ws[%d];", C.ws_doubles)
     if #C.pairs >= M.BROADPHASE_PAIRS then
       l[#l + 1] = string.format("  double aabb[%d][6];", #C.shapes)
@@ -413,12 +420,13 @@ local function contact(C, P)
     string.format("    w->mu[i] = %spair_mu[w->pair[i]]; w->e[i] = %spair_e[w->pair[i]];", P, P),
     string.format("    w->tag[2 * i] = %spair[w->pair[i]][4]; w->tag[2 * i + 1] = %spair[w->pair[i]][5];", P, P),
     "  }",
-    "  /* the warm start: each contact's entry of the same slot in imp (both lists increase) */",
+    "  /* the warm start: each contact's entry of the same key in imp (both lists increase) */",
     "  for (int i = 0, j = 0; i < nc; i++) {",
-    "    double key = 1.0 + w->slot[i];",
+    "    double key = 1.0 + w->key[i];",
     string.format("    while (j < %d && !(imp[4 * j] >= key)) j++;", C.max_contacts),
     string.format("    int hit = j < %d && imp[4 * j] == key;", C.max_contacts),
     "    for (int r = 0; r < 3; r++) w->x[3 * i + r] = hit ? imp[4 * j + 1 + r] : 0.0;",
+    "    j += hit;",
     "  }",
     "  diagc_contact_problem p;",
     "  diagc_contact_options o;",
@@ -428,7 +436,7 @@ local function contact(C, P)
     string.format("  for (int i = 0; i < %d; i++) w->imp_next[i] = 0.0;", C.nimp),
     "  if (status < 0) return status;",
     "  for (int i = 0; i < nc; i++) {",
-    "    w->imp_next[4 * i] = 1.0 + w->slot[i];",
+    "    w->imp_next[4 * i] = 1.0 + w->key[i];",
     "    for (int r = 0; r < 3; r++) w->imp_next[4 * i + 1 + r] = w->x[3 * i + r];",
     "  }",
     "  w->info[0] = nc;",
