@@ -17,8 +17,17 @@
  * normal's column) or held at zero.  The classes start from the warm
  * start (a quiet or steadily sliding scene keeps them: one solve).  Each
  * solve factorizes the reduced system in the envelope of that order (LU
- * without pivoting across rows, a pivot below DROP of its row's diagonal
- * drops the row as dependent: its impulse is 0), refined to round-off;
+ * without pivoting across rows) with its diagonal raised by REG of itself:
+ * a statically indeterminate island (a box on two boxes, four corners of
+ * a face) has dependent rows, and the raised pivots keep them, so the
+ * factor selects one solution of the many instead of dropping rows at
+ * round-off-dependent places (a pivot still below DROP drops its row: its
+ * impulse stays).  The factor only preconditions: the solution is
+ * corrected against A itself (K d = -w_F) to round-off, so the LCP solved
+ * is the unregularized one.  The first solve after the warm start starts
+ * from the warm point (its part in the null space of K stays: a
+ * non-basic warm point of a scene at rest is found again); the others
+ * start from 0;
  * the point is scored with the LCP's own violation (lcp.h), and rows that
  * violate their conditions change class (those within DAMP of the worst,
  * or, once that stops making progress, the worst one).  When that does not
@@ -35,6 +44,8 @@
 
 enum { C_ZERO = 0, C_FREE = 1, C_HI = 2, C_LO = 3 }; /* row classes */
 
+#define REG 1e-8        /* the factor's pivots raised by this share of
+                           their diagonal (well above DROP)                */
 #define DROP 1e-11      /* pivot below DROP * |diagonal|: dependent row    */
 #define STALL 3         /* all-row changes without progress before single */
 #define WARM_ITERS 8    /* pivoting solves from the warm start (+ K / 8), and
@@ -66,6 +77,7 @@ typedef struct {
   int check;              /* options: verify afresh                        */
   double tol;             /* options: lcp.tol                              */
   double work;            /* multiply-adds                                  */
+  int from_x;             /* the next solve corrects the current point      */
 } sp;
 
 static int contact_of(const sp *s, int i) { return s->w->list[s->w->start[s->isl] + i]; }
@@ -292,7 +304,7 @@ static void factor(sp *s) {
       s->work += 2.0 * (double)(j - p);
     }
     scale = fabs(Uk[k - fk]);
-    d = Uk[k - fk] - dot(Lk, Uk, k - fk);
+    d = Uk[k - fk] + REG * scale - dot(Lk, Uk, k - fk);
     s->work += (double)(k - fk);
     w->drop[k] = !(fabs(d) > DROP * scale) || !isfinite(d);
     if (w->drop[k]) {
@@ -480,17 +492,21 @@ static double solve_classes(sp *s, int *fail) {
   }
   assemble(s);
   factor(s);
-  memcpy(w->sol, w->rhs, sizeof(double) * (size_t)s->nred);
-  solve(s, w->sol);
+  /* the first solve from the warm start's classes corrects the warm point
+     (K d = -w_F): its part in K's null space (a statically indeterminate
+     scene) stays, so a non-basic warm point at rest is found again; the
+     other solves start from 0 (pivoting from stale impulses cycles) */
+  for (r = 0; r < s->m; r++)
+    if ((k = w->red[r]) >= 0) w->sol[k] = s->from_x && isfinite(w->x[r]) ? w->x[r] : 0.0;
+  s->from_x = 0;
   for (it = 0;; it++) {
     double big = 0.0;
     expand(s, w->sol);
     residual(s);
     for (r = 0; r < s->m; r++)
       if ((k = w->red[r]) >= 0 && !w->drop[k] && fabs(w->w[r]) > big) big = fabs(w->w[r]);
-    /* refined while the clamped rows' residual is above round-off */
-    if (it == REFINE || !(big > 0.1 * noise_level(s, s->tol))) break;
-    /* refinement: K d = -w_F */
+    /* corrected while the clamped rows' residual is above round-off */
+    if (it > REFINE || !(big > 0.1 * noise_level(s, s->tol))) break;
     for (r = 0; r < s->m; r++)
       if ((k = w->red[r]) >= 0) w->rhs[k] = w->drop[k] ? 0.0 : -w->w[r];
     solve(s, w->rhs);
@@ -869,6 +885,7 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
       if (best < INFINITY) memcpy(w->x, w->xbest, sizeof(double) * (size_t)m);
       initial_classes(&s);
       load_first(&s);
+      s.from_x = 1;
       done = pivoting(&s, WARM_ITERS + s.K / 8, limit, &best, &ls);
     }
     for (round = 0; done == 0 && !ls.budget_hit && round < ROUNDS; round++) {
