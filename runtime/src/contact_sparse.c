@@ -62,6 +62,8 @@ enum { C_ZERO = 0, C_FREE = 1, C_HI = 2, C_LO = 3 }; /* row classes */
 #define BGS_TOL 1e-6    /* ... until the impulses change less (relative)   */
 #define WARM_ACCEPT 2   /* a warm start within this many round-off levels
                            of the LCP's conditions is the answer          */
+#define WARM_NEAR 16    /* a warm start within this many round-off levels */
+#define WARM_QUICK 3    /* ... gets this many solves, and is then taken    */
 #define POLISH 3        /* PGS sweeps polishing a nearly exact warm start  */
 #define POLISH_FROM 1e3 /* ... one within this many round-off levels       */
 #define ZERO_REL 1e-9   /* warm impulses below this share of the largest: 0 */
@@ -871,7 +873,7 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
        never worse than it, and when it already satisfies the LCP no
        factorization is needed (a scene at rest) */
     double v0 = score(&s, &best), lvl = noise_level(&s, tol);
-    int k;
+    int k, near;
     for (k = 0; k < POLISH && v0 > WARM_ACCEPT * lvl && v0 <= POLISH_FROM * lvl; k++) {
       double v1;
       pgs(&s, 1);
@@ -886,7 +888,12 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
       initial_classes(&s);
       load_first(&s);
       s.from_x = 1;
-      done = pivoting(&s, WARM_ITERS + s.K / 8, limit, &best, &ls);
+      /* a warm start already near round-off gets a few solves to reach
+         it, not a search (its dependent rows' round-off violations would
+         send the pivoting round them): what it has is an answer */
+      near = v0 <= WARM_NEAR * lvl;
+      done = pivoting(&s, near ? WARM_QUICK : WARM_ITERS + s.K / 8, limit, &best, &ls);
+      if (done == 0 && (best <= tol || (near && best <= WARM_NEAR * lvl))) done = 1;
     }
     for (round = 0; done == 0 && !ls.budget_hit && round < ROUNDS; round++) {
       if (best < INFINITY) memcpy(w->x, w->xbest, sizeof(double) * (size_t)m);
@@ -899,6 +906,7 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
       }
       classes_of_point(&s);
       done = pivoting(&s, WARM_ITERS + s.K / 4, limit, &best, &ls);
+      if (done == 0 && best <= tol) done = 1;
     }
   }
   if (done < 0) st->pool_overflows++;
