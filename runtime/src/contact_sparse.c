@@ -766,6 +766,7 @@ static void classes_of_point(sp *s) {
 static int pivoting(sp *s, int maxit, double limit, double *best, diagc_lcp_stats *ls) {
   contact_ws *w = s->w;
   int it, stall = 0, prev = -1, fail = 0, r;
+  double v1 = -1.0, v2 = -1.0; /* the violations of the last two solves */
   for (it = 0; it < maxit; it++) {
     int nviol = 0;
     double v = solve_classes(s, &fail), tau;
@@ -776,6 +777,10 @@ static int pivoting(sp *s, int maxit, double limit, double *best, diagc_lcp_stat
       memcpy(w->xbest, w->x, sizeof(double) * (size_t)s->m);
     }
     if (v <= s->tol) return 1;
+    /* a point seen two solves ago: the classes cycle (a row and the row it
+       makes violated changing in turn); more solves repeat it */
+    if (v == v2 && v1 != v) return 0;
+    v2 = v1, v1 = v;
     /* Judice and Pires' rule: block changes while the count of violated
        rows keeps reaching new lows, single changes after STALL that do not */
     tau = noise_level(s, s->tol);
