@@ -12,7 +12,7 @@
 /* The dofs of contact k's side s (0: tree a, 1: tree b) as a range of
  * tree_dofs, and where they start among the contact's compact columns;
  * 0 when the side has none (the world, or tree b == tree a). */
-static int side(const diagc_contact_problem *p, int k, int s, int *d0, int *col0) {
+static inline int side(const diagc_contact_problem *p, int k, int s, int *d0, int *col0) {
   int a = p->tree[2 * k], b = p->tree[2 * k + 1], t = s == 0 ? a : b, n;
   if (t < 0 || (s == 1 && b == a)) return 0;
   *d0 = p->tree_dof0[t]; /* trees have at least one dof: d0 names the tree */
