@@ -42,13 +42,14 @@ static void set_material(dynamics::ShapeNode *sn, double mu, double e) {
 
 // the ground: a large box whose top face is z = 0 (DART's own detector has
 // no plane-box pair)
-static SkeletonPtr ground(double mu, double e, double tilt = 0.0) {
+static SkeletonPtr ground(double mu, double e, double tilt = 0.0,
+                          const Eigen::Vector3d &axis = Eigen::Vector3d::UnitY()) {
   SkeletonPtr sk = Skeleton::create("ground");
   auto pair = sk->createJointAndBodyNodePair<WeldJoint>();
   auto shape = std::make_shared<dynamics::BoxShape>(Eigen::Vector3d(20, 20, 1));
   auto sn = pair.second->createShapeNodeWith<dynamics::CollisionAspect, dynamics::DynamicsAspect>(shape);
   Eigen::Isometry3d tf = Eigen::Isometry3d::Identity();
-  tf.linear() = Eigen::AngleAxisd(tilt, Eigen::Vector3d::UnitY()).toRotationMatrix();
+  tf.linear() = Eigen::AngleAxisd(tilt, axis).toRotationMatrix();
   tf.translation() = tf.linear() * Eigen::Vector3d(0, 0, -0.5);
   sn->setRelativeTransform(tf);
   set_material(sn, mu, e);
@@ -69,9 +70,9 @@ static SkeletonPtr body(const std::string &name, std::shared_ptr<dynamics::Shape
 }
 
 static SkeletonPtr cube(const std::string &name, double a, double m, Eigen::Vector3d p, double mu,
-                        double tilt = 0.0) {
+                        double tilt = 0.0, const Eigen::Vector3d &axis = Eigen::Vector3d::UnitY()) {
   Eigen::Isometry3d tf = Eigen::Isometry3d::Identity();
-  tf.linear() = Eigen::AngleAxisd(tilt, Eigen::Vector3d::UnitY()).toRotationMatrix();
+  tf.linear() = Eigen::AngleAxisd(tilt, axis).toRotationMatrix();
   tf.translation() = p;
   double I = m * a * a / 6;
   return body(name, std::make_shared<dynamics::BoxShape>(Eigen::Vector3d(a, a, a)), m,
@@ -199,6 +200,25 @@ static void incline(double mu, int steps) {
   }
 }
 
+// a cube on a slope of 20 degrees tilted about the axis at 45 degrees to x,
+// mu = 0.3: it slides down (1, -1, 0) / sqrt 2 at g (sin - mu cos)
+static void incline_turned(int steps) {
+  double th = 20.0 * M_PI / 180.0, mu = 0.3, h = std::sqrt(0.5);
+  Eigen::Vector3d u(h, h, 0);
+  auto w = new_world();
+  w->addSkeleton(ground(mu, 0.0, th, u));
+  Eigen::Vector3d n = Eigen::AngleAxisd(th, u).toRotationMatrix() * Eigen::Vector3d::UnitZ();
+  Eigen::Vector3d p0 = 0.1 * n;
+  auto b = cube("box", 0.2, 1.0, p0, mu, th, u);
+  w->addSkeleton(b);
+  double ns = run_timed(w, steps);
+  Eigen::Vector3d p = b->getBodyNode(0)->getWorldTransform().translation();
+  Eigen::Vector3d down(h * std::cos(th), -h * std::cos(th), -std::sin(th));
+  double s = (p - p0).dot(down), T = steps * DT;
+  double a = 2 * s / (T * T), expect = 9.81 * (std::sin(th) - mu * std::cos(th));
+  result("incline_turned", 1, steps, ns, "accel_rel_err", std::fabs(a - expect) / expect);
+}
+
 int main(int argc, char **argv) {
   int quick = argc > 1 && std::atoi(argv[1]) != 0;
   int k = quick ? 10 : 1;
@@ -212,5 +232,6 @@ int main(int argc, char **argv) {
   ball(2500);
   incline(0.5, 2000 / k);
   incline(0.2, 1000);
+  incline_turned(1000);
   return 0;
 }

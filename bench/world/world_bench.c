@@ -7,7 +7,7 @@
  * start), pile / pyramid (largest drift of a cube's centre over the last
  * second; the pile's initial poses are checked against box_scenes.h's
  * generator first), ball_bounce (second apex / first), incline_stick
- * (drift along the slope), incline_slide (relative error of the mean
+ * (drift along the slope), incline_slide and incline_turned (relative error of the mean
  * acceleration).  After the check the line has: the deepest penetration
  * of a cube into the ground or another cube at the end (box scenes; nan
  * otherwise), the steps of the check run that dropped contacts and the
@@ -120,12 +120,16 @@ static double check(const char *scene, int steps, extra *x) {
     }
     out = found == 2 ? apex[1] / apex[0] : NAN;
   } else if (!strncmp(scene, "incline", 7)) {
-    double th = 20.0 * 3.14159265358979323846 / 180.0, d[3] = {cos(th), 0, -sin(th)}, sl = 0;
+    /* down the slope: along x (a tilt about y), or for incline_turned along
+       (1, -1, 0) / sqrt 2 (a tilt about the axis at 45 degrees to x) */
+    int turned = !strcmp(scene, "incline_turned");
+    double th = 20.0 * 3.14159265358979323846 / 180.0, h = sqrt(0.5), sl = 0, mu = turned ? 0.3 : 0.2;
+    double d[3] = {turned ? h * cos(th) : cos(th), turned ? -h * cos(th) : 0, -sin(th)};
     run(s, steps);
     for (int k = 0; k < 3; k++) sl += (pos(s)[k] - q0[k]) * d[k];
     if (!strcmp(scene, "incline_stick")) out = fabs(sl);
     else {
-      double T = steps * DT, a = 2 * sl / (T * T), e = 9.81 * (sin(th) - 0.2 * cos(th));
+      double T = steps * DT, a = 2 * sl / (T * T), e = 9.81 * (sin(th) - mu * cos(th));
       out = fabs(a - e) / e;
     }
   }
@@ -152,7 +156,7 @@ int main(int argc, char **argv) {
     diagc_sim_destroy(s);
   }
   const char *what = !strcmp(scene, "ball_bounce") ? "apex_ratio_vs_0.64"
-    : !strcmp(scene, "incline_slide") ? "accel_rel_err" : !strcmp(scene, "incline_stick") ? "drift_m"
+    : (!strcmp(scene, "incline_slide") || !strcmp(scene, "incline_turned")) ? "accel_rel_err" : !strcmp(scene, "incline_stick") ? "drift_m"
     : (!strcmp(scene, "pile") || !strcmp(scene, "pyramid")) ? "max_drift_last_s_m" : "max_drift_m";
   extra x;
   double value = check(scene, !strcmp(scene, "ball_bounce") ? 2500 : steps, &x);

@@ -12,7 +12,7 @@
 /* The dofs of contact k's side s (0: tree a, 1: tree b) as a range of
  * tree_dofs, and where they start among the contact's compact columns;
  * 0 when the side has none (the world, or tree b == tree a). */
-static int side(const diagc_contact_problem *p, int k, int s, int *d0, int *col0) {
+static inline int side(const diagc_contact_problem *p, int k, int s, int *d0, int *col0) {
   int a = p->tree[2 * k], b = p->tree[2 * k + 1], t = s == 0 ? a : b, n;
   if (t < 0 || (s == 1 && b == a)) return 0;
   *d0 = p->tree_dof0[t]; /* trees have at least one dof: d0 names the tree */
@@ -84,34 +84,46 @@ double diagc__row_mrow(const diagc_contact_problem *p, int r, int q) {
   return acc;
 }
 
+/* B += the 3 x 3 product of rows Jr (3, stride W) and Mq (3, stride W)
+ * over n columns, each entry in four interleaved partial sums (a fixed
+ * order); inlined with n = 6 (a free body's tree) as the common case. */
+static inline void block_add(const double *Jr, const double *Mq, int W, int n, double B[9]) {
+  int i, j, c;
+  for (i = 0; i < 3; i++)
+    for (j = 0; j < 3; j++) {
+      const double *a = Jr + (size_t)i * (size_t)W, *b = Mq + (size_t)j * (size_t)W;
+      double s4[4] = {0.0, 0.0, 0.0, 0.0};
+      for (c = 0; c + 4 <= n; c += 4) {
+        s4[0] += a[c] * b[c];
+        s4[1] += a[c + 1] * b[c + 1];
+        s4[2] += a[c + 2] * b[c + 2];
+        s4[3] += a[c + 3] * b[c + 3];
+      }
+      for (; c < n; c++) s4[c & 3] += a[c] * b[c];
+      B[3 * i + j] += (s4[0] + s4[1]) + (s4[2] + s4[3]);
+    }
+}
+
 /* The block of contacts k and l: B[3 i + j] = J_{3k+i} M^-1 J_{3l+j}^T,
- * over the trees they share, in four interleaved partial sums (a fixed
- * order); returns 0 when they share none (B untouched). */
+ * over the trees they share; returns 0 when they share none (B zero). */
 int diagc__contact_block(const diagc_contact_problem *p, int k, int l, double B[9]) {
-  int s, u, i, j, c, shared = 0;
+  const int *tk = p->tree + 2 * k, *tl = p->tree + 2 * l, *d0 = p->tree_dof0;
+  int s, u, i, shared = 0, W = p->width;
   for (i = 0; i < 9; i++) B[i] = 0.0;
   for (s = 0; s < 2; s++) {
-    int d0, c0, n = side(p, k, s, &d0, &c0);
-    if (n == 0) continue;
+    int t = tk[s], n, c0;
+    if (t < 0 || (s == 1 && t == tk[0])) continue;
+    n = d0[t + 1] - d0[t];
+    c0 = (s == 1 && tk[0] >= 0) ? d0[tk[0] + 1] - d0[tk[0]] : 0;
     for (u = 0; u < 2; u++) {
-      int e0, f0, m = side(p, l, u, &e0, &f0);
-      if (m == 0 || e0 != d0) continue;
+      int f0;
+      if (tl[u] != t || (u == 1 && tl[0] == t)) continue;
+      f0 = (u == 1 && tl[0] >= 0) ? d0[tl[0] + 1] - d0[tl[0]] : 0;
       shared = 1;
-      for (i = 0; i < 3; i++) {
-        const double *Jr = p->Jc + (size_t)(3 * k + i) * (size_t)p->width + c0;
-        for (j = 0; j < 3; j++) {
-          const double *Mq = p->MJc + (size_t)(3 * l + j) * (size_t)p->width + f0;
-          double s4[4] = {0.0, 0.0, 0.0, 0.0};
-          for (c = 0; c + 4 <= n; c += 4) {
-            s4[0] += Jr[c] * Mq[c];
-            s4[1] += Jr[c + 1] * Mq[c + 1];
-            s4[2] += Jr[c + 2] * Mq[c + 2];
-            s4[3] += Jr[c + 3] * Mq[c + 3];
-          }
-          for (; c < n; c++) s4[c & 3] += Jr[c] * Mq[c];
-          B[3 * i + j] += (s4[0] + s4[1]) + (s4[2] + s4[3]);
-        }
-      }
+      if (n == 6)
+        block_add(p->Jc + (size_t)(3 * k) * (size_t)W + c0, p->MJc + (size_t)(3 * l) * (size_t)W + f0, W, 6, B);
+      else
+        block_add(p->Jc + (size_t)(3 * k) * (size_t)W + c0, p->MJc + (size_t)(3 * l) * (size_t)W + f0, W, n, B);
     }
   }
   return shared;

@@ -8,17 +8,27 @@
  * graph: a stack or a chain becomes block tridiagonal, a pile banded.
  *
  * The warm start (the last step's impulses by contact slot) is scored
- * first: within WARM_ACCEPT round-off levels of the LCP's conditions
- * (after at most POLISH projected Gauss-Seidel sweeps, kept while they
- * help) it is the answer, and no point worse than it is ever returned.
+ * first, from the rows (no block formed): within WARM_ACCEPT round-off
+ * levels of the LCP's conditions (after at most POLISH projected
+ * Gauss-Seidel sweeps in velocity form, kept while they help) it is the
+ * answer, and no point worse than it is ever returned.
  * Otherwise the LCP is solved by block principal pivoting on row classes:
  * a normal row is clamped (w = 0) or zero; a friction row of a clamped
  * normal is clamped (w = 0), at a bound (x = +-mu x_n, folded into its
  * normal's column) or held at zero.  The classes start from the warm
  * start (a quiet or steadily sliding scene keeps them: one solve).  Each
  * solve factorizes the reduced system in the envelope of that order (LU
- * without pivoting across rows, a pivot below DROP of its row's diagonal
- * drops the row as dependent: its impulse is 0), refined to round-off;
+ * without pivoting across rows) with its diagonal raised by REG of itself:
+ * a statically indeterminate island (a box on two boxes, four corners of
+ * a face) has dependent rows, and the raised pivots keep them, so the
+ * factor selects one solution of the many instead of dropping rows at
+ * round-off-dependent places (a pivot still below DROP drops its row: its
+ * impulse stays).  The factor only preconditions: the solution is
+ * corrected against A itself (K d = -w_F) to round-off, so the LCP solved
+ * is the unregularized one.  The first solve after the warm start starts
+ * from the warm point (its part in the null space of K stays: a
+ * non-basic warm point of a scene at rest is found again); the others
+ * start from 0;
  * the point is scored with the LCP's own violation (lcp.h), and rows that
  * violate their conditions change class (those within DAMP of the worst,
  * or, once that stops making progress, the worst one).  When that does not
@@ -35,6 +45,8 @@
 
 enum { C_ZERO = 0, C_FREE = 1, C_HI = 2, C_LO = 3 }; /* row classes */
 
+#define REG 1e-8        /* the factor's pivots raised by this share of
+                           their diagonal (well above DROP)                */
 #define DROP 1e-11      /* pivot below DROP * |diagonal|: dependent row    */
 #define STALL 3         /* all-row changes without progress before single */
 #define WARM_ITERS 8    /* pivoting solves from the warm start (+ K / 8), and
@@ -49,8 +61,10 @@ enum { C_ZERO = 0, C_FREE = 1, C_HI = 2, C_LO = 3 }; /* row classes */
 #define SPARSE_WORK 10000/* an island's work, at most, in passes over its
                            blocks (and within the step's budget)            */
 #define BGS_TOL 1e-6    /* ... until the impulses change less (relative)   */
-#define WARM_ACCEPT 2   /* a warm start within this many round-off levels
+#define WARM_ACCEPT 4   /* a warm start within this many round-off levels
                            of the LCP's conditions is the answer          */
+#define WARM_NEAR 16    /* a warm start within this many round-off levels */
+#define WARM_QUICK 3    /* ... gets this many solves, and is then taken    */
 #define POLISH 3        /* PGS sweeps polishing a nearly exact warm start  */
 #define POLISH_FROM 1e3 /* ... one within this many round-off levels       */
 #define ZERO_REL 1e-9   /* warm impulses below this share of the largest: 0 */
@@ -66,6 +80,7 @@ typedef struct {
   int check;              /* options: verify afresh                        */
   double tol;             /* options: lcp.tol                              */
   double work;            /* multiply-adds                                  */
+  int from_x;             /* the next solve corrects the current point      */
 } sp;
 
 static int contact_of(const sp *s, int i) { return s->w->list[s->w->start[s->isl] + i]; }
@@ -292,7 +307,7 @@ static void factor(sp *s) {
       s->work += 2.0 * (double)(j - p);
     }
     scale = fabs(Uk[k - fk]);
-    d = Uk[k - fk] - dot(Lk, Uk, k - fk);
+    d = Uk[k - fk] + REG * scale - dot(Lk, Uk, k - fk);
     s->work += (double)(k - fk);
     w->drop[k] = !(fabs(d) > DROP * scale) || !isfinite(d);
     if (w->drop[k]) {
@@ -378,6 +393,17 @@ static double row_violation(const sp *s, int r) {
     }
   }
   return diagc__lcp_row_viol(xi, wi, L, H, t);
+}
+
+/* The largest row violation at the current x, w (INFINITY if NaN). */
+static double violation(const sp *s) {
+  double v = 0.0;
+  int r;
+  for (r = 0; r < s->m; r++) {
+    double rv = row_violation(s, r);
+    if (!(rv <= v)) v = rv;
+  }
+  return v == v ? v : INFINITY;
 }
 
 /* Classes from the island's warm start x. */
@@ -480,17 +506,21 @@ static double solve_classes(sp *s, int *fail) {
   }
   assemble(s);
   factor(s);
-  memcpy(w->sol, w->rhs, sizeof(double) * (size_t)s->nred);
-  solve(s, w->sol);
+  /* the first solve from the warm start's classes corrects the warm point
+     (K d = -w_F): its part in K's null space (a statically indeterminate
+     scene) stays, so a non-basic warm point at rest is found again; the
+     other solves start from 0 (pivoting from stale impulses cycles) */
+  for (r = 0; r < s->m; r++)
+    if ((k = w->red[r]) >= 0) w->sol[k] = s->from_x && isfinite(w->x[r]) ? w->x[r] : 0.0;
+  s->from_x = 0;
   for (it = 0;; it++) {
     double big = 0.0;
     expand(s, w->sol);
     residual(s);
     for (r = 0; r < s->m; r++)
       if ((k = w->red[r]) >= 0 && !w->drop[k] && fabs(w->w[r]) > big) big = fabs(w->w[r]);
-    /* refined while the clamped rows' residual is above round-off */
-    if (it == REFINE || !(big > 0.1 * noise_level(s, s->tol))) break;
-    /* refinement: K d = -w_F */
+    /* corrected while the clamped rows' residual is above round-off */
+    if (it > REFINE || !(big > 0.1 * noise_level(s, s->tol))) break;
     for (r = 0; r < s->m; r++)
       if ((k = w->red[r]) >= 0) w->rhs[k] = w->drop[k] ? 0.0 : -w->w[r];
     solve(s, w->rhs);
@@ -588,27 +618,74 @@ static void entered_first(sp *s) {
   }
 }
 
-/* The violation scored afresh, independently of the blocks: v = v* +
- * M^-1 J^T x over the island's rows, w = J (v - v*) + cfm x - b (the
- * rows' own products, not the blocks); with check off, -1. */
-static double check_violation(sp *s, double cfm) {
+/* The violation scored from the rows, independently of the blocks: v =
+ * v* + M^-1 J^T x over the island's rows, w = J (v - v*) + cfm x - b (the
+ * rows' own products, not the blocks). */
+static double rows_violation(sp *s, double cfm) {
   contact_ws *w = s->w;
   const diagc_contact_problem *p = s->p;
-  int r, check = s->check;
-  double v = 0.0;
-#ifdef DIAGC_CONTACT_CHECK
-  check = 1;
-#endif
-  if (!check) return -1.0;
+  int r;
   memset(w->vt, 0, sizeof(double) * (size_t)p->nv);
   for (r = 0; r < s->m; r++)
     if (w->x[r] != 0.0) diagc__row_axpy(p, w->rows[r], w->x[r], w->vt);
   for (r = 0; r < s->m; r++) w->w[r] = diagc__row_dot(p, w->rows[r], w->vt) + cfm * w->x[r] - w->b[r];
+  s->work += 2.0 * (double)s->m * (double)p->width;
+  return violation(s);
+}
+
+/* The same as the options' check (o->check); with check off, -1. */
+static double check_violation(sp *s, double cfm) {
+  int check = s->check;
+#ifdef DIAGC_CONTACT_CHECK
+  check = 1;
+#endif
+  return check ? rows_violation(s, cfm) : -1.0;
+}
+
+/* The warm start scored from the rows alone, before any block is formed
+ * (a scene at rest needs none): its violation, with the rows' diagonal
+ * entries J_r M^-1 J_r^T + cfm in w->rhs (free until a solve) and their
+ * largest in dmax. */
+static double warm_by_rows(sp *s, double cfm) {
+  int r;
+  s->dmax = 0.0;
   for (r = 0; r < s->m; r++) {
-    double rv = row_violation(s, r);
-    if (!(rv <= v)) v = rv;
+    double d = diagc__row_mrow(s->p, s->w->rows[r], s->w->rows[r]) + cfm;
+    s->w->rhs[r] = d;
+    if (fabs(d) > s->dmax) s->dmax = fabs(d);
   }
-  return v == v ? v : INFINITY;
+  s->work += (double)s->m * (double)s->p->width;
+  return rows_violation(s, cfm);
+}
+
+/* One projected Gauss-Seidel sweep on x in velocity form (the rows, not
+ * the blocks; friction bounds from the current normals), from w->vt =
+ * M^-1 J^T x as rows_violation left it and the diagonal in w->rhs
+ * (warm_by_rows): a warm start that nearly satisfies the LCP (a
+ * statically indeterminate scene at rest) is polished by a few. */
+static void pgs_rows(sp *s, double cfm) {
+  contact_ws *w = s->w;
+  const diagc_contact_problem *p = s->p;
+  int i, a;
+  for (i = 0; i < s->K; i++) {
+    int r0 = row_of(s, i, 0);
+    for (a = 0; a < nrows(s, i); a++) {
+      int r = r0 + a;
+      double d = w->rhs[r], wr, xr, L, H;
+      if (!(d > 0.0)) continue;
+      wr = diagc__row_dot(p, w->rows[r], w->vt) + cfm * w->x[r] - w->b[r];
+      xr = w->x[r] - wr / d;
+      if (a == 0) {
+        L = 0.0, H = INFINITY;
+      } else {
+        H = mu_of(s, i) * w->x[r0], L = -H;
+      }
+      xr = xr < L ? L : xr > H ? H : xr;
+      if (xr != w->x[r]) diagc__row_axpy(p, w->rows[r], xr - w->x[r], w->vt);
+      w->x[r] = xr;
+    }
+  }
+  s->work += 4.0 * (double)s->m * (double)p->width;
 }
 
 /* One sweep of block Gauss-Seidel with exact blocks: the contacts in the
@@ -684,40 +761,6 @@ static double block_sweep(sp *s, const diagc_contact_options *o, int backward, d
   return change;
 }
 
-/* Projected Gauss-Seidel sweeps on x (the blocks' rows, friction bounds
- * from the current normals): a warm start that nearly satisfies the LCP
- * (a statically indeterminate scene at rest, whose warm point is not a
- * basic solution the pivoting would find again) is polished by a few. */
-static void pgs(sp *s, int sweeps) {
-  contact_ws *w = s->w;
-  int k, i, e, a, b;
-  for (k = 0; k < sweeps; k++) {
-    for (i = 0; i < s->K; i++) {
-      int ni = nrows(s, i), r0 = row_of(s, i, 0);
-      for (a = 0; a < ni; a++) {
-        int r = r0 + a;
-        double acc = -w->b[r], d = 0.0, xr, L, H;
-        for (e = w->nbr0[i]; e < w->nbr0[i + 1]; e++) {
-          int j = w->nbr[e], nj = nrows(s, j);
-          const double *B = w->blk + 9 * (size_t)e + 3 * a, *xj = w->x + w->roff[j];
-          for (b = 0; b < nj; b++) acc += B[b] * xj[b];
-          if (j == i) d = B[a];
-        }
-        if (!(d > 0.0)) continue;
-        xr = w->x[r] - acc / d;
-        if (a == 0) {
-          L = 0.0, H = INFINITY;
-        } else {
-          H = mu_of(s, i) * w->x[r0], L = -H;
-        }
-        w->x[r] = xr < L ? L : xr > H ? H : xr;
-      }
-    }
-    s->work += 3.0 * 9.0 * (double)w->nbr0[s->K];
-  }
-}
-
-
 /* Classes of a rough point x (block Gauss-Seidel's): a normal is clamped when its
  * impulse is positive, a friction row at a bound when within a thousandth
  * of it. */
@@ -748,6 +791,7 @@ static void classes_of_point(sp *s) {
 static int pivoting(sp *s, int maxit, double limit, double *best, diagc_lcp_stats *ls) {
   contact_ws *w = s->w;
   int it, stall = 0, prev = -1, fail = 0, r;
+  double v1 = -1.0, v2 = -1.0; /* the violations of the last two solves */
   for (it = 0; it < maxit; it++) {
     int nviol = 0;
     double v = solve_classes(s, &fail), tau;
@@ -758,6 +802,10 @@ static int pivoting(sp *s, int maxit, double limit, double *best, diagc_lcp_stat
       memcpy(w->xbest, w->x, sizeof(double) * (size_t)s->m);
     }
     if (v <= s->tol) return 1;
+    /* a point seen two solves ago: the classes cycle (a row and the row it
+       makes violated changing in turn); more solves repeat it */
+    if (v == v2 && v1 != v) return 0;
+    v2 = v1, v1 = v;
     /* Judice and Pires' rule: block changes while the count of violated
        rows keeps reaching new lows, single changes after STALL that do not */
     tau = noise_level(s, s->tol);
@@ -811,13 +859,9 @@ static int block_gauss_seidel(sp *s, const diagc_contact_options *o, double limi
 /* Scores the current point (its coupled violation), keeping it when it is
  * the best; returns the violation. */
 static double score(sp *s, double *best) {
-  double v = 0.0;
-  int r;
+  double v;
   residual(s);
-  for (r = 0; r < s->m; r++) {
-    double rv = row_violation(s, r);
-    if (!(rv <= v)) v = rv;
-  }
+  v = violation(s);
   if (v < *best) {
     *best = v;
     memcpy(s->w->xbest, s->w->x, sizeof(double) * (size_t)s->m);
@@ -829,7 +873,7 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
                                  contact_ws *w, int isl, int m, contact_budget *bud,
                                  diagc_contact_stats *st) {
   sp s;
-  int i, rc, round, done;
+  int i, rc, round, done = 0;
   double best = INFINITY, tol = o->lcp.tol, units, limit;
   diagc_lcp_stats ls;
   memset(&s, 0, sizeof s);
@@ -839,7 +883,28 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
   s.tol = o->lcp.tol;
   w->roff[0] = 0;
   for (i = 0; i < s.K; i++) w->roff[i + 1] = w->roff[i] + (p->mu[contact_of(&s, i)] > 0.0 ? 3 : 1);
-  done = neighbours(&s) != 0 ? -1 : 0;
+  {
+    /* the warm start itself is the first candidate, scored from the rows
+       (no block formed): what the step uses is never worse than it, and
+       when it satisfies the LCP to round-off, after at most POLISH
+       projected Gauss-Seidel sweeps kept while they help, it is the
+       answer (a scene at rest: no block, no factorization) */
+    double v0 = warm_by_rows(&s, o->cfm), lvl = noise_level(&s, tol);
+    int k;
+    best = v0;
+    memcpy(w->xbest, w->x, sizeof(double) * (size_t)m);
+    for (k = 0; k < POLISH && v0 > WARM_ACCEPT * lvl && v0 <= POLISH_FROM * lvl; k++) {
+      double v1;
+      pgs_rows(&s, o->cfm);
+      v1 = rows_violation(&s, o->cfm);
+      if (!(v1 < v0)) break; /* a sweep that does not help: the best is kept */
+      v0 = best = v1;
+      memcpy(w->xbest, w->x, sizeof(double) * (size_t)m);
+    }
+    if (best <= WARM_ACCEPT * lvl) done = 1;
+    else memcpy(w->x, w->xbest, sizeof(double) * (size_t)m);
+  }
+  if (done == 0) done = neighbours(&s) != 0 ? -1 : 0;
   if (done == 0 && blocks(&s, o->cfm) != 0) return DIAGC_CONTACT_E_NUMERIC;
   /* multiply-adds this island may use: the step's budget, and with the
      default budget at most SPARSE_WORK times the products of one pass over
@@ -851,25 +916,22 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
     s.dmax = max_diagonal(&s);
     rcm(&s);
     for (i = 0; i < s.K; i++) w->mark[i] = 0;
-    /* the warm start itself is the first candidate: what the step uses is
-       never worse than it, and when it already satisfies the LCP no
-       factorization is needed (a scene at rest) */
+    /* the (polished) warm start scored again on the blocks */
     double v0 = score(&s, &best), lvl = noise_level(&s, tol);
-    int k;
-    for (k = 0; k < POLISH && v0 > WARM_ACCEPT * lvl && v0 <= POLISH_FROM * lvl; k++) {
-      double v1;
-      pgs(&s, 1);
-      v1 = score(&s, &best);
-      if (!(v1 < v0)) break; /* a sweep that does not help: the best is kept */
-      v0 = v1;
-    }
+    int near;
     if (best <= WARM_ACCEPT * lvl) {
       done = 1; /* the warm start satisfies the LCP (to round-off): the answer */
     } else {
       if (best < INFINITY) memcpy(w->x, w->xbest, sizeof(double) * (size_t)m);
       initial_classes(&s);
       load_first(&s);
-      done = pivoting(&s, WARM_ITERS + s.K / 8, limit, &best, &ls);
+      s.from_x = 1;
+      /* a warm start already near round-off gets a few solves to reach
+         it, not a search (its dependent rows' round-off violations would
+         send the pivoting round them): what it has is an answer */
+      near = v0 <= WARM_NEAR * lvl;
+      done = pivoting(&s, near ? WARM_QUICK : WARM_ITERS + s.K / 8, limit, &best, &ls);
+      if (done == 0 && (best <= tol || (near && best <= WARM_NEAR * lvl))) done = 1;
     }
     for (round = 0; done == 0 && !ls.budget_hit && round < ROUNDS; round++) {
       if (best < INFINITY) memcpy(w->x, w->xbest, sizeof(double) * (size_t)m);
@@ -882,6 +944,7 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
       }
       classes_of_point(&s);
       done = pivoting(&s, WARM_ITERS + s.K / 4, limit, &best, &ls);
+      if (done == 0 && best <= tol) done = 1;
     }
   }
   if (done < 0) st->pool_overflows++;

@@ -18,7 +18,7 @@
 --   void   prefix_factor(double *M)                   in place, tree-sparse L^T D L
 --   void   prefix_solve(const double *LDL, double *x)  x <- M^-1 x
 --   void   prefix_solve_tree(const double *LDL, int tree, double *x)   (only when asked for)
---          x <- M^-1 x over the dofs of subtree `tree` (facts.tree_dofs), others untouched
+--          x <- M^-1 x over the dofs of subtree `tree`, packed: x[k] is its k-th dof (facts.tree_dofs)
 --   void   prefix_point_jacobian(int body, const double *q, const double *X,
 --                                const double p[3], double *Jp)   3 x nv row-major
 --   void   prefix_point_jacobian_tree(int body, ...)   (only when asked for)

@@ -1,6 +1,7 @@
 -- world/ltdl.lua: emits PFX_factor(M), PFX_solve(LDL, x) and
--- PFX_solve_tree(LDL, tree, x) (the solve over one subtree's dofs, the
--- others untouched: M is block diagonal over the subtrees): Featherstone's
+-- PFX_solve_tree(LDL, tree, x) (the solve over one subtree's dofs, x
+-- packed: x[k] is the tree's k-th dof; M is block diagonal over the
+-- subtrees): Featherstone's
 -- tree-sparse L^T D L factorisation of the mass matrix in place (M = L^T D L,
 -- L unit lower triangular with the same sparsity as M's lower triangle: no
 -- fill-in) and the solve x <- M^-1 x, unrolled over the dof parent array.
@@ -79,27 +80,30 @@ end
 -- x <- M^-1 x over `dofs` (increasing; closed under dof_parent): x in
 -- locals, L^T y = x (leaves to root), D z = y, L x = z; entries of L that
 -- stay zero are skipped
-local function solve_lines(t, nz, dofs, indent)
-  local nv, lam, out, at = t.nv, t.dof_parent, {}, t.mindex
+-- (x[i] for dof i, or with `packed` x[k] for the k-th of `dofs`)
+local function solve_lines(t, nz, dofs, indent, packed)
+  local nv, lam, out, mi = t.nv, t.dof_parent, {}, t.mindex
   local function add(fmt, ...) out[#out + 1] = indent .. string.format(fmt, ...) end
-  for _, i in ipairs(dofs) do add("double x%d = x[%d];", i, i) end
+  local at = {}
+  for k, i in ipairs(dofs) do at[i] = packed and k - 1 or i end
+  for _, i in ipairs(dofs) do add("double x%d = x[%d];", i, at[i]) end
   for n = #dofs, 1, -1 do
     local i = dofs[n]
     local j = lam[i]
     while j >= 0 do
-      if nz[i * nv + j] then add("x%d -= LDL[%d] * x%d;", j, at(i, j), i) end
+      if nz[i * nv + j] then add("x%d -= LDL[%d] * x%d;", j, mi(i, j), i) end
       j = lam[j]
     end
   end
-  for _, i in ipairs(dofs) do add("x%d /= LDL[%d];", i, at(i, i)) end
+  for _, i in ipairs(dofs) do add("x%d /= LDL[%d];", i, mi(i, i)) end
   for _, i in ipairs(dofs) do
     local j = lam[i]
     while j >= 0 do
-      if nz[i * nv + j] then add("x%d -= LDL[%d] * x%d;", i, at(i, j), j) end
+      if nz[i * nv + j] then add("x%d -= LDL[%d] * x%d;", i, mi(i, j), j) end
       j = lam[j]
     end
   end
-  for _, i in ipairs(dofs) do add("x[%d] = x%d;", i, i) end
+  for _, i in ipairs(dofs) do add("x[%d] = x%d;", at[i], i) end
   return out
 end
 
@@ -120,7 +124,7 @@ local function solve_tree(world, t, prefix)
   for id = 0, t.ntrees - 1 do
     if #t.tree_dofs[id] > 0 then
       out[#out + 1] = string.format("  case %d: {", id)
-      for _, l in ipairs(solve_lines(t, nz, t.tree_dofs[id], "    ")) do out[#out + 1] = l end
+      for _, l in ipairs(solve_lines(t, nz, t.tree_dofs[id], "    ", true)) do out[#out + 1] = l end
       out[#out + 1] = "    break;\n  }"
     end
   end

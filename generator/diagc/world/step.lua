@@ -255,13 +255,13 @@ end
 -- two bodies on their trees, and MJc = M^-1 J^T on the same columns (M is
 -- block diagonal over the trees)
 local function rows(C, P)
-  local W, WT, nv = C.width, math.max(C.tree_width, 1), C.nv
+  local W, WT = C.width, math.max(C.tree_width, 1)
   return lines({
     string.format("static inline void %scontact_rows(const double *q, const double *X, const double *LDL, "
       .. "const diagc_contact *con, const int *pair, int nc, double *Jc, double *MJc)", P),
     "{",
     "  for (int i = 0; i < nc; i++) {",
-    string.format("    double F[9], Ja[%d], Jb[%d], t[%d];", 3 * WT, 3 * WT, math.max(nv, 1)),
+    string.format("    double F[9], Ja[%d], Jb[%d];", 3 * WT, 3 * WT),
     string.format("    const int *pr = %spair[pair[i]];", P),
     string.format("    int ta = pr[4], tb = pr[5], na = ta >= 0 ? %stree_dof0[ta + 1] - %stree_dof0[ta] : 0;", P, P),
     string.format("    int nb = (tb >= 0 && tb != ta) ? %stree_dof0[tb + 1] - %stree_dof0[tb] : 0;", P, P),
@@ -280,14 +280,10 @@ local function rows(C, P)
     string.format("        Jr[na + c] = -(F[3 * r] * Jb[c] + F[3 * r + 1] * Jb[%d + c] + F[3 * r + 2] * Jb[%d + c]);",
       WT, 2 * WT),
     string.format("      for (int c = na + nb; c < %d; c++) Jr[c] = 0.0;", W),
-    "      /* M^-1 J_r^T: the two trees' blocks of the factor */",
-    string.format("      for (int c = 0; c < na; c++) t[%stree_dofs[%stree_dof0[ta] + c]] = Jr[c];", P, P),
-    string.format("      for (int c = 0; c < nb; c++) t[%stree_dofs[%stree_dof0[tb] + c]] = Jr[na + c];", P, P),
-    string.format("      if (na > 0) %ssolve_tree(LDL, ta, t);", P),
-    string.format("      if (nb > 0) %ssolve_tree(LDL, tb, t);", P),
-    string.format("      for (int c = 0; c < na; c++) Mr[c] = t[%stree_dofs[%stree_dof0[ta] + c]];", P, P),
-    string.format("      for (int c = 0; c < nb; c++) Mr[na + c] = t[%stree_dofs[%stree_dof0[tb] + c]];", P, P),
-    string.format("      for (int c = na + nb; c < %d; c++) Mr[c] = 0.0;", W),
+    "      /* M^-1 J_r^T: the two trees' blocks of the factor, on the packed columns */",
+    string.format("      for (int c = 0; c < %d; c++) Mr[c] = Jr[c];", W),
+    string.format("      if (na > 0) %ssolve_tree(LDL, ta, Mr);", P),
+    string.format("      if (nb > 0) %ssolve_tree(LDL, tb, Mr + na);", P),
     "    }",
     "  }",
     "}",
