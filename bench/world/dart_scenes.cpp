@@ -226,7 +226,7 @@ int main(int argc, char **argv) {
   for (int n : {5, 10, 20, 50}) stack(n, (n <= 10 ? 2000 : 1000) / k);
   double q[7 * BOX_MAX];
   pile_poses(q);
-  boxes("pile", PILE_N, q, 6000, true);
+  boxes("pile", PILE_N, q, 4000, true);
   pyramid_poses(q);
   boxes("pyramid", PYRAMID_N, q, 2000, true);
   ball(2500);

@@ -174,7 +174,7 @@ int main(int argc, char **argv) {
     stack(50, 1000 / k, r, cone);
     double q[7 * BOX_MAX];
     pile_poses(q);
-    boxes("pile", PILE_N, q, 6000, r, 1, cone);
+    boxes("pile", PILE_N, q, 4000, r, 1, cone);
     pyramid_poses(q);
     boxes("pyramid", PYRAMID_N, q, 2000, r, 1, cone);
     incline(0.5, 2000 / k, r, cone);

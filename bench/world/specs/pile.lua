@@ -4,8 +4,7 @@
 -- overlap), written again here in Lua.  The MINSTD draws are exact in
 -- doubles, so both give the same numbers up to the last bit of sin, cos
 -- and sqrt; world_bench.c checks the model's initial state against
--- box_scenes.h (to 1e-15) before it times anything.  It settles by about
--- 4.1 s (bench/world/run runs it 6 s).
+-- box_scenes.h (to 1e-15) before it times anything.  It settles by 1.8 s.
 local a, m = 0.2, 1.0
 local I = m * a * a / 6
 -- TODO(cap): max_contacts goes when its default comes from the static pairs
