@@ -24,20 +24,20 @@
  * DIAGC_CONTACT_DENSE_ROWS rows, and as its fallback up to
  * DIAGC__DENSE_FALLBACK_ROWS).
  *
- * The sparse method's pools (neighbour indices, neighbour blocks,
- * envelope) come last and take all of the room the caller gave (room
- * bytes from base; 0 when sizing): a workspace sized for nc_max contacts
+ * The sparse method's pools (neighbour indices; one pool of doubles for
+ * the neighbour blocks and the envelope) come last and take all of the
+ * room the caller gave (room bytes from base; 0 when sizing): a workspace
+ * sized for nc_max contacts
  * keeps the pools of nc_max contacts when a step holds fewer, so the
  * pools are totals over the workspace, not a share per contact held. */
 enum { WS_DENSE = 0, WS_COMPACT_DENSE = 1, WS_SPARSE = 2 };
 
 /* bytes of the pools per contact (their units) */
 #define POOL_UNIT                                                            \
-  ((size_t)DIAGC__NBR_PER_CONTACT * (sizeof(int) + 9 * sizeof(double)) +     \
-   (size_t)DIAGC__ENV_PER_ROW * 3 * sizeof(double))
+  ((size_t)DIAGC__NBR_PER_CONTACT * sizeof(int) + (size_t)DIAGC__POOL_PER_CONTACT * sizeof(double))
 
 static size_t plan(contact_ws *w, void *base, size_t room, int nv, int nc, int kind) {
-  size_t n = 3 * (size_t)nc, d = n, nbr = 0, env = 0, mt = 0, nz = 0, sn = 0, off = 0, lcp, units = (size_t)nc;
+  size_t n = 3 * (size_t)nc, d = n, nbr = 0, pool = 0, mt = 0, nz = 0, sn = 0, off = 0, lcp, units = (size_t)nc;
   char *q = (char *)base;
   if (kind == WS_SPARSE && d > DIAGC__DENSE_FALLBACK_ROWS) d = DIAGC__DENSE_FALLBACK_ROWS;
   if (kind == WS_DENSE) mt = n * (size_t)nv, nz = (size_t)nv;
@@ -98,16 +98,18 @@ static size_t plan(contact_ws *w, void *base, size_t room, int nv, int nc, int k
     if (room > used && (room - used) / POOL_UNIT > units) units = (room - used) / POOL_UNIT;
     if (units > (size_t)INT_MAX / DIAGC__NBR_PER_CONTACT) units = (size_t)INT_MAX / DIAGC__NBR_PER_CONTACT;
     nbr = (size_t)DIAGC__NBR_PER_CONTACT * units;
-    env = (size_t)DIAGC__ENV_PER_ROW * 3 * units;
+    pool = (size_t)DIAGC__POOL_PER_CONTACT * units;
+    if (nbr > pool / 9) nbr = pool / 9; /* every entry's block fits */
   }
   PART(nbr, int, nbr);
-  PART(blk, double, 9 * nbr);
-  PART(env, double, env);
+  PART(blk, double, pool);
 #undef PART
   if (w) {
     w->dense_rows = (int)d;
     w->nbr_cap = (int)nbr;
-    w->env_cap = env;
+    w->pool_cap = pool;
+    w->env = w->blk; /* until an island's blocks take the pool's start */
+    w->env_cap = pool;
   }
   return off + ALIGN;
 }

@@ -32,8 +32,10 @@ typedef struct {
   /* the sparse path (contact_sparse.c; compact problems only) */
   double *w;             /* n: A x - b of the island's rows                 */
   double *rhs, *sol;     /* n: the reduced system's right side, solution   */
-  double *blk;           /* nbr_cap x 9: A's 3 x 3 blocks, by neighbour     */
-  double *env;           /* env_cap: the envelope LU of the reduced system */
+  double *blk;           /* the pool (pool_cap doubles): first A's 3 x 3
+                            blocks, 9 per neighbour entry, then env        */
+  double *env;           /* env_cap: the envelope LU of the reduced system,
+                            in the pool after the island's blocks          */
   double *xbest;         /* n: the best point seen                          */
   double *vt;            /* nv: scratch (the check's velocity)              */
   int *cls;              /* n: row classes (contact_sparse.c)               */
@@ -47,17 +49,22 @@ typedef struct {
   int *mark, *queue;     /* nc each                                          */
   int *tstart, *tlist;   /* nv + 2, 2 nc: the island's contacts per tree   */
   int nbr_cap;
-  size_t env_cap;
+  size_t pool_cap, env_cap;
 } contact_ws;
 
-/* Sizes of the sparse path's pools per contact and per row (documented in
- * docs/world.md, "Contact solve"): a contact's neighbours (contacts that
- * share one of its trees, itself included), the envelope of the reduced
- * system in doubles per row (its L row and U column).  Beyond them an
- * island goes to the dense path if it fits, else its best point is used
- * (counted: stats.inexact). */
-#define DIAGC__NBR_PER_CONTACT 32
-#define DIAGC__ENV_PER_ROW 96
+/* Sizes of the sparse path's pools per contact of the workspace (plan()
+ * in contact.c gives them all of the caller's room; docs/world.md,
+ * "Context size"): neighbour entries (a contact's neighbours are the
+ * contacts that share one of its trees, itself included), and doubles of
+ * one pool shared by the neighbour blocks (9 per entry) and the envelope
+ * of the reduced system (its L rows and U columns), so an island with
+ * many blocks and a narrow envelope, or the reverse, fits.  Measured per
+ * contact: 50-cube stack 12 entries and 20 envelope doubles per row (166
+ * pool doubles), 30-box pile 18 and 20 (218), 10-box pyramid 31.5 and 41
+ * (407).  Beyond them an island goes to the dense path if it fits, else
+ * its best point is used (counted: stats.pool_overflows, inexact). */
+#define DIAGC__NBR_PER_CONTACT 48
+#define DIAGC__POOL_PER_CONTACT 480
 /* The dense method's arrays in a sparse workspace: islands of up to this
  * many rows that the sparse method does not settle go to it. */
 #define DIAGC__DENSE_FALLBACK_ROWS 48

@@ -90,7 +90,8 @@ static int nrows(const sp *s, int i) { return s->w->roff[i + 1] - s->w->roff[i];
 /* ---- structure: neighbours, blocks, order ------------------------------ */
 
 /* The island's contacts per tree (w->tstart, tlist), then each contact's
- * neighbours (w->nbr0, nbr); -1 when the pool is too small. */
+ * neighbours (w->nbr0, nbr); -1 when the pool is too small.  The blocks
+ * take the start of the workspace's pool, the envelope the rest. */
 static int neighbours(sp *s) {
   contact_ws *w = s->w;
   const int *tag = s->p->tree;
@@ -125,6 +126,8 @@ static int neighbours(sp *s) {
     }
   }
   w->nbr0[s->K] = n;
+  w->env = w->blk + 9 * (size_t)n;
+  w->env_cap = w->pool_cap - 9 * (size_t)n;
   return 0;
 }
 
