@@ -27,9 +27,11 @@
  * The sparse method's pools (neighbour indices; one pool of doubles for
  * the neighbour blocks and the envelope) come last and take all of the
  * room the caller gave (room bytes from base; 0 when sizing): a workspace
- * sized for nc_max contacts
- * keeps the pools of nc_max contacts when a step holds fewer, so the
- * pools are totals over the workspace, not a share per contact held. */
+ * sized for nc_max contacts keeps the pools of nc_max contacts when a step
+ * holds fewer, so the pools are totals over the workspace, not a share per
+ * contact held.  Returns the bytes nc contacts need (0 on bad sizes); a
+ * part that does not fit in room is not carved (the caller then refuses
+ * the workspace). */
 enum { WS_DENSE = 0, WS_COMPACT_DENSE = 1, WS_SPARSE = 2 };
 
 /* bytes of the pools per contact (their units) */
@@ -38,6 +40,7 @@ enum { WS_DENSE = 0, WS_COMPACT_DENSE = 1, WS_SPARSE = 2 };
 
 static size_t plan(contact_ws *w, void *base, size_t room, int nv, int nc, int kind) {
   size_t n = 3 * (size_t)nc, d = n, nbr = 0, pool = 0, mt = 0, nz = 0, sn = 0, off = 0, lcp, units = (size_t)nc;
+  size_t skip = 0, need;
   char *q = (char *)base;
   if (kind == WS_SPARSE && d > DIAGC__DENSE_FALLBACK_ROWS) d = DIAGC__DENSE_FALLBACK_ROWS;
   if (kind == WS_DENSE) mt = n * (size_t)nv, nz = (size_t)nv;
@@ -46,13 +49,14 @@ static size_t plan(contact_ws *w, void *base, size_t room, int nv, int nc, int k
   if (d > 0 && lcp == 0) return 0;
   /* every part starts ALIGN-aligned: the base is aligned first, and each
      part's bytes are rounded up to a multiple of ALIGN */
+#define ROUND(bytes) ((bytes) + (ALIGN - (bytes) % ALIGN) % ALIGN)
 #define PART(field, type, count)                                             \
   do {                                                                       \
     size_t bytes_ = (size_t)(count) * sizeof(type);                          \
-    if (w) w->field = (type *)(q + off);                                     \
-    off += bytes_ + (ALIGN - bytes_ % ALIGN) % ALIGN;                        \
+    if (w && skip + off + bytes_ <= room) w->field = (type *)(q + off);      \
+    off += ROUND(bytes_);                                                    \
   } while (0)
-  if (q) q += (ALIGN - (uintptr_t)q % ALIGN) % ALIGN;
+  if (q) skip = (ALIGN - (uintptr_t)q % ALIGN) % ALIGN, q += skip;
   PART(lcp_ws, char, lcp);
   if (w) w->lcp_ws_size = lcp;
   PART(A, double, d * d);
@@ -91,10 +95,13 @@ static size_t plan(contact_ws *w, void *base, size_t room, int nv, int nc, int k
   PART(queue, int, sn ? nc : 0);
   PART(tstart, int, sn ? (size_t)nv + 2 : 0);
   PART(tlist, int, sn ? 2 * (size_t)nc : 0);
+  need = off + ALIGN;
   if (kind == WS_SPARSE) {
     /* the pools: units of POOL_UNIT bytes, at least nc, as many as the
        room holds (ALIGN for the base's alignment, one per pool's padding) */
     size_t used = off + 4 * ALIGN;
+    need += ROUND((size_t)DIAGC__NBR_PER_CONTACT * sizeof(int) * units) +
+            ROUND((size_t)DIAGC__POOL_PER_CONTACT * sizeof(double) * units);
     if (room > used && (room - used) / POOL_UNIT > units) units = (room - used) / POOL_UNIT;
     if (units > (size_t)INT_MAX / DIAGC__NBR_PER_CONTACT) units = (size_t)INT_MAX / DIAGC__NBR_PER_CONTACT;
     nbr = (size_t)DIAGC__NBR_PER_CONTACT * units;
@@ -104,6 +111,7 @@ static size_t plan(contact_ws *w, void *base, size_t room, int nv, int nc, int k
   PART(nbr, int, nbr);
   PART(blk, double, pool);
 #undef PART
+#undef ROUND
   if (w) {
     w->dense_rows = (int)d;
     w->nbr_cap = (int)nbr;
@@ -111,7 +119,7 @@ static size_t plan(contact_ws *w, void *base, size_t room, int nv, int nc, int k
     w->env = w->blk; /* until an island's blocks take the pool's start */
     w->env_cap = pool;
   }
-  return off + ALIGN;
+  return need;
 }
 
 /* nc_max bounded (and the sizes' products with it far from overflow) */
@@ -245,12 +253,12 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
     return DIAGC_CONTACT_E_ARG;
   nc = p->nc;
   kind = !p->Jc ? WS_DENSE : o->method == DIAGC_CONTACT_DENSE ? WS_COMPACT_DENSE : WS_SPARSE;
-  if (!ws || ws_size < plan(NULL, NULL, 0, p->nv, nc, kind)) return DIAGC_CONTACT_E_WORKSPACE;
+  /* carved once: the parts are set when the workspace holds them */
+  if (!ws || ws_size < plan(&w, ws, ws_size, p->nv, nc, kind)) return DIAGC_CONTACT_E_WORKSPACE;
   if (nc == 0) {
     if (p->nv > 0) memcpy(v_next, p->vstar, sizeof(double) * (size_t)p->nv);
     return DIAGC_OK;
   }
-  plan(&w, ws, ws_size, p->nv, nc, kind);
   if (o->restitution_passes > 0 && p->restitution) {
     /* impacts first, one contact at a time, at the step's midpoint
        velocity (v + v*) / 2: a bounce then loses no more and gains no

@@ -61,7 +61,7 @@ local METHOD_CODE = { sparse = 0, dense = 1 }
 
 -- doubles of the contact solve's workspace for compact rows (the runtime's
 -- own figure, asked through the host, which links the runtime; the
--- generated step checks it again at run time)
+-- contact solve checks it again at run time: DIAGC_CONTACT_E_WORKSPACE)
 function M.workspace_doubles(nv, nc, method)
   local ok, ffi = pcall(require, "ffi")
   if ok then
@@ -402,39 +402,40 @@ local function contact(C, P)
     string.format("static inline int %scontact(const double *q, const double *v, const double *imp, %swork *w)", P, P),
     "{",
     "  int dropped = 0;",
-    "  size_t ws_size = diagc_contact_compact_workspace_size(" .. C.nv .. ", " .. C.max_contacts .. ", "
-      .. M.METHOD[C.settings.contact_method or "sparse"] .. ");",
-    "  if (ws_size == 0 || ws_size > sizeof w->ws) return DIAGC_CONTACT_E_WORKSPACE;",
     string.format("  %sshape_poses(w->X, w->Xs);", P),
     string.format("  int nc = %scollide(w, &dropped);", P),
     "  if (nc < 0) return DIAGC_CONTACT_E_ARG;",
     C.settings.contact_overflow == "drop" and "  /* contact_overflow = \"drop\": the first max_contacts are kept */"
       or "  if (dropped > 0) { w->info[0] = nc; w->info[4] = dropped; return DIAGC_WORLD_E_CONTACTS; }",
     string.format("  %scontact_rows(q, w->X, w->M, w->con, w->pair, nc, w->Jc, w->MJc);", P),
-    "  for (int i = 0; i < nc; i++) {",
-    "    w->depth[i] = w->con[i].depth;",
-    string.format("    w->mu[i] = %spair_mu[w->pair[i]]; w->e[i] = %spair_e[w->pair[i]];", P, P),
-    string.format("    w->tag[2 * i] = %spair[w->pair[i]][4]; w->tag[2 * i + 1] = %spair[w->pair[i]][5];", P, P),
-    "  }",
     "  /* the warm start: each contact's entry of the same key in imp (both lists increase) */",
     "  for (int i = 0, j = 0; i < nc; i++) {",
     "    double key = 1.0 + w->key[i];",
+    "    w->depth[i] = w->con[i].depth;",
+    string.format("    w->mu[i] = %spair_mu[w->pair[i]]; w->e[i] = %spair_e[w->pair[i]];", P, P),
+    string.format("    w->tag[2 * i] = %spair[w->pair[i]][4]; w->tag[2 * i + 1] = %spair[w->pair[i]][5];", P, P),
     string.format("    while (j < %d && !(imp[4 * j] >= key)) j++;", C.max_contacts),
-    string.format("    int hit = j < %d && imp[4 * j] == key;", C.max_contacts),
-    "    for (int r = 0; r < 3; r++) w->x[3 * i + r] = hit ? imp[4 * j + 1 + r] : 0.0;",
-    "    j += hit;",
+    string.format("    if (j < %d && imp[4 * j] == key) {", C.max_contacts),
+    "      for (int r = 0; r < 3; r++) w->x[3 * i + r] = imp[4 * j + 1 + r];",
+    "      j++;",
+    "    } else {",
+    "      for (int r = 0; r < 3; r++) w->x[3 * i + r] = 0.0;",
+    "    }",
     "  }",
     "  diagc_contact_problem p;",
     "  diagc_contact_options o;",
     "  diagc_contact_stats st;",
     string.format("  %sproblem(v, w, nc, &p, &o);", P),
     "  int status = diagc_contact_solve(&p, &o, w->x, w->v_next, w->ws, sizeof w->ws, &st);",
-    string.format("  for (int i = 0; i < %d; i++) w->imp_next[i] = 0.0;", C.nimp),
-    "  if (status < 0) return status;",
+    "  if (status < 0) {",
+    string.format("    for (int i = 0; i < %d; i++) w->imp_next[i] = 0.0;", C.nimp),
+    "    return status;",
+    "  }",
     "  for (int i = 0; i < nc; i++) {",
     "    w->imp_next[4 * i] = 1.0 + w->key[i];",
     "    for (int r = 0; r < 3; r++) w->imp_next[4 * i + 1 + r] = w->x[3 * i + r];",
     "  }",
+    string.format("  for (int i = 4 * nc; i < %d; i++) w->imp_next[i] = 0.0;", C.nimp),
     "  w->info[0] = nc;",
     "  w->info[1] = st.budget_hit ? 1.0 : 0.0;",
     "  w->info[2] = st.residual;",
