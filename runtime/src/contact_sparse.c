@@ -513,13 +513,17 @@ static double solve_classes(sp *s, int *fail) {
      (K d = -w_F): its part in K's null space (a statically indeterminate
      scene) stays, so a non-basic warm point at rest is found again; the
      other solves start from 0 (pivoting from stale impulses cycles) */
+  int zero = !s->from_x; /* from 0: the first residual is -b, no product */
   for (r = 0; r < s->m; r++)
     if ((k = w->red[r]) >= 0) w->sol[k] = s->from_x && isfinite(w->x[r]) ? w->x[r] : 0.0;
   s->from_x = 0;
   for (it = 0;; it++) {
     double big = 0.0;
     expand(s, w->sol);
-    residual(s);
+    if (it == 0 && zero)
+      for (r = 0; r < s->m; r++) w->w[r] = -w->b[r];
+    else
+      residual(s);
     for (r = 0; r < s->m; r++)
       if ((k = w->red[r]) >= 0 && !w->drop[k] && fabs(w->w[r]) > big) big = fabs(w->w[r]);
     /* corrected while the clamped rows' residual is above round-off */
