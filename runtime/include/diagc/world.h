@@ -389,6 +389,14 @@ typedef struct diagc_contact_stats {
   int sparse_fallbacks; /* islands it handed to the dense method            */
   int sparse_inexact; /* islands it left above accept_tol (also in inexact) */
   int pool_overflows; /* islands beyond its neighbour or envelope pools     */
+  int friction_turned; /* contacts whose friction frame was turned (along
+                          their sliding velocity at v*: see above)          */
+  int friction_held;  /* turned contacts held to t1' (they slid at v)        */
+  int friction_resolves; /* islands solved again after a held contact
+                          stopped (it is released; counted in islands too)  */
+  int friction_outside; /* contacts whose friction impulse ended outside
+                          Coulomb's cone |x_t| <= mu x_n (by more than
+                          1e-6 relative: a box corner of a turned frame)    */
 } diagc_contact_stats;
 
 /* Bytes of workspace for nv velocities and up to nc_max contacts (0 if an
