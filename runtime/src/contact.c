@@ -62,6 +62,7 @@ static size_t plan(contact_ws *w, void *base, int nv, int nc, int kind) {
   PART(lam, double, nc);
   PART(frame, double, 2 * (size_t)nc);
   PART(hold, int, nc);
+  PART(ut, double, 2 * (size_t)nc);
   PART(mt, double, mt);
   PART(w, double, sn);
   PART(rhs, double, sn);
@@ -259,8 +260,10 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
   /* isotropic friction: each contact's tangent frame along its sliding
      velocity at v*, held to it when it slid at v (contact_friction.c);
      the warm start turned into it */
-  st->friction_turned = diagc__friction_frames(p, p->vstar, orig->v, w.frame, w.hold);
+  st->friction_turned = diagc__friction_frames(p, p->vstar, orig->v, w.frame, w.hold, w.ut);
   for (k = 0; k < nc; k++) st->friction_held += w.hold[k];
+  for (k = 0; k < nc && w.frame[2 * k + 1] == 0.0; k++) {}
+  if (k == nc) w.frame = NULL; /* every frame the default one: the rows as given */
   diagc__friction_turn(w.frame, nc, x, 0);
   diagc__contact_islands(p, &w);
   /* the budget of one LCP of all the step's rows, in multiply-adds,

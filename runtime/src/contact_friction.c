@@ -50,25 +50,39 @@
 #include "contact_internal.h"
 
 int diagc__friction_frames(const diagc_contact_problem *p, const double *vs, const double *v, double *fr,
-                           int *hold) {
+                           int *hold, double *ut) {
   int k, turned = 0;
   for (k = 0; k < p->nc; k++) {
-    double u1, u2, r;
+    double u1 = 0.0, u2 = 0.0, r, a, b;
     fr[2 * k] = 1.0, fr[2 * k + 1] = 0.0;
     if (hold) hold[k] = 0;
-    if (!(p->mu[k] > 0.0)) continue; /* no tangent rows */
-    u1 = diagc__row_dot(p, 3 * k + 1, vs), u2 = diagc__row_dot(p, 3 * k + 2, vs);
-    r = sqrt(u1 * u1 + u2 * u2); /* an overflow is not finite: the default frame */
-    if (!(r > DIAGC__FRICTION_TURN_TOL) || !isfinite(r)) continue;
-    fr[2 * k] = u1 / r, fr[2 * k + 1] = u2 / r;
-    turned++;
-    if (hold) hold[k] = diagc__friction_sliding(p, k, v);
+    if (p->mu[k] > 0.0) { /* else: no tangent rows */
+      diagc__tangent_dots(p, k, vs, &u1, &u2);
+      r = u1 * u1 + u2 * u2; /* an overflow is not finite: the default frame */
+      if (r > DIAGC__FRICTION_TURN_TOL * DIAGC__FRICTION_TURN_TOL && isfinite(r)) {
+        r = sqrt(r);
+        /* t1' along +-u*: a box and a hold are the same turned by pi (so
+           c >= 0), and a turn below round-off is none (the rows stay the
+           caller's, bit for bit) */
+        a = u1 < 0.0 ? -u1 : u1, b = u1 < 0.0 ? -u2 : u2;
+        if (fabs(b) > DIAGC__FRICTION_SNAP * a) fr[2 * k] = a / r, fr[2 * k + 1] = b / r;
+        turned++;
+        if (hold) hold[k] = diagc__friction_sliding(p, k, v);
+      }
+    }
+    if (ut && fr[2 * k + 1] == 0.0) { /* u* in the frame */
+      ut[2 * k] = u1, ut[2 * k + 1] = u2;
+    } else if (ut) {
+      ut[2 * k] = fr[2 * k] * u1 + fr[2 * k + 1] * u2;
+      ut[2 * k + 1] = -fr[2 * k + 1] * u1 + fr[2 * k] * u2;
+    }
   }
   return turned;
 }
 
 int diagc__friction_sliding(const diagc_contact_problem *p, int k, const double *v) {
-  double a = diagc__row_dot(p, 3 * k + 1, v), b = diagc__row_dot(p, 3 * k + 2, v);
+  double a, b;
+  diagc__tangent_dots(p, k, v, &a, &b);
   return a * a + b * b > DIAGC__FRICTION_SLIDE_TOL * DIAGC__FRICTION_SLIDE_TOL;
 }
 
@@ -174,10 +188,4 @@ void diagc__frow_axpy(const diagc_contact_problem *p, const double *fr, int r, d
   c = fr[2 * k], s = fr[2 * k + 1]; /* row t1' = c t1 + s t2, t2' = -s t1 + c t2 */
   diagc__row_axpy(p, 3 * k + 1, t == 1 ? c * a : -s * a, y);
   diagc__row_axpy(p, 3 * k + 2, t == 1 ? s * a : c * a, y);
-}
-
-int diagc__fcontact_block(const diagc_contact_problem *p, const double *fr, int k, int l, double B[9]) {
-  int shared = diagc__contact_block(p, k, l, B);
-  if (shared) diagc__friction_turn_block(fr, k, l, B);
-  return shared;
 }

@@ -267,7 +267,7 @@ static void turn_problem(tg *g) {
   const diagc_contact_problem *p0 = g->p0;
   size_t nv = (size_t)g->nv, n3 = (size_t)g->n3, i;
   int k;
-  diagc__friction_frames(p0, g->vs, p0->v, g->fr, g->held);
+  diagc__friction_frames(p0, g->vs, p0->v, g->fr, g->held, NULL);
   memcpy(g->Jt, p0->J, sizeof(double) * n3 * nv);
   memcpy(g->Mt, p0->MinvJT, sizeof(double) * nv * n3);
   turn_rows(g, g->Jt, nv);

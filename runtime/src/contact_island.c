@@ -127,18 +127,17 @@ int diagc__island_setup(const diagc_contact_problem *p, const diagc_contact_opti
     int c = w->list[a], nrow = m, t;
     w->rows[m] = 3 * c, w->fx[m] = -1, w->lo[m] = 0.0, w->hi[m] = INFINITY;
     w->target[m] = diagc__contact_normal_target(p, o, c, NULL);
+    w->b[m] = w->target[m] - diagc__row_dot(p, 3 * c, p->vstar);
     m++;
     if (!(p->mu[c] > 0.0)) continue; /* frictionless: no tangent rows */
     for (t = 1; t <= 2; t++, m++) { /* a held contact's t2' row: [0, 0] */
       double mu = t == 2 && w->hold[c] ? 0.0 : p->mu[c];
       w->rows[m] = 3 * c + t, w->fx[m] = nrow;
       w->lo[m] = -mu, w->hi[m] = mu, w->target[m] = 0.0;
+      w->b[m] = -w->ut[2 * c + t - 1]; /* -J_t' v*: the frames' pass has it (contact_friction.c) */
     }
   }
-  for (r = 0; r < m; r++) {
-    w->x[r] = isfinite(x[w->rows[r]]) ? x[w->rows[r]] : 0.0;
-    w->b[r] = w->target[r] - diagc__frow_dot(p, w->frame, w->rows[r], p->vstar);
-  }
+  for (r = 0; r < m; r++) w->x[r] = isfinite(x[w->rows[r]]) ? x[w->rows[r]] : 0.0;
   return m;
 }
 
