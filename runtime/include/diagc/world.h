@@ -242,9 +242,10 @@ int diagc_collide_tangent_general(const diagc_shape *a, const double Xa[12],
  *
  * Isotropic friction (Coulomb's cone; docs/world.md, "Friction"): the
  * tangent rows are those of a frame turned per contact before the solve,
- * t1' = c t1 + s t2, t2' = -s t1 + c t2, with t1' along u* = J_t v* (the
- * contact's sliding velocity at the v* the LCP starts from, after the
- * impacts) when |u*| > 1e-7 m/s, else (c, s) = (1, 0); a turned contact
+ * t1' = c t1 + s t2, t2' = -s t1 + c t2, with t1' along +-u*, u* = J_t
+ * v* (the contact's sliding velocity at the v* the LCP starts from, after
+ * the impacts; c >= 0) when |u*| > 1e-7 m/s, else (c, s) = (1, 0) (also
+ * when the turn would be below 1e-9 rad); a turned contact
  * that slid at the start of the step (|J_t v| > 1e-6 m/s) is held to t1'
  * (its t2' bounds are [0, 0]) unless it stops along t1' within the step:
  * then it is released (t2' bounds +-mu x_n again) and its island solved
