@@ -284,8 +284,10 @@ int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_op
   diagc_lcp_stats ls;
   int m = diagc__island_setup(p, o, w, isl, x), r, a, rc = 1;
   double spent;
-  if (p->Jc && o->method == DIAGC_CONTACT_SPARSE && m > DIAGC_CONTACT_DENSE_ROWS)
-    rc = diagc__contact_island_sparse(p, o, w, isl, m, bud, st);
+  /* the sparse method: every island's warm start scored from the rows
+     first, islands above DIAGC_CONTACT_DENSE_ROWS solved (1: the dense
+     path) */
+  if (p->Jc && o->method == DIAGC_CONTACT_SPARSE) rc = diagc__contact_island_sparse(p, o, w, isl, m, bud, st);
   if (rc != 1) {
     /* solved by the sparse method */
   } else if (m > w->dense_rows) { /* cannot happen: the sparse method decides */

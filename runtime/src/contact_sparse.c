@@ -913,6 +913,13 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
     if (best <= WARM_ACCEPT * lvl) done = 1;
     else memcpy(w->x, w->xbest, sizeof(double) * (size_t)m);
   }
+  if (done == 0 && m <= DIAGC_CONTACT_DENSE_ROWS) {
+    /* a small island whose warm start does not do: the dense path, from
+       the (polished) warm start */
+    st->work += s.work;
+    bud->left -= s.work;
+    return 1;
+  }
   if (done == 0) done = neighbours(&s) != 0 ? -1 : 0;
   if (done == 0 && blocks(&s, o->cfm) != 0) return DIAGC_CONTACT_E_NUMERIC;
   /* multiply-adds this island may use: the step's budget, and with the
