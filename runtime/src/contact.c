@@ -4,7 +4,10 @@
  * union-find over the island tags), per island the boxed LCP of DART's
  * row convention (contact_island.c builds it) solved by diagc_lcp_solve
  * under the step's share of the work budget, the optional complementarity
- * check, and v_next = v* + M^-1 J^T x.
+ * check, and v_next = v* + M^-1 J^T x.  The friction rows are solved in
+ * per-contact tangent frames turned before the islands
+ * (contact_friction.c); x is turned into them on entry (the warm start)
+ * and back on return.
  */
 #include "diagc/world.h"
 
@@ -69,6 +72,9 @@ static size_t plan(contact_ws *w, void *base, size_t room, int nv, int nc, int k
   PART(vs, double, nv);
   PART(vt, double, nv);
   PART(lam, double, nc);
+  PART(frame, double, 2 * (size_t)nc);
+  PART(hold, int, nc);
+  PART(ut, double, 2 * (size_t)nc);
   PART(mt, double, mt);
   PART(w, double, sn);
   PART(rhs, double, sn);
@@ -278,6 +284,14 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
       st->impacts = 0;
     }
   }
+  /* isotropic friction: each contact's tangent frame along its sliding
+     velocity at v*, held to it when it slid at v (contact_friction.c);
+     the warm start turned into it */
+  st->friction_turned = diagc__friction_frames(p, p->vstar, orig->v, w.frame, w.hold, w.ut);
+  for (k = 0; k < nc; k++) st->friction_held += w.hold[k];
+  for (k = 0; k < nc && w.frame[2 * k + 1] == 0.0; k++) {}
+  if (k == nc) w.frame = NULL; /* every frame the default one: the rows as given */
+  diagc__friction_turn(w.frame, nc, x, 0);
   diagc__contact_islands(p, &w);
   /* the budget of one LCP of all the step's rows, in multiply-adds,
      shared by the islands in proportion to m^3 (unused work passes on) */
@@ -291,8 +305,16 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
   bud.left = diagc_lcp_work_budget(rows, o->lcp.work_budget) * (double)rows * (double)rows;
   for (isl = 0; isl < w.nislands; isl++) {
     int rc = diagc__contact_island(p, o, &w, isl, x, &bud, st);
+    /* a held contact that stopped along t1' within the step is released
+       and its island solved again from there (at most once per contact) */
+    while ((rc == DIAGC_OK || rc == DIAGC_LCP_SOLVED_TOL) && diagc__friction_release(p, &w, isl, x, w.hold) > 0) {
+      st->friction_resolves++;
+      rc = diagc__contact_island(p, o, &w, isl, x, &bud, st);
+    }
     worst(&status, rc);
   }
+  diagc__friction_turn(w.frame, nc, x, 1); /* the default frames again */
+  st->friction_outside = diagc__friction_outside(p, x);
   if (apply_impulses(p, x, v_next) != 0) { /* overflow: no impulses */
     memset(x, 0, sizeof(double) * 3 * (size_t)nc);
     p = orig;

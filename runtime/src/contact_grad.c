@@ -16,6 +16,22 @@
  * Derivatives of J, J^T and M along configuration directions come from
  * the caller's operators (diagc_step_ops).  Q is solved by LU with
  * complete pivoting (rank revealed; the basic solution when dependent).
+ *
+ * Friction frames (contact_friction.c): the LCP's friction rows are in
+ * frames turned along u* = J_t v* (after the impacts), so after phase 1
+ * the rows J, M^-1 J^T, the impulses and the operators are turned the
+ * same way (x' = R x; R_k turns contact k's rows t1, t2 by its angle phi)
+ * and the classes are those of the turned rows.  phi depends on the state:
+ * dphi = (u1 du2 - u2 du1) / |u*|^2 with du* = J_t dv* + dJ_t v*.  With
+ * R moving, x = R^T x' and J' = R J add, per contact, dphi times
+ *   - to the velocity: M^-1 (J'_t2^T x'_1 - J'_t1^T x'_2) (the impulse
+ *     turning with its frame),
+ *   - to a clamping row's right side: -a'_2 (row t1'), +a'_1 (row t2'),
+ *     a' = J'_t v' (the row turning under the velocity),
+ *   - to dx in the default frames: x'_1 e2 - x'_2 e1 (e1, e2 = t1', t2'
+ *     in the default tangents), after dx = R^T dx'.
+ * A contact whose two friction rows clamp (it sticks) satisfies J_t v' +
+ * cfm x_t = 0 in every frame: its terms cancel and are not formed.
  */
 #include <math.h>
 #include <string.h>
@@ -26,11 +42,16 @@
 #define RANK_TOL 1e-10 /* pivots below this times the largest: dependent */
 #define KINK_TOL 1e-9  /* |w| of a row at zero impulse, or at its bound */
 #define BOUND_TOL 1e-9 /* |x_t| within this (relative) of mu x_n: at the bound */
+#define HELD_TOL 1e-9  /* |x'_2| below this times mu x_n: held at 0          */
 
 typedef struct {
-  const diagc_contact_problem *p;
+  const diagc_contact_problem *p;   /* the LCP's rows (turned after phase 1) */
+  const diagc_contact_problem *p0;  /* the caller's (the default frames)    */
   const diagc_contact_options *o;
-  const diagc_step_ops *ops;
+  const diagc_step_ops *ops;        /* the operators on p's rows            */
+  const diagc_step_ops *uops;       /* the caller's                         */
+  diagc_contact_problem pt;         /* p0 with the turned rows Jt, Mt       */
+  diagc_step_ops tops;              /* uops turned                          */
   diagc_contact_tangent *t;
   int nv, nc, n3, ncol, nq;
   double *u, *vs, *dv, *vn, *y, *z; /* nv each                              */
@@ -49,19 +70,25 @@ typedef struct {
   int *act;                         /* max(ncol, nv): the nonzero columns of
                                        R; a row of J's nonzeros before    */
   int *branch;                      /* nc                                   */
+  double *Jt, *Mt;                  /* 3 nc x nv, nv x 3 nc: turned J, M^-1 J^T */
+  double *fr;                       /* 2 nc: the frames (cos, sin)          */
+  double *phi;                      /* nc x ncol: dphi (rows of dphi_on)    */
+  double *xd;                       /* 3 nc: scratch (impulses turned back) */
+  int *dphi_on;                     /* nc: 1 when contact k's dphi terms act */
+  int *held;                        /* nc: 1 for a contact held to t1'      */
 } tg;
 
 static size_t doubles_needed(size_t nv, size_t nc, size_t ncol) {
   size_t n3 = 3 * nc;
   return 6 * nv + 2 * n3 + nc + 2 * ncol + 3 * nv * ncol + nc * ncol + 2 * nv * ncol + 2 * n3 * ncol +
-         nv * n3 + n3 * n3 + n3 * ncol;
+         nv * n3 + n3 * n3 + n3 * ncol + 2 * n3 * nv + 2 * nc + nc * ncol + n3;
 }
 
 size_t diagc_contact_tangent_workspace_size(int nv, int nc_max, int ncol) {
   size_t d, ints;
   if (nv < 0 || nc_max < 0 || ncol < 0 || nc_max > (1 << 16) || nv > (1 << 16) || ncol > (1 << 16)) return 0;
   d = doubles_needed((size_t)nv, (size_t)nc_max, (size_t)ncol);
-  ints = 6 * 3 * (size_t)nc_max + (size_t)nc_max + (size_t)(ncol > nv ? ncol : nv);
+  ints = 6 * 3 * (size_t)nc_max + 3 * (size_t)nc_max + (size_t)(ncol > nv ? ncol : nv);
   return (d + ints + 1) * sizeof(double);
 }
 
@@ -84,6 +111,8 @@ static void carve(tg *g, void *ws) {
   g->D = take(&q, nv * nc_), g->D2 = take(&q, nv * nc_);
   g->DJ = take(&q, n3 * nc_), g->DJ2 = take(&q, n3 * nc_);
   g->G = take(&q, nv * n3), g->Q = take(&q, n3 * n3), g->R = take(&q, n3 * nc_);
+  g->Jt = take(&q, n3 * nv), g->Mt = take(&q, nv * n3), g->fr = take(&q, 2 * nc);
+  g->phi = take(&q, nc * nc_), g->xd = take(&q, n3);
   iq = (int *)q;
   g->cls = iq, iq += n3;
   g->C = iq, iq += n3;
@@ -92,7 +121,9 @@ static void carve(tg *g, void *ws) {
   g->cp = iq, iq += n3;
   g->pri = iq, iq += n3;
   g->act = iq, iq += (size_t)(g->ncol > g->nv ? g->ncol : g->nv);
-  g->branch = iq;
+  g->branch = iq, iq += nc;
+  g->dphi_on = iq, iq += nc;
+  g->held = iq;
 }
 
 static double dot(const double *a, const double *b, int n) {
@@ -185,6 +216,177 @@ static void impacts(tg *g) {
   diagc__contact_impacts_hook(p, g->o, g->u, g->lam, &passes, impact_hook, g);
   for (i = 0; i < (size_t)g->nv; i++) g->vs[i] = g->u[i] + 0.5 * (p->vstar[i] - p->v[i]);
   for (i = 0; i < nvc; i++) g->Tvs[i] = g->Tu[i] + 0.5 * (t->Tvstar[i] - t->Tv[i]);
+}
+
+/* ---- the friction frames (contact_friction.c), turned after phase 1 ---- */
+
+static int is_turned(const tg *g, int k) { return g->fr[2 * k] != 1.0 || g->fr[2 * k + 1] != 0.0; }
+
+/* rows 3k+1, 3k+2 of the 3 nc x n matrix A (row-major) turned by R_k */
+static void turn_rows(const tg *g, double *A, size_t n) {
+  int k;
+  size_t j;
+  for (k = 0; k < g->nc; k++) {
+    double c = g->fr[2 * k], s = g->fr[2 * k + 1], *a1 = A + (size_t)(3 * k + 1) * n, *a2 = a1 + n;
+    if (!is_turned(g, k)) continue;
+    for (j = 0; j < n; j++) {
+      double a = a1[j], b = a2[j];
+      a1[j] = c * a + s * b;
+      a2[j] = -s * a + c * b;
+    }
+  }
+}
+
+/* the operators on the turned rows: d(J' y) = R d(J y) (the turn's own
+ * derivative is added apart, where dphi acts), d(J'^T x') = d(J^T R^T x') */
+static void turned_dJy(void *ctx, const double *y, double *out) {
+  tg *g = (tg *)ctx;
+  g->uops->dJy(g->uops->ctx, y, out);
+  turn_rows(g, out, (size_t)g->nq);
+}
+
+static void turned_dJTx(void *ctx, const double *x, double *out) {
+  tg *g = (tg *)ctx;
+  memcpy(g->xd, x, sizeof(double) * (size_t)g->n3);
+  diagc__friction_turn(g->fr, g->nc, g->xd, 1);
+  g->uops->dJTx(g->uops->ctx, g->xd, out);
+}
+
+static void turned_dMy(void *ctx, const double *y, double *out) {
+  tg *g = (tg *)ctx;
+  g->uops->dMy(g->uops->ctx, y, out);
+}
+
+static void turned_solve(void *ctx, double *x) {
+  tg *g = (tg *)ctx;
+  g->uops->solve(g->uops->ctx, x);
+}
+
+/* the frames of the LCP's v* (g->vs), the turned rows and operators */
+static void turn_problem(tg *g) {
+  const diagc_contact_problem *p0 = g->p0;
+  size_t nv = (size_t)g->nv, n3 = (size_t)g->n3, i;
+  int k;
+  diagc__friction_frames(p0, g->vs, p0->v, g->fr, g->held, NULL);
+  memcpy(g->Jt, p0->J, sizeof(double) * n3 * nv);
+  memcpy(g->Mt, p0->MinvJT, sizeof(double) * nv * n3);
+  turn_rows(g, g->Jt, nv);
+  for (i = 0; i < nv; i++) /* columns of M^-1 J^T: rows of its transpose */
+    for (k = 0; k < g->nc; k++) {
+      double c = g->fr[2 * k], s = g->fr[2 * k + 1], *m = g->Mt + i * n3 + (size_t)(3 * k), a = m[1], b = m[2];
+      if (!is_turned(g, k)) continue;
+      m[1] = c * a + s * b;
+      m[2] = -s * a + c * b;
+    }
+  g->pt = *p0;
+  g->pt.J = g->Jt, g->pt.MinvJT = g->Mt;
+  g->p = &g->pt;
+  if (g->uops) {
+    g->tops.ctx = g;
+    g->tops.dJy = g->uops->dJy ? turned_dJy : NULL;
+    g->tops.dJTx = g->uops->dJTx ? turned_dJTx : NULL;
+    g->tops.dMy = g->uops->dMy ? turned_dMy : NULL;
+    g->tops.solve = g->uops->solve ? turned_solve : NULL;
+    g->ops = &g->tops;
+  }
+}
+
+/* The contacts the solve held to t1' (contact_friction.c): turned, slid
+ * at v, and at their bound mu x_n with x'_2 = 0 (a held contact that
+ * stopped was released and solved again: it is not at its bound, or its
+ * x'_2 is free); their row t2' keeps x'_2 = 0 (not clamping, whatever its
+ * w).  A tie (an unheld contact at its bound with x'_2 = 0 has w'_2 = 0)
+ * is taken as held. */
+static void held_classes(tg *g) {
+  int k;
+  for (k = 0; k < g->nc; k++) {
+    const double *xr = g->xl + 3 * k;
+    if (!g->held[k]) continue;
+    if (!diagc__friction_at_bound(g->p0->mu[k], xr) || !(fabs(xr[2]) <= HELD_TOL * g->p0->mu[k] * xr[0])) {
+      g->held[k] = 0;
+      continue;
+    }
+    g->cls[3 * k + 2] = DIAGC_ROW_NOT_CLAMPING;
+  }
+}
+
+/* dphi (g->phi) of the turned contacts whose friction rows do not both
+ * clamp (g->dphi_on): u* = J_t v* in the default tangents (p0), du* = J_t
+ * dv* + dJ_t v* */
+static void frame_derivatives(tg *g) {
+  const diagc_contact_problem *p0 = g->p0;
+  int nv = g->nv, ncol = g->ncol, nq = g->nq, k, c, any = 0;
+  for (k = 0; k < g->nc; k++) {
+    const double *J1 = p0->J + (size_t)(3 * k + 1) * (size_t)nv;
+    int stick = g->cls[3 * k + 1] == DIAGC_ROW_CLAMPING && g->cls[3 * k + 2] == DIAGC_ROW_CLAMPING;
+    /* turned along u* (as diagc__friction_frames decides), even when that
+       happens to be the default frame */
+    g->dphi_on[k] = p0->mu[k] > 0.0 && !stick &&
+                    hypot(dot(J1, g->vs, nv), dot(J1 + nv, g->vs, nv)) > DIAGC__FRICTION_TURN_TOL;
+    any |= g->dphi_on[k];
+  }
+  if (!any) return;
+  if (nq > 0) g->uops->dJy(g->uops->ctx, g->vs, g->DJ);
+  for (k = 0; k < g->nc; k++) {
+    const double *J1 = p0->J + (size_t)(3 * k + 1) * (size_t)nv, *J2 = J1 + nv;
+    double u1, u2, r2, *ph = g->phi + (size_t)k * (size_t)ncol;
+    if (!g->dphi_on[k]) continue;
+    u1 = dot(J1, g->vs, nv), u2 = dot(J2, g->vs, nv), r2 = u1 * u1 + u2 * u2;
+    for (c = 0; c < ncol; c++) {
+      double du1 = dot_col(J1, g->Tvs, nv, ncol, c), du2 = dot_col(J2, g->Tvs, nv, ncol, c);
+      if (c < nq) du1 += g->DJ[(size_t)(3 * k + 1) * (size_t)nq + c], du2 += g->DJ[(size_t)(3 * k + 2) * (size_t)nq + c];
+      ph[c] = (u1 * du2 - u2 * du1) / r2;
+    }
+  }
+}
+
+/* the impulses turning with their frames: dw += dphi M^-1 (J'_t2^T x'_1 -
+ * J'_t1^T x'_2) */
+static void frame_velocity(tg *g) {
+  int nv = g->nv, ncol = g->ncol, k, i, c;
+  for (k = 0; k < g->nc; k++) {
+    const double x1 = g->xl[3 * k + 1], x2 = g->xl[3 * k + 2], *ph = g->phi + (size_t)k * (size_t)ncol;
+    if (!g->dphi_on[k]) continue;
+    for (i = 0; i < nv; i++) {
+      const double *m = g->Mt + (size_t)i * (size_t)g->n3 + (size_t)(3 * k);
+      double a = m[2] * x1 - m[1] * x2, *tw = g->Tw + (size_t)i * (size_t)ncol;
+      if (a == 0.0) continue;
+      for (c = 0; c < ncol; c++) tw[c] += a * ph[c];
+    }
+  }
+}
+
+/* the rows turning under v': a clamping row t1' gets -a'_2 dphi, t2' gets
+ * +a'_1 dphi on its right side (a' = J'_t v') */
+static void frame_rhs(tg *g, int n) {
+  int i, c, ncol = g->ncol;
+  for (i = 0; i < n; i++) {
+    int r = g->C[i], k = r / 3, t = r % 3;
+    const double *J1 = g->Jt + (size_t)(3 * k + 1) * (size_t)g->nv, *ph = g->phi + (size_t)k * (size_t)ncol;
+    double f;
+    if (t == 0 || !g->dphi_on[k]) continue;
+    f = t == 1 ? -dot(J1 + g->nv, g->vn, g->nv) : dot(J1, g->vn, g->nv);
+    for (c = 0; c < ncol; c++) g->R[(size_t)i * (size_t)ncol + c] += f * ph[c];
+  }
+}
+
+/* Tx back to the default tangents: dx = R^T dx' + dphi (x'_1 e2 - x'_2 e1) */
+static void frame_results(tg *g) {
+  int k, c, ncol = g->ncol;
+  double *Tx = g->t->Tx;
+  if (!Tx) return;
+  for (k = 0; k < g->nc; k++) {
+    double cs = g->fr[2 * k], sn = g->fr[2 * k + 1], x1 = g->xl[3 * k + 1], x2 = g->xl[3 * k + 2];
+    double *a1 = Tx + (size_t)(3 * k + 1) * (size_t)ncol, *a2 = a1 + ncol;
+    const double *ph = g->phi + (size_t)k * (size_t)ncol;
+    if (!is_turned(g, k) && !g->dphi_on[k]) continue;
+    for (c = 0; c < ncol; c++) {
+      double a = a1[c], b = a2[c];
+      a1[c] = cs * a - sn * b;
+      a2[c] = sn * a + cs * b;
+      if (g->dphi_on[k]) a1[c] += (-sn * x1 - cs * x2) * ph[c], a2[c] += (cs * x1 - sn * x2) * ph[c];
+    }
+  }
 }
 
 /* ---- phase 2: the clamped LCP ---- */
@@ -490,7 +692,7 @@ static int count_kinks(const tg *g) {
   int r, k, kinks = 0;
   for (r = 0; r < g->n3; r++) { /* w: row_velocities' (g->xr) */
     int k3 = r / 3, cl = g->cls[r];
-    if ((r % 3 != 0 && !(p->mu[k3] > 0.0)) || moves_nothing(g, r)) continue;
+    if ((r % 3 != 0 && !(p->mu[k3] > 0.0)) || moves_nothing(g, r) || (r % 3 == 2 && g->held[k3])) continue;
     if ((cl == DIAGC_ROW_NOT_CLAMPING || cl == DIAGC_ROW_UPPER_BOUND) && fabs(g->xr[r]) <= KINK_TOL) kinks++;
   }
   for (k = 0; k < g->nc; k++) {
@@ -524,33 +726,41 @@ int diagc_contact_tangent_solve(const diagc_contact_problem *p, const diagc_cont
   if (!ws || ws_size < diagc_contact_tangent_workspace_size(p->nv, p->nc, t->ncol))
     return DIAGC_CONTACT_E_WORKSPACE;
   memset(&g, 0, sizeof g);
-  g.p = p, g.o = o, g.ops = ops, g.t = t;
+  g.p = g.p0 = p, g.o = o, g.ops = g.uops = ops, g.t = t;
   g.nv = p->nv, g.nc = p->nc, g.n3 = 3 * p->nc, g.ncol = t->ncol, g.nq = t->nq;
   carve(&g, ws);
   t->clamped = t->rank = t->kinks = 0;
   if (t->bounce)
     for (k = 0; k < g.nc; k++) t->bounce[k] = 0;
   impacts(&g);
+  /* from here on the LCP's rows: turned (g.p, g.ops) */
+  turn_problem(&g);
   /* the LCP's own impulses, velocity change and classes */
   for (r = 0; r < g.n3; r++) g.xl[r] = x[r] - (r % 3 == 0 ? g.lam[r / 3] : 0.0);
+  diagc__friction_turn(g.fr, g.nc, g.xl, 0);
   for (i = 0; i < g.nv; i++) {
     double s = 0.0;
-    for (r = 0; r < g.n3; r++) s += p->MinvJT[(size_t)i * (size_t)g.n3 + r] * g.xl[r];
+    for (r = 0; r < g.n3; r++) s += g.Mt[(size_t)i * (size_t)g.n3 + r] * g.xl[r];
     g.dv[i] = s, g.vn[i] = g.vs[i] + s;
   }
-  if (g.nc > 0 && diagc_contact_classify(g.nv, g.nc, p->MinvJT, g.xl, p->mu, g.cls) < 0) return DIAGC_CONTACT_E_ARG;
-  p2 = *p, p2.v = g.u, p2.vstar = g.vs;
+  if (g.nc > 0 && diagc_contact_classify(g.nv, g.nc, g.Mt, g.xl, p->mu, g.cls) < 0) return DIAGC_CONTACT_E_ARG;
+  p2 = *g.p, p2.v = g.u, p2.vstar = g.vs;
   row_velocities(&g, &p2);
   refine_classes(&g);
+  held_classes(&g);
+  frame_derivatives(&g);
   for (k = 0; k < g.nc; k++) diagc__contact_normal_target(&p2, o, k, &g.branch[k]);
   n = clamped_system(&g);
   held_impulse_velocity(&g);
+  frame_velocity(&g);
   clamped_rhs(&g, n);
+  frame_rhs(&g, n);
   for (i = 0; i < n; i++) g.pri[i] = g.xl[g.C[i]] != 0.0;
   t->rank = lu_complete(g.Q, n, g.rp, g.cp, g.pri);
   na = active_columns(g.R, n, g.ncol, g.act);
   lu_solve_all(g.Q, n, t->rank, g.rp, g.cp, g.R, g.ncol, g.act, na, g.DJ2);
   results(&g, n, na);
+  frame_results(&g);
   t->clamped = n;
   t->kinks = count_kinks(&g);
   /* dependent clamped rows with friction at its bound: the impulses'

@@ -2,8 +2,9 @@
  * installed).  Calls run one way: contact.c (API, workspace, driver) ->
  * contact_island.c (islands, an island's rows, the dense path) ->
  * contact_sparse.c (the sparse method) -> contact_outcome.c (an island's
- * stats and status) and contact_rows.c (rows of dense or compact
- * problems); contact_impact.c (impacts) uses contact_rows.c. */
+ * stats and status) and contact_friction.c (the turned friction frames,
+ * rows in them) -> contact_rows.c (rows of dense or compact problems);
+ * contact_impact.c (impacts) uses contact_rows.c. */
 #ifndef DIAGC_CONTACT_INTERNAL_H
 #define DIAGC_CONTACT_INTERNAL_H
 
@@ -25,6 +26,11 @@ typedef struct {
   double *u, *vs;        /* nv each: velocity after the impacts, and v*
                             shifted by them (restitution_passes > 0)      */
   double *lam;           /* nc: the impacts' normal impulses               */
+  double *frame;         /* 2 nc: each contact's friction frame (cos, sin)
+                            (contact_friction.c); the islands' rows, b, A
+                            and x are in these frames                       */
+  int *hold;             /* nc: 1 for a contact held to t1' (x_t2' = 0)     */
+  double *ut;            /* 2 nc: J_t' v* of each contact (its b_t = -ut)   */
   int *nz;               /* nv: the nonzero columns of a row of J          */
   double *mt;            /* 3 nc x nv: (M^-1 J^T)^T, rows contiguous       */
   int nislands;
@@ -116,13 +122,62 @@ int diagc__contact_impacts(const diagc_contact_problem *p, const diagc_contact_o
 int diagc__contact_impacts_hook(const diagc_contact_problem *p, const diagc_contact_options *o, double *u,
                                 double *lam, int *passes, diagc__impact_hook hook, void *ctx);
 
+/* contact_friction.c: isotropic friction by turned tangent frames.
+ * diagc__friction_frames: fr (2 nc) = each contact's (cos, sin): t1'
+ * along +-u* (u* = J_t vs; cos >= 0) when |u*| > DIAGC__FRICTION_TURN_TOL
+ * (m/s), else the default (1, 0) (also when the turn's |tan| is below
+ * DIAGC__FRICTION_SNAP); hold (nc, may be NULL) = 1 for a turned contact that
+ * slides at v (diagc__friction_sliding: |J_t v| > DIAGC__FRICTION_SLIDE_TOL
+ * m/s): its t2' impulse is held at 0 (LCP bounds [0, 0]); ut (2 nc, may
+ * be NULL) = u* in the frame (R u*: the tangent rows' J' vs); returns how
+ * many were turned along their u*.  diagc__friction_release: the held contacts of island isl
+ * whose impulse x (turned) is not at its bound mu x_n
+ * (diagc__friction_at_bound: within DIAGC__FRICTION_BOUND_TOL, relative)
+ * stopped: hold 0; returns how many.  diagc__friction_turn: x (3 nc) into
+ * the frames (back = 0) or back to the default ones (1); a non-finite
+ * tangent entry of a turned contact reads as 0.
+ * diagc__friction_turn_block: B (3 x 3, the block of contacts k, l) <-
+ * R_k B R_l^T.  diagc__friction_turn_island: the same on an island's m x m
+ * A (rows: the island's rows of J).  diagc__friction_outside: contacts
+ * whose friction impulse is outside the cone by more than
+ * DIAGC__FRICTION_CONE_TOL (relative).  The frow functions are
+ * contact_rows.c's in the frames fr (NULL: the default ones). */
+#define DIAGC__FRICTION_TURN_TOL 1e-7
+#define DIAGC__FRICTION_SLIDE_TOL 1e-6
+#define DIAGC__FRICTION_BOUND_TOL 1e-9
+#define DIAGC__FRICTION_CONE_TOL 1e-6
+#define DIAGC__FRICTION_SNAP 1e-9 /* |tan| of a turn taken as none: u*'s direction is not known better */
+int diagc__friction_frames(const diagc_contact_problem *p, const double *vs, const double *v, double *fr,
+                           int *hold, double *ut);
+int diagc__friction_sliding(const diagc_contact_problem *p, int k, const double *v);
+int diagc__friction_at_bound(double mu, const double xr[3]);
+int diagc__friction_release(const diagc_contact_problem *p, const contact_ws *w, int isl, const double *x,
+                            int *hold);
+void diagc__friction_turn(const double *fr, int nc, double *x, int back);
+void diagc__friction_turn_block(const double *fr, int k, int l, double B[9]);
+void diagc__friction_turn_island(const double *fr, const int *rows, int m, double *A);
+int diagc__friction_outside(const diagc_contact_problem *p, const double *x);
+double diagc__frow_dot(const diagc_contact_problem *p, const double *fr, int r, const double *y);
+void diagc__frow_axpy(const diagc_contact_problem *p, const double *fr, int r, double a, double *y);
+/* the diagonal entry J_r' M^-1 J_r'^T of row r in the frames fr */
+double diagc__frow_mdiag(const diagc_contact_problem *p, const double *fr, int r);
+
 /* contact_rows.c: rows of a dense or compact problem. */
 int diagc__contact_width(const diagc_contact_problem *p, int k);
 double diagc__row_dot(const diagc_contact_problem *p, int r, const double *y);
+/* the tangent rows of contact k times y (as row_dot of 3k + 1, 3k + 2, in one pass) */
+void diagc__tangent_dots(const diagc_contact_problem *p, int k, const double *y, double *a1, double *a2);
 void diagc__row_axpy(const diagc_contact_problem *p, int r, double a, double *y);
 double diagc__row_mrow(const diagc_contact_problem *p, int r, int q);
 int diagc__contact_block(const diagc_contact_problem *p, int k, int l, double B[9]);
 int diagc__contact_compact_ok(const diagc_contact_problem *p);
+/* the block of contacts k, l in the frames fr (contact_friction.c; NULL: the default ones) */
+static inline int diagc__fcontact_block(const diagc_contact_problem *p, const double *fr, int k, int l,
+                                        double B[9]) {
+  int shared = diagc__contact_block(p, k, l, B);
+  if (shared && fr) diagc__friction_turn_block(fr, k, l, B);
+  return shared;
+}
 
 /* contact_island.c: the rows of island isl (w->rows, fx, lo, hi, target,
  * b, and x from the warm start); returns their count. */
@@ -134,8 +189,10 @@ int diagc__island_setup(const diagc_contact_problem *p, const diagc_contact_opti
 int diagc__island_outcome(const diagc_contact_options *o, contact_ws *w, int m, int rc,
                           const diagc_lcp_stats *ls, diagc_contact_stats *st, double checked);
 
-/* contact_sparse.c: island isl by the sparse method; returns its status,
- * or 1 when it hands the island to the dense path (w->x: its warm start). */
+/* contact_sparse.c: island isl by the sparse method (one of at most
+ * DIAGC_CONTACT_DENSE_ROWS rows: only its warm start, scored from the
+ * rows); returns its status, or 1 when it hands the island to the dense
+ * path (w->x: its warm start). */
 int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_contact_options *o,
                                  contact_ws *w, int isl, int m, contact_budget *bud,
                                  diagc_contact_stats *st);

@@ -127,17 +127,17 @@ int diagc__island_setup(const diagc_contact_problem *p, const diagc_contact_opti
     int c = w->list[a], nrow = m, t;
     w->rows[m] = 3 * c, w->fx[m] = -1, w->lo[m] = 0.0, w->hi[m] = INFINITY;
     w->target[m] = diagc__contact_normal_target(p, o, c, NULL);
+    w->b[m] = w->target[m] - diagc__row_dot(p, 3 * c, p->vstar);
     m++;
     if (!(p->mu[c] > 0.0)) continue; /* frictionless: no tangent rows */
-    for (t = 1; t <= 2; t++, m++) {
+    for (t = 1; t <= 2; t++, m++) { /* a held contact's t2' row: [0, 0] */
+      double mu = t == 2 && w->hold[c] ? 0.0 : p->mu[c];
       w->rows[m] = 3 * c + t, w->fx[m] = nrow;
-      w->lo[m] = -p->mu[c], w->hi[m] = p->mu[c], w->target[m] = 0.0;
+      w->lo[m] = -mu, w->hi[m] = mu, w->target[m] = 0.0;
+      w->b[m] = -w->ut[2 * c + t - 1]; /* -J_t' v*: the frames' pass has it (contact_friction.c) */
     }
   }
-  for (r = 0; r < m; r++) {
-    w->x[r] = isfinite(x[w->rows[r]]) ? x[w->rows[r]] : 0.0;
-    w->b[r] = w->target[r] - diagc__row_dot(p, w->rows[r], p->vstar);
-  }
+  for (r = 0; r < m; r++) w->x[r] = isfinite(x[w->rows[r]]) ? x[w->rows[r]] : 0.0;
   return m;
 }
 
@@ -197,7 +197,7 @@ static int compact_system(const diagc_contact_problem *p, const diagc_contact_op
     for (s0 = r0; s0 < m; s0 = s1) {
       int l = w->rows[s0] / 3;
       s1 = block_end(w, m, s0);
-      if (!diagc__contact_block(p, k, l, B)) continue;
+      if (!diagc__fcontact_block(p, w->frame, k, l, B)) continue;
       for (a = 0; a < r1 - r0; a++)
         for (b = 0; b < s1 - s0; b++) {
           double v = B[3 * a + b];
@@ -242,6 +242,7 @@ static int island_system(const diagc_contact_problem *p, const diagc_contact_opt
       if (!p->tree || j == c || coupled(p->tree, j, c)) block_product(p, w, m, nnz, r0, r1, s0, s1);
     }
   }
+  diagc__friction_turn_island(w->frame, w->rows, m, A); /* the upper blocks, into the frames */
   for (r = 0; r < m; r++) {
     for (s = 0; s < r; s++) {
       if (w->rows[s] / 3 == w->rows[r] / 3) {
@@ -283,8 +284,10 @@ int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_op
   diagc_lcp_stats ls;
   int m = diagc__island_setup(p, o, w, isl, x), r, a, rc = 1;
   double spent;
-  if (p->Jc && o->method == DIAGC_CONTACT_SPARSE && m > DIAGC_CONTACT_DENSE_ROWS)
-    rc = diagc__contact_island_sparse(p, o, w, isl, m, bud, st);
+  /* the sparse method: every island's warm start scored from the rows
+     first, islands above DIAGC_CONTACT_DENSE_ROWS solved (1: the dense
+     path) */
+  if (p->Jc && o->method == DIAGC_CONTACT_SPARSE) rc = diagc__contact_island_sparse(p, o, w, isl, m, bud, st);
   if (rc != 1) {
     /* solved by the sparse method */
   } else if (m > w->dense_rows) { /* cannot happen: the sparse method decides */

@@ -44,6 +44,22 @@ double diagc__row_dot(const diagc_contact_problem *p, int r, const double *y) {
   return acc;
 }
 
+void diagc__tangent_dots(const diagc_contact_problem *p, int k, const double *y, double *a1, double *a2) {
+  double s1 = 0.0, s2 = 0.0;
+  int s, i;
+  if (!p->Jc) {
+    *a1 = diagc__row_dot(p, 3 * k + 1, y), *a2 = diagc__row_dot(p, 3 * k + 2, y);
+    return;
+  }
+  for (s = 0; s < 2; s++) {
+    int d0, c0, n = side(p, k, s, &d0, &c0);
+    const double *J1 = p->Jc + (size_t)(3 * k + 1) * (size_t)p->width + c0, *J2 = J1 + p->width;
+    const int *dof = p->tree_dofs + d0;
+    for (i = 0; i < n; i++) s1 += J1[i] * y[dof[i]], s2 += J2[i] * y[dof[i]];
+  }
+  *a1 = s1, *a2 = s2;
+}
+
 void diagc__row_axpy(const diagc_contact_problem *p, int r, double a, double *y) {
   int s, i;
   if (!p->Jc) {

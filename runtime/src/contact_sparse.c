@@ -15,7 +15,8 @@
  * Otherwise the LCP is solved by block principal pivoting on row classes:
  * a normal row is clamped (w = 0) or zero; a friction row of a clamped
  * normal is clamped (w = 0), at a bound (x = +-mu x_n, folded into its
- * normal's column) or held at zero.  The classes start from the warm
+ * normal's column) or held at zero (always, when its bounds are [0, 0]:
+ * a sliding contact's t2' row, contact_friction.c).  The classes start from the warm
  * start (a quiet or steadily sliding scene keeps them: one solve).  Each
  * solve factorizes the reduced system in the envelope of that order (LU
  * without pivoting across rows) with its diagonal raised by REG of itself:
@@ -143,7 +144,7 @@ static int blocks(sp *s, double cfm) {
       int j = w->nbr[e];
       double *B = w->blk + 9 * (size_t)e;
       if (j < i) continue; /* mirrored below */
-      diagc__contact_block(s->p, ci, contact_of(s, j), B);
+      diagc__fcontact_block(s->p, w->frame, ci, contact_of(s, j), B);
       s->work += 9.0 * (double)diagc__contact_width(s->p, ci);
       if (j == i) {
         for (a = 0; a < 3; a++)
@@ -253,6 +254,9 @@ static double *entry(contact_ws *w, int k, int c) {
 }
 
 static double mu_of(const sp *s, int i) { return s->p->mu[contact_of(s, i)]; }
+
+/* 1 for a friction row held at 0 (bounds [0, 0]: contact_friction.c) */
+static int held(const sp *s, int r) { return s->w->fx[r] >= 0 && s->w->lo[r] == 0.0 && s->w->hi[r] == 0.0; }
 
 /* K = A_FF with the rows at a friction bound folded into their normal's
  * column, and rhs = b_F. */
@@ -428,7 +432,7 @@ static void initial_classes(sp *s) {
       /* a zero friction impulse under a clamped normal stays zero (the
          last step dropped it as dependent, or it carried no load): the
          previous basis is kept, and the row enters if its w is not 0 */
-      if (w->cls[r0] == C_ZERO || fabs(xt) <= zero)
+      if (w->cls[r0] == C_ZERO || fabs(xt) <= zero || held(s, r))
         w->cls[r] = C_ZERO;
       else if (fabs(xt) >= mu * xn * (1.0 - 1e-9))
         w->cls[r] = xt > 0.0 ? C_HI : C_LO;
@@ -445,6 +449,7 @@ static int fix_class(const sp *s, int r, int i, double tol) {
   const contact_ws *w = s->w;
   int c = w->cls[r], normal = r == row_of(s, i, 0);
   double x = w->x[r], wr = w->w[r], t = DIAGC_LCP_BOUND_TOL;
+  if (!normal && held(s, r)) return -1;
   if (normal) {
     if (c == C_FREE) return x < -t ? C_ZERO : -1;
     return wr < -tol ? C_FREE : -1;
@@ -467,7 +472,7 @@ static void set_class(sp *s, int i, int r, int c) {
   int a;
   w->cls[r] = c;
   if (r != row_of(s, i, 0)) return;
-  for (a = 1; a < nrows(s, i); a++) w->cls[r + a] = c == C_FREE ? C_FREE : C_ZERO;
+  for (a = 1; a < nrows(s, i); a++) w->cls[r + a] = c == C_FREE && !held(s, r + a) ? C_FREE : C_ZERO;
 }
 
 /* The level below which a residual is round-off, not a class to change:
@@ -634,8 +639,8 @@ static double rows_violation(sp *s, double cfm) {
   int r;
   memset(w->vt, 0, sizeof(double) * (size_t)p->nv);
   for (r = 0; r < s->m; r++)
-    if (w->x[r] != 0.0) diagc__row_axpy(p, w->rows[r], w->x[r], w->vt);
-  for (r = 0; r < s->m; r++) w->w[r] = diagc__row_dot(p, w->rows[r], w->vt) + cfm * w->x[r] - w->b[r];
+    if (w->x[r] != 0.0) diagc__frow_axpy(p, w->frame, w->rows[r], w->x[r], w->vt);
+  for (r = 0; r < s->m; r++) w->w[r] = diagc__frow_dot(p, w->frame, w->rows[r], w->vt) + cfm * w->x[r] - w->b[r];
   s->work += 2.0 * (double)s->m * (double)p->width;
   return violation(s);
 }
@@ -657,7 +662,7 @@ static double warm_by_rows(sp *s, double cfm) {
   int r;
   s->dmax = 0.0;
   for (r = 0; r < s->m; r++) {
-    double d = diagc__row_mrow(s->p, s->w->rows[r], s->w->rows[r]) + cfm;
+    double d = diagc__frow_mdiag(s->p, s->w->frame, s->w->rows[r]) + cfm;
     s->w->rhs[r] = d;
     if (fabs(d) > s->dmax) s->dmax = fabs(d);
   }
@@ -680,15 +685,15 @@ static void pgs_rows(sp *s, double cfm) {
       int r = r0 + a;
       double d = w->rhs[r], wr, xr, L, H;
       if (!(d > 0.0)) continue;
-      wr = diagc__row_dot(p, w->rows[r], w->vt) + cfm * w->x[r] - w->b[r];
+      wr = diagc__frow_dot(p, w->frame, w->rows[r], w->vt) + cfm * w->x[r] - w->b[r];
       xr = w->x[r] - wr / d;
       if (a == 0) {
         L = 0.0, H = INFINITY;
       } else {
-        H = mu_of(s, i) * w->x[r0], L = -H;
+        H = held(s, r) ? 0.0 : mu_of(s, i) * w->x[r0], L = -H;
       }
       xr = xr < L ? L : xr > H ? H : xr;
-      if (xr != w->x[r]) diagc__row_axpy(p, w->rows[r], xr - w->x[r], w->vt);
+      if (xr != w->x[r]) diagc__frow_axpy(p, w->frame, w->rows[r], xr - w->x[r], w->vt);
       w->x[r] = xr;
     }
   }
@@ -781,7 +786,7 @@ static void classes_of_point(sp *s) {
     for (a = 1; a < nrows(s, i); a++) {
       int r = r0 + a;
       double xt = w->x[r];
-      if (w->cls[r0] == C_ZERO)
+      if (w->cls[r0] == C_ZERO || held(s, r))
         w->cls[r] = C_ZERO;
       else if (H > 0.0 && fabs(xt) >= H * (1.0 - 1e-3))
         w->cls[r] = xt > 0.0 ? C_HI : C_LO;
@@ -910,6 +915,13 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
     }
     if (best <= WARM_ACCEPT * lvl) done = 1;
     else memcpy(w->x, w->xbest, sizeof(double) * (size_t)m);
+  }
+  if (done == 0 && m <= DIAGC_CONTACT_DENSE_ROWS) {
+    /* a small island whose warm start does not do: the dense path, from
+       the (polished) warm start */
+    st->work += s.work;
+    bud->left -= s.work;
+    return 1;
   }
   if (done == 0) done = neighbours(&s) != 0 ? -1 : 0;
   if (done == 0 && blocks(&s, o->cfm) != 0) return DIAGC_CONTACT_E_NUMERIC;

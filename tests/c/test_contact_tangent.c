@@ -5,8 +5,11 @@
  * LCP, the targets and the impacts): sliding, sticking and frictionless
  * contacts, a penetration correction (d/d depth), a restitution target,
  * sequential impacts (two equal balls: the exchange), a resting chain of
- * two contacts, redundant contacts (singular Q), d/d mu; and
- * diagc_bounce_matrix (its constraints; the two-ball reflection). */
+ * two contacts, redundant contacts (singular Q), d/d mu; isotropic friction
+ * off the tangent axes (the frames turned along the sliding velocity:
+ * their derivative, the held rows, the impulses' derivative in the default
+ * tangents); and diagc_bounce_matrix (its constraints; the two-ball
+ * reflection). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +18,7 @@
 #include "check.h"
 #include "diagc/world.h"
 
-#define MAXV 4
+#define MAXV 5
 #define MAXC 3
 #define H 1e-5
 
@@ -212,6 +215,77 @@ static void chains(void) {
   }
 }
 
+/* central differences of v' and x along column c with step h */
+static void fd_column(const scene *s, int c, double h, double *dv, double *dx) {
+  double th[MAXV + 2 * MAXC], vp[MAXV], vm[MAXV], xp[3 * MAXC], xm[3 * MAXC];
+  int i;
+  theta0(s, th);
+  th[c] += h;
+  step(s, th, vp, xp);
+  theta0(s, th);
+  th[c] -= h;
+  step(s, th, vm, xm);
+  for (i = 0; i < s->nv; i++) dv[i] = (vp[i] - vm[i]) / (2 * h);
+  for (i = 0; i < 3 * s->nc; i++) dx[i] = (xp[i] - xm[i]) / (2 * h);
+}
+
+/* v' and x against central differences, Richardson-extrapolated (steps H
+ * and H / 2: fourth order, so that the frames' curvature, of order
+ * 1 / |u*|, does not swamp them) */
+static void expect_fd_x(const char *name, const scene *s) {
+  double Tvn[MAXV * (MAXV + 2 * MAXC)], Tx[3 * MAXC * (MAXV + 2 * MAXC)], ev = 0.0, ex = 0.0;
+  double v1[MAXV], v2[MAXV], x1[3 * MAXC], x2[3 * MAXC];
+  diagc_contact_tangent t;
+  int rc = tangent(s, Tvn, Tx, &t), n = ncols(s), c, i;
+  for (c = 0; rc == 0 && c < n; c++) {
+    if (c >= s->nv + s->nc && s->mu[c - s->nv - s->nc] == 0.0) continue; /* mu >= 0: one-sided */
+    fd_column(s, c, H, v1, x1);
+    fd_column(s, c, H / 2, v2, x2);
+    for (i = 0; i < s->nv; i++) ev = fmax(ev, fabs((4 * v2[i] - v1[i]) / 3 - Tvn[i * n + c]));
+    for (i = 0; i < 3 * s->nc; i++) ex = fmax(ex, fabs((4 * x2[i] - x1[i]) / 3 - Tx[i * n + c]));
+  }
+  check(rc == 0 && ev < 1e-8 && ex < 1e-10 && t.kinks == 0, name,
+        "rc %d, |dv' - fd| = %.3g, |dx - fd| = %.3g (clamped %d, rank %d, kinks %d)", rc, ev, ex, t.clamped, t.rank,
+        t.kinks);
+}
+
+/* Isotropic friction off the axes (particle of mass 2 on z = 0, default
+ * tangents x, y):
+ *   sliding at 1 m/s at 30 degrees (held to its frame: x_t = -mu x_n u*);
+ *   a push from rest at 30 degrees above the limit (turned, not held: it
+ *   did not slide at v) and below it (sticks);
+ *   sliding at 1e-3 m/s with a push across that stops it within the step
+ *   (held, released, solved again: it sticks);
+ * and a body with a spin (dofs x, y, z, spin about z, pitch about y; two
+ * contacts at x = +-0.1 whose sliding velocities differ): both held, each
+ * along its own u*. */
+static void isotropic(void) {
+  const double c30 = sqrt(3.0) / 2.0, s30 = 0.5, g = 9.81, mu = 0.5;
+  scene s = particle(mu, c30, -0.05, 5e-5);
+  s.v[1] = s30;
+  expect_fd_x("tangent.coulomb_sliding_30deg", &s);
+  s = particle(mu, 0.0, 0.0, 5e-5);
+  s.acc[0] = 1.2 * mu * g * c30, s.acc[1] = 1.2 * mu * g * s30;
+  expect_fd_x("tangent.coulomb_push_above_limit_30deg", &s);
+  s.acc[0] = 0.8 * mu * g * c30, s.acc[1] = 0.8 * mu * g * s30;
+  expect_fd_x("tangent.coulomb_push_below_limit_30deg", &s);
+  s = particle(mu, 1e-3, 0.0, 5e-5);
+  s.acc[1] = 2.0;
+  expect_fd_x("tangent.coulomb_stops_released", &s);
+  {
+    double a = 0.1, T[MAXV * (MAXV + 2 * MAXC)];
+    memset(&s, 0, sizeof s);
+    s.nv = 5, s.nc = 2, s.dt = 1e-3;
+    s.m[0] = s.m[1] = s.m[2] = 1.0, s.m[3] = 4e-3, s.m[4] = 3e-3;
+    /* contact k at (+-a, 0, 0): n = z - (+-a) pitch, t1 = x, t2 = y + (+-a) spin */
+    s.J[0 * 5 + 2] = 1.0, s.J[0 * 5 + 4] = -a, s.J[1 * 5 + 0] = 1.0, s.J[2 * 5 + 1] = 1.0, s.J[2 * 5 + 3] = a;
+    s.J[3 * 5 + 2] = 1.0, s.J[3 * 5 + 4] = a, s.J[4 * 5 + 0] = 1.0, s.J[5 * 5 + 1] = 1.0, s.J[5 * 5 + 3] = -a;
+    s.v[0] = 0.3, s.v[1] = 0.1, s.v[2] = -0.05, s.v[3] = 2.0, s.acc[2] = -g;
+    s.depth[0] = s.depth[1] = 5e-5, s.mu[0] = s.mu[1] = mu;
+    expect_fd("tangent.coulomb_spinning_two_contacts_fd", &s, T);
+  }
+}
+
 static void bounce_matrix(void) {
   double J[4] = {-1.0, 1.0}, e[2] = {1.0, 0.5}, B[16], bws[64];
   int rc = diagc_bounce_matrix(2, 1, J, e, B, bws);
@@ -252,6 +326,7 @@ int main(void) {
   particle_tests();
   two_balls();
   chains();
+  isotropic();
   bounce_matrix();
   bad_args();
   return failures != 0;

@@ -3,7 +3,8 @@
 -- active-set guard (testing/step_jacobians.lua), on the reference's scenes
 -- (a block on the ground with mu = 0, 0.5 (sliding) and 1e7 (stuck), a
 -- sphere stack, a cartpole, a 3-link arm pushing a box), in both position
--- update modes; the two-ball elastic collision of nimblephysics #97
+-- update modes; a cube on a slope turned off the tangent axes (isotropic
+-- friction: sliding and spinning, starting to slide, sticking); the two-ball elastic collision of nimblephysics #97
 -- (gradient (1, 0, 1, 0) through 1 s of steps); no clamping rows (force ->
 -- velocity = dt M^-1, M in closed form); no bounce with the parallel
 -- update (pos -> pos = I, vel -> pos = dt I); vector-Jacobian products
@@ -96,6 +97,39 @@ for _, update in ipairs({ "semi_implicit", "parallel" }) do
     c:set("w.pos", { 0.2, 0.7 })
     c:set("w.vel", { 0.3, -1.2 })
     agrees(c)
+  end)
+end
+
+-- a 0.2 m cube of 1 kg on a slope of 20 degrees whose downhill direction
+-- is 30 degrees from x (off the default tangent axes: the friction frames
+-- turn along each corner's sliding velocity), 5e-5 m into it, with linear
+-- velocity `speed` downhill and 0.01 m/s into the slope, rocking at 0.3
+-- rad/s about an edge's direction (no tie between the corners) and
+-- spinning at `spin` rad/s about the slope's normal
+local function slope_block(mu, speed, spin)
+  local th, yaw, a = math.rad(20), math.rad(30), 0.2
+  local n = { math.sin(th) * math.cos(yaw), math.sin(th) * math.sin(yaw), math.cos(th) }
+  local d = { math.cos(th) * math.cos(yaw), math.cos(th) * math.sin(yaw), -math.sin(th) }
+  local q = require("diagc.testing.world_tangent").qmul({ math.cos(yaw / 2), 0, 0, math.sin(yaw / 2) },
+    { math.cos(th / 2), 0, math.sin(th / 2), 0 })
+  local c = a / 2 - 5e-5
+  return diagc.jit(dsl.diagram "slope" { dsl.system { "w", dsl.world "slope" {
+    time_step = dt, friction = mu,
+    dsl.body { "slope", joint = { "fixed", rpy = { 0, th, yaw } }, shapes = { { "plane" } } },
+    dsl.body { "box", mass = 1, inertia = cube_inertia(1, a),
+      joint = { "free", q = { n[1] * c, n[2] * c, n[3] * c, q[1], q[2], q[3], q[4] },
+        v = { speed * d[1] - 0.01 * n[1], speed * d[2] - 0.01 * n[2], speed * d[3] - 0.01 * n[3], 0.3, 0, spin } },
+      shapes = { { "box", size = { a, a, a } } } } } } })
+end
+
+-- sliding and spinning (every corner held to its own frame), starting to
+-- slide from rest (frames turned, not held: mu = 0.3 < tan 20), sticking
+-- (mu = 0.6: the frames' turn cancels)
+for _, case in ipairs({ { "sliding_spinning", 0.3, 0.5, 2.0 }, { "starts_sliding", 0.3, 0, 0 },
+  { "sticking", 0.6, 0, 0 } }) do
+  test("world_grad.slope_turned_" .. case[1], function()
+    local J = agrees(slope_block(case[2], case[3], case[4]):context())
+    assert(J.contacts == 4 and J.clamped > 0, "the block touches")
   end)
 end
 

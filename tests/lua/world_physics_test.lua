@@ -50,13 +50,14 @@ for _, grounds in ipairs({ 1, 2 }) do
 end
 
 -- a cube on a slope of angle theta whose downhill direction is world x
--- rotated by yaw about z; returns the distance slid down the slope after T
-local function slope_slide(theta, yaw, mu, T)
+-- rotated by yaw about z; returns the distances moved down the slope and
+-- across it after T
+local function slope_slide(theta, yaw, mu, T, method)
   local a = 0.2
   local n = { math.sin(theta) * math.cos(yaw), math.sin(theta) * math.sin(yaw), math.cos(theta) }
   local q = qmul({ math.cos(yaw / 2), 0, 0, math.sin(yaw / 2) }, { math.cos(theta / 2), 0, math.sin(theta / 2), 0 })
   local arena = dsl.world "slope" {
-    time_step = dt, friction = mu, check_lcp = true,
+    time_step = dt, friction = mu, check_lcp = true, contact_method = method,
     dsl.body { "slope", joint = { "fixed", rpy = { 0, theta, yaw } }, shapes = { { "plane" } } },
     dsl.body { "box", mass = 1, inertia = box_inertia(1, a),
       joint = { "free", q = { n[1] * a / 2, n[2] * a / 2, n[3] * a / 2, q[1], q[2], q[3], q[4] } },
@@ -67,11 +68,16 @@ local function slope_slide(theta, yaw, mu, T)
   local p0 = sim.context:get("w.pos")
   sim:advance_to(T)
   local p = sim.context:get("w.pos")
-  -- downhill: the slope's x axis, (cos th cos yaw, cos th sin yaw, -sin th)
+  -- downhill: the slope's x axis, (cos th cos yaw, cos th sin yaw, -sin th);
+  -- across: its y axis, (-sin yaw, cos yaw, 0)
   local d = { math.cos(theta) * math.cos(yaw), math.cos(theta) * math.sin(yaw), -math.sin(theta) }
-  local s = 0
-  for i = 1, 3 do s = s + (p[i] - p0[i]) * d[i] end
-  return s
+  local e = { -math.sin(yaw), math.cos(yaw), 0 }
+  local s, side = 0, 0
+  for i = 1, 3 do
+    s = s + (p[i] - p0[i]) * d[i]
+    side = side + (p[i] - p0[i]) * e[i]
+  end
+  return s, side
 end
 
 test("world_physics.incline_sticks_below_tan", function()
@@ -87,14 +93,81 @@ test("world_physics.incline_slides_with_g_sin_minus_mu_cos", function()
   near(2 * s / (T * T), a, { rtol = 0.01 })
 end)
 
--- Along a diagonal the friction pyramid (a box in t1, t2) holds the box
--- while tan(theta) <= mu / max(|d.t1|, |d.t2|): up to sqrt(2) mu at 45
--- degrees (t1 = world x projected on the slope, t2 = n x t1).
-test("world_physics.incline_diagonal_box_friction", function()
-  local th, mu = math.rad(20), 0.3 -- tan 20 = 0.364: slides along an axis
-  assert(slope_slide(th, 0, mu, 0.5) > 1e-3, "slides along a tangent axis")
-  near(slope_slide(th, math.pi / 4, mu, 0.5), 0, { atol = 1e-6 })
-end)
+-- Coulomb's cone is round: the default tangent frame of a contact (world
+-- x projected on the slope) does not matter.  A slope of 20 degrees
+-- (tan 20 = 0.364) whose downhill direction is at 0, 22.5, 45 and 67.5
+-- degrees to x: with mu = 0.3 the box slides at g (sin - mu cos) within
+-- 1 % and straight down (a friction box in the default frame would hold
+-- it at 45 degrees, where its diagonal gives sqrt 2 mu, and pull it
+-- sideways in between); with mu = 0.45 it sticks (< 1e-4 m in 2 s).  Both
+-- contact methods (the dense one is the reference).
+for _, deg in ipairs({ 0, 22.5, 45, 67.5 }) do
+  for _, method in ipairs({ "sparse", "dense" }) do
+    local name = tostring(deg):gsub("%.", "_") .. "_deg_" .. method
+    test("world_physics.incline_isotropic_slides_at_" .. name, function()
+      local th, mu, T = math.rad(20), 0.3, 1.0
+      local s, side = slope_slide(th, math.rad(deg), mu, T, method)
+      near(2 * s / (T * T), g * (math.sin(th) - mu * math.cos(th)), { rtol = 0.01 })
+      near(side, 0, { atol = 1e-9 })
+    end)
+    test("world_physics.incline_isotropic_sticks_at_" .. name, function()
+      local s, side = slope_slide(math.rad(20), math.rad(deg), 0.45, 2.0, method)
+      assert(math.abs(s) < 1e-4 and math.abs(side) < 1e-4, string.format("moved %.3g down, %.3g across", s, side))
+    end)
+  end
+end
+
+-- The same on the sparse path (an island of more than 48 rows): five flat
+-- boxes (0.4 x 0.4 x 0.05 m) stacked on a slope of 20 degrees turned 45
+-- degrees to x, mu = 0.3 everywhere: they slide together at g (sin - mu
+-- cos) within 1 % (the contacts between them stick: nothing needs them),
+-- straight down; with mu = 0.45 they stick.
+local function slope_stack(mu, T, method)
+  local th, yaw, h, w = math.rad(20), math.rad(45), 0.05, 0.4
+  local n = { math.sin(th) * math.cos(yaw), math.sin(th) * math.sin(yaw), math.cos(th) }
+  local q = qmul({ math.cos(yaw / 2), 0, 0, math.sin(yaw / 2) }, { math.cos(th / 2), 0, math.sin(th / 2), 0 })
+  local items = { time_step = dt, friction = mu, check_lcp = true, contact_method = method,
+    dsl.body { "slope", joint = { "fixed", rpy = { 0, th, yaw } }, shapes = { { "plane" } } } }
+  local Ixy, Iz = (w * w + h * h) / 12, (w * w + w * w) / 12
+  for i = 1, 5 do
+    local c = (i - 0.5) * h
+    items[#items + 1] = dsl.body { "b" .. i, mass = 1, inertia = { Ixy, Ixy, Iz },
+      joint = { "free", q = { n[1] * c, n[2] * c, n[3] * c, q[1], q[2], q[3], q[4] } },
+      shapes = { { "box", size = { w, w, h } } } }
+  end
+  local m = diagc.jit(dsl.diagram "stack" { dsl.system { "w", dsl.world "slope" (items) } })
+  local sim = m:simulator()
+  local p0 = sim.context:get("w.pos")
+  sim:advance_to(T)
+  local p = sim.context:get("w.pos")
+  local d = { math.cos(th) * math.cos(yaw), math.cos(th) * math.sin(yaw), -math.sin(th) }
+  local e = { -math.sin(yaw), math.cos(yaw), 0 }
+  local down, side = {}, {}
+  for b = 0, 4 do
+    down[b + 1], side[b + 1] = 0, 0
+    for i = 1, 3 do
+      down[b + 1] = down[b + 1] + (p[7 * b + i] - p0[7 * b + i]) * d[i]
+      side[b + 1] = side[b + 1] + (p[7 * b + i] - p0[7 * b + i]) * e[i]
+    end
+  end
+  return down, side
+end
+
+for _, method in ipairs({ "sparse", "dense" }) do
+  test("world_physics.incline_stack_isotropic_" .. method, function()
+    local th, T = math.rad(20), 0.5
+    local down, side = slope_stack(0.3, T, method)
+    for b = 1, 5 do
+      near(2 * down[b] / (T * T), g * (math.sin(th) - 0.3 * math.cos(th)), { rtol = 0.01 })
+      near(side[b], 0, { atol = 1e-9 })
+    end
+    down, side = slope_stack(0.45, 1.0, method)
+    for b = 1, 5 do
+      assert(math.abs(down[b]) < 1e-4 and math.abs(side[b]) < 1e-4,
+        string.format("box %d moved %.3g down, %.3g across", b, down[b], side[b]))
+    end
+  end)
+end
 
 -- The world's step is semi-implicit Euler (v' from M(q), c(q, v); q' from
 -- v'): first order, so the energy error of a frictionless double pendulum

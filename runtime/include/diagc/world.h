@@ -240,8 +240,20 @@ int diagc_collide_tangent_general(const diagc_shape *a, const double Xa[12],
  *   tangent rows -mu x_n <= x_t <= mu x_n, w_t = 0 inside, w_t <= 0 at the
  *                upper bound, >= 0 at the lower one         (findex: normal)
  *
- * (Coulomb's law with a friction pyramid whose edges are t1, t2.)  The
- * targets of the rows:
+ * Isotropic friction (Coulomb's cone; docs/world.md, "Friction"): the
+ * tangent rows are those of a frame turned per contact before the solve,
+ * t1' = c t1 + s t2, t2' = -s t1 + c t2, with t1' along +-u*, u* = J_t
+ * v* (the contact's sliding velocity at the v* the LCP starts from, after
+ * the impacts; c >= 0) when |u*| > 1e-7 m/s, else (c, s) = (1, 0) (also
+ * when the turn would be below 1e-9 rad); a turned contact
+ * that slid at the start of the step (|J_t v| > 1e-6 m/s) is held to t1'
+ * (its t2' bounds are [0, 0]) unless it stops along t1' within the step:
+ * then it is released (t2' bounds +-mu x_n again) and its island solved
+ * again.  So a sliding contact's friction is -mu x_n along its sliding
+ * direction, and the stick limit along the push u* is mu in every
+ * direction.  x (in and out) and the rows J stay in the default tangents
+ * t1, t2; the conditions above hold for the turned rows and impulses
+ * (x' = R x).  The targets of the rows:
  *
  *   tangent rows: 0.
  *   normal row of a touching contact (depth >= 0):
@@ -389,6 +401,14 @@ typedef struct diagc_contact_stats {
   int sparse_fallbacks; /* islands it handed to the dense method            */
   int sparse_inexact; /* islands it left above accept_tol (also in inexact) */
   int pool_overflows; /* islands beyond its neighbour or envelope pools     */
+  int friction_turned; /* contacts whose friction frame was turned (along
+                          their sliding velocity at v*: see above)          */
+  int friction_held;  /* turned contacts held to t1' (they slid at v)        */
+  int friction_resolves; /* islands solved again after a held contact
+                          stopped (it is released; counted in islands too)  */
+  int friction_outside; /* contacts whose friction impulse ended outside
+                          Coulomb's cone |x_t| <= mu x_n (by more than
+                          1e-6 relative: a box corner of a turned frame)    */
 } diagc_contact_stats;
 
 /* Bytes of workspace for nv velocities and up to nc_max contacts (0 if an
@@ -441,7 +461,9 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
 
 /* ------------------------------------------------------------------------
  * Row classification of a solved contact step (the clamping set of
- * DiffDART's linearized step; docs/runtime-api.md, "Contact solve").
+ * DiffDART's linearized step; docs/runtime-api.md, "Contact solve"), of
+ * the rows and impulses it is given (the linearized step gives it the
+ * turned ones of diagc_contact_solve's friction frames).
  * Per row of x (3 per contact, [n, t1, t2]):
  *   the row's impulse column M^-1 J_i^T has norm < DIAGC_CLASS_COLUMN_TOL
  *       -> NOT_CLAMPING (the row moves nothing);
@@ -478,10 +500,15 @@ int diagc_contact_classify(int nv, int nc, const double *MinvJT, const double *x
  * directions, with the step's discrete decisions held: the impacts applied
  * (replayed), each normal target's term (restitution, penetration
  * correction, gap, constant), and the class of every LCP row
- * (diagc_contact_classify): clamping rows keep w = 0 (J_i v' + cfm x_i =
- * target_i), rows at the friction bound keep x_t = +-mu x_n, the others
- * keep x = 0.  This is DiffDART's linearization (Q, E, G and the bounce
- * factor P of lcp-and-contact) extended to this step's impact phase and
+ * (diagc_contact_classify, on the friction rows turned as the solve
+ * turned them): clamping rows keep w = 0 (J_i v' + cfm x_i = target_i),
+ * rows at the friction bound keep x_t = +-mu x_n, the others keep x = 0
+ * (a held contact's t2' row among them: it is held when it was a
+ * candidate, |J_t v| > 1e-6, and its x_t1' is at mu x_n with x_t2' = 0).
+ * The frames turn with the state (u* = J_t v*): the derivative of the
+ * turn is part of the result (docs/world.md, "Gradients").  This is
+ * DiffDART's linearization (Q, E, G and the bounce factor P of
+ * lcp-and-contact) extended to this step's impact phase and
  * targets, so the result is the exact derivative of the step wherever the
  * decisions do not change.  The clamped system Q dx_C = r is solved by LU
  * with complete pivoting, its rank revealed (redundant contacts: the
@@ -515,8 +542,10 @@ typedef struct diagc_contact_tangent {
                             one), or -1; NULL: none                         */
   /* out */
   double *Tv_next;       /* nv x ncol                                       */
-  double *Tx;            /* 3 nc x ncol (NULL: not wanted): of x            */
-  int *cls;              /* 3 nc (NULL: not wanted): the row classes        */
+  double *Tx;            /* 3 nc x ncol (NULL: not wanted): of x (the
+                            default tangents, as x)                         */
+  int *cls;              /* 3 nc (NULL: not wanted): the row classes (of
+                            the turned friction rows)                       */
   int *bounce;           /* nc (NULL: not wanted): 1 for a contact that
                             bounced (an impact, or a restitution target on
                             a clamping row)                                 */
