@@ -5,22 +5,11 @@
 -- and stays up; a lower max_contacts stops the simulation with the world,
 -- the time, the count and the cap; contact_overflow = "drop" goes on and
 -- counts the drops.
-local dsl = diagc.dsl
-local n, a, mass, dt = 20, 0.2, 1.0, 1e-3
+local S = dofile("tests/lua/world_support.lua")
+local n, a, dt = 20, 0.2, 1e-3
 local CONTACTS = 4 * n -- every resting face touches at its 4 corners
 
-local function stack(settings)
-  local I = mass * a * a / 6
-  local items = { time_step = dt, friction = 0.6, gradients = false }
-  for k, v in pairs(settings or {}) do items[k] = v end
-  items[#items + 1] = dsl.body { "ground", joint = { "fixed" }, shapes = { { "plane" } } }
-  for i = 1, n do
-    items[#items + 1] = dsl.body { "box" .. i, mass = mass, inertia = { I, I, I },
-      joint = { "free", q = { 0, 0, a / 2 + (i - 1) * a, 1, 0, 0, 0 } },
-      shapes = { { "box", size = { a, a, a } } } }
-  end
-  return diagc.jit(dsl.diagram "s" { dsl.system { "tower", dsl.world "tower" (items) } })
-end
+local function stack(settings) return S.cube_stack(diagc, n, settings, "tower", "s") end
 
 local function world_of(m)
   for _, leaf in ipairs(m.gen.flat.leaves) do

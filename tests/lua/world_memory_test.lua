@@ -6,22 +6,11 @@
 -- feature, in increasing key order) that a restored context, caching off
 -- and a table of keys that match no contact all handle exactly.  The figures are the C struct's size
 -- (the model descriptor's context_size).
-local dsl = diagc.dsl
-local a, mass, g, dt = 0.2, 1.0, 9.81, 1e-3
+local S = dofile("tests/lua/world_support.lua")
+local mass, g, dt = 1.0, 9.81, 1e-3
 
 -- n cubes stacked on the ground, at rest; settings added to the world's
-local function stack(n, settings)
-  local I = mass * a * a / 6
-  local items = { time_step = dt, friction = 0.6, gradients = false }
-  for k, v in pairs(settings or {}) do items[k] = v end
-  items[#items + 1] = dsl.body { "ground", joint = { "fixed" }, shapes = { { "plane" } } }
-  for i = 1, n do
-    items[#items + 1] = dsl.body { "box" .. i, mass = mass, inertia = { I, I, I },
-      joint = { "free", q = { 0, 0, a / 2 + (i - 1) * a, 1, 0, 0, 0 } },
-      shapes = { { "box", size = { a, a, a } } } }
-  end
-  return diagc.jit(dsl.diagram "s" { dsl.system { "w", dsl.world "tower" (items) } })
-end
+local function stack(n, settings) return S.cube_stack(diagc, n, settings, "w", "s") end
 
 local function context_bytes(m) return tonumber(m.desc.context_size) end
 

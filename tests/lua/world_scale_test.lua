@@ -10,8 +10,8 @@
 -- Each run takes under 30 s today, with the dense contact solve, on a
 -- loaded 2-core machine (the times measured are with each test), so all
 -- run by default.
-local dsl = diagc.dsl
-local dt, a = 1e-3, 0.2
+local S = dofile("tests/lua/world_support.lua")
+local a = 0.2
 local ALLOWED, TOL = 1e-4, 1e-5
 
 -- the rotation matrix (row-major) of the unit quaternion (w, x, y, z)
@@ -95,18 +95,7 @@ local function check_rest(m, world, n, T)
 end
 
 -- n cubes of 0.2 m and 1 kg stacked on the ground, friction 0.6
-local function stack(n)
-  local I = a * a / 6
-  -- TODO(cap): max_contacts goes when its default comes from the static pairs
-  local items = { time_step = dt, friction = 0.6, max_contacts = 4 * n + 16, gradients = false }
-  items[1] = dsl.body { "ground", joint = { "fixed" }, shapes = { { "plane" } } }
-  for i = 1, n do
-    items[#items + 1] = dsl.body { "box" .. i, mass = 1, inertia = { I, I, I },
-      joint = { "free", q = { 0, 0, a / 2 + (i - 1) * a, 1, 0, 0, 0 } },
-      shapes = { { "box", size = { a, a, a } } } }
-  end
-  return diagc.jit(dsl.diagram("stack_" .. n) { dsl.system { "w", dsl.world "tower" (items) } })
-end
+local function stack(n) return S.cube_stack(diagc, n, { max_contacts = 4 * n + 16 }, "w", "stack_" .. n) end
 
 -- the measure itself, on poses whose depth is known by hand
 test("world_scale.penetration_measure", function()

@@ -234,4 +234,22 @@ end
 function S.cross(a, b) return { a[2] * b[3] - a[3] * b[2], a[3] * b[1] - a[1] * b[3], a[1] * b[2] - a[2] * b[1] } end
 function S.inertia(I) return { I[1], I[4], I[5], I[4], I[2], I[6], I[5], I[6], I[3] } end
 
+-- n cubes of 0.2 m and 1 kg stacked at rest on the ground (friction 0.6,
+-- 1 ms steps, no gradients), `settings` added to the world's: the world
+-- "tower" as system `sys` of diagram `name`, compiled in-process by the
+-- test's diagc (`dg`: a dofile'd chunk does not see the test's globals)
+function S.cube_stack(dg, n, settings, sys, name)
+  local dsl, a = dg.dsl, 0.2
+  local I = a * a / 6
+  local items = { time_step = 1e-3, friction = 0.6, gradients = false }
+  for k, v in pairs(settings or {}) do items[k] = v end
+  items[#items + 1] = dsl.body { "ground", joint = { "fixed" }, shapes = { { "plane" } } }
+  for i = 1, n do
+    items[#items + 1] = dsl.body { "box" .. i, mass = 1, inertia = { I, I, I },
+      joint = { "free", q = { 0, 0, a / 2 + (i - 1) * a, 1, 0, 0, 0 } },
+      shapes = { { "box", size = { a, a, a } } } }
+  end
+  return dg.jit(dsl.diagram(name) { dsl.system { sys, dsl.world "tower" (items) } })
+end
+
 return S
