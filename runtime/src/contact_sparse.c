@@ -507,7 +507,6 @@ static double max_diagonal(const sp *s) {
 static double solve_classes(sp *s, int *fail) {
   contact_ws *w = s->w;
   int k, r, it;
-  double v = 0.0;
   if (envelope(s) != 0) {
     *fail = 1;
     return INFINITY;
@@ -538,11 +537,7 @@ static double solve_classes(sp *s, int *fail) {
     solve(s, w->rhs);
     for (k = 0; k < s->nred; k++) w->sol[k] += w->rhs[k];
   }
-  for (r = 0; r < s->m; r++) {
-    double rv = row_violation(s, r);
-    if (!(rv <= v)) v = rv;
-  }
-  return v == v ? v : INFINITY;
+  return violation(s);
 }
 
 
