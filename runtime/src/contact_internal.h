@@ -190,9 +190,9 @@ int diagc__island_outcome(const diagc_contact_options *o, contact_ws *w, int m, 
                           const diagc_lcp_stats *ls, diagc_contact_stats *st, double checked);
 
 /* contact_sparse.c: island isl by the sparse method (one of at most
- * DIAGC_CONTACT_DENSE_ROWS rows: only its warm start, scored from the
- * rows); returns its status, or 1 when it hands the island to the dense
- * path (w->x: its warm start). */
+ * DIAGC_CONTACT_DENSE_ROWS rows with no warm start: only that start,
+ * scored from the rows); returns its status, or 1 when it hands the
+ * island to the dense path (w->x: its warm start). */
 int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_contact_options *o,
                                  contact_ws *w, int isl, int m, contact_budget *bud,
                                  diagc_contact_stats *st);

@@ -11,7 +11,9 @@
  * first, from the rows (no block formed): within WARM_ACCEPT round-off
  * levels of the LCP's conditions (after at most POLISH projected
  * Gauss-Seidel sweeps in velocity form, kept while they help) it is the
- * answer, and no point worse than it is ever returned.
+ * answer, and no point worse than it is ever returned.  An island of at
+ * most DIAGC_CONTACT_DENSE_ROWS rows with no warm start goes to the dense
+ * path (contact_island.c).
  * Otherwise the LCP is solved by block principal pivoting on row classes:
  * a normal row is clamped (w = 0) or zero; a friction row of a clamped
  * normal is clamped (w = 0), at a bound (x = +-mu x_n, folded into its
@@ -863,6 +865,14 @@ static int block_gauss_seidel(sp *s, const diagc_contact_options *o, double limi
   return 0;
 }
 
+/* 1 when the island has no warm start (every impulse 0). */
+static int cold(const sp *s) {
+  int r;
+  for (r = 0; r < s->m; r++)
+    if (s->w->x[r] != 0.0) return 0;
+  return 1;
+}
+
 /* Scores the current point (its coupled violation), keeping it when it is
  * the best; returns the violation. */
 static double score(sp *s, double *best) {
@@ -911,9 +921,10 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
     if (best <= WARM_ACCEPT * lvl) done = 1;
     else memcpy(w->x, w->xbest, sizeof(double) * (size_t)m);
   }
-  if (done == 0 && m <= DIAGC_CONTACT_DENSE_ROWS) {
-    /* a small island whose warm start does not do: the dense path, from
-       the (polished) warm start */
+  if (done == 0 && m <= DIAGC_CONTACT_DENSE_ROWS && cold(&s)) {
+    /* a small island with no warm start (its contacts are new): the
+       dense path; a small warm one is pivoted from its warm start here
+       (the dense path's search costs several m^3 on a pile at rest) */
     st->work += s.work;
     bud->left -= s.work;
     return 1;

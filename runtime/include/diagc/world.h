@@ -369,9 +369,10 @@ typedef struct diagc_contact_options {
                                   in up to k passes over the contacts
                                   (Newton's cradle: below)                 */
   int method;                  /* DIAGC_CONTACT_SPARSE (default): compact
-                                  problems' islands of more than
-                                  DIAGC_CONTACT_DENSE_ROWS rows by the
-                                  sparse method, the others dense;
+                                  problems' islands by the sparse method,
+                                  except those of at most
+                                  DIAGC_CONTACT_DENSE_ROWS rows with no
+                                  warm start (dense);
                                   DIAGC_CONTACT_DENSE: every island by the
                                   dense method (the reference; its
                                   workspace is then O(nc^2)) */
@@ -418,8 +419,9 @@ size_t diagc_contact_workspace_size(int nv, int nc_max);
 
 /* Contact methods (diagc_contact_options.method). */
 enum { DIAGC_CONTACT_SPARSE = 0, DIAGC_CONTACT_DENSE = 1 };
-/* Islands of at most this many rows take the dense method (and the sparse
- * method's fallback) under DIAGC_CONTACT_SPARSE. */
+/* Islands of at most this many rows take the dense method under
+ * DIAGC_CONTACT_SPARSE when they have no warm start (and as the sparse
+ * method's fallback). */
 #define DIAGC_CONTACT_DENSE_ROWS 48
 
 /* Bytes of workspace for a compact problem (Jc, MJc) of nv velocities and
