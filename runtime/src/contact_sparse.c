@@ -261,25 +261,27 @@ static double mu_of(const sp *s, int i) { return s->p->mu[contact_of(s, i)]; }
 static int held(const sp *s, int r) { return s->w->fx[r] >= 0 && s->w->lo[r] == 0.0 && s->w->hi[r] == 0.0; }
 
 /* K = A_FF with the rows at a friction bound folded into their normal's
- * column, and rhs = b_F. */
+ * column, and rhs = b_F.  A neighbour whose normal is zero (its friction
+ * rows follow it) adds nothing. */
 static void assemble(sp *s) {
   contact_ws *w = s->w;
   int i, e, a, b;
   for (i = 0; i < s->K; i++) {
+    int r0 = w->roff[i];
     for (a = 0; a < nrows(s, i); a++) {
-      int r = row_of(s, i, a), k = w->red[r];
+      int k = w->red[r0 + a];
       if (k < 0) continue;
-      w->rhs[k] = w->b[r];
+      w->rhs[k] = w->b[r0 + a];
       for (e = w->nbr0[i]; e < w->nbr0[i + 1]; e++) {
-        int j = w->nbr[e];
-        const double *B = w->blk + 9 * (size_t)e;
-        for (b = 0; b < nrows(s, j); b++) {
-          int q = row_of(s, j, b), cl = w->cls[q];
+        int j = w->nbr[e], q0 = w->roff[j], nj = w->roff[j + 1] - q0;
+        const double *B = w->blk + 9 * (size_t)e + 3 * a;
+        if (w->cls[q0] == C_ZERO) continue;
+        for (b = 0; b < nj; b++) {
+          int cl = w->cls[q0 + b];
           if (cl == C_FREE) {
-            *entry(w, k, w->red[q]) += B[3 * a + b];
+            *entry(w, k, w->red[q0 + b]) += B[b];
           } else if (cl == C_HI || cl == C_LO) {
-            int kn = w->red[row_of(s, j, 0)];
-            *entry(w, k, kn) += B[3 * a + b] * (cl == C_HI ? 1.0 : -1.0) * mu_of(s, j);
+            *entry(w, k, w->red[q0]) += B[b] * (cl == C_HI ? 1.0 : -1.0) * mu_of(s, j);
           }
         }
       }
@@ -367,7 +369,9 @@ static void expand(sp *s, const double *y) {
   }
 }
 
-/* w = A x - b over the island's rows (from the blocks). */
+/* w = A x - b over the island's rows (from the blocks).  A neighbour
+ * whose impulses are all 0 is skipped: its products are zeros, which
+ * leave the sums as they are (bit for bit). */
 static void residual(sp *s) {
   contact_ws *w = s->w;
   int i, e, a, b;
@@ -377,6 +381,13 @@ static void residual(sp *s) {
     for (e = w->nbr0[i]; e < w->nbr0[i + 1]; e++) {
       int j = w->nbr[e], nj = nrows(s, j);
       const double *B = w->blk + 9 * (size_t)e, *xj = w->x + w->roff[j];
+      if (nj == 3 && ni == 3) {
+        if (xj[0] == 0.0 && xj[1] == 0.0 && xj[2] == 0.0) continue;
+        acc[0] += B[0] * xj[0], acc[0] += B[1] * xj[1], acc[0] += B[2] * xj[2];
+        acc[1] += B[3] * xj[0], acc[1] += B[4] * xj[1], acc[1] += B[5] * xj[2];
+        acc[2] += B[6] * xj[0], acc[2] += B[7] * xj[1], acc[2] += B[8] * xj[2];
+        continue;
+      }
       for (a = 0; a < ni; a++)
         for (b = 0; b < nj; b++) acc[a] += B[3 * a + b] * xj[b];
     }
@@ -404,16 +415,20 @@ static double row_violation(const sp *s, int r) {
   return diagc__lcp_row_viol(xi, wi, L, H, t);
 }
 
-/* The largest row violation at the current x, w (INFINITY if NaN). */
-static double violation(const sp *s) {
+/* The largest row violation at the current x, w (INFINITY if NaN); with
+ * rv not NULL, each row's in rv[]. */
+static double violations(const sp *s, double *rv) {
   double v = 0.0;
   int r;
   for (r = 0; r < s->m; r++) {
-    double rv = row_violation(s, r);
-    if (!(rv <= v)) v = rv;
+    double vr = row_violation(s, r);
+    if (rv) rv[r] = vr;
+    if (!(vr <= v)) v = vr;
   }
   return v == v ? v : INFINITY;
 }
+
+static double violation(const sp *s) { return violations(s, NULL); }
 
 /* Classes from the island's warm start x. */
 static void initial_classes(sp *s) {
@@ -539,19 +554,20 @@ static double solve_classes(sp *s, int *fail) {
     solve(s, w->rhs);
     for (k = 0; k < s->nred; k++) w->sol[k] += w->rhs[k];
   }
-  return violation(s);
+  return violations(s, w->rhs); /* each row's in w->rhs, free until the next solve */
 }
 
 
 /* Moves violating rows to their other class: all of them (single = 0)
- * or the worst; returns how many moved. */
+ * or the worst; returns how many moved.  The rows' violations are
+ * solve_classes' (w->rhs). */
 static int pivot(sp *s, double tol, int single) {
   int i, a, moved = 0, bi = -1, br = -1, bc = 0;
   double worst = tol;
   for (i = 0; i < s->K; i++) {
     for (a = 0; a < nrows(s, i); a++) {
       int r = row_of(s, i, a), c;
-      double rv = row_violation(s, r);
+      double rv = s->w->rhs[r]; /* solve_classes' row violations */
       if (!(rv > tol)) continue;
       c = fix_class(s, r, i, tol);
       if (c < 0) continue;
@@ -819,7 +835,7 @@ static int pivoting(sp *s, int maxit, double limit, double *best, diagc_lcp_stat
        rows keeps reaching new lows, single changes after STALL that do not */
     tau = noise_level(s, s->tol);
     if (v <= tau) return 1; /* round-off only: no class change would help */
-    for (r = 0; r < s->m; r++) nviol += row_violation(s, r) > tau;
+    for (r = 0; r < s->m; r++) nviol += w->rhs[r] > tau;
     if (prev < 0 || nviol < prev) {
       prev = nviol;
       stall = 0;
@@ -831,10 +847,8 @@ static int pivoting(sp *s, int maxit, double limit, double *best, diagc_lcp_stat
          worst violation (a row violated only through another's wrong
          class then waits for that one) */
       double vmax = 0.0, cut;
-      for (r = 0; r < s->m; r++) {
-        double rv = row_violation(s, r);
-        if (rv > vmax) vmax = rv;
-      }
+      for (r = 0; r < s->m; r++)
+        if (w->rhs[r] > vmax) vmax = w->rhs[r];
       cut = DAMP * vmax > tau ? DAMP * vmax : tau;
       if (pivot(s, cut, stall >= STALL) == 0 && (cut == tau || pivot(s, tau, stall >= STALL) == 0)) return 1;
     }
