@@ -1,5 +1,5 @@
 /* bench/world/box_scenes.h: the initial poses of the box scenes shared by
- * world_bench.c, dart_scenes.cpp and mujoco_scenes.c (the pile's seeded
+ * world_bench.c, dart_scenes.cpp and mujoco_scenes.c (the piles' seeded
  * generator, the pyramid), and the deepest penetration of a set of equal
  * cubes into the ground plane z = 0 and into each other, measured the same
  * way for every engine.  A pose is 7 numbers: the centre (x, y, z) and the
@@ -11,6 +11,7 @@
 
 #define BOX_EDGE 0.2
 #define PILE_N 30
+#define PILE_SEEDS 5 /* the pile and four more arrangements (pile_s1 ... pile_s4) */
 #define PYRAMID_N 10
 #define BOX_MAX 64 /* most cubes box_penetration measures */
 
@@ -28,9 +29,11 @@ static double pile_u(double *s) {
  * (2u - 1, 2u - 1, 2u - 1), drawn again while shorter than 0.1.  Centres
  * are at least 0.36 m apart along a grid axis, more than the circumscribed
  * diameter 0.2 sqrt 3 = 0.346 m, and at least 0.18 m above the ground: no
- * overlap at any rotation. */
-static void pile_poses(double *q) {
-  double s = 20260326.0;
+ * overlap at any rotation.  Seed k (0 for the pile, 1 to PILE_SEEDS - 1 for
+ * the other piles of the ensemble) starts the generator at
+ * 20260326 + 7919 k. */
+static void pile_poses(double *q, int k_seed) {
+  double s = 20260326.0 + 7919.0 * k_seed;
   int k = 0;
   for (int layer = 0; layer < 5; layer++)
     for (int j = 0; j < 2; j++)

@@ -225,8 +225,12 @@ int main(int argc, char **argv) {
   stack(1, 10000 / k);
   for (int n : {5, 10, 20, 50}) stack(n, (n <= 10 ? 2000 : 1000) / k);
   double q[7 * BOX_MAX];
-  pile_poses(q);
-  boxes("pile", PILE_N, q, 4000, true);
+  for (int seed = 0; seed < PILE_SEEDS; seed++) {
+    char name[16];
+    std::snprintf(name, sizeof name, seed ? "pile_s%d" : "pile", seed);
+    pile_poses(q, seed);
+    boxes(name, PILE_N, q, 4000, true);
+  }
   pyramid_poses(q);
   boxes("pyramid", PYRAMID_N, q, 2000, true);
   ball(2500);

@@ -173,8 +173,12 @@ int main(int argc, char **argv) {
     stack(20, 1000 / k, r, cone);
     stack(50, 1000 / k, r, cone);
     double q[7 * BOX_MAX];
-    pile_poses(q);
-    boxes("pile", PILE_N, q, 4000, r, 1, cone);
+    for (int seed = 0; seed < PILE_SEEDS; seed++) {
+      char name[16];
+      snprintf(name, sizeof name, seed ? "pile_s%d" : "pile", seed);
+      pile_poses(q, seed);
+      boxes(name, PILE_N, q, 4000, r, 1, cone);
+    }
     pyramid_poses(q);
     boxes("pyramid", PYRAMID_N, q, 2000, r, 1, cone);
     incline(0.5, 2000 / k, r, cone);

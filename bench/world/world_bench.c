@@ -58,10 +58,17 @@ typedef struct {
   double pen, dropped, budget_per_1000;
 } extra;
 
+/* the seed of a pile scene ("pile": 0, "pile_sK": K), or -1 */
+static int pile_seed(const char *scene) {
+  if (!strcmp(scene, "pile")) return 0;
+  if (!strncmp(scene, "pile_s", 6) && scene[6] >= '1' && scene[6] <= '9' && !scene[7]) return scene[6] - '0';
+  return -1;
+}
+
 static int box_count(const char *scene) {
   if (!strcmp(scene, "box_on_plane")) return 1;
   if (!strncmp(scene, "stack_", 6)) return atoi(scene + 6);
-  if (!strcmp(scene, "pile")) return PILE_N;
+  if (pile_seed(scene) >= 0) return PILE_N;
   if (!strcmp(scene, "pyramid")) return PYRAMID_N;
   return 0;
 }
@@ -76,12 +83,13 @@ static double max_drift(int n, const double *a, const double *b) {
   return out;
 }
 
-/* the pile's spec (bench/world/specs/pile.lua) must start where
+/* a pile's spec (bench/world/specs/pile.lua, and the seeds bench/world/run
+   writes from it) must start where
    box_scenes.h's generator says */
 static void same_start(const char *scene, const double *q) {
   double want[7 * BOX_MAX];
   int n = box_count(scene);
-  if (!strcmp(scene, "pile")) pile_poses(want);
+  if (pile_seed(scene) >= 0) pile_poses(want, pile_seed(scene));
   else if (!strcmp(scene, "pyramid")) pyramid_poses(want);
   else return;
   for (int i = 0; i < 7 * n; i++)
@@ -103,7 +111,7 @@ static double check(const char *scene, int steps, extra *x) {
   if (!strncmp(scene, "stack", 5) || !strcmp(scene, "box_on_plane")) {
     run(s, steps);
     out = max_drift(n, q0, pos(s));
-  } else if (!strcmp(scene, "pile") || !strcmp(scene, "pyramid")) {
+  } else if (pile_seed(scene) >= 0 || !strcmp(scene, "pyramid")) {
     double q1[7 * BOX_MAX];
     run(s, steps - 1000);
     memcpy(q1, pos(s), (size_t)(7 * n) * sizeof(double));
@@ -157,7 +165,7 @@ int main(int argc, char **argv) {
   }
   const char *what = !strcmp(scene, "ball_bounce") ? "apex_ratio_vs_0.64"
     : (!strcmp(scene, "incline_slide") || !strcmp(scene, "incline_turned")) ? "accel_rel_err" : !strcmp(scene, "incline_stick") ? "drift_m"
-    : (!strcmp(scene, "pile") || !strcmp(scene, "pyramid")) ? "max_drift_last_s_m" : "max_drift_m";
+    : (pile_seed(scene) >= 0 || !strcmp(scene, "pyramid")) ? "max_drift_last_s_m" : "max_drift_m";
   extra x;
   double value = check(scene, !strcmp(scene, "ball_bounce") ? 2500 : steps, &x);
   printf("RESULT\t%s\t%d\t%.1f\t%s\t%.3e\t%.3e\t%.0f\t%.2f\t%zu\n", scene, steps, best, what, value, x.pen,

@@ -96,6 +96,8 @@ static size_t plan(contact_ws *w, void *base, size_t room, int nv, int nc, int k
   PART(roff, int, sn ? (size_t)nc + 1 : 0);
   PART(nbr0, int, sn ? (size_t)nc + 1 : 0);
   PART(order, int, sn ? nc : 0);
+  PART(order0, int, sn ? nc : 0);
+  PART(cls0, int, sn);
   PART(where, int, sn ? nc : 0);
   PART(mark, int, sn ? nc : 0);
   PART(queue, int, sn ? nc : 0);

@@ -45,6 +45,8 @@ typedef struct {
   double *xbest;         /* n: the best point seen                          */
   double *vt;            /* nv: scratch (the check's velocity)              */
   int *cls;              /* n: row classes (contact_sparse.c)               */
+  int *cls0, *order0;    /* n, nc: the classes and the order the envelope's
+                            factor is of (its leading rows are kept)        */
   int *red;              /* n: the row's reduced index, or -1               */
   int *first;            /* n: the first reduced column of a reduced row    */
   size_t *loff, *uoff;   /* n: offsets of the envelope's rows and columns   */

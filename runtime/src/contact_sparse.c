@@ -84,6 +84,7 @@ typedef struct {
   double tol;             /* options: lcp.tol                              */
   double work;            /* multiply-adds                                  */
   int from_x;             /* the next solve corrects the current point      */
+  int valid;              /* the envelope holds the factor of w->cls0, order0 */
 } sp;
 
 static int contact_of(const sp *s, int i) { return s->w->list[s->w->start[s->isl] + i]; }
@@ -214,14 +215,36 @@ static void rcm(sp *s) {
 /* Island row r of contact i (local row a). */
 static int row_of(const sp *s, int i, int a) { return s->w->roff[i] + a; }
 
-/* Numbers the clamped (C_FREE) rows in the elimination order, and the
- * envelope: first[] per reduced row, loff/uoff; -1 when the pool is too
- * small. */
-static int envelope(sp *s) {
-  contact_ws *w = s->w;
-  int q, a, e, n = 0;
-  size_t off = 0;
+/* The first position in the order from which the order or the contacts'
+ * classes differ from those the envelope's factor is of (K when none, 0
+ * when there is no factor): the factor's rows before it stay as they are
+ * (Crout's row k depends only on K's leading k + 1 rows and columns). */
+static int first_change(const sp *s) {
+  const contact_ws *w = s->w;
+  int q, r;
+  if (!s->valid) return 0;
   for (q = 0; q < s->K; q++) {
+    int i = w->order[q];
+    if (i != w->order0[q]) return q;
+    for (r = w->roff[i]; r < w->roff[i + 1]; r++)
+      if (w->cls[r] != w->cls0[r]) return q;
+  }
+  return s->K;
+}
+
+/* Numbers the clamped (C_FREE) rows in the elimination order, and the
+ * envelope: first[] per reduced row, loff/uoff, from position q0 on (the
+ * numbering before it is kept) with the entries from there zeroed; returns
+ * the first reduced row renumbered, or -1 when the pool is too small. */
+static int envelope(sp *s, int q0) {
+  contact_ws *w = s->w;
+  int q, a, e, n, k0;
+  size_t off, end;
+  if (q0 >= s->K) return s->nred; /* nothing changed */
+  n = k0 = q0 == 0 ? 0 : w->queue[q0]; /* rows before q0: numbered as they were */
+  off = k0 == 0 ? 0 : w->uoff[k0 - 1] + (size_t)(k0 - 1 - w->first[k0 - 1]) + 1;
+  end = off;
+  for (q = q0; q < s->K; q++) {
     int i = w->order[q];
     w->queue[q] = n; /* the first reduced row of the contact at position q */
     for (a = 0; a < nrows(s, i); a++) {
@@ -230,7 +253,7 @@ static int envelope(sp *s) {
     }
   }
   s->nred = n;
-  for (q = 0; q < s->K; q++) {
+  for (q = q0; q < s->K; q++) {
     int i = w->order[q], fq = q;
     for (e = w->nbr0[i]; e < w->nbr0[i + 1]; e++)
       if (w->where[w->nbr[e]] < fq) fq = w->where[w->nbr[e]];
@@ -245,8 +268,8 @@ static int envelope(sp *s) {
       if (off > w->env_cap) return -1;
     }
   }
-  memset(w->env, 0, off * sizeof(double));
-  return 0;
+  memset(w->env + end, 0, (off - end) * sizeof(double));
+  return k0;
 }
 
 /* K[k][c] of the envelope (c within it). */
@@ -261,27 +284,28 @@ static double mu_of(const sp *s, int i) { return s->p->mu[contact_of(s, i)]; }
 static int held(const sp *s, int r) { return s->w->fx[r] >= 0 && s->w->lo[r] == 0.0 && s->w->hi[r] == 0.0; }
 
 /* K = A_FF with the rows at a friction bound folded into their normal's
- * column, and rhs = b_F.  A neighbour whose normal is zero (its friction
- * rows follow it) adds nothing. */
-static void assemble(sp *s) {
+ * column, from position q0 of the order on: the rows of the contacts
+ * there, and the other rows' entries in their columns.  A neighbour whose
+ * normal is zero (its friction rows follow it) adds nothing. */
+static void assemble(sp *s, int q0) {
   contact_ws *w = s->w;
   int i, e, a, b;
+  if (q0 >= s->K) return;
   for (i = 0; i < s->K; i++) {
-    int r0 = w->roff[i];
+    int r0 = w->roff[i], whole = w->where[i] >= q0;
     for (a = 0; a < nrows(s, i); a++) {
       int k = w->red[r0 + a];
       if (k < 0) continue;
-      w->rhs[k] = w->b[r0 + a];
       for (e = w->nbr0[i]; e < w->nbr0[i + 1]; e++) {
-        int j = w->nbr[e], q0 = w->roff[j], nj = w->roff[j + 1] - q0;
+        int j = w->nbr[e], q0j = w->roff[j], nj = w->roff[j + 1] - q0j;
         const double *B = w->blk + 9 * (size_t)e + 3 * a;
-        if (w->cls[q0] == C_ZERO) continue;
+        if (w->cls[q0j] == C_ZERO || (!whole && w->where[j] < q0)) continue;
         for (b = 0; b < nj; b++) {
-          int cl = w->cls[q0 + b];
+          int cl = w->cls[q0j + b];
           if (cl == C_FREE) {
-            *entry(w, k, w->red[q0 + b]) += B[b];
+            *entry(w, k, w->red[q0j + b]) += B[b];
           } else if (cl == C_HI || cl == C_LO) {
-            *entry(w, k, w->red[q0]) += B[b] * (cl == C_HI ? 1.0 : -1.0) * mu_of(s, j);
+            *entry(w, k, w->red[q0j]) += B[b] * (cl == C_HI ? 1.0 : -1.0) * mu_of(s, j);
           }
         }
       }
@@ -296,13 +320,15 @@ static double dot(const double *x, const double *y, int n) {
   return acc;
 }
 
-/* Crout LU in the envelope, rows dropped at tiny pivots (w->sol, free
- * until the solve, holds the pivots' reciprocals meanwhile). */
-static void factor(sp *s) {
+/* Crout LU in the envelope from reduced row k0 on (the rows before it are
+ * the factor's already), rows dropped at tiny pivots (w->sol, free until
+ * the solve, holds the pivots' reciprocals meanwhile). */
+static void factor(sp *s, int k0) {
   contact_ws *w = s->w;
   double *rinv = w->sol;
   int k, j, n = s->nred;
-  for (k = 0; k < n; k++) {
+  for (k = 0; k < k0; k++) rinv[k] = 1.0 / w->env[w->uoff[k] + (size_t)(k - w->first[k])];
+  for (k = k0; k < n; k++) {
     int fk = w->first[k];
     double *Lk = w->env + w->loff[k], *Uk = w->env + w->uoff[k], d, scale;
     for (j = fk; j < k; j++) {
@@ -523,13 +549,19 @@ static double max_diagonal(const sp *s) {
 /* One solve of the current classes: x, w; returns the violation. */
 static double solve_classes(sp *s, int *fail) {
   contact_ws *w = s->w;
-  int k, r, it;
-  if (envelope(s) != 0) {
+  int k, r, it, q0 = first_change(s), k0 = envelope(s, q0);
+  if (k0 < 0) {
     *fail = 1;
+    s->valid = 0;
     return INFINITY;
   }
-  assemble(s);
-  factor(s);
+  assemble(s, q0);
+  factor(s, k0);
+  if (q0 < s->K) {
+    memcpy(w->order0 + q0, w->order + q0, sizeof(int) * (size_t)(s->K - q0));
+    memcpy(w->cls0, w->cls, sizeof(int) * (size_t)s->m);
+  }
+  s->valid = 1;
   /* the first solve from the warm start's classes corrects the warm point
      (K d = -w_F): its part in K's null space (a statically indeterminate
      scene) stays, so a non-basic warm point at rest is found again; the
