@@ -200,7 +200,7 @@ local function srdf_pairs(robot)
           for _, x in ipairs(robot.links) do names[#names + 1] = x.name end
           local best = util.suggest(l, names)
           errors.raise({ file = file, line = el.line, via = via }, "<disable_collisions>: '%s' is not a link of "
-            .. "'%s'%s", errors.sanitize(l, 80), robot.file, best and string.format("; did you mean '%s'?", best) or "")
+            .. "'%s'%s", errors.sanitize(l, 80), robot.name, best and string.format("; did you mean '%s'?", best) or "")
         end
       end
       out[#out + 1] = { l1, l2 }
