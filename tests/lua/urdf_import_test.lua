@@ -222,3 +222,28 @@ group("urdf_joints", function()
     raises({ "planar.urdf", actuated = { "slide" } }, "joint 'slide' is planar; a planar joint cannot be actuated")
   end)
 end)
+
+-- a link on a hinge about y with its centre of mass l along x: V = -m g l sin q,
+-- so the effort that holds it is dV/dq = -m g l cos q
+write("hinge.urdf", [[<robot name="h">
+  <link name="base"/>
+  <joint name="hinge" type="continuous"><parent link="base"/><child link="bar"/><axis xyz="0 1 0"/></joint>
+  <link name="bar"><inertial><origin xyz="0.4 0 0"/><mass value="1.5"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+</robot>]])
+write("hinge.lua", [[
+local W = world "W" { gradients = false, urdf { "hinge.urdf", actuated = "all", q = { hinge = 0.3 } } }
+return diagram "hinge" { system { "w", W }, fix_input { "w.effort", value = { 0.0 } } }
+]])
+
+group("urdf_world_outputs", function()
+  test("gravity_effort_holds_a_link", function()
+    local m = diagc.jit(DIR .. "/hinge.lua")
+    local sim = m:simulator()
+    local g = sim.context:eval("w.gravity_effort")
+    near(g, -1.5 * 9.81 * 0.4 * math.cos(0.3), { rtol = 1e-14, atol = 1e-14 })
+    -- holding it with that effort: it stays put
+    sim.context:set("w.effort", g)
+    sim:advance_to(0.5)
+    near(sim.context:get("w.pos"), 0.3, { atol = 1e-12 })
+  end)
+end)

@@ -1,8 +1,9 @@
 -- Run with: bin/diagc test examples/robots/ur5/ur5_test.lua
--- The Universal Robots UR5 imported from its unmodified URDF: held by its PD controller it
--- stays near its pose (each joint within 0.05 rad, at rest after 2 s);
--- with the controller off it swings down under gravity (joint 2 leaves
--- its start by more than 0.3 rad within 1 s).
+-- The Universal Robots UR5 imported from its unmodified URDF: held by
+-- gravity compensation and a PD term it stays near its pose (each joint
+-- within 1e-6 rad, at rest after 2 s); with the controller off it swings
+-- down under gravity (joint 2 leaves its start by more than 0.3 rad within
+-- 1 s).
 local m = diagc.jit(diagc.root .. "/examples/robots/ur5/ur5.lua")
 local TARGET = { 0, -1.0, 1.2, 0, 0, 0 }
 
@@ -12,7 +13,7 @@ test("robots_ur5.holds_its_pose", function()
   sim:advance_to(2.0)
   local q, v = sim.context:get("arm.pos"), sim.context:get("arm.vel")
   for i = 1, #TARGET do
-    assert(math.abs(q[i] - TARGET[i]) < 0.05, "joint " .. i .. " sagged to " .. q[i])
+    assert(math.abs(q[i] - TARGET[i]) < 1e-6, "joint " .. i .. " sagged to " .. q[i])
     assert(math.abs(v[i]) < 1e-2, "joint " .. i .. " still moves: " .. v[i])
   end
 end)
