@@ -48,6 +48,10 @@ local JOINT_TYPES = { revolute = "revolute", continuous = "revolute", prismatic 
 local MOVABLE = { revolute = true, continuous = true, prismatic = true, planar = true }
 -- coordinates of each URDF joint type in `q` (floating: x y z, then the
 -- quaternion w x y z; planar: the two in-plane offsets, then the angle)
+-- the quantity (world/ranges.lua) of each; a quaternion's entries are
+-- checked as a unit quaternion by world/joints.lua
+local Q_KEYS = { revolute = { "angle" }, continuous = { "angle" }, prismatic = { "position" },
+  planar = { "position", "position", "angle" }, floating = { "position", "position", "position" } }
 local NQ = { revolute = 1, continuous = 1, prismatic = 1, fixed = 0, floating = 7, planar = 3 }
 
 -- The urdf item's fields, checked at the item's line.
@@ -324,6 +328,12 @@ local function initial_q(item, o, j)
   if type(v) ~= "table" or #v ~= n then
     errors.raise(item.loc, "urdf q.%s: a %s joint takes %s, got %s", j.name, j.type,
       n == 1 and "a number" or string.format("a list of %d numbers", n), errors.describe(v))
+  end
+  local keys = Q_KEYS[j.type]
+  for i = 1, n do
+    local what = string.format("urdf q.%s%s", j.name, n == 1 and "" or string.format("[%d]", i - 1))
+    if type(v[i]) ~= "number" then errors.raise(item.loc, "%s must be a number, got %s", what, errors.describe(v[i])) end
+    if keys[i] then vals.ranged(item.loc, what, keys[i], v[i]) end
   end
   return v
 end
