@@ -247,3 +247,49 @@ group("urdf_world_outputs", function()
     near(sim.context:get("w.pos"), 0.3, { atol = 1e-12 })
   end)
 end)
+
+-- a chain whose first and third links overlap for good: with check_lcp the
+-- step's unsolvable LCP fails the run, naming the pair and the time; the
+-- same links imported from a URDF are left out at import (overlap) and run
+write("chain.lua", [[
+local W = world "W" { gradients = false, check_lcp = true,
+  body { "a", mass = 1, inertia = { 0.01, 0.01, 0.01 }, joint = { "revolute", axis = { 0, 1, 0 } },
+    shapes = { { "sphere", radius = 0.1, xyz = { 0.3, 0, 0 } } } },
+  body { "b", mass = 1, inertia = { 0.01, 0.01, 0.01 }, joint = { "revolute", parent = "a", axis = { 0, 1, 0 } } },
+  body { "c", mass = 1, inertia = { 0.01, 0.01, 0.01 }, joint = { "revolute", parent = "b", axis = { 0, 1, 0 } },
+    shapes = { { "sphere", radius = 0.1, xyz = { 0.35, 0, 0 } } } },
+}
+return diagram "chain" { system { "w", W } }
+]])
+write("chain.urdf", [[<robot name="chain">
+  <link name="root"/>
+  <joint name="ja" type="revolute"><parent link="root"/><child link="a"/><axis xyz="0 1 0"/></joint>
+  <link name="a">]] .. inertial(1) .. [[<collision><origin xyz="0.3 0 0"/><geometry><sphere radius="0.1"/></geometry></collision></link>
+  <joint name="jb" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 1 0"/></joint>
+  <link name="b">]] .. inertial(1) .. [[</link>
+  <joint name="jc" type="revolute"><parent link="b"/><child link="c"/><axis xyz="0 1 0"/></joint>
+  <link name="c">]] .. inertial(1) .. [[<collision><origin xyz="0.35 0 0"/><geometry><sphere radius="0.1"/></geometry></collision></link>
+</robot>]])
+write("chain_urdf.lua", [[
+local W = world "W" { gradients = false, check_lcp = true, urdf { "chain.urdf" } }
+return diagram "chain_urdf" { system { "w", W } }
+]])
+
+group("world_lcp_report", function()
+  test("unsolvable_lcp_names_pair_and_time", function()
+    local sim = diagc.jit(DIR .. "/chain.lua"):simulator()
+    local rc, why = sim:try_advance_to(0.1)
+    assert(rc < 0, "the run should fail")
+    assert(why:find("discrete update event 'w.step' failed at t = 0: contact: an LCP failed its complementarity "
+      .. "check: the contact of bodies 'a' (sphere) and 'c' (sphere)", 1, true), why)
+    assert(why:find("exclude = { {\"a\", \"c\"} }", 1, true), why)
+  end)
+
+  test("urdf_overlap_left_out_runs", function()
+    local m = diagc.jit(DIR .. "/chain_urdf.lua")
+    local sim = m:simulator()
+    sim:advance_to(0.1)
+    local last = m.gen.flat.leaves[1].type.world.excluded
+    eq({ last[#last].a, last[#last].b, last[#last].reason }, { "a", "c", "overlap" })
+  end)
+end)
