@@ -117,3 +117,14 @@ cat >"$T/robot.urdf" <<'EOF'
 </robot>
 EOF
 r_case massless_root 'base = "free"' "robot\.urdf:2: link 'base' moves \(its base is \"free\"\) but has no mass.* $R_AT"
+
+# Drake collision filter groups naming what the file does not have
+hcase urdf.filter_group_unknown_member
+r_robot
+sed -i 's|</robot>|  <drake:collision_filter_group name="g">\n    <drake:member link="hnd"/>\n  </drake:collision_filter_group>\n</robot>|' "$T/robot.urdf"
+r_case filter_member '' "robot\.urdf:19: <drake:collision_filter_group name=\"g\">: member 'hnd' is not a link of this URDF $R_AT"
+
+hcase urdf.filter_group_unknown_ignored
+r_robot
+sed -i 's|</robot>|  <drake:collision_filter_group name="g">\n    <drake:member link="hand"/>\n    <drake:ignored_collision_filter_group name="h"/>\n  </drake:collision_filter_group>\n</robot>|' "$T/robot.urdf"
+r_case filter_ignored '' "robot\.urdf:20: <drake:collision_filter_group name=\"g\">: it ignores group 'h', which this URDF does not declare $R_AT"

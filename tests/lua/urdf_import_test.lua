@@ -293,3 +293,40 @@ group("world_lcp_report", function()
     eq({ last[#last].a, last[#last].b, last[#last].reason }, { "a", "c", "overlap" })
   end)
 end)
+
+-- Drake's collision filter groups: a group ignoring itself, and one ignoring another
+write("groups.urdf", [[<robot name="g" xmlns:drake="http://drake.mit.edu">
+  <link name="root"/>
+  <joint name="j1" type="revolute"><parent link="root"/><child link="l1"/><axis xyz="0 0 1"/></joint>
+  <link name="l1">]] .. inertial(1) .. [[<collision><origin xyz="1 0 0"/><geometry><sphere radius="0.1"/></geometry></collision></link>
+  <joint name="j2" type="revolute"><parent link="root"/><child link="l2"/><axis xyz="0 0 1"/></joint>
+  <link name="l2">]] .. inertial(1) .. [[<collision><origin xyz="-1 0 0"/><geometry><sphere radius="0.1"/></geometry></collision></link>
+  <joint name="j3" type="revolute"><parent link="root"/><child link="l3"/><axis xyz="0 0 1"/></joint>
+  <link name="l3">]] .. inertial(1) .. [[<collision><origin xyz="0 1 0"/><geometry><sphere radius="0.1"/></geometry></collision></link>
+  <joint name="j4" type="revolute"><parent link="root"/><child link="l4"/><axis xyz="0 0 1"/></joint>
+  <link name="l4">]] .. inertial(1) .. [[<collision><origin xyz="0 -1 0"/><geometry><sphere radius="0.1"/></geometry></collision></link>
+  <drake:collision_filter_group name="left">
+    <drake:member link="l1"/><drake:member link="l2"/>
+    <drake:ignored_collision_filter_group name="left"/>
+  </drake:collision_filter_group>
+  <drake:collision_filter_group name="right">
+    <drake:member link="l3"/>
+    <drake:ignored_collision_filter_group name="other"/>
+  </drake:collision_filter_group>
+  <drake:collision_filter_group name="other">
+    <drake:member link="l4"/>
+  </drake:collision_filter_group>
+</robot>]])
+
+group("urdf_filter_groups", function()
+  test("drake_collision_filter_groups", function()
+    local C = check.check(world_of({ "groups.urdf" }))
+    local got = {}
+    for _, e in ipairs(C.excluded) do
+      if e.reason == "filter group" then got[#got + 1] = e.a .. " " .. e.b end
+    end
+    eq(got, { "l1 l2", "l3 l4" })
+    eq(#C.pairs, 6 - 2) -- the four links' six pairs, less the two filtered
+    eq(C.robots[1].skipped["drake:collision_filter_group"], nil) -- read, not skipped
+  end)
+end)

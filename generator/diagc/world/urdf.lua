@@ -382,7 +382,8 @@ local function facts(item, o, robot, path, link_body, joints_in_order, notes)
     if j.mimic then mimics[#mimics + 1] = { joint = j.name, of = j.mimic.joint } end
   end
   return { file = path.file, name = o.file, loc = item.loc, srdf = o.srdf, link_body = link_body, joints = joints_in_order,
-    adjacent = adjacent, skipped = robot.skipped, mimics = mimics, notes = notes, links = robot.links }
+    adjacent = adjacent, skipped = robot.skipped, mimics = mimics, notes = notes, links = robot.links,
+    filter_groups = robot.filter_groups, filter_group = robot.filter_group }
 end
 
 function M.bodies(item)

@@ -6,6 +6,8 @@
 --               across a fixed joint whose child kept a body of its own),
 --   "srdf"      listed by <disable_collisions link1= link2=> of the `srdf`
 --               file of the urdf item,
+--   "filter group"  a member of a Drake <drake:collision_filter_group> and
+--               a member of a group it ignores (itself included),
 --   "overlap"   overlapping at the initial pose (C.q_init): their shapes
 --               intersect before anything has moved (modelling slack of
 --               the file, never a contact to resolve),
@@ -228,6 +230,15 @@ function M.apply(C)
     for _, body in pairs(robot.link_body) do owner[body] = r end
     for _, p in ipairs(robot.adjacent) do
       exclude(robot, robot.link_body[p[1]], robot.link_body[p[2]], "adjacent")
+    end
+    for _, g in ipairs(robot.filter_groups) do
+      for _, ig in ipairs(g.ignored) do
+        for _, a in ipairs(g.members) do
+          for _, b in ipairs(robot.filter_group[ig.name].members) do
+            exclude(robot, robot.link_body[a.link], robot.link_body[b.link], "filter group")
+          end
+        end
+      end
     end
     if robot.srdf then
       for _, p in ipairs(srdf_pairs(robot)) do

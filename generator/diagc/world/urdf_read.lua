@@ -6,7 +6,10 @@
 --     skipped = { tag -> count } (elements read past: visual, material,
 --       transmission, gazebo and any element URDF does not define),
 --     unsupported = { { line=, what= } ... } (reported together by
---       world/urdf.lua, in one message) }
+--       world/urdf.lua, in one message),
+--     filter_groups = { { name=, line=, members = { {line=, link=} ... },
+--       ignored = { {line=, name=} ... } } ... } (Drake's
+--       <drake:collision_filter_group>), filter_group = {name -> group} }
 --   link  = { name=, line=, inertial = nil | { line=, mass=, xyz=, rpy=,
 --             inertia = {ixx, iyy, izz, ixy, ixz, iyz} },
 --             collisions = { { line=, type = "box"|"sphere"|"cylinder"|"capsule",
@@ -163,6 +166,7 @@ local function geometry(R, el, what, s)
 end
 
 local LINK_CHILDREN = { inertial = true, collision = true }
+local filter_group -- below
 
 local function link(R, el, opts)
   local name = R.name(el, "link")
@@ -228,6 +232,31 @@ end
 
 -- The robot of the element tree `root`, read from `path` (for locations:
 -- a file name, or { file =, via = the spec location that imports it }).
+-- Drake's <drake:collision_filter_group name=> (its <drake:member link=>
+-- and <drake:ignored_collision_filter_group name=>): the pairs of its
+-- members and an ignored group's never collide (world/urdf_pairs.lua)
+filter_group = function(R, el, robot)
+  local name = el.attrs.name
+  if name == nil or name == "" then R.raise(el, "a <drake:collision_filter_group> needs a name attribute") end
+  if robot.filter_group[name] then
+    R.raise(el, "<drake:collision_filter_group name=\"%s\"> is declared twice (first at line %d)",
+      errors.sanitize(name, 80), robot.filter_group[name].line)
+  end
+  local g = { name = name, line = el.line, members = {}, ignored = {} }
+  for _, c in ipairs(el.children) do
+    local key = c.tag == "drake:member" and "link" or c.tag == "drake:ignored_collision_filter_group" and "name"
+    if key then
+      local v = c.attrs[key]
+      if v == nil or v == "" then R.raise(c, "<%s> needs a %s attribute", c.tag, key) end
+      local list = key == "link" and g.members or g.ignored
+      list[#list + 1] = { line = c.line, link = key == "link" and v or nil, name = key == "name" and v or nil }
+    else
+      R.skip(c.tag)
+    end
+  end
+  robot.filter_groups[#robot.filter_groups + 1], robot.filter_group[name] = g, g
+end
+
 -- opts: { collisions = false: skip every <collision> }
 function M.robot(root, path, opts)
   opts = opts or {}
@@ -236,7 +265,7 @@ function M.robot(root, path, opts)
     R.raise(root, "a URDF's root element is <robot>, not <%s>", errors.sanitize(root.tag, 40))
   end
   local robot = { name = root.attrs.name, line = root.line, links = {}, joints = {}, link = {}, joint = {},
-    skipped = R.skipped, unsupported = R.unsupported_list }
+    skipped = R.skipped, unsupported = R.unsupported_list, filter_groups = {}, filter_group = {} }
   for _, el in ipairs(root.children) do
     if el.tag == "link" then
       local l = link(R, el, opts)
@@ -252,8 +281,24 @@ function M.robot(root, path, opts)
           robot.joint[j.name].line)
       end
       robot.joints[#robot.joints + 1], robot.joint[j.name] = j, j
+    elseif el.tag == "drake:collision_filter_group" then
+      filter_group(R, el, robot)
     else
       R.skip(el.tag)
+    end
+  end
+  for _, g in ipairs(robot.filter_groups) do
+    for _, m in ipairs(g.members) do
+      if not robot.link[m.link] then
+        R.raise(m, "<drake:collision_filter_group name=\"%s\">: member '%s' is not a link of this URDF",
+          errors.sanitize(g.name, 80), errors.sanitize(m.link, 80))
+      end
+    end
+    for _, i in ipairs(g.ignored) do
+      if not robot.filter_group[i.name] then
+        R.raise(i, "<drake:collision_filter_group name=\"%s\">: it ignores group '%s', which this URDF does not "
+          .. "declare", errors.sanitize(g.name, 80), errors.sanitize(i.name, 80))
+      end
     end
   end
   if #robot.links == 0 then R.raise(root, "the URDF declares no <link>") end
