@@ -6,7 +6,9 @@
 -- the dynamics only (said in `diagc info`).
 local Arm = world "Arm" {
   gradients = false,
-  urdf { "panda.urdf", actuated = "all", collisions = false, q = { panda_joint2 = -0.3, panda_joint4 = -1.8, panda_joint6 = 1.5, panda_joint7 = 0.8, panda_finger_joint1 = 0.02, panda_finger_joint2 = 0.02 } },
+  urdf { "panda.urdf", srdf = "panda.srdf", actuated = "all", collisions = false,
+    q = { panda_joint2 = -0.3, panda_joint4 = -1.8, panda_joint6 = 1.5, panda_joint7 = 0.8,
+      panda_finger_joint1 = 0.02, panda_finger_joint2 = 0.02 } },
 }
 
 -- gravity compensation (the world's gravity_effort) plus a PD term

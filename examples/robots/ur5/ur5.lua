@@ -6,7 +6,8 @@
 -- dynamics only (said in `diagc info`).
 local Arm = world "Arm" {
   gradients = false,
-  urdf { "ur5_robot.urdf", actuated = "all", collisions = false, q = { shoulder_lift_joint = -1.0, elbow_joint = 1.2 } },
+  urdf { "ur5_robot.urdf", srdf = "ur5.srdf", actuated = "all", collisions = false,
+    q = { shoulder_lift_joint = -1.0, elbow_joint = 1.2 } },
 }
 
 -- gravity compensation (the world's gravity_effort) plus a PD term
