@@ -330,3 +330,27 @@ group("urdf_filter_groups", function()
     eq(C.robots[1].skipped["drake:collision_filter_group"], nil) -- read, not skipped
   end)
 end)
+
+group("urdf_info", function()
+  test("diagc_info_lists_joints_notes_and_excluded_pairs", function()
+    write("quad.lua", [[
+local W = world "W" { gradients = false, urdf { "quad.urdf", base = "free", xyz = { 0, 0, 1 } } }
+return diagram "quad" { system { "w", W } }
+]])
+    local info = require("diagc.cli.info")
+    local gen = require("diagc.compile").compile(DIR .. "/quad.lua", {})
+    local d = info.describe(gen)
+    local r = d.worlds[1].robots[1]
+    local got = {}
+    for _, j in ipairs(r.joints) do got[#got + 1] = { j.name, j.type, j.body, j.q, j.v, j.nq, j.nv } end
+    eq(got, { { "(root base)", "floating", "trunk", 0, 0, 7, 6 }, { "hip", "revolute", "leg", 7, 6, 1, 1 },
+      { "knee", "continuous", "shin", 8, 7, 1, 1 } })
+    eq(r.notes[1], "skipped (nothing a world simulates): 2 <gazebo>, 1 <material>, 1 <transmission>, 1 <visual>")
+    eq(r.notes[2], "joint 'knee' mimics 'hip': imported as an independent dof (the coupling is not enforced)")
+    eq(r.notes[3], "massless root link 'base' merged into the link it is fixed to")
+    eq(#d.worlds[1].excluded, 2)
+    local text = info.text(d)
+    assert(text:find("    excluded pairs (2):\n      trunk leg  (adjacent)\n      leg shin  (adjacent)\n", 1, true), text)
+    assert(text:find("      hip                        revolute   body leg                  q[7] v[6]", 1, true), text)
+  end)
+end)
