@@ -77,7 +77,9 @@ function M.text(worlds, w)
     w("  %-28s nq %d, nv %d, %d bodies, %d collision pairs", d.path, d.nq, d.nv, #d.bodies, d.pairs)
     for _, r in ipairs(d.robots) do
       w("    urdf %s", r.file)
-      local function range(a, n) return n == 1 and string.format("[%d]", a) or string.format("[%d..%d]", a, a + n - 1) end
+      local function range(a, n)
+        return n == 1 and string.format("[%d]", a) or string.format("[%d..%d]", a, a + n - 1)
+      end
       for _, j in ipairs(r.joints) do
         w("      %-26s %-10s body %-20s q%s v%s", j.name, j.type, j.body, range(j.q, j.nq), range(j.v, j.nv))
       end

@@ -332,7 +332,9 @@ local function initial_q(item, o, j)
   local keys = Q_KEYS[j.type]
   for i = 1, n do
     local what = string.format("urdf q.%s%s", j.name, n == 1 and "" or string.format("[%d]", i - 1))
-    if type(v[i]) ~= "number" then errors.raise(item.loc, "%s must be a number, got %s", what, errors.describe(v[i])) end
+    if type(v[i]) ~= "number" then
+      errors.raise(item.loc, "%s must be a number, got %s", what, errors.describe(v[i]))
+    end
     if keys[i] then vals.ranged(item.loc, what, keys[i], v[i]) end
   end
   return v
@@ -381,8 +383,8 @@ local function facts(item, o, robot, path, link_body, joints_in_order, notes)
   for _, j in ipairs(robot.joints) do
     if j.mimic then mimics[#mimics + 1] = { joint = j.name, of = j.mimic.joint } end
   end
-  return { file = path.file, name = o.file, loc = item.loc, srdf = o.srdf, link_body = link_body, joints = joints_in_order,
-    adjacent = adjacent, skipped = robot.skipped, mimics = mimics, notes = notes, links = robot.links,
+  return { file = path.file, name = o.file, loc = item.loc, srdf = o.srdf, link_body = link_body,
+    joints = joints_in_order, adjacent = adjacent, skipped = robot.skipped, mimics = mimics, notes = notes, links = robot.links,
     filter_groups = robot.filter_groups, filter_group = robot.filter_group }
 end
 
