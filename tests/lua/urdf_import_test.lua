@@ -275,7 +275,32 @@ local W = world "W" { gradients = false, check_lcp = true, urdf { "chain.urdf" }
 return diagram "chain_urdf" { system { "w", W } }
 ]])
 
+write("chain_free.lua", [[
+local W = world "W" { gradients = false,
+  body { "a", mass = 1, inertia = { 0.01, 0.01, 0.01 }, joint = { "revolute", axis = { 0, 1, 0 }, actuated = true },
+    shapes = { { "sphere", radius = 0.1, xyz = { 0.3, 0, 0 } } } },
+  body { "b", mass = 1, inertia = { 0.01, 0.01, 0.01 }, joint = { "revolute", parent = "a", axis = { 0, 1, 0 } } },
+  body { "c", mass = 1, inertia = { 0.01, 0.01, 0.01 }, joint = { "revolute", parent = "b", axis = { 0, 1, 0 } },
+    shapes = { { "sphere", radius = 0.1, xyz = { 0.35, 0, 0 } } } },
+}
+return diagram "chain_free" { system { "w", W }, fix_input { "w.effort", value = { 0.0 } } }
+]])
+
 group("world_lcp_report", function()
+  test("blow_up_after_unsolved_lcp_says_so", function()
+    -- without check_lcp the unsolved steps go on (residual 1); an effort
+    -- that overflows the velocity then stops the run, and the message says
+    -- the LCP before was unsolved
+    local sim = diagc.jit(DIR .. "/chain_free.lua"):simulator()
+    sim:advance_to(0.01)
+    near(sim.context:get("w.info")[3], 1, { atol = 1e-12 })
+    sim.context:set("w.effort", 1e308)
+    local rc, why = sim:try_advance_to(0.1)
+    assert(rc < 0, "the run should fail")
+    assert(why:find("the velocity after the smooth dynamics is not finite", 1, true), why)
+    assert(why:find("the step before left its contact LCP unsolved (residual 1): set check_lcp = true", 1, true), why)
+  end)
+
   test("unsolvable_lcp_names_pair_and_time", function()
     local sim = diagc.jit(DIR .. "/chain.lua"):simulator()
     local rc, why = sim:try_advance_to(0.1)
