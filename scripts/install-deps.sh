@@ -22,6 +22,10 @@ packages=(
   valgrind
   cmake # tests/cli/install.sh builds a product with find_package(diagc)
 )
+# Test peers are named by the tests that need them and installed on demand
+# (scripts/install-deps.sh PACKAGE): libsundials-dev (tests/cli/cvode*.sh),
+# libdart-utils-urdf-dev (tests/cli/urdf_dart.sh: DART's URDF loader, the
+# oracle for URDF import), gnuplot-nox, cmake.
 packages+=("$@")
 
 installed() {

@@ -138,9 +138,11 @@ do_install() {
   while IFS= read -r f; do put 644 "$f" "share/diagc/$f"; done < <(find generator/diagc -type f -name '*.lua' | LC_ALL=C sort)
   put 644 VERSION share/diagc/VERSION
   for f in templates/*.in; do put 644 "$f" "share/diagc/$f"; done
-  # every spec, test and URDF file, subfolders included (examples/world, examples/urdf)
+  # every spec, test, URDF and SRDF file, subfolders included (examples/world,
+  # examples/urdf, examples/robots with its meshes and NOTICE files)
   while IFS= read -r f; do put 644 "$f" "share/diagc/$f"; done < <(
-    find examples -type f \( -name '*.lua' -o -name '*.urdf' \) | LC_ALL=C sort)
+    find examples -type f \( -name '*.lua' -o -name '*.urdf' -o -name '*.srdf' -o -name '*.stl' \
+      -o -name NOTICE \) | LC_ALL=C sort)
   for f in bench/executor/topologies/*; do put 644 "$f" "share/diagc/topologies/${f##*/}"; done
   for f in README.md CHANGELOG.md LICENSE; do put 644 "$f" "share/doc/diagc/$f"; done
   for f in docs/*.md; do put 644 "$f" "share/doc/diagc/$f"; done

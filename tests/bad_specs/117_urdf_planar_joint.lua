@@ -1,6 +1,6 @@
--- expect: diagc: DIR/urdf/planar.urdf:5: joint 'j1': planar joints are not supported (types: revolute, continuous, prismatic, fixed, floating) (imported at FILE:4)
--- Planar joints have no counterpart among a world's joints.
+-- expect: diagc: FILE:4: urdf actuated[0]: joint 'j1' is planar; a planar joint cannot be actuated (its three dofs are passive)
+-- A planar joint becomes three passive dofs (two slides and a turn); none takes an effort.
 local W = world "w" {
-  urdf { "urdf/planar.urdf" },
+  urdf { "urdf/planar.urdf", actuated = { "j1" } },
 }
 return diagram "top" { system { "w", W } }

@@ -1,5 +1,5 @@
--- expect: diagc: DIR/urdf/mimic.urdf:8: joint 'j2': <mimic> joints are not supported; remove the <mimic> to make the joint independent (imported at FILE:4)
--- Mimic joints couple two joints; a world's joints are independent.
+-- expect: diagc: DIR/urdf/mimic.urdf:8: joint 'j2': <mimic joint="j9"> names no joint of this URDF (imported at FILE:4)
+-- A mimic joint follows another joint of the file, which must exist.
 local W = world "w" {
   urdf { "urdf/mimic.urdf" },
 }

@@ -76,9 +76,11 @@ group("urdf", function()
     eq(got, { { 1, "plane", 0.5 }, { 2, "box", 0.8 }, { 3, "capsule", 0.8 }, { 4, "box", 0.8 },
       { 5, "capsule", 0.8 }, { 5, "sphere", 0.8 } })
     near(C.shapes[2].size, { 0.1, 0.1, 0.05 }, TOL)   -- half extents of 0.2 x 0.2 x 0.1
-    near(C.shapes[3].size, { 0.04, 0.25, 0 }, TOL)    -- cylinder r 0.04, L 0.5 -> capsule, half length 0.25
+    -- cylinder r 0.04, L 0.5 -> the capsule of the same extent: segment
+    -- 0.5 - 2 * 0.04, half length 0.21
+    near(C.shapes[3].size, { 0.04, 0.21, 0 }, TOL)
     near(C.shapes[4].size, { 0.03, 0.03, 0.2 }, TOL)
-    near(C.shapes[5].size, { 0.03, 0.15, 0 }, TOL)
+    near(C.shapes[5].size, { 0.03, 0.12, 0 }, TOL)
     near(C.shapes[6].size, { 0.04, 0, 0 }, TOL)
     near(C.shapes[3].xyz, { 0, 0, 0.25 }, TOL)
     near(C.shapes[6].xyz, { 0, 0, 0.3 }, TOL)
@@ -113,7 +115,7 @@ group("urdf", function()
     local caps = B.carriage.shapes[1]
     eq({ caps.type, caps.restitution }, { "capsule", 0.2 })
     near(caps.rpy, { math.pi / 2, 0, 0 }, TOL)
-    near(caps.size, { 0.05, 0.1, 0 }, TOL)
+    near(caps.size, { 0.05, 0.05, 0 }, TOL) -- r 0.05, L 0.2: half length (0.2 - 0.1) / 2
     near(B.table.shapes[1].rpy, { 0, 0, 0.3 }, TOL)
     near(B.table.shapes[1].xyz, { 0, 0, -0.05 }, TOL)
   end)

@@ -9,6 +9,7 @@ local cli = require("diagc.cli.main")
 local compile = require("diagc.compile")
 local output = require("diagc.cli.output")
 local json = require("diagc.cli.json")
+local info_world = require("diagc.cli.info_world")
 
 local M = {}
 
@@ -140,7 +141,7 @@ function M.describe(gen)
   return {
     model = gen.prefix, spec = gen.spec_main or "", diagram = F.root.type.name,
     systems = system_tree(F.root), ports = ports(F), states = states(F), parameters = parameters(F),
-    events = ev, witnesses = wit, loggers = loggers(F), jacobians = jacobians(gen),
+    events = ev, witnesses = wit, loggers = loggers(F), jacobians = jacobians(gen), worlds = info_world.describe(F),
     sizes = { nq = F.nq, nv = F.nv, nz = F.nz, nxd = F.nxd, leaves = #F.leaves },
   }
 end
@@ -207,6 +208,7 @@ function M.text(d)
       w("  %-28s nnz %d  <- %s", j.name, j.nnz, table.concat(j.prerequisites, ", "))
     end
   end
+  info_world.text(d.worlds, w)
   for i, l in ipairs(L) do L[i] = l:gsub("%s+$", "") end
   return table.concat(L, "\n") .. "\n"
 end

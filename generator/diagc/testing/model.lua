@@ -501,7 +501,8 @@ end
 -- on too many contacts (testing/world_capacity.lua)
 function Sim:error()
   local msg = ffi.string(ffi.C.diagc_sim_error(self.sim))
-  return require("diagc.testing.world_capacity").message(self, msg) or msg
+  return require("diagc.testing.world_capacity").message(self, msg)
+    or require("diagc.testing.world_lcp").message(self, msg) or msg
 end
 local function check(sim, rc)
   if rc < 0 then raise("simulator: " .. sim:error()) end

@@ -21,6 +21,10 @@
 --                loc= }
 --   C.pairs    candidate pairs { a=, b= (shape indices), friction=, restitution= }
 --   C.q_init, C.v_init   the initial q and v
+--   C.robots   the imported URDFs' facts (world/urdf.lua: file, joints and
+--              dofs in order, link -> body, skipped elements, notes)
+--   C.excluded the robots' self-collision pairs left out, with the reason
+--              (world/urdf_pairs.lua)
 local errors = require("diagc.errors")
 local util = require("diagc.util")
 local joints = require("diagc.world.joints")
@@ -28,6 +32,7 @@ local shapes = require("diagc.world.shapes")
 local vals = require("diagc.world.values")
 local urdf = require("diagc.world.urdf")
 local size = require("diagc.world.size")
+local pairs_ = require("diagc.world.urdf_pairs")
 
 local M = {}
 
@@ -53,7 +58,7 @@ local function body_item(item)
   if name == "world" then
     errors.raise(item.loc, "body name 'world' is reserved for the fixed frame; choose another name")
   end
-  return { name = name, loc = item.loc, args = a }
+  return { name = name, loc = item.loc, args = a, massless = item.massless }
 end
 
 -- Bodies in tree order; raises on unknown parents and kinematic loops.
@@ -96,7 +101,11 @@ end
 -- other body needs a mass and a positive definite inertia
 local function check_masses(order)
   for _, b in ipairs(order) do
-    if b.joint.type == "fixed" and b.mass == nil then
+    if b.massless then
+      -- a URDF planar joint's intermediate bodies (world/urdf.lua): no mass
+      -- of their own; the link they carry has it
+      b.mass, b.inertia = 0, { 0, 0, 0, 0, 0, 0 }
+    elseif b.joint.type == "fixed" and b.mass == nil then
       b.mass, b.inertia = 0, { 0, 0, 0, 0, 0, 0 }
     elseif b.joint.type == "fixed" and b.inertia == nil then
       errors.raise(b.loc, "body '%s' has a mass but no inertia = {ixx, iyy, izz[, ixy, ixz, iyz]}", b.name)
@@ -172,9 +181,12 @@ function M.check(world)
   c.name, c.loc = world.name, world.loc
   local bodies, by_name = {}, {}
   local items = {}
+  c.robots = {}
   for _, item in ipairs(world.items) do
     if item._item == "urdf" then
-      for _, it in ipairs(urdf.bodies(item)) do items[#items + 1] = it end
+      local its, robot = urdf.bodies(item)
+      c.robots[#c.robots + 1] = robot
+      for _, it in ipairs(its) do items[#items + 1] = it end
     else
       items[#items + 1] = item
     end
@@ -213,6 +225,7 @@ function M.check(world)
   check_masses(c.bodies)
   c.actuated, c.q_init, c.v_init = joints.layout(c.bodies)
   shapes.check(c, world.settings or {})
+  pairs_.apply(c) -- an imported robot's excluded self-collision pairs
   return c
 end
 

@@ -25,7 +25,9 @@
 --     periodic_discrete_update  step, every time_step: copies work's
 --                     results into the next state
 --     output_port     position, velocity, poses (12 per body: R row-major,
---                     p), impulses, step_info, energy
+--                     p), impulses, step_info, energy, gravity_effort (nv:
+--                     the effort that holds each dof still against gravity,
+--                     c(q, 0))
 -- Every item is located at the world's declaration (an error the leaf
 -- checks find in generated code is an internal one).
 local errors = require("diagc.errors")
@@ -90,6 +92,11 @@ local function outputs(world, C, P, items)
   out("step_info", step.INFO, { "info" }, copy_calc("step_info", "info", step.INFO))
   out("energy", 1, { "pos", "vel" }, string.format(
     "double X[%d]; %skinematics(pos, X); energy[0] = %senergy(pos, vel, X);", 12 * C.nb, P, P))
+  -- the bias at rest, c(q, 0): the effort on each dof that holds the
+  -- world still against gravity (a gravity-compensation controller's term)
+  out("gravity_effort", C.nv, { "pos" }, string.format(
+    "double X[%d], at_rest[%d]; for (int i = 0; i < %d; i++) at_rest[i] = 0.0; %skinematics(pos, X); "
+      .. "%sbias(pos, at_rest, X, gravity_effort);", 12 * C.nb, C.nv, C.nv, P, P))
 end
 
 -- The world's preamble (world/step.lua); a constant the generator folds

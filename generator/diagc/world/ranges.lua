@@ -36,6 +36,8 @@ M.LIST = {
       .. "`<cylinder>`, `<capsule>`)" },
   { key = "length", kind = "interval", lo = 0, hi = 1e6, unit = "m",
     fields = "a capsule's `length` (URDF `<cylinder length>`)" },
+  { key = "ratio", kind = "magnitude", hi = 1e6, unit = "",
+    fields = "a URDF `<mimic multiplier>`" },
   { key = "speed", kind = "magnitude", hi = 1e6, unit = "m/s or rad/s",
     fields = "each entry of a joint's initial `v`" },
   { key = "gravity", kind = "magnitude", hi = 1e4, unit = "m/s^2", fields = "each coordinate of `gravity`" },

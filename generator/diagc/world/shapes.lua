@@ -45,6 +45,8 @@ end
 local function size_of(b, s, t)
   local what = string.format("body '%s' %s", b.name, t)
   if t == "sphere" then
+    -- radius 0: a point contact (URDF files use them for feet)
+    if s.radius == 0 then return { 0, 0, 0 } end
     return { vals.ranged(b.loc, what .. " radius", "size", s.radius), 0, 0 }
   elseif t == "box" then
     local full = vals.ranged_list(b.loc, what .. " size", "size", s.size, 3)

@@ -23,6 +23,7 @@
 local util = require("diagc.util")
 local shapes = require("diagc.world.shapes")
 local size = require("diagc.world.size")
+local check = require("diagc.world.step_check")
 
 local M = {}
 
@@ -398,7 +399,7 @@ end
 -- the contact phase: collision, rows, the solve, the warm-start table
 -- (imp, imp_next: C.nimp)
 local function contact(C, P)
-  return lines({
+  local l = {
     string.format("static inline int %scontact(const double *q, const double *v, const double *imp, %swork *w)", P, P),
     "{",
     "  int dropped = 0;",
@@ -427,6 +428,9 @@ local function contact(C, P)
     "  diagc_contact_stats st;",
     string.format("  %sproblem(v, w, nc, &p, &o);", P),
     "  int status = diagc_contact_solve(&p, &o, w->x, w->v_next, w->ws, sizeof w->ws, &st);",
+  }
+  for _, x in ipairs(check.after_solve(C, P)) do l[#l + 1] = x end
+  for _, x in ipairs({
     "  if (status < 0) {",
     string.format("    for (int i = 0; i < %d; i++) w->imp_next[i] = 0.0;", C.nimp),
     "    return status;",
@@ -443,7 +447,8 @@ local function contact(C, P)
     "  w->info[4] = dropped;",
     "  return 0;",
     "}",
-  })
+  }) do l[#l + 1] = x end
+  return lines(l)
 end
 
 -- the step: the calc of the work entry; w->status is 0 or the failure
@@ -496,7 +501,9 @@ function M.emit(C, P)
       "energy" }
     or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy" } })), tables(C, P), smooth(C, P) }
   if #C.pairs > 0 then
-    for _, f in ipairs({ shape_poses, collide, rows, problem, contact }) do parts[#parts + 1] = f(C, P) end
+    for _, f in ipairs({ shape_poses, collide, rows, problem }) do parts[#parts + 1] = f(C, P) end
+    if C.settings.check_lcp then parts[#parts + 1] = check.emit(C, P) end
+    parts[#parts + 1] = contact(C, P)
     if C.settings.gradients then parts[#parts + 1] = densify(C, P) end
   end
   parts[#parts + 1] = step_fn(C, P)

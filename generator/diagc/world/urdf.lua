@@ -3,27 +3,35 @@
 -- {file = the URDF, line = its <link>'s line}, args = {name, mass=, com=,
 -- inertia=, joint=, shapes=}}, parents before children, so world/check.lua
 -- checks them as it checks bodies written in the spec and its errors point
--- into the URDF.
+-- into the URDF; and the robot's facts for world/urdf_pairs.lua and
+-- `diagc info` (M.bodies' second result).
 --
 --   urdf { "arm.urdf",            -- relative to the spec file that declares it
 --          base = "fixed" | "free",  -- the root link's joint to the world
 --          xyz = {3}, rpy = {3},     -- where that joint places the root link
 --          actuated = "all" | {joint names} | nil,
 --          friction =, restitution =,  -- of every collision shape
---          prefix = "left_" }         -- prepended to every body name
+--          prefix = "left_",         -- prepended to every body name
+--          q = { joint_name = value | {values} },  -- the initial pose
+--          srdf = "arm.srdf",        -- its <disable_collisions> pairs
+--          collisions = true | false } -- false: the dynamics only
 --
 -- Conversion (docs/world.md, "URDF import"): a link is a body whose joint
 -- is the URDF joint that has it as child (revolute and continuous ->
--- revolute, prismatic, fixed, floating -> free; planar is refused); the
--- <inertial> origin is the centre of mass, its rpy rotates the inertia into
--- the link frame (R I R^T); collision box, sphere -> box, sphere, cylinder
--- (and capsule) -> capsule of the same radius and segment length, mesh ->
--- an error; joint <dynamics damping> -> damping; <limit> is ignored.  A root
--- link named "world" is the fixed frame itself (its joints attach to the
--- world, placed at xyz/rpy).  A link without mass on a fixed joint (a tool
--- or sensor frame) is merged into the body it is fixed to: its shapes and
--- child joints move there, re-expressed in that body's frame; any other
--- massless link that moves is an error at its <link>.
+-- revolute, prismatic, fixed, floating -> free, planar -> two prismatic
+-- joints and a revolute through two massless bodies LINK_planar_x and
+-- LINK_planar_y); the <inertial> origin is the centre of mass, its rpy
+-- rotates the inertia into the link frame (R I R^T); collision box,
+-- sphere (radius 0: a point) -> box, sphere; cylinder -> the capsule
+-- inscribed in it with the same extent along its axis; mesh -> an error;
+-- joint <dynamics damping> -> damping; <limit> is ignored; a <mimic>
+-- joint is an independent dof (noted).  A root link named "world" is the
+-- fixed frame itself (its joints attach to the world, placed at xyz/rpy).
+-- A link without mass on a fixed joint (a tool or sensor frame) is merged
+-- into the body it is fixed to: its shapes and child joints move there,
+-- re-expressed in that body's frame; so is a massless root link on a free
+-- base into the one link it is fixed to (the pattern of A1, Go1, ANYmal);
+-- any other massless link that moves is an error at its <link>.
 local errors = require("diagc.errors")
 local util = require("diagc.util")
 local load = require("diagc.spec.load")
@@ -33,10 +41,18 @@ local frames = require("diagc.world.urdf_frames")
 
 local M = {}
 
-local FIELDS = { "base", "xyz", "rpy", "actuated", "friction", "restitution", "prefix" }
+local FIELDS = { "base", "xyz", "rpy", "actuated", "friction", "restitution", "prefix", "q", "srdf",
+  "collisions" }
 local JOINT_TYPES = { revolute = "revolute", continuous = "revolute", prismatic = "prismatic",
   fixed = "fixed", floating = "free" }
-local MOVABLE = { revolute = true, continuous = true, prismatic = true }
+local MOVABLE = { revolute = true, continuous = true, prismatic = true, planar = true }
+-- coordinates of each URDF joint type in `q` (floating: x y z, then the
+-- quaternion w x y z; planar: the two in-plane offsets, then the angle)
+-- the quantity (world/ranges.lua) of each; a quaternion's entries are
+-- checked as a unit quaternion by world/joints.lua
+local Q_KEYS = { revolute = { "angle" }, continuous = { "angle" }, prismatic = { "position" },
+  planar = { "position", "position", "angle" }, floating = { "position", "position", "position" } }
+local NQ = { revolute = 1, continuous = 1, prismatic = 1, fixed = 0, floating = 7, planar = 3 }
 
 -- The urdf item's fields, checked at the item's line.
 local function options(item)
@@ -65,6 +81,20 @@ local function options(item)
   o.friction = a.friction ~= nil and vals.ranged(loc, "urdf friction", "friction", a.friction) or nil
   o.restitution = a.restitution ~= nil and vals.ranged(loc, "urdf restitution", "restitution", a.restitution) or nil
   o.actuated = a.actuated
+  if a.collisions ~= nil and type(a.collisions) ~= "boolean" then
+    errors.raise(loc, "urdf collisions must be true (the default: the file's <collision> shapes) or false "
+      .. "(the dynamics only), got %s", errors.describe(a.collisions))
+  end
+  o.collisions = a.collisions ~= false
+  if a.srdf ~= nil and (type(a.srdf) ~= "string" or a.srdf == "") then
+    errors.raise(loc, "urdf srdf must be a file name such as \"robot.srdf\", got %s", errors.describe(a.srdf))
+  end
+  o.srdf = a.srdf
+  if a.q ~= nil and (type(a.q) ~= "table" or #a.q > 0) then
+    errors.raise(loc, "urdf q must map joint names to initial positions, as in q = { elbow = 0.5 }, got %s",
+      errors.describe(a.q))
+  end
+  o.q = a.q or {}
   return o
 end
 
@@ -89,7 +119,16 @@ local function document(item, o)
   if not root then
     errors.raise(loc(path, line, col), "malformed XML: %s", reason)
   end
-  return read.robot(root, path), path
+  local robot = read.robot(root, path, { collisions = o.collisions })
+  local un = robot.unsupported
+  if #un > 0 then
+    local rest = {}
+    for i = 2, math.min(#un, 8) do rest[#rest + 1] = string.format("line %d: %s", un[i].line, un[i].what) end
+    if #un > 8 then rest[#rest + 1] = string.format("and %d more", #un - 8) end
+    errors.raise(loc(path, un[1].line), "%s%s", un[1].what, #rest > 0 and string.format(
+      " (%d unsupported elements in this file; also %s)", #un, table.concat(rest, "; ")) or "")
+  end
+  return robot, path
 end
 
 -- Each link's parent joint; the root link; raises on joints naming absent
@@ -154,7 +193,7 @@ local function actuated_set(item, o, robot)
   local set = {}
   if o.actuated == nil then return set end
   if o.actuated == "all" then
-    for _, j in ipairs(robot.joints) do set[j.name] = MOVABLE[j.type] or nil end
+    for _, j in ipairs(robot.joints) do set[j.name] = (MOVABLE[j.type] and j.type ~= "planar") or nil end
     return set
   end
   if type(o.actuated) ~= "table" or (#o.actuated == 0 and next(o.actuated) ~= nil) then
@@ -174,14 +213,21 @@ local function actuated_set(item, o, robot)
     if j.type == "fixed" then
       errors.raise(item.loc, "urdf actuated[%d]: joint '%s' is fixed and cannot be actuated", i - 1, n)
     end
+    if j.type == "planar" then
+      errors.raise(item.loc, "urdf actuated[%d]: joint '%s' is planar; a planar joint cannot be actuated "
+        .. "(its three dofs are passive)", i - 1, n)
+    end
     set[n] = true
   end
   return set
 end
 
 -- the link's collisions as shape declarations, in a frame where the link
--- frame sits at (xyz, rpy)
-local function shapes_of(l, o, xyz, rpy)
+-- frame sits at (xyz, rpy).  A cylinder (radius r, length L, along its z)
+-- becomes the capsule inscribed in it with the same extent along its axis:
+-- radius min(r, L/2), segment L - 2 min(r, L/2); notes[] counts the
+-- cylinders shorter than their diameter (whose capsule is thinner).
+local function shapes_of(l, o, xyz, rpy, notes)
   local out = {}
   for _, c in ipairs(l.collisions) do
     local sx, sr = frames.compose(xyz, rpy, c.xyz, c.rpy)
@@ -191,6 +237,10 @@ local function shapes_of(l, o, xyz, rpy)
       s.size = c.size
     elseif c.type == "sphere" then
       s.radius = c.radius
+    elseif c.type == "cylinder" then
+      local r = math.min(c.radius, c.length / 2)
+      if r < c.radius then notes.flat_cylinders = (notes.flat_cylinders or 0) + 1 end
+      s.radius, s.length = r, c.length - 2 * r
     else
       s.radius, s.length = c.radius, c.length
     end
@@ -236,18 +286,24 @@ end
 
 -- The joint declaration of URDF joint j, whose parent link's frame sits at
 -- pf = {body=, xyz=, rpy=} in body pf.body.
-local function joint_of(j, pf, path, act)
+local function joint_of(j, pf, act)
   local t = JOINT_TYPES[j.type]
-  if t == nil then
-    local why = j.type == "planar" and "planar joints are not supported" or
-      string.format("unknown joint type '%s'", errors.sanitize(j.type, 40))
-    errors.raise(loc(path, j.line), "joint '%s': %s (types: revolute, continuous, prismatic, "
-      .. "fixed, floating)", j.name, why)
-  end
   local xyz, rpy = frames.compose(pf.xyz, pf.rpy, j.xyz, j.rpy)
   local out = { t, parent = pf.body, xyz = xyz, rpy = rpy, damping = j.damping, actuated = act[j.name] or nil }
   if t == "revolute" or t == "prismatic" then out.axis = j.axis end
   return out
+end
+
+-- two unit vectors spanning the plane normal to n
+local function plane_axes(n)
+  local len = math.sqrt(n[1] * n[1] + n[2] * n[2] + n[3] * n[3])
+  local z = { n[1] / len, n[2] / len, n[3] / len }
+  local a = math.abs(z[1]) < 0.9 and { 1, 0, 0 } or { 0, 1, 0 }
+  local d = a[1] * z[1] + a[2] * z[2] + a[3] * z[3]
+  local x = { a[1] - d * z[1], a[2] - d * z[2], a[3] - d * z[3] }
+  local lx = math.sqrt(x[1] * x[1] + x[2] * x[2] + x[3] * x[3])
+  x = { x[1] / lx, x[2] / lx, x[3] / lx }
+  return x, { z[2] * x[3] - z[3] * x[2], z[3] * x[1] - z[1] * x[3], z[1] * x[2] - z[2] * x[1] }, z
 end
 
 local function check_world_root(item, o, root, path)
@@ -261,40 +317,164 @@ local function check_world_root(item, o, root, path)
   end
 end
 
+-- The initial position of URDF joint j from the `q` field (nil: the
+-- default), checked at the urdf item.
+local function initial_q(item, o, j)
+  local v = o.q[j.name]
+  if v == nil then return nil end
+  local n = NQ[j.type]
+  if n == 0 then errors.raise(item.loc, "urdf q: joint '%s' is fixed and has no position", j.name) end
+  if n == 1 and type(v) == "number" then v = { v } end
+  if type(v) ~= "table" or #v ~= n then
+    errors.raise(item.loc, "urdf q.%s: a %s joint takes %s, got %s", j.name, j.type,
+      n == 1 and "a number" or string.format("a list of %d numbers", n), errors.describe(v))
+  end
+  local keys = Q_KEYS[j.type]
+  for i = 1, n do
+    local what = string.format("urdf q.%s%s", j.name, n == 1 and "" or string.format("[%d]", i - 1))
+    if type(v[i]) ~= "number" then
+      errors.raise(item.loc, "%s must be a number, got %s", what, errors.describe(v[i]))
+    end
+    if keys[i] then vals.ranged(item.loc, what, keys[i], v[i]) end
+  end
+  return v
+end
+
+local function check_q_names(item, o, robot)
+  local names = {}
+  for _, j in ipairs(robot.joints) do names[#names + 1] = j.name end
+  for _, k in ipairs(util.sorted_keys(o.q)) do
+    if type(k) ~= "string" or not robot.joint[k] then
+      local best = type(k) == "string" and util.suggest(k, names)
+      errors.raise(item.loc, "urdf q: %s is not a joint of '%s'%s", errors.describe(k), o.file,
+        best and string.format("; did you mean '%s'?", best) or "")
+    end
+  end
+end
+
+local function check_mimics(robot, path)
+  for _, j in ipairs(robot.joints) do
+    local m = j.mimic
+    if m and not robot.joint[m.joint] then
+      errors.raise(loc(path, m.line), "joint '%s': <mimic joint=\"%s\"> names no joint of this URDF", j.name,
+        errors.sanitize(m.joint, 80))
+    end
+  end
+end
+
+-- A massless root link on a moving base, fixed to exactly one link: that
+-- link carries the base (DART and MuJoCo merge it so); nil otherwise.
+local function root_carrier(root, kids, o)
+  if o.base ~= "free" or not massless(root) or root.name == "world" then return nil end
+  local fixed = {}
+  for _, j in ipairs(kids[root.name] or {}) do
+    if j.type == "fixed" then fixed[#fixed + 1] = j end
+  end
+  return #fixed == 1 and fixed[1] or nil
+end
+
+-- The facts `diagc info` and world/urdf_pairs.lua read: the file, its
+-- links' bodies (link -> body name), the joints and dofs in order, the
+-- adjacent link pairs, the SRDF and what was skipped.
+local function facts(item, o, robot, path, link_body, joints_in_order, notes)
+  local adjacent = {}
+  for _, j in ipairs(robot.joints) do adjacent[#adjacent + 1] = { j.parent, j.child } end
+  local mimics = {}
+  for _, j in ipairs(robot.joints) do
+    if j.mimic then mimics[#mimics + 1] = { joint = j.name, of = j.mimic.joint } end
+  end
+  return { file = path.file, name = o.file, loc = item.loc, srdf = o.srdf, link_body = link_body,
+    joints = joints_in_order, adjacent = adjacent, skipped = robot.skipped, mimics = mimics, notes = notes, links = robot.links,
+    filter_groups = robot.filter_groups, filter_group = robot.filter_group }
+end
+
 function M.bodies(item)
   local o = options(item)
   local robot, path = document(item, o)
   local order, parent_joint, root = tree(robot, path)
   local act = actuated_set(item, o, robot)
+  check_q_names(item, o, robot)
+  check_mimics(robot, path)
+  local kids = {}
+  for _, j in ipairs(robot.joints) do
+    kids[j.parent] = kids[j.parent] or {}
+    kids[j.parent][#kids[j.parent] + 1] = j
+  end
+  local carrier = root_carrier(root, kids, o)
   -- frame[link] = where the link frame sits: in body `body` ("world": the
   -- fixed frame) at xyz, rpy; moving[link]: it moves
-  local frame, moving, out, by_body = {}, {}, {}, {}
+  local frame, moving, out, by_body, link_body, notes, joints_in_order = {}, {}, {}, {}, {}, {}, {}
   local ZERO = { 0, 0, 0 }
+  local function add_body(l, name, joint, mass, com, inertia, shapes)
+    local it = { _item = "body", loc = loc(path, l.line),
+      args = { name, mass = mass, com = com, inertia = inertia, joint = joint, shapes = shapes } }
+    out[#out + 1], by_body[name] = it, it
+    return it
+  end
   for _, l in ipairs(order) do
     local j = parent_joint[l.name]
     local pf = j and frame[j.parent]
     if l == root and l.name == "world" then
       check_world_root(item, o, root, path)
       frame[l.name] = { body = "world", xyz = o.xyz, rpy = o.rpy }
+    elseif l == root and carrier then
+      -- placed with its carrier (below); the carrier's body holds its shapes
+      local c = robot.link[carrier.child]
+      local name = body_name(c, o, path)
+      local ixyz, irpy = frames.invert(carrier.xyz, carrier.rpy)
+      frame[l.name], moving[l.name] = { body = name, xyz = ixyz, rpy = irpy }, true
+      notes.merged_root = l.name
+    elseif j and j == carrier then
+      local name = body_name(l, o, path)
+      local xyz, rpy = frames.compose(o.xyz, o.rpy, j.xyz, j.rpy)
+      local mass, com, inertia = mass_props(l, path, "its base is \"free\"")
+      local it = add_body(l, name, { "free", parent = "world", xyz = xyz, rpy = rpy },
+        mass, com, inertia, shapes_of(l, o, ZERO, ZERO, notes))
+      local rs = shapes_of(root, o, frame[root.name].xyz, frame[root.name].rpy, notes)
+      for _, sh in ipairs(rs) do it.args.shapes[#it.args.shapes + 1] = sh end
+      frame[l.name], moving[l.name] = { body = name, xyz = ZERO, rpy = ZERO }, true
+      joints_in_order[#joints_in_order + 1] = { name = "(root " .. root.name .. ")", type = "floating",
+        body = name, nq = 7, nv = 6 }
     elseif j and j.type == "fixed" and massless(l) and pf.body ~= "world" then
       -- merged into the body it is fixed to: its shapes and child joints move there
       local xyz, rpy = frames.compose(pf.xyz, pf.rpy, j.xyz, j.rpy)
       frame[l.name], moving[l.name] = { body = pf.body, xyz = xyz, rpy = rpy }, moving[j.parent]
       local shapes = by_body[pf.body].args.shapes
-      for _, s in ipairs(shapes_of(l, o, xyz, rpy)) do shapes[#shapes + 1] = s end
+      for _, sh in ipairs(shapes_of(l, o, xyz, rpy, notes)) do shapes[#shapes + 1] = sh end
+    elseif j and j.type == "planar" then
+      -- two prismatic joints along the plane's axes and a revolute about
+      -- its normal, through two massless bodies
+      local name = body_name(l, o, path)
+      local ex, ey, ez = plane_axes(j.axis)
+      local q0 = initial_q(item, o, j) or { 0, 0, 0 }
+      local base = joint_of(j, pf, act)
+      local px, py = name .. "_planar_x", name .. "_planar_y"
+      add_body(l, px, { "prismatic", parent = pf.body, xyz = base.xyz, rpy = base.rpy, axis = ex,
+        damping = j.damping, q = { q0[1] } })
+      add_body(l, py, { "prismatic", parent = px, axis = ey, damping = j.damping, q = { q0[2] } })
+      by_body[px].massless, by_body[py].massless = true, true
+      local mass, com, inertia = mass_props(l, path, string.format("joint '%s' is planar", j.name))
+      add_body(l, name, { "revolute", parent = py, axis = ez, damping = j.damping, q = { q0[3] } }, mass, com,
+        inertia, shapes_of(l, o, ZERO, ZERO, notes))
+      frame[l.name], moving[l.name] = { body = name, xyz = ZERO, rpy = ZERO }, true
+      joints_in_order[#joints_in_order + 1] = { name = j.name, type = "planar", body = name, nq = 3, nv = 3 }
     else
       local name = body_name(l, o, path)
-      local joint = j and joint_of(j, pf, path, act) or { o.base, parent = "world", xyz = o.xyz, rpy = o.rpy }
+      local joint = j and joint_of(j, pf, act) or { o.base, parent = "world", xyz = o.xyz, rpy = o.rpy }
+      if j then joint.q = initial_q(item, o, j) end
       local how = motion(j, o, j and moving[j.parent])
       local mass, com, inertia = mass_props(l, path, how)
-      local it = { _item = "body", loc = loc(path, l.line),
-        args = { name, mass = mass, com = com, inertia = inertia, joint = joint,
-          shapes = shapes_of(l, o, ZERO, ZERO) } }
-      out[#out + 1], by_body[name] = it, it
+      add_body(l, name, joint, mass, com, inertia, shapes_of(l, o, ZERO, ZERO, notes))
       frame[l.name], moving[l.name] = { body = name, xyz = ZERO, rpy = ZERO }, how ~= nil
+      local t = j and j.type or (o.base == "free" and "floating" or "fixed")
+      if NQ[t] > 0 then
+        joints_in_order[#joints_in_order + 1] = { name = j and j.name or "(root " .. l.name .. ")", type = t,
+          body = name, nq = NQ[t], nv = t == "floating" and 6 or NQ[t] }
+      end
     end
+    link_body[l.name] = frame[l.name].body
   end
-  return out
+  return out, facts(item, o, robot, path, link_body, joints_in_order, notes)
 end
 
 return M

@@ -50,6 +50,14 @@ function M.compose(a_xyz, a_rpy, b_xyz, b_rpy)
     M.matrix_rpy(M.mul(Ra, M.rpy_matrix(b_rpy)))
 end
 
+-- The inverse of frame (xyz, rpy): where the parent sits in it.
+function M.invert(xyz, rpy)
+  local R = M.rpy_matrix(rpy)
+  local Rt = { { R[1][1], R[2][1], R[3][1] }, { R[1][2], R[2][2], R[3][2] }, { R[1][3], R[2][3], R[3][3] } }
+  local p = M.apply(Rt, xyz)
+  return { -p[1], -p[2], -p[3] }, M.matrix_rpy(Rt)
+end
+
 -- {ixx, iyy, izz, ixy, ixz, iyz} in frame f -> the same tensor in the frame
 -- where f has rotation R: R I R^T.
 function M.rotate_inertia(R, I)

@@ -3,15 +3,26 @@
 -- of its element:
 --   { name=, line=, links = { link... }, joints = { joint... },
 --     link = {name -> link}, joint = {name -> joint} }   (document order)
+--     skipped = { tag -> count } (elements read past: visual, material,
+--       transmission, gazebo and any element URDF does not define),
+--     unsupported = { { line=, what= } ... } (reported together by
+--       world/urdf.lua, in one message),
+--     filter_groups = { { name=, line=, members = { {line=, link=} ... },
+--       ignored = { {line=, name=} ... } } ... } (Drake's
+--       <drake:collision_filter_group>), filter_group = {name -> group} }
 --   link  = { name=, line=, inertial = nil | { line=, mass=, xyz=, rpy=,
 --             inertia = {ixx, iyy, izz, ixy, ixz, iyz} },
 --             collisions = { { line=, type = "box"|"sphere"|"cylinder"|"capsule",
 --             size = {x, y, z} | radius=, length=, xyz=, rpy= } ... } }
+--             (a <sphere radius="0"> is a point: radius 0)
 --   joint = { name=, line=, type= (the URDF's), parent=, child= (link
---             names), xyz=, rpy=, axis= (nonzero), damping= }
--- <visual>, <limit>, <dynamics friction>, <material>, <transmission> and
--- <gazebo> carry nothing a world simulates and are skipped.  Every number
--- is checked against its quantity's range (world/ranges.lua) at its element.
+--             names), xyz=, rpy=, axis= (nonzero), damping=,
+--             mimic = nil | { line=, joint=, multiplier=, offset= } }
+-- <visual>, <limit>, <dynamics friction>, <safety_controller>,
+-- <calibration>, <material>, <transmission> and <gazebo> carry nothing a
+-- world simulates and are skipped.  opts.collisions == false: <collision>
+-- elements are counted as skipped, not read.  Every number is checked
+-- against its quantity's range (world/ranges.lua) at its element.
 local errors = require("diagc.errors")
 local ranges = require("diagc.world.ranges")
 
@@ -45,9 +56,17 @@ end
 
 -- path: { file =, via = the spec location that imports it (or nil) }
 local function make_reader(path)
-  local R = {}
+  local R = { skipped = {}, unsupported_list = {} }
   function R.raise(el, fmt, ...)
     errors.raise({ file = path.file, line = el.line, via = path.via }, fmt, ...)
+  end
+  -- something the file holds that a world cannot simulate: collected, and
+  -- reported with every other such element in one message
+  function R.unsupported(el, fmt, ...)
+    R.unsupported_list[#R.unsupported_list + 1] = { line = el.line, what = string.format(fmt, ...) }
+  end
+  function R.skip(tag)
+    R.skipped[tag] = (R.skipped[tag] or 0) + 1
   end
   -- attribute `attr` of `el` as n numbers (n = 1: a number); `default`
   -- when absent (nil: required)
@@ -130,7 +149,9 @@ local function geometry(R, el, what, s)
   if shape.tag == "box" then
     s.type, s.size = "box", R.quantity(shape, "size", 3, nil, "size", what)
   elseif shape.tag == "sphere" then
-    s.type, s.radius = "sphere", R.quantity(shape, "radius", 1, nil, "size", what)
+    -- radius 0: a point contact (real files, e.g. Atlas's feet, use them)
+    local r = R.numbers(shape, "radius", 1, nil, what)
+    s.type, s.radius = "sphere", r == 0 and 0 or R.ranged(shape, "radius", "size", r, what)
   elseif shape.tag == "cylinder" or shape.tag == "capsule" then
     s.type, s.radius, s.length = shape.tag, R.quantity(shape, "radius", 1, nil, "size", what),
       R.quantity(shape, "length", 1, nil, "length", what)
@@ -138,26 +159,40 @@ local function geometry(R, el, what, s)
     R.raise(shape, "%s: mesh collision geometry is not supported; replace the <mesh> by primitives "
       .. "(<box>, <sphere>, <cylinder>)", what)
   else
-    R.raise(shape, "%s: unknown collision geometry <%s> (%s)", what, errors.sanitize(shape.tag, 40),
+    R.unsupported(shape, "%s: unknown collision geometry <%s> (%s)", what, errors.sanitize(shape.tag, 40),
       table.concat(GEOMETRIES, ", "))
+    s.type = nil
   end
 end
 
-local function link(R, el)
+local LINK_CHILDREN = { inertial = true, collision = true }
+local filter_group -- below
+
+local function link(R, el, opts)
   local name = R.name(el, "link")
   local what = string.format("link '%s'", errors.sanitize(name, 80))
   local l = { name = name, line = el.line, collisions = {} }
   local inert = children(el, "inertial")
   if #inert > 1 then R.raise(inert[2], "%s has two <inertial> elements", what) end
   if inert[1] then l.inertial = inertial(R, inert[1], what) end
+  for _, c in ipairs(el.children) do
+    if not LINK_CHILDREN[c.tag] then R.skip(c.tag) end
+  end
   for _, c in ipairs(children(el, "collision")) do
-    local s = { line = c.line }
-    s.xyz, s.rpy = R.origin(c, what)
-    geometry(R, c, what, s)
-    l.collisions[#l.collisions + 1] = s
+    if opts.collisions == false then
+      R.skip("collision")
+    else
+      local s = { line = c.line }
+      s.xyz, s.rpy = R.origin(c, what)
+      geometry(R, c, what, s)
+      if s.type then l.collisions[#l.collisions + 1] = s end
+    end
   end
   return l
 end
+
+local JOINT_TYPES = { revolute = true, continuous = true, prismatic = true, fixed = true, floating = true,
+  planar = true }
 
 local function link_ref(R, el, tag, what)
   local c = child(el, tag)
@@ -172,6 +207,10 @@ local function joint(R, el)
   local t = el.attrs.type
   if t == nil then R.raise(el, "%s needs a type attribute", what) end
   local j = { name = name, line = el.line, type = t }
+  if not JOINT_TYPES[t] then
+    R.unsupported(el, "%s: unknown joint type '%s' (types: revolute, continuous, prismatic, fixed, floating, "
+      .. "planar)", what, errors.sanitize(t, 40))
+  end
   j.parent, j.child = link_ref(R, el, "parent", what), link_ref(R, el, "child", what)
   j.xyz, j.rpy = R.origin(el, what)
   local a = child(el, "axis")
@@ -183,22 +222,53 @@ local function joint(R, el)
   j.damping = d and R.quantity(d, "damping", 1, 0, "damping", what) or 0
   local m = child(el, "mimic")
   if m then
-    R.raise(m, "%s: <mimic> joints are not supported; remove the <mimic> to make the joint independent", what)
+    local of = m.attrs.joint
+    if of == nil or of == "" then R.raise(m, "%s: <mimic> needs a joint attribute", what) end
+    j.mimic = { line = m.line, joint = of, multiplier = R.quantity(m, "multiplier", 1, 1, "ratio", what),
+      offset = R.quantity(m, "offset", 1, 0, "position", what) }
   end
   return j
 end
 
 -- The robot of the element tree `root`, read from `path` (for locations:
 -- a file name, or { file =, via = the spec location that imports it }).
-function M.robot(root, path)
+-- Drake's <drake:collision_filter_group name=> (its <drake:member link=>
+-- and <drake:ignored_collision_filter_group name=>): the pairs of its
+-- members and an ignored group's never collide (world/urdf_pairs.lua)
+filter_group = function(R, el, robot)
+  local name = el.attrs.name
+  if name == nil or name == "" then R.raise(el, "a <drake:collision_filter_group> needs a name attribute") end
+  if robot.filter_group[name] then
+    R.raise(el, "<drake:collision_filter_group name=\"%s\"> is declared twice (first at line %d)",
+      errors.sanitize(name, 80), robot.filter_group[name].line)
+  end
+  local g = { name = name, line = el.line, members = {}, ignored = {} }
+  for _, c in ipairs(el.children) do
+    local key = c.tag == "drake:member" and "link" or c.tag == "drake:ignored_collision_filter_group" and "name"
+    if key then
+      local v = c.attrs[key]
+      if v == nil or v == "" then R.raise(c, "<%s> needs a %s attribute", c.tag, key) end
+      local list = key == "link" and g.members or g.ignored
+      list[#list + 1] = { line = c.line, link = key == "link" and v or nil, name = key == "name" and v or nil }
+    else
+      R.skip(c.tag)
+    end
+  end
+  robot.filter_groups[#robot.filter_groups + 1], robot.filter_group[name] = g, g
+end
+
+-- opts: { collisions = false: skip every <collision> }
+function M.robot(root, path, opts)
+  opts = opts or {}
   local R = make_reader(type(path) == "string" and { file = path } or path)
   if root.tag ~= "robot" then
     R.raise(root, "a URDF's root element is <robot>, not <%s>", errors.sanitize(root.tag, 40))
   end
-  local robot = { name = root.attrs.name, line = root.line, links = {}, joints = {}, link = {}, joint = {} }
+  local robot = { name = root.attrs.name, line = root.line, links = {}, joints = {}, link = {}, joint = {},
+    skipped = R.skipped, unsupported = R.unsupported_list, filter_groups = {}, filter_group = {} }
   for _, el in ipairs(root.children) do
     if el.tag == "link" then
-      local l = link(R, el)
+      local l = link(R, el, opts)
       if robot.link[l.name] then
         R.raise(el, "link '%s' is declared twice (first at line %d)", errors.sanitize(l.name, 80),
           robot.link[l.name].line)
@@ -211,6 +281,24 @@ function M.robot(root, path)
           robot.joint[j.name].line)
       end
       robot.joints[#robot.joints + 1], robot.joint[j.name] = j, j
+    elseif el.tag == "drake:collision_filter_group" then
+      filter_group(R, el, robot)
+    else
+      R.skip(el.tag)
+    end
+  end
+  for _, g in ipairs(robot.filter_groups) do
+    for _, m in ipairs(g.members) do
+      if not robot.link[m.link] then
+        R.raise(m, "<drake:collision_filter_group name=\"%s\">: member '%s' is not a link of this URDF",
+          errors.sanitize(g.name, 80), errors.sanitize(m.link, 80))
+      end
+    end
+    for _, i in ipairs(g.ignored) do
+      if not robot.filter_group[i.name] then
+        R.raise(i, "<drake:collision_filter_group name=\"%s\">: it ignores group '%s', which this URDF does not "
+          .. "declare", errors.sanitize(g.name, 80), errors.sanitize(i.name, 80))
+      end
     end
   end
   if #robot.links == 0 then R.raise(root, "the URDF declares no <link>") end
