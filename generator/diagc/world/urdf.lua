@@ -10,7 +10,8 @@
 --          xyz = {3}, rpy = {3},     -- where that joint places the root link
 --          actuated = "all" | {joint names} | nil,
 --          friction =, restitution =,  -- of every collision shape
---          prefix = "left_" }         -- prepended to every body name
+--          prefix = "left_",          -- prepended to every body name
+--          package_path = "DIR:DIR" } -- folders holding packages (package://)
 --
 -- Conversion (docs/world.md, "URDF import"): a link is a body whose joint
 -- is the URDF joint that has it as child (revolute and continuous ->
@@ -18,7 +19,8 @@
 -- <inertial> origin is the centre of mass, its rpy rotates the inertia into
 -- the link frame (R I R^T); collision box, sphere -> box, sphere, cylinder
 -- (and capsule) -> capsule of the same radius and segment length, mesh ->
--- an error; joint <dynamics damping> -> damping; <limit> is ignored.  A root
+-- its convex hull (world/mesh.lua: package:// through package_path,
+-- --package-path, ROS_PACKAGE_PATH; other names relative to the URDF); joint <dynamics damping> -> damping; <limit> is ignored.  A root
 -- link named "world" is the fixed frame itself (its joints attach to the
 -- world, placed at xyz/rpy).  A link without mass on a fixed joint (a tool
 -- or sensor frame) is merged into the body it is fixed to: its shapes and
@@ -30,10 +32,11 @@ local load = require("diagc.spec.load")
 local vals = require("diagc.world.values")
 local read = require("diagc.world.urdf_read")
 local frames = require("diagc.world.urdf_frames")
+local mesh = require("diagc.world.mesh")
 
 local M = {}
 
-local FIELDS = { "base", "xyz", "rpy", "actuated", "friction", "restitution", "prefix" }
+local FIELDS = { "base", "xyz", "rpy", "actuated", "friction", "restitution", "prefix", "package_path" }
 local JOINT_TYPES = { revolute = "revolute", continuous = "revolute", prismatic = "prismatic",
   fixed = "fixed", floating = "free" }
 local MOVABLE = { revolute = true, continuous = true, prismatic = true }
@@ -65,6 +68,23 @@ local function options(item)
   o.friction = a.friction ~= nil and vals.ranged(loc, "urdf friction", "friction", a.friction) or nil
   o.restitution = a.restitution ~= nil and vals.ranged(loc, "urdf restitution", "restitution", a.restitution) or nil
   o.actuated = a.actuated
+  -- package folders for package:// mesh names (world/mesh.lua), relative to the spec file
+  local pp = a.package_path
+  if type(pp) == "string" then
+    local list = {}
+    for dir in pp:gmatch("[^:]+") do list[#list + 1] = dir end
+    pp = list
+  end
+  if pp ~= nil and (type(pp) ~= "table" or #pp == 0 and next(pp) ~= nil) then
+    errors.raise(loc, "urdf package_path must be a folder, \"A:B\" or a list of folders, got %s", errors.describe(pp))
+  end
+  o.package_path = {}
+  for i = 1, pp and #pp or 0 do
+    if type(pp[i]) ~= "string" or pp[i] == "" then
+      errors.raise(loc, "urdf package_path[%d] must be a folder name, got %s", i - 1, errors.describe(pp[i]))
+    end
+    o.package_path[i] = pp[i]:sub(1, 1) == "/" and pp[i] or util.dirname(loc.file) .. "/" .. pp[i]
+  end
   return o
 end
 
@@ -180,14 +200,17 @@ local function actuated_set(item, o, robot)
 end
 
 -- the link's collisions as shape declarations, in a frame where the link
--- frame sits at (xyz, rpy)
-local function shapes_of(l, o, xyz, rpy)
+-- frame sits at (xyz, rpy); a mesh is read and hulled here (world/mesh.lua)
+local function shapes_of(l, o, xyz, rpy, path)
   local out = {}
   for _, c in ipairs(l.collisions) do
     local sx, sr = frames.compose(xyz, rpy, c.xyz, c.rpy)
     local s = { c.type == "cylinder" and "capsule" or c.type, xyz = sx, rpy = sr,
       friction = o.friction, restitution = o.restitution }
-    if c.type == "box" then
+    if c.type == "mesh" then
+      s._hull = mesh.load(c.filename, c.scale, { base = util.dirname(path.file), dirs = o.package_path,
+        loc = loc(path, c.mesh_line), what = string.format("link '%s'", errors.sanitize(l.name, 80)) })
+    elseif c.type == "box" then
       s.size = c.size
     elseif c.type == "sphere" then
       s.radius = c.radius
@@ -281,7 +304,7 @@ function M.bodies(item)
       local xyz, rpy = frames.compose(pf.xyz, pf.rpy, j.xyz, j.rpy)
       frame[l.name], moving[l.name] = { body = pf.body, xyz = xyz, rpy = rpy }, moving[j.parent]
       local shapes = by_body[pf.body].args.shapes
-      for _, s in ipairs(shapes_of(l, o, xyz, rpy)) do shapes[#shapes + 1] = s end
+      for _, s in ipairs(shapes_of(l, o, xyz, rpy, path)) do shapes[#shapes + 1] = s end
     else
       local name = body_name(l, o, path)
       local joint = j and joint_of(j, pf, path, act) or { o.base, parent = "world", xyz = o.xyz, rpy = o.rpy }
@@ -289,7 +312,7 @@ function M.bodies(item)
       local mass, com, inertia = mass_props(l, path, how)
       local it = { _item = "body", loc = loc(path, l.line),
         args = { name, mass = mass, com = com, inertia = inertia, joint = joint,
-          shapes = shapes_of(l, o, ZERO, ZERO) } }
+          shapes = shapes_of(l, o, ZERO, ZERO, path) } }
       out[#out + 1], by_body[name] = it, it
       frame[l.name], moving[l.name] = { body = name, xyz = ZERO, rpy = ZERO }, how ~= nil
     end
