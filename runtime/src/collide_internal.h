@@ -1,8 +1,8 @@
 /* collide_internal.h: small 3-vector helpers and the narrow-phase routines
  * shared by collide.c, collide_box.c and collide_capsule.c.
  *
- * Each routine takes its pair in the order of increasing type number
- * (sphere < box < capsule < plane), writes at most DIAGC_COLLIDE_MAX
+ * Each routine takes its pair in the order of increasing rank
+ * (collide_rank: sphere < box < capsule < hull < plane), writes at most DIAGC_COLLIDE_MAX
  * contacts (normal from b to a) and returns their count; collide.c
  * dispatches, flips for the other order, sorts and trims.
  *
@@ -150,6 +150,25 @@ int collide_capsule_capsule(const diagc_shape *a, const double *Xa, const diagc_
                             const double *Xb, double margin, diagc_contact *out);
 int collide_capsule_plane(const diagc_shape *a, const double *Xa, const diagc_shape *b,
                           const double *Xb, double margin, diagc_contact *out);
+
+int collide_sphere_hull(const diagc_shape *a, const double *Xa, const diagc_shape *b,
+                        const double *Xb, double margin, diagc_contact *out);
+int collide_box_hull(const diagc_shape *a, const double *Xa, const diagc_shape *b,
+                     const double *Xb, double margin, diagc_contact *out);
+int collide_capsule_hull(const diagc_shape *a, const double *Xa, const diagc_shape *b,
+                         const double *Xb, double margin, diagc_contact *out);
+int collide_hull_hull(const diagc_shape *a, const double *Xa, const diagc_shape *b,
+                      const double *Xb, double margin, diagc_contact *out);
+int collide_hull_plane(const diagc_shape *a, const double *Xa, const diagc_shape *b,
+                       const double *Xb, double margin, diagc_contact *out);
+
+/* The pair order of the narrow phase: sphere 0, box 1, capsule 2, hull 3,
+ * plane 4. */
+int collide_rank(int type);
+
+/* 1 when the runtime can take hull h (counts within its buffers, indices
+ * in range, finite numbers). */
+int collide_hull_ok(const diagc_hull *h);
 
 /* Unit direction for a degenerate normal: perpendicular to axis (a
  * contact-frame tangent) when axis is nonzero, else world +z. */

@@ -5,12 +5,14 @@
  * Per contact, the derivative of (point, normal, depth) with the contact's
  * features held fixed is found
  *   - analytically for sphere-sphere, sphere-plane, sphere-box (by
- *     region), sphere-capsule, box-plane (corner k) and capsule-plane (end
- *     spheres): each contact there is two balls (centres moving with their
- *     shapes, or a closest point sliding along a feature) or a ball and a
- *     plane;
+ *     region), sphere-capsule, box-plane (corner k), hull-plane (vertex k)
+ *     and capsule-plane (end spheres): each contact there is two balls
+ *     (centres moving with their shapes, or a closest point sliding along
+ *     a feature) or a ball and a plane;
  *   - by the general path otherwise (box-box, capsule-capsule,
- *     capsule-box): central differences of diagc_collide over the relative
+ *     capsule-box, and a hull with a sphere, capsule, box or hull: there
+ *     the contact comes from GJK/EPA and face clipping, whose fixed-feature
+ *     derivative is the difference with the feature ids matched): central differences of diagc_collide over the relative
  *     pose (one shape moved along its 6 twist directions, the other fixed),
  *     contacts matched by feature id, and the rigid-motion identity for the
  *     other shape's columns.
@@ -112,7 +114,8 @@ static void set7(jrow *J7, jrow *Jp, jrow *Jn, const double *Jd) {
 }
 
 /* ---------------------------------------------------------------------
- * analytic pieces (canonical pair: side 0 = the lower type number) */
+ * analytic pieces (canonical pair: side 0 = the lower rank, collide_rank:
+ * sphere, box, capsule, hull, plane) */
 
 /* Two balls: centre ca (derivative Jca), radius ra; cb, Jcb, rb.  point =
  * (ca + cb)/2 + (rb - ra)/2 n, n = (ca - cb)/|ca - cb|, depth = ra + rb -
@@ -285,6 +288,13 @@ static int analytic(const diagc_shape *s0, const double *X0, const diagc_shape *
     body_point(Jc, 0, x, X0 + 9);
     ball_plane_d(x, Jc, 0.0, X1, J7);
     return 0;
+  case DIAGC_SHAPE_HULL * 8 + DIAGC_SHAPE_PLANE:
+    /* vertex f on the plane (side 1): a point against a half-space */
+    if (f < 0 || f >= s0->hull->nv) return -1;
+    pose_point(X0, s0->hull->vert + 3 * f, x);
+    body_point(Jc, 0, x, X0 + 9);
+    ball_plane_d(x, Jc, 0.0, X1, J7);
+    return 0;
   case DIAGC_SHAPE_CAPSULE * 8 + DIAGC_SHAPE_PLANE:
     if (f < 0 || f > 1) return -1;
     r[0] = r[1] = 0.0;
@@ -323,6 +333,8 @@ static double extent(const diagc_shape *s) {
   }
   case DIAGC_SHAPE_CAPSULE:
     return s->size[0] + s->size[1];
+  case DIAGC_SHAPE_HULL:
+    return s->size[0];
   default:
     return 0.0;
   }
@@ -511,7 +523,8 @@ static int write_block(const double *n, jrow *J7, double *D) {
 
 static int shape_ok(const diagc_shape *s, const double *X) {
   int i;
-  if (!s || !X || s->type < DIAGC_SHAPE_SPHERE || s->type > DIAGC_SHAPE_PLANE) return 0;
+  if (!s || !X || s->type < DIAGC_SHAPE_SPHERE || s->type > DIAGC_SHAPE_HULL) return 0;
+  if (s->type == DIAGC_SHAPE_HULL && !collide_hull_ok(s->hull)) return 0;
   for (i = 0; i < 12; i++)
     if (!isfinite(X[i])) return 0;
   for (i = 0; i < 3; i++)
@@ -542,14 +555,15 @@ static int tangent(const diagc_shape *a, const double *Xa, const diagc_shape *b,
   double L, band;
   if (!args_ok(a, Xa, b, Xb, margin, con, n, D)) return DIAGC_CONTACT_E_ARG;
   if (n == 0) return 0;
-  swapped = a->type > b->type;
+  swapped = collide_rank(a->type) > collide_rank(b->type);
   s0 = swapped ? b : a;
   s1 = swapped ? a : b;
   X0 = swapped ? Xb : Xa;
   X1 = swapped ? Xa : Xb;
-  /* analytic: a sphere with anything, a box or capsule on a plane */
-  use_general =
-      force_general || !(s0->type == DIAGC_SHAPE_SPHERE || s1->type == DIAGC_SHAPE_PLANE);
+  /* analytic: a sphere with anything but a hull, a box, capsule or
+     hull (vertex) on a plane */
+  use_general = force_general || !((s0->type == DIAGC_SHAPE_SPHERE && s1->type != DIAGC_SHAPE_HULL) ||
+                                   s1->type == DIAGC_SHAPE_PLANE);
   L = extent(a) > extent(b) ? extent(a) : extent(b);
   band = STEP_REL * (L > 0.0 ? L : 1.0);
   if (use_general) {
