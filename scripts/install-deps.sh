@@ -21,6 +21,7 @@ packages=(
   gnuplot-nox
   valgrind
   cmake # tests/cli/install.sh builds a product with find_package(diagc)
+  qhull-bin # qconvex: the test peer of the mesh hulls (tests/lua/world_mesh_test.lua)
 )
 packages+=("$@")
 
