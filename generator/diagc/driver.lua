@@ -48,8 +48,8 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
                      topics, on the executor (docs/executor.md); --run builds
                      and runs the app
   --debug            show Lua tracebacks for errors (any command)
-  --package-path DIR[:DIR]  folders holding the ROS packages that package://
-                     mesh names of a URDF refer to (before ROS_PACKAGE_PATH)
+  --package-path P   P = DIR[:DIR...]: folders holding the ROS packages that
+                     package:// mesh names refer to (before ROS_PACKAGE_PATH)
   --timeout S        stop with an error after S seconds of evaluating the
                      spec and generating (any command but test, where it is
                      the per-test limit; default 60; 0: none); the simulation

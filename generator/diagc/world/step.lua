@@ -158,8 +158,11 @@ local function tables(C, P)
         for _, k in ipairs(f.verts) do fv[#fv + 1] = k - 1 end
         f0[#f0 + 1] = #fv
       end
-      o[#o + 1] = string.format("/* shape %d: the convex hull of %s (%d vertices, %d faces) */", i - 1,
-        util.c_comment(h.file or "a mesh"), #h.vertices, #h.faces)
+      -- (a hull simplified by the vertex cap says so, with what it left out)
+      o[#o + 1] = string.format("/* shape %d: the convex hull of %s (%d vertices, %d faces%s) */", i - 1,
+        util.c_comment(h.file or "a mesh"), #h.vertices, #h.faces, h.dropped > 0 and
+        string.format("; simplified to the vertex cap: %d points left outside, the farthest %s m", h.dropped,
+          util.c_double(h.outside)) or "")
       o[#o + 1] = string.format("static const double %s_v[%d][3] = {{%s}};", name, #v, table.concat(v, "}, {"))
       o[#o + 1] = string.format("static const double %s_p[%d][4] = {{%s}};", name, #pl, table.concat(pl, "}, {"))
       o[#o + 1] = string.format("static const int %s_f[%d] = {%s};", name, #f0, list(f0))
