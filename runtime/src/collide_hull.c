@@ -43,7 +43,7 @@
 #define CLIP_GROW 1e-6
 #define CLIP_CAP (2 * MAXV + 8)
 
-#define POINT_ONE 2097151 /* the single point's feature id */
+#define POINT_ONE COLLIDE_POINT_ONE /* the single point's feature id */
 
 /* A shape as a polytope in world (vertices, faces, planes) or as a core
  * with a radius. */
@@ -122,6 +122,37 @@ static void to_world(const diagc_shape *s, const double *X, wshape *w) {
     return;
   }
   }
+}
+
+int collide_poly_vertex(const diagc_shape *s, int k, double *r) {
+  if (s->type == DIAGC_SHAPE_BOX) {
+    if (k < 0 || k > 7) return 0;
+    r[0] = (k & 1) ? s->size[0] : -s->size[0];
+    r[1] = (k & 2) ? s->size[1] : -s->size[1];
+    r[2] = (k & 4) ? s->size[2] : -s->size[2];
+    return 1;
+  }
+  if (s->type != DIAGC_SHAPE_HULL || k < 0 || k >= s->hull->nv) return 0;
+  memcpy(r, s->hull->vert + 3 * k, 3 * sizeof(double));
+  return 1;
+}
+
+int collide_poly_face(const diagc_shape *s, int f, double *nl, double *d, double (*v)[3]) {
+  int k, n;
+  if (s->type == DIAGC_SHAPE_BOX) {
+    if (f < 0 || f > 5) return 0;
+    nl[0] = nl[1] = nl[2] = 0.0;
+    nl[f / 2] = (f & 1) ? 1.0 : -1.0;
+    *d = s->size[f / 2];
+    for (k = 0; k < 4; k++) collide_poly_vertex(s, box_faces[f][k], v[k]);
+    return 4;
+  }
+  if (s->type != DIAGC_SHAPE_HULL || f < 0 || f >= s->hull->nf) return 0;
+  memcpy(nl, s->hull->plane + 4 * f, 3 * sizeof(double));
+  *d = s->hull->plane[4 * f + 3];
+  n = s->hull->face[f + 1] - s->hull->face[f];
+  for (k = 0; k < n; k++) collide_poly_vertex(s, s->hull->face_vert[s->hull->face[f] + k], v[k]);
+  return n;
 }
 
 /* A hull the runtime can take: sizes within its buffers, indices in range. */
@@ -817,7 +848,7 @@ static int clip_faces(const wshape *R, int rf, const wshape *I, int ref_is_b, do
   }
   for (i = 0; i < nv; i++) {
     double *x = poly[cur][i].x, height = v3_dot(nR, x) - R->pl[rf][3], onref[3];
-    int feat = (128 * ref_is_b + rf) * 8192 + poly[cur][i].code;
+    int feat = (128 * ref_is_b + rf) * COLLIDE_PATCH_STRIDE + poly[cur][i].code;
     if (!(-height > -margin)) continue;
     v3_axpy(x, -height, nR, onref);
     if (ref_is_b)

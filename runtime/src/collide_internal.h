@@ -170,6 +170,18 @@ int collide_rank(int type);
  * in range, finite numbers). */
 int collide_hull_ok(const diagc_hull *h);
 
+/* A box's or hull's vertex k (local r) and face f (local outward unit
+ * normal nl, offset d, its vertices v, counter-clockwise from outside:
+ * returns their count); 0 when there is no such vertex or face. */
+int collide_poly_vertex(const diagc_shape *s, int k, double *r);
+int collide_poly_face(const diagc_shape *s, int f, double *nl, double *d,
+                      double (*v)[3]);
+
+/* The feature id of a face patch's point: 8192 (128 r + face) + point
+ * (diagc/world.h); a point below 64 is an incident vertex. */
+#define COLLIDE_PATCH_STRIDE 8192
+#define COLLIDE_POINT_ONE 2097151
+
 /* Unit direction for a degenerate normal: perpendicular to axis (a
  * contact-frame tangent) when axis is nonzero, else world +z. */
 void collide_fallback_normal(const double *axis, double *n);

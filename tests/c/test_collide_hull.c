@@ -606,6 +606,41 @@ static void test_tangent(void) {
   }
 }
 
+/* Face patches: the vertices on the reference face analytically, equal
+ * to the general path's differences (in both argument orders, hull-hull
+ * and box-hull, the reference face on either side). */
+static void test_tangent_patch(void) {
+  poly C, Q;
+  diagc_shape c, q, box = shp(DIAGC_SHAPE_BOX, 0.3, 0.2, 0.1);
+  double Xa[12], Xb[12], D1[8 * 156], D2[8 * 156];
+  int t, ok = 1, analytic = 0;
+  double worst = 0.0;
+  poly_box(&C, 0.3, 0.2, 0.1);
+  poly_box(&Q, 1.0, 1.0, 0.25);
+  c = hull_shape(&C);
+  q = hull_shape(&Q);
+  for (t = 0; t < 8; t++) {
+    const diagc_shape *top = (t & 1) ? &box : &c, *A, *B;
+    const double *XA, *XB;
+    diagc_contact r[8];
+    int n, i, rc1, rc2;
+    pose_aa(Xa, 0.02 * (t + 1), -0.01 * t, 1, 0.3 * t, 0.05 * t, -0.03 * t, 0.25 + 0.1 - 1e-3 * (t + 1));
+    pose_aa(Xb, 0, 0, 1, 0.1 * t, 0, 0, 0);
+    A = (t & 2) ? &q : top;
+    B = (t & 2) ? top : &q;
+    XA = (t & 2) ? Xb : Xa;
+    XB = (t & 2) ? Xa : Xb;
+    n = collide(A, XA, B, XB, 1e-3, r);
+    rc1 = diagc_collide_tangent(A, XA, B, XB, 1e-3, r, n, D1);
+    rc2 = diagc_collide_tangent_general(A, XA, B, XB, 1e-3, r, n, D2);
+    if (n < 2 || rc1 < 0 || rc2 < 0) ok = 0;
+    for (i = 0; i < n; i++) analytic += r[i].feature % 8192 < 64;
+    for (i = 0; i < n * 156; i++) worst = fmax(worst, fabs(D1[i] - D2[i]));
+  }
+  check(ok && analytic >= 16 && worst < 1e-6, "collide_hull.tangent_patch_analytic_vs_general",
+        "ok %d analytic points %d worst %g", ok, analytic, worst);
+}
+
 int main(void) {
   (void)sleep_us;
   test_box_hull_plane();
@@ -615,5 +650,6 @@ int main(void) {
   test_capsule();
   test_fuzz();
   test_tangent();
+  test_tangent_patch();
   return failures != 0;
 }

@@ -221,9 +221,11 @@ int diagc_broadphase_check_pairs(int nshapes, int npairs, const int *pairs);
  * velocity of its ORIGIN (dp), both in world coordinates.
  *
  * Analytic for sphere-sphere, sphere-plane, sphere-box (by region),
- * sphere-capsule, box-plane (corner k), hull-plane (vertex k) and
- * capsule-plane (end spheres); for box-box, capsule-capsule, capsule-box
- * and a hull with a sphere, capsule, box or hull, central differences of
+ * sphere-capsule, box-plane (corner k), hull-plane (vertex k), a vertex
+ * on the reference face of a face patch with a hull, and capsule-plane
+ * (end spheres); for box-box, capsule-capsule, capsule-box, a hull with a
+ * sphere or capsule and the other points of a hull's face patch (clipped
+ * edges, reference corners, a single point), central differences of
  * diagc_collide over the relative pose (one shape moved along its six
  * twist directions by 1e-6 of its size, resp. 1e-6 rad; contacts matched
  * by feature id) and the rigid-motion identity for the other shape.
