@@ -184,6 +184,55 @@ group("hull_vs_qconvex", function()
   end
 end)
 
+-- real meshes (tests/fixtures/meshes/NOTICE): the full hull against
+-- qconvex's (volume to 1e-9; every vertex of ours is one of its extreme
+-- points, each of its others within 1e-9 of the extent of our hull); the
+-- faces convex (every vertex below each face's own plane within 1e-9 of
+-- the extent)
+group("hull_real_meshes", function()
+  local read = require("diagc.world.mesh_read")
+  local host = require("diagc_host")
+  local FIX = diagc.root .. "/tests/fixtures/meshes/ur5/"
+  for _, name in ipairs({ "forearm.stl", "base.dae" }) do
+    test("ur5_" .. name:gsub("%.", "_"), function()
+      local text = host.read_source(FIX .. name, 1e8)
+      local pts = read.vertices(text, name:match("stl$") and "stl" or "dae",
+        function(_, fmt, ...) error(string.format(fmt, ...)) end, host.xml_parse, name)
+      local h = hull.hull(pts, 1e9)
+      local vol, idx = qconvex(pts)
+      assert(vol, "qconvex gave no answer")
+      near(hull.volume(h), vol, { rtol = 1e-9 })
+      local lo, hi = { 1e300, 1e300, 1e300 }, { -1e300, -1e300, -1e300 }
+      for i = 1, #pts, 3 do
+        for k = 1, 3 do lo[k], hi[k] = math.min(lo[k], pts[i + k - 1]), math.max(hi[k], pts[i + k - 1]) end
+      end
+      local tol = 1e-9 * math.sqrt((hi[1] - lo[1]) ^ 2 + (hi[2] - lo[2]) ^ 2 + (hi[3] - lo[3]) ^ 2)
+      local theirs = {}
+      for _, i in ipairs(idx) do theirs[string.format("%.17g %.17g %.17g", pts[3 * i + 1], pts[3 * i + 2], pts[3 * i + 3])] = i end
+      local mine = {}
+      for _, v in ipairs(h.vertices) do
+        local k = string.format("%.17g %.17g %.17g", v[1], v[2], v[3])
+        assert(theirs[k], "a vertex qconvex does not have: " .. k)
+        mine[k] = true
+      end
+      for k, i in pairs(theirs) do
+        if not mine[k] then
+          local p, out = { pts[3 * i + 1], pts[3 * i + 2], pts[3 * i + 3] }, -1e300
+          for _, f in ipairs(h.faces) do out = math.max(out, f.n[1] * p[1] + f.n[2] * p[2] + f.n[3] * p[3] - f.d) end
+          assert(out <= tol, "qconvex's vertex " .. k .. " lies " .. out .. " outside")
+        end
+      end
+      for _, f in ipairs(h.faces) do
+        local a = h.vertices[f.verts[1]]
+        local d0 = f.n[1] * a[1] + f.n[2] * a[2] + f.n[3] * a[3]
+        for _, v in ipairs(h.vertices) do
+          assert(f.n[1] * v[1] + f.n[2] * v[2] + f.n[3] * v[3] - d0 <= tol, "a face that is not convex")
+        end
+      end
+    end)
+  end
+end)
+
 -- ---------------------------------------------------------------------
 -- worlds
 
@@ -248,6 +297,24 @@ group("world_mesh", function()
     local imp, n = sim.context:get("w.imp"), 0
     for i = 1, #imp, 4 do if imp[i] ~= 0 and imp[i + 1] > 0 then n = n + 1 end end
     assert(n >= 4, "a face patch of at least 4 points holds it: " .. n)
+  end)
+
+  test("ur5_forearm_hull_rests_on_the_ground", function()
+    -- the UR5 forearm's collision mesh (3150 vertices: a 64-vertex hull)
+    -- dropped lying down on the ground settles
+    local m = diagc.jit(dsl.diagram "fa" { dsl.system { "w", dsl.world "arena" {
+      time_step = dt, friction = 0.8,
+      dsl.body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },
+      dsl.body { "forearm", mass = 1.2, com = { 0, 0, 0.2 }, inertia = { 0.02, 0.02, 0.002 },
+        joint = { "free", q = { 0, 0, 0.1, math.cos(math.pi / 4), math.sin(math.pi / 4), 0, 0 } },
+        shapes = { { "mesh", file = diagc.root .. "/tests/fixtures/meshes/ur5/forearm.stl" } } } } } })
+    local sim = m:simulator()
+    sim:advance_to(2.0)
+    local q1 = sim.context:get("w.pos")
+    sim:advance_to(3.0)
+    local q2 = sim.context:get("w.pos")
+    for i = 1, 3 do near(q2[i], q1[i], { atol = 1e-6 }) end
+    for _, x in ipairs(q2) do assert(x == x, "NaN") end
   end)
 
   local function max_error(J, F)

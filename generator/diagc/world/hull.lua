@@ -20,13 +20,13 @@
 -- Quickhull: a tetrahedron of extreme points, each other point assigned to
 -- the first face it lies above (by more than eps = 1e-9 of the points'
 -- extent); then, repeatedly, the point farthest above any face (ties: the
--- earlier point) joins the hull: the faces it sees go, and its horizon
--- edges make new faces.  The cap stops this once the hull has `cap`
+-- earlier point) joins the hull: the faces it sees (or lies within eps
+-- of the plane of) go, and its horizon edges make new faces.  The cap stops this once the hull has `cap`
 -- vertices: the result is the hull of the points added so far, each of
 -- which was the farthest outside the hull before it (a simplification
--- that keeps the mesh's extreme points first).  Triangles in one plane
--- (normals within 1e-9, vertices within eps of both planes) merge into
--- one polygon face.
+-- that keeps the mesh's extreme points first).  Triangles in the plane of
+-- a seed triangle (normals within 1e-9, vertices within eps of its plane)
+-- merge into one polygon face.
 local M = {}
 
 M.MAX_VERTICES = 64 -- hull vertices kept per mesh (docs/world.md, "Meshes")
@@ -160,14 +160,16 @@ function M.hull(pts, cap)
       end
     end
     if bf == nil or nverts >= cap then break end
-    -- the faces it sees (a walk over neighbours from bf)
+    -- the faces it sees (a walk over neighbours from bf), and those it
+    -- lies in the plane of (within eps): the new faces then replace them
+    -- instead of meeting them in a sliver, whose normal would be noise
     local vis, list, stack = { [bf] = true }, { bf }, { bf }
     while #stack > 0 do
       local f = table.remove(stack)
       for k = 1, 3 do
         local a, b = f.v[k], f.v[k % 3 + 1]
         local g = E[ekey(b, a)]
-        if g and not vis[g] and dist(g, bi) > eps then
+        if g and not vis[g] and dist(g, bi) > -eps then
           vis[g] = true
           list[#list + 1], stack[#stack + 1] = g, g
         end
@@ -234,48 +236,48 @@ function M.hull(pts, cap)
   end)
   local V, new = {}, {}
   for k, i in ipairs(verts) do V[k], new[i] = { P[i][1], P[i][2], P[i][3] }, k end
-  -- triangles in one plane -> one polygon (union-find over neighbours)
+  -- triangles in one plane -> one polygon: grown from a seed triangle over
+  -- neighbours in the seed's plane (normals within 1e-9, vertices within
+  -- eps of it: never a drift along a slightly curved surface)
   local alive = {}
   for _, f in ipairs(faces) do if f.alive then alive[#alive + 1] = f end end
-  local parent = {}
-  local function find(f)
-    while parent[f] and parent[f] ~= f do f = parent[f] end
-    return f
-  end
-  local function coplanar(f, g)
-    if dot(f.n, g.n) < 1 - 1e-9 then return false end
+  local function in_plane(seed, g)
+    if dot(seed.n, g.n) < 1 - 1e-9 then return false end
     for k = 1, 3 do
-      if math.abs(dist(f, g.v[k])) > eps or math.abs(dist(g, f.v[k])) > eps then return false end
+      if math.abs(dist(seed, g.v[k])) > eps then return false end
     end
     return true
   end
-  for _, f in ipairs(alive) do parent[f] = f end
-  for _, f in ipairs(alive) do
-    for k = 1, 3 do
-      local g = E[ekey(f.v[k % 3 + 1], f.v[k])]
-      if g and g.alive and coplanar(f, g) then
-        local rf, rg = find(f), find(g)
-        if rf ~= rg then
-          if rf.id < rg.id then parent[rg] = rf else parent[rf] = rg end
+  local group_of, groups = {}, {}
+  for _, seed in ipairs(alive) do
+    if not group_of[seed] then
+      local members, stack = { seed }, { seed }
+      group_of[seed] = seed
+      while #stack > 0 do
+        local f = table.remove(stack)
+        for k = 1, 3 do
+          local g = E[ekey(f.v[k % 3 + 1], f.v[k])]
+          if g and g.alive and not group_of[g] and in_plane(seed, g) then
+            group_of[g] = seed
+            members[#members + 1], stack[#stack + 1] = g, g
+          end
         end
       end
+      groups[#groups + 1] = members
     end
   end
-  local groups, gorder = {}, {}
-  for _, f in ipairs(alive) do
-    local r = find(f)
-    if not groups[r] then groups[r] = {}; gorder[#gorder + 1] = r end
-    table.insert(groups[r], f)
-  end
-  local F = {}
-  for _, r in ipairs(gorder) do
-    local nxt, start = {}, nil
-    for _, f in ipairs(groups[r]) do
+  -- a polygon's boundary: one loop over every edge to another group (else,
+  -- a group that does not close into one loop: its triangles stay faces)
+  local function loop_of(members)
+    local nxt, start, count = {}, nil, 0
+    local mine = group_of[members[1]]
+    for _, f in ipairs(members) do
       for k = 1, 3 do
         local a, b = f.v[k], f.v[k % 3 + 1]
-        local g = E[ekey(b, a)]
-        if find(g) ~= r then
+        if group_of[E[ekey(b, a)]] ~= mine then
+          if nxt[new[a]] then return nil end
           nxt[new[a]] = new[b]
+          count = count + 1
           if start == nil or new[a] < start then start = new[a] end
         end
       end
@@ -284,7 +286,12 @@ function M.hull(pts, cap)
     repeat
       loop[#loop + 1] = v
       v = nxt[v]
-    until v == start or v == nil or #loop > #V
+    until v == start or v == nil or #loop > count
+    if v ~= start or #loop ~= count then return nil end
+    return loop
+  end
+  local F = {}
+  local function add_face(loop)
     -- Newell's normal of the polygon; d: the largest n.v over all vertices
     local n = { 0, 0, 0 }
     for k = 1, #loop do
@@ -298,6 +305,18 @@ function M.hull(pts, cap)
     local d = -math.huge
     for _, p in ipairs(V) do d = math.max(d, dot(n, p)) end
     F[#F + 1] = { verts = loop, n = n, d = d }
+  end
+  for _, members in ipairs(groups) do
+    local loop = loop_of(members)
+    if loop then
+      add_face(loop)
+    else
+      for _, f in ipairs(members) do
+        local t = { new[f.v[1]], new[f.v[2]], new[f.v[3]] }
+        while t[1] > math.min(t[2], t[3]) do t = { t[2], t[3], t[1] } end
+        add_face(t)
+      end
+    end
   end
   table.sort(F, function(a, b)
     for k = 1, math.min(#a.verts, #b.verts) do
