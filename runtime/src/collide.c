@@ -3,7 +3,7 @@
  * feature, trim to max_out), diagc_collide_max, diagc_contact_frame, the
  * shapes' bounding boxes and the sweep-and-prune broad phase.  The narrow
  * phase routines are in collide_box.c, collide_capsule.c and
- * collide_hull.c. */
+ * collide_hull.c (with GJK and EPA in collide_gjk.c). */
 #include <float.h>
 #include <math.h>
 #include <stddef.h>

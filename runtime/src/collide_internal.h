@@ -177,6 +177,28 @@ int collide_poly_vertex(const diagc_shape *s, int k, double *r);
 int collide_poly_face(const diagc_shape *s, int f, double *nl, double *d,
                       double (*v)[3]);
 
+/* A shape as a core in world (collide_gjk.c): a polytope's vertices and
+ * faces (poly = 1: a box or hull), a capsule's segment or a sphere's
+ * centre, with the radius around it. */
+#define COLLIDE_MAXV DIAGC_HULL_MAX_VERTICES
+typedef struct {
+  int nv, nf, poly;
+  double v[COLLIDE_MAXV][3];
+  double pl[2 * COLLIDE_MAXV][4]; /* faces' outward unit normal and offset */
+  int face[2 * COLLIDE_MAXV + 1]; /* face f: fv[face[f] .. face[f + 1]) */
+  int fv[6 * COLLIDE_MAXV];
+  double radius;
+  double size; /* a length scale */
+} collide_core;
+
+void collide_core_world(const diagc_shape *s, const double *X, collide_core *w);
+/* The vertex farthest along d (ties: the lowest index). */
+int collide_core_support(const collide_core *w, const double *d);
+/* Normal n (unit, from b to a), witness points on the cores and their
+ * depth (negative: the gap) of cores A and B: GJK, then EPA. */
+void collide_core_contact(const collide_core *A, const collide_core *B, double *n, double *pa,
+                          double *pb, double *core_depth);
+
 /* The feature id of a face patch's point: 8192 (128 r + face) + point
  * (diagc/world.h); a point below 64 is an incident vertex. */
 #define COLLIDE_PATCH_STRIDE 8192

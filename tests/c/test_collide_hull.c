@@ -32,7 +32,9 @@ static double urand(void) {
 }
 static double srand1(double a) { return a * (2.0 * urand() - 1.0); }
 
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static double dot3(const double *a, const double *b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 
 /* ---------------------------------------------------------------------
  * polytopes built here: vertices and faces by hand, planes computed */
@@ -93,7 +95,9 @@ static void poly_box(poly *P, double hx, double hy, double hz) {
 
 /* an octahedron of half diagonal r */
 static void poly_octahedron(poly *P, double r) {
-  double v[6][3] = { { r, 0, 0 }, { -r, 0, 0 }, { 0, r, 0 }, { 0, -r, 0 }, { 0, 0, r }, { 0, 0, -r } };
+  double v[6][3] = {
+    { r, 0, 0 }, { -r, 0, 0 }, { 0, r, 0 }, { 0, -r, 0 }, { 0, 0, r }, { 0, 0, -r }
+  };
   static const int faces[] = { 0, 2, 4, -1, 2, 1, 4, -1, 1, 3, 4, -1, 3, 0, 4, -1,
                                2, 0, 5, -1, 1, 2, 5, -1, 3, 1, 5, -1, 0, 3, 5, -1 };
   poly_make(P, 6, &v[0][0], 8, faces);
@@ -257,12 +261,14 @@ static double cubes_distance(const double *Xa, const double *Xb, double h) {
     for (k = 0; k < 8; k++) {
       double r[3] = { (k & 1) ? h : -h, (k & 2) ? h : -h, (k & 4) ? h : -h };
       for (i = 0; i < 3; i++)
-        c[side][k][i] = X[side][3 * i] * r[0] + X[side][3 * i + 1] * r[1] + X[side][3 * i + 2] * r[2] + X[side][9 + i];
+        c[side][k][i] = X[side][3 * i] * r[0] + X[side][3 * i + 1] * r[1] +
+                        X[side][3 * i + 2] * r[2] + X[side][9 + i];
     }
   for (side = 0; side < 2; side++)
     for (k = 0; k < 8; k++) {
       const double *Y = X[1 - side];
-      double d[3] = { c[side][k][0] - Y[9], c[side][k][1] - Y[10], c[side][k][2] - Y[11] }, l[3], dd;
+      double d[3] = { c[side][k][0] - Y[9], c[side][k][1] - Y[10], c[side][k][2] - Y[11] }, l[3],
+             dd;
       for (i = 0; i < 3; i++) l[i] = Y[i] * d[0] + Y[3 + i] * d[1] + Y[6 + i] * d[2];
       dd = point_box_dist(l, h);
       best = dd < best ? dd : best;
@@ -303,9 +309,12 @@ static void test_box_hull_plane(void) {
     if (trial == 0)
       pose_aa(Xa, 0, 0, 1, 0, 0, 0, 0.1 - 1e-4); /* resting flat on z = 0 */
     else
-      pose_aa(Xa, srand1(1), srand1(1), srand1(1), srand1(PI), srand1(0.3), srand1(0.3), srand1(0.2));
-    nb = collide(&box, Xa, &pl, trial == 0 ? (double[12]){ 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 } : Xp, 0.01, cb);
-    nh = collide(&h, Xa, &pl, trial == 0 ? (double[12]){ 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 } : Xp, 0.01, ch);
+      pose_aa(Xa, srand1(1), srand1(1), srand1(1), srand1(PI), srand1(0.3), srand1(0.3),
+              srand1(0.2));
+    nb = collide(&box, Xa, &pl,
+                 trial == 0 ? (double[12]){ 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 } : Xp, 0.01, cb);
+    nh = collide(&h, Xa, &pl, trial == 0 ? (double[12]){ 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 } : Xp,
+                 0.01, ch);
     if (nb != nh) {
       ok = 0;
       break;
@@ -319,7 +328,8 @@ static void test_box_hull_plane(void) {
       worst = fmax(worst, fabs(cb[i].depth - ch[i].depth));
     }
   }
-  check(ok && worst <= 1e-15, "collide_hull.box_hull_plane_equals_box", "ok %d, worst %g", ok, worst);
+  check(ok && worst <= 1e-15, "collide_hull.box_hull_plane_equals_box", "ok %d, worst %g", ok,
+        worst);
 }
 
 /* Separated pairs of known distance. */
@@ -339,19 +349,21 @@ static void test_distances(void) {
   n = collide(&c, Xa, &c, Xb, 1.0, r);
   check(n >= 1 && sane(&c, &c, r, n, 1.0) && fabs(max_depth(r, n) + 0.3) < 1e-12 &&
             fabs(r[0].normal[0] + 1.0) < 1e-12,
-        "collide_hull.distance_cube_cube_faces", "n %d depth %.17g normal %g", n, n ? r[0].depth : 0,
-        n ? r[0].normal[0] : 0);
+        "collide_hull.distance_cube_cube_faces", "n %d depth %.17g normal %g", n,
+        n ? r[0].depth : 0, n ? r[0].normal[0] : 0);
   /* a cube turned 45 degrees about z: its edge at x = 0.5 sqrt 2 before the
      other's face at x = 1.5: gap 1 - 0.5 sqrt 2 */
   pose_aa(Xb, 0, 0, 1, PI / 4, 2.0, 0, 0);
   n = collide(&c, Xa, &c, Xb, 1.0, r);
-  check(n >= 1 && sane(&c, &c, r, n, 1.0) && fabs(max_depth(r, n) + (1.5 - 0.5 * sqrt(2.0))) < 1e-12,
+  check(n >= 1 && sane(&c, &c, r, n, 1.0) &&
+            fabs(max_depth(r, n) + (1.5 - 0.5 * sqrt(2.0))) < 1e-12,
         "collide_hull.distance_cube_edge_face", "n %d depth %.17g", n, n ? max_depth(r, n) : 0);
   /* octahedron vertex against the cube's top face: gap 0.2 */
   pose_aa(Xb, 0, 0, 1, 0.3, 0.1, 0.05, 1.2);
   n = collide(&o, Xb, &c, Xa, 1.0, r);
   check(n >= 1 && fabs(max_depth(r, n) + 0.2) < 1e-12 && fabs(r[0].normal[2] - 1.0) < 1e-12,
-        "collide_hull.distance_octahedron_vertex_face", "n %d depth %.17g", n, n ? max_depth(r, n) : 0);
+        "collide_hull.distance_octahedron_vertex_face", "n %d depth %.17g", n,
+        n ? max_depth(r, n) : 0);
   /* octahedron and cube edge to edge: the octahedron turned 45 deg about
      x... its vertex (0.5, 0, 0) faces the cube's edge from the corner
      direction (1, 1, 0)/sqrt 2: placed at distance D along it, the gap is
@@ -359,7 +371,8 @@ static void test_distances(void) {
      direction, and the octahedron's vertex 0.5 beyond its centre */
   {
     double D = 2.0, u = 1.0 / sqrt(2.0);
-    pose_aa(Xb, 0, 0, 1, PI / 4 + PI, D * u, D * u, 0.0); /* its +x vertex points at -(1,1)/sqrt 2 */
+    pose_aa(Xb, 0, 0, 1, PI / 4 + PI, D * u, D * u,
+            0.0); /* its +x vertex points at -(1,1)/sqrt 2 */
     n = collide(&o, Xb, &c, Xa, 1.0, r);
     check(n >= 1 && fabs(max_depth(r, n) + (D - 0.5 - 0.5 * sqrt(2.0))) < 1e-12,
           "collide_hull.distance_vertex_edge", "n %d depth %.17g want %.17g", n, n ? r[0].depth : 0,
@@ -387,7 +400,8 @@ static void test_distances(void) {
         worst = fmax(worst, fabs(p[0].normal[k] - q[0].normal[k]) * 1e-3);
       }
     }
-    check(ok && worst < 1e-9, "collide_hull.sphere_hull_equals_sphere_box", "ok %d worst %g", ok, worst);
+    check(ok && worst < 1e-9, "collide_hull.sphere_hull_equals_sphere_box", "ok %d worst %g", ok,
+          worst);
   }
 }
 
@@ -430,13 +444,15 @@ static void test_penetration(void) {
       }
       m = collide(&box, Xa, &c, Xb, 0.5, r);
       if (!sane(&box, &c, r, m, 0.5)) ok = 0;
-      if (m && max_depth(r, m) < -1e-6) wsep = fmax(wsep, fabs(max_depth(r, m) + cubes_distance(Xa, Xb, 0.5)));
+      if (m && max_depth(r, m) < -1e-6)
+        wsep = fmax(wsep, fabs(max_depth(r, m) + cubes_distance(Xa, Xb, 0.5)));
     }
     /* (a face patch measures its depths along the reference face's
        normal, within 2.6 degrees of the nearest direction: 1e-8) */
     check(ok && nsep > 20 && npen > 20 && wsep < 1e-8 && wpen < 1e-12,
           "collide_hull.cubes_distance_and_least_penetration",
-          "ok %d separated %d (worst %g), penetrating single points %d (worst %g)", ok, nsep, wsep, npen, wpen);
+          "ok %d separated %d (worst %g), penetrating single points %d (worst %g)", ok, nsep, wsep,
+          npen, wpen);
   }
 }
 
@@ -477,7 +493,8 @@ static void test_prism_patch(void) {
 /* A capsule lying on a hull face: its two ends. */
 static void test_capsule(void) {
   poly C;
-  diagc_shape c, cap = shp(DIAGC_SHAPE_CAPSULE, 0.1, 0.3, 0), box = shp(DIAGC_SHAPE_BOX, 0.5, 0.5, 0.5);
+  diagc_shape c, cap = shp(DIAGC_SHAPE_CAPSULE, 0.1, 0.3, 0),
+                 box = shp(DIAGC_SHAPE_BOX, 0.5, 0.5, 0.5);
   double Xa[12], Xb[12];
   diagc_contact r[8], q[8];
   int n, m, t, ok = 1;
@@ -487,17 +504,19 @@ static void test_capsule(void) {
   pose_aa(Xb, 0, 0, 1, 0, 0, 0, 0);
   pose_aa(Xa, 0, 1, 0, PI / 2, 0.1, 0.0, 0.59); /* along x, sunk 0.01 */
   n = collide(&cap, Xa, &c, Xb, 1e-3, r);
-  check(n == 2 && fabs(r[0].depth - 0.01) < 1e-12 && fabs(r[1].depth - 0.01) < 1e-12 && r[0].feature == 0 &&
-            r[1].feature == 1,
+  check(n == 2 && fabs(r[0].depth - 0.01) < 1e-12 && fabs(r[1].depth - 0.01) < 1e-12 &&
+            r[0].feature == 0 && r[1].feature == 1,
         "collide_hull.capsule_on_face_2_points", "n %d", n);
   for (t = 0; t < 300; t++) {
     pose_aa(Xa, srand1(1), srand1(1), srand1(1), srand1(PI), srand1(1), srand1(1), srand1(1));
     n = collide(&cap, Xa, &box, Xb, 0.2, q);
     m = collide(&cap, Xa, &c, Xb, 0.2, r);
     if (!sane(&cap, &c, r, m, 0.2)) ok = 0;
-    if (n && m && max_depth(q, n) < -1e-6) worst = fmax(worst, fabs(max_depth(q, n) - max_depth(r, m)));
+    if (n && m && max_depth(q, n) < -1e-6)
+      worst = fmax(worst, fabs(max_depth(q, n) - max_depth(r, m)));
   }
-  check(ok && worst < 1e-9, "collide_hull.capsule_distance_equals_capsule_box", "ok %d worst %g", ok, worst);
+  check(ok && worst < 1e-9, "collide_hull.capsule_distance_equals_capsule_box", "ok %d worst %g",
+        ok, worst);
 }
 
 /* Random poses of every hull pair: finite, bounded, swap-symmetric and
@@ -528,14 +547,15 @@ static void test_fuzz(void) {
     if (!sane(a, b, r, n, 0.05)) ok = 0;
     if (n != n2) det = 0;
     for (i = 0; i < n && i < n2; i++)
-      if (memcmp(r[i].point, r2[i].point, sizeof r[i].point) || memcmp(r[i].normal, r2[i].normal, sizeof r[i].normal) ||
+      if (memcmp(r[i].point, r2[i].point, sizeof r[i].point) ||
+          memcmp(r[i].normal, r2[i].normal, sizeof r[i].normal) ||
           memcmp(&r[i].depth, &r2[i].depth, sizeof(double)) || r[i].feature != r2[i].feature)
         det = 0;
     if (t % 50 == 0) m = n = 0; /* coincident centres: the normal is not unique */
     if (n != m) sym = 0;
-      for (i = 0; i < n && i < m; i++)
-      if (fabs(r[i].depth - q[i].depth) > 1e-8 || fabs(r[i].normal[0] + q[i].normal[0]) > 1e-8) sym = 0;
-
+    for (i = 0; i < n && i < m; i++)
+      if (fabs(r[i].depth - q[i].depth) > 1e-8 || fabs(r[i].normal[0] + q[i].normal[0]) > 1e-8)
+        sym = 0;
   }
   check(ok, "collide_hull.fuzz_finite_bounded", "a contact was not finite, unit or bounded");
   check(sym, "collide_hull.fuzz_swap_symmetric", "swapping the arguments changed the contacts");
@@ -553,12 +573,15 @@ static void test_fuzz(void) {
     double aabb[6];
     pose_aa(X, 0, 0, 1, 0, 0, 0, 0);
     B.h.nv = 200;
-    check(collide(&bad, X, &pl, X, 1.0, r) == 0, "collide_hull.bad_hull_no_contact", "a hull of 200 vertices");
+    check(collide(&bad, X, &pl, X, 1.0, r) == 0, "collide_hull.bad_hull_no_contact",
+          "a hull of 200 vertices");
     B.h.nv = 8;
     B.fv[3] = 99;
-    check(collide(&bad, X, &pl, X, 1.0, r) == 0, "collide_hull.bad_index_no_contact", "a face index out of range");
+    check(collide(&bad, X, &pl, X, 1.0, r) == 0, "collide_hull.bad_index_no_contact",
+          "a face index out of range");
     bad.hull = NULL;
-    check(collide(&bad, X, &pl, X, 1.0, r) == 0, "collide_hull.null_hull_no_contact", "a NULL hull");
+    check(collide(&bad, X, &pl, X, 1.0, r) == 0, "collide_hull.null_hull_no_contact",
+          "a NULL hull");
     pose_aa(X, 0, 0, 1, PI / 4, 1, 2, 3);
     diagc_shape_aabb(&s[0], X, 0.0, aabb);
     check(fabs(aabb[0] - (1 - 0.5 / sqrt(2.0))) < 1e-12 && fabs(aabb[5] - 3.1) < 1e-12,
@@ -582,15 +605,17 @@ static void test_tangent(void) {
   rc1 = diagc_collide_tangent(&c, Xa, &pl, Xp, 0.5, r, n, D1);
   rc2 = diagc_collide_tangent_general(&c, Xa, &pl, Xp, 0.5, r, n, D2);
   for (i = 0; i < n * 156; i++) worst = fmax(worst, fabs(D1[i] - D2[i]));
-  check(n > 0 && rc1 == 0 && rc2 == 0 && worst < 1e-6, "collide_hull.tangent_plane_analytic_vs_general",
-        "n %d rc %d %d worst %g", n, rc1, rc2, worst);
+  check(n > 0 && rc1 == 0 && rc2 == 0 && worst < 1e-6,
+        "collide_hull.tangent_plane_analytic_vs_general", "n %d rc %d %d worst %g", n, rc1, rc2,
+        worst);
   /* the same with the arguments swapped */
   n = collide(&pl, Xp, &c, Xa, 0.5, r);
   rc1 = diagc_collide_tangent(&pl, Xp, &c, Xa, 0.5, r, n, D1);
   rc2 = diagc_collide_tangent_general(&pl, Xp, &c, Xa, 0.5, r, n, D2);
   worst = 0.0;
   for (i = 0; i < n * 156; i++) worst = fmax(worst, fabs(D1[i] - D2[i]));
-  check(n > 0 && rc1 == 0 && rc2 == 0 && worst < 1e-6, "collide_hull.tangent_plane_swapped", "worst %g", worst);
+  check(n > 0 && rc1 == 0 && rc2 == 0 && worst < 1e-6, "collide_hull.tangent_plane_swapped",
+        "worst %g", worst);
   /* hull on hull: the depth's derivative along b's z velocity is -1 for a
      face patch (b above a, normal +z from a to b... a moves up: less depth) */
   {
@@ -624,7 +649,8 @@ static void test_tangent_patch(void) {
     const double *XA, *XB;
     diagc_contact r[8];
     int n, i, rc1, rc2;
-    pose_aa(Xa, 0.02 * (t + 1), -0.01 * t, 1, 0.3 * t, 0.05 * t, -0.03 * t, 0.25 + 0.1 - 1e-3 * (t + 1));
+    pose_aa(Xa, 0.02 * (t + 1), -0.01 * t, 1, 0.3 * t, 0.05 * t, -0.03 * t,
+            0.25 + 0.1 - 1e-3 * (t + 1));
     pose_aa(Xb, 0, 0, 1, 0.1 * t, 0, 0, 0);
     A = (t & 2) ? &q : top;
     B = (t & 2) ? top : &q;

@@ -33,7 +33,7 @@ extern "C" {
 
 /* ======================================================================
  * Part 1: collision detection (runtime/src/collide.c, collide_box.c,
- * collide_capsule.c, collide_hull.c)
+ * collide_capsule.c, collide_hull.c, collide_gjk.c)
  * ====================================================================== */
 
 /* Poses: double X[12] = R (rotation body -> world, 3x3 ROW-major), then p
