@@ -399,17 +399,67 @@ static int epa_expand(epa_poly *P, int w, int from, double tol) {
   return 1;
 }
 
-/* The starting polytope: the hull of the GJK simplex and the supports of
- * 14 directions (the axes and the diagonals), which holds the origin when
- * the cores overlap by more than round-off.  0 if it does not (or is
- * flat). */
+/* The four faces of the tetrahedron t[0..3] of P's points, outward (the
+ * fourth point behind the face of the other three), with neighbours. */
+static void epa_tetra(epa_poly *P, const int *t) {
+  int a = t[0], b = t[1], c3 = t[2], d3 = t[3], f, j, g, gj;
+  double x[3], dd[3], e1[3], e2[3];
+  v3_sub(P->p[b].w, P->p[a].w, e1);
+  v3_sub(P->p[c3].w, P->p[a].w, e2);
+  v3_cross(e1, e2, x);
+  v3_sub(P->p[d3].w, P->p[a].w, dd);
+  if (v3_dot(x, dd) > 0.0) {
+    int s2 = b;
+    b = c3;
+    c3 = s2;
+  }
+  P->nf = 0;
+  epa_add_face(P, a, b, c3);
+  epa_add_face(P, a, d3, b);
+  epa_add_face(P, b, d3, c3);
+  epa_add_face(P, c3, d3, a);
+  /* neighbours: the face holding the reversed edge */
+  for (f = 0; f < 4; f++)
+    for (j = 0; j < 3; j++)
+      for (g = 0; g < 4; g++)
+        for (gj = 0; gj < 3; gj++)
+          if (g != f && P->f[g].v[gj] == P->f[f].v[(j + 1) % 3] &&
+              P->f[g].v[(gj + 1) % 3] == P->f[f].v[j])
+            P->f[f].adj[j] = g;
+}
+
+/* 1 when every live face holds the origin behind it (within tol). */
+static int epa_holds_origin(const epa_poly *P, double tol) {
+  int k;
+  for (k = 0; k < P->nf; k++)
+    if (P->f[k].alive && P->f[k].d < -tol) return 0;
+  return 1;
+}
+
+/* The starting polytope: the GJK simplex when it is a tetrahedron around
+ * the origin (the usual overlap); otherwise the hull of the simplex and
+ * the supports of 14 directions (the axes and the diagonals), which holds
+ * the origin when the cores overlap by more than round-off.  0 if it does
+ * not (or is flat). */
 static int epa_start(epa_poly *P, const collide_core *A, const collide_core *B, const gjk_out *g,
                      double scale) {
-  int k, i, t[4], best;
-  double bd, e1[3], e2[3], n[3], c[3] = { 0.0, 0.0, 0.0 }, tol = 1e-12 * scale;
+  int k, i, t[4] = { 0, 1, 2, 3 }, best;
+  double bd, e1[3], e2[3], n[3], tol = 1e-12 * scale;
   P->np = 0;
   P->nf = 0;
   for (k = 0; k < g->n; k++) P->p[P->np++] = g->s[k];
+  if (g->n == 4) {
+    double e3[3];
+    v3_sub(P->p[1].w, P->p[0].w, e1);
+    v3_sub(P->p[2].w, P->p[0].w, e2);
+    v3_sub(P->p[3].w, P->p[0].w, e3);
+    v3_cross(e1, e2, n);
+    if (fabs(v3_dot(n, e3)) > 1e-12 * scale * scale * scale) {
+      epa_tetra(P, t);
+      if (epa_holds_origin(P, tol)) return 1;
+    }
+    P->nf = 0;
+  }
   for (k = 0; k < 14; k++) {
     double d[3];
     if (k < 6) {
@@ -461,34 +511,7 @@ static int epa_start(epa_poly *P, const collide_core *A, const collide_core *B, 
   }
   t[3] = best;
   if (!(bd > 1e-12 * scale * scale * scale)) return 0; /* flat */
-  for (k = 0; k < 4; k++) v3_axpy(c, 0.25, P->p[t[k]].w, c);
-  {
-    /* outward: the fourth point behind face (t0 t1 t2) */
-    int a = t[0], b = t[1], c3 = t[2], d3 = t[3], f, j, g, gj;
-    double x[3], dd[3];
-    v3_sub(P->p[b].w, P->p[a].w, e1);
-    v3_sub(P->p[c3].w, P->p[a].w, e2);
-    v3_cross(e1, e2, x);
-    v3_sub(P->p[d3].w, P->p[a].w, dd);
-    if (v3_dot(x, dd) > 0.0) {
-      int s2 = b;
-      b = c3;
-      c3 = s2;
-    }
-    epa_add_face(P, a, b, c3);
-    epa_add_face(P, a, d3, b);
-    epa_add_face(P, b, d3, c3);
-    epa_add_face(P, c3, d3, a);
-    /* neighbours: the face holding the reversed edge */
-    for (f = 0; f < 4; f++)
-      for (j = 0; j < 3; j++)
-        for (g = 0; g < 4; g++)
-          for (gj = 0; gj < 3; gj++)
-            if (g != f && P->f[g].v[gj] == P->f[f].v[(j + 1) % 3] &&
-                P->f[g].v[(gj + 1) % 3] == P->f[f].v[j])
-              P->f[f].adj[j] = g;
-  }
-  (void)c;
+  epa_tetra(P, t);
   for (i = 0; i < P->np; i++) {
     int f, from = -1;
     double most = tol;
@@ -501,9 +524,7 @@ static int epa_start(epa_poly *P, const collide_core *A, const collide_core *B, 
     if (from >= 0 && !epa_expand(P, i, from, tol)) return 0;
   }
   /* the origin inside (every face at distance >= 0, within round-off) */
-  for (k = 0; k < P->nf; k++)
-    if (P->f[k].alive && P->f[k].d < -tol) return 0;
-  return 1;
+  return epa_holds_origin(P, tol);
 }
 
 /* EPA: the face of the Minkowski difference nearest the origin.  Writes
