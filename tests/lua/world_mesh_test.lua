@@ -11,7 +11,9 @@
 --     the URDF;
 --   - a hull box resting on a plane steps exactly as the primitive box
 --     (impulses to 1e-9 at every step, trajectories of a tumbling drop);
---   - a hull dropped on a hull settles without drift (< 1e-6 m over 1 s);
+--   - a hull dropped on a hull settles without drift (< 1e-6 m over 1 s),
+--     so does a stack of three, and the UR5 forearm's hull on the ground;
+--   - two UR5 meshes (tests/fixtures/meshes) against qconvex;
 --   - the step Jacobians with a hull against guarded central differences
 --     (1e-8, as world_grad_test.lua).
 local dsl = diagc.dsl
@@ -297,6 +299,33 @@ group("world_mesh", function()
     local imp, n = sim.context:get("w.imp"), 0
     for i = 1, #imp, 4 do if imp[i] ~= 0 and imp[i + 1] > 0 then n = n + 1 end end
     assert(n >= 4, "a face patch of at least 4 points holds it: " .. n)
+  end)
+
+  test("hull_stack_stays_put", function()
+    -- three crates (hulls) stacked on a hull table, each turned a little:
+    -- after 1 s no crate moves more than 1e-6 m in the next second
+    local items = {
+      time_step = dt, friction = 0.8,
+      dsl.body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },
+      dsl.body { "table", joint = { "fixed", xyz = { 0, 0, 0.1 } },
+        shapes = { { "mesh", file = MESHES .. "/cube.stl", scale = { 1, 1, 0.2 } } } },
+    }
+    for i = 1, 3 do
+      local a = 0.1 * i
+      items[#items + 1] = dsl.body { "crate" .. i, mass = 2, inertia = box_inertia(2, CRATE[1], CRATE[2], CRATE[3]),
+        joint = { "free", q = { 0.01 * i, -0.01 * i, 0.2 + 0.1 + 0.2 * (i - 1), math.cos(a / 2), 0, 0, math.sin(a / 2) } },
+        shapes = { crate_shape(true) } }
+    end
+    local m = diagc.jit(dsl.diagram "stack" { dsl.system { "w", dsl.world "arena" (items) } })
+    local sim = m:simulator()
+    sim:advance_to(1.0)
+    local q1 = sim.context:get("w.pos")
+    sim:advance_to(2.0)
+    local q2 = sim.context:get("w.pos")
+    for i = 1, 3 do
+      near(q1[7 * (i - 1) + 3], 0.3 + 0.2 * (i - 1), { atol = 1e-3 })
+      for k = 1, 3 do near(q2[7 * (i - 1) + k], q1[7 * (i - 1) + k], { atol = 1e-6 }) end
+    end
   end)
 
   test("ur5_forearm_hull_rests_on_the_ground", function()
