@@ -199,28 +199,33 @@ static int affine_min(const spt *s, const int *idx, int m, double *lam) {
  * points of that face (in order) and their weights; returns the new count
  * (n with the origin inside a tetrahedron), writes v. */
 static int simplex_closest(spt *s, int n, double *lam_out, double *v) {
-  int mask, best_mask = 1, k;
+  int mask, best_mask = 1, k, pass;
   double best = DBL_MAX, best_lam[4] = { 1.0, 0.0, 0.0, 0.0 };
-  for (mask = 1; mask < (1 << n); mask++) {
-    int idx[4], m = 0, ok = 1;
-    double lam[4], p[3] = { 0.0, 0.0, 0.0 }, d2;
-    for (k = 0; k < n; k++)
-      if (mask & (1 << k)) idx[m++] = k;
-    if (!affine_min(s, idx, m, lam)) continue;
-    /* nonnegative weights, within round-off (a point on an edge must not
-       fall back to a vertex) */
-    for (k = 0; k < m; k++) ok &= lam[k] >= -1e-12;
-    if (!ok) continue;
-    for (k = 0; k < m; k++) lam[k] = lam[k] < 0.0 ? 0.0 : lam[k];
-    for (k = 0; k < m; k++) v3_axpy(p, lam[k], s[idx[k]].w, p);
-    d2 = v3_dot(p, p);
-    if (d2 < best) {
-      best = d2;
-      best_mask = mask;
-      for (k = 0; k < m; k++) best_lam[k] = lam[k];
-      memcpy(v, p, sizeof p);
+  /* the faces holding the newest point (s[n - 1]: the nearest face holds
+     it whenever the support made progress), then, if none is valid (round
+     off), every face */
+  for (pass = 0; pass < 2 && best == DBL_MAX; pass++)
+    for (mask = 1; mask < (1 << n); mask++) {
+      int idx[4], m = 0, ok = 1;
+      double lam[4], p[3] = { 0.0, 0.0, 0.0 }, d2;
+      if (pass == 0 && !(mask & (1 << (n - 1)))) continue;
+      for (k = 0; k < n; k++)
+        if (mask & (1 << k)) idx[m++] = k;
+      if (!affine_min(s, idx, m, lam)) continue;
+      /* nonnegative weights, within round-off (a point on an edge must not
+         fall back to a vertex) */
+      for (k = 0; k < m; k++) ok &= lam[k] >= -1e-12;
+      if (!ok) continue;
+      for (k = 0; k < m; k++) lam[k] = lam[k] < 0.0 ? 0.0 : lam[k];
+      for (k = 0; k < m; k++) v3_axpy(p, lam[k], s[idx[k]].w, p);
+      d2 = v3_dot(p, p);
+      if (d2 < best) {
+        best = d2;
+        best_mask = mask;
+        for (k = 0; k < m; k++) best_lam[k] = lam[k];
+        memcpy(v, p, sizeof p);
+      }
     }
-  }
   if (best == DBL_MAX) { /* nothing valid (cannot happen for m = 1) */
     memcpy(v, s[0].w, 3 * sizeof(double));
     best_mask = 1;

@@ -121,8 +121,8 @@ typedef struct diagc_contact {
  *   sphere-box: the region of the box nearest the centre,
  *   (sx+1) + 3 (sy+1) + 9 (sz+1) with s in {-1, 0, 1} per box axis;
  *   sphere-sphere, sphere-plane, sphere-capsule: 0;
- *   hull-plane: the hull's vertex index (DIAGC_COLLIDE_MAX nearest kept,
- *   spread over the face when more touch);
+ *   hull-plane: the hull's vertex index (when more than DIAGC_COLLIDE_MAX
+ *   touch: the deepest, then in turn the farthest from those kept);
  *   hull with box or hull, a face clipped against a face: 8192 * (128 r +
  *   f) + point, f the reference face (a box's face 2i + (outward along
  *   +x_i)), r = 1 when it is b's, point the incident vertex index v, 64 +
