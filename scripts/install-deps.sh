@@ -21,6 +21,7 @@ packages=(
   gnuplot-nox
   valgrind
   cmake # tests/cli/install.sh builds a product with find_package(diagc)
+  qhull-bin # qconvex: the test peer of the mesh hulls (tests/lua/world_mesh_test.lua)
 )
 # Test peers are named by the tests that need them and installed on demand
 # (scripts/install-deps.sh PACKAGE): libsundials-dev (tests/cli/cvode*.sh),

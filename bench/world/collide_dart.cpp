@@ -90,8 +90,8 @@ static int cross_check(const std::shared_ptr<collision::CollisionDetector> &det)
     opt.maxNumContacts = 100;
     collision::CollisionResult res;
     g->collide(opt, &res);
-    diagc_shape A = { DIAGC_SHAPE_BOX, { ha[0], ha[1], ha[2] } };
-    diagc_shape B = { DIAGC_SHAPE_BOX, { hb[0], hb[1], hb[2] } };
+    diagc_shape A = { DIAGC_SHAPE_BOX, { ha[0], ha[1], ha[2] }, nullptr };
+    diagc_shape B = { DIAGC_SHAPE_BOX, { hb[0], hb[1], hb[2] }, nullptr };
     diagc_contact c[DIAGC_COLLIDE_MAX];
     int n = diagc_collide(&A, Xa, &B, Xb, 0, c, DIAGC_COLLIDE_MAX);
     if ((n > 0) != (res.getNumContacts() > 0)) {

@@ -55,8 +55,8 @@ static void run(const char *name, diagc_shape a, const double *Xa, diagc_shape b
 }
 
 int main(void) {
-  diagc_shape box = { DIAGC_SHAPE_BOX, { 0.5, 0.4, 0.3 } }, plane = { DIAGC_SHAPE_PLANE, { 0, 0, 0 } };
-  diagc_shape sph = { DIAGC_SHAPE_SPHERE, { 0.2, 0, 0 } }, cap = { DIAGC_SHAPE_CAPSULE, { 0.1, 0.4, 0 } };
+  diagc_shape box = { DIAGC_SHAPE_BOX, { 0.5, 0.4, 0.3 }, NULL }, plane = { DIAGC_SHAPE_PLANE, { 0, 0, 0 }, NULL };
+  diagc_shape sph = { DIAGC_SHAPE_SPHERE, { 0.2, 0, 0 }, NULL }, cap = { DIAGC_SHAPE_CAPSULE, { 0.1, 0.4, 0 }, NULL };
   double Xa[12], Xb[12];
   pose(Xb, 0, 0, 1, 0, 0, 0, 0);
   pose(Xa, 0, 0, 1, 0.3, 0.1, 0.2, 0.3 - 0.001);
@@ -68,7 +68,7 @@ int main(void) {
   pose(Xa, 0, 0, 1, 0.3, 0.05, 0.02, 0.6 - 0.001);
   run("box-box stacked", box, Xa, box, Xb, 0.01);
   {
-    diagc_shape cube = { DIAGC_SHAPE_BOX, { 0.3, 0.3, 0.3 } };
+    diagc_shape cube = { DIAGC_SHAPE_BOX, { 0.3, 0.3, 0.3 }, NULL };
     pose(Xa, 0, 0, 1, 0.785, 0.01, 0.0, 0.6 - 0.001);
     run("box-box turned 45", cube, Xa, cube, Xb, 0.01);
   }

@@ -48,6 +48,8 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
                      topics, on the executor (docs/executor.md); --run builds
                      and runs the app
   --debug            show Lua tracebacks for errors (any command)
+  --package-path P   P = DIR[:DIR...]: folders holding the ROS packages that
+                     package:// mesh names refer to (before ROS_PACKAGE_PATH)
   --timeout S        stop with an error after S seconds of evaluating the
                      spec and generating (any command but test, where it is
                      the per-test limit; default 60; 0: none); the simulation
@@ -75,7 +77,8 @@ local function safe_text(e)
   return errors.describe(e)
 end
 
--- Strips the global options (--debug anywhere; --timeout S, except for
+-- Strips the global options (--debug anywhere; --package-path DIR[:DIR]
+-- for package:// mesh names (world/mesh.lua); --timeout S, except for
 -- `diagc test`, whose --timeout is its per-test limit).  Returns the
 -- remaining args, debug mode and the timeout in seconds.
 local function global_options(args)
@@ -94,11 +97,20 @@ local function global_options(args)
     return rest, debug_mode, 0
   end
   local rest, i = {}, 1
+  local mesh = require("diagc.world.mesh")
+  mesh.package_path = {}
   while i <= #args do
     local a = args[i]
     local tval = a == "--timeout" and (args[i + 1] or "") or a:match("^%-%-timeout=(.*)$")
+    local pval = a == "--package-path" and args[i + 1] or a:match("^%-%-package%-path=(.*)$")
     if a == "--debug" then
       debug_mode = true
+    elseif a == "--package-path" and args[i + 1] == nil then
+      errors.raise(nil, "--package-path expects folders DIR[:DIR...] that hold ROS packages (for package:// mesh names)")
+    elseif pval then
+      -- folders holding the packages of package:// mesh names (world/mesh.lua)
+      for dir in pval:gmatch("[^:]+") do mesh.package_path[#mesh.package_path + 1] = dir end
+      if a == "--package-path" then i = i + 1 end
     elseif tval then
       local v = tonumber(tval)
       if not v or v ~= v or v < 0 or v == math.huge then

@@ -2,7 +2,8 @@
  * diagc_collide (dispatch by pair type, either argument order, sort by
  * feature, trim to max_out), diagc_collide_max, diagc_contact_frame, the
  * shapes' bounding boxes and the sweep-and-prune broad phase.  The narrow
- * phase routines are in collide_box.c and collide_capsule.c. */
+ * phase routines are in collide_box.c, collide_capsule.c and
+ * collide_hull.c (with GJK and EPA in collide_gjk.c). */
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
@@ -12,15 +13,23 @@
 typedef int (*pair_fn)(const diagc_shape *, const double *, const diagc_shape *, const double *,
                        double, diagc_contact *);
 
-/* [type_a - 1][type_b - 1] for type_a <= type_b; NULL: no contact. */
-static const pair_fn pair_table[4][4] = {
-  { collide_sphere_sphere, collide_sphere_box, collide_sphere_capsule, collide_sphere_plane },
-  { NULL, collide_box_box, collide_box_capsule, collide_box_plane },
-  { NULL, NULL, collide_capsule_capsule, collide_capsule_plane },
-  { NULL, NULL, NULL, NULL },
+/* [rank_a][rank_b] for rank_a <= rank_b (collide_rank: sphere, box,
+ * capsule, hull, plane); NULL: no contact. */
+static const pair_fn pair_table[5][5] = {
+  { collide_sphere_sphere, collide_sphere_box, collide_sphere_capsule, collide_sphere_hull,
+    collide_sphere_plane },
+  { NULL, collide_box_box, collide_box_capsule, collide_box_hull, collide_box_plane },
+  { NULL, NULL, collide_capsule_capsule, collide_capsule_hull, collide_capsule_plane },
+  { NULL, NULL, NULL, collide_hull_hull, collide_hull_plane },
+  { NULL, NULL, NULL, NULL, NULL },
 };
 
-static int type_ok(int t) { return t >= DIAGC_SHAPE_SPHERE && t <= DIAGC_SHAPE_PLANE; }
+int collide_rank(int type) { return type == DIAGC_SHAPE_PLANE ? 4 : (type == DIAGC_SHAPE_HULL ? 3 : type - 1); }
+
+static int shape_ok(const diagc_shape *s) {
+  if (s->type < DIAGC_SHAPE_SPHERE || s->type > DIAGC_SHAPE_HULL) return 0;
+  return s->type != DIAGC_SHAPE_HULL || collide_hull_ok(s->hull);
+}
 
 int diagc_collide_max(int type_a, int type_b) { return DIAGC_COLLIDE_MAX_FOR(type_a, type_b); }
 
@@ -78,16 +87,16 @@ int diagc_collide(const diagc_shape *a, const double Xa[12], const diagc_shape *
   int swapped = 0, n, i;
   pair_fn fn;
   if (!a || !b || !Xa || !Xb || !out || max_out <= 0 || !isfinite(margin)) return 0;
-  if (!type_ok(a->type) || !type_ok(b->type)) return 0;
+  if (!shape_ok(a) || !shape_ok(b)) return 0;
   if (!finite_input(a, Xa) || !finite_input(b, Xb)) return 0;
-  if (a->type > b->type) {
+  if (collide_rank(a->type) > collide_rank(b->type)) {
     s0 = b;
     s1 = a;
     X0 = Xb;
     X1 = Xa;
     swapped = 1;
   }
-  fn = pair_table[s0->type - 1][s1->type - 1];
+  fn = pair_table[collide_rank(s0->type)][collide_rank(s1->type)];
   if (!fn) return 0;
   n = fn(s0, X0, s1, X1, margin, buf);
   if (swapped)
@@ -156,6 +165,24 @@ void diagc_shape_aabb(const diagc_shape *s, const double X[12], double margin, d
   case DIAGC_SHAPE_CAPSULE:
     for (i = 0; i < 3; i++) e[i] = fabs(X[3 * i + 2]) * s->size[1] + s->size[0];
     break;
+  case DIAGC_SHAPE_HULL:
+    if (!s->hull || !collide_hull_ok(s->hull)) {
+      for (i = 0; i < 3; i++) e[i] = s->size[0];
+      break;
+    }
+    for (i = 0; i < 3; i++) { /* the vertices' extent along world axis i */
+      double lo = DBL_MAX, hi = -DBL_MAX;
+      int k;
+      for (k = 0; k < s->hull->nv; k++) {
+        const double *v = s->hull->vert + 3 * k;
+        double x = X[3 * i] * v[0] + X[3 * i + 1] * v[1] + X[3 * i + 2] * v[2];
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+      }
+      aabb[i] = c[i] + lo - margin;
+      aabb[3 + i] = c[i] + hi + margin;
+    }
+    return;
   case DIAGC_SHAPE_PLANE:
     for (i = 0; i < 3; i++) {
       /* the outward normal is column 2 of R */

@@ -1,8 +1,8 @@
 /* collide_internal.h: small 3-vector helpers and the narrow-phase routines
  * shared by collide.c, collide_box.c and collide_capsule.c.
  *
- * Each routine takes its pair in the order of increasing type number
- * (sphere < box < capsule < plane), writes at most DIAGC_COLLIDE_MAX
+ * Each routine takes its pair in the order of increasing rank
+ * (collide_rank: sphere < box < capsule < hull < plane), writes at most DIAGC_COLLIDE_MAX
  * contacts (normal from b to a) and returns their count; collide.c
  * dispatches, flips for the other order, sorts and trims.
  *
@@ -150,6 +150,59 @@ int collide_capsule_capsule(const diagc_shape *a, const double *Xa, const diagc_
                             const double *Xb, double margin, diagc_contact *out);
 int collide_capsule_plane(const diagc_shape *a, const double *Xa, const diagc_shape *b,
                           const double *Xb, double margin, diagc_contact *out);
+
+int collide_sphere_hull(const diagc_shape *a, const double *Xa, const diagc_shape *b,
+                        const double *Xb, double margin, diagc_contact *out);
+int collide_box_hull(const diagc_shape *a, const double *Xa, const diagc_shape *b,
+                     const double *Xb, double margin, diagc_contact *out);
+int collide_capsule_hull(const diagc_shape *a, const double *Xa, const diagc_shape *b,
+                         const double *Xb, double margin, diagc_contact *out);
+int collide_hull_hull(const diagc_shape *a, const double *Xa, const diagc_shape *b,
+                      const double *Xb, double margin, diagc_contact *out);
+int collide_hull_plane(const diagc_shape *a, const double *Xa, const diagc_shape *b,
+                       const double *Xb, double margin, diagc_contact *out);
+
+/* The pair order of the narrow phase: sphere 0, box 1, capsule 2, hull 3,
+ * plane 4. */
+int collide_rank(int type);
+
+/* 1 when the runtime can take hull h (counts within its buffers, indices
+ * in range, finite numbers). */
+int collide_hull_ok(const diagc_hull *h);
+
+/* A box's or hull's vertex k (local r) and face f (local outward unit
+ * normal nl, offset d, its vertices v, counter-clockwise from outside:
+ * returns their count); 0 when there is no such vertex or face. */
+int collide_poly_vertex(const diagc_shape *s, int k, double *r);
+int collide_poly_face(const diagc_shape *s, int f, double *nl, double *d,
+                      double (*v)[3]);
+
+/* A shape as a core in world (collide_gjk.c): a polytope's vertices and
+ * faces (poly = 1: a box or hull), a capsule's segment or a sphere's
+ * centre, with the radius around it. */
+#define COLLIDE_MAXV DIAGC_HULL_MAX_VERTICES
+typedef struct {
+  int nv, nf, poly;
+  double v[COLLIDE_MAXV][3];
+  double pl[2 * COLLIDE_MAXV][4]; /* faces' outward unit normal and offset */
+  int face[2 * COLLIDE_MAXV + 1]; /* face f: fv[face[f] .. face[f + 1]) */
+  int fv[6 * COLLIDE_MAXV];
+  double radius;
+  double size; /* a length scale */
+} collide_core;
+
+void collide_core_world(const diagc_shape *s, const double *X, collide_core *w);
+/* The vertex farthest along d (ties: the lowest index). */
+int collide_core_support(const collide_core *w, const double *d);
+/* Normal n (unit, from b to a), witness points on the cores and their
+ * depth (negative: the gap) of cores A and B: GJK, then EPA. */
+void collide_core_contact(const collide_core *A, const collide_core *B, double *n, double *pa,
+                          double *pb, double *core_depth);
+
+/* The feature id of a face patch's point: 8192 (128 r + face) + point
+ * (diagc/world.h); a point below 64 is an incident vertex. */
+#define COLLIDE_PATCH_STRIDE 8192
+#define COLLIDE_POINT_ONE 2097151
 
 /* Unit direction for a degenerate normal: perpendicular to axis (a
  * contact-frame tangent) when axis is nonzero, else world +z. */

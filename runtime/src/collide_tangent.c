@@ -5,12 +5,17 @@
  * Per contact, the derivative of (point, normal, depth) with the contact's
  * features held fixed is found
  *   - analytically for sphere-sphere, sphere-plane, sphere-box (by
- *     region), sphere-capsule, box-plane (corner k) and capsule-plane (end
- *     spheres): each contact there is two balls (centres moving with their
- *     shapes, or a closest point sliding along a feature) or a ball and a
- *     plane;
+ *     region), sphere-capsule, box-plane (corner k), hull-plane (vertex k)
+ *     and capsule-plane (end spheres): each contact there is two balls
+ *     (centres moving with their shapes, or a closest point sliding along
+ *     a feature) or a ball and a plane;
+ *   - analytically for a vertex of a box or hull on the reference face of
+ *     a hull (or of a box, against a hull) in a face patch: a point
+ *     against the face's plane;
  *   - by the general path otherwise (box-box, capsule-capsule,
- *     capsule-box): central differences of diagc_collide over the relative
+ *     capsule-box, and a hull with a sphere or capsule, and the other
+ *     points of a hull's face patch: clipped edges, reference corners, a
+ *     single GJK/EPA point): central differences of diagc_collide over the relative
  *     pose (one shape moved along its 6 twist directions, the other fixed),
  *     contacts matched by feature id, and the rigid-motion identity for the
  *     other shape's columns.
@@ -112,7 +117,8 @@ static void set7(jrow *J7, jrow *Jp, jrow *Jn, const double *Jd) {
 }
 
 /* ---------------------------------------------------------------------
- * analytic pieces (canonical pair: side 0 = the lower type number) */
+ * analytic pieces (canonical pair: side 0 = the lower rank, collide_rank:
+ * sphere, box, capsule, hull, plane) */
 
 /* Two balls: centre ca (derivative Jca), radius ra; cb, Jcb, rb.  point =
  * (ca + cb)/2 + (rb - ra)/2 n, n = (ca - cb)/|ca - cb|, depth = ra + rb -
@@ -258,6 +264,70 @@ static int sphere_capsule_d(const diagc_shape *a, const double *Xa, const diagc_
   return balls_d(ca, Jca, a->size[0], q, Jq, b->size[0], J7) | kink;
 }
 
+/* A vertex of one polytope against the reference face of the other (a
+ * face patch with a hull, feature 8192 (128 r + face) + v, v < 64): the
+ * vertex x moves with its shape; the face's plane (normal n, a point q)
+ * with the reference shape (side r).  h = n.(x - q), depth = -h, point =
+ * x - h/2 n, normal n (r = 1) or -n (r = 0).  Returns 1 when the vertex
+ * lies within band of a side of the face (it may leave it), 0, or -1 when
+ * the feature is not of this kind. */
+static int vertex_face_d(const diagc_shape *s0, const double *X0, const diagc_shape *s1,
+                         const double *X1, int f, double band, jrow *J7) {
+  double nl[3], d, fv[DIAGC_HULL_MAX_VERTICES][3], vl[3], x[3], n[3], ql[3], q[3], rel[3], h;
+  double Jh[NC], t[NC], xl[3];
+  jrow Jx[3], Jn[3], Jq[3], Jr[3], Jp[3], Jnn[3];
+  int r, face, pt, nfv, k, i, j, kink = 0, I;
+  const diagc_shape *SR, *SI;
+  const double *XR, *XI;
+  if (f < 0 || f >= COLLIDE_POINT_ONE) return -1;
+  pt = f % COLLIDE_PATCH_STRIDE;
+  r = (f / COLLIDE_PATCH_STRIDE) / 128;
+  face = (f / COLLIDE_PATCH_STRIDE) % 128;
+  if (pt >= 64 || r > 1) return -1;
+  I = 1 - r;
+  SR = r ? s1 : s0;
+  XR = r ? X1 : X0;
+  SI = r ? s0 : s1;
+  XI = r ? X0 : X1;
+  nfv = collide_poly_face(SR, face, nl, &d, fv);
+  if (nfv < 3 || !collide_poly_vertex(SI, pt, vl)) return -1;
+  pose_point(XI, vl, x);
+  body_point(Jx, I, x, XI + 9);
+  pose_dir(XR, nl, n);
+  body_dir(Jn, r, n);
+  for (i = 0; i < 3; i++) ql[i] = nl[i] * d;
+  pose_point(XR, ql, q);
+  body_point(Jq, r, q, XR + 9);
+  v3_sub(x, q, rel);
+  h = v3_dot(n, rel);
+  j3_axpy(Jx, -1.0, Jq, Jr);
+  row_dot(rel, Jn, Jh);
+  row_dot(n, Jr, t);
+  for (j = 0; j < NC; j++) Jh[j] += t[j];
+  for (i = 0; i < 3; i++)
+    for (j = 0; j < NC; j++) {
+      Jp[i][j] = Jx[i][j] - 0.5 * n[i] * Jh[j] - 0.5 * h * Jn[i][j];
+      Jnn[i][j] = r ? Jn[i][j] : -Jn[i][j];
+    }
+  for (j = 0; j < NC; j++) Jh[j] = -Jh[j];
+  set7(J7, Jp, Jnn, Jh);
+  /* near a side of the reference face: the vertex may leave it */
+  pose_local_point(XR, x, xl);
+  for (k = 0; k < nfv; k++) {
+    double e[3], sn[3], len, rl[3];
+    v3_sub(fv[(k + 1) % nfv], fv[k], e);
+    v3_cross(e, nl, sn);
+    len = v3_norm(sn);
+    v3_sub(xl, fv[k], rl);
+    if (len > 0.0 && v3_dot(sn, rl) / len > -band) kink = 1;
+  }
+  return kink;
+}
+
+static int is_poly(const diagc_shape *s) {
+  return s->type == DIAGC_SHAPE_BOX || s->type == DIAGC_SHAPE_HULL;
+}
+
 /* The analytic pairs: J7 over canonical columns for contact c.  Returns 0,
  * 1 (kink) or -1 (the feature does not exist for the pair). */
 static int analytic(const diagc_shape *s0, const double *X0, const diagc_shape *s1,
@@ -282,6 +352,13 @@ static int analytic(const diagc_shape *s0, const double *X0, const diagc_shape *
     if (f < 0 || f > 7) return -1;
     box_corner(s0->size, f, r);
     pose_point(X0, r, x);
+    body_point(Jc, 0, x, X0 + 9);
+    ball_plane_d(x, Jc, 0.0, X1, J7);
+    return 0;
+  case DIAGC_SHAPE_HULL * 8 + DIAGC_SHAPE_PLANE:
+    /* vertex f on the plane (side 1): a point against a half-space */
+    if (f < 0 || f >= s0->hull->nv) return -1;
+    pose_point(X0, s0->hull->vert + 3 * f, x);
     body_point(Jc, 0, x, X0 + 9);
     ball_plane_d(x, Jc, 0.0, X1, J7);
     return 0;
@@ -323,6 +400,8 @@ static double extent(const diagc_shape *s) {
   }
   case DIAGC_SHAPE_CAPSULE:
     return s->size[0] + s->size[1];
+  case DIAGC_SHAPE_HULL:
+    return s->size[0];
   default:
     return 0.0;
   }
@@ -511,7 +590,8 @@ static int write_block(const double *n, jrow *J7, double *D) {
 
 static int shape_ok(const diagc_shape *s, const double *X) {
   int i;
-  if (!s || !X || s->type < DIAGC_SHAPE_SPHERE || s->type > DIAGC_SHAPE_PLANE) return 0;
+  if (!s || !X || s->type < DIAGC_SHAPE_SPHERE || s->type > DIAGC_SHAPE_HULL) return 0;
+  if (s->type == DIAGC_SHAPE_HULL && !collide_hull_ok(s->hull)) return 0;
   for (i = 0; i < 12; i++)
     if (!isfinite(X[i])) return 0;
   for (i = 0; i < 3; i++)
@@ -542,17 +622,36 @@ static int tangent(const diagc_shape *a, const double *Xa, const diagc_shape *b,
   double L, band;
   if (!args_ok(a, Xa, b, Xb, margin, con, n, D)) return DIAGC_CONTACT_E_ARG;
   if (n == 0) return 0;
-  swapped = a->type > b->type;
+  swapped = collide_rank(a->type) > collide_rank(b->type);
   s0 = swapped ? b : a;
   s1 = swapped ? a : b;
   X0 = swapped ? Xb : Xa;
   X1 = swapped ? Xa : Xb;
-  /* analytic: a sphere with anything, a box or capsule on a plane */
-  use_general =
-      force_general || !(s0->type == DIAGC_SHAPE_SPHERE || s1->type == DIAGC_SHAPE_PLANE);
+  /* analytic: a sphere with anything but a hull, a box, capsule or
+     hull (vertex) on a plane */
+  use_general = force_general || !((s0->type == DIAGC_SHAPE_SPHERE && s1->type != DIAGC_SHAPE_HULL) ||
+                                   s1->type == DIAGC_SHAPE_PLANE);
   L = extent(a) > extent(b) ? extent(a) : extent(b);
   band = STEP_REL * (L > 0.0 ? L : 1.0);
-  if (use_general) {
+  if (!force_general && is_poly(s0) && is_poly(s1) &&
+      (s0->type == DIAGC_SHAPE_HULL || s1->type == DIAGC_SHAPE_HULL)) {
+    /* a hull with a box or hull: a vertex on the reference face
+       analytically, every other contact by the general path */
+    jrow T[R7];
+    int need = 0, r, j;
+    for (k = 0; k < n; k++) need |= vertex_face_d(s0, X0, s1, X1, con[k].feature, band, T) < 0;
+    if (need) general(a, Xa, b, Xb, margin, con, n, J7, kink);
+    for (k = 0; k < n; k++) {
+      int st = vertex_face_d(s0, X0, s1, X1, con[k].feature, band, T);
+      if (st < 0) continue;
+      kink[k] = st | (con[k].depth + margin < band);
+      for (r = 0; r < R7; r++)
+        for (j = 0; j < NC; j++) {
+          int jj = swapped ? (j + 6) % 12 : j;
+          J7[k][r][jj] = (swapped && r >= 3 && r < 6) ? -T[r][j] : T[r][j];
+        }
+    }
+  } else if (use_general) {
     general(a, Xa, b, Xb, margin, con, n, J7, kink);
   } else {
     for (k = 0; k < n; k++) {

@@ -1,5 +1,5 @@
--- expect: diagc: DIR/urdf/mesh.urdf:6: link 'b': mesh collision geometry is not supported; replace the <mesh> by primitives (<box>, <sphere>, <cylinder>) (imported at FILE:4)
--- Mesh collision geometry is refused at the <mesh> element's line.
+-- expect: diagc: DIR/urdf/mesh.urdf:6: link 'b': cannot read mesh file 'DIR/urdf/meshes/b.stl': no such file (imported at FILE:4)
+-- A collision mesh that is not there is an error at the <mesh> element's line.
 local W = world "w" {
   urdf { "urdf/mesh.urdf" },
 }

@@ -34,6 +34,8 @@ M.LIST = {
   { key = "size", kind = "interval", lo = 1e-6, hi = 1e6, unit = "m",
     fields = "a sphere's or capsule's `radius`, each edge of a box's `size` (URDF `<sphere>`, `<box>`, "
       .. "`<cylinder>`, `<capsule>`)" },
+  { key = "scale", kind = "magnitude", hi = 1e6, unit = "",
+    fields = "each factor of a mesh shape's `scale` (URDF `<mesh scale>`)" },
   { key = "length", kind = "interval", lo = 0, hi = 1e6, unit = "m",
     fields = "a capsule's `length` (URDF `<cylinder length>`)" },
   { key = "ratio", kind = "magnitude", hi = 1e6, unit = "",

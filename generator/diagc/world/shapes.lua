@@ -10,19 +10,23 @@ local errors = require("diagc.errors")
 local util = require("diagc.util")
 local vals = require("diagc.world.values")
 local size = require("diagc.world.size")
+local mesh = require("diagc.world.mesh")
 
 local M = {}
 
-M.TYPES = { "sphere", "box", "capsule", "plane" }
+M.TYPES = { "sphere", "box", "capsule", "plane", "mesh" }
 
--- the most contacts a pair of shape types produces (its contact slots)
-local MAX = { sphere = { sphere = 1, box = 1, capsule = 1, plane = 1 },
-  box = { box = 8, capsule = 2, plane = 8 }, capsule = { capsule = 2, plane = 2 } }
+-- the most contacts a pair of shape types produces (its contact slots); a
+-- mesh is its convex hull ("hull" in the checked world)
+local MAX = { sphere = { sphere = 1, box = 1, capsule = 1, plane = 1, hull = 1 },
+  box = { box = 8, capsule = 2, plane = 8, hull = 8 }, capsule = { capsule = 2, plane = 2, hull = 2 },
+  hull = { hull = 8, plane = 8 } }
 
 function M.pair_max(ta, tb)
   return (MAX[ta] and MAX[ta][tb]) or (MAX[tb] and MAX[tb][ta]) or 0
 end
-local FIELDS = { sphere = { "radius" }, box = { "size" }, capsule = { "radius", "length" }, plane = {} }
+local FIELDS = { sphere = { "radius" }, box = { "size" }, capsule = { "radius", "length" }, plane = {},
+  mesh = { "file", "scale" } }
 local COMMON = { "type", "xyz", "rpy", "friction", "restitution" }
 
 local function only_fields(b, s, t)
@@ -30,7 +34,7 @@ local function only_fields(b, s, t)
   for _, f in ipairs(COMMON) do allowed[#allowed + 1] = f end
   for _, f in ipairs(FIELDS[t]) do allowed[#allowed + 1] = f end
   for _, k in ipairs(util.sorted_keys(s)) do
-    local ok = k == 1
+    local ok = k == 1 or (k == "_hull" and t == "mesh" and mesh.is_hull(s._hull))
     for _, f in ipairs(allowed) do ok = ok or k == f end
     if not ok then
       local best = util.suggest(tostring(k), allowed)
@@ -55,6 +59,8 @@ local function size_of(b, s, t)
     local r = vals.ranged(b.loc, what .. " radius", "size", s.radius)
     local l = vals.ranged(b.loc, what .. " length", "length", s.length)
     return { r, l / 2, 0 }
+  elseif t == "mesh" then
+    return { s._hull.radius, 0, 0 }
   end
   return { 0, 0, 0 }
 end
@@ -74,7 +80,17 @@ local function shape(world, b, s)
     errors.raise(b.loc, "body '%s': a plane is a fixed half-space; put it on a body fixed to the world", b.name)
   end
   local what = string.format("body '%s' %s", b.name, t)
-  return { body = b.index, type = t, size = size_of(b, s, t), loc = b.loc,
+  if t == "mesh" and not s._hull then
+    -- a spec's mesh: its file relative to the spec file
+    local scale = s.scale == nil and { 1, 1, 1 } or vals.ranged_list(b.loc, what .. " scale", "scale", s.scale, 3)
+    if type(s.file) ~= "string" then
+      errors.raise(b.loc, "body '%s': a mesh shape needs file = \"name.stl\" (.stl, .obj or .dae)", b.name)
+    end
+    s = setmetatable({ _hull = mesh.load(s.file, scale, { base = util.dirname(b.loc.file), loc = b.loc,
+      what = string.format("body '%s'", b.name) }) }, { __index = s })
+  end
+  return { body = b.index, type = t == "mesh" and "hull" or t, size = size_of(b, s, t), loc = b.loc,
+    hull = s._hull,
     xyz = s.xyz == nil and { 0, 0, 0 } or vals.ranged_list(b.loc, what .. " xyz", "position", s.xyz, 3),
     rpy = s.rpy == nil and { 0, 0, 0 } or vals.ranged_list(b.loc, what .. " rpy", "angle", s.rpy, 3),
     friction = s.friction == nil and world.friction or vals.ranged(b.loc, what .. " friction", "friction", s.friction),

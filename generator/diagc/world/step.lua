@@ -29,12 +29,21 @@ local M = {}
 
 -- the warm-start key's stride per candidate pair: above every feature id
 -- diagc_collide gives (box-box's largest is 32 * 17 + 31 = 575; a larger
--- one would only miss its warm start)
+-- one would only miss its warm start); a world with a hull pair strides by
+-- M.HULL_FEATURES (its ids reach 2^21 - 1, diagc/world.h)
 M.FEATURES = 1024
+M.HULL_FEATURES = 2097152
+
+function M.features(C)
+  for _, p in ipairs(C.pairs) do
+    if C.shapes[p.a].type == "hull" or C.shapes[p.b].type == "hull" then return M.HULL_FEATURES end
+  end
+  return M.FEATURES
+end
 
 -- the runtime's shape type codes (diagc/world.h)
 M.CODE = { sphere = "DIAGC_SHAPE_SPHERE", box = "DIAGC_SHAPE_BOX", capsule = "DIAGC_SHAPE_CAPSULE",
-  plane = "DIAGC_SHAPE_PLANE" }
+  plane = "DIAGC_SHAPE_PLANE", hull = "DIAGC_SHAPE_HULL" }
 M.pair_max = shapes.pair_max
 
 -- the entries of a world's info state (docs/world.md, §2): of the last
@@ -139,7 +148,31 @@ local function tables(C, P)
   local ns = #C.shapes
   local shp, pose, body = {}, {}, {}
   for i, s in ipairs(C.shapes) do
-    shp[i] = string.format("{%s, {%s}}", M.CODE[s.type], list(s.size))
+    local hp = "0"
+    if s.type == "hull" then
+      -- the hull's constants (world/hull.lua; diagc_hull of diagc/world.h)
+      local h, name = s.hull, string.format("%shull%d", P, i - 1)
+      local v, pl, f0, fv = {}, {}, { 0 }, {}
+      for _, x in ipairs(h.vertices) do v[#v + 1] = list(x) end
+      for _, f in ipairs(h.faces) do
+        pl[#pl + 1] = list({ f.n[1], f.n[2], f.n[3], f.d })
+        for _, k in ipairs(f.verts) do fv[#fv + 1] = k - 1 end
+        f0[#f0 + 1] = #fv
+      end
+      -- (a hull simplified by the vertex cap says so, with what it left out)
+      o[#o + 1] = string.format("/* shape %d: the convex hull of %s (%d vertices, %d faces%s) */", i - 1,
+        util.c_comment(h.file or "a mesh"), #h.vertices, #h.faces, h.dropped > 0 and
+        string.format("; simplified to the vertex cap: %d points left outside, the farthest %s m", h.dropped,
+          util.c_double(h.outside)) or "")
+      o[#o + 1] = string.format("static const double %s_v[%d][3] = {{%s}};", name, #v, table.concat(v, "}, {"))
+      o[#o + 1] = string.format("static const double %s_p[%d][4] = {{%s}};", name, #pl, table.concat(pl, "}, {"))
+      o[#o + 1] = string.format("static const int %s_f[%d] = {%s};", name, #f0, list(f0))
+      o[#o + 1] = string.format("static const int %s_fv[%d] = {%s};", name, #fv, list(fv))
+      o[#o + 1] = string.format("static const diagc_hull %s = {%d, %d, &%s_v[0][0], &%s_p[0][0], %s_f, %s_fv};",
+        name, #v, #pl, name, name, name, name)
+      hp = "&" .. name
+    end
+    shp[i] = string.format("{%s, {%s}, %s}", M.CODE[s.type], list(s.size), hp)
     local R = rpy_matrix(s.rpy)
     pose[i] = list({ R[1], R[2], R[3], R[4], R[5], R[6], R[7], R[8], R[9], s.xyz[1], s.xyz[2], s.xyz[3] })
     body[i] = s.body
@@ -240,7 +273,8 @@ local function collide(C, P)
       P, P, margin, P),
     "    for (int j = 0; j < n; j++) {",
     string.format("      if (nc == %d) { (*dropped)++; continue; }", C.max_contacts),
-    string.format("      w->con[nc] = buf[j]; w->key[nc] = %d * k + buf[j].feature; w->pair[nc] = k; nc++;", M.FEATURES),
+    string.format("      w->con[nc] = buf[j]; w->key[nc] = %dLL * k + buf[j].feature; w->pair[nc] = k; nc++;",
+      M.features(C)),
     "    }",
     "  }",
     "  return nc;",
@@ -365,7 +399,8 @@ local function work_type(C, P)
     l[#l + 1] = string.format("  double Jc[%d], MJc[%d], x[%d], depth[%d], mu[%d], e[%d];", 3 * mc * C.width, 3 * mc * C.width,
       3 * mc, mc, mc, mc)
     l[#l + 1] = string.format("  diagc_contact con[%d];", mc)
-    l[#l + 1] = string.format("  int key[%d], pair[%d], tag[%d];", mc, mc, 2 * mc)
+    l[#l + 1] = string.format("  long long key[%d];", mc)
+    l[#l + 1] = string.format("  int pair[%d], tag[%d];", mc, 2 * mc)
     l[#l + 1] = string.format("  double ws[%d];", C.ws_doubles)
     if #C.pairs >= M.BROADPHASE_PAIRS then
       l[#l + 1] = string.format("  double aabb[%d][6];", #C.shapes)

@@ -14,7 +14,8 @@
 --          prefix = "left_",         -- prepended to every body name
 --          q = { joint_name = value | {values} },  -- the initial pose
 --          srdf = "arm.srdf",        -- its <disable_collisions> pairs
---          collisions = true | false } -- false: the dynamics only
+--          collisions = true | false,  -- false: the dynamics only
+--          package_path = "DIR:DIR" } -- folders holding packages (package://)
 --
 -- Conversion (docs/world.md, "URDF import"): a link is a body whose joint
 -- is the URDF joint that has it as child (revolute and continuous ->
@@ -23,7 +24,9 @@
 -- LINK_planar_y); the <inertial> origin is the centre of mass, its rpy
 -- rotates the inertia into the link frame (R I R^T); collision box,
 -- sphere (radius 0: a point) -> box, sphere; cylinder -> the capsule
--- inscribed in it with the same extent along its axis; mesh -> an error;
+-- inscribed in it with the same extent along its axis; mesh -> its convex
+-- hull (world/mesh.lua: package:// through package_path, --package-path,
+-- ROS_PACKAGE_PATH; other names relative to the URDF);
 -- joint <dynamics damping> -> damping; <limit> is ignored; a <mimic>
 -- joint is an independent dof (noted).  A root link named "world" is the
 -- fixed frame itself (its joints attach to the world, placed at xyz/rpy).
@@ -38,11 +41,12 @@ local load = require("diagc.spec.load")
 local vals = require("diagc.world.values")
 local read = require("diagc.world.urdf_read")
 local frames = require("diagc.world.urdf_frames")
+local mesh = require("diagc.world.mesh")
 
 local M = {}
 
 local FIELDS = { "base", "xyz", "rpy", "actuated", "friction", "restitution", "prefix", "q", "srdf",
-  "collisions" }
+  "collisions", "package_path" }
 local JOINT_TYPES = { revolute = "revolute", continuous = "revolute", prismatic = "prismatic",
   fixed = "fixed", floating = "free" }
 local MOVABLE = { revolute = true, continuous = true, prismatic = true, planar = true }
@@ -95,6 +99,23 @@ local function options(item)
       errors.describe(a.q))
   end
   o.q = a.q or {}
+  -- package folders for package:// mesh names (world/mesh.lua), relative to the spec file
+  local pp = a.package_path
+  if type(pp) == "string" then
+    local list = {}
+    for dir in pp:gmatch("[^:]+") do list[#list + 1] = dir end
+    pp = list
+  end
+  if pp ~= nil and (type(pp) ~= "table" or #pp == 0 and next(pp) ~= nil) then
+    errors.raise(loc, "urdf package_path must be a folder, \"A:B\" or a list of folders, got %s", errors.describe(pp))
+  end
+  o.package_path = {}
+  for i = 1, pp and #pp or 0 do
+    if type(pp[i]) ~= "string" or pp[i] == "" then
+      errors.raise(loc, "urdf package_path[%d] must be a folder name, got %s", i - 1, errors.describe(pp[i]))
+    end
+    o.package_path[i] = pp[i]:sub(1, 1) == "/" and pp[i] or util.dirname(loc.file) .. "/" .. pp[i]
+  end
   return o
 end
 
@@ -226,14 +247,18 @@ end
 -- frame sits at (xyz, rpy).  A cylinder (radius r, length L, along its z)
 -- becomes the capsule inscribed in it with the same extent along its axis:
 -- radius min(r, L/2), segment L - 2 min(r, L/2); notes[] counts the
--- cylinders shorter than their diameter (whose capsule is thinner).
-local function shapes_of(l, o, xyz, rpy, notes)
+-- cylinders shorter than their diameter (whose capsule is thinner).  A
+-- mesh is read and hulled here (world/mesh.lua), relative to path's file.
+local function shapes_of(l, o, xyz, rpy, notes, path)
   local out = {}
   for _, c in ipairs(l.collisions) do
     local sx, sr = frames.compose(xyz, rpy, c.xyz, c.rpy)
     local s = { c.type == "cylinder" and "capsule" or c.type, xyz = sx, rpy = sr,
       friction = o.friction, restitution = o.restitution }
-    if c.type == "box" then
+    if c.type == "mesh" then
+      s._hull = mesh.load(c.filename, c.scale, { base = util.dirname(path.file), dirs = o.package_path,
+        loc = loc(path, c.mesh_line), what = string.format("link '%s'", errors.sanitize(l.name, 80)) })
+    elseif c.type == "box" then
       s.size = c.size
     elseif c.type == "sphere" then
       s.radius = c.radius
@@ -429,8 +454,8 @@ function M.bodies(item)
       local xyz, rpy = frames.compose(o.xyz, o.rpy, j.xyz, j.rpy)
       local mass, com, inertia = mass_props(l, path, "its base is \"free\"")
       local it = add_body(l, name, { "free", parent = "world", xyz = xyz, rpy = rpy },
-        mass, com, inertia, shapes_of(l, o, ZERO, ZERO, notes))
-      local rs = shapes_of(root, o, frame[root.name].xyz, frame[root.name].rpy, notes)
+        mass, com, inertia, shapes_of(l, o, ZERO, ZERO, notes, path))
+      local rs = shapes_of(root, o, frame[root.name].xyz, frame[root.name].rpy, notes, path)
       for _, sh in ipairs(rs) do it.args.shapes[#it.args.shapes + 1] = sh end
       frame[l.name], moving[l.name] = { body = name, xyz = ZERO, rpy = ZERO }, true
       joints_in_order[#joints_in_order + 1] = { name = "(root " .. root.name .. ")", type = "floating",
@@ -440,7 +465,7 @@ function M.bodies(item)
       local xyz, rpy = frames.compose(pf.xyz, pf.rpy, j.xyz, j.rpy)
       frame[l.name], moving[l.name] = { body = pf.body, xyz = xyz, rpy = rpy }, moving[j.parent]
       local shapes = by_body[pf.body].args.shapes
-      for _, sh in ipairs(shapes_of(l, o, xyz, rpy, notes)) do shapes[#shapes + 1] = sh end
+      for _, sh in ipairs(shapes_of(l, o, xyz, rpy, notes, path)) do shapes[#shapes + 1] = sh end
     elseif j and j.type == "planar" then
       -- two prismatic joints along the plane's axes and a revolute about
       -- its normal, through two massless bodies
@@ -455,7 +480,7 @@ function M.bodies(item)
       by_body[px].massless, by_body[py].massless = true, true
       local mass, com, inertia = mass_props(l, path, string.format("joint '%s' is planar", j.name))
       add_body(l, name, { "revolute", parent = py, axis = ez, damping = j.damping, q = { q0[3] } }, mass, com,
-        inertia, shapes_of(l, o, ZERO, ZERO, notes))
+        inertia, shapes_of(l, o, ZERO, ZERO, notes, path))
       frame[l.name], moving[l.name] = { body = name, xyz = ZERO, rpy = ZERO }, true
       joints_in_order[#joints_in_order + 1] = { name = j.name, type = "planar", body = name, nq = 3, nv = 3 }
     else
@@ -464,7 +489,7 @@ function M.bodies(item)
       if j then joint.q = initial_q(item, o, j) end
       local how = motion(j, o, j and moving[j.parent])
       local mass, com, inertia = mass_props(l, path, how)
-      add_body(l, name, joint, mass, com, inertia, shapes_of(l, o, ZERO, ZERO, notes))
+      add_body(l, name, joint, mass, com, inertia, shapes_of(l, o, ZERO, ZERO, notes, path))
       frame[l.name], moving[l.name] = { body = name, xyz = ZERO, rpy = ZERO }, how ~= nil
       local t = j and j.type or (o.base == "free" and "floating" or "fixed")
       if NQ[t] > 0 then

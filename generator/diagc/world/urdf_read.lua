@@ -12,8 +12,9 @@
 --       <drake:collision_filter_group>), filter_group = {name -> group} }
 --   link  = { name=, line=, inertial = nil | { line=, mass=, xyz=, rpy=,
 --             inertia = {ixx, iyy, izz, ixy, ixz, iyz} },
---             collisions = { { line=, type = "box"|"sphere"|"cylinder"|"capsule",
---             size = {x, y, z} | radius=, length=, xyz=, rpy= } ... } }
+--             collisions = { { line=, type = "box"|"sphere"|"cylinder"|"capsule"|"mesh",
+--             size = {x, y, z} | radius=, length= | filename=, scale=, mesh_line=,
+--             xyz=, rpy= } ... } }
 --             (a <sphere radius="0"> is a point: radius 0)
 --   joint = { name=, line=, type= (the URDF's), parent=, child= (link
 --             names), xyz=, rpy=, axis= (nonzero), damping=,
@@ -144,7 +145,7 @@ local function geometry(R, el, what, s)
   local g = child(el, "geometry")
   local shape = g and g.children[1]
   if shape == nil or #g.children ~= 1 then
-    R.raise(g or el, "%s: <collision> needs a <geometry> holding one of <box>, <sphere>, <cylinder>", what)
+    R.raise(g or el, "%s: <collision> needs a <geometry> holding one of <box>, <sphere>, <cylinder>, <mesh>", what)
   end
   if shape.tag == "box" then
     s.type, s.size = "box", R.quantity(shape, "size", 3, nil, "size", what)
@@ -156,8 +157,11 @@ local function geometry(R, el, what, s)
     s.type, s.radius, s.length = shape.tag, R.quantity(shape, "radius", 1, nil, "size", what),
       R.quantity(shape, "length", 1, nil, "length", what)
   elseif shape.tag == "mesh" then
-    R.raise(shape, "%s: mesh collision geometry is not supported; replace the <mesh> by primitives "
-      .. "(<box>, <sphere>, <cylinder>)", what)
+    -- read and hulled by world/mesh.lua (world/urdf.lua calls it)
+    local f = shape.attrs.filename
+    if f == nil or f == "" then R.raise(shape, "%s: <mesh> needs a filename attribute", what) end
+    s.type, s.filename, s.mesh_line = "mesh", f, shape.line
+    s.scale = R.quantity(shape, "scale", 3, { 1, 1, 1 }, "scale", what)
   else
     R.unsupported(shape, "%s: unknown collision geometry <%s> (%s)", what, errors.sanitize(shape.tag, 40),
       table.concat(GEOMETRIES, ", "))

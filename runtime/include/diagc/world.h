@@ -4,7 +4,7 @@
  * these for the contacts.
  *
  * Part 1, collision detection (runtime/src/collide*.c): shapes, the narrow
- * phase of every pair of {sphere, box, capsule, plane}, the contact frame,
+ * phase of every pair of {sphere, box, capsule, plane, convex hull}, the contact frame,
  * axis-aligned bounding boxes and a sweep-and-prune broad phase over a
  * static list of candidate pairs.
  * Part 1b, derivatives of the contacts with respect to the shapes' motion
@@ -33,7 +33,7 @@ extern "C" {
 
 /* ======================================================================
  * Part 1: collision detection (runtime/src/collide.c, collide_box.c,
- * collide_capsule.c)
+ * collide_capsule.c, collide_hull.c, collide_gjk.c)
  * ====================================================================== */
 
 /* Poses: double X[12] = R (rotation body -> world, 3x3 ROW-major), then p
@@ -49,14 +49,33 @@ enum {
   DIAGC_SHAPE_CAPSULE = 3, /* size[0] = radius, size[1] = half length of its
                               segment, which runs along local z from
                               (0,0,-size[1]) (end 0) to (0,0,+size[1]) (end 1) */
-  DIAGC_SHAPE_PLANE = 4    /* a half-space: its surface is the local xy
+  DIAGC_SHAPE_PLANE = 4,   /* a half-space: its surface is the local xy
                               plane, its outward normal local +z, its inside
                               local z < 0; size unused                      */
+  DIAGC_SHAPE_HULL = 5     /* a convex polytope (a mesh's convex hull):
+                              shape.hull; size[0] = the largest |vertex|
+                              (its bounding radius about the frame origin) */
 };
+
+/* A convex polytope in its shape's frame (DIAGC_SHAPE_HULL), constant data
+ * of the generated code.  4 <= nv <= DIAGC_HULL_MAX_VERTICES; 4 <= nf <=
+ * 2 nv - 4; each face a convex polygon of at least 3 vertices, listed
+ * counter-clockwise seen from outside; every vertex x satisfies n.x <= d
+ * for every face's plane (n unit, outward). */
+#define DIAGC_HULL_MAX_VERTICES 64
+typedef struct diagc_hull {
+  int nv, nf;
+  const double *vert;   /* 3 nv: vertex i at vert[3i .. 3i+2]             */
+  const double *plane;  /* 4 nf: face f's outward unit normal, then d     */
+  const int *face;      /* nf + 1: face f's vertices are face_vert[face[f]
+                           .. face[f + 1])                                */
+  const int *face_vert; /* vertex indices of the faces, in order          */
+} diagc_hull;
 
 typedef struct diagc_shape {
   int type;
   double size[3];
+  const diagc_hull *hull; /* DIAGC_SHAPE_HULL: its polytope; else unused  */
 } diagc_shape;
 
 /* One contact between shapes a and b. */
@@ -85,7 +104,11 @@ typedef struct diagc_contact {
  *   capsule-plane 2 (its two end spheres), capsule-capsule 2 (parallel
  *   overlapping segments give the two ends of the overlap, otherwise 1),
  *   capsule-box 2 (a capsule along a face gives the two ends of its segment
- *   clipped to the face, otherwise 1), plane-plane 0.
+ *   clipped to the face, otherwise 1), plane-plane 0;
+ *   hull-sphere 1, hull-capsule 2 (as capsule-box), hull-plane up to 8,
+ *   hull-box and hull-hull up to 8 (GJK for the distance, EPA for the
+ *   penetration; a face clipped against a face when the normal lies
+ *   within 2.6 degrees of a face normal, otherwise 1).
  *
  * Order and features: the contacts of a pair are sorted by `feature`, an id
  * of the features in contact that stays the same while the configuration
@@ -98,6 +121,16 @@ typedef struct diagc_contact {
  *   sphere-box: the region of the box nearest the centre,
  *   (sx+1) + 3 (sy+1) + 9 (sz+1) with s in {-1, 0, 1} per box axis;
  *   sphere-sphere, sphere-plane, sphere-capsule: 0;
+ *   hull-plane: the hull's vertex index (when more than DIAGC_COLLIDE_MAX
+ *   touch: the deepest, then in turn the farthest from those kept);
+ *   hull with box or hull, a face clipped against a face: 8192 * (128 r +
+ *   f) + point, f the reference face (a box's face 2i + (outward along
+ *   +x_i)), r = 1 when it is b's, point the incident vertex index v, 64 +
+ *   64 v + s for the incident edge from v cut by the reference face's side
+ *   s, 4160 + v for the reference face's vertex v; one point otherwise
+ *   (edge against edge, a vertex): 2097151;
+ *   sphere-hull: 0; capsule-hull: the segment ends 0 and 1 along a face,
+ *   otherwise 2;
  *   box-box: 32 * axis + point, where axis 0..5 is a face 2i + (outward
  *   along +x_i) of the first box as reference, 6..11 the same of the
  *   second box, 12 + 3i + j the edge pair (x_i of the first box, x_j of the
@@ -118,7 +151,7 @@ int diagc_collide(const diagc_shape *a, const double Xa[12], const diagc_shape *
  * sizing arrays at compile time); 0 for plane-plane or an unknown type.
  * DIAGC_COLLIDE_MAX_FOR is the same as a constant expression. */
 #define DIAGC_COLLIDE_MAX_FOR(ta, tb)                                          \
-  (((ta) < 1 || (ta) > 4 || (tb) < 1 || (tb) > 4) ? 0                          \
+  (((ta) < 1 || (ta) > 5 || (tb) < 1 || (tb) > 5) ? 0                          \
    : ((ta) == DIAGC_SHAPE_SPHERE || (tb) == DIAGC_SHAPE_SPHERE)     ? 1       \
    : ((ta) == DIAGC_SHAPE_PLANE && (tb) == DIAGC_SHAPE_PLANE)       ? 0       \
    : ((ta) == DIAGC_SHAPE_CAPSULE || (tb) == DIAGC_SHAPE_CAPSULE)   ? 2       \
@@ -188,8 +221,11 @@ int diagc_broadphase_check_pairs(int nshapes, int npairs, const int *pairs);
  * velocity of its ORIGIN (dp), both in world coordinates.
  *
  * Analytic for sphere-sphere, sphere-plane, sphere-box (by region),
- * sphere-capsule, box-plane (corner k) and capsule-plane (end spheres);
- * for box-box, capsule-capsule and capsule-box, central differences of
+ * sphere-capsule, box-plane (corner k), hull-plane (vertex k), a vertex
+ * on the reference face of a face patch with a hull, and capsule-plane
+ * (end spheres); for box-box, capsule-capsule, capsule-box, a hull with a
+ * sphere or capsule and the other points of a hull's face patch (clipped
+ * edges, reference corners, a single point), central differences of
  * diagc_collide over the relative pose (one shape moved along its six
  * twist directions by 1e-6 of its size, resp. 1e-6 rad; contacts matched
  * by feature id) and the rigid-motion identity for the other shape.
