@@ -1,12 +1,12 @@
 -- examples/robots/panda/panda.lua: the Franka Emika Panda of panda.urdf
 -- (unmodified; NOTICE), its joints held at a pose by gravity compensation
 -- and a PD term; set pd.on to 0 and it swings down under gravity
--- (examples/robots/panda/panda_test.lua).  Its collision shapes are
--- meshes, which this import does not read yet: collisions = false imports
--- the dynamics only (said in `diagc info`).
+-- (examples/robots/panda/panda_test.lua).  Its collision shapes are the
+-- file's meshes (convex hulls) and the fingers' boxes; package_path = "."
+-- finds the package://example-robot-data/... names in this folder.
 local Arm = world "Arm" {
   gradients = false,
-  urdf { "panda.urdf", srdf = "panda.srdf", actuated = "all", collisions = false,
+  urdf { "panda.urdf", srdf = "panda.srdf", actuated = "all", package_path = ".",
     q = { panda_joint2 = -0.3, panda_joint4 = -1.8, panda_joint6 = 1.5, panda_joint7 = 0.8,
       panda_finger_joint1 = 0.02, panda_finger_joint2 = 0.02 } },
 }

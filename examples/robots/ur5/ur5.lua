@@ -1,12 +1,12 @@
 -- examples/robots/ur5/ur5.lua: the Universal Robots UR5 of ur5_robot.urdf
 -- (unmodified; NOTICE), its joints held at a pose by gravity compensation
 -- and a PD term; set pd.on to 0 and it swings down under gravity
--- (examples/robots/ur5/ur5_test.lua).  Its collision shapes are meshes,
--- which this import does not read yet: collisions = false imports the
--- dynamics only (said in `diagc info`).
+-- (examples/robots/ur5/ur5_test.lua).  Its collision shapes are the
+-- file's STL meshes, each collided as its convex hull; package_path = "."
+-- finds their package://example-robot-data/... names in this folder.
 local Arm = world "Arm" {
   gradients = false,
-  urdf { "ur5_robot.urdf", srdf = "ur5.srdf", actuated = "all", collisions = false,
+  urdf { "ur5_robot.urdf", srdf = "ur5.srdf", actuated = "all", package_path = ".",
     q = { shoulder_lift_joint = -1.0, elbow_joint = 1.2 } },
 }
 
