@@ -46,6 +46,8 @@ M.LIST = {
     fields = "`restitution` of a world, a shape, a `pairs` entry or a `urdf`" },
   { key = "damping", kind = "interval", lo = 0, hi = 1e9, unit = "N m s/rad or N s/m",
     fields = "a joint's `damping` (URDF `<dynamics damping>`)" },
+  { key = "effort", kind = "interval", lo = 0, hi = 1e9, unit = "N or N m",
+    fields = "a joint's `limit` `effort` (URDF `<limit effort>`)" },
   { key = "erp", kind = "interval", lo = 0, hi = 1, unit = "", fields = "`erp`" },
   { key = "cfm", kind = "interval", lo = 0, hi = 1e6, unit = "", fields = "`cfm`" },
   { key = "margin", kind = "interval", lo = 0, hi = 1e6, unit = "m", fields = "`margin`" },
