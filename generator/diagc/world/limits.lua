@@ -98,6 +98,7 @@ local d = util.c_double
 function M.emit_rows(C, P, features)
   M.collect(C)
   if #C.limits == 0 then return nil end
+  C.limit_key0 = features * #C.pairs
   local W, dt = C.width, d(C.time_step)
   local margin = d(C.settings.margin or 1e-3)
   local rows = {}
@@ -132,12 +133,59 @@ function M.emit_rows(C, P, features)
     "      w->depth[nc] = depth;",
     string.format("      w->mu[nc] = 0.0; w->e[nc] = %slimit_e[l];", P),
     "      w->tag[2 * nc] = t; w->tag[2 * nc + 1] = -1;",
-    string.format("      w->key[nc] = %d + 2 * l + side;", features * #C.pairs),
+    string.format("      w->key[nc] = %d + 2 * l + side;", C.limit_key0),
     "      w->pair[nc] = -1;",
     "      nc++;",
     "    }",
     "  }",
     "  return nc;",
+    "}",
+  }, "\n")
+end
+
+-- the limit rows' depth derivatives (the step's Jacobians, world/grad.lua):
+-- row i >= ncc of a limit: d depth/dq = -J on its dof (depth = lower - q
+-- or q - upper)
+function M.emit_tdepth(C, P, ncol)
+  local base = C.limit_key0
+  return table.concat({
+    "  for (int i = ncc; i < nc; i++) {",
+    string.format("    int r = w->key[i] - %d;", base),
+    string.format("    g->Tdepth[i * %d + %slimit[r / 2][0]] = r %% 2 == 0 ? -1.0 : 1.0;", ncol, P),
+    "  }",
+  }, "\n")
+end
+
+-- the operators of the linearized step (diagc_step_ops) for a world whose
+-- only rows are limits: constant rows (d(J y)/dq = 0, d(J^T x)/dq = 0)
+function M.emit_ops(C, P, G)
+  local nv = G.nv
+  return table.concat({
+    require("diagc.world.grad_ops").context(P, true),
+    "",
+    string.format("static void %sop_dJy(void *vc, const double *y, double *out)", P),
+    "{",
+    string.format("  const %sgctx *x = (const %sgctx *)vc;", P, P),
+    "  (void)y;",
+    string.format("  for (int i = 0; i < 3 * x->nall * %d; i++) out[i] = 0.0;", nv),
+    "}",
+    "",
+    string.format("static void %sop_dJTx(void *vc, const double *xi, double *out)", P),
+    "{",
+    "  (void)vc; (void)xi;",
+    string.format("  for (int i = 0; i < %d; i++) out[i] = 0.0;", nv * nv),
+    "}",
+    "",
+    string.format("static void %sop_dMy(void *vc, const double *y, double *out)", P),
+    "{",
+    string.format("  const %sgctx *x = (const %sgctx *)vc;", P, P),
+    string.format("  %sd_mvec(x->q, y, out);", P),
+    "}",
+    "",
+    string.format("static void %sop_solve(void *vc, double *v)", P),
+    "{",
+    string.format("  const %sgctx *x = (const %sgctx *)vc;", P, P),
+    string.format("  %ssolve(x->w->M, v);", P),
     "}",
   }, "\n")
 end
@@ -153,6 +201,7 @@ function M.emit_clamp(C, P)
     string.format("static inline int %seffort_clamp(const double *v, const double *effort, double *u)", P),
     "{",
     "  int n = 0;",
+    "  (void)v;",
     string.format("  for (int i = 0; i < %d; i++) u[i] = effort[i];", nu),
   }
   for k, a in ipairs(C.actuated) do

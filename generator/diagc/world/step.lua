@@ -376,7 +376,8 @@ local function work_type(C, P)
   }
   local rows_on = limits.rows_on(C)
   if rows_on then l[#l + 1] = string.format("  double imp_next[%d];", 4 * mc) end -- C.nimp
-  l[#l + 1] = "  int status;"
+  l[#l + 1] = #C.limits > 0 and "  int status, nlim;  /* nlim: the last step's limit rows (after its contacts) */"
+    or "  int status;"
   l[#l + 1] = string.format("  double X[%d], M[%d];", 12 * C.nb, math.max(require("diagc.world.dynamics").facts(C).nm, 1))
   if rows_on then
     l[#l + 1] = #C.pairs > 0 and string.format("  double Xs[%d][12], vstar[%d];", #C.shapes, nv)
@@ -432,6 +433,7 @@ local function contact(C, P)
     -- the joint limits' rows after the contacts (world/limits.lua), keys above every pair's
     pre[#pre + 1] = "  int ncc = nc;"
     pre[#pre + 1] = string.format("  nc = %slimit_rows(q, w, nc);", P)
+    pre[#pre + 1] = "  w->nlim = nc - ncc;"
   end
   local l = {
     string.format("static inline int %scontact(const double *q, const double *v, const double *imp, %swork *w)", P, P),
