@@ -18,7 +18,10 @@
 -- <inertial> origin is the centre of mass, its rpy rotates the inertia into
 -- the link frame (R I R^T); collision box, sphere -> box, sphere, cylinder
 -- (and capsule) -> capsule of the same radius and segment length, mesh ->
--- an error; joint <dynamics damping> -> damping; <limit> is ignored.  A root
+-- an error; joint <dynamics damping> -> damping; <limit lower upper> of a
+-- revolute or prismatic joint -> its position limits, <limit effort
+-- velocity> of any movable joint -> its effort and velocity limits
+-- (world/limits.lua; a continuous joint has no position limits).  A root
 -- link named "world" is the fixed frame itself (its joints attach to the
 -- world, placed at xyz/rpy).  A link without mass on a fixed joint (a tool
 -- or sensor frame) is merged into the body it is fixed to: its shapes and
@@ -247,6 +250,12 @@ local function joint_of(j, pf, path, act)
   local xyz, rpy = frames.compose(pf.xyz, pf.rpy, j.xyz, j.rpy)
   local out = { t, parent = pf.body, xyz = xyz, rpy = rpy, damping = j.damping, actuated = act[j.name] or nil }
   if t == "revolute" or t == "prismatic" then out.axis = j.axis end
+  local l = j.limit
+  if l and (t == "revolute" or t == "prismatic") then
+    local lim = { effort = l.effort, velocity = l.velocity }
+    if l.lower and j.type ~= "continuous" then lim[1], lim[2] = l.lower, l.upper end
+    if lim[1] or lim.effort or lim.velocity then out.limit = lim end
+  end
   return out
 end
 
