@@ -46,8 +46,8 @@ function M.check(loc, what, t, lim)
     out.lower = vals.ranged(loc, what .. " lower", key, lim[1])
     out.upper = vals.ranged(loc, what .. " upper", key, lim[2])
     if out.lower > out.upper then
-      errors.raise(loc, "%s: lower %s is above upper %s; write the smaller bound first", what,
-        util.c_double(out.lower), util.c_double(out.upper))
+      errors.raise(loc, "%s: lower %.10g is above upper %.10g; write the smaller bound first", what, out.lower,
+        out.upper)
     end
   elseif n ~= 0 then
     errors.raise(loc, "%s takes two bounds { lower, upper } (or none, for effort and velocity only), got %d", what, n)
@@ -56,7 +56,7 @@ function M.check(loc, what, t, lim)
   if lim.effort ~= nil then out.effort = vals.ranged(loc, what .. " effort", "effort", lim.effort) end
   if lim.velocity ~= nil then out.velocity = vals.ranged(loc, what .. " velocity", "speed", lim.velocity) end
   if out.velocity and out.velocity < 0 then
-    errors.raise(loc, "%s velocity must be >= 0, got %s", what, util.c_double(out.velocity))
+    errors.raise(loc, "%s velocity must be >= 0, got %.10g", what, out.velocity)
   end
   return out
 end
