@@ -167,3 +167,15 @@ test("world_limits.lower_above_upper", function()
   local ok, err = pcall(function() return rod({ limit = { 0.5, -0.5 } }) end)
   assert(not ok and tostring(err):find("lower 0.5 is above upper %-0.5"), tostring(err))
 end)
+
+-- the effort column of a clamped effort is 0 (the step does not see it);
+-- of an unclamped one dt / I_ROD (no gravity, no contact)
+test("world_limits.grad_effort_clamped", function()
+  for _, case in ipairs({ { 5, 0 }, { 0.5, dt / I_ROD } }) do
+    local c = rod({ gradients = true, gravity = { 0, 0, 0 }, limit = { effort = 1 }, effort = case[1] }):context()
+    local J = c:step_jacobians("w")
+    near(J.force_vel[1][1], case[2], { rtol = 1e-12, atol = 1e-15 })
+    local F = c:step_jacobians("w", { jacobian = "fd" })
+    near(F.force_vel[1][1], case[2], { rtol = 1e-6, atol = 1e-12 })
+  end
+end)

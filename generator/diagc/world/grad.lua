@@ -109,7 +109,15 @@ local function smooth_tangent(C, P, G)
     string.format("  %sbias(q, v, w->X, g->a);", P),
     string.format("  for (int i = 0; i < %d; i++) g->a[i] = -g->a[i];", nv),
   }
-  for k, a in ipairs(C.actuated) do l[#l + 1] = string.format("  g->a[%d] += effort[%d];", a.dof, k - 1) end
+  local clamp = C.effort_limits.any
+  if clamp then
+    -- the effort the step used (world/limits.lua); a clamped entry's column is 0
+    l[#l + 1] = string.format("  double u[%d];", G.nu)
+    l[#l + 1] = string.format("  (void)%seffort_clamp(v, effort, u);", P)
+  end
+  for k, a in ipairs(C.actuated) do
+    l[#l + 1] = string.format("  g->a[%d] += %s[%d];", a.dof, clamp and "u" or "effort", k - 1)
+  end
   if #C.actuated == 0 then l[#l + 1] = "  (void)effort;" end
   local dt = d(C.time_step)
   local rest = {
@@ -128,10 +136,15 @@ local function smooth_tangent(C, P, G)
   }
   for _, x in ipairs(rest) do l[#l + 1] = x end
   for k, a in ipairs(C.actuated) do
+    if clamp and C.effort_limits[k] then
+      l[#l + 1] = string.format("  if (u[%d] != effort[%d]) { for (int i = 0; i < %d; i++) g->Tvs[i * %d + %d] = 0.0; } else {",
+        k - 1, k - 1, nv, ncol, 2 * nv + k - 1)
+    end
     l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->col[i] = i == %d ? 1.0 : 0.0;", nv, a.dof)
     l[#l + 1] = string.format("  %ssolve(w->M, g->col);", P)
     l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->Tvs[i * %d + %d] = %s * g->col[i];", nv, ncol,
       2 * nv + k - 1, dt)
+    if clamp and C.effort_limits[k] then l[#l + 1] = "  }" end
   end
   l[#l + 1] = "}"
   return lines(l)
