@@ -179,3 +179,28 @@ test("world_limits.grad_effort_clamped", function()
     near(F.force_vel[1][1], case[2], { rtol = 1e-6, atol = 1e-12 })
   end
 end)
+
+-- examples/urdf/arm3.urdf: its <limit>s as read (shoulder +-3.14, 50 N m,
+-- 5 rad/s; elbow +-2.5, 30 N m, 5 rad/s; the continuous wrist none), and
+-- its elbow driven by the PD towards -3 rad rests on its limit at -2.5
+-- rad, never beyond it (the PD's 20 * 0.5 = 10 N m is within its effort
+-- limit)
+test("world_limits.urdf_arm3", function()
+  local load, check = require("diagc.spec.load"), require("diagc.world.check")
+  local C = check.check(load.load(diagc.root .. "/examples/urdf/arm3.lua").root.items[1].args[2])
+  local lim = {}
+  for _, b in ipairs(C.bodies) do lim[b.name] = b.joint.limit or false end
+  eq({ lim.upper.lower, lim.upper.upper, lim.upper.effort, lim.upper.velocity }, { -3.14, 3.14, 50, 5 })
+  eq({ lim.fore.lower, lim.fore.upper, lim.fore.effort, lim.fore.velocity }, { -2.5, 2.5, 30, 5 })
+  eq(lim.hand, false)
+  local sim = diagc.jit(diagc.root .. "/examples/urdf/arm3.lua"):simulator()
+  sim.context:set("pd.target", { 0.0, -3.0, 0.0 })
+  local lowest = 0
+  for k = 1, 300 do
+    sim:advance_to(k * 0.01)
+    lowest = math.min(lowest, get(sim, "arm.pos")[2])
+  end
+  assert(lowest >= -2.5 - 1e-4, "beyond the limit: " .. lowest)
+  near(get(sim, "arm.pos")[2], -2.5, { atol = 1e-6 })
+  near(get(sim, "arm.vel")[2], 0, { atol = 1e-9 })
+end)
