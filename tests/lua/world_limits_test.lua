@@ -204,3 +204,19 @@ test("world_limits.urdf_arm3", function()
   near(get(sim, "arm.pos")[2], -2.5, { atol = 1e-6 })
   near(get(sim, "arm.vel")[2], 0, { atol = 1e-9 })
 end)
+
+-- two rods on two trees: each limit couples only its own tree (its own
+-- island), so one bounces at e = 0.5 while the other is stopped
+-- inelastically, each as it would alone
+test("world_limits.two_trees", function()
+  local function r(name, lim, v)
+    return dsl.body { name, mass = 1, com = { 0.5, 0, 0 }, inertia = { 0.01, 0.01, 0.01 },
+      joint = { "revolute", axis = { 0, -1, 0 }, limit = lim, v = { v } } }
+  end
+  local sim = diagc.jit(dsl.diagram "two" { dsl.system { "w", dsl.world "two" { time_step = dt,
+    gravity = { 0, 0, 0 }, gradients = false,
+    r("a", { -0.3, 1.0, restitution = 0.5 }, -2), r("b", { -0.2, 1.0 }, -1) } } }):simulator()
+  sim:advance_to(0.3)
+  near(get(sim, "w.vel"), { 1.0, 0.0 }, { atol = 1e-12 })
+  near(get(sim, "w.pos")[2], -0.2, { atol = 1e-12 })
+end)
