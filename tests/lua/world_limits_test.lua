@@ -220,3 +220,32 @@ test("world_limits.two_trees", function()
   near(get(sim, "w.vel"), { 1.0, 0.0 }, { atol = 1e-12 })
   near(get(sim, "w.pos")[2], -0.2, { atol = 1e-12 })
 end)
+
+-- the model's update Jacobian (state coordinates: pos, vel, imp, the
+-- running counts of info) against central differences of the update, for
+-- a world with a contact and limits (an effort clamped) and one whose only
+-- rows are limits
+test("world_limits.update_jacobian", function()
+  local arm = dsl.world "arm" { time_step = dt, friction = 0.5,
+    dsl.body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },
+    dsl.body { "l1", mass = 1, com = { 0.25, 0, 0 }, inertia = { 0.01, 0.01, 0.01 },
+      joint = { "revolute", axis = { 0, 1, 0 }, xyz = { 0, 0, 0.5 }, actuated = true,
+        limit = { -1, 0.8, effort = 3, velocity = 2, restitution = 0.3 } } },
+    dsl.body { "l2", mass = 1, com = { 0.25, 0, 0 }, inertia = { 0.01, 0.01, 0.01 },
+      joint = { "prismatic", parent = "l1", axis = { 1, 0, 0 }, xyz = { 0.5, 0, 0 }, limit = { -0.1, 0.05 },
+        actuated = true },
+      shapes = { { "sphere", radius = 0.05, xyz = { 0.5, 0, 0 } } } } }
+  local cases = {
+    { diagc.jit(dsl.diagram "ua" { dsl.system { "w", arm }, dsl.fix_input { "w.effort", value = { 5, 1 } } }),
+      { 0.8 - 1e-5, 0.01 }, { 0.5, 0.2 } },
+    { rod({ gradients = true, limit = { -0.5, 1.0 }, effort = 0.3 }), { -0.5 + 1e-5 }, { -0.01 } },
+  }
+  for _, case in ipairs(cases) do
+    local c = case[1]:context()
+    c:set("w.pos", case[2])
+    c:set("w.vel", case[3])
+    local a = c:update_jacobian({ jacobian = "model" })
+    local b = c:update_jacobian({ jacobian = "fd" })
+    near(a.J, b.J, { rtol = 1e-7, atol = 1e-9 })
+  end
+end)
