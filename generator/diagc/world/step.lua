@@ -6,9 +6,14 @@
 --   island, warm-started by contact feature) -> v' -> q' = q (+) dt v' (or v)
 -- Adds to the checked world: C.nslots (contact slots: each candidate pair
 -- owns max contacts of its shape types; their sum is the default
--- capacity), C.max_contacts (contacts one step may hold), C.nimp
--- (doubles of the warm-start table: the world's state imp, its impulses
--- output and the step's imp_next).
+-- capacity; then two per limited joint), C.max_contacts (contacts one
+-- step may hold, with the limits' rows), C.max_collide (of them, the
+-- collision's), C.nimp (doubles of the warm-start table: the world's
+-- state imp, its impulses output and the step's imp_next), C.ninfo (the
+-- info state: M.INFO, two more with effort limits), and world/limits.lua's
+-- C.limits, C.effort_limits.  Joint position limits are rows after the
+-- contacts (world/limits.lua), effort limits clamp the effort in
+-- PFX_smooth.
 --
 -- The warm start (the world's discrete state imp, C.nimp doubles) is
 -- the last step's contacts, not its slots: entry i is [key, n, t1, t2] of
