@@ -66,6 +66,21 @@ else
   echo "FAIL world.run_stats: $(tr '\n' ' ' <"$tmp/stats")"
 fi
 
+# effort limits (docs/world.md, "Joint limits"): an input of 5 N m on a
+# joint limited to 1 N m is clamped at every one of the 100 steps
+cat >"$tmp/clamp.lua" <<'EOF2'
+local W = world "w" { gravity = { 0, 0, 0 }, gradients = false,
+  body { "rod", mass = 1, com = { 0.5, 0, 0 }, inertia = { 0.01, 0.01, 0.01 },
+    joint = { "revolute", axis = { 0, 1, 0 }, actuated = true, limit = { effort = 1 } } } }
+return diagram "d" { system { "w", W }, fix_input { "w.effort", value = { 5 } } }
+EOF2
+if $DIAGC run "$tmp/clamp.lua" --until 0.1 --stats >/dev/null 2>"$tmp/stats" &&
+   grep -q '^world w: .*, steps with an effort clamped 100 (last step: 1 efforts); last step: contacts 0, ' "$tmp/stats"; then
+  echo "ok world.run_stats_effort_clamped"
+else
+  echo "FAIL world.run_stats_effort_clamped: $(tr '\n' ' ' <"$tmp/stats")"
+fi
+
 # capacity (docs/world.md, "Capacity"): a stack of 20 cubes needs 80
 # contacts (4 per resting face); with max_contacts = 40 the run stops with
 # exit status 2 and one line naming the world, the time, the count and the

@@ -49,6 +49,10 @@ w_bad inertia_subnormal "" "mass = 1, inertia = { 5e-324, 5e-324, 5e-324 }, $W_F
   "spec\.lua:4: body 'ball' inertia ixx: 5e-324 kg m\^2 is below the smallest value allowed, 1e-24 kg m\^2"
 w_bad inertia_not_pd "" "mass = 1, inertia = { 1, 1, 1, 2, 0, 0 }, $W_FREE, $W_SPHERE" \
   "spec\.lua:4: body 'ball': inertia \{1, 1, 1, 2, 0, 0\} is not positive definite"
+w_bad limit_lower_above_upper "" "mass = 1, $W_INERTIA, joint = { \"revolute\", limit = { 1, -1 } }, $W_SPHERE" \
+  "spec\.lua:4: body 'ball' joint limit: lower 1 is above upper -1; write the smaller bound first"
+w_bad limit_on_free "" "mass = 1, $W_INERTIA, joint = { \"free\", limit = { -1, 1 } }, $W_SPHERE" \
+  "spec\.lua:4: body 'ball': a free joint has no limit \(only revolute and prismatic joints do\)"
 w_bad erp_2 "erp = 2," "mass = 1, $W_INERTIA, $W_FREE, $W_SPHERE" \
   "spec\.lua:1: erp: 2 is above the largest value allowed, 1 \(range \[0, 1\]\)"
 w_bad gravity_huge "gravity = { 0, 0, 1e308 }," "mass = 1, $W_INERTIA, $W_FREE, $W_SPHERE" \
@@ -200,6 +204,11 @@ u_bad origin_huge "$U_INERTIAL" "$U_SPHERE" "$U_AXIS<origin xyz=\"0 0 1e308\"/>"
   "robot\.urdf:14: joint 'j': <origin xyz>: 1e308 m is above the largest value allowed, 1e6 m.*$U_AT"
 u_bad damping_huge "$U_INERTIAL" "$U_SPHERE" "$U_AXIS<dynamics damping=\"1e300\"/>" \
   "robot\.urdf:14: joint 'j': <dynamics damping>: 1e300 N m s/rad or N s/m is above the largest value allowed.*$U_AT"
+# joint limits (world/limits.lua): lower above upper, at the <limit> element
+u_bad limit_lower_above_upper "$U_INERTIAL" "$U_SPHERE" "$U_AXIS<limit lower=\"1\" upper=\"-1\" effort=\"5\" velocity=\"1\"/>" \
+  "robot\.urdf:14: joint 'j': <limit lower=\"1\"> is above upper=\"-1\"; write the smaller bound as lower.*$U_AT"
+u_bad limit_effort_negative "$U_INERTIAL" "$U_SPHERE" "$U_AXIS<limit lower=\"-1\" upper=\"1\" effort=\"-5\"/>" \
+  "robot\.urdf:14: joint 'j': <limit effort>: -5 N or N m is below the smallest value allowed, 0 N or N m.*$U_AT"
 # the world's own checks on the imported body: at its <link>, and the import
 u_bad inertia_not_pd '<mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="2" ixz="0" iyz="0"/>' \
   "$U_SPHERE" "$U_AXIS" "robot\.urdf:4: body 'arm': inertia \{1, 1, 1, 2, 0, 0\} is not positive definite.*$U_AT"

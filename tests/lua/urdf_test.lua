@@ -205,7 +205,7 @@ group("urdf", function()
     end
     eq({ items[1].loc.line, items[2].loc.line, items[3].loc.line, items[4].loc.line }, { 9, 34, 55, 74 })
     eq(items[2].args.joint, { "revolute", parent = "base", xyz = { 0, 0, 0.1 }, rpy = { 0, 0, 0 },
-      axis = { 0, 1, 0 }, damping = 0.1 })
+      axis = { 0, 1, 0 }, damping = 0.1, limit = { -3.14, 3.14, effort = 50, velocity = 5 } })
   end)
 
   test("errors_point_into_the_urdf", function()

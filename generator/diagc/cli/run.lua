@@ -408,9 +408,13 @@ function M.world_stats(m, sim)
   for _, ctx in ipairs(m.gen.flat.leaves) do
     if ctx.type.world then
       local info = sim.context:get(ctx.path .. ".info")
+      local W = ctx.type.world
+      -- worlds with effort limits (world/limits.lua): info[9], info[10]
+      local effort = #info >= 10 and string.format(", steps with an effort clamped %d (last step: %d efforts)",
+        info[10], info[9]) or ""
       io.stderr:write(string.format("world %s: steps over the LCP work budget %d, steps with contacts "
-        .. "dropped (max_contacts = %d) %d, contacts dropped %d; last step: contacts %d, dropped %d, "
-        .. "LCP residual %g\n", ctx.path, info[6], ctx.type.world.max_contacts, info[7], info[8], info[1],
+        .. "dropped (max_contacts = %d) %d, contacts dropped %d%s; last step: contacts %d, dropped %d, "
+        .. "LCP residual %g\n", ctx.path, info[6], W.max_collide or W.max_contacts, info[7], info[8], effort, info[1],
         info[5], info[3]))
     end
   end

@@ -19,7 +19,6 @@
 local ffi = require("ffi")
 local gradc = require("diagc.world.grad")
 local tangent = require("diagc.testing.world_tangent")
-local INFO = require("diagc.world.step").INFO
 
 local M = {}
 
@@ -135,8 +134,8 @@ function M.next_state(ctx, leaf)
     for i = 1, n do t[i] = p[off + i - 1] end
     return t
   end
-  local s = { q = slice(0, C.nq), v = slice(C.nq, C.nv), info = slice(C.nq + C.nv, INFO) }
-  if C.nslots > 0 then s.imp = slice(C.nq + C.nv + INFO, C.nimp) end
+  local s = { q = slice(0, C.nq), v = slice(C.nq, C.nv), info = slice(C.nq + C.nv, C.ninfo) }
+  if C.nslots > 0 then s.imp = slice(C.nq + C.nv + C.ninfo, C.nimp) end
   return s
 end
 

@@ -33,7 +33,7 @@ function M.message(sim, msg)
   local where = leaf.path == C.name and "" or string.format(" (system %s)", leaf.path)
   return string.format("world \"%s\"%s needs %d contacts at t = %.10g s, more than max_contacts = %d; raise "
     .. "max_contacts to at least %d or set contact_overflow = \"drop\" (docs/world.md, \"Capacity\")", C.name, where,
-    needed, tonumber(t) or sim:time(), C.max_contacts, needed)
+    needed, tonumber(t) or sim:time(), C.max_collide or C.max_contacts, needed)
 end
 
 return M

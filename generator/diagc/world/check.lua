@@ -11,7 +11,8 @@
 --   C.bodies   in tree order (parents first), each
 --     { name=, loc=, index= (1-based), mass=, com={3}, inertia={6},
 --       joint = { type=, parent= (0 = world, else a body index), xyz={3},
---                 rpy={3}, axis={3} (unit), damping=, actuated=, q={}, v={} },
+--                 rpy={3}, axis={3} (unit), damping=, actuated=, limit= (nil or
+--                 world/limits.lua's checked limit), q={}, v={} },
 --       q0=, v0= (0-based offsets in q and v), nq=, nv=, welded= (true when
 --       fixed to the world through fixed joints only), shapes = {...} }
 --   C.nb, C.nq, C.nv, C.actuated { {body=, dof= (0-based in v)} ... }

@@ -20,12 +20,17 @@
 -- (nu), then the friction coefficient of each candidate pair (np).
 local util = require("diagc.util")
 local emit_ops = require("diagc.world.grad_ops")
+local limits = require("diagc.world.limits")
 
 local M = {}
 
 local d = util.c_double
 
-local function lines(t) return table.concat(t, "\n") end
+local function lines(t)
+  local o = {}
+  for _, x in ipairs(t) do if x then o[#o + 1] = x end end
+  return table.concat(o, "\n")
+end
 
 -- doubles of the linearized contact step's workspace (the runtime's own
 -- figure, asked through the host as step.workspace_doubles does)
@@ -41,7 +46,8 @@ end
 
 -- sizes of the Jacobians: G.nv, nu, np, ncol, mc (contacts), nb
 function M.sizes(C)
-  local G = { nv = C.nv, nu = #C.actuated, np = #C.pairs, mc = C.max_contacts, nb = C.nb, nslots = C.nslots }
+  local G = { nv = C.nv, nu = #C.actuated, np = #C.pairs, mc = C.max_contacts, nb = C.nb, nslots = C.nslots,
+    rows = limits.rows_on(C), nlim = #C.limits }
   G.ncol = 2 * G.nv + G.nu + G.np
   return G
 end
@@ -57,9 +63,9 @@ local function grad_fields(G)
     string.format("  double Tv[%d], Tvs[%d], Dq[%d], Dv[%d], a[%d], col[%d];", nv * ncol, nv * ncol, nv * nv,
       nv * nv, nv, nv),
   }
-  if G.np > 0 then
+  if G.rows then
     local mc = G.mc
-    l[#l + 1] = string.format("  double mu_pos[%d], mu_vel[%d];", nv * G.np, nv * G.np)
+    if G.np > 0 then l[#l + 1] = string.format("  double mu_pos[%d], mu_vel[%d];", nv * G.np, nv * G.np) end
     l[#l + 1] = string.format("  double imp[%d];  /* d imp' (its entries [1 + slot, n, t1, t2]) x the same columns */",
       4 * mc * ncol)
     l[#l + 1] = string.format("  int cls[%d], active[%d], bounce[%d], target[%d], mu_col[%d];", 3 * mc, 3 * mc, mc, mc, mc)
@@ -103,7 +109,15 @@ local function smooth_tangent(C, P, G)
     string.format("  %sbias(q, v, w->X, g->a);", P),
     string.format("  for (int i = 0; i < %d; i++) g->a[i] = -g->a[i];", nv),
   }
-  for k, a in ipairs(C.actuated) do l[#l + 1] = string.format("  g->a[%d] += effort[%d];", a.dof, k - 1) end
+  local clamp = C.effort_limits.any
+  if clamp then
+    -- the effort the step used (world/limits.lua); a clamped entry's column is 0
+    l[#l + 1] = string.format("  double u[%d];", G.nu)
+    l[#l + 1] = string.format("  (void)%seffort_clamp(v, effort, u);", P)
+  end
+  for k, a in ipairs(C.actuated) do
+    l[#l + 1] = string.format("  g->a[%d] += %s[%d];", a.dof, clamp and "u" or "effort", k - 1)
+  end
   if #C.actuated == 0 then l[#l + 1] = "  (void)effort;" end
   local dt = d(C.time_step)
   local rest = {
@@ -122,10 +136,15 @@ local function smooth_tangent(C, P, G)
   }
   for _, x in ipairs(rest) do l[#l + 1] = x end
   for k, a in ipairs(C.actuated) do
+    if clamp and C.effort_limits[k] then
+      l[#l + 1] = string.format("  if (u[%d] != effort[%d]) { for (int i = 0; i < %d; i++) g->Tvs[i * %d + %d] = 0.0; } else {",
+        k - 1, k - 1, nv, ncol, 2 * nv + k - 1)
+    end
     l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->col[i] = i == %d ? 1.0 : 0.0;", nv, a.dof)
     l[#l + 1] = string.format("  %ssolve(w->M, g->col);", P)
     l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->Tvs[i * %d + %d] = %s * g->col[i];", nv, ncol,
       2 * nv + k - 1, dt)
+    if clamp and C.effort_limits[k] then l[#l + 1] = "  }" end
   end
   l[#l + 1] = "}"
   return lines(l)
@@ -257,16 +276,20 @@ local function contact_tangent(C, P, G)
     "  diagc_contact_problem pr;",
     "  diagc_contact_options op;",
     "  diagc_contact_tangent t;",
-    "  x.q = q; x.w = w; x.g = g; x.nc = nc;",
+    G.nlim > 0 and "  int ncc = nc - w->nlim;" or false,
+    G.nlim > 0 and "  x.q = q; x.w = w; x.g = g; x.nc = ncc; x.nall = nc;" or "  x.q = q; x.w = w; x.g = g; x.nc = nc;",
     string.format("  ops.ctx = &x; ops.dJy = %sop_dJy; ops.dJTx = %sop_dJTx; ops.dMy = %sop_dMy; ops.solve = %sop_solve;",
       P, P, P, P),
-    string.format("  int kinks = %sgeometry(q, w, g, nc);", P),
+    G.np > 0 and string.format("  int kinks = %sgeometry(q, w, g, %s);", P, G.nlim > 0 and "ncc" or "nc")
+      or string.format("  int kinks = 0;\n  for (int i = 0; i < %d; i++) g->Tdepth[i] = 0.0;", G.mc * ncol),
     "  if (kinks < 0) return kinks;",
+    G.nlim > 0 and limits.emit_tdepth(C, P, ncol) or false,
     string.format("  %sproblem(v, w, nc, &pr, &op);", P),
     string.format("  %sdensify(w, nc, g->Jd, g->MJd);", P),
     "  pr.J = g->Jd; pr.MinvJT = g->MJd; pr.Jc = NULL; pr.MJc = NULL;",
     "  for (int i = 0; i < nc; i++)",
-    string.format("    g->mu_col[i] = %d + w->pair[i];", 2 * nv + G.nu),
+    G.nlim > 0 and string.format("    g->mu_col[i] = i < ncc ? %d + w->pair[i] : -1;", 2 * nv + G.nu)
+      or string.format("    g->mu_col[i] = %d + w->pair[i];", 2 * nv + G.nu),
     string.format("  t.ncol = %d; t.nq = %d; t.Tv = g->Tv; t.Tvstar = g->Tvs; t.Tdepth = g->Tdepth; t.mu_col = g->mu_col;",
       ncol, nv),
     string.format("  t.Tv_next = g->T + %d; t.Tx = g->Tx; t.cls = g->cls; t.bounce = g->bounce; t.target = g->target;", nv * ncol),
@@ -340,7 +363,7 @@ local function step_jacobians(C, P, G)
     "  if (g->status != 0) return;",
     string.format("  %ssmooth_tangent(q, v, effort, w, g);", P),
   }) do l[#l + 1] = x end
-  if G.np > 0 then
+  if G.rows then
     l[#l + 1] = "  g->contacts = (int)w->info[0];"
     l[#l + 1] = "  if (g->contacts > 0) {"
     l[#l + 1] = string.format("    g->status = %scontact_tangent(q, v, w, g);", P)
@@ -354,7 +377,7 @@ local function step_jacobians(C, P, G)
   end
   if parallel then
     l[#l + 1] = string.format("  %sposition_tangent(v, g->Tv, g);", P)
-    if G.np > 0 and M.bounce_factor(C) then
+    if G.rows and M.bounce_factor(C) then
       l[#l + 1] = string.format("  if (g->bounces > 0 && (g->status = %sbounce(w, g)) != 0) return;", P)
     end
   else
@@ -455,9 +478,9 @@ function M.emit(C, P)
   local G = M.sizes(C)
   local parts = { grad_type(C, P, G), sparsity_table(C, P), smooth_tangent(C, P, G), position_tangent(C, P, G),
     split(C, P, G) }
-  if G.np > 0 then
+  if G.rows then
     parts[#parts + 1] = imp_clear(P, G)
-    parts[#parts + 1] = emit_ops.emit(C, P, G)
+    parts[#parts + 1] = G.np > 0 and emit_ops.emit(C, P, G) or limits.emit_ops(C, P, G)
     parts[#parts + 1] = contact_tangent(C, P, G)
   end
   parts[#parts + 1] = step_jacobians(C, P, G)
@@ -468,6 +491,7 @@ end
 -- the tangent.lua functions the Jacobians call
 function M.tangent_functions(C)
   if #C.pairs > 0 then return { "kinematics", "rnea", "mvec", "bvel", "gforce" } end
+  if limits.rows_on(C) then return { "rnea", "mvec" } end
   return { "rnea" }
 end
 

@@ -11,7 +11,8 @@
 --   M.pattern(C) -> {{out=, out_index=, input=, in_index=}, ...}: the
 --     update's outputs pos_next, vel_next (imp_next) against its inputs
 --     pos, vel (effort), dense, in that order, then info_next[5, 6, 7]
---     against info[5, 6, 7] (running counts: 1); the warm start imp and the
+--     against info[5, 6, 7] (running counts: 1; and [9], the steps that
+--     clamped an effort, with effort limits); the warm start imp and the
 --     rest of info have zero derivatives
 --   M.emit(C, P) -> C of PFX_coords_jacobian(pos, work, grad, jac), jac
 --     in the pattern's order (both nothing beyond M.MAX_ENTRIES)
@@ -23,7 +24,7 @@ local function lines(t) return table.concat(t, "\n") end
 
 local function groups(C)
   local outs = { { "pos_next", C.nq }, { "vel_next", C.nv } }
-  if #C.pairs > 0 and C.nslots > 0 then outs[#outs + 1] = { "imp_next", C.nimp } end
+  if require("diagc.world.limits").rows_on(C) and C.nslots > 0 then outs[#outs + 1] = { "imp_next", C.nimp } end
   local ins = { { "pos", C.nq }, { "vel", C.nv } }
   if #C.actuated > 0 then ins[#ins + 1] = { "effort", #C.actuated } end
   return outs, ins
@@ -35,12 +36,18 @@ end
 -- say why; finite differences still work)
 M.MAX_ENTRIES = 4096
 
+-- the running counts of info: steps over the budget, with contacts
+-- dropped, contacts dropped (and steps that clamped an effort)
+function M.counts(C)
+  return C.effort_limits and C.effort_limits.any and { 5, 6, 7, 9 } or { 5, 6, 7 }
+end
+
 function M.size(C)
   local outs, ins = groups(C)
   local no, ni = 0, 0
   for _, o in ipairs(outs) do no = no + o[2] end
   for _, x in ipairs(ins) do ni = ni + x[2] end
-  return no * ni + 3
+  return no * ni + #M.counts(C)
 end
 
 function M.pattern(C)
@@ -55,7 +62,7 @@ function M.pattern(C)
     end
   end
   -- the running counts of info (steps over the budget, with contacts dropped, contacts dropped)
-  for _, i in ipairs({ 5, 6, 7 }) do p[#p + 1] = { out = "info_next", out_index = i, input = "info", in_index = i } end
+  for _, i in ipairs(M.counts(C)) do p[#p + 1] = { out = "info_next", out_index = i, input = "info", in_index = i } end
   return p
 end
 
@@ -126,7 +133,7 @@ end
 -- at q), vel, effort
 local function coords_jacobian(C, P, G)
   local nv, nq, nu, ncol = C.nv, C.nq, #C.actuated, G.ncol
-  local has_imp = #C.pairs > 0 and C.nslots > 0
+  local has_imp = require("diagc.world.limits").rows_on(C) and C.nslots > 0
   local l = {
     string.format("static inline void %scoords_jacobian(const double *pos, const %swork *w, const %sgrad *g, double *jac)",
       P, P, P),
@@ -160,7 +167,12 @@ local function coords_jacobian(C, P, G)
   end
   l[#l + 1] = "  jac[k++] = 1.0; /* info_next[5] = info[5] + ... */"
   l[#l + 1] = "  jac[k++] = 1.0; /* info_next[6] = info[6] + ... */"
-  l[#l + 1] = "  jac[k] = 1.0;   /* info_next[7] = info[7] + ... */"
+  if #M.counts(C) == 4 then
+    l[#l + 1] = "  jac[k++] = 1.0; /* info_next[7] = info[7] + ... */"
+    l[#l + 1] = "  jac[k] = 1.0;   /* info_next[9] = info[9] + ... */"
+  else
+    l[#l + 1] = "  jac[k] = 1.0;   /* info_next[7] = info[7] + ... */"
+  end
   l[#l + 1] = "}"
   return lines(l)
 end

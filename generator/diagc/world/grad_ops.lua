@@ -18,18 +18,26 @@ local util = require("diagc.util")
 
 local M = {}
 
-local function lines(t) return table.concat(t, "\n") end
+local function lines(t)
+  local o = {}
+  for _, x in ipairs(t) do if x then o[#o + 1] = x end end
+  return table.concat(o, "\n")
+end
 
-local function context(P)
+-- nc: the contacts of the collision; nall (worlds with joint limits):
+-- with the limit rows after them (constant rows: d(J y)/dq = 0, no
+-- d(J^T x)/dq)
+local function context(P, lim)
   return lines({
     "typedef struct {",
     "  const double *q;",
     string.format("  const %swork *w;", P),
     string.format("  %sgrad *g;", P),
-    "  int nc;",
+    lim and "  int nc, nall;" or "  int nc;",
     string.format("} %sgctx;", P),
   })
 end
+M.context = context
 
 -- the twist Jacobians Jb of every body, from dX = d X / dq
 local function body_jacobians(C, P, G)
@@ -139,6 +147,8 @@ end
 
 local function op_dJy(C, P, G)
   local nv, nb = G.nv, G.nb
+  local zero = #C.limits > 0 and string.format("  for (int i = 3 * x->nc * %d; i < 3 * x->nall * %d; i++) out[i] = 0.0;",
+    nv, nv) or nil
   return lines({
     string.format("static void %sop_dJy(void *vc, const double *y, double *out)", P),
     "{",
@@ -151,6 +161,7 @@ local function op_dJy(C, P, G)
     "    g->V[r] = s;",
     "  }",
     string.format("  %sd_bvel(x->q, y, g->dV);", P),
+    zero or false,
     "  for (int i = 0; i < x->nc; i++) {",
     string.format("    int ba = %sshape_body[%spair[w->pair[i]][0]], bb = %sshape_body[%spair[w->pair[i]][1]];", P, P, P, P),
     "    const double *p = w->con[i].point;",
@@ -269,7 +280,7 @@ local function op_rest(P)
 end
 
 function M.emit(C, P, G)
-  return table.concat({ context(P), body_jacobians(C, P, G), shape_twist(C, P, G), geometry(C, P, G), frame(P),
+  return table.concat({ context(P, #C.limits > 0), body_jacobians(C, P, G), shape_twist(C, P, G), geometry(C, P, G), frame(P),
     op_dJy(C, P, G), op_dJTx(C, P, G), op_rest(P) }, "\n\n")
 end
 

@@ -1,5 +1,7 @@
 -- world/joints.lua: a body's joint declaration -> its checked joint (type,
--- parent name, placement, axis, damping, actuation, initial q and v), the
+-- parent name, placement, axis, damping, actuation, limits (world/limits.lua:
+-- limit = { lower, upper, restitution =, effort =, velocity = }), initial q
+-- and v), the
 -- body's nq and nv, and the world's q/v layout (initial values, actuated
 -- dofs).
 local errors = require("diagc.errors")
@@ -11,7 +13,7 @@ local M = {}
 -- nq, nv per joint type
 M.SIZES = { revolute = { 1, 1 }, prismatic = { 1, 1 }, fixed = { 0, 0 }, ball = { 4, 3 }, free = { 7, 6 } }
 M.TYPES = { "revolute", "prismatic", "fixed", "ball", "free" }
-local FIELDS = { "type", "parent", "xyz", "rpy", "axis", "damping", "actuated", "q", "v" }
+local FIELDS = { "type", "parent", "xyz", "rpy", "axis", "damping", "actuated", "limit", "q", "v" }
 
 local function only_fields(b, j)
   for _, k in ipairs(util.sorted_keys(j)) do
@@ -76,6 +78,12 @@ function M.check(b, j)
   end
   if out.actuated and (t == "fixed") then
     errors.raise(b.loc, "body '%s': a fixed joint cannot be actuated", b.name)
+  end
+  if j.limit ~= nil then
+    if t ~= "revolute" and t ~= "prismatic" then
+      errors.raise(b.loc, "body '%s': a %s joint has no limit (only revolute and prismatic joints do)", b.name, t)
+    end
+    out.limit = require("diagc.world.limits").check(b.loc, what .. " limit", t, j.limit)
   end
   b.nq, b.nv = M.SIZES[t][1], M.SIZES[t][2]
   local q0 = { ball = { 1, 0, 0, 0 }, free = { 0, 0, 0, 1, 0, 0, 0 } }

@@ -89,7 +89,7 @@ local function outputs(world, C, P, items)
   if C.nslots > 0 then
     out("impulses", C.nimp, { "imp" }, copy_calc("impulses", "imp", C.nimp))
   end
-  out("step_info", step.INFO, { "info" }, copy_calc("step_info", "info", step.INFO))
+  out("step_info", C.ninfo, { "info" }, copy_calc("step_info", "info", C.ninfo))
   out("energy", 1, { "pos", "vel" }, string.format(
     "double X[%d]; %skinematics(pos, X); energy[0] = %senergy(pos, vel, X);", 12 * C.nb, P, P))
   -- the bias at rest, c(q, 0): the effort on each dof that holds the
@@ -137,7 +137,7 @@ function M.lower(world, taken)
     item(world, "c_preamble", { pre }),
     item(world, "discrete_state", { "pos", default = C.q_init }),
     item(world, "discrete_state", { "vel", default = C.v_init }),
-    item(world, "discrete_state", { "info", default = zeros(step.INFO) }),
+    item(world, "discrete_state", { "info", default = zeros(C.ninfo) }),
   }
   local prereqs = { "pos", "vel", "info" }
   local args = "pos, vel"
@@ -167,7 +167,7 @@ function M.lower(world, taken)
   -- a failed step returns its reason (a negative diagc_status, diagc/model.h)
   local copy = { "if (work->status != 0) return work->status < 0 ? work->status : DIAGC_FAILED;",
     copy_calc("pos_next", "work->q_next", C.nq), copy_calc("vel_next", "work->v_next", C.nv),
-    copy_calc("info_next", "work->info", step.INFO) }
+    copy_calc("info_next", "work->info", C.ninfo) }
   if C.nslots > 0 then copy[#copy + 1] = copy_calc("imp_next", "work->imp_next", C.nimp) end
   -- pos, vel (and effort) too: the update's Jacobian (world/grad_coords.lua)
   -- is taken with respect to them

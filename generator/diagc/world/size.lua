@@ -144,7 +144,7 @@ function M.context(C, work_bytes, grad_bytes)
   if total > M.LIMITS.context then
     errors.raise(C.loc, "world \"%s\": the step's context would take %d MiB (%d MiB of step work for max_contacts = "
       .. "%d%s), more than the limit of %d MiB (%s); lower max_contacts%s", C.name, math.ceil(total / MIB),
-      math.ceil(work_bytes / MIB), C.max_contacts,
+      math.ceil(work_bytes / MIB), C.max_collide or C.max_contacts,
       grad_bytes > 0 and string.format(", %d MiB of Jacobians", math.ceil(grad_bytes / MIB)) or "",
       M.LIMITS.context / MIB, SIZE, grad_bytes > 0 and ", exclude pairs or set gradients = false" or "")
   end

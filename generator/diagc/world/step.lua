@@ -6,9 +6,14 @@
 --   island, warm-started by contact feature) -> v' -> q' = q (+) dt v' (or v)
 -- Adds to the checked world: C.nslots (contact slots: each candidate pair
 -- owns max contacts of its shape types; their sum is the default
--- capacity), C.max_contacts (contacts one step may hold), C.nimp
--- (doubles of the warm-start table: the world's state imp, its impulses
--- output and the step's imp_next).
+-- capacity; then two per limited joint), C.max_contacts (contacts one
+-- step may hold, with the limits' rows), C.max_collide (of them, the
+-- collision's), C.nimp (doubles of the warm-start table: the world's
+-- state imp, its impulses output and the step's imp_next), C.ninfo (the
+-- info state: M.INFO, two more with effort limits), and world/limits.lua's
+-- C.limits, C.effort_limits.  Joint position limits are rows after the
+-- contacts (world/limits.lua), effort limits clamp the effort in
+-- PFX_smooth.
 --
 -- The warm start (the world's discrete state imp, C.nimp doubles) is
 -- the last step's contacts, not its slots: entry i is [key, n, t1, t2] of
@@ -22,6 +27,7 @@
 -- candidate pair (which grow with the square of the bodies).
 local util = require("diagc.util")
 local shapes = require("diagc.world.shapes")
+local limits = require("diagc.world.limits")
 local size = require("diagc.world.size")
 local check = require("diagc.world.step_check")
 
@@ -85,7 +91,8 @@ function M.workspace_doubles(nv, nc, method)
 end
 
 -- the trees' dofs (world/tree.lua), the widest tree, and each pair's
--- compact row width (its trees' dofs: C.width is the widest pair's)
+-- compact row width (its trees' dofs: C.width is the widest pair's, or a
+-- limited joint's tree's when wider)
 local function tree_layout(C)
   local t = require("diagc.world.dynamics").facts(C)
   local jac = require("diagc.world.jacobian")
@@ -100,6 +107,11 @@ local function tree_layout(C)
     local tb = bb == 0 and -1 or t.tree_id[bb]
     local w = (ta >= 0 and nd[ta] or 0) + ((tb >= 0 and tb ~= ta) and nd[tb] or 0)
     C.width = math.max(C.width, w)
+  end
+  -- a joint limit's row spans its own tree's dofs (world/limits.lua)
+  for _, b in ipairs(C.bodies) do
+    local l = b.joint.limit
+    if l and l.lower then C.width = math.max(C.width, nd[t.tree_id[b.index]]) end
   end
   C.width = math.max(C.width, 1)
   return t
@@ -117,12 +129,16 @@ function M.layout(C)
     p.base = n
     n = n + p.max
   end
-  C.nslots = n
+  limits.collect(C)
+  -- the joint limits' rows (world/limits.lua) have slots of their own after the pairs'
+  local nl = C.nlim_rows
+  C.nslots = n + nl
+  C.ninfo = M.INFO + (C.effort_limits.any and 2 or 0)
   tree_layout(C)
   local function set(mc)
-    C.max_contacts = mc
-    C.nimp = 4 * mc -- the warm-start table: 4 per contact
-    C.ws_doubles = #C.pairs > 0 and M.workspace_doubles(C.nv, mc, C.settings.contact_method) or 0
+    C.max_contacts = mc + nl
+    C.nimp = 4 * (mc + nl) -- the warm-start table: 4 per contact
+    C.ws_doubles = limits.rows_on(C) and M.workspace_doubles(C.nv, mc + nl, C.settings.contact_method) or 0
   end
   local cap = C.settings.max_contacts
   if cap == nil then
@@ -132,6 +148,7 @@ function M.layout(C)
     end)
   end
   set(math.max(1, math.min(cap, math.max(n, 1))))
+  C.max_collide = C.max_contacts - nl
 end
 
 -- island tag of each body (0 = the world): the id of its subtree in the
@@ -198,6 +215,8 @@ local function tables(C, P)
       for i, p in ipairs(C.pairs) do flat[i] = string.format("{%d, %d}", p.a - 1, p.b - 1) end
       o[#o + 1] = string.format("static const int %spair_flat[%d][2] = {%s};", P, np, table.concat(flat, ", "))
     end
+  end
+  if limits.rows_on(C) then
     local t = require("diagc.world.dynamics").facts(C)
     local d0, dofs = { 0 }, {}
     for id = 0, t.ntrees - 1 do
@@ -208,6 +227,8 @@ local function tables(C, P)
     o[#o + 1] = string.format("static const int %stree_dof0[%d] = {%s};", P, #d0, list(d0))
     o[#o + 1] = string.format("static const int %stree_dofs[%d] = {%s};", P, math.max(#dofs, 1),
       #dofs > 0 and list(dofs) or "0")
+  end
+  if np > 0 then
     local mu, e = {}, {}
     for i, p in ipairs(C.pairs) do mu[i], e[i] = d(p.friction), d(p.restitution) end
     o[#o + 1] = string.format("static const double %spair_mu[%d] = {%s};", P, np, table.concat(mu, ", "))
@@ -272,7 +293,7 @@ local function collide(C, P)
     string.format("    int n = diagc_collide(&%sshape[a], w->Xs[a], &%sshape[b], w->Xs[b], %s, buf, %spair[k][3]);",
       P, P, margin, P),
     "    for (int j = 0; j < n; j++) {",
-    string.format("      if (nc == %d) { (*dropped)++; continue; }", C.max_contacts),
+    string.format("      if (nc == %d) { (*dropped)++; continue; }", C.max_collide),
     string.format("      w->con[nc] = buf[j]; w->key[nc] = %dLL * k + buf[j].feature; w->pair[nc] = k; nc++;",
       M.features(C)),
     "    }",
@@ -334,8 +355,10 @@ local function densify(C, P)
     "{",
     string.format("  for (int i = 0; i < 3 * nc * %d; i++) J[i] = MJ[i] = 0.0;", nv),
     "  for (int i = 0; i < nc; i++) {",
-    string.format("    const int *pr = %spair[w->pair[i]];", P),
-    string.format("    int ta = pr[4], tb = pr[5], na = ta >= 0 ? %stree_dof0[ta + 1] - %stree_dof0[ta] : 0;", P, P),
+    #C.limits > 0 and "    int ta = w->tag[2 * i], tb = w->tag[2 * i + 1];"
+      or string.format("    const int *pr = %spair[w->pair[i]];", P),
+    string.format("    int %sna = ta >= 0 ? %stree_dof0[ta + 1] - %stree_dof0[ta] : 0;",
+      #C.limits > 0 and "" or "ta = pr[4], tb = pr[5], ", P, P),
     string.format("    int nb = (tb >= 0 && tb != ta) ? %stree_dof0[tb + 1] - %stree_dof0[tb] : 0;", P, P),
     "    for (int r = 3 * i; r < 3 * i + 3; r++)",
     "      for (int c = 0; c < na + nb; c++) {",
@@ -361,6 +384,12 @@ local function smooth(C, P)
     string.format("  %sfactor(w->M);", P),
     string.format("  for (int i = 0; i < %d; i++) c[i] = -c[i];", C.nv),
   }
+  if C.effort_limits.any then
+    -- the effort limits (world/limits.lua): the clamped effort, its count in info[8]
+    l[#l + 1] = string.format("  double u[%d];", #C.actuated)
+    l[#l + 1] = string.format("  w->info[8] = %seffort_clamp(v, effort, u);", P)
+    l[#l + 1] = "  effort = u;"
+  end
   for k, a in ipairs(C.actuated) do l[#l + 1] = string.format("  c[%d] += effort[%d];", a.dof, k - 1) end
   if #C.actuated == 0 then l[#l + 1] = "  (void)effort;" end
   l[#l + 1] = string.format("  %ssolve(w->M, c);", P)
@@ -389,13 +418,16 @@ local function work_type(C, P)
   local l = {
     "/* The work of one step of this world: a typed cache entry of its leaf */",
     "typedef struct {",
-    string.format("  double q_next[%d], v_next[%d], info[%d];", C.nq, nv, M.INFO),
+    string.format("  double q_next[%d], v_next[%d], info[%d];", C.nq, nv, C.ninfo),
   }
-  if #C.pairs > 0 then l[#l + 1] = string.format("  double imp_next[%d];", 4 * mc) end -- C.nimp
-  l[#l + 1] = "  int status;"
+  local rows_on = limits.rows_on(C)
+  if rows_on then l[#l + 1] = string.format("  double imp_next[%d];", 4 * mc) end -- C.nimp
+  l[#l + 1] = #C.limits > 0 and "  int status, nlim;  /* nlim: the last step's limit rows (after its contacts) */"
+    or "  int status;"
   l[#l + 1] = string.format("  double X[%d], M[%d];", 12 * C.nb, math.max(require("diagc.world.dynamics").facts(C).nm, 1))
-  if #C.pairs > 0 then
-    l[#l + 1] = string.format("  double Xs[%d][12], vstar[%d];", #C.shapes, nv)
+  if rows_on then
+    l[#l + 1] = #C.pairs > 0 and string.format("  double Xs[%d][12], vstar[%d];", #C.shapes, nv)
+      or string.format("  double vstar[%d];", nv)
     l[#l + 1] = string.format("  double Jc[%d], MJc[%d], x[%d], depth[%d], mu[%d], e[%d];", 3 * mc * C.width, 3 * mc * C.width,
       3 * mc, mc, mc, mc)
     l[#l + 1] = string.format("  diagc_contact con[%d];", mc)
@@ -434,9 +466,8 @@ end
 -- the contact phase: collision, rows, the solve, the warm-start table
 -- (imp, imp_next: C.nimp)
 local function contact(C, P)
-  local l = {
-    string.format("static inline int %scontact(const double *q, const double *v, const double *imp, %swork *w)", P, P),
-    "{",
+  local lim = #C.limits > 0
+  local pre = #C.pairs == 0 and { "  int dropped = 0, nc = 0;" } or {
     "  int dropped = 0;",
     string.format("  %sshape_poses(w->X, w->Xs);", P),
     string.format("  int nc = %scollide(w, &dropped);", P),
@@ -444,12 +475,33 @@ local function contact(C, P)
     C.settings.contact_overflow == "drop" and "  /* contact_overflow = \"drop\": the first max_contacts are kept */"
       or "  if (dropped > 0) { w->info[0] = nc; w->info[4] = dropped; return DIAGC_WORLD_E_CONTACTS; }",
     string.format("  %scontact_rows(q, w->X, w->M, w->con, w->pair, nc, w->Jc, w->MJc);", P),
+  }
+  if lim then
+    -- the joint limits' rows after the contacts (world/limits.lua), keys above every pair's
+    pre[#pre + 1] = "  int ncc = nc;"
+    pre[#pre + 1] = string.format("  nc = %slimit_rows(q, w, nc);", P)
+    pre[#pre + 1] = "  w->nlim = nc - ncc;"
+  end
+  local l = {
+    string.format("static inline int %scontact(const double *q, const double *v, const double *imp, %swork *w)", P, P),
+    "{",
+  }
+  for _, x in ipairs(pre) do l[#l + 1] = x end
+  for _, x in ipairs({
     "  /* the warm start: each contact's entry of the same key in imp (both lists increase) */",
     "  for (int i = 0, j = 0; i < nc; i++) {",
     "    double key = 1.0 + w->key[i];",
-    "    w->depth[i] = w->con[i].depth;",
-    string.format("    w->mu[i] = %spair_mu[w->pair[i]]; w->e[i] = %spair_e[w->pair[i]];", P, P),
-    string.format("    w->tag[2 * i] = %spair[w->pair[i]][4]; w->tag[2 * i + 1] = %spair[w->pair[i]][5];", P, P),
+  }) do l[#l + 1] = x end
+  if lim then l[#l + 1] = "    if (i < ncc) {" end
+  if #C.pairs > 0 then
+    for _, x in ipairs({
+      "    w->depth[i] = w->con[i].depth;",
+      string.format("    w->mu[i] = %spair_mu[w->pair[i]]; w->e[i] = %spair_e[w->pair[i]];", P, P),
+      string.format("    w->tag[2 * i] = %spair[w->pair[i]][4]; w->tag[2 * i + 1] = %spair[w->pair[i]][5];", P, P),
+    }) do l[#l + 1] = x end
+  end
+  if lim then l[#l + 1] = "    }" end
+  for _, x in ipairs({
     string.format("    while (j < %d && !(imp[4 * j] >= key)) j++;", C.max_contacts),
     string.format("    if (j < %d && imp[4 * j] == key) {", C.max_contacts),
     "      for (int r = 0; r < 3; r++) w->x[3 * i + r] = imp[4 * j + 1 + r];",
@@ -463,7 +515,7 @@ local function contact(C, P)
     "  diagc_contact_stats st;",
     string.format("  %sproblem(v, w, nc, &p, &o);", P),
     "  int status = diagc_contact_solve(&p, &o, w->x, w->v_next, w->ws, sizeof w->ws, &st);",
-  }
+  }) do l[#l + 1] = x end
   for _, x in ipairs(check.after_solve(C, P)) do l[#l + 1] = x end
   for _, x in ipairs({
     "  if (status < 0) {",
@@ -504,7 +556,8 @@ local function step_fn(C, P)
   -- fails saying so, before the contact solve would call it a bad argument
   l[#l + 1] = string.format("  for (int i = 0; i < %d; i++)", C.nv)
   l[#l + 1] = "    if (!isfinite(w->v_next[i])) { w->status = DIAGC_WORLD_E_NONFINITE; return; }"
-  if #C.pairs > 0 then
+  if C.effort_limits.any then l[#l + 1] = "  w->info[9] = info[9] + (w->info[8] > 0.0 ? 1.0 : 0.0);" end
+  if limits.rows_on(C) then
     l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) w->vstar[i] = w->v_next[i];", C.nv)
     l[#l + 1] = string.format("  w->status = %scontact(q, v, imp, w);", P)
     l[#l + 1] = "  if (w->status < 0) return;"
@@ -531,12 +584,17 @@ function M.emit(C, P)
       return "\nstatic inline " .. w .. " "
     end):sub(2))
   end
-  local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = #C.pairs > 0
+  local rows_on = limits.rows_on(C)
+  local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = rows_on
     and { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "point_jacobian_tree", "integrate",
       "energy" }
-    or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy" } })), tables(C, P), smooth(C, P) }
-  if #C.pairs > 0 then
-    for _, f in ipairs({ shape_poses, collide, rows, problem }) do parts[#parts + 1] = f(C, P) end
+    or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy" } })), tables(C, P) }
+  parts[#parts + 1] = limits.emit_clamp(C, P)
+  parts[#parts + 1] = smooth(C, P)
+  if rows_on then
+    local fs = #C.pairs > 0 and { shape_poses, collide, rows, problem } or { problem }
+    for _, f in ipairs(fs) do parts[#parts + 1] = f(C, P) end
+    parts[#parts + 1] = limits.emit_rows(C, P, M.features(C))
     if C.settings.check_lcp then parts[#parts + 1] = check.emit(C, P) end
     parts[#parts + 1] = contact(C, P)
     if C.settings.gradients then parts[#parts + 1] = densify(C, P) end

@@ -15,8 +15,25 @@ local M = {}
 
 local function lines(t) return table.concat(t, "\n") end
 
--- PFXcheck_failed(w, nc, st): fills info as above (w->v_next: after the solve)
+-- PFXcheck_failed(w, nc, st): fills info as above from the first nc rows,
+-- the collision contacts (w->v_next: after the solve); a world with no
+-- candidate pair (joint limits only) names no pair
 function M.emit(C, P)
+  if #C.pairs == 0 then
+    return lines({
+      string.format("static inline void %scheck_failed(%swork *w, int nc, const diagc_contact_stats *st)", P, P),
+      "{",
+      "  w->info[0] = nc;",
+      "  w->info[1] = -1;",
+      "  w->info[2] = st->residual > st->check_violation ? st->residual : st->check_violation;",
+      "  w->info[3] = 0.0;",
+      "}",
+    })
+  end
+  return M.emit_pairs(C, P)
+end
+
+function M.emit_pairs(C, P)
   local W = C.width
   return lines({
     string.format("static inline void %scheck_failed(%swork *w, int nc, const diagc_contact_stats *st)", P, P),
@@ -49,7 +66,9 @@ function M.after_solve(C, P)
   return {
     "  /* check_lcp: an LCP left unsolved (not for want of work budget) is a failure */",
     "  if (status == DIAGC_CONTACT_INEXACT && !st.budget_hit) status = DIAGC_CONTACT_E_CHECK;",
-    string.format("  if (status == DIAGC_CONTACT_E_CHECK) %scheck_failed(w, nc, &st);", P),
+    -- the collision contacts only: the joint limits' rows (after them) have no pair
+    string.format("  if (status == DIAGC_CONTACT_E_CHECK) %scheck_failed(w, %s, &st);", P,
+      #C.limits > 0 and "ncc" or "nc"),
   }
 end
 

@@ -27,8 +27,11 @@
 -- inscribed in it with the same extent along its axis; mesh -> its convex
 -- hull (world/mesh.lua: package:// through package_path, --package-path,
 -- ROS_PACKAGE_PATH; other names relative to the URDF);
--- joint <dynamics damping> -> damping; <limit> is ignored; a <mimic>
--- joint is an independent dof (noted).  A root link named "world" is the
+-- joint <dynamics damping> -> damping; <limit lower upper> of a revolute
+-- or prismatic joint -> its position limits, <limit effort velocity> of
+-- any movable joint -> its effort and velocity limits (world/limits.lua; a
+-- continuous joint has no position limits); a <mimic> joint is an
+-- independent dof (noted).  A root link named "world" is the
 -- fixed frame itself (its joints attach to the world, placed at xyz/rpy).
 -- A link without mass on a fixed joint (a tool or sensor frame) is merged
 -- into the body it is fixed to: its shapes and child joints move there,
@@ -316,6 +319,12 @@ local function joint_of(j, pf, act)
   local xyz, rpy = frames.compose(pf.xyz, pf.rpy, j.xyz, j.rpy)
   local out = { t, parent = pf.body, xyz = xyz, rpy = rpy, damping = j.damping, actuated = act[j.name] or nil }
   if t == "revolute" or t == "prismatic" then out.axis = j.axis end
+  local l = j.limit
+  if l and (t == "revolute" or t == "prismatic") then
+    local lim = { effort = l.effort, velocity = l.velocity }
+    if l.lower and j.type ~= "continuous" then lim[1], lim[2] = l.lower, l.upper end
+    if lim[1] or lim.effort or lim.velocity then out.limit = lim end
+  end
   return out
 end
 

@@ -18,12 +18,14 @@
 --             (a <sphere radius="0"> is a point: radius 0)
 --   joint = { name=, line=, type= (the URDF's), parent=, child= (link
 --             names), xyz=, rpy=, axis= (nonzero), damping=,
---             mimic = nil | { line=, joint=, multiplier=, offset= } }
--- <visual>, <limit>, <dynamics friction>, <safety_controller>,
--- <calibration>, <material>, <transmission> and <gazebo> carry nothing a
--- world simulates and are skipped.  opts.collisions == false: <collision>
--- elements are counted as skipped, not read.  Every number is checked
--- against its quantity's range (world/ranges.lua) at its element.
+--             mimic = nil | { line=, joint=, multiplier=, offset= },
+--             limit = nil | { line=, lower=, upper= (nil when neither is
+--             given), effort=, velocity= (nil when absent or 0) } }
+-- <visual>, <dynamics friction>, <safety_controller>, <calibration>,
+-- <material>, <transmission> and <gazebo> carry nothing a world simulates
+-- and are skipped.  opts.collisions == false: <collision> elements are
+-- counted as skipped, not read.  Every number is checked against its
+-- quantity's range (world/ranges.lua) at its element.
 local errors = require("diagc.errors")
 local ranges = require("diagc.world.ranges")
 
@@ -224,6 +226,27 @@ local function joint(R, el)
   end
   local d = child(el, "dynamics")
   j.damping = d and R.quantity(d, "damping", 1, 0, "damping", what) or 0
+  local lim = child(el, "limit")
+  if lim then
+    -- URDF: lower and upper default to 0; a <limit> with neither (a
+    -- continuous joint's effort and velocity) bounds no position
+    local key = t == "prismatic" and "position" or "angle"
+    j.limit = { line = lim.line }
+    if lim.attrs.lower ~= nil or lim.attrs.upper ~= nil then
+      j.limit.lower = R.quantity(lim, "lower", 1, 0, key, what)
+      j.limit.upper = R.quantity(lim, "upper", 1, 0, key, what)
+      if j.limit.lower > j.limit.upper then
+        R.raise(lim, "%s: <limit lower=\"%s\"> is above upper=\"%s\"; write the smaller bound as lower", what,
+          errors.sanitize(lim.attrs.lower, 40), errors.sanitize(lim.attrs.upper, 40))
+      end
+    end
+    -- effort and velocity 0 (or absent): no limit
+    local e = R.quantity(lim, "effort", 1, 0, "effort", what)
+    local v = R.quantity(lim, "velocity", 1, 0, "speed", what)
+    if v < 0 then R.raise(lim, "%s: <limit velocity> must be >= 0 (0: no limit), got %s", what, lim.attrs.velocity) end
+    j.limit.effort = e > 0 and e or nil
+    j.limit.velocity = v > 0 and v or nil
+  end
   local m = child(el, "mimic")
   if m then
     local of = m.attrs.joint
