@@ -109,7 +109,7 @@ hdone
 # a world whose dense update Jacobian exceeds the limit: the limit and the number
 hcase linearize.world_over_entry_limit
 hrun -- "$DIAGC" linearize examples/world/stack.lua -o "$T/out.txt"
-expect_refused "stack\.lua:16:1: the linearization needs the Jacobian of world\.step: its world's dense update Jacobian would have 35428 entries, more than the limit of 4096 \(its rows grow with max_contacts = 120: the warm start holds 4 values per contact\); use finite differences \(--jacobian fd\)$"
+expect_refused "stack\.lua:16:1: the linearization needs the Jacobian of world\.step: its world's dense update Jacobian would have 35429 entries, more than the limit of 4096 \(its rows grow with max_contacts = 120: the warm start holds 4 values per contact\); use finite differences \(--jacobian fd\)$"
 hdone
 
 # a world's output outside the subset: leave it out, no calc to declare

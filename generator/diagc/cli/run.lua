@@ -409,9 +409,11 @@ function M.world_stats(m, sim)
     if ctx.type.world then
       local info = sim.context:get(ctx.path .. ".info")
       local W = ctx.type.world
-      -- worlds with effort limits (world/limits.lua): info[9], info[10]
-      local effort = #info >= 10 and string.format(", steps with an effort clamped %d (last step: %d efforts)",
+      -- worlds with effort limits (world/limits.lua): info[9], info[10];
+      -- the last entry: the steps whose LCP was left inexact
+      local effort = #info >= 11 and string.format(", steps with an effort clamped %d (last step: %d efforts)",
         info[10], info[9]) or ""
+      effort = effort .. string.format(", steps with an LCP left inexact %d", info[#info])
       io.stderr:write(string.format("world %s: steps over the LCP work budget %d, steps with contacts "
         .. "dropped (max_contacts = %d) %d, contacts dropped %d%s; last step: contacts %d, dropped %d, "
         .. "LCP residual %g\n", ctx.path, info[6], W.max_collide or W.max_contacts, info[7], info[8], effort, info[1],

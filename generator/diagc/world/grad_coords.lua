@@ -12,8 +12,9 @@
 --     update's outputs pos_next, vel_next (imp_next) against its inputs
 --     pos, vel (effort), dense, in that order, then info_next[5, 6, 7]
 --     against info[5, 6, 7] (running counts: 1; and [9], the steps that
---     clamped an effort, with effort limits); the warm start imp and the
---     rest of info have zero derivatives
+--     clamped an effort, with effort limits; and the last, the steps left
+--     inexact); the warm start imp and the rest of info have zero
+--     derivatives
 --   M.emit(C, P) -> C of PFX_coords_jacobian(pos, work, grad, jac), jac
 --     in the pattern's order (both nothing beyond M.MAX_ENTRIES)
 local dyn = require("diagc.world.dynamics")
@@ -37,9 +38,12 @@ end
 M.MAX_ENTRIES = 4096
 
 -- the running counts of info: steps over the budget, with contacts
--- dropped, contacts dropped (and steps that clamped an effort)
+-- dropped, contacts dropped (and steps that clamped an effort), steps
+-- whose LCP was left inexact (C.info_inexact, world/step.lua)
 function M.counts(C)
-  return C.effort_limits and C.effort_limits.any and { 5, 6, 7, 9 } or { 5, 6, 7 }
+  local c = C.effort_limits and C.effort_limits.any and { 5, 6, 7, 9 } or { 5, 6, 7 }
+  c[#c + 1] = assert(C.info_inexact, "internal: world/step.lua's layout first")
+  return c
 end
 
 function M.size(C)
@@ -165,13 +169,9 @@ local function coords_jacobian(C, P, G)
     l[#l + 1] = string.format("    for (int j = 0; j < %d; j++) jac[k++] = g->imp[i * %d + %d + j];", nv + nu, ncol, nv)
     l[#l + 1] = "  }"
   end
-  l[#l + 1] = "  jac[k++] = 1.0; /* info_next[5] = info[5] + ... */"
-  l[#l + 1] = "  jac[k++] = 1.0; /* info_next[6] = info[6] + ... */"
-  if #M.counts(C) == 4 then
-    l[#l + 1] = "  jac[k++] = 1.0; /* info_next[7] = info[7] + ... */"
-    l[#l + 1] = "  jac[k] = 1.0;   /* info_next[9] = info[9] + ... */"
-  else
-    l[#l + 1] = "  jac[k] = 1.0;   /* info_next[7] = info[7] + ... */"
+  local counts = M.counts(C)
+  for i, c in ipairs(counts) do
+    l[#l + 1] = string.format("  jac[k%s] = 1.0; /* info_next[%d] = info[%d] + ... */", i < #counts and "++" or "", c, c)
   end
   l[#l + 1] = "}"
   return lines(l)

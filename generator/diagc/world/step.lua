@@ -10,7 +10,8 @@
 -- step may hold, with the limits' rows), C.max_collide (of them, the
 -- collision's), C.nimp (doubles of the warm-start table: the world's
 -- state imp, its impulses output and the step's imp_next), C.ninfo (the
--- info state: M.INFO, two more with effort limits), and world/limits.lua's
+-- info state: M.INFO, two more with effort limits, then the steps so far
+-- whose LCP was left inexact at C.info_inexact), and world/limits.lua's
 -- C.limits, C.effort_limits.  Joint position limits are rows after the
 -- contacts (world/limits.lua), effort limits clamp the effort in
 -- PFX_smooth.
@@ -133,7 +134,8 @@ function M.layout(C)
   -- the joint limits' rows (world/limits.lua) have slots of their own after the pairs'
   local nl = C.nlim_rows
   C.nslots = n + nl
-  C.ninfo = M.INFO + (C.effort_limits.any and 2 or 0)
+  C.info_inexact = M.INFO + (C.effort_limits.any and 2 or 0)
+  C.ninfo = C.info_inexact + 1
   tree_layout(C)
   local function set(mc)
     C.max_contacts = mc + nl
@@ -517,6 +519,8 @@ local function contact(C, P)
     "  int status = diagc_contact_solve(&p, &o, w->x, w->v_next, w->ws, sizeof w->ws, &st);",
   }) do l[#l + 1] = x end
   for _, x in ipairs(check.after_solve(C, P)) do l[#l + 1] = x end
+  -- an island left above accept_tol (its best point used): counted, never silent
+  l[#l + 1] = string.format("  if (status == DIAGC_CONTACT_INEXACT) w->info[%d] += 1.0;", C.info_inexact)
   for _, x in ipairs({
     "  if (status < 0) {",
     string.format("    for (int i = 0; i < %d; i++) w->imp_next[i] = 0.0;", C.nimp),
@@ -550,6 +554,7 @@ local function step_fn(C, P)
     "  w->info[5] = info[5];",
     "  w->info[6] = info[6];",
     "  w->info[7] = info[7];",
+    string.format("  w->info[%d] = info[%d];", C.info_inexact, C.info_inexact),
     "  w->status = 0;",
   }
   -- v* not finite (the state, an effort or a force overflowed): the step
