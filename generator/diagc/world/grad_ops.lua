@@ -263,7 +263,9 @@ local function op_dJTx(C, P, G)
   })
 end
 
-local function op_rest(P)
+-- the operators every world's step shares: d(M y)/dq and the solve with M
+-- (world/limits.lua's limits-only operators use them too)
+function M.op_rest(P)
   return lines({
     string.format("static void %sop_dMy(void *vc, const double *y, double *out)", P),
     "{",
@@ -281,7 +283,7 @@ end
 
 function M.emit(C, P, G)
   return table.concat({ context(P, #C.limits > 0), body_jacobians(C, P, G), shape_twist(C, P, G), geometry(C, P, G), frame(P),
-    op_dJy(C, P, G), op_dJTx(C, P, G), op_rest(P) }, "\n\n")
+    op_dJy(C, P, G), op_dJTx(C, P, G), M.op_rest(P) }, "\n\n")
 end
 
 return M

@@ -176,17 +176,7 @@ function M.emit_ops(C, P, G)
     string.format("  for (int i = 0; i < %d; i++) out[i] = 0.0;", nv * nv),
     "}",
     "",
-    string.format("static void %sop_dMy(void *vc, const double *y, double *out)", P),
-    "{",
-    string.format("  const %sgctx *x = (const %sgctx *)vc;", P, P),
-    string.format("  %sd_mvec(x->q, y, out);", P),
-    "}",
-    "",
-    string.format("static void %sop_solve(void *vc, double *v)", P),
-    "{",
-    string.format("  const %sgctx *x = (const %sgctx *)vc;", P, P),
-    string.format("  %ssolve(x->w->M, v);", P),
-    "}",
+    require("diagc.world.grad_ops").op_rest(P),
   }, "\n")
 end
 
