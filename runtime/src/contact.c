@@ -101,7 +101,9 @@ static size_t plan(contact_ws *w, void *base, size_t room, int nv, int nc, int k
   PART(where, int, sn ? nc : 0);
   PART(mark, int, sn ? nc : 0);
   PART(queue, int, sn ? nc : 0);
-  PART(tstart, int, sn ? (size_t)nv + 2 : 0);
+  /* the island pass of every compact problem keeps one entry per tree
+     (ntrees <= nv: each tree has a dof); the sparse method two more */
+  PART(tstart, int, kind != WS_DENSE ? (size_t)nv + 2 : 0);
   PART(tlist, int, sn ? 2 * (size_t)nc : 0);
   need = off + ALIGN;
   if (kind == WS_SPARSE) {

@@ -26,7 +26,7 @@
 #include "diagc/world.h"
 #include "lcp/gen.h"
 
-#define MAXB 16   /* bodies (trees) */
+#define MAXB 36   /* bodies (trees) */
 #define MAXC 120  /* contacts */
 #define MAXV (6 * MAXB + 7)
 #define W 13      /* compact width: 7 + 6 */
@@ -160,14 +160,15 @@ static void tilted_z(uint64_t *r, double tilt, double n[3]) {
   n[0] /= q, n[1] /= q, n[2] /= q;
 }
 
-/* kind 0: a stack; 1: a pile; 2: an arm pressing on boxes. */
+/* kind 0: a stack; 1: a pile; 2: an arm pressing on boxes; 3: 32 boxes on
+ * the ground, each resting on one or two of its neighbours too. */
 static void make(snap *s, int kind, uint64_t seed) {
   uint64_t r = seed * 0x9E3779B97F4A7C15ull + 11;
   int i, j, c, nb;
   double n[3], mu = lcpg_range(&r, 0.2, 1.0);
   memset(s, 0, sizeof *s);
   if (kind == 2) add_tree(s, &r, 7);
-  nb = kind == 0 ? 5 + (int)(lcpg_next(&r) % 8) : kind == 1 ? 6 + (int)(lcpg_next(&r) % 9) : 4;
+  nb = kind == 0 ? 5 + (int)(lcpg_next(&r) % 8) : kind == 1 ? 6 + (int)(lcpg_next(&r) % 9) : kind == 3 ? 32 : 4;
   for (i = 0; i < nb; i++) add_tree(s, &r, 6);
   if (kind == 0) { /* box i on box i - 1, box 0 on the ground */
     for (i = 0; i < nb; i++) {
@@ -184,6 +185,16 @@ static void make(snap *s, int kind, uint64_t seed) {
         else tilted_z(&r, 0.0, n);
         { double q = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]); n[0] /= q, n[1] /= q, n[2] /= q; }
         for (c = 0; c < pts; c++) contact(s, &r, i, other, n, pts == 4 ? c : -1, lcpg_range(&r, -1e-4, 3e-4), mu);
+      }
+    }
+  } else if (kind == 3) {
+    for (i = 0; i < nb; i++) {
+      tilted_z(&r, 1e-3, n);
+      for (c = 0; c < 2; c++) contact(s, &r, i, -1, n, c, lcpg_range(&r, 0, 2e-4), mu);
+      if (i > 0) {
+        lcpg_unit(&r, n), n[2] = fabs(n[2]) + 0.3;
+        { double q = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]); n[0] /= q, n[1] /= q, n[2] /= q; }
+        contact(s, &r, i, (int)(lcpg_next(&r) % (uint64_t)i), n, -1, lcpg_range(&r, -1e-4, 2e-4), mu);
       }
     }
   } else { /* the arm (tree 0) presses down on boxes 1..nb, each on the ground */
@@ -438,6 +449,39 @@ static void test_workspace(void) {
   check(diagc_contact_compact_workspace_size(300, 200, 7) == 0, "sparse_workspace_bad_method", "accepted method 7");
 }
 
+/* A workspace of exactly the size asked for is enough, and nothing past
+ * its end is written, for both methods (the dense method's island pass
+ * keeps one entry per tree: a pile of 15 trees overran a dense compact
+ * workspace by 76 bytes). */
+static void test_exact_workspace(void) {
+  static snap s;
+  static unsigned char buf[(1 << 24) + 4096];
+  int method, seed;
+  for (method = 0; method < 2; method++)
+    for (seed = 1; seed <= 20; seed++) {
+      diagc_contact_problem p;
+      diagc_contact_options o;
+      size_t need, off, i;
+      int rc, touched = 0, m = method == 0 ? DIAGC_CONTACT_SPARSE : DIAGC_CONTACT_DENSE;
+      make(&s, seed % 2 ? 1 : 3, 700u + (unsigned)seed);
+      problem(&s, &p);
+      diagc_contact_options_init(&o);
+      o.method = m;
+      need = diagc_contact_compact_workspace_size(s.nv, s.nc, m);
+      off = (64 - (uintptr_t)buf % 64) % 64;
+      if (need + off + 4096 > sizeof buf) continue;
+      memset(buf, 0xA5, sizeof buf);
+      rc = diagc_contact_solve(&p, &o, s.x, s.vnext, buf + off, need, NULL);
+      for (i = off + need; i < off + need + 4096; i++) touched += buf[i] != 0xA5;
+      if (touched || rc == DIAGC_CONTACT_E_WORKSPACE || rc == DIAGC_CONTACT_E_ARG) {
+        check(0, "sparse_exact_workspace", "%s method, seed %d, %d trees: status %d, %d bytes past the end written",
+              method ? "dense" : "sparse", seed, s.ntrees, rc, touched);
+        return;
+      }
+    }
+  check(1, "sparse_exact_workspace", "%s", "20 piles per method, 10 of 32 trees");
+}
+
 /* Bad compact input is refused (a width too small, a tree out of range). */
 static void test_arguments(void) {
   static snap s;
@@ -465,6 +509,7 @@ int main(void) {
   test_agreement();
   test_cold();
   test_workspace();
+  test_exact_workspace();
   test_arguments();
   return failures != 0;
 }
