@@ -1,4 +1,5 @@
--- Module dependencies go one way: spec -> world -> check -> (cdiff) ->
+-- Module dependencies go one way: (lib: numerical libraries the spec
+-- language exposes, such as lib/riccati) spec -> world -> check -> (cdiff) ->
 -- flatten -> tickets -> masks -> coder.  cdiff's stage reads the checked
 -- leaf types only (a calc body's sparsity and derivative code), so it
 -- ranks right after check; its transformation core is a library (CORE).  Every require("diagc.X") line of generator/diagc/**/*.lua
@@ -11,7 +12,7 @@
 
 -- rank of each group: a module may require modules of its rank or lower
 local RANK = { errors = 0, util = 0, vocab = 0,
-  spec = 1, world = 1.5, check = 2, cdiff = 2.5, flatten = 3, tickets = 4, masks = 5, coder = 6 }
+  lib = 0.5, spec = 1, world = 1.5, check = 2, cdiff = 2.5, flatten = 3, tickets = 4, masks = 5, coder = 6 }
 local FREE = { cli = true, testing = true, driver = true, jit = true, compile = true }
 -- cdiff's source transformation itself (C text in, C text out) reads no
 -- stage's data: a library below the world stage, whose generated

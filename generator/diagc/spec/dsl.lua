@@ -190,6 +190,62 @@ local function spec_getmetatable(v)
   return getmetatable(v)
 end
 
+-- `control`: design at generation (docs/library.md, "Control design"):
+-- the Riccati solvers of lib/riccati.lua; a problem without a stabilizing
+-- solution, or bad matrices, is an error at the calling line.
+local function control_library()
+  local riccati = require("diagc.lib.riccati")
+  local function checked(name, f)
+    return function(...)
+      local a, b, c = f(...)
+      if a == nil then errors.raise(caller_loc(2), "control.%s: %s", name, tostring(b)) end
+      return a, b, c
+    end
+  end
+  local fns = {
+    -- K, X (u = -K x)
+    lqr = checked("lqr", function(A, B, Q, R, N)
+      local X, K = riccati.care(A, B, Q, R, N)
+      if not X then return nil, K end
+      return K, X
+    end),
+    dlqr = checked("dlqr", function(A, B, Q, R, N)
+      local X, K = riccati.dare(A, B, Q, R, N)
+      if not X then return nil, K end
+      return K, X
+    end),
+    care = checked("care", function(...) return riccati.care(...) end),
+    dare = checked("dare", function(...) return riccati.dare(...) end),
+    -- L, P
+    kalman = checked("kalman", function(A, C, W, V) return riccati.kalman(A, C, W, V, false) end),
+    dkalman = checked("dkalman", function(A, C, W, V) return riccati.kalman(A, C, W, V, true) end),
+    -- a matrix's elements row by row (a parameter's default)
+    flat = function(Mx)
+      local out = {}
+      if type(Mx) ~= "table" then errors.raise(caller_loc(2), "control.flat: expected a matrix (a table of rows)") end
+      for _, r in ipairs(Mx) do
+        if type(r) ~= "table" then errors.raise(caller_loc(2), "control.flat: expected a matrix (a table of rows)") end
+        for _, v in ipairs(r) do out[#out + 1] = v end
+      end
+      return out
+    end,
+  }
+  return setmetatable({}, {
+    __metatable = false,
+    __index = function(_, k)
+      local f = fns[k]
+      if f == nil then
+        local names = {}
+        for n in pairs(fns) do names[#names + 1] = n end
+        table.sort(names)
+        errors.raise(caller_loc(2), "control has no '%s'; it has %s", tostring(k), table.concat(names, ", "))
+      end
+      return f
+    end,
+    __newindex = function() errors.raise(caller_loc(2), "control is read-only") end,
+  })
+end
+
 -- Build the global environment a spec file runs in.
 -- `import` is supplied by the loader (it knows the file system).
 -- What a spec can reach is exactly this table (docs/security.md): no
@@ -201,6 +257,7 @@ function M.environment(import)
     diagram = system_ctor("diagram", M.diagram_items),
     world = system_ctor("world", M.world_items, M.world_settings),
     import = import,
+    control = control_library(),
     -- the safe part of the standard library, as copies
     math = library_copy(math),
     string = library_copy(string, { dump = true, diagc_guarded_gsub = true }),
