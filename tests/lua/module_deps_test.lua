@@ -1,5 +1,5 @@
 -- Module dependencies go one way: (lib: numerical libraries the spec
--- language exposes, such as lib/riccati) spec -> world -> check -> (cdiff) ->
+-- language exposes: lib/riccati, lib/lti, lib/blocks) spec -> world -> check -> (cdiff) ->
 -- flatten -> tickets -> masks -> coder.  cdiff's stage reads the checked
 -- leaf types only (a calc body's sparsity and derivative code), so it
 -- ranks right after check; its transformation core is a library (CORE).  Every require("diagc.X") line of generator/diagc/**/*.lua

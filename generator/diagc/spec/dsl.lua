@@ -190,6 +190,25 @@ local function spec_getmetatable(v)
   return getmetatable(v)
 end
 
+-- A read-only view of a library table: an unknown name lists the known ones.
+local function read_only(what, fns)
+  return setmetatable({}, {
+    __metatable = false,
+    __index = function(_, k)
+      local f = fns[k]
+      if f == nil then
+        local names = {}
+        for n in pairs(fns) do names[#names + 1] = n end
+        table.sort(names)
+        errors.raise(caller_loc(2), "%s has no '%s'; it has %s", what, tostring(k), table.concat(names, ", "))
+      end
+      return f
+    end,
+    __newindex = function() errors.raise(caller_loc(2), "%s is read-only", what) end,
+  })
+end
+
+
 -- `control`: design at generation (docs/library.md, "Control design"):
 -- the Riccati solvers of lib/riccati.lua; a problem without a stabilizing
 -- solution, or bad matrices, is an error at the calling line.
@@ -230,20 +249,16 @@ local function control_library()
       return out
     end,
   }
-  return setmetatable({}, {
-    __metatable = false,
-    __index = function(_, k)
-      local f = fns[k]
-      if f == nil then
-        local names = {}
-        for n in pairs(fns) do names[#names + 1] = n end
-        table.sort(names)
-        errors.raise(caller_loc(2), "control has no '%s'; it has %s", tostring(k), table.concat(names, ", "))
-      end
-      return f
-    end,
-    __newindex = function() errors.raise(caller_loc(2), "control is read-only") end,
-  })
+  return read_only("control", fns)
+end
+
+-- Records an item or system a library made at the spec's line that asked
+-- for it (lib/blocks.lua): its messages then point at the spec.
+local function relocate(v, loc)
+  local rec = made[v]
+  if rec then rec.loc = { file = loc.file, line = loc.line } end
+  if type(v) == "table" and rawget(v, "loc") then rawset(v, "loc", loc) end
+  return v
 end
 
 -- Build the global environment a spec file runs in.
@@ -271,6 +286,7 @@ function M.environment(import)
   for _, k in ipairs(M.leaf_items) do builtin[k] = item_ctor(k) end
   for _, k in ipairs(M.diagram_items) do builtin[k] = item_ctor(k) end
   for _, k in ipairs(M.world_items) do builtin[k] = item_ctor(k) end
+  builtin.blocks = read_only("blocks", require("diagc.lib.blocks").library(builtin, caller_loc, relocate, errors.raise))
   local known = {}
   for k in pairs(builtin) do known[#known + 1] = k end
   table.sort(known)

@@ -1,0 +1,273 @@
+-- lib/blocks.lua: the standard block library a spec sees as `blocks`
+-- (issue #28; docs/library.md, "Blocks").  Each block is a Lua function
+-- of a table of settings that returns an ordinary leaf type, built with
+-- the spec language's own constructors: numeric parameters (so -p,
+-- sweeps and parameter_jacobian work on them), generated C calcs in the
+-- differentiable subset, narrow prerequisites.  Ports: `u` (or `u1`,
+-- `u2`, ...) in, `y` out.
+--
+--   M.library(ctors, at) -> the `blocks` table
+--     ctors: the spec language's constructors (leaf, parameter, ...)
+--     at(level) -> {file=, line=}: the spec's line that called a block
+--   A block's items are recorded at that line, so every message about its
+--   leaf points at the spec, never at this file.
+local lti = require("diagc.lib.lti")
+
+local M = {}
+
+local function fmt(v) return string.format("%.17g", v) end
+
+local function finite(v) return type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge end
+
+function M.library(ctors, at, relocate, raise)
+  local B = {}
+  -- B[name](settings): the spec's line is found once, here (the block is
+  -- called by the spec), and handed down
+  local function def(name, fn)
+    B[name] = function(s) return fn(s, at(2)) end
+  end
+
+  -- the settings table of a block, checked against its known keys
+  local function settings(loc, name, s, known)
+    if type(s) ~= "table" then raise(loc, "blocks.%s expects a table of settings, as in blocks.%s { ... }", name, name) end
+    for k in pairs(s) do
+      if not known[k] then
+        local list = {}
+        for n in pairs(known) do list[#list + 1] = n end
+        table.sort(list)
+        raise(loc, "blocks.%s: unknown setting '%s' (settings: %s)", name, tostring(k), table.concat(list, ", "))
+      end
+    end
+    return s
+  end
+
+  local function number(loc, name, key, v, dflt)
+    if v == nil then
+      if dflt == nil then raise(loc, "blocks.%s needs %s", name, key) end
+      return dflt
+    end
+    if not finite(v) then raise(loc, "blocks.%s: %s must be a finite number, got %s", name, key, tostring(v)) end
+    return v
+  end
+
+  local function count(loc, name, key, v, dflt)
+    v = number(loc, name, key, v, dflt)
+    if v ~= math.floor(v) or v < 1 or v > 10000 then
+      raise(loc, "blocks.%s: %s must be a whole number from 1 to 10000, got %s", name, key, tostring(v))
+    end
+    return v
+  end
+
+  -- a list of n finite numbers (a number is a list of n equal ones)
+  local function vector(loc, name, key, v, n)
+    if type(v) == "number" then
+      local out = {}
+      for i = 1, n do out[i] = v end
+      v = out
+    end
+    if type(v) ~= "table" or #v ~= n then
+      raise(loc, "blocks.%s: %s must be %d number%s", name, key, n, n == 1 and "" or "s")
+    end
+    for i = 1, n do
+      if not finite(v[i]) then raise(loc, "blocks.%s: %s[%d] must be a finite number", name, key, i) end
+    end
+    return v
+  end
+
+  -- a matrix as rows (a number is 1 x 1); returns rows, r, c
+  local function matrix(loc, name, key, v)
+    if type(v) == "number" then v = { { v } } end
+    if type(v) ~= "table" or #v == 0 or type(v[1]) ~= "table" then
+      raise(loc, "blocks.%s: %s must be a matrix (a table of rows)", name, key)
+    end
+    local c = #v[1]
+    for i, row in ipairs(v) do
+      if type(row) ~= "table" or #row ~= c or c == 0 then
+        raise(loc, "blocks.%s: %s must be a matrix: row %d has %s elements, row 1 has %d", name, key, i,
+          type(row) == "table" and tostring(#row) or "no", c)
+      end
+      for j = 1, c do
+        if not finite(row[j]) then raise(loc, "blocks.%s: %s[%d][%d] must be a finite number", name, key, i, j) end
+      end
+    end
+    return v, #v, c
+  end
+
+  local function flat(rows)
+    local out = {}
+    for _, r in ipairs(rows) do
+      for _, x in ipairs(r) do out[#out + 1] = x end
+    end
+    return out
+  end
+
+  -- leaf "Name" { items } with every item recorded at the spec's line
+  local function leaf(loc, name, items)
+    for _, it in ipairs(items) do relocate(it, loc) end
+    return relocate(ctors.leaf(name)(items), loc)
+  end
+
+  -- y = k u (k a number: elementwise over size; a matrix: y = K u)
+  def("gain", function(s, loc)
+    s = settings(loc, "gain", s, { k = true, size = true })
+    if type(s.k) == "table" then
+      local K, r, c = matrix(loc, "gain", "k", s.k)
+      if s.size ~= nil and count(loc, "gain", "size", s.size) ~= c then
+        raise(loc, "blocks.gain: k has %d columns but size is %d", c, s.size)
+      end
+      return leaf(loc, "Gain", {
+        ctors.parameter { "k", default = flat(K) },
+        ctors.input_port { "u", size = c },
+        ctors.output_port { "y", size = r, prerequisites = { "u", "k" }, calc = string.format(
+          "for (int i = 0; i < %d; i++) { double a = 0.0; for (int j = 0; j < %d; j++) a += k[i * %d + j] * u[j]; y[i] = a; }",
+          r, c, c) },
+      })
+    end
+    local n = count(loc, "gain", "size", s.size, 1)
+    return leaf(loc, "Gain", {
+      ctors.parameter { "k", default = { number(loc, "gain", "k", s.k) } },
+      ctors.input_port { "u", size = n },
+      ctors.output_port { "y", size = n, prerequisites = { "u", "k" },
+        calc = string.format("for (int i = 0; i < %d; i++) y[i] = k[0] * u[i];", n) },
+    })
+  end)
+
+  -- y = sum of signs[i] u_i over the inputs u1, u2, ...
+  def("sum", function(s, loc)
+    s = settings(loc, "sum", s, { signs = true, size = true })
+    local signs = s.signs or "++"
+    if type(signs) ~= "string" or not signs:match("^[+-]+$") or #signs > 64 then
+      raise(loc, "blocks.sum: signs must be a string of + and - (one per input), got %s", tostring(signs))
+    end
+    local n = count(loc, "sum", "size", s.size, 1)
+    local items, terms, pre = {}, {}, {}
+    for i = 1, #signs do
+      items[#items + 1] = ctors.input_port { "u" .. i, size = n }
+      terms[#terms + 1] = string.format("%s u%d[i]", signs:sub(i, i), i)
+      pre[#pre + 1] = "u" .. i
+    end
+    items[#items + 1] = ctors.output_port { "y", size = n, prerequisites = pre,
+      calc = string.format("for (int i = 0; i < %d; i++) y[i] = %s;", n, table.concat(terms, " ")) }
+    return leaf(loc, "Sum", items)
+  end)
+
+  -- y = min(max(u, lower), upper)
+  def("saturation", function(s, loc)
+    s = settings(loc, "saturation", s, { lower = true, upper = true, size = true })
+    local n = count(loc, "saturation", "size", s.size, 1)
+    local lo, hi = vector(loc, "saturation", "lower", s.lower, n), vector(loc, "saturation", "upper", s.upper, n)
+    for i = 1, n do
+      if lo[i] > hi[i] then raise(loc, "blocks.saturation: lower[%d] = %s is above upper[%d] = %s", i, fmt(lo[i]), i, fmt(hi[i])) end
+    end
+    return leaf(loc, "Saturation", {
+      ctors.parameter { "lower", default = lo },
+      ctors.parameter { "upper", default = hi },
+      ctors.input_port { "u", size = n },
+      ctors.output_port { "y", size = n, prerequisites = { "u", "lower", "upper" }, calc = string.format(
+        "for (int i = 0; i < %d; i++) y[i] = u[i] < lower[i] ? lower[i] : u[i] > upper[i] ? upper[i] : u[i];", n) },
+    })
+  end)
+
+  -- x' = u, y = x
+  def("integrator", function(s, loc)
+    s = settings(loc, "integrator", s, { x0 = true, size = true })
+    local n = count(loc, "integrator", "size", s.size, 1)
+    local x0 = vector(loc, "integrator", "x0", s.x0 or 0, n)
+    return leaf(loc, "Integrator", {
+      ctors.continuous_state { z = n, z0 = x0 },
+      ctors.input_port { "u", size = n },
+      ctors.derivatives { prerequisites = { "u" }, calc = string.format("for (int i = 0; i < %d; i++) zdot[i] = u[i];", n) },
+      ctors.output_port { "y", size = n, prerequisites = { "z" }, calc = string.format("for (int i = 0; i < %d; i++) y[i] = z[i];", n) },
+    })
+  end)
+
+  -- x' = A x + B u, y = C x + D u (a D that is zero at generation is
+  -- structurally zero: y does not depend on u, so loops through it are not
+  -- algebraic)
+  local function state_space(loc, name, typename, A, Bm, C, D, x0)
+    local n, m, p = #A, #Bm[1], #C
+    local feed = false
+    for _, r in ipairs(D) do
+      for _, v in ipairs(r) do feed = feed or v ~= 0 end
+    end
+    local items = {
+      ctors.parameter { "A", default = flat(A) },
+      ctors.parameter { "B", default = flat(Bm) },
+      ctors.parameter { "C", default = flat(C) },
+      ctors.continuous_state { z = n, z0 = x0 },
+      ctors.input_port { "u", size = m },
+      ctors.derivatives { prerequisites = { "z", "u", "A", "B" }, calc = string.format(
+        "for (int i = 0; i < %d; i++) { double a = 0.0; for (int j = 0; j < %d; j++) a += A[i * %d + j] * z[j]; "
+        .. "for (int j = 0; j < %d; j++) a += B[i * %d + j] * u[j]; zdot[i] = a; }", n, n, n, m, m) },
+    }
+    if feed then
+      items[#items + 1] = ctors.parameter { "D", default = flat(D) }
+      items[#items + 1] = ctors.output_port { "y", size = p, prerequisites = { "z", "u", "C", "D" }, calc = string.format(
+        "for (int i = 0; i < %d; i++) { double a = 0.0; for (int j = 0; j < %d; j++) a += C[i * %d + j] * z[j]; "
+        .. "for (int j = 0; j < %d; j++) a += D[i * %d + j] * u[j]; y[i] = a; }", p, n, n, m, m) }
+    else
+      items[#items + 1] = ctors.output_port { "y", size = p, prerequisites = { "z", "C" }, calc = string.format(
+        "for (int i = 0; i < %d; i++) { double a = 0.0; for (int j = 0; j < %d; j++) a += C[i * %d + j] * z[j]; y[i] = a; }",
+        p, n, n) }
+    end
+    return leaf(loc, typename, items)
+  end
+
+  def("state_space", function(s, loc)
+    s = settings(loc, "state_space", s, { A = true, B = true, C = true, D = true, x0 = true })
+    local A, n, n2 = matrix(loc, "state_space", "A", s.A)
+    if n ~= n2 then raise(loc, "blocks.state_space: A must be square, is %d x %d", n, n2) end
+    local Bm, nb, m = matrix(loc, "state_space", "B", s.B)
+    if nb ~= n then raise(loc, "blocks.state_space: B must have %d rows (A's), has %d", n, nb) end
+    local C, p, nc = matrix(loc, "state_space", "C", s.C)
+    if nc ~= n then raise(loc, "blocks.state_space: C must have %d columns (A's), has %d", n, nc) end
+    local D = s.D
+    if D == nil then
+      D = {}
+      for i = 1, p do
+        D[i] = {}
+        for j = 1, m do D[i][j] = 0 end
+      end
+    end
+    local Dm, pd, md = matrix(loc, "state_space", "D", D)
+    if pd ~= p or md ~= m then raise(loc, "blocks.state_space: D must be %d x %d (C's rows, B's columns), is %d x %d", p, m, pd, md) end
+    return state_space(loc, "state_space", "StateSpace", A, Bm, C, Dm, vector(loc, "state_space", "x0", s.x0 or 0, n))
+  end)
+
+  -- num(s) / den(s), coefficients from the highest power; a controllable
+  -- canonical state space of order deg den
+  local function tf(loc, name, typename, num, den)
+    local ok, A, Bm, C, D = pcall(lti.tf2ss, num, den)
+    if not ok then raise(loc, "blocks.%s: %s", name, tostring(A):gsub("^.-: ", "")) end
+    if A == nil then raise(loc, "blocks.%s: %s", name, Bm) end
+    return state_space(loc, name, typename, A, Bm, C, D, vector(loc, name, "x0", 0, #A))
+  end
+
+  def("transfer_function", function(s, loc)
+    s = settings(loc, "transfer_function", s, { num = true, den = true })
+    if type(s.num) ~= "table" and type(s.num) ~= "number" then raise(loc, "blocks.transfer_function needs num (coefficients from the highest power)") end
+    if type(s.den) ~= "table" then raise(loc, "blocks.transfer_function needs den (coefficients from the highest power)") end
+    return tf(loc, "transfer_function", "TransferFunction", type(s.num) == "number" and { s.num } or s.num, s.den)
+  end)
+
+  -- k / (tau s + 1)
+  def("low_pass", function(s, loc)
+    s = settings(loc, "low_pass", s, { tau = true, k = true })
+    local tau, k = number(loc, "low_pass", "tau", s.tau), number(loc, "low_pass", "k", s.k, 1)
+    if not (tau > 0) then raise(loc, "blocks.low_pass: tau must be positive, got %s", fmt(tau)) end
+    return tf(loc, "low_pass", "LowPass", { k }, { tau, 1 })
+  end)
+
+  -- k wn^2 / (s^2 + 2 zeta wn s + wn^2)
+  def("second_order", function(s, loc)
+    s = settings(loc, "second_order", s, { wn = true, zeta = true, k = true })
+    local wn, z, k = number(loc, "second_order", "wn", s.wn), number(loc, "second_order", "zeta", s.zeta), number(loc, "second_order", "k", s.k, 1)
+    if not (wn > 0) then raise(loc, "blocks.second_order: wn must be positive, got %s", fmt(wn)) end
+    if not (z >= 0) then raise(loc, "blocks.second_order: zeta must be at least 0, got %s", fmt(z)) end
+    return tf(loc, "second_order", "SecondOrder", { k * wn * wn }, { 1, 2 * z * wn, wn * wn })
+  end)
+
+  return B
+end
+
+return M
