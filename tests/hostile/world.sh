@@ -53,6 +53,8 @@ w_bad limit_lower_above_upper "" "mass = 1, $W_INERTIA, joint = { \"revolute\", 
   "spec\.lua:4: body 'ball' joint limit: lower 1 is above upper -1; write the smaller bound first"
 w_bad limit_on_free "" "mass = 1, $W_INERTIA, joint = { \"free\", limit = { -1, 1 } }, $W_SPHERE" \
   "spec\.lua:4: body 'ball': a free joint has no limit \(only revolute and prismatic joints do\)"
+w_bad dynamics_unknown 'dynamics = "fast",' "mass = 1, $W_INERTIA, $W_FREE, $W_SPHERE" \
+  "spec\.lua:1: dynamics must be \"auto\" .*, \"unrolled\" or \"looped\" \(docs/world\.md §6\), got \"?fast\"?$"
 w_bad erp_2 "erp = 2," "mass = 1, $W_INERTIA, $W_FREE, $W_SPHERE" \
   "spec\.lua:1: erp: 2 is above the largest value allowed, 1 \(range \[0, 1\]\)"
 w_bad gravity_huge "gravity = { 0, 0, 1e308 }," "mass = 1, $W_INERTIA, $W_FREE, $W_SPHERE" \

@@ -236,3 +236,36 @@ test("world_looped.caching_on_off_bit_identical", function()
   eq(a.context:get("w.vel"), b.context:get("w.vel"))
   eq(a.context:step_jacobians("w").T, b.context:step_jacobians("w").T)
 end)
+
+-- the auto thresholds (world/size.lua; docs/world.md §6): a chain of N
+-- measures N (N + 1) / 2; tangents loop above 10, the dynamics above 120
+test("world_looped.auto_thresholds", function()
+  local size = require("diagc.world.size")
+  local function chain(n, mode)
+    local bodies = {}
+    for i = 1, n do bodies[i] = W.body("b" .. i, 1, { 0, 0, 0 }, { 1, 1, 1, 0, 0, 0 }, { type = "revolute", parent = i - 1 }) end
+    return { bodies = bodies, settings = mode and { dynamics = mode } or nil }
+  end
+  local function modes(w)
+    local f = require("diagc.world.dynamics").facts(w)
+    return { size.mode(w, f), size.mode(w, f, "tangents") }
+  end
+  eq(modes(chain(4)), { "unrolled", "unrolled" })
+  eq(modes(chain(5)), { "unrolled", "looped" })
+  eq(modes(chain(15)), { "unrolled", "looped" })
+  eq(modes(chain(16)), { "looped", "looped" })
+  eq(modes(chain(40, "unrolled")), { "unrolled", "unrolled" })
+  eq(modes(chain(2, "looped")), { "looped", "looped" })
+  -- lone free bodies count 6 each: two are looped in their tangents
+  eq(size.loop_units(W.free_body({ 0, 0, -W.G })), 6)
+end)
+
+-- unrolled dynamics with looped tangents (the auto form of a 7-link chain)
+test("world_looped.mixed_forms_step_jacobians_fd", function()
+  local c = model(chain_world(7)):context()
+  local J = c:step_jacobians("w")
+  local F = c:step_jacobians("w", { jacobian = "fd" })
+  eq(#F.fd_kinks, 0)
+  local e = max_error(J.T, F.T)
+  assert(e <= 1e-8, string.format("|model - fd| = %.3g", e))
+end)

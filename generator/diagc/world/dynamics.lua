@@ -69,10 +69,11 @@ local EMIT = {
 
 M.facts = tree.facts
 
--- the form of a world's dynamics, "unrolled" or "looped" (world/size.lua's
+-- the form of a world's dynamics (part nil) or of their tangent
+-- derivatives (part "tangents"), "unrolled" or "looped" (world/size.lua's
 -- M.mode: the world's `dynamics` setting, or by its size)
-function M.mode(world, t)
-  return size.mode(world, t or tree.facts(world))
+function M.mode(world, t, part)
+  return size.mode(world, t or tree.facts(world), part)
 end
 
 function M.emit(world, prefix, opts)

@@ -31,9 +31,10 @@
 -- part to q[0..2] and turns q[3..6] as a ball.
 -- opts.functions: a subset of M.FUNCTIONS (default all), emitted in that order;
 -- opts.lex: the C lexer (default the host's, require("diagc_host").lex_c).
--- A world whose dynamics are looped (dynamics.mode, world/looped.lua) gets
--- world/tangent_looped.lua's functions instead: the same signatures and
--- outputs, hand-derived directional derivatives looped over the dofs.
+-- A world whose tangents are looped (dynamics.mode(world, t, "tangents"))
+-- gets world/tangent_looped.lua's functions instead: the same signatures
+-- and outputs, hand-derived directional derivatives looped over the dofs
+-- (their text self-contained, whatever the dynamics' form).
 local cdiff = require("diagc.cdiff")
 local dynamics = require("diagc.world.dynamics")
 local tree = require("diagc.world.tree")
@@ -302,7 +303,7 @@ function M.emit(world, prefix, opts)
     assert(BODIES[name], "tangent.emit: unknown function " .. tostring(name))
     want[name] = true
   end
-  if dynamics.mode(world, t) == "looped" then
+  if dynamics.mode(world, t, "tangents") == "looped" then
     -- the looped dynamics: directional derivatives over their tables
     local names = {}
     for _, name in ipairs(M.FUNCTIONS) do
