@@ -336,8 +336,11 @@ static void P_factor(double *M)
     if (P_tree.dof_parent[k] < 0) continue;
     r = 1.0 / M[P_lp_at(k, k)];
     for (i = P_tree.dof_parent[k]; i >= 0; i = P_tree.dof_parent[i]) {
-      const double a = M[P_lp_at(k, i)] * r;
-      for (j = i; j >= 0; j = P_tree.dof_parent[j]) M[P_lp_at(i, j)] -= a * M[P_lp_at(k, j)];
+      /* rows i and k of one subtree's block */
+      double *Mi = M + P_tree.moff[i] + P_tree.mpos[i] * P_tree.mn[i];
+      const double *Mk = M + P_tree.moff[k] + P_tree.mpos[k] * P_tree.mn[k];
+      const double a = Mk[P_tree.mpos[i]] * r;
+      for (j = i; j >= 0; j = P_tree.dof_parent[j]) Mi[P_tree.mpos[j]] -= a * Mk[P_tree.mpos[j]];
       M[P_lp_at(k, i)] = a;
     }
   }
