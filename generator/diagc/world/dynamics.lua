@@ -103,8 +103,9 @@ function M.emit(world, prefix, opts)
       bodies[#bodies + 1] = text
     end
   end
-  return string.format("/* %s: rigid-body dynamics generated for a tree of %d bodies (nq %d, nv %d)%s */\n",
-    prefix, t.nb, t.nq, t.nv, is_looped and ", looped over its tables" or "") .. "#include <math.h>\n\n" .. h:text() .. "\n" .. (parts and parts:text() .. "\n" or "")
+  local head = string.format("/* %s: rigid-body dynamics generated for a tree of %d bodies (nq %d, nv %d)%s */\n",
+    prefix, t.nb, t.nq, t.nv, is_looped and ", looped over its tables" or "")
+  return head .. "#include <math.h>\n\n" .. h:text() .. "\n" .. (parts and parts:text() .. "\n" or "")
     .. table.concat(bodies, "\n")
 end
 

@@ -18,7 +18,8 @@
 -- The table, `prefix_tree`, holds per body: parent (0-based, -1 the
 -- world), type (0 fixed, 1 revolute, 2 prismatic, 3 ball, 4 free), q0, v0,
 -- nv, flags (1: moved by a dof, 2: also not a lone free body), send (1 +
--- the last body of its subtree: the subtree lies in [i, send)), last (the
+-- the last body of its subtree: its subtree lies within [i, send), the
+-- bodies between that are not in it told apart by their parents), last (the
 -- last dof moving it, -1 none), joint (Ro row-major, the origin, the unit
 -- axis), body (m, com, ixx iyy izz ixy ixz iyz), damping; per dof: body,
 -- parent dof, its place in its subtree's block (mpos), the block's offset
@@ -54,25 +55,24 @@ function M.sizes(t)
 end
 
 -- the subtree end of each body (0-based, exclusive)
-local function subtree_ends(t)
+local function subtree_ends(world, t)
   local send = {}
   for i = 1, t.nb do send[i] = i end
   for i = t.nb, 1, -1 do
-    local j = i
-    while j > 0 do
-      send[j] = math.max(send[j], i)
-      j = t.parent[j]
+    local j = world.bodies[i].joint.parent
+    -- i's ancestors end at i at least (i is the largest yet: stop at one that does)
+    while j > 0 and send[j] < i do
+      send[j] = i
+      j = world.bodies[j].joint.parent
     end
   end
   return send
 end
 
 function M.table_text(world, t, prefix)
-  t.parent = {}
-  for i, b in ipairs(world.bodies) do t.parent[i] = b.joint.parent end
   local cols = { parent = {}, type = {}, q0 = {}, v0 = {}, nv = {}, flags = {}, send = {}, last = {} }
   local joint, body, damping = {}, {}, {}
-  local send = subtree_ends(t)
+  local send = subtree_ends(world, t)
   for i, b in ipairs(world.bodies) do
     cols.parent[i] = b.joint.parent - 1
     cols.type[i] = TYPES[b.joint.type]
