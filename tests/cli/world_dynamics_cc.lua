@@ -63,6 +63,13 @@ test("world.strict_compilers", function()
     { branching_tree(), "sc2", { 0.3, -0.8, 0.25, 1.1, -0.4, 0.9, 2.2 }, { 0.5, -1.2, 0.8, 2.0, -0.3, 1.1, -0.9 } },
     { free_body({ 0, 0, -G }), "sc3", { 1, 2, 3, unpack(quat({ 1, 2, 3 }, 0.7)) }, { 0.5, -1, 2, 1.5, -0.3, 0.8 } },
   }
+  -- the same worlds in the looped form (world/looped.lua)
+  for n = 1, 3 do
+    local w = {}
+    for k, v in pairs(cases[n][1]) do w[k] = v end
+    w.settings = { dynamics = "looped" }
+    cases[#cases + 1] = { w, "sl" .. n, cases[n][3], cases[n][4] }
+  end
   local want, unit = {}, { "#include <stdio.h>\n" }
   for _, case in ipairs(cases) do
     for _, x in ipairs(jit_values(unpack(case))) do want[#want + 1] = x end
@@ -115,6 +122,13 @@ test("world.every_function_alone_strict", function()
       { type = "revolute", parent = 1, axis = { 0, 1, 0 } }) } },
     ball_pendulum(), mixed_chain(), branching_tree(), cartpole(1, 0.5, 0.7),
   }
+  -- and each in the looped form (world/looped.lua)
+  for n = 1, #worlds do
+    local w = {}
+    for k, v in pairs(worlds[n]) do w[k] = v end
+    w.settings = { dynamics = "looped" }
+    worlds[#worlds + 1] = w
+  end
   local parts = { "typedef void (*any_fn)(void);\n" }
   for n, world in ipairs(worlds) do
     for _, fn in ipairs(dyn.ORDER) do

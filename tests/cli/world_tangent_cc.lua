@@ -81,6 +81,13 @@ end
 
 test("world.tangent_strict_compilers", function()
   local worlds = { W.mixed_chain(), W.branching_tree(), W.free_body({ 0, 0, -W.G }), W.ball_pendulum() }
+  -- and in the looped form (world/tangent_looped.lua)
+  for n = 1, 4 do
+    local w = {}
+    for k, v in pairs(worlds[n]) do w[k] = v end
+    w.settings = { dynamics = "looped" }
+    worlds[#worlds + 1] = w
+  end
   local want, unit = {}, { "#include <stdio.h>\n" }
   for n, world in ipairs(worlds) do
     local P = "tc" .. n
@@ -118,6 +125,12 @@ test("world.tangent_every_function_alone_strict", function()
       { type = "revolute", parent = 1, axis = { 0, 1, 0 } }) } },
     W.ball_pendulum(), W.mixed_chain(), W.cartpole(1, 0.5, 0.7),
   }
+  for n = 1, #worlds do
+    local w = {}
+    for k, v in pairs(worlds[n]) do w[k] = v end
+    w.settings = { dynamics = "looped" }
+    worlds[#worlds + 1] = w
+  end
   local parts = { "typedef void (*any_fn)(void);\n" }
   for n, world in ipairs(worlds) do
     for _, fn in ipairs(tangent.FUNCTIONS) do

@@ -53,6 +53,8 @@ w_bad limit_lower_above_upper "" "mass = 1, $W_INERTIA, joint = { \"revolute\", 
   "spec\.lua:4: body 'ball' joint limit: lower 1 is above upper -1; write the smaller bound first"
 w_bad limit_on_free "" "mass = 1, $W_INERTIA, joint = { \"free\", limit = { -1, 1 } }, $W_SPHERE" \
   "spec\.lua:4: body 'ball': a free joint has no limit \(only revolute and prismatic joints do\)"
+w_bad dynamics_unknown 'dynamics = "fast",' "mass = 1, $W_INERTIA, $W_FREE, $W_SPHERE" \
+  "spec\.lua:1: dynamics must be \"auto\" .*, \"unrolled\" or \"looped\" \(docs/world\.md §6\), got \"?fast\"?$"
 w_bad erp_2 "erp = 2," "mass = 1, $W_INERTIA, $W_FREE, $W_SPHERE" \
   "spec\.lua:1: erp: 2 is above the largest value allowed, 1 \(range \[0, 1\]\)"
 w_bad gravity_huge "gravity = { 0, 0, 1e308 }," "mass = 1, $W_INERTIA, $W_FREE, $W_SPHERE" \
@@ -264,12 +266,13 @@ hdone
 # worlds too large to generate: one line at the world's line naming the
 # number and the limit, decided from the tree and the pairs before any code
 # is generated (they ran out of the Lua heap after minutes, or exit 70)
-# w_many NAME N GRADIENTS JOINT SHAPE EXPECTED-ERE: N bodies made in a loop
-# (JOINT may use i, the body's number)
+# w_many NAME N GRADIENTS JOINT SHAPE EXPECTED-ERE [DYNAMICS]: N bodies made in a loop
+# (JOINT may use i, the body's number; DYNAMICS the form, default auto: the
+# unrolled form's limits are forced with "unrolled")
 w_many() {
   hcase "world.$1"
   cat >"$T/spec.lua" <<LUA
-local items = { gradients = $3, body { "ground", joint = { "fixed" }, shapes = { { "plane" } } } }
+local items = { gradients = $3, dynamics = "${7:-auto}", body { "ground", joint = { "fixed" }, shapes = { { "plane" } } } }
 for i = 1, $2 do
   items[#items + 1] = body { "b" .. i, mass = 1, inertia = { 0.01, 0.01, 0.01 }, joint = $4, shapes = { $5 } }
 end
@@ -287,11 +290,11 @@ W_LINK='{ "revolute", parent = i == 1 and "world" or "b" .. (i - 1), xyz = { 0, 
 W_LOOSE='{ "free", q = { i, 0, 1, 1, 0, 0, 0 } }'
 
 w_many chain_gradients 40 true "$W_LINK" '{ "sphere", radius = 0.05 }' \
-  "spec\.lua:5: world \"w\": the step's Jacobians would be about 2[0-9]\.[0-9] MB of generated C \(41 bodies, 40 dofs, chains up to 40 dofs deep\), more than the limit of 12 MB .*; set gradients = false"
+  "spec\.lua:5: world \"w\": the step's Jacobians would be about 2[0-9]\.[0-9] MB of generated C \(41 bodies, 40 dofs, chains up to 40 dofs deep, [0-9]+ candidate pairs\), more than the limit of 12 MB .*; set gradients = false" unrolled
 w_many pile_gradients 60 true "$W_LOOSE" '{ "sphere", radius = 0.1 }' \
-  "spec\.lua:5: world \"w\" has 360 dofs, more than the 316 a world with gradients may have .*set gradients = false"
+  "spec\.lua:5: world \"w\" has 360 dofs, more than the 316 a world with gradients may have .*set gradients = false" unrolled
 w_many chain_200 200 false "$W_LINK" '{ "sphere", radius = 0.05 }' \
-  "spec\.lua:5: world \"w\" is too deep to unroll: its chains of joints reach 200 dofs from the root, so its mass-matrix factor would unroll to 1333300 products, more than the limit of 20825"
+  "spec\.lua:5: world \"w\" is too deep to unroll: its chains of joints reach 200 dofs from the root, so its mass-matrix factor would unroll to 1333300 products, more than the limit of 20825.*set dynamics = \"looped\"" unrolled
 w_many pile_200_boxes 200 false "$W_LOOSE" '{ "box", size = { 0.2, 0.2, 0.2 } }' \
   "spec\.lua:5: world \"w\" needs more than 50000 contact slots .* more than the limit of 50000 .*exclude body pairs"
 w_many dofs 400 false "$W_LOOSE" '' \

@@ -107,6 +107,7 @@ test("cdiff.alias.generated_world_dynamics", function()
   local dyn = require("diagc.world.dynamics")
   for _, case in ipairs({ { W.cartpole(1, 0.1, 0.5), "cp" }, { W.mixed_chain(), "mc" } }) do
     local world, P = case[1], case[2]
+    world.settings = { dynamics = "unrolled" } -- the unrolled form (the looped one is not cdiff's input)
     local f = dyn.facts(world)
     local sp = {
       body = string.format("double X[%d]; %s_kinematics(q, X); %s_bias(q, v, X, c);", 12 * f.nb, P, P),

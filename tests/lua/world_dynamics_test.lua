@@ -378,12 +378,19 @@ test("world.tree_facts", function()
 end)
 
 test("world.emit_deterministic", function()
-  local a = dyn.emit(mixed_chain(), "det")
-  local b = dyn.emit(mixed_chain(), "det")
-  eq(a == b, true)
-  local only = dyn.emit(mixed_chain(), "det", { functions = { "kinematics" } })
-  truthy(only:find("det_kinematics") and not only:find("det_bias") and not only:find("det_body_inertia"),
-    "only the asked functions and their helpers")
+  for _, mode in ipairs({ "unrolled", "looped" }) do
+    local function world()
+      local w = mixed_chain()
+      w.settings = { dynamics = mode }
+      return w
+    end
+    local a = dyn.emit(world(), "det")
+    local b = dyn.emit(world(), "det")
+    eq(a == b, true)
+    local only = dyn.emit(world(), "det", { functions = { "kinematics" } })
+    truthy(only:find("det_kinematics") and not only:find("det_bias") and not only:find("det_body_force"),
+      "only the asked functions and their helpers")
+  end
 end)
 
 -- lone free bodies (closed forms) next to a pendulum: the entries the mass

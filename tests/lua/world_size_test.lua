@@ -87,6 +87,7 @@ end)
 -- tens of times these; the smallest worlds' it overestimates)
 test("world_size.gradient_estimate_within_25_percent", function()
   for _, W in ipairs({ chain(8), chain(12), pile(8), pile(16), legs(2), legs(3) }) do
+    W.settings.dynamics = "unrolled" -- the estimate is of cdiff's code (looped tangents: no limit)
     local C = check.check(W)
     step.layout(C)
     local est = size.gradient_bytes(C, grad.nnz(C))
@@ -102,13 +103,20 @@ local function err_of(W, gradients)
   return tostring(e)
 end
 
+local function unrolled(W)
+  W.settings.dynamics = "unrolled"
+  return W
+end
+
 test("world_size.limits_are_errors_at_the_world", function()
-  local e = err_of(chain(51), false)
+  -- the unrolled form's limits (the default, auto, loops these worlds)
+  local e = err_of(unrolled(chain(51)), false)
   assert(e:find("here.lua:1: world \"w\" is too deep to unroll: its chains of joints reach 51 dofs", 1, true), e)
-  e = err_of(chain(35), true)
+  assert(e:find("set dynamics = \"looped\"", 1, true), e)
+  e = err_of(unrolled(chain(35)), true)
   assert(e:find("here.lua:1: world \"w\": the step's Jacobians would be about", 1, true), e)
   assert(e:find("set gradients = false", 1, true), e)
-  e = err_of(pile(53), true)
+  e = err_of(unrolled(pile(53)), true)
   assert(e:find("world \"w\" has 318 dofs, more than the 316 a world with gradients may have", 1, true), e)
   -- 30 boxes: 3720 contact slots; a step of 3000 contacts solved by the
   -- dense reference method needs about 10 GB (the sparse default: ~20 MB)

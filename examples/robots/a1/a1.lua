@@ -11,7 +11,6 @@ for _, leg in ipairs({ "FR", "FL", "RR", "RL" }) do
 end
 
 local A1 = world "A1" {
-  gradients = false,
   friction = 0.8,
   body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },
   -- the feet (radius 0.02) touch the ground: 0.2 cos 0.9 + 0.2 cos 0.9 + 0.02 below the trunk

@@ -8,7 +8,6 @@
 -- would not be stable at 1 ms).  It stands; pushed, it falls over: with no
 -- balance controller it is a statue (examples/robots/atlas/atlas_test.lua).
 local Atlas = world "Atlas" {
-  gradients = false,
   friction = 1.0,
   body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },
   -- the soles' points (0.862 + 0.07645 m below the pelvis) on the ground

@@ -4,7 +4,6 @@
 -- term.  Set pd.on to 0 and the arm swings down under gravity
 -- (examples/robots/iiwa/iiwa_test.lua).
 local Iiwa = world "Iiwa" {
-  gradients = false,
   body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },
   urdf { "iiwa14_spheres_collision.urdf", actuated = "all",
     q = { iiwa_joint_2 = 0.6, iiwa_joint_4 = -1.2, iiwa_joint_6 = 0.5 } },

@@ -5,7 +5,6 @@
 -- file's meshes (convex hulls) and the fingers' boxes; package_path = "."
 -- finds the package://example-robot-data/... names in this folder.
 local Arm = world "Arm" {
-  gradients = false,
   urdf { "panda.urdf", srdf = "panda.srdf", actuated = "all", package_path = ".",
     q = { panda_joint2 = -0.3, panda_joint4 = -1.8, panda_joint6 = 1.5, panda_joint7 = 0.8,
       panda_finger_joint1 = 0.02, panda_finger_joint2 = 0.02 } },

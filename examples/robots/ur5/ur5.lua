@@ -5,7 +5,6 @@
 -- file's STL meshes, each collided as its convex hull; package_path = "."
 -- finds their package://example-robot-data/... names in this folder.
 local Arm = world "Arm" {
-  gradients = false,
   urdf { "ur5_robot.urdf", srdf = "ur5.srdf", actuated = "all", package_path = ".",
     q = { shoulder_lift_joint = -1.0, elbow_joint = 1.2 } },
 }

@@ -163,6 +163,11 @@ local function settings(world)
       .. "(no derivative code: smaller and faster to compile), got %s", errors.describe(s.gradients))
   end
   c.settings.gradients = s.gradients ~= false
+  c.settings.dynamics = s.dynamics or "auto"
+  if c.settings.dynamics ~= "auto" and c.settings.dynamics ~= "unrolled" and c.settings.dynamics ~= "looped" then
+    errors.raise(loc, "dynamics must be \"auto\" (unrolled code for small trees, loops over tables above a size, "
+      .. "the default), \"unrolled\" or \"looped\" (docs/world.md §6), got %s", errors.describe(s.dynamics))
+  end
   c.settings.contact_method = either(loc, s, "contact_method", "sparse", "the default: sparse warm-started "
     .. "solves of large contact islands", "dense", "every island's LCP formed densely: the reference")
   c.settings.contact_overflow = either(loc, s, "contact_overflow", "stop", "a step that finds more contacts than "

@@ -36,6 +36,8 @@
 local tree = require("diagc.world.tree")
 local spatial = require("diagc.world.spatial")
 local fold = require("diagc.world.fold")
+local size = require("diagc.world.size")
+local looped = require("diagc.world.looped")
 
 local M = {}
 
@@ -67,6 +69,13 @@ local EMIT = {
 
 M.facts = tree.facts
 
+-- the form of a world's dynamics (part nil) or of their tangent
+-- derivatives (part "tangents"), "unrolled" or "looped" (world/size.lua's
+-- M.mode: the world's `dynamics` setting, or by its size)
+function M.mode(world, t, part)
+  return size.mode(world, t or tree.facts(world), part)
+end
+
 function M.emit(world, prefix, opts)
   opts = opts or {}
   assert(type(prefix) == "string" and prefix:match("^[%a_][%w_]*$"), "dynamics.emit: prefix must be a C identifier")
@@ -77,10 +86,16 @@ function M.emit(world, prefix, opts)
     assert(EMIT[name], "dynamics.emit: unknown function " .. tostring(name))
     want[name] = true
   end
+  local is_looped = M.mode(world, t) == "looped"
   local bodies = {}
+  local parts = is_looped and looped.parts(world, t, prefix, h)
   for _, name in ipairs(M.ORDER) do
     if want[name] then
-      local ok, text = pcall(EMIT[name], world, t, prefix, h)
+      local emit = EMIT[name]
+      if is_looped and name ~= "integrate" then
+        emit = function(w, tt, p, hh) return looped.emit(name, w, tt, p, hh, parts) end
+      end
+      local ok, text = pcall(emit, world, t, prefix, h)
       if not ok then
         if fold.is_nonfinite(text) and not text.part then text.part = M.PARTS[name] end
         error(text, 0)
@@ -88,8 +103,10 @@ function M.emit(world, prefix, opts)
       bodies[#bodies + 1] = text
     end
   end
-  return string.format("/* %s: rigid-body dynamics generated for a tree of %d bodies (nq %d, nv %d) */\n",
-    prefix, t.nb, t.nq, t.nv) .. "#include <math.h>\n\n" .. h:text() .. "\n" .. table.concat(bodies, "\n")
+  local head = string.format("/* %s: rigid-body dynamics generated for a tree of %d bodies (nq %d, nv %d)%s */\n",
+    prefix, t.nb, t.nq, t.nv, is_looped and ", looped over its tables" or "")
+  return head .. "#include <math.h>\n\n" .. h:text() .. "\n" .. (parts and parts:text() .. "\n" or "")
+    .. table.concat(bodies, "\n")
 end
 
 return M

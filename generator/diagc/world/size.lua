@@ -44,6 +44,52 @@ M.LIMITS = {
 
 local SIZE = "docs/world.md, \"Size\""
 
+-- The form of the generated dynamics (docs/world.md §6, "Two forms"):
+-- "unrolled" (straight-line code per body; its derivatives by cdiff) or
+-- "looped" (loops over constant tables of the tree; hand-derived
+-- tangents), decided apart for the dynamics and for their tangent
+-- derivatives (M.mode(world, t, "tangents")).  world.settings.dynamics
+-- forces both; "auto" (the default) loops each once the unrolled code's
+-- measure passes its threshold: the sum over the dofs of tree bodies of
+-- their depth (dofs from the root, inclusive: what the unrolled mass
+-- matrix, factor and cdiff's derivative code grow with), plus 6 per lone
+-- free body.  The thresholds come from bench/scale (docs/PERFORMANCE.md,
+-- "Large trees"): cdiff's derivative code costs seconds of gcc -O2 from
+-- a chain of 5 on (a 7-link chain: 13 s, a 10-link one: 80 s, looped: 1-2
+-- s), for Jacobians about 1.4 times faster; the unrolled dynamics compile
+-- in seconds up to chains of about 15 and step 1.5 times faster.
+-- A world without dofs is unrolled (nothing to loop over).
+M.LOOP_UNITS = { dynamics = 120, tangents = 10 }
+
+function M.loop_units(world)
+  local SIZES = require("diagc.world.tree").SIZES
+  local last, children, units = {}, {}, 0
+  for _, b in ipairs(world.bodies) do
+    local p = b.joint.parent
+    if p > 0 then children[p] = true end
+  end
+  for i, b in ipairs(world.bodies) do
+    local p, n = b.joint.parent, SIZES[b.joint.type].nv
+    local d = p > 0 and last[p] or 0
+    local lone = b.joint.type == "free" and p == 0 and not children[i]
+    for _ = 1, n do
+      d = d + 1
+      units = units + (lone and 1 or d)
+    end
+    last[i] = d
+  end
+  return units
+end
+
+function M.mode(world, t, part)
+  t = t or world
+  local s = world.settings
+  local forced = type(s) == "table" and s.dynamics or "auto"
+  if t.nv == 0 or t.nb == 0 then return "unrolled" end
+  if forced ~= "auto" then return forced end
+  return M.loop_units(world) > M.LOOP_UNITS[part or "dynamics"] and "looped" or "unrolled"
+end
+
 -- depth (dofs from the root, inclusive) of every velocity dof, in order
 local function dof_depths(C)
   local last, depth = {}, {}
@@ -79,10 +125,10 @@ function M.tree(C)
       .. "of %d (%s)", C.name, C.nv, C.nb, L.dofs, SIZE)
   end
   local f, deepest = M.factor_products(C)
-  if f > L.factor then
+  if f > L.factor and M.mode(C) == "unrolled" then
     errors.raise(C.loc, "world \"%s\" is too deep to unroll: its chains of joints reach %d dofs from the root, "
       .. "so its mass-matrix factor would unroll to %d products, more than the limit of %d (one chain of 50 dofs; "
-      .. "%s); use shallower trees or fewer bodies", C.name, deepest, f, L.factor, SIZE)
+      .. "%s); set dynamics = \"looped\" (or \"auto\") or use shallower trees", C.name, deepest, f, L.factor, SIZE)
   end
 end
 
@@ -156,7 +202,19 @@ end
 -- of a tree (cdiff's forward mode through the unrolled dynamics), 52 kB
 -- per lone free body (its closed form), and the sparsity table of the
 -- step's Jacobian (nnz structural nonzeros, ncol columns).
+-- The sparsity table's text (world/grad.lua): 5 bytes an entry, a
+-- component's row list written once when its columns are long.
+local function sparsity_bytes(C, nnz, ncol)
+  if ncol > 0 and nnz / ncol > 16 then return 25 * ncol + 10 * C.nv end
+  return 5 * (nnz + ncol)
+end
+
 function M.gradient_bytes(C, nnz, ncol)
+  -- looped tangents (world/tangent_looped.lua): the same code at every
+  -- size, a copy of the tree's table (about 400 bytes a body), and the
+  -- sparsity table
+  local sp = sparsity_bytes(C, nnz, ncol)
+  if M.mode(C, nil, "tangents") == "looped" then return 400 * C.nb + sp + 60000 end
   local children = {}
   for _, b in ipairs(C.bodies) do
     local p = b.joint.parent
@@ -171,12 +229,13 @@ function M.gradient_bytes(C, nnz, ncol)
       for k = b.v0 + 1, b.v0 + b.nv do tree_units = tree_units + depth[k] end
     end
   end
-  return 26000 * tree_units + 52000 * lone + 5 * (nnz + ncol) + 30000
+  return 26000 * tree_units + 52000 * lone + sp + 30000
 end
 
 function M.gradients(C, nnz, ncol)
   local L = M.LIMITS
-  if #C.pairs > 0 and C.nv > L.gradient_dofs then
+  -- the dofs limit is cdiff's (unrolled derivatives)
+  if #C.pairs > 0 and C.nv > L.gradient_dofs and M.mode(C, nil, "tangents") == "unrolled" then
     errors.raise(C.loc, "world \"%s\" has %d dofs, more than the %d a world with gradients may have (its derivative "
       .. "code unrolls the %d x %d mass matrix; %s); set gradients = false", C.name, C.nv, L.gradient_dofs, C.nv,
       C.nv, SIZE)
@@ -184,8 +243,10 @@ function M.gradients(C, nnz, ncol)
   local bytes = M.gradient_bytes(C, nnz, ncol)
   if bytes > L.gradient_bytes then
     errors.raise(C.loc, "world \"%s\": the step's Jacobians would be about %.1f MB of generated C (%d bodies, %d dofs, "
-      .. "chains up to %d dofs deep), more than the limit of %g MB (%s); set gradients = false to leave them out",
-      C.name, bytes / 1e6, C.nb, C.nv, select(2, M.factor_products(C)), L.gradient_bytes / 1e6, SIZE)
+      .. "chains up to %d dofs deep, %d candidate pairs), more than the limit of %g MB (%s); set gradients = false "
+      .. "to leave them out%s", C.name, bytes / 1e6, C.nb, C.nv, select(2, M.factor_products(C)), #C.pairs,
+      L.gradient_bytes / 1e6, SIZE, M.mode(C, nil, "tangents") == "unrolled" and " (or dynamics = \"looped\")"
+      or ", or exclude body pairs that never touch")
   end
 end
 

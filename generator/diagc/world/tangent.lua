@@ -31,6 +31,10 @@
 -- part to q[0..2] and turns q[3..6] as a ball.
 -- opts.functions: a subset of M.FUNCTIONS (default all), emitted in that order;
 -- opts.lex: the C lexer (default the host's, require("diagc_host").lex_c).
+-- A world whose tangents are looped (dynamics.mode(world, t, "tangents"))
+-- gets world/tangent_looped.lua's functions instead: the same signatures
+-- and outputs, hand-derived directional derivatives looped over the dofs
+-- (their text self-contained, whatever the dynamics' form).
 local cdiff = require("diagc.cdiff")
 local dynamics = require("diagc.world.dynamics")
 local tree = require("diagc.world.tree")
@@ -294,12 +298,21 @@ function M.emit(world, prefix, opts)
   opts = opts or {}
   assert(type(prefix) == "string" and prefix:match("^[%a_][%w_]*$"), "tangent.emit: prefix must be a C identifier")
   local t = tree.facts(world)
-  local lex = opts.lex or require("diagc_host").lex_c
   local want = {}
   for _, name in ipairs(opts.functions or M.FUNCTIONS) do
     assert(BODIES[name], "tangent.emit: unknown function " .. tostring(name))
     want[name] = true
   end
+  if dynamics.mode(world, t, "tangents") == "looped" then
+    -- the looped dynamics: directional derivatives over their tables
+    local names = {}
+    for _, name in ipairs(M.FUNCTIONS) do
+      if want[name] then names[#names + 1] = name end
+    end
+    return string.format("/* %s: tangent derivatives of the dynamics (looped, %d bodies, nv %d) */\n", prefix,
+      t.nb, t.nv) .. require("diagc.world.tangent_looped").emit(world, t, prefix, names)
+  end
+  local lex = opts.lex or require("diagc_host").lex_c
   -- the spatial helpers the bodies call besides the dynamics' own (named
   -- apart: cdiff inlines them, the text emitted never calls them)
   local h = spatial.helpers(prefix .. "_tg")

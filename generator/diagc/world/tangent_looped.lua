@@ -1,0 +1,411 @@
+-- world/tangent_looped.lua: world/tangent.lua's functions for the looped
+-- form of the dynamics (world/looped.lua): the same signatures and dense
+-- row-major outputs, computed as forward-mode directional derivatives
+-- looped over the nv tangent directions instead of cdiff's Jacobian of
+-- unrolled code.  O(1) code; O(nv (subtree + depth)) work per call after
+-- one primal pass, plus writing the dense outputs.
+--
+--   local text = tangent_looped.emit(world, t, prefix, names)
+--
+-- The derivation.  Moving tangent coordinate k (dof k of body b) by dk
+-- moves b's subtree rigidly by the world twist S_k dk (world/motion.lua's
+-- column: a revolute or ball rotation about the body origin, a prismatic
+-- or free linear slide; tangent.lua's coordinates), and nothing else.
+-- Under a twist s, every world-frame quantity carried by a moved body
+-- changes as: a pose  dR = [w]x R, dp = w x p + v (s = (w, v)); a motion
+-- column dS_m = s x S_m (motion cross product) when m's frame moves, that
+-- is m's body is in the subtree, except a free joint's own linear
+-- columns, which turn with its parent (aff below); a spatial inertia
+-- dI y = s x* (I y) - I (s x y).  The recursions of tangent.lua's
+-- quantities (body velocities V_i = V_p + S v, accelerations, forces,
+-- composites, projections tau_m = S_m . F_c) are differentiated term by
+-- term over the subtree, then the composite's change is carried up the
+-- ancestors (their columns do not move).  d/dv of the RNEA is the same
+-- pass with dv = e_k.
+local looped = require("diagc.world.looped")
+local spatial = require("diagc.world.spatial")
+
+local M = {}
+
+-- helpers: the subtree walk and aff, shared by the functions
+local PIECES = {
+  aff = [==[
+/* does dof k's motion turn the column of dof m (m's body in k's subtree)?
+   all but a free joint's own linear columns, which turn with its parent */
+static inline int P_aff(int k, int m)
+{
+  const int b = P_tree.dof_body[m];
+  return !(b == P_tree.dof_body[k] && P_tree.type[b] == 4 && m - P_tree.v0[b] < 3);
+}
+]==],
+  subtree = [==[
+/* marks the bodies of body b's subtree in in[] over [b, send[b]) */
+static inline void P_subtree(int b, unsigned char *in)
+{
+  int i;
+  for (i = b; i < P_tree.send[b]; ++i) {
+    const int pa = P_tree.parent[i];
+    in[i] = (unsigned char)(i == b || (pa >= b && in[pa]));
+  }
+}
+]==],
+  primal = [==[
+/* the primal pass: poses X, columns S, inertias I of the moving bodies */
+static inline void P_primal(const double *q, double *X, double (*S)[6], double (*I)[10])
+{
+  int i, k;
+  P_kinematics(q, X);
+  for (k = 0; k < @NV@; ++k) P_lp_col(X, k, S[k]);
+  if (I) {
+    for (i = 0; i < @NB@; ++i) {
+      if (P_tree.flags[i] & 1) P_lp_inertia(X, i, I[i]);
+    }
+  }
+}
+]==],
+  velocities = [==[
+/* body velocities U_i = U_p + sum of its S_m y_m */
+static inline void P_velocities(double (*S)[6], const double *y, double (*U)[6])
+{
+  int i, k, r;
+  for (i = 0; i < @NB@; ++i) {
+    const int pa = P_tree.parent[i];
+    for (r = 0; r < 6; ++r) U[i][r] = pa >= 0 ? U[pa][r] : 0.0;
+    for (k = P_tree.v0[i]; k < P_tree.v0[i] + P_tree.nv[i]; ++k) {
+      for (r = 0; r < 6; ++r) U[i][r] += S[k][r] * y[k];
+    }
+  }
+}
+]==],
+  dterm = [==[
+/* the change of body i's own term sum of S_m y_m along twist s (dof k) */
+static inline void P_dterm(int k, const double *s, int i, double (*S)[6], const double *y, double *out)
+{
+  int m, r;
+  double x[6];
+  for (m = P_tree.v0[i]; m < P_tree.v0[i] + P_tree.nv[i]; ++m) {
+    if (!P_aff(k, m)) continue;
+    P_cross_m(s, S[m], x);
+    for (r = 0; r < 6; ++r) out[r] += x[r] * y[m];
+  }
+}
+]==],
+  project = [==[
+/* composites of the forces over the subtree of b (in: its marks), then the
+   output column k: D[m][k] for the dofs of the subtree (dF: the changes
+   of the forces, F: the composites, their columns turning when aff) and
+   of b's ancestors (their columns fixed) */
+static inline void P_project(int k, int b, const unsigned char *in, double (*S)[6], double (*F)[6],
+                                double (*dF)[6], double *D)
+{
+  int i, m, r, pa;
+  double x[6];
+  for (i = P_tree.send[b] - 1; i > b; --i) {
+    if (!in[i]) continue;
+    pa = P_tree.parent[i];
+    for (r = 0; r < 6; ++r) dF[pa][r] += dF[i][r];
+  }
+  for (i = b; i < P_tree.send[b]; ++i) {
+    if (!in[i]) continue;
+    for (m = P_tree.v0[i]; m < P_tree.v0[i] + P_tree.nv[i]; ++m) {
+      double e = P_dot6(S[m], dF[i]);
+      if (F && P_aff(k, m)) {
+        P_cross_m(S[k], S[m], x);
+        e += P_dot6(x, F[i]);
+      }
+      D[m * @NV@ + k] = e;
+    }
+  }
+  for (pa = P_tree.parent[b]; pa >= 0; pa = P_tree.parent[pa]) {
+    for (m = P_tree.v0[pa]; m < P_tree.v0[pa] + P_tree.nv[pa]; ++m) D[m * @NV@ + k] = P_dot6(S[m], dF[b]);
+  }
+}
+]==],
+  composite = [==[
+/* composite forces from the leaves up */
+static inline void P_composite(double (*F)[6])
+{
+  int i, r;
+  for (i = @NB@ - 1; i >= 0; --i) {
+    const int pa = P_tree.parent[i];
+    if (pa >= 0) {
+      for (r = 0; r < 6; ++r) F[pa][r] += F[i][r];
+    }
+  }
+}
+]==],
+  dforce = [==[
+/* dF = I dU - I (s x U) + s x* (I U): the change of F = I U when the body
+   moves along s (moved) and U changes by dU */
+static inline void P_dforce(const double *I, const double *s, const double *U, const double *h, const double *dU,
+                               double *dF)
+{
+  double x[6];
+  int r;
+  P_cross_m(s, U, x);
+  for (r = 0; r < 6; ++r) x[r] = dU[r] - x[r];
+  P_inertia_apply(I, x, dF);
+  P_cross_f_add(s, h, dF);
+}
+]==],
+}
+
+local C = {}
+
+C.kinematics = [==[
+static inline void @PUB@_d_kinematics(const double *q, double *dX)
+{
+  double X[12 * @NB@], S[6];
+  unsigned char in[@NB@];
+  int k, i, c, n;
+  P_kinematics(q, X);
+  for (n = 0; n < 12 * @NB@ * @NV@; ++n) dX[n] = 0.0;
+  for (k = 0; k < @NV@; ++k) {
+    const int b = P_tree.dof_body[k];
+    P_lp_col(X, k, S);
+    P_subtree(b, in);
+    for (i = b; i < P_tree.send[b]; ++i) {
+      const double *R = X + 12 * i, *p = X + 12 * i + 9;
+      double *d = dX + 12 * i * @NV@ + k;
+      if (!in[i]) continue;
+      for (c = 0; c < 3; ++c) {
+        d[c * @NV@] = S[1] * R[6 + c] - S[2] * R[3 + c];
+        d[(3 + c) * @NV@] = S[2] * R[c] - S[0] * R[6 + c];
+        d[(6 + c) * @NV@] = S[0] * R[3 + c] - S[1] * R[c];
+      }
+      d[9 * @NV@] = S[1] * p[2] - S[2] * p[1] + S[3];
+      d[10 * @NV@] = S[2] * p[0] - S[0] * p[2] + S[4];
+      d[11 * @NV@] = S[0] * p[1] - S[1] * p[0] + S[5];
+    }
+  }
+}
+]==]
+
+C.bvel = [==[
+static inline void @PUB@_d_bvel(const double *q, const double *y, double *D)
+{
+  double X[12 * @NB@], S[@NV@][6], dU[@NB@][6];
+  unsigned char in[@NB@];
+  int k, i, r, n;
+  P_primal(q, X, S, 0);
+  for (n = 0; n < 6 * @NB@ * @NV@; ++n) D[n] = 0.0;
+  for (k = 0; k < @NV@; ++k) {
+    const int b = P_tree.dof_body[k];
+    P_subtree(b, in);
+    for (i = b; i < P_tree.send[b]; ++i) {
+      if (!in[i]) continue;
+      for (r = 0; r < 6; ++r) dU[i][r] = i == b ? 0.0 : dU[P_tree.parent[i]][r];
+      P_dterm(k, S[k], i, S, y, dU[i]);
+      for (r = 0; r < 6; ++r) D[(6 * i + r) * @NV@ + k] = dU[i][r];
+    }
+  }
+}
+]==]
+
+C.gforce = [==[
+static inline void @PUB@_d_gforce(const double *q, const double *W, double *D)
+{
+  double X[12 * @NB@], S[@NV@][6], F[@NB@][6], x[6];
+  unsigned char in[@NB@];
+  int k, i, m, r, n;
+  P_primal(q, X, S, 0);
+  for (i = 0; i < @NB@; ++i) {
+    for (r = 0; r < 6; ++r) F[i][r] = W[6 * i + r];
+  }
+  P_composite(F);
+  for (n = 0; n < @NV@ * @NV@; ++n) D[n] = 0.0;
+  for (k = 0; k < @NV@; ++k) {
+    const int b = P_tree.dof_body[k];
+    P_subtree(b, in);
+    for (i = b; i < P_tree.send[b]; ++i) {
+      if (!in[i]) continue;
+      for (m = P_tree.v0[i]; m < P_tree.v0[i] + P_tree.nv[i]; ++m) {
+        if (!P_aff(k, m)) continue;
+        P_cross_m(S[k], S[m], x);
+        D[m * @NV@ + k] = P_dot6(x, F[i]);
+      }
+    }
+  }
+}
+]==]
+
+C.mvec = [==[
+static inline void @PUB@_d_mvec(const double *q, const double *y, double *D)
+{
+  double X[12 * @NB@], S[@NV@][6], I[@NB@][10], U[@NB@][6], H[@NB@][6], F[@NB@][6], dU[@NB@][6], dF[@NB@][6];
+  unsigned char in[@NB@];
+  int k, i, r, n;
+  P_primal(q, X, S, I);
+  P_velocities(S, y, U);
+  for (i = 0; i < @NB@; ++i) {
+    if (P_tree.flags[i] & 1) P_inertia_apply(I[i], U[i], H[i]);
+    else for (r = 0; r < 6; ++r) H[i][r] = 0.0;
+    for (r = 0; r < 6; ++r) F[i][r] = H[i][r];
+  }
+  P_composite(F);
+  for (n = 0; n < @NV@ * @NV@; ++n) D[n] = 0.0;
+  for (k = 0; k < @NV@; ++k) {
+    const int b = P_tree.dof_body[k];
+    P_subtree(b, in);
+    for (i = b; i < P_tree.send[b]; ++i) {
+      if (!in[i]) continue;
+      for (r = 0; r < 6; ++r) dU[i][r] = i == b ? 0.0 : dU[P_tree.parent[i]][r];
+      P_dterm(k, S[k], i, S, y, dU[i]);
+      P_dforce(I[i], S[k], U[i], H[i], dU[i], dF[i]);
+    }
+    P_project(k, b, in, S, F, dF, D);
+  }
+}
+]==]
+
+-- M a + c by the RNEA with acceleration a: V_i = V_p + vl + vr (vl: a free
+-- joint's linear part, vr: the rest), A_i = A_p + V_p x vl + V_i x vr +
+-- sum S a, F_i = I A + V x* (I V); d/dq and d/dv per direction
+C.rnea = [==[
+static inline void @PUB@_d_rnea(const double *q, const double *v, const double *a, double *Dq, double *Dv)
+{
+  const double A0[6] = { 0.0, 0.0, 0.0, -P_tree.gravity[0], -P_tree.gravity[1], -P_tree.gravity[2] };
+  static const double Z[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
+  double X[12 * @NB@], S[@NV@][6], I[@NB@][10], V[@NB@][6], A[@NB@][6], vl[@NB@][6], vr[@NB@][6], H[@NB@][6],
+    F[@NB@][6], dV[@NB@][6], dA[@NB@][6], dF[@NB@][6], x[6], y[6], u[6];
+  unsigned char in[@NB@];
+  int k, i, m, r, n, wrt;
+  P_primal(q, X, S, I);
+  for (i = 0; i < @NB@; ++i) {
+    const int pa = P_tree.parent[i], v0 = P_tree.v0[i];
+    const double *Vp = pa >= 0 ? V[pa] : Z, *Ap = pa >= 0 ? A[pa] : A0;
+    for (r = 0; r < 6; ++r) vl[i][r] = vr[i][r] = 0.0;
+    for (m = v0; m < v0 + P_tree.nv[i]; ++m) {
+      double *d = P_tree.type[i] == 4 && m - v0 < 3 ? vl[i] : vr[i];
+      for (r = 0; r < 6; ++r) d[r] += S[m][r] * v[m];
+    }
+    for (r = 0; r < 6; ++r) V[i][r] = Vp[r] + vl[i][r] + vr[i][r];
+    P_cross_m(V[i], vr[i], A[i]);
+    P_cross_m(Vp, vl[i], x);
+    for (r = 0; r < 6; ++r) A[i][r] += Ap[r] + x[r];
+    for (m = v0; m < v0 + P_tree.nv[i]; ++m) {
+      for (r = 0; r < 6; ++r) A[i][r] += S[m][r] * a[m];
+    }
+    if (P_tree.flags[i] & 1) {
+      P_inertia_apply(I[i], V[i], H[i]);
+      P_inertia_apply(I[i], A[i], F[i]);
+      P_cross_f_add(V[i], H[i], F[i]);
+    } else {
+      for (r = 0; r < 6; ++r) H[i][r] = F[i][r] = 0.0;
+    }
+  }
+  P_composite(F);
+  for (n = 0; n < @NV@ * @NV@; ++n) Dq[n] = Dv[n] = 0.0;
+  for (wrt = 0; wrt < 2; ++wrt) {
+    for (k = 0; k < @NV@; ++k) {
+      const int b = P_tree.dof_body[k];
+      P_subtree(b, in);
+      for (i = b; i < P_tree.send[b]; ++i) {
+        const int pa = P_tree.parent[i], v0 = P_tree.v0[i];
+        const double *Vp = pa >= 0 ? V[pa] : Z, *dVp = i == b ? Z : dV[pa], *dAp = i == b ? Z : dA[pa];
+        double dvl[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 }, dvr[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
+        if (!in[i]) continue;
+        for (r = 0; r < 6; ++r) dA[i][r] = dAp[r];
+        if (wrt == 0) {
+          /* q: the own columns turn along S_k (v and a terms) */
+          for (m = v0; m < v0 + P_tree.nv[i]; ++m) {
+            if (!P_aff(k, m)) continue;
+            P_cross_m(S[k], S[m], x);
+            for (r = 0; r < 6; ++r) {
+              (P_tree.type[i] == 4 && m - v0 < 3 ? dvl : dvr)[r] += x[r] * v[m];
+              dA[i][r] += x[r] * a[m];
+            }
+          }
+        } else if (i == b) {
+          /* v: the own velocity term of dof k */
+          for (r = 0; r < 6; ++r) (P_tree.type[i] == 4 && k - v0 < 3 ? dvl : dvr)[r] = S[k][r];
+        }
+        for (r = 0; r < 6; ++r) dV[i][r] = dVp[r] + dvl[r] + dvr[r];
+        P_cross_m(dVp, vl[i], x);
+        for (r = 0; r < 6; ++r) dA[i][r] += x[r];
+        P_cross_m(Vp, dvl, x);
+        for (r = 0; r < 6; ++r) dA[i][r] += x[r];
+        P_cross_m(dV[i], vr[i], x);
+        for (r = 0; r < 6; ++r) dA[i][r] += x[r];
+        P_cross_m(V[i], dvr, x);
+        for (r = 0; r < 6; ++r) dA[i][r] += x[r];
+        /* dF = dI A + I dA + dV x* (I V) + V x* (dI V + I dV), dI y = s x* (I y) - I (s x y) */
+        if (wrt == 0) {
+          P_cross_m(S[k], A[i], x);
+          for (r = 0; r < 6; ++r) x[r] = dA[i][r] - x[r];
+          P_inertia_apply(I[i], x, dF[i]);
+          P_inertia_apply(I[i], A[i], y);
+          P_cross_f_add(S[k], y, dF[i]);
+          P_dforce(I[i], S[k], V[i], H[i], dV[i], u);
+        } else {
+          P_inertia_apply(I[i], dA[i], dF[i]);
+          P_inertia_apply(I[i], dV[i], u);
+        }
+        P_cross_f_add(dV[i], H[i], dF[i]);
+        P_cross_f_add(V[i], u, dF[i]);
+      }
+      P_project(k, b, in, S, wrt == 0 ? F : 0, dF, wrt == 0 ? Dq : Dv);
+      if (wrt == 1) Dv[k * @NV@ + k] += P_tree.damping[b];
+    }
+  }
+}
+]==]
+
+-- what each piece and function needs: pieces of this file, looped.lua's
+-- parts (table, col, inertia) and spatial helpers
+local NEEDS = {
+  aff = {}, subtree = {}, velocities = {}, composite = {},
+  primal = { "kinematics", parts = { "col", "inertia" } },
+  dterm = { "aff", spatial = { "cross_m" } },
+  project = { "aff", spatial = { "cross_m", "dot6" } },
+  dforce = { spatial = { "cross_m", "inertia_apply", "cross_f" } },
+  -- the functions
+  d_kinematics = { "kinematics", "subtree", parts = { "col" } },
+  d_bvel = { "primal", "subtree", "dterm" },
+  d_gforce = { "primal", "composite", "subtree", "aff", spatial = { "cross_m", "dot6" } },
+  d_mvec = { "primal", "velocities", "composite", "subtree", "dterm", "dforce", "project",
+    spatial = { "inertia_apply" } },
+  d_rnea = { "primal", "composite", "subtree", "aff", "dforce", "project",
+    spatial = { "cross_m", "inertia_apply", "cross_f" } },
+}
+local ORDER = { "kinematics", "aff", "subtree", "primal", "velocities", "dterm", "project", "composite", "dforce" }
+
+-- The text is self-contained (as cdiff's is): its own copy of the tree's
+-- table, poses and helpers, named prefix_tl_*, so it needs nothing of the
+-- dynamics' text and leaves nothing unused.
+function M.emit(world, t, prefix, names)
+  local tp = prefix .. "_tl"
+  local h = spatial.helpers(tp)
+  local parts = looped.parts(world, t, tp, h)
+  parts.any = true
+  local used = {}
+  local function need(name)
+    local n = NEEDS[name]
+    if used[name] then return end
+    used[name] = true
+    for _, d in ipairs(n) do need(d) end
+    for _, u in ipairs(n.parts or {}) do parts:use(u) end
+    for _, u in ipairs(n.spatial or {}) do h:use(u) end
+  end
+  NEEDS.kinematics = {}
+  local s = looped.sizes(t)
+  s.PUB = prefix
+  local fns = {}
+  for _, name in ipairs(names) do
+    need("d_" .. name)
+    fns[#fns + 1] = looped.fill(assert(C[name], name), tp, s)
+  end
+  local pieces = {}
+  for _, name in ipairs(ORDER) do
+    if used[name] then
+      if name == "kinematics" then
+        pieces[#pieces + 1] = looped.emit("kinematics", world, t, tp, h, parts):gsub("^static void", "static inline void")
+      else
+        pieces[#pieces + 1] = looped.fill(PIECES[name], tp, s)
+      end
+    end
+  end
+  return h:text() .. "\n" .. parts:text() .. "\n" .. table.concat(pieces, "\n") .. "\n" .. table.concat(fns, "\n")
+end
+
+return M
