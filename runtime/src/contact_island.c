@@ -96,10 +96,17 @@ int diagc__contact_island_rows(const diagc_contact_problem *p, const contact_ws 
  * NULL) says which term it is (DIAGC__TARGET_*, contact_internal.h). */
 double diagc__contact_normal_target(const diagc_contact_problem *p, const diagc_contact_options *o, int c,
                                     int *branch) {
-  double vn = diagc__row_dot(p, 3 * c, p->v), d = p->depth[c];
-  double e = p->restitution ? p->restitution[c] : 0.0;
-  double rest = (e > 0.0 && -vn > o->bounce_threshold) ? -e * vn : 0.0, t;
+  double vn, d = p->depth[c], e, rest, t;
   int b = DIAGC__TARGET_CONST;
+  if (p->bound && p->bound[c] > 0.0) { /* a bilateral row: erp depth / dt, capped */
+    t = o->erp * d / p->dt, b = DIAGC__TARGET_PENETRATION;
+    if (fabs(t) > o->max_correction_speed) t = t > 0.0 ? o->max_correction_speed : -o->max_correction_speed, b = DIAGC__TARGET_CONST;
+    if (branch) *branch = b;
+    return t;
+  }
+  vn = diagc__row_dot(p, 3 * c, p->v);
+  e = p->restitution ? p->restitution[c] : 0.0;
+  rest = (e > 0.0 && -vn > o->bounce_threshold) ? -e * vn : 0.0;
   if (d >= 0.0) {
     double pen = 0.0;
     if (d > o->allowed_penetration) {
@@ -125,7 +132,8 @@ int diagc__island_setup(const diagc_contact_problem *p, const diagc_contact_opti
   int m = 0, a, r;
   for (a = w->start[isl]; a < w->start[isl + 1]; a++) {
     int c = w->list[a], nrow = m, t;
-    w->rows[m] = 3 * c, w->fx[m] = -1, w->lo[m] = 0.0, w->hi[m] = INFINITY;
+    double bd = p->bound ? p->bound[c] : 0.0; /* > 0: a bilateral row of bounds +-bd */
+    w->rows[m] = 3 * c, w->fx[m] = -1, w->lo[m] = bd > 0.0 ? -bd : 0.0, w->hi[m] = bd > 0.0 ? bd : INFINITY;
     w->target[m] = diagc__contact_normal_target(p, o, c, NULL);
     w->b[m] = w->target[m] - diagc__row_dot(p, 3 * c, p->vstar);
     m++;
@@ -276,6 +284,16 @@ static void island_options(const diagc_contact_options *o, const contact_ws *w, 
   lo->work_budget = units == INFINITY ? -1.0 : units >= 1.0 ? units : 1.0;
 }
 
+/* 1 when island isl holds a bilateral row (diagc_contact_problem.bound):
+ * the dense method takes it when it fits (the sparse one holds such a
+ * row only strictly inside its bounds) */
+static int bilateral(const diagc_contact_problem *p, const contact_ws *w, int isl) {
+  int a;
+  if (!p->bound) return 0;
+  for (a = w->start[isl]; a < w->start[isl + 1]; a++)
+    if (p->bound[w->list[a]] > 0.0) return 1;
+  return 0;
+}
 
 int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_options *o,
                           contact_ws *w, int isl, double *x, contact_budget *bud,
@@ -287,7 +305,8 @@ int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_op
   /* the sparse method: every island's warm start scored from the rows
      first, islands above DIAGC_CONTACT_DENSE_ROWS solved (1: the dense
      path) */
-  if (p->Jc && o->method == DIAGC_CONTACT_SPARSE) rc = diagc__contact_island_sparse(p, o, w, isl, m, bud, st);
+  if (p->Jc && o->method == DIAGC_CONTACT_SPARSE && !(m <= w->dense_rows && bilateral(p, w, isl)))
+    rc = diagc__contact_island_sparse(p, o, w, isl, m, bud, st);
   if (rc != 1) {
     /* solved by the sparse method */
   } else if (m > w->dense_rows) { /* cannot happen: the sparse method decides */
