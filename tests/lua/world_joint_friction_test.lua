@@ -192,3 +192,38 @@ test("world_joint_friction.refused", function()
   end)
   assert(not ok and tostring(err):find("a ball joint has no friction"), tostring(err))
 end)
+
+-- a tree whose step holds more than 48 rows (a 5 kg box, 2 x 0.4 x 0.2 m,
+-- resting on the ground: its 4 corner contacts' 12 rows; on it 60 legs of
+-- 0.1 kg, their centres 0.2 m out to either side, with friction 1 N m,
+-- above their gravity torque 0.1 * 9.81 * 0.2 cos 0.3): the world takes
+-- the dense contact method (world/step.lua), every step is solved, the
+-- legs stay stuck and the box rests; with contact_method = "sparse" set,
+-- the island is beyond the sparse method's dense room and its steps are
+-- counted inexact (docs/world.md, "Joint friction and mimic joints")
+test("world_joint_friction.large_island", function()
+  local function centipede(method)
+    local items = { time_step = dt, gradients = false, contact_method = method,
+      dsl.body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },
+      dsl.body { "base", mass = 5, inertia = { 0.5, 0.5, 0.5 }, joint = { "free", q = { 0, 0, 0.1, 1, 0, 0, 0 } },
+        shapes = { { "box", size = { 2, 0.4, 0.2 } } } } }
+    for i = 1, 60 do
+      items[#items + 1] = dsl.body { "leg" .. i, mass = 0.1, com = { 0, i % 2 == 0 and 0.2 or -0.2, 0 },
+        inertia = { 1e-3, 1e-3, 1e-3 },
+        joint = { "revolute", parent = "base", xyz = { -1 + i * 0.03, 0, 0.1 }, axis = { 1, 0, 0 }, friction = 1,
+          q = { 0.3 } } }
+    end
+    return diagc.jit(dsl.diagram "centipede" { dsl.system { "w", dsl.world "centipede" (items) } }):simulator()
+  end
+  local sim = centipede(nil)
+  sim:advance_to(0.2)
+  local info, q = get(sim, "w.info"), get(sim, "w.pos")
+  assert(info[1] > 60, "the corners and 60 friction rows: " .. info[1])
+  eq(info[#info], 0) -- no step left inexact
+  for i = 8, 67 do near(q[i], 0.3, { atol = 1e-12 }) end
+  near(q[3], 0.1, { atol = 1e-4 })
+  sim = centipede("sparse")
+  sim:advance_to(0.01)
+  info = get(sim, "w.info")
+  assert(info[#info] > 0, "the sparse method's inexact steps are counted")
+end)

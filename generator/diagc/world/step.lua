@@ -143,16 +143,30 @@ function M.layout(C)
     C.nimp = 4 * (mc + nl) -- the warm-start table: 4 per contact
     C.ws_doubles = limits.rows_on(C) and M.workspace_doubles(C.nv, mc + nl, C.settings.contact_method) or 0
   end
-  local cap = C.settings.max_contacts
-  if cap == nil then
-    cap = size.default_contacts(n, function(mc)
-      set(mc)
-      return M.work_bytes(C, "x_")
-    end)
+  local function fit()
+    local cap = C.settings.max_contacts
+    if cap == nil then
+      cap = size.default_contacts(n, function(mc)
+        set(mc)
+        return M.work_bytes(C, "x_")
+      end)
+    end
+    set(math.max(1, math.min(cap, math.max(n, 1))))
+    C.max_collide = C.max_contacts - nl
   end
-  set(math.max(1, math.min(cap, math.max(n, 1))))
-  C.max_collide = C.max_contacts - nl
+  fit()
+  -- joint friction and mimic rows (world/couplings.lua) are bilateral: the
+  -- sparse method leaves them to its dense room (M.DENSE_ROWS rows), so a
+  -- world whose step may hold more rows takes the dense method unless it
+  -- chose one (docs/world.md, "Joint friction and mimic joints")
+  if C.ncouple_rows > 0 and not C.settings.contact_method_set and 3 * C.max_collide + nl > M.DENSE_ROWS then
+    C.settings.contact_method = "dense"
+    fit()
+  end
 end
+
+-- DIAGC_CONTACT_DENSE_ROWS: the largest island the sparse method's dense room holds
+M.DENSE_ROWS = 48
 
 -- island tag of each body (0 = the world): the id of its subtree in the
 -- dynamics (world/tree.lua), -1 when it is fixed to the world

@@ -400,8 +400,9 @@ typedef struct diagc_contact_problem {
    * equality such as a mimic joint's: bound INFINITY, depth the signed
    * error).  An island holding such a row is solved by the dense method
    * when it fits (under DIAGC_CONTACT_SPARSE: DIAGC_CONTACT_DENSE_ROWS
-   * rows), else by the sparse one, which holds it only strictly inside its
-   * bounds (docs/world.md, "Joint friction"). */
+   * rows); beyond, the sparse method's best point is used (inexact when
+   * the row is at a bound: a class that method does not have; docs/world.md,
+   * "Joint friction and mimic joints"). */
   const double *bound;    /* nc, or NULL                                    */
 } diagc_contact_problem;
 
