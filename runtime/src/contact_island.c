@@ -12,7 +12,9 @@
  * [n, t1, t2] (only n when mu = 0), A = J_I M^-1 J_I^T (symmetrized:
  * (P + P^T) / 2 of the product P, which is symmetric up to round-off) +
  * cfm I, b = target - J_I v*, normal rows [0, inf) findex -1, tangent rows
- * [-mu, mu] findex = their normal's row.  The targets: world.h.
+ * [-mu, mu] findex = their normal's row; a bilateral row
+ * (diagc_contact_problem.bound) [-bound, bound] findex -1.  The targets:
+ * world.h.
  */
 #include <math.h>
 #include <string.h>
@@ -99,8 +101,9 @@ double diagc__contact_normal_target(const diagc_contact_problem *p, const diagc_
   double vn, d = p->depth[c], e, rest, t;
   int b = DIAGC__TARGET_CONST;
   if (p->bound && p->bound[c] > 0.0) { /* a bilateral row: erp depth / dt, capped */
+    double cap = o->max_correction_speed;
     t = o->erp * d / p->dt, b = DIAGC__TARGET_PENETRATION;
-    if (fabs(t) > o->max_correction_speed) t = t > 0.0 ? o->max_correction_speed : -o->max_correction_speed, b = DIAGC__TARGET_CONST;
+    if (fabs(t) > cap) t = t > 0.0 ? cap : -cap, b = DIAGC__TARGET_CONST;
     if (branch) *branch = b;
     return t;
   }
