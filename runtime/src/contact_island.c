@@ -287,16 +287,6 @@ static void island_options(const diagc_contact_options *o, const contact_ws *w, 
   lo->work_budget = units == INFINITY ? -1.0 : units >= 1.0 ? units : 1.0;
 }
 
-/* 1 when island isl holds a bilateral row (diagc_contact_problem.bound):
- * the dense method takes it when it fits (the sparse one holds such a
- * row only strictly inside its bounds) */
-static int bilateral(const diagc_contact_problem *p, const contact_ws *w, int isl) {
-  int a;
-  if (!p->bound) return 0;
-  for (a = w->start[isl]; a < w->start[isl + 1]; a++)
-    if (p->bound[w->list[a]] > 0.0) return 1;
-  return 0;
-}
 
 int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_options *o,
                           contact_ws *w, int isl, double *x, contact_budget *bud,
@@ -308,8 +298,7 @@ int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_op
   /* the sparse method: every island's warm start scored from the rows
      first, islands above DIAGC_CONTACT_DENSE_ROWS solved (1: the dense
      path) */
-  if (p->Jc && o->method == DIAGC_CONTACT_SPARSE && !(m <= w->dense_rows && bilateral(p, w, isl)))
-    rc = diagc__contact_island_sparse(p, o, w, isl, m, bud, st);
+  if (p->Jc && o->method == DIAGC_CONTACT_SPARSE) rc = diagc__contact_island_sparse(p, o, w, isl, m, bud, st);
   if (rc != 1) {
     /* solved by the sparse method */
   } else if (m > w->dense_rows) { /* cannot happen: the sparse method decides */

@@ -165,7 +165,6 @@ local function settings(world)
       .. "(no derivative code: smaller and faster to compile), got %s", errors.describe(s.gradients))
   end
   c.settings.gradients = s.gradients ~= false
-  c.settings.contact_method_set = s.contact_method ~= nil -- else world/step.lua may choose "dense"
   c.settings.contact_method = either(loc, s, "contact_method", "sparse", "the default: sparse warm-started "
     .. "solves of large contact islands", "dense", "every island's LCP formed densely: the reference")
   c.settings.contact_overflow = either(loc, s, "contact_overflow", "stop", "a step that finds more contacts than "

@@ -155,18 +155,7 @@ function M.layout(C)
     C.max_collide = C.max_contacts - nl
   end
   fit()
-  -- joint friction and mimic rows (world/couplings.lua) are bilateral: the
-  -- sparse method leaves them to its dense room (M.DENSE_ROWS rows), so a
-  -- world whose step may hold more rows takes the dense method unless it
-  -- chose one (docs/world.md, "Joint friction and mimic joints")
-  if C.ncouple_rows > 0 and not C.settings.contact_method_set and 3 * C.max_collide + nl > M.DENSE_ROWS then
-    C.settings.contact_method = "dense"
-    fit()
-  end
 end
-
--- DIAGC_CONTACT_DENSE_ROWS: the largest island the sparse method's dense room holds
-M.DENSE_ROWS = 48
 
 -- island tag of each body (0 = the world): the id of its subtree in the
 -- dynamics (world/tree.lua), -1 when it is fixed to the world

@@ -398,11 +398,9 @@ typedef struct diagc_contact_problem {
    *     erp depth[k] / dt, capped to +-max_correction_speed
    * (a joint's Coulomb friction: bound F dt, depth 0, target 0; an
    * equality such as a mimic joint's: bound INFINITY, depth the signed
-   * error).  An island holding such a row is solved by the dense method
-   * when it fits (under DIAGC_CONTACT_SPARSE: DIAGC_CONTACT_DENSE_ROWS
-   * rows); beyond, the sparse method's best point is used (inexact when
-   * the row is at a bound: a class that method does not have; docs/world.md,
-   * "Joint friction and mimic joints"). */
+   * error; docs/world.md, "Joint friction and mimic joints").  Both
+   * methods solve it (the sparse one classes it clamped, or at a bound
+   * with x = +-bound). */
   const double *bound;    /* nc, or NULL                                    */
 } diagc_contact_problem;
 
