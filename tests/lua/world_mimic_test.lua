@@ -1,7 +1,9 @@
 -- Mimic joints (issue #27, item 2; docs/world.md, "Joint friction and
 -- mimic joints"): q_f = m q_l + offset held by an equality row of the
--- step's LCP.  Two pendulums of different lengths coupled with multiplier
--- 1 swing as one rigid body (its period from the summed inertia and
+-- step's LCP.  Two equal pendulums, one started at rest, share the
+-- other's momentum in the first step and swing as one body of twice the
+-- inertia; two of different lengths coupled with multiplier 1 swing as
+-- one rigid body (its period from the summed inertia and
 -- gravity moment, not either pendulum's own), with multiplier -1 as its
 -- mirror image; an error in the coupling decays by (1 - erp) per step;
 -- a mimic in one tree and across two trees: step Jacobians against
@@ -54,6 +56,34 @@ for _, m in ipairs({ 1, -1 }) do
     assert(#ups >= 2, "two upward crossings: " .. #ups)
     -- independent pendulums would swing at 2.006 s and 1.419 s
     near(ups[2] - ups[1], period(th), { rtol = 1e-5 })
+  end)
+end
+
+-- two equal pendulums (length 1), one started swinging at 0.04 rad/s and
+-- the other at rest: the first step's coupling impulse shares the
+-- momentum (each then turns at 0.02 rad/s, mirrored with multiplier -1),
+-- and they swing as one body of twice the inertia and twice the gravity
+-- moment: the single pendulum's period, amplitude 0.02 / omega
+for _, m in ipairs({ 1, -1 }) do
+  test("world_mimic.equal_pendulums_share_momentum_" .. m, function()
+    local c = diagc.jit(dsl.diagram "eq" { dsl.system { "w", dsl.world "eq" { time_step = 1e-4, gradients = false,
+      bob("a", 1, 0, { "revolute", v = { 0.04 } }),
+      bob("b", 1, 1, { "revolute", mimic = { "a", multiplier = m } }) } } })
+    local sim = c:simulator()
+    sim:advance_to(1e-4)
+    near(get(sim.context, "w.vel"), { 0.02, m * 0.02 }, { rtol = 1e-12 })
+    local I = 1 + 1e-6
+    local omega = math.sqrt(G / I)
+    local top, prev, ups = 0, 0, {}
+    for k = 2, 42000 do
+      sim:advance_to(k * 1e-4)
+      local q = get(sim.context, "w.pos")
+      top = math.max(top, q[1])
+      if prev < 0 and q[1] >= 0 then ups[#ups + 1] = (k - 1) * 1e-4 + 1e-4 * (-prev) / (q[1] - prev) end
+      prev = q[1]
+    end
+    near(top, 0.02 / omega, { rtol = 1e-4 })
+    near(ups[2] - ups[1], 2 * math.pi / omega, { rtol = 1e-5 })
   end)
 end
 
