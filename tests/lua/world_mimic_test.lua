@@ -7,7 +7,8 @@
 -- gravity moment, not either pendulum's own), with multiplier -1 as its
 -- mirror image; an error in the coupling decays by (1 - erp) per step;
 -- a mimic in one tree and across two trees: step Jacobians against
--- guarded central differences (1e-8); a loop of mimics, a leader that
+-- guarded central differences (1e-8), the update Jacobian against
+-- differences of the update; a loop of mimics, a leader that
 -- does not move or does not exist are refused.
 local dsl = diagc.dsl
 
@@ -178,4 +179,17 @@ test("world_mimic.refused", function()
     local ok, err = pcall(case[1])
     assert(not ok and tostring(err):find(case[2], 1, true), tostring(err))
   end
+end)
+
+-- the model's update Jacobian (pos, vel, imp, the info counts) against
+-- central differences of the update, for a world with a mimic row and a
+-- friction row (the leader's, sliding)
+test("world_mimic.update_jacobian", function()
+  local c = diagc.jit(dsl.diagram "uj" { dsl.system { "w", dsl.world "uj" { time_step = 1e-3,
+    bob("a", L1, 0, { "revolute", q = { 0.3 }, v = { 0.5 }, friction = 0.1 }),
+    bob("b", L2, 1, { "revolute", q = { -0.5 }, v = { 0.1 }, mimic = { "a", multiplier = -2, offset = 0.1 } }) } } })
+    :context()
+  local a = c:update_jacobian({ jacobian = "model" })
+  local b = c:update_jacobian({ jacobian = "fd" })
+  near(a.J, b.J, { rtol = 1e-7, atol = 1e-9 })
 end)
