@@ -8,8 +8,8 @@
 --       tree=, col= (the dof's column among its tree's compact columns),
 --       lower=, upper=, e= }; C.nlim_rows = 2 #C.limits (a lower and an
 --       upper slot each) + the joint friction and mimic rows that follow
---       them (world/couplings.lua: C.couplings); C.effort_limits: per actuated dof (1-based as
---       C.actuated) { effort=, velocity= } or nil
+--       them (world/couplings.lua: C.couplings); C.effort_limits: per
+--       actuated dof (1-based as C.actuated) { effort=, velocity= } or nil
 --   M.emit_rows(C, P), M.emit_clamp(C, P): their C (world/step.lua calls)
 --
 -- A position limit is a contact of the step's LCP with one frictionless

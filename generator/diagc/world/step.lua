@@ -6,15 +6,16 @@
 --   island, warm-started by contact feature) -> v' -> q' = q (+) dt v' (or v)
 -- Adds to the checked world: C.nslots (contact slots: each candidate pair
 -- owns max contacts of its shape types; their sum is the default
--- capacity; then two per limited joint), C.max_contacts (contacts one
--- step may hold, with the limits' rows), C.max_collide (of them, the
+-- capacity; then two per limited joint and one per joint with friction
+-- or a mimic), C.max_contacts (contacts one step may hold, with the
+-- limits', friction and mimic rows), C.max_collide (of them, the
 -- collision's), C.nimp (doubles of the warm-start table: the world's
 -- state imp, its impulses output and the step's imp_next), C.ninfo (the
 -- info state: M.INFO, two more with effort limits, then the steps so far
 -- whose LCP was left inexact at C.info_inexact), and world/limits.lua's
 -- C.limits, C.effort_limits.  Joint position limits are rows after the
--- contacts (world/limits.lua), effort limits clamp the effort in
--- PFX_smooth.
+-- contacts (world/limits.lua), then the joints' friction and mimic rows
+-- (world/couplings.lua); effort limits clamp the effort in PFX_smooth.
 --
 -- The warm start (the world's discrete state imp, C.nimp doubles) is
 -- the last step's contacts, not its slots: entry i is [key, n, t1, t2] of
@@ -143,18 +144,15 @@ function M.layout(C)
     C.nimp = 4 * (mc + nl) -- the warm-start table: 4 per contact
     C.ws_doubles = limits.rows_on(C) and M.workspace_doubles(C.nv, mc + nl, C.settings.contact_method) or 0
   end
-  local function fit()
-    local cap = C.settings.max_contacts
-    if cap == nil then
-      cap = size.default_contacts(n, function(mc)
-        set(mc)
-        return M.work_bytes(C, "x_")
-      end)
-    end
-    set(math.max(1, math.min(cap, math.max(n, 1))))
-    C.max_collide = C.max_contacts - nl
+  local cap = C.settings.max_contacts
+  if cap == nil then
+    cap = size.default_contacts(n, function(mc)
+      set(mc)
+      return M.work_bytes(C, "x_")
+    end)
   end
-  fit()
+  set(math.max(1, math.min(cap, math.max(n, 1))))
+  C.max_collide = C.max_contacts - nl
 end
 
 -- island tag of each body (0 = the world): the id of its subtree in the
