@@ -186,6 +186,9 @@ static int check_problem(const diagc_contact_problem *p) {
     if (!(p->mu[k] >= 0) || !isfinite(p->mu[k])) return 0;
     if (p->restitution && !(p->restitution[k] >= 0 && p->restitution[k] <= 1)) return 0;
     if (p->tree && (p->tree[2 * k] < -1 || p->tree[2 * k + 1] < -1)) return 0;
+    if (p->bound && (!(p->bound[k] >= 0) || (p->bound[k] > 0 && (p->mu[k] != 0.0 ||
+                                                                  (p->restitution && p->restitution[k] != 0.0)))))
+      return 0; /* a bilateral row has no friction rows and no restitution */
   }
   return !p->Jc || diagc__contact_compact_ok(p);
 }

@@ -685,6 +685,25 @@ static void refine_classes(tg *g) {
   }
 }
 
+/* 1 when contact k is a bilateral row (diagc_contact_problem.bound) */
+static int is_bilateral(const tg *g, int k) { return g->p0->bound && g->p0->bound[k] > 0.0; }
+
+/* The classes of the bilateral rows (a joint's Coulomb friction, an
+ * equality): strictly inside their constant bounds they clamp (w = 0
+ * held, a stuck joint included, whatever its x); at a bound they keep
+ * x = +-bound, a constant (UPPER_BOUND: no column of the clamped
+ * system). */
+static void bilateral_classes(tg *g) {
+  int k;
+  for (k = 0; k < g->nc; k++) {
+    double bd, x = g->xl[3 * k];
+    if (!is_bilateral(g, k)) continue;
+    bd = g->p0->bound[k];
+    if (moves_nothing(g, 3 * k)) g->cls[3 * k] = DIAGC_ROW_NOT_CLAMPING;
+    else g->cls[3 * k] = fabs(x) < bd * (1.0 - BOUND_TOL) ? DIAGC_ROW_CLAMPING : DIAGC_ROW_UPPER_BOUND;
+  }
+}
+
 /* rows at a class boundary: zero impulse with zero w, or at the friction
  * bound with zero w (stick/slip); normal targets at a tie of terms */
 static int count_kinks(const tg *g) {
@@ -697,6 +716,7 @@ static int count_kinks(const tg *g) {
   }
   for (k = 0; k < g->nc; k++) {
     double d = p->depth[k];
+    if (is_bilateral(g, k)) continue; /* one target term: no tie */
     if (fabs(d) <= KINK_TOL || fabs(d - g->o->allowed_penetration) <= KINK_TOL) kinks++;
   }
   return kinks;
@@ -748,6 +768,7 @@ int diagc_contact_tangent_solve(const diagc_contact_problem *p, const diagc_cont
   row_velocities(&g, &p2);
   refine_classes(&g);
   held_classes(&g);
+  bilateral_classes(&g);
   frame_derivatives(&g);
   for (k = 0; k < g.nc; k++) diagc__contact_normal_target(&p2, o, k, &g.branch[k]);
   n = clamped_system(&g);

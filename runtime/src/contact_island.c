@@ -12,7 +12,9 @@
  * [n, t1, t2] (only n when mu = 0), A = J_I M^-1 J_I^T (symmetrized:
  * (P + P^T) / 2 of the product P, which is symmetric up to round-off) +
  * cfm I, b = target - J_I v*, normal rows [0, inf) findex -1, tangent rows
- * [-mu, mu] findex = their normal's row.  The targets: world.h.
+ * [-mu, mu] findex = their normal's row; a bilateral row
+ * (diagc_contact_problem.bound) [-bound, bound] findex -1.  The targets:
+ * world.h.
  */
 #include <math.h>
 #include <string.h>
@@ -96,10 +98,18 @@ int diagc__contact_island_rows(const diagc_contact_problem *p, const contact_ws 
  * NULL) says which term it is (DIAGC__TARGET_*, contact_internal.h). */
 double diagc__contact_normal_target(const diagc_contact_problem *p, const diagc_contact_options *o, int c,
                                     int *branch) {
-  double vn = diagc__row_dot(p, 3 * c, p->v), d = p->depth[c];
-  double e = p->restitution ? p->restitution[c] : 0.0;
-  double rest = (e > 0.0 && -vn > o->bounce_threshold) ? -e * vn : 0.0, t;
+  double vn, d = p->depth[c], e, rest, t;
   int b = DIAGC__TARGET_CONST;
+  if (p->bound && p->bound[c] > 0.0) { /* a bilateral row: erp depth / dt, capped */
+    double cap = o->max_correction_speed;
+    t = o->erp * d / p->dt, b = DIAGC__TARGET_PENETRATION;
+    if (fabs(t) > cap) t = t > 0.0 ? cap : -cap, b = DIAGC__TARGET_CONST;
+    if (branch) *branch = b;
+    return t;
+  }
+  vn = diagc__row_dot(p, 3 * c, p->v);
+  e = p->restitution ? p->restitution[c] : 0.0;
+  rest = (e > 0.0 && -vn > o->bounce_threshold) ? -e * vn : 0.0;
   if (d >= 0.0) {
     double pen = 0.0;
     if (d > o->allowed_penetration) {
@@ -125,7 +135,8 @@ int diagc__island_setup(const diagc_contact_problem *p, const diagc_contact_opti
   int m = 0, a, r;
   for (a = w->start[isl]; a < w->start[isl + 1]; a++) {
     int c = w->list[a], nrow = m, t;
-    w->rows[m] = 3 * c, w->fx[m] = -1, w->lo[m] = 0.0, w->hi[m] = INFINITY;
+    double bd = p->bound ? p->bound[c] : 0.0; /* > 0: a bilateral row of bounds +-bd */
+    w->rows[m] = 3 * c, w->fx[m] = -1, w->lo[m] = bd > 0.0 ? -bd : 0.0, w->hi[m] = bd > 0.0 ? bd : INFINITY;
     w->target[m] = diagc__contact_normal_target(p, o, c, NULL);
     w->b[m] = w->target[m] - diagc__row_dot(p, 3 * c, p->vstar);
     m++;

@@ -15,7 +15,9 @@
  * most DIAGC_CONTACT_DENSE_ROWS rows with no warm start goes to the dense
  * path (contact_island.c).
  * Otherwise the LCP is solved by block principal pivoting on row classes:
- * a normal row is clamped (w = 0) or zero; a friction row of a clamped
+ * a normal row is clamped (w = 0) or zero (a bilateral row,
+ * diagc_contact_problem.bound: clamped or at one of its bounds, x =
+ * +-bound); a friction row of a clamped
  * normal is clamped (w = 0), at a bound (x = +-mu x_n, folded into its
  * normal's column) or held at zero (always, when its bounds are [0, 0]:
  * a sliding contact's t2' row, contact_friction.c).  The classes start from the warm
@@ -280,6 +282,18 @@ static double *entry(contact_ws *w, int k, int c) {
 
 static double mu_of(const sp *s, int i) { return s->p->mu[contact_of(s, i)]; }
 
+/* A bilateral row's bound (diagc_contact_problem.bound), 0 for a contact:
+ * its one row is clamped (C_FREE) inside its bounds, at a bound C_HI or
+ * C_LO with x = +-bound (a constant, entering through the residual), and
+ * never C_ZERO. */
+static double bound_of(const sp *s, int i) { return s->p->bound ? s->p->bound[contact_of(s, i)] : 0.0; }
+
+/* the class of a bilateral row of bound bd at impulse x (at a bound when
+ * within rel of it) */
+static int bilateral_class(double bd, double x, double rel) {
+  return fabs(x) < bd * (1.0 - rel) ? C_FREE : x > 0.0 ? C_HI : C_LO;
+}
+
 /* 1 for a friction row held at 0 (bounds [0, 0]: contact_friction.c) */
 static int held(const sp *s, int r) { return s->w->fx[r] >= 0 && s->w->lo[r] == 0.0 && s->w->hi[r] == 0.0; }
 
@@ -304,7 +318,7 @@ static void assemble(sp *s, int q0) {
           int cl = w->cls[q0j + b];
           if (cl == C_FREE) {
             *entry(w, k, w->red[q0j + b]) += B[b];
-          } else if (cl == C_HI || cl == C_LO) {
+          } else if ((cl == C_HI || cl == C_LO) && b > 0) { /* b = 0: a bilateral row at its bound */
             *entry(w, k, w->red[q0j]) += B[b] * (cl == C_HI ? 1.0 : -1.0) * mu_of(s, j);
           }
         }
@@ -386,7 +400,10 @@ static void expand(sp *s, const double *y) {
   for (i = 0; i < s->K; i++) {
     int r0 = row_of(s, i, 0);
     double xn;
-    w->x[r0] = w->cls[r0] == C_FREE ? y[w->red[r0]] : 0.0;
+    w->x[r0] = w->cls[r0] == C_FREE ? y[w->red[r0]]
+               : w->cls[r0] == C_HI   ? bound_of(s, i)
+               : w->cls[r0] == C_LO   ? -bound_of(s, i)
+                                      : 0.0;
     xn = w->x[r0];
     for (a = 1; a < nrows(s, i); a++) {
       int r = r0 + a, c = w->cls[r];
@@ -467,7 +484,7 @@ static void initial_classes(sp *s) {
   for (i = 0; i < s->K; i++) {
     int r0 = row_of(s, i, 0);
     double xn = w->x[r0], mu = mu_of(s, i);
-    w->cls[r0] = xn > zero ? C_FREE : C_ZERO;
+    w->cls[r0] = bound_of(s, i) > 0.0 ? bilateral_class(bound_of(s, i), xn, 1e-9) : xn > zero ? C_FREE : C_ZERO;
     for (a = 1; a < nrows(s, i); a++) {
       double xt;
       r = r0 + a;
@@ -493,6 +510,11 @@ static int fix_class(const sp *s, int r, int i, double tol) {
   int c = w->cls[r], normal = r == row_of(s, i, 0);
   double x = w->x[r], wr = w->w[r], t = DIAGC_LCP_BOUND_TOL;
   if (!normal && held(s, r)) return -1;
+  if (normal && bound_of(s, i) > 0.0) { /* a bilateral row: to and from its bounds */
+    double bd = bound_of(s, i);
+    if (c == C_FREE) return x > bd + t ? C_HI : x < -bd - t ? C_LO : -1;
+    return (c == C_HI && wr > tol) || (c == C_LO && wr < -tol) ? C_FREE : -1;
+  }
   if (normal) {
     if (c == C_FREE) return x < -t ? C_ZERO : -1;
     return wr < -tol ? C_FREE : -1;
@@ -566,7 +588,9 @@ static double solve_classes(sp *s, int *fail) {
      (K d = -w_F): its part in K's null space (a statically indeterminate
      scene) stays, so a non-basic warm point at rest is found again; the
      other solves start from 0 (pivoting from stale impulses cycles) */
-  int zero = !s->from_x; /* from 0: the first residual is -b, no product */
+  /* from 0: the first residual is -b, no product (not with bilateral
+     rows: one at its bound has an impulse) */
+  int zero = !s->from_x && !s->p->bound;
   for (r = 0; r < s->m; r++)
     if ((k = w->red[r]) >= 0) w->sol[k] = s->from_x && isfinite(w->x[r]) ? w->x[r] : 0.0;
   s->from_x = 0;
@@ -733,7 +757,7 @@ static void pgs_rows(sp *s, double cfm) {
       wr = diagc__frow_dot(p, w->frame, w->rows[r], w->vt) + cfm * w->x[r] - w->b[r];
       xr = w->x[r] - wr / d;
       if (a == 0) {
-        L = 0.0, H = INFINITY;
+        L = w->lo[r], H = w->hi[r]; /* [0, inf), or a bilateral row's bounds */
       } else {
         H = held(s, r) ? 0.0 : mu_of(s, i) * w->x[r0], L = -H;
       }
@@ -827,7 +851,7 @@ static void classes_of_point(sp *s) {
   for (i = 0; i < s->K; i++) {
     int r0 = row_of(s, i, 0);
     double xn = w->x[r0], H = mu_of(s, i) * w->x[row_of(s, i, 0)];
-    w->cls[r0] = xn > 0.0 ? C_FREE : C_ZERO;
+    w->cls[r0] = bound_of(s, i) > 0.0 ? bilateral_class(bound_of(s, i), xn, 1e-3) : xn > 0.0 ? C_FREE : C_ZERO;
     for (a = 1; a < nrows(s, i); a++) {
       int r = r0 + a;
       double xt = w->x[r];

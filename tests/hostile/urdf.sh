@@ -91,6 +91,30 @@ hcase urdf.mimic_multiplier_nan
 r_robot revolute '<mimic joint="j" multiplier="nan"/>'
 r_case mimic_nan '' "robot\.urdf:12: joint 'k': <mimic multiplier=\"nan\">: 'nan' is not a number $R_AT"
 
+# a loop of <mimic>s (j follows k, k follows j), a joint that mimics
+# itself, a fixed leader: at the <mimic> (world/couplings.lua)
+hcase urdf.mimic_loop
+r_robot revolute '<mimic joint="j"/>'
+sed -i 's|<child link="arm"/><axis xyz="0 1 0"/>|<child link="arm"/><axis xyz="0 1 0"/><mimic joint="k"/>|' "$T/robot.urdf"
+r_case mimic_loop '' "robot\.urdf:5: joint 'j': its <mimic> chain loops back to joint 'j' .*; give the chain one leader without <mimic> $R_AT"
+
+hcase urdf.mimic_itself
+r_robot revolute '<mimic joint="k"/>'
+r_case mimic_itself '' "robot\.urdf:12: joint 'k': its <mimic> chain loops back to joint 'k' .* $R_AT"
+
+hcase urdf.mimic_of_fixed
+r_robot fixed
+sed -i 's|<child link="arm"/><axis xyz="0 1 0"/>|<child link="arm"/><axis xyz="0 1 0"/><mimic joint="k"/>|' "$T/robot.urdf"
+r_case mimic_fixed '' "robot\.urdf:5: joint 'j': <mimic joint=\"k\"> names a fixed joint; a leader must be revolute, continuous or prismatic $R_AT"
+
+hcase urdf.mimic_on_fixed
+r_robot fixed '<mimic joint="j"/>'
+r_case mimic_on_fixed '' "robot\.urdf:12: joint 'k': a fixed joint cannot mimic another .* $R_AT"
+
+hcase urdf.friction_negative
+r_robot revolute '<dynamics friction="-2"/>'
+r_case friction_negative '' "robot\.urdf:12: joint 'k': <dynamics friction>: -2 N m or N is below the smallest value allowed, 0 N m or N.* $R_AT"
+
 hcase urdf.planar_actuated
 r_robot planar
 r_case planar_actuated 'actuated = { "k" }' "spec\.lua:3: urdf actuated\[0\]: joint 'k' is planar; a planar joint cannot be actuated"

@@ -55,6 +55,15 @@ w_bad limit_on_free "" "mass = 1, $W_INERTIA, joint = { \"free\", limit = { -1, 
   "spec\.lua:4: body 'ball': a free joint has no limit \(only revolute and prismatic joints do\)"
 w_bad dynamics_unknown 'dynamics = "fast",' "mass = 1, $W_INERTIA, $W_FREE, $W_SPHERE" \
   "spec\.lua:1: dynamics must be \"auto\" .*, \"unrolled\" or \"looped\" \(docs/world\.md §6\), got \"?fast\"?$"
+# joint friction and mimic couplings (world/couplings.lua)
+w_bad friction_on_free "" "mass = 1, $W_INERTIA, joint = { \"free\", friction = 1 }, $W_SPHERE" \
+  "spec\.lua:4: body 'ball' joint: a free joint has no friction \(only revolute and prismatic joints do\)"
+w_bad friction_negative "" "mass = 1, $W_INERTIA, joint = { \"revolute\", friction = -1 }, $W_SPHERE" \
+  "spec\.lua:4: body 'ball' joint friction: -1 N m or N is below the smallest value allowed, 0 N m or N"
+w_bad mimic_itself "" "mass = 1, $W_INERTIA, joint = { \"revolute\", mimic = { \"ball\" } }, $W_SPHERE" \
+  "spec\.lua:4: body 'ball': its joint is in a loop of mimic joints .*; give the loop one leader that mimics nothing"
+w_bad mimic_unknown "" "mass = 1, $W_INERTIA, joint = { \"revolute\", mimic = { \"bal\" } }, $W_SPHERE" \
+  "spec\.lua:4: body 'ball': its joint mimics 'bal', which is not a body of this world"
 w_bad erp_2 "erp = 2," "mass = 1, $W_INERTIA, $W_FREE, $W_SPHERE" \
   "spec\.lua:1: erp: 2 is above the largest value allowed, 1 \(range \[0, 1\]\)"
 w_bad gravity_huge "gravity = { 0, 0, 1e308 }," "mass = 1, $W_INERTIA, $W_FREE, $W_SPHERE" \

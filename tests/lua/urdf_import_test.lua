@@ -111,9 +111,11 @@ group("urdf_import", function()
     local r = C.robots[1]
     eq(r.skipped, { material = 1, transmission = 1, gazebo = 2, visual = 1 })
     eq(r.mimics, { { joint = "knee", of = "hip" } })
-    -- the mimic joint is an independent dof
+    -- the mimic joint keeps its dof, coupled to its leader's by a row of the step (world/couplings.lua)
     eq(by_name(C).shin.joint.type, "revolute")
     eq(C.nv, 6 + 2)
+    local m = by_name(C).shin.joint.mimic
+    eq({ m.leader, m.multiplier, m.offset, m.body }, { "leg", -2, 0.1, by_name(C).leg.index })
   end)
 
   test("joints_and_dofs_in_order", function()
@@ -374,8 +376,9 @@ return diagram "quad" { system { "w", W } }
     eq(got, { { "(root base)", "floating", "trunk", 0, 0, 7, 6 }, { "hip", "revolute", "leg", 7, 6, 1, 1 },
       { "knee", "continuous", "shin", 8, 7, 1, 1 } })
     eq(r.notes[1], "skipped (nothing a world simulates): 2 <gazebo>, 1 <material>, 1 <transmission>, 1 <visual>")
-    eq(r.notes[2], "joint 'knee' mimics 'hip': imported as an independent dof (the coupling is not enforced)")
-    eq(r.notes[3], "massless root link 'base' merged into the link it is fixed to")
+    eq(r.notes[2], "massless root link 'base' merged into the link it is fixed to")
+    -- the mimic coupling is enforced (world/couplings.lua) and listed with the world's joint rows
+    eq(d.worlds[1].mimics[1], { body = "shin", leader = "leg", multiplier = -2, offset = 0.1 })
     eq(#d.worlds[1].excluded, 2)
     local text = info.text(d)
     assert(text:find("    excluded pairs (2):\n      trunk leg  (adjacent)\n      leg shin  (adjacent)\n", 1, true), text)

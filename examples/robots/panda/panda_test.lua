@@ -3,7 +3,7 @@
 -- gravity compensation and a PD term it stays near its pose (each joint
 -- within 1e-6 rad, at rest after 2 s); with the controller off it swings
 -- down under gravity (joint 2 leaves its start by more than 0.3 rad within
--- 1 s).
+-- 1 s); its fingers move as one (the <mimic>).
 local m = diagc.jit(diagc.root .. "/examples/robots/panda/panda.lua")
 local TARGET = { 0, -0.3, 0, -1.8, 0, 1.5, 0.8, 0.02, 0.02 }
 
@@ -25,4 +25,21 @@ test("robots_panda.swings_down_without_control", function()
   local q = sim.context:get("arm.pos")
   assert(math.abs(q[2] - TARGET[2]) > 0.3, "joint 2 stayed at " .. q[2])
   for _, x in ipairs(q) do assert(x == x, "NaN") end
+end)
+
+-- the fingers: panda_finger_joint2 mimics panda_finger_joint1 (URDF
+-- <mimic>, multiplier 1), so the PD pulling them to 0.035 and 0.025 moves
+-- both as one to where its two pulls balance, 0.03 (gravity compensated;
+-- kp 200 each), the follower equal to its leader at every step
+test("robots_panda.fingers_mimic", function()
+  local sim = m:simulator()
+  sim.context:set("pd.target", { 0, -0.3, 0, -1.8, 0, 1.5, 0.8, 0.035, 0.025 })
+  local worst = 0
+  for k = 1, 200 do
+    sim:advance_to(k * 0.01)
+    local q = sim.context:get("arm.pos")
+    worst = math.max(worst, math.abs(q[9] - q[8]))
+  end
+  assert(worst <= 1e-9, "the follower finger leaves its leader by " .. worst)
+  near(sim.context:get("arm.pos")[8], 0.03, { atol = 1e-6 })
 end)

@@ -1,6 +1,7 @@
 -- cli/info_world.lua: the worlds part of `diagc info` (cli/info.lua): per
 -- world leaf, its bodies' joints and dofs in order (the URDF joint names
--- of imported robots), the self-collision pairs left out and why
+-- of imported robots), the joints with Coulomb friction and the mimic
+-- couplings (world/couplings.lua), the self-collision pairs left out and why
 -- (world/urdf_pairs.lua), and for each imported URDF one note listing
 -- what the import skipped or approximated (world/urdf.lua).
 local json = require("diagc.cli.json")
@@ -34,10 +35,6 @@ local function robot_of(C, r)
   local notes = json.array()
   local sk = skipped_text(r.skipped)
   if sk ~= "" then notes[#notes + 1] = "skipped (nothing a world simulates): " .. sk end
-  for _, m in ipairs(r.mimics) do
-    notes[#notes + 1] = string.format("joint '%s' mimics '%s': imported as an independent dof (the coupling is "
-      .. "not enforced)", m.joint, m.of)
-  end
   if r.notes.merged_root then
     notes[#notes + 1] = string.format("massless root link '%s' merged into the link it is fixed to",
       r.notes.merged_root)
@@ -63,8 +60,18 @@ function M.describe(F)
       for _, b in ipairs(C.bodies) do
         bodies[#bodies + 1] = { name = b.name, joint = b.joint.type, q = b.q0, v = b.v0, nq = b.nq, nv = b.nv }
       end
+      -- the joints' Coulomb friction and mimic couplings (world/couplings.lua), rows of the step's LCP
+      local friction, mimics = json.array(), json.array()
+      for _, b in ipairs(C.bodies) do
+        local j = b.joint
+        if j.friction and j.friction > 0 then friction[#friction + 1] = { body = b.name, friction = j.friction } end
+        if j.mimic then
+          mimics[#mimics + 1] = { body = b.name, leader = j.mimic.leader, multiplier = j.mimic.multiplier,
+            offset = j.mimic.offset }
+        end
+      end
       list[#list + 1] = { path = ctx.path, bodies = bodies, robots = robots, excluded = excluded,
-        pairs = #C.pairs, nq = C.nq, nv = C.nv }
+        pairs = #C.pairs, nq = C.nq, nv = C.nv, joint_friction = friction, mimics = mimics }
     end
   end
   return list
@@ -84,6 +91,14 @@ function M.text(worlds, w)
         w("      %-26s %-10s body %-20s q%s v%s", j.name, j.type, j.body, range(j.q, j.nq), range(j.v, j.nv))
       end
       for _, n in ipairs(r.notes) do w("      note: %s", n) end
+    end
+    if #d.joint_friction > 0 then
+      local parts = {}
+      for _, f in ipairs(d.joint_friction) do parts[#parts + 1] = string.format("%s %.6g", f.body, f.friction) end
+      w("    joint friction (%d): %s", #d.joint_friction, table.concat(parts, ", "))
+    end
+    for _, m in ipairs(d.mimics) do
+      w("    mimic: %s = %.6g * %s + %.6g", m.body, m.multiplier, m.leader, m.offset)
     end
     if #d.excluded > 0 then
       w("    excluded pairs (%d):", #d.excluded)

@@ -12,7 +12,9 @@
 --     { name=, loc=, index= (1-based), mass=, com={3}, inertia={6},
 --       joint = { type=, parent= (0 = world, else a body index), xyz={3},
 --                 rpy={3}, axis={3} (unit), damping=, actuated=, limit= (nil or
---                 world/limits.lua's checked limit), q={}, v={} },
+--                 world/limits.lua's checked limit), friction= (nil or F),
+--                 mimic= (nil or { leader=, multiplier=, offset=, body= (the
+--                 leader's index) }: world/couplings.lua), q={}, v={} },
 --       q0=, v0= (0-based offsets in q and v), nq=, nv=, welded= (true when
 --       fixed to the world through fixed joints only), shapes = {...} }
 --   C.nb, C.nq, C.nv, C.actuated { {body=, dof= (0-based in v)} ... }
@@ -229,6 +231,7 @@ function M.check(world)
   c.nq, c.nv = number_tree(c.bodies)
   size.tree(c) -- before anything grows with the tree or the pairs
   check_masses(c.bodies)
+  require("diagc.world.couplings").resolve(c, by_name) -- each mimic's leader
   c.actuated, c.q_init, c.v_init = joints.layout(c.bodies)
   shapes.check(c, world.settings or {})
   pairs_.apply(c) -- an imported robot's excluded self-collision pairs

@@ -47,7 +47,7 @@ end
 -- sizes of the Jacobians: G.nv, nu, np, ncol, mc (contacts), nb
 function M.sizes(C)
   local G = { nv = C.nv, nu = #C.actuated, np = #C.pairs, mc = C.max_contacts, nb = C.nb, nslots = C.nslots,
-    rows = limits.rows_on(C), nlim = #C.limits }
+    rows = limits.rows_on(C), nlim = C.nlim_rows }
   G.ncol = 2 * G.nv + G.nu + G.np
   return G
 end

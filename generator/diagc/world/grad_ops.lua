@@ -147,7 +147,7 @@ end
 
 local function op_dJy(C, P, G)
   local nv, nb = G.nv, G.nb
-  local zero = #C.limits > 0 and string.format("  for (int i = 3 * x->nc * %d; i < 3 * x->nall * %d; i++) out[i] = 0.0;",
+  local zero = C.nlim_rows > 0 and string.format("  for (int i = 3 * x->nc * %d; i < 3 * x->nall * %d; i++) out[i] = 0.0;",
     nv, nv) or nil
   return lines({
     string.format("static void %sop_dJy(void *vc, const double *y, double *out)", P),
@@ -282,7 +282,7 @@ function M.op_rest(P)
 end
 
 function M.emit(C, P, G)
-  return table.concat({ context(P, #C.limits > 0), body_jacobians(C, P, G), shape_twist(C, P, G), geometry(C, P, G), frame(P),
+  return table.concat({ context(P, C.nlim_rows > 0), body_jacobians(C, P, G), shape_twist(C, P, G), geometry(C, P, G), frame(P),
     op_dJy(C, P, G), op_dJTx(C, P, G), M.op_rest(P) }, "\n\n")
 end
 

@@ -1,6 +1,7 @@
 -- world/joints.lua: a body's joint declaration -> its checked joint (type,
 -- parent name, placement, axis, damping, actuation, limits (world/limits.lua:
--- limit = { lower, upper, restitution =, effort =, velocity = }), initial q
+-- limit = { lower, upper, restitution =, effort =, velocity = }), Coulomb
+-- friction and a mimic coupling (world/couplings.lua), initial q
 -- and v), the
 -- body's nq and nv, and the world's q/v layout (initial values, actuated
 -- dofs).
@@ -13,7 +14,8 @@ local M = {}
 -- nq, nv per joint type
 M.SIZES = { revolute = { 1, 1 }, prismatic = { 1, 1 }, fixed = { 0, 0 }, ball = { 4, 3 }, free = { 7, 6 } }
 M.TYPES = { "revolute", "prismatic", "fixed", "ball", "free" }
-local FIELDS = { "type", "parent", "xyz", "rpy", "axis", "damping", "actuated", "limit", "q", "v" }
+local FIELDS = { "type", "parent", "xyz", "rpy", "axis", "damping", "actuated", "limit", "friction", "mimic", "q",
+  "v" }
 
 local function only_fields(b, j)
   for _, k in ipairs(util.sorted_keys(j)) do
@@ -85,6 +87,10 @@ function M.check(b, j)
     end
     out.limit = require("diagc.world.limits").check(b.loc, what .. " limit", t, j.limit)
   end
+  -- Coulomb friction and a mimic coupling (world/couplings.lua)
+  local couplings = require("diagc.world.couplings")
+  if j.friction ~= nil then out.friction = couplings.check_friction(b.loc, what, t, j.friction) end
+  if j.mimic ~= nil then out.mimic = couplings.check_mimic(b.loc, what, t, j.mimic) end
   b.nq, b.nv = M.SIZES[t][1], M.SIZES[t][2]
   local q0 = { ball = { 1, 0, 0, 0 }, free = { 0, 0, 0, 1, 0, 0, 0 } }
   out.q = initial(b, j, t, "q", b.nq, q0[t] or (b.nq == 1 and { 0 } or {}))

@@ -7,8 +7,9 @@
 --       per limited revolute or prismatic joint { body=, dof= (0-based),
 --       tree=, col= (the dof's column among its tree's compact columns),
 --       lower=, upper=, e= }; C.nlim_rows = 2 #C.limits (a lower and an
---       upper slot each); C.effort_limits: per actuated dof (1-based as
---       C.actuated) { effort=, velocity= } or nil
+--       upper slot each) + the joint friction and mimic rows that follow
+--       them (world/couplings.lua: C.couplings); C.effort_limits: per
+--       actuated dof (1-based as C.actuated) { effort=, velocity= } or nil
 --   M.emit_rows(C, P), M.emit_clamp(C, P): their C (world/step.lua calls)
 --
 -- A position limit is a contact of the step's LCP with one frictionless
@@ -84,13 +85,16 @@ function M.collect(C)
       C.effort_limits.any = true
     end
   end
-  C.nlim_rows = 2 * #C.limits
+  -- the joints' friction and mimic rows follow the limits' (world/couplings.lua)
+  require("diagc.world.couplings").collect(C)
+  C.nlim_rows = 2 * #C.limits + C.ncouple_rows
 end
 
--- whether the world's step has contact rows (candidate pairs or limits)
+-- whether the world's step has contact rows (candidate pairs, limits,
+-- joint friction or mimics)
 function M.rows_on(C)
   M.collect(C)
-  return #C.pairs > 0 or #C.limits > 0
+  return #C.pairs > 0 or C.nlim_rows > 0
 end
 
 local d = util.c_double
@@ -99,8 +103,8 @@ local d = util.c_double
 -- -> the new count (w->vstar: v*, w->M: the factor)
 function M.emit_rows(C, P, features)
   M.collect(C)
-  if #C.limits == 0 then return nil end
   C.limit_key0 = features * #C.pairs
+  if #C.limits == 0 then return nil end
   local W, dt = C.width, d(C.time_step)
   local margin = d(C.settings.margin or 1e-3)
   local rows = {}
@@ -148,12 +152,19 @@ end
 -- or q - upper)
 function M.emit_tdepth(C, P, ncol)
   local base = C.limit_key0
-  return table.concat({
-    "  for (int i = ncc; i < nc; i++) {",
-    string.format("    int r = w->key[i] - %d;", base),
-    string.format("    g->Tdepth[i * %d + %slimit[r / 2][0]] = r %% 2 == 0 ? -1.0 : 1.0;", ncol, P),
-    "  }",
-  }, "\n")
+  local l = {}
+  if #C.limits > 0 then
+    l[#l + 1] = table.concat({
+      "  for (int i = ncc; i < nc; i++) {",
+      string.format("    int r = w->key[i] - %d;", base),
+      string.format("    if (r < %d) g->Tdepth[i * %d + %slimit[r / 2][0]] = r %% 2 == 0 ? -1.0 : 1.0;", 2 * #C.limits,
+        ncol, P),
+      "  }",
+    }, "\n")
+  end
+  -- the mimic rows' (world/couplings.lua)
+  l[#l + 1] = require("diagc.world.couplings").emit_tdepth(C, P, ncol)
+  return table.concat(l, "\n")
 end
 
 -- the operators of the linearized step (diagc_step_ops) for a world whose

@@ -6,15 +6,16 @@
 --   island, warm-started by contact feature) -> v' -> q' = q (+) dt v' (or v)
 -- Adds to the checked world: C.nslots (contact slots: each candidate pair
 -- owns max contacts of its shape types; their sum is the default
--- capacity; then two per limited joint), C.max_contacts (contacts one
--- step may hold, with the limits' rows), C.max_collide (of them, the
+-- capacity; then two per limited joint and one per joint with friction
+-- or a mimic), C.max_contacts (contacts one step may hold, with the
+-- limits', friction and mimic rows), C.max_collide (of them, the
 -- collision's), C.nimp (doubles of the warm-start table: the world's
 -- state imp, its impulses output and the step's imp_next), C.ninfo (the
 -- info state: M.INFO, two more with effort limits, then the steps so far
 -- whose LCP was left inexact at C.info_inexact), and world/limits.lua's
 -- C.limits, C.effort_limits.  Joint position limits are rows after the
--- contacts (world/limits.lua), effort limits clamp the effort in
--- PFX_smooth.
+-- contacts (world/limits.lua), then the joints' friction and mimic rows
+-- (world/couplings.lua); effort limits clamp the effort in PFX_smooth.
 --
 -- The warm start (the world's discrete state imp, C.nimp doubles) is
 -- the last step's contacts, not its slots: entry i is [key, n, t1, t2] of
@@ -114,7 +115,8 @@ local function tree_layout(C)
     local l = b.joint.limit
     if l and l.lower then C.width = math.max(C.width, nd[t.tree_id[b.index]]) end
   end
-  C.width = math.max(C.width, 1)
+  -- a friction row spans its tree's, a mimic row its two trees' (world/couplings.lua)
+  C.width = math.max(C.width, require("diagc.world.couplings").width(C, nd), 1)
   return t
 end
 
@@ -357,10 +359,10 @@ local function densify(C, P)
     "{",
     string.format("  for (int i = 0; i < 3 * nc * %d; i++) J[i] = MJ[i] = 0.0;", nv),
     "  for (int i = 0; i < nc; i++) {",
-    #C.limits > 0 and "    int ta = w->tag[2 * i], tb = w->tag[2 * i + 1];"
+    C.nlim_rows > 0 and "    int ta = w->tag[2 * i], tb = w->tag[2 * i + 1];"
       or string.format("    const int *pr = %spair[w->pair[i]];", P),
     string.format("    int %sna = ta >= 0 ? %stree_dof0[ta + 1] - %stree_dof0[ta] : 0;",
-      #C.limits > 0 and "" or "ta = pr[4], tb = pr[5], ", P, P),
+      C.nlim_rows > 0 and "" or "ta = pr[4], tb = pr[5], ", P, P),
     string.format("    int nb = (tb >= 0 && tb != ta) ? %stree_dof0[tb + 1] - %stree_dof0[tb] : 0;", P, P),
     "    for (int r = 3 * i; r < 3 * i + 3; r++)",
     "      for (int c = 0; c < na + nb; c++) {",
@@ -424,7 +426,8 @@ local function work_type(C, P)
   }
   local rows_on = limits.rows_on(C)
   if rows_on then l[#l + 1] = string.format("  double imp_next[%d];", 4 * mc) end -- C.nimp
-  l[#l + 1] = #C.limits > 0 and "  int status, nlim;  /* nlim: the last step's limit rows (after its contacts) */"
+  l[#l + 1] = C.nlim_rows > 0
+    and "  int status, nlim;  /* nlim: the last step's limit, friction and mimic rows (after its contacts) */"
     or "  int status;"
   l[#l + 1] = string.format("  double X[%d], M[%d];", 12 * C.nb, math.max(require("diagc.world.dynamics").facts(C).nm, 1))
   if rows_on then
@@ -433,6 +436,7 @@ local function work_type(C, P)
     l[#l + 1] = string.format("  double Jc[%d], MJc[%d], x[%d], depth[%d], mu[%d], e[%d];", 3 * mc * C.width, 3 * mc * C.width,
       3 * mc, mc, mc, mc)
     l[#l + 1] = string.format("  diagc_contact con[%d];", mc)
+    if C.ncouple_rows > 0 then l[#l + 1] = string.format("  double bound[%d];", mc) end
     l[#l + 1] = string.format("  long long key[%d];", mc)
     l[#l + 1] = string.format("  int pair[%d], tag[%d];", mc, 2 * mc)
     l[#l + 1] = string.format("  double ws[%d];", C.ws_doubles)
@@ -461,6 +465,8 @@ local function problem(C, P)
       d(C.time_step)),
     string.format("  pr->width = %d; pr->Jc = w->Jc; pr->MJc = w->MJc; pr->ntrees = %d;", C.width, C.ntrees),
     string.format("  pr->tree_dof0 = %stree_dof0; pr->tree_dofs = %stree_dofs;", P, P),
+    -- the joints' Coulomb friction and mimic rows are bilateral (world/couplings.lua)
+    C.ncouple_rows > 0 and "  pr->bound = w->bound;" or "  pr->bound = NULL;",
     "}",
   })
 end
@@ -468,7 +474,7 @@ end
 -- the contact phase: collision, rows, the solve, the warm-start table
 -- (imp, imp_next: C.nimp)
 local function contact(C, P)
-  local lim = #C.limits > 0
+  local lim = C.nlim_rows > 0
   local pre = #C.pairs == 0 and { "  int dropped = 0, nc = 0;" } or {
     "  int dropped = 0;",
     string.format("  %sshape_poses(w->X, w->Xs);", P),
@@ -481,7 +487,9 @@ local function contact(C, P)
   if lim then
     -- the joint limits' rows after the contacts (world/limits.lua), keys above every pair's
     pre[#pre + 1] = "  int ncc = nc;"
-    pre[#pre + 1] = string.format("  nc = %slimit_rows(q, w, nc);", P)
+    if #C.limits > 0 then pre[#pre + 1] = string.format("  nc = %slimit_rows(q, w, nc);", P) end
+    -- the joints' friction and mimic rows (world/couplings.lua)
+    if C.ncouple_rows > 0 then pre[#pre + 1] = string.format("  nc = %scouple_rows(q, w, nc);", P) end
     pre[#pre + 1] = "  w->nlim = nc - ncc;"
   end
   local l = {
@@ -600,6 +608,7 @@ function M.emit(C, P)
     local fs = #C.pairs > 0 and { shape_poses, collide, rows, problem } or { problem }
     for _, f in ipairs(fs) do parts[#parts + 1] = f(C, P) end
     parts[#parts + 1] = limits.emit_rows(C, P, M.features(C))
+    parts[#parts + 1] = require("diagc.world.couplings").emit_rows(C, P)
     if C.settings.check_lcp then parts[#parts + 1] = check.emit(C, P) end
     parts[#parts + 1] = contact(C, P)
     if C.settings.gradients then parts[#parts + 1] = densify(C, P) end

@@ -68,7 +68,7 @@ function M.after_solve(C, P)
     "  if (status == DIAGC_CONTACT_INEXACT && !st.budget_hit) status = DIAGC_CONTACT_E_CHECK;",
     -- the collision contacts only: the joint limits' rows (after them) have no pair
     string.format("  if (status == DIAGC_CONTACT_E_CHECK) %scheck_failed(w, %s, &st);", P,
-      #C.limits > 0 and "ncc" or "nc"),
+      C.nlim_rows > 0 and "ncc" or "nc"),
   }
 end
 

@@ -30,8 +30,9 @@
 -- joint <dynamics damping> -> damping; <limit lower upper> of a revolute
 -- or prismatic joint -> its position limits, <limit effort velocity> of
 -- any movable joint -> its effort and velocity limits (world/limits.lua; a
--- continuous joint has no position limits); a <mimic> joint is an
--- independent dof (noted).  A root link named "world" is the
+-- continuous joint has no position limits); <dynamics friction> -> its
+-- Coulomb friction, <mimic> -> its coupling to the leader's body
+-- (world/couplings.lua).  A root link named "world" is the
 -- fixed frame itself (its joints attach to the world, placed at xyz/rpy).
 -- A link without mass on a fixed joint (a tool or sensor frame) is merged
 -- into the body it is fixed to: its shapes and child joints move there,
@@ -318,7 +319,12 @@ local function joint_of(j, pf, act)
   local t = JOINT_TYPES[j.type]
   local xyz, rpy = frames.compose(pf.xyz, pf.rpy, j.xyz, j.rpy)
   local out = { t, parent = pf.body, xyz = xyz, rpy = rpy, damping = j.damping, actuated = act[j.name] or nil }
-  if t == "revolute" or t == "prismatic" then out.axis = j.axis end
+  if t == "revolute" or t == "prismatic" then
+    out.axis = j.axis
+    -- Coulomb friction and the mimic coupling (world/couplings.lua): check_mimics named the leader's body
+    if j.friction > 0 then out.friction = j.friction end
+    if j.mimic then out.mimic = { j.mimic.body, multiplier = j.mimic.multiplier, offset = j.mimic.offset } end
+  end
   local l = j.limit
   if l and (t == "revolute" or t == "prismatic") then
     local lim = { effort = l.effort, velocity = l.velocity }
@@ -386,12 +392,38 @@ local function check_q_names(item, o, robot)
   end
 end
 
-local function check_mimics(robot, path)
+-- each <mimic>: its leader a joint of the file that moves along one axis
+-- (revolute, continuous, prismatic), as its follower, and no loop of
+-- mimics; m.body = the leader's body (its child link's)
+local function check_mimics(robot, path, o)
+  local AXIAL = { revolute = true, continuous = true, prismatic = true }
   for _, j in ipairs(robot.joints) do
     local m = j.mimic
-    if m and not robot.joint[m.joint] then
-      errors.raise(loc(path, m.line), "joint '%s': <mimic joint=\"%s\"> names no joint of this URDF", j.name,
-        errors.sanitize(m.joint, 80))
+    if m then
+      local l = robot.joint[m.joint]
+      if not l then
+        errors.raise(loc(path, m.line), "joint '%s': <mimic joint=\"%s\"> names no joint of this URDF", j.name,
+          errors.sanitize(m.joint, 80))
+      end
+      if not AXIAL[j.type] then
+        errors.raise(loc(path, m.line), "joint '%s': a %s joint cannot mimic another (only revolute, continuous and "
+          .. "prismatic joints can); remove its <mimic>", j.name, j.type)
+      end
+      if not AXIAL[l.type] then
+        errors.raise(loc(path, m.line), "joint '%s': <mimic joint=\"%s\"> names a %s joint; a leader must be "
+          .. "revolute, continuous or prismatic", j.name, errors.sanitize(m.joint, 80), l.type)
+      end
+      local seen, x = { [j.name] = true }, l
+      while x.mimic do
+        if seen[x.name] then
+          errors.raise(loc(path, m.line), "joint '%s': its <mimic> chain loops back to joint '%s' (each follows "
+            .. "the next); give the chain one leader without <mimic>", j.name, x.name)
+        end
+        seen[x.name] = true
+        x = robot.joint[x.mimic.joint]
+        if not x then break end -- named no joint: its own <mimic> says so
+      end
+      m.body = o.prefix .. l.child
     end
   end
 end
@@ -428,7 +460,7 @@ function M.bodies(item)
   local order, parent_joint, root = tree(robot, path)
   local act = actuated_set(item, o, robot)
   check_q_names(item, o, robot)
-  check_mimics(robot, path)
+  check_mimics(robot, path, o)
   local kids = {}
   for _, j in ipairs(robot.joints) do
     kids[j.parent] = kids[j.parent] or {}

@@ -17,11 +17,12 @@
 --             xyz=, rpy= } ... } }
 --             (a <sphere radius="0"> is a point: radius 0)
 --   joint = { name=, line=, type= (the URDF's), parent=, child= (link
---             names), xyz=, rpy=, axis= (nonzero), damping=,
+--             names), xyz=, rpy=, axis= (nonzero), damping=, friction=
+--             (<dynamics friction>, Coulomb: 0 when absent),
 --             mimic = nil | { line=, joint=, multiplier=, offset= },
 --             limit = nil | { line=, lower=, upper= (nil when neither is
 --             given), effort=, velocity= (nil when absent or 0) } }
--- <visual>, <dynamics friction>, <safety_controller>, <calibration>,
+-- <visual>, <safety_controller>, <calibration>,
 -- <material>, <transmission> and <gazebo> carry nothing a world simulates
 -- and are skipped.  opts.collisions == false: <collision> elements are
 -- counted as skipped, not read.  Every number is checked against its
@@ -226,6 +227,7 @@ local function joint(R, el)
   end
   local d = child(el, "dynamics")
   j.damping = d and R.quantity(d, "damping", 1, 0, "damping", what) or 0
+  j.friction = d and R.quantity(d, "friction", 1, 0, "joint_friction", what) or 0
   local lim = child(el, "limit")
   if lim then
     -- URDF: lower and upper default to 0; a <limit> with neither (a

@@ -390,6 +390,18 @@ typedef struct diagc_contact_problem {
   int ntrees;             /* trees (tags 0 .. ntrees - 1)                   */
   const int *tree_dof0;   /* ntrees + 1: offsets into tree_dofs             */
   const int *tree_dofs;   /* the dofs of each tree, in tree order           */
+  /* Bilateral rows (optional; NULL: none).  bound[k] = 0: contact k is a
+   * contact as above.  bound[k] > 0 (INFINITY allowed): contact k is ONE
+   * bilateral row (its mu and restitution must be 0; rows t1, t2 unused)
+   * of constant bounds: -bound[k] <= x_n <= bound[k], w = 0 inside, w <= 0
+   * at the upper bound, >= 0 at the lower one, with the target
+   *     erp depth[k] / dt, capped to +-max_correction_speed
+   * (a joint's Coulomb friction: bound F dt, depth 0, target 0; an
+   * equality such as a mimic joint's: bound INFINITY, depth the signed
+   * error; docs/world.md, "Joint friction and mimic joints").  Both
+   * methods solve it (the sparse one classes it clamped, or at a bound
+   * with x = +-bound). */
+  const double *bound;    /* nc, or NULL                                    */
 } diagc_contact_problem;
 
 typedef struct diagc_contact_options {
@@ -516,7 +528,10 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
  *   otherwise NOT_CLAMPING.
  * Bounds: normal [0, inf); friction [-mu x_n, mu x_n].  The tangent rows
  * of a frictionless contact (mu = 0: not rows of its LCP) are
- * NOT_CLAMPING. */
+ * NOT_CLAMPING.  (Bilateral rows, diagc_contact_problem.bound, are not
+ * classified here: diagc_contact_tangent_solve classifies them itself,
+ * CLAMPING strictly inside their bounds, UPPER_BOUND at one, where x
+ * stays the constant bound.) */
 enum { DIAGC_ROW_NOT_CLAMPING = 0, DIAGC_ROW_CLAMPING = 1, DIAGC_ROW_UPPER_BOUND = 2 };
 #define DIAGC_CLASS_COLUMN_TOL 1e-9
 #define DIAGC_CLASS_ZERO_TOL 1e-6
