@@ -43,7 +43,7 @@ static double env_num(const char *name, double dflt) {
 
 static void record(const diagc_contact_problem *p, const diagc_contact_options *o, const double *x0, double us,
                    size_t ws_size) {
-  int nc = p->nc, hdr[4], has_r = p->restitution != NULL, nd;
+  int nc = p->nc, hdr[4], has_r = p->restitution != NULL, has_b = p->bound != NULL, nd;
   size_t rows = (size_t)3 * (size_t)nc * (size_t)p->width;
   if (!out) {
     const char *fn = getenv("CONTACT_RECORD");
@@ -68,6 +68,8 @@ static void record(const diagc_contact_problem *p, const diagc_contact_options *
   put(p->mu, sizeof(double) * (size_t)nc);
   put(&has_r, sizeof has_r);
   if (has_r) put(p->restitution, sizeof(double) * (size_t)nc);
+  put(&has_b, sizeof has_b);
+  if (has_b) put(p->bound, sizeof(double) * (size_t)nc);
   put(p->tree, sizeof(int) * 2 * (size_t)nc);
   put(p->tree_dof0, sizeof(int) * ((size_t)p->ntrees + 1));
   put(&nd, sizeof nd);

@@ -47,13 +47,13 @@ typedef struct {
 
 /* Solves one record; 0 at the end of the file, -1 on a short record. */
 static int one(FILE *f, long index, tally *t) {
-  int hdr[4], ok = 1, has_r = 0, nd = 0, i, rc, nv, nc, width, ntrees;
+  int hdr[4], ok = 1, has_r = 0, has_b = 0, nd = 0, i, rc, nv, nc, width, ntrees;
   double dt, us, t0, el;
   diagc_contact_options o;
   diagc_contact_problem p;
   diagc_contact_stats st;
   size_t wss = 0, rows;
-  double *Jc, *MJc, *v, *vs, *depth, *mu, *res = NULL, *x, *vn;
+  double *Jc, *MJc, *v, *vs, *depth, *mu, *res = NULL, *bound = NULL, *x, *vn;
   int *tree, *d0, *dofs;
   void *ws;
   const char *one_env = getenv("REPLAY_ONE");
@@ -67,6 +67,8 @@ static int one(FILE *f, long index, tally *t) {
   depth = block(f, sizeof(double) * (size_t)nc, &ok), mu = block(f, sizeof(double) * (size_t)nc, &ok);
   ok = ok && get(f, &has_r, sizeof has_r);
   if (ok && has_r) res = block(f, sizeof(double) * (size_t)nc, &ok);
+  ok = ok && get(f, &has_b, sizeof has_b);
+  if (ok && has_b) bound = block(f, sizeof(double) * (size_t)nc, &ok);
   tree = block(f, sizeof(int) * 2 * (size_t)nc, &ok), d0 = block(f, sizeof(int) * ((size_t)ntrees + 1), &ok);
   ok = ok && get(f, &nd, sizeof nd) && nd >= 0 && nd <= nv;
   dofs = block(f, sizeof(int) * (size_t)(ok ? nd : 0), &ok);
@@ -81,7 +83,7 @@ static int one(FILE *f, long index, tally *t) {
   if (ok && ws && vn && (!one_env || atol(one_env) == index)) {
     memset(&p, 0, sizeof p);
     p.nv = nv, p.nc = nc, p.width = width, p.ntrees = ntrees, p.dt = dt;
-    p.Jc = Jc, p.MJc = MJc, p.v = v, p.vstar = vs, p.depth = depth, p.mu = mu, p.restitution = res;
+    p.Jc = Jc, p.MJc = MJc, p.v = v, p.vstar = vs, p.depth = depth, p.mu = mu, p.restitution = res, p.bound = bound;
     p.tree = tree, p.tree_dof0 = d0, p.tree_dofs = dofs;
     t0 = cpu_us();
     rc = diagc_contact_solve(&p, &o, x, vn, ws, wss, &st);
@@ -105,7 +107,7 @@ static int one(FILE *f, long index, tally *t) {
              index, nc, st.rows, st.largest, el, us, st.inexact, rc, st.residual, st.friction_resolves,
              st.friction_held);
   }
-  free(Jc), free(MJc), free(v), free(vs), free(depth), free(mu), free(res), free(tree), free(d0), free(dofs);
+  free(Jc), free(MJc), free(v), free(vs), free(depth), free(mu), free(res), free(bound), free(tree), free(d0), free(dofs);
   free(x), free(vn), free(ws);
   return ok ? 1 : -1;
 }
