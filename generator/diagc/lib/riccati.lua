@@ -307,6 +307,17 @@ local function uncross(A, B, Q, R, N)
   return add(A, mul(B, RiNt), -1.0), sym(add(Q, mul(N, RiNt), -1.0))
 end
 
+-- X, K, residual when the closed loop is stable and the residual small;
+-- else nil and why
+local function accepted(X, K, stable, res)
+  if not stable then return nil, "no stabilizing solution: A - B K is not stable ((A, B) is not stabilizable)" end
+  if not (res <= M.TOL) then
+    return nil, string.format("the solution's relative residual %.3g is above %.0e (an ill-conditioned problem)",
+      res, M.TOL)
+  end
+  return X, K, res
+end
+
 -- ---- the continuous equation ------------------------------------------------
 
 local function care_residual(A, B, Q, R, N, X)
@@ -370,15 +381,7 @@ function M.care(A, B, Q, R, N)
   local XBN = mul(X, B)
   if N then XBN = add(XBN, N) end
   local K = solve(R, tr(XBN))
-  if not M.hurwitz(add(A, mul(B, K), -1.0)) then
-    return nil, "no stabilizing solution: A - B K is not stable ((A, B) is not stabilizable)"
-  end
-  local res = care_residual(A, B, Q, R, N, X)
-  if not (res <= M.TOL) then
-    return nil, string.format("the solution's relative residual %.3g is above %.0e (an ill-conditioned problem)",
-      res, M.TOL)
-  end
-  return X, K, res
+  return accepted(X, K, K and M.hurwitz(add(A, mul(B, K), -1.0)), care_residual(A, B, Q, R, N, X))
 end
 
 -- ---- the discrete equation --------------------------------------------------
@@ -433,15 +436,8 @@ function M.dare(A, B, Q, R, N)
   end
   local S, BtXA = dare_parts(A, B, R, N, X)
   local K = solve(S, BtXA)
-  if not K or M.spectral_radius(add(A, mul(B, K), -1.0)) >= 1.0 - 1e-12 then
-    return nil, "no stabilizing solution: A - B K is not stable ((A, B) is not stabilizable)"
-  end
-  local res = dare_residual(A, B, Q, R, N, X)
-  if not (res <= M.TOL) then
-    return nil, string.format("the solution's relative residual %.3g is above %.0e (an ill-conditioned problem)",
-      res, M.TOL)
-  end
-  return X, K, res
+  local stable = K and M.spectral_radius(add(A, mul(B, K), -1.0)) < 1.0 - 1e-12
+  return accepted(X, K, stable, stable and dare_residual(A, B, Q, R, N, X))
 end
 
 -- ---- the steady-state Kalman filter (the dual problem) ----------------------

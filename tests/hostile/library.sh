@@ -1,0 +1,65 @@
+# tests/hostile/library.sh: the control library in a spec (docs/library.md):
+# blocks given settings they cannot take, control design given matrices
+# that are not, problems without a stabilizing solution, sizes past the
+# limit.  Each is one line at the spec's line that made the call, exit 2,
+# nothing written, in bounded time.
+
+H_OK='return diagram "d" { system { "c", leaf "C" { discrete_state { "x", default = { 0 } } } } }'
+
+# hlib NAME LUA ERE
+hlib() {
+  hcase "$1"
+  printf '%s\n%s\n' "$2" "$H_OK" >"$T/spec.lua"
+  hrun --timeout 30 -- "$DIAGC" "$T/spec.lua" -o "$T/out.c"
+  expect_exit 2
+  expect_error "$3"
+  expect_absent "$T/out.c" "$T/out.h"
+  hdone
+}
+
+# blocks
+hlib blocks.not_proper 'local b = blocks.transfer_function { num = { 1, 0, 0 }, den = { 1, 1 } }' \
+  'spec\.lua:1: blocks\.transfer_function: num has degree 2 above den.s 1: the transfer function is not proper'
+hlib blocks.zero_den 'local b = blocks.transfer_function { num = { 1 }, den = { 0, 0 } }' \
+  'spec\.lua:1: blocks\.transfer_function: den is zero'
+hlib blocks.nan_coefficient 'local b = blocks.transfer_function { num = { 0/0 }, den = { 1, 1 } }' \
+  'spec\.lua:1: blocks\.transfer_function: num\[1\] must be a finite number'
+hlib blocks.gain_size 'local b = blocks.gain { k = { { 1, 2, 3 }, { 4, 5, 6 } }, size = 2 }' \
+  'spec\.lua:1: blocks\.gain: k has 3 columns but size is 2'
+hlib blocks.gain_ragged 'local b = blocks.gain { k = { { 1, 2 }, { 4 } } }' \
+  'spec\.lua:1: blocks\.gain: k must be a matrix: row 2 has 1 elements, row 1 has 2'
+hlib blocks.saturation_order 'local b = blocks.saturation { lower = 1, upper = -1 }' \
+  'spec\.lua:1: blocks\.saturation: lower\[1\] = 1 is above upper\[1\] = -1'
+hlib blocks.saturation_width 'local b = blocks.saturation { lower = { 0, 0 }, upper = 1 }' \
+  'spec\.lua:1: blocks\.saturation: lower must be 1 number'
+hlib blocks.unknown_setting 'local b = blocks.low_pass { tau = 1, gain = 2 }' \
+  "spec\\.lua:1: blocks\\.low_pass: unknown setting 'gain' \\(settings: k, tau\\)"
+hlib blocks.low_pass_tau 'local b = blocks.low_pass { tau = 0 }' 'spec\.lua:1: blocks\.low_pass: tau must be positive, got 0'
+hlib blocks.sum_signs 'local b = blocks.sum { signs = "+*" }' 'spec\.lua:1: blocks\.sum: signs must be a string of \+ and -'
+hlib blocks.state_space_sizes 'local b = blocks.state_space { A = { { 0, 1 }, { 0, 0 } }, B = { { 1 } }, C = { { 1, 0 } } }' \
+  "spec\\.lua:1: blocks\\.state_space: B must have 2 rows \\(A's\\), has 1"
+hlib blocks.size_not_whole 'local b = blocks.integrator { size = 1.5 }' \
+  'spec\.lua:1: blocks\.integrator: size must be a whole number from 1 to 10000, got 1\.5'
+hlib blocks.unknown_block 'local b = blocks.pid { kp = 1 }' "spec\\.lua:1: blocks has no 'pid'; it has gain, integrator"
+hlib blocks.not_a_table 'local b = blocks.gain(2)' 'spec\.lua:1: blocks\.gain expects a table of settings'
+
+# control design
+hlib control.unstabilizable 'local K = control.lqr({ { 1, 0 }, { 0, 2 } }, { { 1 }, { 0 } }, { { 1, 0 }, { 0, 1 } }, { { 1 } })' \
+  'spec\.lua:1: control\.lqr: no stabilizing solution'
+hlib control.dlqr_unstabilizable 'local K = control.dlqr({ { 1.5 } }, { { 0 } }, { { 1 } }, { { 1 } })' \
+  'spec\.lua:1: control\.dlqr: no stabilizing solution'
+hlib control.not_a_matrix 'local K = control.lqr("A", { { 1 } }, { { 1 } }, { { 1 } })' \
+  'spec\.lua:1: control\.lqr: A must be a matrix'
+hlib control.ragged 'local K = control.lqr({ { 1, 2 }, { 3 } }, { { 1 }, { 1 } }, { { 1 } }, { { 1 } })' \
+  'spec\.lua:1: control\.lqr: A must be a matrix: row 2 has 1 elements'
+hlib control.nan 'local K = control.dlqr({ { 0/0 } }, { { 1 } }, { { 1 } }, { { 1 } })' \
+  'spec\.lua:1: control\.dlqr: A\[1\]\[1\] must be a finite number'
+hlib control.r_singular 'local K = control.lqr({ { 1 } }, { { 1 } }, { { 1 } }, { { 0 } })' \
+  'spec\.lua:1: control\.lqr: R must be positive definite'
+hlib control.too_large 'local A = {} for i = 1, 61 do A[i] = {} for j = 1, 61 do A[i][j] = 0 end end
+local K = control.lqr(A, {}, {}, {})' \
+  'spec\.lua:2: control\.lqr: A has 61 states; the Riccati solver takes at most 60'
+hlib control.unknown 'local K = control.lqe(1)' "spec\\.lua:1: control has no 'lqe'"
+hlib control.read_only 'control.lqr = nil' 'spec\.lua:1: control is read-only'
+hlib control.kalman_undetectable 'local L = control.kalman({ { 1, 0 }, { 0, 2 } }, { { 1, 0 } }, { { 1, 0 }, { 0, 1 } }, { { 1 } })' \
+  'spec\.lua:1: control\.kalman: .*not detectable'
