@@ -63,3 +63,8 @@ hlib control.unknown 'local K = control.lqe(1)' "spec\\.lua:1: control has no 'l
 hlib control.read_only 'control.lqr = nil' 'spec\.lua:1: control is read-only'
 hlib control.kalman_undetectable 'local L = control.kalman({ { 1, 0 }, { 0, 2 } }, { { 1, 0 } }, { { 1, 0 }, { 0, 1 } }, { { 1 } })' \
   'spec\.lua:1: control\.kalman: .*not detectable'
+hlib blocks.period_zero 'local b = blocks.zero_order_hold { period = 0 }' \
+  'spec\.lua:1: blocks\.zero_order_hold: period must be positive, got 0'
+hlib blocks.offset_negative 'local b = blocks.unit_delay { period = 0.1, offset = -1 }' \
+  'spec\.lua:1: blocks\.unit_delay: offset must be at least 0, got -1'
+hlib blocks.step_time_nan 'local b = blocks.step { time = 0/0 }' 'spec\.lua:1: blocks\.step: time must be a finite number'

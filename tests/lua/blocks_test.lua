@@ -100,3 +100,60 @@ test("blocks.controllable_canonical_form", function()
   X, why = lti.tf2ss({ 1 }, { 0, 0 })
   truthy(X == nil and why:find("den is zero"), tostring(why))
 end)
+
+-- sources: a step at t = 1 into a low-pass filter (the switch is an
+-- event, so the filter is integrated exactly across it), a sine into an
+-- integrator, a ramp sampled and held and then delayed by one period
+local src = diagc.jit(dsl.diagram "blocks_sources" {
+  system { "c", blocks.constant { value = { 1, 2 } } },
+  system { "st", blocks.step { time = 1, initial = -1, final = 2 } },
+  system { "lp", blocks.low_pass { tau = 0.5 } },
+  system { "r", blocks.ramp { slope = 2, start = 0.5, initial = 0.25 } },
+  system { "sn", blocks.sine { amplitude = 2, frequency = 3, phase = 0.5, bias = 1 } },
+  system { "i", blocks.integrator {} },
+  system { "zoh", blocks.zero_order_hold { period = 0.1 } },
+  system { "ud", blocks.unit_delay { period = 0.1, x0 = 7 } },
+  dsl.connect { "st.y", "lp.u" }, dsl.connect { "sn.y", "i.u" },
+  dsl.connect { "r.y", "zoh.u" }, dsl.connect { "zoh.y", "ud.u" },
+  log { "c.y", period = 0.05 }, log { "st.y", period = 0.05 }, log { "lp.y", period = 0.05 },
+  log { "r.y", period = 0.05 }, log { "i.y", period = 0.05 }, log { "zoh.y", period = 0.05 },
+  log { "ud.y", period = 0.05 },
+})
+
+test("blocks.sources", function()
+  local sim = src:simulator { accuracy = 1e-11 }
+  sim:initialize()
+  sim:advance_to(3)
+  -- the filter starts at -1 (its input's initial value at t = 0 is -1,
+  -- its state 0): y = -(1 - e^(-2t)) before 1, then it moves towards 2
+  local y1 = -(1 - math.exp(-2))
+  local cases = {
+    ["c.y"] = function() return 1 end,
+    -- a logger due at the switch reads the state before it (Drake's order)
+    ["st.y"] = function(t) return t < 1 + 1e-12 and -1 or 2 end,
+    ["lp.y"] = function(t)
+      if t < 1 then return -(1 - math.exp(-2 * t)) end
+      return 2 + (y1 - 2) * math.exp(-2 * (t - 1))
+    end,
+    ["r.y"] = function(t) return t < 0.5 and 0.25 or 0.25 + 2 * (t - 0.5) end,
+    -- integral of 2 sin(3t + 0.5) + 1
+    ["i.y"] = function(t) return 2 / 3 * (math.cos(0.5) - math.cos(3 * t + 0.5)) + t end,
+  }
+  for port, f in pairs(cases) do
+    local w = worst(sim, port, f)
+    truthy(w < 1e-8, port .. " worst error " .. w)
+  end
+  -- the hold: samples of r at j 0.1; at time t those with j 0.1 < t are
+  -- applied (a logger due at a sample reads the state before it), so it
+  -- shows the last of them, or x0 = 0 before the first; the delay shows
+  -- the hold's value before the last sample (x0 = 7 before the first)
+  local zoh, ud = sim:log("zoh.y"), sim:log("ud.y")
+  local function ramp(t) return t < 0.5 - 1e-12 and 0.25 or 0.25 + 2 * (t - 0.5) end
+  local function held(k) return k == 0 and 0 or ramp((k - 1) * 0.1) end
+  for i, t in ipairs(zoh.t) do
+    local k = math.floor((t - 1e-12) / 0.1) + 1 -- samples applied
+    if t == 0 then k = 0 end
+    near(zoh.v[i], held(k), { atol = 1e-12 })
+    near(ud.v[i], k == 0 and 7 or held(k - 1), { atol = 1e-12 })
+  end
+end)
