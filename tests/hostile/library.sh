@@ -68,3 +68,10 @@ hlib blocks.period_zero 'local b = blocks.zero_order_hold { period = 0 }' \
 hlib blocks.offset_negative 'local b = blocks.unit_delay { period = 0.1, offset = -1 }' \
   'spec\.lua:1: blocks\.unit_delay: offset must be at least 0, got -1'
 hlib blocks.step_time_nan 'local b = blocks.step { time = 0/0 }' 'spec\.lua:1: blocks\.step: time must be a finite number'
+hlib blocks.lookup_unsorted 'local b = blocks.lookup { x = { 0, 2, 1 }, y = { 0, 1, 2 } }' \
+  'spec\.lua:1: blocks\.lookup: the breakpoints must increase: x\[3\] = 1 is not above x\[2\] = 2'
+hlib blocks.lookup_sizes 'local b = blocks.lookup { x = { 0, 1, 2 }, y = { 0, 1 } }' \
+  'spec\.lua:1: blocks\.lookup: y must be 3 numbers'
+hlib blocks.selector_past_width 'local b = blocks.selector { width = 3, from = 3, size = 2 }' \
+  'spec\.lua:1: blocks\.selector: elements 3 to 4 are past the input.s width 3'
+hlib blocks.mux_sizes 'local b = blocks.mux { sizes = {} }' 'spec\.lua:1: blocks\.mux needs sizes'

@@ -157,3 +157,72 @@ test("blocks.sources", function()
     near(ud.v[i], k == 0 and 7 or held(k - 1), { atol = 1e-12 })
   end
 end)
+
+-- more math: each against its definition, and the lookup's slopes in a
+-- linearization (its calc stays in the differentiable subset)
+local mm = diagc.jit(dsl.diagram "blocks_math" {
+  system { "a", blocks.abs { size = 2 } }, system { "sg", blocks.sign { size = 3 } },
+  system { "p", blocks.product { inputs = 3 } }, system { "mn", blocks.min {} }, system { "mx", blocks.max {} },
+  system { "d", blocks.divide {} }, system { "dz", blocks.dead_zone { lower = -1, upper = 2 } },
+  system { "mux", blocks.mux { sizes = { 1, 2 } } }, system { "sel", blocks.selector { width = 3, from = 2, size = 2 } },
+  system { "sw", blocks.switch { threshold = 0.5 } },
+  system { "lk", blocks.lookup { x = { 0, 1, 3 }, y = { 0, 2, 3 } } },
+  system { "lke", blocks.lookup { x = { 0, 1, 3 }, y = { 0, 2, 3 }, extrapolate = true } },
+  fix_input { "a.u", value = { -2, 3 } }, fix_input { "sg.u", value = { -2, 0, 5 } },
+  fix_input { "p.u1", value = { 2 } }, fix_input { "p.u2", value = { 3 } }, fix_input { "p.u3", value = { 4 } },
+  fix_input { "mn.u1", value = { 2 } }, fix_input { "mn.u2", value = { -3 } },
+  fix_input { "mx.u1", value = { 2 } }, fix_input { "mx.u2", value = { -3 } },
+  fix_input { "d.u1", value = { 3 } }, fix_input { "d.u2", value = { 4 } }, fix_input { "dz.u", value = { 5 } },
+  fix_input { "mux.u1", value = { 1 } }, fix_input { "mux.u2", value = { 2, 3 } },
+  fix_input { "sel.u", value = { 7, 8, 9 } },
+  fix_input { "sw.u1", value = { 1 } }, fix_input { "sw.c", value = { 0.7 } }, fix_input { "sw.u2", value = { 2 } },
+  fix_input { "lk.u", value = { 4 } }, fix_input { "lke.u", value = { 4 } },
+  log { "a.y", period = 1 },
+})
+
+test("blocks.math", function()
+  local c = mm:context()
+  eq(c:get("a.y"), { 2, 3 })
+  eq(c:get("sg.y"), { -1, 0, 1 })
+  eq(c:get("p.y"), 24)
+  eq(c:get("mn.y"), -3)
+  eq(c:get("mx.y"), 2)
+  eq(c:get("d.y"), 0.75)
+  eq(c:get("dz.y"), 3)
+  c:set_input("dz.u", 0.5)
+  eq(c:get("dz.y"), 0)
+  c:set_input("dz.u", -4)
+  eq(c:get("dz.y"), -3)
+  eq(c:get("mux.y"), { 1, 2, 3 })
+  eq(c:get("sel.y"), { 8, 9 })
+  eq(c:get("sw.y"), 1)
+  c:set_input("sw.c", 0.2)
+  eq(c:get("sw.y"), 2)
+  -- clamped beyond the table, extrapolated from the last segment
+  eq(c:get("lk.y"), 3)
+  eq(c:get("lke.y"), 3.5)
+  for _, case in ipairs({ { -1, 0, -2 }, { 0, 0, 0 }, { 0.5, 1, 1 }, { 1, 2, 2 }, { 2, 2.5, 2.5 }, { 3, 3, 3 } }) do
+    c:set_input("lk.u", case[1])
+    c:set_input("lke.u", case[1])
+    near(c:get("lk.y"), case[2], { atol = 1e-15 })
+    near(c:get("lke.y"), case[3], { atol = 1e-15 })
+  end
+end)
+
+local loop = diagc.jit(dsl.diagram "blocks_lookup_loop" {
+  system { "lk", blocks.lookup { x = { 0, 1, 3 }, y = { 0, 2, 3 } } },
+  system { "i", blocks.integrator { x0 = 0.5 } },
+  system { "g", blocks.gain { k = -1 } },
+  dsl.connect { "i.y", "lk.u" }, dsl.connect { "lk.y", "g.u" }, dsl.connect { "g.y", "i.u" },
+  log { "i.y", period = 1 },
+})
+
+test("blocks.lookup_slope", function()
+  -- x' = -lookup(x): the slope of the segment x is on
+  for _, case in ipairs({ { 0.5, -2 }, { 2, -0.5 } }) do
+    local c = loop:context()
+    c:set_state("i.z", case[1])
+    local lin = c:linearize { mode = "first_order_taylor" }
+    near(lin.A[1][1], case[2], { atol = 1e-14 })
+  end
+end)

@@ -360,6 +360,159 @@ function M.library(ctors, at, relocate, raise)
   def("zero_order_hold", function(s, loc) return held(loc, "zero_order_hold", "ZeroOrderHold", s) end)
   def("unit_delay", function(s, loc) return held(loc, "unit_delay", "UnitDelay", s) end)
 
+  -- ---- more math -----------------------------------------------------------
+
+  -- y = f(u) elementwise
+  local function unary(name, typename, expr)
+    def(name, function(s, loc)
+      s = settings(loc, name, s, { size = true })
+      local n = count(loc, name, "size", s.size, 1)
+      return leaf(loc, typename, {
+        ctors.input_port { "u", size = n },
+        ctors.output_port { "y", size = n, prerequisites = { "u" },
+          calc = string.format("for (int i = 0; i < %d; i++) y[i] = %s;", n, expr) },
+      })
+    end)
+  end
+  unary("abs", "Abs", "fabs(u[i])")
+  unary("sign", "Sign", "u[i] > 0.0 ? 1.0 : u[i] < 0.0 ? -1.0 : 0.0")
+
+  -- y = op(u1, u2, ...) elementwise over `inputs` inputs
+  local function nary(name, typename, first, step)
+    def(name, function(s, loc)
+      s = settings(loc, name, s, { inputs = true, size = true })
+      local n = count(loc, name, "size", s.size, 1)
+      local k = count(loc, name, "inputs", s.inputs, 2)
+      if k > 64 then raise(loc, "blocks.%s: inputs must be at most 64, got %d", name, k) end
+      local items, pre, body = {}, {}, { string.format("for (int i = 0; i < %d; i++) { double a = %s;", n, first) }
+      for j = 1, k do
+        items[#items + 1] = ctors.input_port { "u" .. j, size = n }
+        pre[#pre + 1] = "u" .. j
+        if j > 1 then body[#body + 1] = (step:gsub("@", "u" .. j)) end
+      end
+      body[#body + 1] = "y[i] = a; }"
+      items[#items + 1] = ctors.output_port { "y", size = n, prerequisites = pre, calc = table.concat(body, " ") }
+      return leaf(loc, typename, items)
+    end)
+  end
+  nary("product", "Product", "u1[i]", "a *= @[i];")
+  nary("min", "Min", "u1[i]", "a = @[i] < a ? @[i] : a;")
+  nary("max", "Max", "u1[i]", "a = @[i] > a ? @[i] : a;")
+
+  -- y = u1 / u2 elementwise (IEEE: a zero divisor gives an infinity or a
+  -- NaN, which the simulator reports as a non-finite value; the calc stays
+  -- in the differentiable subset)
+  def("divide", function(s, loc)
+    s = settings(loc, "divide", s, { size = true })
+    local n = count(loc, "divide", "size", s.size, 1)
+    return leaf(loc, "Divide", {
+      ctors.input_port { "u1", size = n },
+      ctors.input_port { "u2", size = n },
+      ctors.output_port { "y", size = n, prerequisites = { "u1", "u2" }, calc = string.format(
+        "for (int i = 0; i < %d; i++) y[i] = u1[i] / u2[i];", n) },
+    })
+  end)
+
+  -- zero inside [lower, upper], the distance past it outside
+  def("dead_zone", function(s, loc)
+    s = settings(loc, "dead_zone", s, { lower = true, upper = true, size = true })
+    local n = count(loc, "dead_zone", "size", s.size, 1)
+    local lo, hi = vector(loc, "dead_zone", "lower", s.lower, n), vector(loc, "dead_zone", "upper", s.upper, n)
+    for i = 1, n do
+      if lo[i] > hi[i] then raise(loc, "blocks.dead_zone: lower[%d] = %s is above upper[%d] = %s", i, fmt(lo[i]), i, fmt(hi[i])) end
+    end
+    return leaf(loc, "DeadZone", {
+      ctors.parameter { "lower", default = lo },
+      ctors.parameter { "upper", default = hi },
+      ctors.input_port { "u", size = n },
+      ctors.output_port { "y", size = n, prerequisites = { "u", "lower", "upper" }, calc = string.format(
+        "for (int i = 0; i < %d; i++) y[i] = u[i] < lower[i] ? u[i] - lower[i] : u[i] > upper[i] ? u[i] - upper[i] : 0.0;", n) },
+    })
+  end)
+
+  -- y = u1 .. uk stacked (sizes = {n1, ..., nk})
+  def("mux", function(s, loc)
+    s = settings(loc, "mux", s, { sizes = true })
+    if type(s.sizes) ~= "table" or #s.sizes == 0 or #s.sizes > 64 then
+      raise(loc, "blocks.mux needs sizes, a list of 1 to 64 input sizes")
+    end
+    local items, pre, body, off = {}, {}, {}, 0
+    for j, nj in ipairs(s.sizes) do
+      nj = count(loc, "mux", "sizes[" .. j .. "]", nj)
+      items[#items + 1] = ctors.input_port { "u" .. j, size = nj }
+      pre[#pre + 1] = "u" .. j
+      body[#body + 1] = string.format("for (int i = 0; i < %d; i++) y[%d + i] = u%d[i];", nj, off, j)
+      off = off + nj
+    end
+    items[#items + 1] = ctors.output_port { "y", size = off, prerequisites = pre, calc = table.concat(body, " ") }
+    return leaf(loc, "Mux", items)
+  end)
+
+  -- y = u[from .. from + size - 1] (1-based elements of an input of width)
+  def("selector", function(s, loc)
+    s = settings(loc, "selector", s, { width = true, from = true, size = true })
+    local w = count(loc, "selector", "width", s.width)
+    local from, n = count(loc, "selector", "from", s.from, 1), count(loc, "selector", "size", s.size, 1)
+    if from + n - 1 > w then
+      raise(loc, "blocks.selector: elements %d to %d are past the input's width %d", from, from + n - 1, w)
+    end
+    return leaf(loc, "Selector", {
+      ctors.input_port { "u", size = w },
+      ctors.output_port { "y", size = n, prerequisites = { "u" },
+        calc = string.format("for (int i = 0; i < %d; i++) y[i] = u[%d + i];", n, from - 1) },
+    })
+  end)
+
+  -- y = u1 where the control c >= threshold, else u2
+  def("switch", function(s, loc)
+    s = settings(loc, "switch", s, { threshold = true, size = true })
+    local n = count(loc, "switch", "size", s.size, 1)
+    return leaf(loc, "Switch", {
+      ctors.parameter { "threshold", default = { number(loc, "switch", "threshold", s.threshold, 0) } },
+      ctors.input_port { "u1", size = n },
+      ctors.input_port { "c", size = 1 },
+      ctors.input_port { "u2", size = n },
+      ctors.output_port { "y", size = n, prerequisites = { "u1", "c", "u2", "threshold" },
+        calc = string.format("for (int i = 0; i < %d; i++) y[i] = c[0] >= threshold[0] ? u1[i] : u2[i];", n) },
+    })
+  end)
+
+  -- y = the table's value at u, linear between breakpoints; beyond them
+  -- clamped (default) or extrapolated from the end segments
+  def("lookup", function(s, loc)
+    s = settings(loc, "lookup", s, { x = true, y = true, extrapolate = true })
+    if type(s.x) ~= "table" or #s.x < 2 or #s.x > 256 then
+      raise(loc, "blocks.lookup needs x, a list of 2 to 256 breakpoints")
+    end
+    local n = #s.x
+    local x, y = vector(loc, "lookup", "x", s.x, n), vector(loc, "lookup", "y", s.y, n)
+    for i = 2, n do
+      if not (x[i] > x[i - 1]) then
+        raise(loc, "blocks.lookup: the breakpoints must increase: x[%d] = %s is not above x[%d] = %s", i, fmt(x[i]), i - 1, fmt(x[i - 1]))
+      end
+    end
+    if s.extrapolate ~= nil and type(s.extrapolate) ~= "boolean" then
+      raise(loc, "blocks.lookup: extrapolate must be true or false")
+    end
+    -- the segment is chosen by comparisons in a loop of constant bounds
+    -- (no index computed from data: the calc stays in the differentiable
+    -- subset, its derivative the segment's slope)
+    local body = string.format([[
+double v = u[0];
+if (!%s) v = v < x[0] ? x[0] : v > x[%d] ? x[%d] : v;
+y[0] = 0.0;
+for (int j = 0; j < %d; j++) {
+  if ((j == 0 || v >= x[j]) && (j == %d || v < x[j + 1]))
+    y[0] = yv[j] + (yv[j + 1] - yv[j]) * (v - x[j]) / (x[j + 1] - x[j]);
+}]], s.extrapolate and "1" or "0", n - 1, n - 1, n - 1, n - 2)
+    return leaf(loc, "Lookup", {
+      ctors.parameter { "x", default = x },
+      ctors.parameter { "yv", default = y },
+      ctors.input_port { "u", size = 1 },
+      ctors.output_port { "y", size = 1, prerequisites = { "u", "x", "yv" }, calc = body },
+    })
+  end)
+
   return B
 end
 
