@@ -75,3 +75,11 @@ hlib blocks.lookup_sizes 'local b = blocks.lookup { x = { 0, 1, 2 }, y = { 0, 1 
 hlib blocks.selector_past_width 'local b = blocks.selector { width = 3, from = 3, size = 2 }' \
   'spec\.lua:1: blocks\.selector: elements 3 to 4 are past the input.s width 3'
 hlib blocks.mux_sizes 'local b = blocks.mux { sizes = {} }' 'spec\.lua:1: blocks\.mux needs sizes'
+hlib blocks.pid_form 'local b = blocks.pid { kp = 1, form = "series" }' 'spec\.lua:1: blocks\.pid: form must be "parallel" or "ideal"'
+hlib blocks.pid_anti_windup_no_limits 'local b = blocks.pid { kp = 1, ki = 1, anti_windup = "clamp" }' \
+  'spec\.lua:1: blocks\.pid: anti_windup needs output limits'
+hlib blocks.pid_filter_unstable 'local b = blocks.pid { kp = 1, kd = 1, n = 300, period = 0.01 }' \
+  'spec\.lua:1: blocks\.pid: period \* n = 3: the discrete derivative filter needs period \* n < 2'
+hlib blocks.pid_ideal_ki 'local b = blocks.pid { form = "ideal", kp = 1, ki = 1 }' \
+  'spec\.lua:1: blocks\.pid: the ideal form takes kp, ti and td'
+hlib blocks.pid_limits 'local b = blocks.pid { kp = 1, lower = 1, upper = 0 }' 'spec\.lua:1: blocks\.pid: lower = 1 is above upper = 0'

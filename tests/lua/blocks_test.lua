@@ -226,3 +226,52 @@ test("blocks.lookup_slope", function()
     near(lin.A[1][1], case[2], { atol = 1e-14 })
   end
 end)
+
+-- PID: a constant error e = 1 (r = 1, y = 0)
+local pid = diagc.jit(dsl.diagram "blocks_pid" {
+  system { "c", blocks.pid { kp = 2, ki = 3, kd = 0.5, n = 20 } },
+  system { "ideal", blocks.pid { form = "ideal", kp = 2, ti = 2 / 3, td = 0.25, n = 20 } },
+  system { "none", blocks.pid { kp = 0.5, ki = 1, upper = 1, lower = -1, anti_windup = "none" } },
+  system { "clamp", blocks.pid { kp = 0.5, ki = 1, upper = 1, lower = -1 } },
+  system { "bc", blocks.pid { kp = 0.5, ki = 1, upper = 1, lower = -1, anti_windup = "back_calculation", kb = 4 } },
+  system { "d", blocks.pid { kp = 2, ki = 3, period = 0.01 } },
+  system { "w", blocks.pid { kp = 1, kd = 1, n = 10, b = 0.5, c = 0 } },
+  fix_input { "c.r", value = { 1 } }, fix_input { "c.y", value = { 0 } },
+  fix_input { "ideal.r", value = { 1 } }, fix_input { "ideal.y", value = { 0 } },
+  fix_input { "none.r", value = { 1 } }, fix_input { "none.y", value = { 0 } },
+  fix_input { "clamp.r", value = { 1 } }, fix_input { "clamp.y", value = { 0 } },
+  fix_input { "bc.r", value = { 1 } }, fix_input { "bc.y", value = { 0 } },
+  fix_input { "d.r", value = { 1 } }, fix_input { "d.y", value = { 0 } },
+  fix_input { "w.r", value = { 1 } }, fix_input { "w.y", value = { 0 } },
+  log { "c.u", period = 0.05 }, log { "ideal.u", period = 0.05 }, log { "d.u", period = 0.05 },
+  log { "clamp.u", period = 0.05 }, log { "w.u", period = 0.05 },
+})
+
+test("blocks.pid", function()
+  local sim = pid:simulator { accuracy = 1e-11 }
+  sim:initialize()
+  sim:advance_to(2)
+  -- u = kp + ki t + kd n e^(-n t): the filtered derivative of a step
+  local function law(t) return 2 + 3 * t + 0.5 * 20 * math.exp(-20 * t) end
+  truthy(worst(sim, "c.u", law) < 1e-8, "parallel")
+  truthy(worst(sim, "ideal.u", law) < 1e-8, "ideal")
+  -- setpoint weights b = 0.5, c = 0: P acts on 0.5 r, D on -y only (0 here)
+  truthy(worst(sim, "w.u", function() return 0.5 end) < 1e-12, "weights")
+  -- the discrete law: u = 2 + 0.03 k after k updates; the logs fall on
+  -- sample times, where the order of the log and the update is decided by
+  -- the last bit of two equal times: k is t / 0.01 or one more
+  local d = sim:log("d.u")
+  for i, t in ipairs(d.t) do
+    local k, j = (d.v[i] - 2) / 0.03, math.floor(t / 0.01 + 0.5)
+    near(k, math.floor(k + 0.5), { atol = 1e-9 })
+    truthy(math.floor(k + 0.5) == j or math.floor(k + 0.5) == j + 1, "updates " .. k .. " at t = " .. t)
+  end
+  -- windup: u = 0.5 + I reaches the limit 1 at t = 0.5; then I keeps
+  -- growing without anti-windup (I = t), stops with clamping (0.5), and
+  -- settles to 0.5 + 1/kb with back-calculation (I' = 3 - 4 I)
+  local ctx = sim.context
+  near(ctx:get("none.z")[1], 2, { rtol = 1e-9 })
+  near(ctx:get("clamp.z")[1], 0.5, { rtol = 1e-9 })
+  near(ctx:get("bc.z")[1], 0.75 - 0.25 * math.exp(-4 * 1.5), { rtol = 1e-9 })
+  truthy(worst(sim, "clamp.u", function(t) return math.min(0.5 + t, 1) end) < 1e-8, "clamped output")
+end)
