@@ -40,7 +40,7 @@ hlib blocks.state_space_sizes 'local b = blocks.state_space { A = { { 0, 1 }, { 
   "spec\\.lua:1: blocks\\.state_space: B must have 2 rows \\(A's\\), has 1"
 hlib blocks.size_not_whole 'local b = blocks.integrator { size = 1.5 }' \
   'spec\.lua:1: blocks\.integrator: size must be a whole number from 1 to 10000, got 1\.5'
-hlib blocks.unknown_block 'local b = blocks.pid { kp = 1 }' "spec\\.lua:1: blocks has no 'pid'; it has .*gain, .*integrator"
+hlib blocks.unknown_block 'local b = blocks.fuzzy { kp = 1 }' "spec\\.lua:1: blocks has no 'fuzzy'; it has .*gain, .*integrator"
 hlib blocks.not_a_table 'local b = blocks.gain(2)' 'spec\.lua:1: blocks\.gain expects a table of settings'
 
 # control design
