@@ -129,21 +129,7 @@ return diagram "rod" { system { "w", W } }
 end)
 
 -- the step Jacobians of friction rows against guarded central differences
-local function agrees(c, tol)
-  local J = c:step_jacobians("w")
-  local F = c:step_jacobians("w", { jacobian = "fd" })
-  eq(#F.fd_kinks, 0)
-  eq(J.status, 0)
-  local e = 0
-  for i = 1, #F.T do
-    for j = 1, #F.T[i] do
-      local r = F.T[i][j]
-      if r == r then e = math.max(e, math.abs(J.T[i][j] - r) / math.max(1, math.abs(r))) end
-    end
-  end
-  assert(e <= (tol or 1e-8), string.format("|model - fd| = %.3g (contacts %d, clamped %d)", e, J.contacts, J.clamped))
-  return J
-end
+local agrees = dofile("tests/lua/world_support.lua").grad_agrees
 
 for _, update in ipairs({ "semi_implicit", "parallel" }) do
   -- stuck: the row clamps (w = 0), so v' does not depend on v

@@ -9,6 +9,26 @@ local dyn = require("diagc.world.dynamics")
 local S = {}
 
 -- exported wrappers around the static functions (and an accel = M^-1 (tau - c))
+-- The step Jacobians of world "w" in context c against guarded central
+-- differences (world.md §7): no kink among the differences, status 0, and
+-- every finite entry within tol (default 1e-8) relative to max(1, |fd|).
+-- Returns the model's Jacobians.
+function S.grad_agrees(c, tol)
+  local J = c:step_jacobians("w")
+  local F = c:step_jacobians("w", { jacobian = "fd" })
+  assert(#F.fd_kinks == 0, "the differences crossed " .. #F.fd_kinks .. " kink(s)")
+  assert(J.status == 0, "step_jacobians status " .. tostring(J.status))
+  local e = 0
+  for i = 1, #F.T do
+    for j = 1, #F.T[i] do
+      local r = F.T[i][j]
+      if r == r then e = math.max(e, math.abs(J.T[i][j] - r) / math.max(1, math.abs(r))) end
+    end
+  end
+  assert(e <= (tol or 1e-8), string.format("|model - fd| = %.3g (contacts %d, clamped %d)", e, J.contacts, J.clamped))
+  return J
+end
+
 function S.wrappers(world, P)
   local f = dyn.facts(world)
   local nb = math.max(f.nb, 1)
