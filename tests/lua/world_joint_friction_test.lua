@@ -11,10 +11,9 @@
 local dsl = diagc.dsl
 local dt = 1e-3
 
-local function get(sim, name)
-  local x = sim.context:get(name)
-  return type(x) == "table" and x or { x }
-end
+-- a state or output of the simulator's context as a list
+local support = dofile("tests/lua/world_support.lua")
+local function get(sim, name) return support.values(sim.context, name) end
 
 -- the 1 kg rod of world_limits_test.lua: along x from a revolute joint
 -- about -y (gravity drives q down); its inertia about the joint 0.26 kg m^2
@@ -129,7 +128,7 @@ return diagram "rod" { system { "w", W } }
 end)
 
 -- the step Jacobians of friction rows against guarded central differences
-local agrees = dofile("tests/lua/world_support.lua").grad_agrees
+local agrees = support.grad_agrees
 
 for _, update in ipairs({ "semi_implicit", "parallel" }) do
   -- stuck: the row clamps (w = 0), so v' does not depend on v

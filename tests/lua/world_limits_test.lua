@@ -9,11 +9,9 @@
 local dsl = diagc.dsl
 local dt = 1e-3
 
--- a state or output as a list (a size-1 one reads as a number)
-local function get(sim, name)
-  local x = sim.context:get(name)
-  return type(x) == "table" and x or { x }
-end
+-- a state or output of the simulator's context as a list
+local support = dofile("tests/lua/world_support.lua")
+local function get(sim, name) return support.values(sim.context, name) end
 
 -- a 1 kg rod along x from a revolute joint about `axis` (its inertia about
 -- the joint: 0.01 + 1 * 0.5^2 = 0.26 kg m^2)
@@ -110,7 +108,7 @@ test("world_limits.velocity_cuts_effort", function()
 end)
 
 -- the step Jacobians of limit rows against guarded central differences
-local agrees = dofile("tests/lua/world_support.lua").grad_agrees
+local agrees = support.grad_agrees
 
 for _, update in ipairs({ "semi_implicit", "parallel" }) do
   test("world_limits.grad_resting_" .. update, function()

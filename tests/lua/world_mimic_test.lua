@@ -12,10 +12,8 @@
 -- does not move or does not exist are refused.
 local dsl = diagc.dsl
 
-local function get(c, name)
-  local x = c:get(name)
-  return type(x) == "table" and x or { x }
-end
+local support = dofile("tests/lua/world_support.lua")
+local get = support.values
 
 -- a point-like pendulum bob of mass 1 at length l below a hinge about y
 local function bob(name, l, x0, joint)
@@ -101,7 +99,7 @@ test("world_mimic.error_decays_by_erp", function()
 end)
 
 -- the step Jacobians of mimic rows against guarded central differences
-local agrees = dofile("tests/lua/world_support.lua").grad_agrees
+local agrees = support.grad_agrees
 
 for _, update in ipairs({ "semi_implicit", "parallel" }) do
   -- two trees: the row spans both

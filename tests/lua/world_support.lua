@@ -9,6 +9,12 @@ local dyn = require("diagc.world.dynamics")
 local S = {}
 
 -- exported wrappers around the static functions (and an accel = M^-1 (tau - c))
+-- A state or output of context c as a list (a size-1 one reads as a number).
+function S.values(c, name)
+  local x = c:get(name)
+  return type(x) == "table" and x or { x }
+end
+
 -- The step Jacobians of world "w" in context c against guarded central
 -- differences (world.md §7): no kink among the differences, status 0, and
 -- every finite entry within tol (default 1e-8) relative to max(1, |fd|).
