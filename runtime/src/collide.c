@@ -165,24 +165,35 @@ void diagc_shape_aabb(const diagc_shape *s, const double X[12], double margin, d
   case DIAGC_SHAPE_CAPSULE:
     for (i = 0; i < 3; i++) e[i] = fabs(X[3 * i + 2]) * s->size[1] + s->size[0];
     break;
-  case DIAGC_SHAPE_HULL:
-    if (!s->hull || !collide_hull_ok(s->hull)) {
+  case DIAGC_SHAPE_HULL: {
+    /* the vertices' extent along each world axis: only the vertices are
+       read here, so only they are checked (their sum is not finite when
+       one of them is not; the faces are checked where they are used) */
+    double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX}, sum = 0.0;
+    int k;
+    if (!s->hull || !s->hull->vert || s->hull->nv < 4 || s->hull->nv > DIAGC_HULL_MAX_VERTICES) {
       for (i = 0; i < 3; i++) e[i] = s->size[0];
       break;
     }
-    for (i = 0; i < 3; i++) { /* the vertices' extent along world axis i */
-      double lo = DBL_MAX, hi = -DBL_MAX;
-      int k;
-      for (k = 0; k < s->hull->nv; k++) {
-        const double *v = s->hull->vert + 3 * k;
+    for (k = 0; k < s->hull->nv; k++) {
+      const double *v = s->hull->vert + 3 * k;
+      sum += v[0] + v[1] + v[2];
+      for (i = 0; i < 3; i++) {
         double x = X[3 * i] * v[0] + X[3 * i + 1] * v[1] + X[3 * i + 2] * v[2];
-        lo = x < lo ? x : lo;
-        hi = x > hi ? x : hi;
+        lo[i] = x < lo[i] ? x : lo[i];
+        hi[i] = x > hi[i] ? x : hi[i];
       }
-      aabb[i] = c[i] + lo - margin;
-      aabb[3 + i] = c[i] + hi + margin;
+    }
+    if (!isfinite(sum)) {
+      for (i = 0; i < 3; i++) e[i] = s->size[0];
+      break;
+    }
+    for (i = 0; i < 3; i++) {
+      aabb[i] = c[i] + lo[i] - margin;
+      aabb[3 + i] = c[i] + hi[i] + margin;
     }
     return;
+  }
   case DIAGC_SHAPE_PLANE:
     for (i = 0; i < 3; i++) {
       /* the outward normal is column 2 of R */
