@@ -17,6 +17,8 @@
 local common = require("diagc.lib.blocks.common")
 local categories = {
   require("diagc.lib.blocks.sources"),
+  require("diagc.lib.blocks.noise"),
+  require("diagc.lib.blocks.time_table"),
   require("diagc.lib.blocks.math"),
   require("diagc.lib.blocks.continuous"),
   require("diagc.lib.blocks.discrete"),
