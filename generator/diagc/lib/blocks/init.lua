@@ -20,6 +20,8 @@ local categories = {
   require("diagc.lib.blocks.noise"),
   require("diagc.lib.blocks.time_table"),
   require("diagc.lib.blocks.math"),
+  require("diagc.lib.blocks.lookup"),
+  require("diagc.lib.blocks.nonlinear"),
   require("diagc.lib.blocks.continuous"),
   require("diagc.lib.blocks.discrete"),
   require("diagc.lib.blocks.controllers"),

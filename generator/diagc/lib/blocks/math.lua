@@ -1,4 +1,4 @@
--- lib/blocks/math.lua: static blocks: gains, sums, limits, elementwise functions, routing, lookup tables
+-- lib/blocks/math.lua: static blocks: gains, sums, limits, elementwise functions, routing
 -- (docs/library.md, "Blocks").  M.add(B, K) puts this category's blocks
 -- in the library table B, with K the shared checks (lib/blocks/common.lua).
 
@@ -145,6 +145,24 @@ function M.add(B, K)
     return leaf(loc, "Mux", items)
   end)
 
+  -- y1 .. yk = consecutive parts of u (sizes = {n1, ..., nk})
+  def("demux", function(s, loc)
+    s = settings(loc, "demux", s, { sizes = true })
+    if type(s.sizes) ~= "table" or #s.sizes == 0 or #s.sizes > 64 then
+      raise(loc, "blocks.demux needs sizes, a list of 1 to 64 output sizes")
+    end
+    local outs, off = {}, 0
+    for j, nj in ipairs(s.sizes) do
+      nj = count(loc, "demux", "sizes[" .. j .. "]", nj)
+      outs[j] = ctors.output_port { "y" .. j, size = nj, prerequisites = { "u" },
+        calc = string.format("for (int i = 0; i < %d; i++) y%d[i] = u[%d + i];", nj, j, off) }
+      off = off + nj
+    end
+    local items = { ctors.input_port { "u", size = off } }
+    for _, o in ipairs(outs) do items[#items + 1] = o end
+    return leaf(loc, "Demux", items)
+  end)
+
   -- y = u[from .. from + size - 1] (1-based elements of an input of width)
   def("selector", function(s, loc)
     s = settings(loc, "selector", s, { width = true, from = true, size = true })
@@ -173,43 +191,6 @@ function M.add(B, K)
         calc = string.format("for (int i = 0; i < %d; i++) y[i] = c[0] >= threshold[0] ? u1[i] : u2[i];", n) },
     })
   end)
-
-  -- y = the table's value at u, linear between breakpoints; beyond them
-  -- clamped (default) or extrapolated from the end segments
-  def("lookup", function(s, loc)
-    s = settings(loc, "lookup", s, { x = true, y = true, extrapolate = true })
-    if type(s.x) ~= "table" or #s.x < 2 or #s.x > 256 then
-      raise(loc, "blocks.lookup needs x, a list of 2 to 256 breakpoints")
-    end
-    local n = #s.x
-    local x, y = vector(loc, "lookup", "x", s.x, n), vector(loc, "lookup", "y", s.y, n)
-    for i = 2, n do
-      if not (x[i] > x[i - 1]) then
-        raise(loc, "blocks.lookup: the breakpoints must increase: x[%d] = %s is not above x[%d] = %s", i, fmt(x[i]), i - 1, fmt(x[i - 1]))
-      end
-    end
-    if s.extrapolate ~= nil and type(s.extrapolate) ~= "boolean" then
-      raise(loc, "blocks.lookup: extrapolate must be true or false")
-    end
-    -- the segment is chosen by comparisons in a loop of constant bounds
-    -- (no index computed from data: the calc stays in the differentiable
-    -- subset, its derivative the segment's slope)
-    local body = string.format([[
-double v = u[0];
-if (!%s) v = v < x[0] ? x[0] : v > x[%d] ? x[%d] : v;
-y[0] = 0.0;
-for (int j = 0; j < %d; j++) {
-  if ((j == 0 || v >= x[j]) && (j == %d || v < x[j + 1]))
-    y[0] = yv[j] + (yv[j + 1] - yv[j]) * (v - x[j]) / (x[j + 1] - x[j]);
-}]], s.extrapolate and "1" or "0", n - 1, n - 1, n - 1, n - 2)
-    return leaf(loc, "Lookup", {
-      ctors.parameter { "x", default = x },
-      ctors.parameter { "yv", default = y },
-      ctors.input_port { "u", size = 1 },
-      ctors.output_port { "y", size = 1, prerequisites = { "u", "x", "yv" }, calc = body },
-    })
-  end)
-
 
 end
 
