@@ -9,7 +9,8 @@
 --     K.number(loc, name, key, v [, default]), K.count(...) (a whole
 --       number 1..10000), K.vector(loc, name, key, v, n), K.matrix(loc,
 --       name, key, v) -> rows, r, c; K.timing(loc, name, s) -> period, offset;
---       K.choice(loc, name, key, v, default, list) -> one of list
+--       K.choice(loc, name, key, v, default, list) -> one of list;
+--       K.lti_matrices(loc, name, s) -> A, B, C, D (s.A ... s.D, sizes checked)
 --     K.leaf(loc, typename, items): the leaf, every item at loc
 --     K.flat(rows), K.fmt(v), K.finite(v), K.ctors, K.raise
 local M = {}
@@ -111,6 +112,27 @@ function M.kit(ctors, at, relocate, raise)
       for _, x in ipairs(r) do out[#out + 1] = x end
     end
     return out
+  end
+
+  -- the A, B, C and D (default zero) of a state space, sizes checked
+  function K.lti_matrices(loc, name, s)
+    local A, n, n2 = K.matrix(loc, name, "A", s.A)
+    if n ~= n2 then raise(loc, "blocks.%s: A must be square, is %d x %d", name, n, n2) end
+    local Bm, nb, m = K.matrix(loc, name, "B", s.B)
+    if nb ~= n then raise(loc, "blocks.%s: B must have %d rows (A's), has %d", name, n, nb) end
+    local C, p, nc = K.matrix(loc, name, "C", s.C)
+    if nc ~= n then raise(loc, "blocks.%s: C must have %d columns (A's), has %d", name, n, nc) end
+    local D = s.D
+    if D == nil then
+      D = {}
+      for i = 1, p do
+        D[i] = {}
+        for j = 1, m do D[i][j] = 0 end
+      end
+    end
+    local Dm, pd, md = K.matrix(loc, name, "D", D)
+    if pd ~= p or md ~= m then raise(loc, "blocks.%s: D must be %d x %d (C's rows, B's columns), is %d x %d", name, p, m, pd, md) end
+    return A, Bm, C, Dm
   end
 
   -- the period and offset of a sampled block
