@@ -25,6 +25,8 @@ local categories = {
   require("diagc.lib.blocks.continuous"),
   require("diagc.lib.blocks.discrete"),
   require("diagc.lib.blocks.controllers"),
+  require("diagc.lib.blocks.state_feedback"),
+  require("diagc.lib.blocks.hybrid"),
 }
 
 local M = {}
