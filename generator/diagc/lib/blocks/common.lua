@@ -135,6 +135,17 @@ function M.kit(ctors, at, relocate, raise)
     return A, Bm, C, Dm
   end
 
+  -- the parameters A, B, C of a state space (D is one only when it is not
+  -- zero at generation); returns the items, n, m, p and whether D is
+  function K.lti_parameters(A, Bm, C, D)
+    local feed = false
+    for _, r in ipairs(D) do
+      for _, v in ipairs(r) do feed = feed or v ~= 0 end
+    end
+    return { ctors.parameter { "A", default = K.flat(A) }, ctors.parameter { "B", default = K.flat(Bm) },
+      ctors.parameter { "C", default = K.flat(C) } }, #A, #Bm[1], #C, feed
+  end
+
   -- the period and offset of a sampled block
   function K.timing(loc, name, s)
     local period = K.number(loc, name, "period", s.period)

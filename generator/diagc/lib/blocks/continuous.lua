@@ -10,21 +10,15 @@ local M = {}
 -- algebraic)
 function M.state_space(K, loc, name, typename, A, Bm, C, D, x0)
   local ctors, flat, leaf = K.ctors, K.flat, K.leaf
-  local n, m, p = #A, #Bm[1], #C
-  local feed = false
-  for _, r in ipairs(D) do
-    for _, v in ipairs(r) do feed = feed or v ~= 0 end
-  end
-  local items = {
-    ctors.parameter { "A", default = flat(A) },
-    ctors.parameter { "B", default = flat(Bm) },
-    ctors.parameter { "C", default = flat(C) },
-    ctors.continuous_state { z = n, z0 = x0 },
+  local items, n, m, p, feed = K.lti_parameters(A, Bm, C, D)
+  items[#items + 1] = ctors.continuous_state { z = n, z0 = x0 }
+  local more = {
     ctors.input_port { "u", size = m },
     ctors.derivatives { prerequisites = { "z", "u", "A", "B" }, calc = string.format(
       "for (int i = 0; i < %d; i++) { double a = 0.0; for (int j = 0; j < %d; j++) a += A[i * %d + j] * z[j]; "
       .. "for (int j = 0; j < %d; j++) a += B[i * %d + j] * u[j]; zdot[i] = a; }", n, n, n, m, m) },
   }
+  for _, it in ipairs(more) do items[#items + 1] = it end
   if feed then
     items[#items + 1] = ctors.parameter { "D", default = flat(D) }
     items[#items + 1] = ctors.output_port { "y", size = p, prerequisites = { "z", "u", "C", "D" }, calc = string.format(

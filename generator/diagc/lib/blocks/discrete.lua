@@ -10,22 +10,16 @@ local M = {}
 -- at generation: y does not read u)
 function M.state_space(K, loc, typename, A, Bm, C, D, x0, period, offset)
   local ctors, flat = K.ctors, K.flat
-  local n, m, p = #A, #Bm[1], #C
-  local feed = false
-  for _, r in ipairs(D) do
-    for _, v in ipairs(r) do feed = feed or v ~= 0 end
-  end
-  local items = {
-    ctors.parameter { "A", default = flat(A) },
-    ctors.parameter { "B", default = flat(Bm) },
-    ctors.parameter { "C", default = flat(C) },
-    ctors.discrete_state { "x", default = x0 },
+  local items, n, m, p, feed = K.lti_parameters(A, Bm, C, D)
+  items[#items + 1] = ctors.discrete_state { "x", default = x0 }
+  local more = {
     ctors.input_port { "u", size = m },
     ctors.periodic_discrete_update { "step", period = period, offset = offset, prerequisites = { "x", "u", "A", "B" },
       writes = { "x" }, calc = string.format(
       "for (int i = 0; i < %d; i++) { double a = 0.0; for (int j = 0; j < %d; j++) a += A[i * %d + j] * x[j]; "
       .. "for (int j = 0; j < %d; j++) a += B[i * %d + j] * u[j]; x_next[i] = a; }", n, n, n, m, m) },
   }
+  for _, it in ipairs(more) do items[#items + 1] = it end
   local pre, dterm = { "x", "C" }, ""
   if feed then
     items[#items + 1] = ctors.parameter { "D", default = flat(D) }
