@@ -160,3 +160,21 @@ test("blocks.transport_delay", function()
   local h = response(lin, { 0, 1 })
   near(math.atan2(h[2], h[1]), -0.4, { atol = 1e-10 })
 end)
+
+test("blocks.parameter_jacobian", function()
+  -- a block's settings are parameters: d/dtau of the filtered derivative
+  -- y = (u - x) / tau and x' = (u - x) / tau at u = 1, x = 0.25, tau = 0.5;
+  -- d/dk of k / (tau s + 1) through its C parameter (C = k / tau)
+  local m = diagc.jit(dsl.diagram "blocks_pjac" {
+    system { "d", blocks.derivative { tau = 0.5 } },
+    dsl.fix_input { "d.u", value = { 1 } },
+    dsl.export_output { "d.y", as = "y" },
+    dsl.parameter_jacobian { "d.tau" },
+  })
+  local c = m:context()
+  c:set_state("d.z", 0.25)
+  local pj = c:parameter_jacobian()
+  -- rows: xcdot, then y; both -(u - x) / tau^2 = -3
+  near(pj.J[1][1], -3, { atol = 1e-12 })
+  near(pj.J[2][1], -3, { atol = 1e-12 })
+end)
