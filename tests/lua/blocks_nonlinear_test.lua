@@ -131,3 +131,29 @@ test("blocks.lookup2d", function()
   c:set_input("c.u2", 2)
   near(c:linearize { mode = "first_order_taylor" }.A[1][1], 2 + 4 * 2, { atol = 1e-12 })
 end)
+
+test("blocks.discontinuous_jacobians", function()
+  -- the quantizer is piecewise constant: x' = -q(x) linearizes to A = 0;
+  -- the rate limiter's update x+ = x + clamp(u - x): d x+/d u is 1 inside
+  -- the rate limits and 0 at them
+  local m = diagc.jit(dsl.diagram "blocks_jac_kinks" {
+    system { "i", blocks.integrator { x0 = 0.3 } },
+    system { "q", blocks.quantizer { interval = 0.25 } },
+    system { "g", blocks.gain { k = -1 } },
+    connect { "i.y", "q.u" }, connect { "q.y", "g.u" }, connect { "g.y", "i.u" },
+    log { "i.y", period = 1 },
+  })
+  eq(m:context():linearize { mode = "first_order_taylor" }.A[1][1], 0)
+  local r = diagc.jit(dsl.diagram "blocks_jac_rate" {
+    system { "rl", blocks.rate_limiter { rising = 1, period = 0.1 } },
+    dsl.export_input { "rl.u", as = "u" },
+    log { "rl.y", period = 0.1 },
+  })
+  local c = r:context()
+  c:set_input("u", 0.05)
+  local J = c:update_jacobian {} -- x+ = u: d/dx 0, d/du 1
+  eq(J.J[1], { 0, 1 })
+  c:set_input("u", 0.5)
+  J = c:update_jacobian {} -- x+ = x + 0.1
+  eq(J.J[1], { 1, 0 })
+end)
