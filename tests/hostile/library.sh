@@ -83,3 +83,57 @@ hlib blocks.pid_filter_unstable 'local b = blocks.pid { kp = 1, kd = 1, n = 300,
 hlib blocks.pid_ideal_ki 'local b = blocks.pid { form = "ideal", kp = 1, ki = 1 }' \
   'spec\.lua:1: blocks\.pid: the ideal form takes kp, ti and td'
 hlib blocks.pid_limits 'local b = blocks.pid { kp = 1, lower = 1, upper = 0 }' 'spec\.lua:1: blocks\.pid: lower = 1 is above upper = 0'
+
+# the rest of the block library (issue #28)
+hcase blocks.gain_fed_wrong_size
+printf '%s\n' 'local g = blocks.gain { k = { { 1, 2, 3 }, { 4, 5, 6 } } }' 'return diagram "d" {' \
+  '  system { "c", blocks.constant { value = { 1, 2 } } }, system { "g", g },' '  connect { "c.y", "g.u" },' '}' >"$T/spec.lua"
+hrun --timeout 30 -- "$DIAGC" "$T/spec.lua" -o "$T/out.c"
+expect_exit 2
+expect_error "spec\\.lua:4: connect: 'c\\.y' has size 2 but 'g\\.u' has size 3"
+expect_absent "$T/out.c" "$T/out.h"
+hdone
+hlib blocks.discrete_tf_not_causal 'local b = blocks.discrete_transfer_function { num = { 1 }, den = { 0, 1 }, period = 0.1 }' \
+  'spec\.lua:1: blocks\.discrete_transfer_function: den\[1\] \(the z\^0 coefficient\) must not be 0'
+hlib blocks.lookup2d_unsorted 'local b = blocks.lookup2d { x = { 0, 1 }, y = { 0, 2, 1 }, table = { { 0, 0, 0 }, { 1, 1, 1 } } }' \
+  'spec\.lua:1: blocks\.lookup2d: the breakpoints must increase: y\[3\] = 1 is not above y\[2\] = 2'
+hlib blocks.lookup2d_table_size 'local b = blocks.lookup2d { x = { 0, 1 }, y = { 0, 1 }, table = { { 0, 0, 0 }, { 1, 1, 1 } } }' \
+  'spec\.lua:1: blocks\.lookup2d: table must be 2 x 2'
+hlib blocks.noise_no_seed 'local b = blocks.noise { period = 0.01 }' \
+  'spec\.lua:1: blocks\.noise needs seed, a whole number from 1 to 4294944442'
+hlib blocks.noise_seed_fraction 'local b = blocks.noise { period = 0.01, seed = 1.5 }' \
+  'spec\.lua:1: blocks\.noise: seed must be a whole number from 1 to 4294944442, got 1\.5'
+hlib blocks.relay_band 'local b = blocks.relay { on = 0, off = 1 }' \
+  'spec\.lua:1: blocks\.relay: off = 1 must be below on = 0'
+hlib blocks.pulse_duty 'local b = blocks.pulse { period = 1, duty = 1 }' \
+  'spec\.lua:1: blocks\.pulse: duty must be between 0 and 1'
+hlib blocks.delay_order 'local b = blocks.transport_delay { delay = 1, order = 11 }' \
+  'spec\.lua:1: blocks\.transport_delay: order must be at most 10, got 11'
+hlib blocks.integrator_x0_outside 'local b = blocks.integrator { x0 = 2, upper = 1 }' \
+  'spec\.lua:1: blocks\.integrator: x0\[1\] = 2 is outside \[lower, upper\]'
+hlib blocks.lqr_unstabilizable 'local b = blocks.lqr { A = { { 1, 0 }, { 0, 2 } }, B = { { 1 }, { 0 } }, Q = { { 1, 0 }, { 0, 1 } }, R = { { 1 } } }' \
+  'spec\.lua:1: blocks\.lqr: no stabilizing solution'
+hlib blocks.observer_unobservable 'local b = blocks.observer { A = { { 1, 0 }, { 0, 2 } }, B = { { 1 }, { 1 } }, C = { { 1, 0 } }, poles = { -1, -2 } }' \
+  'spec\.lua:1: blocks\.observer: \(A, C\) is not observable'
+hlib blocks.kalman_sizes 'local b = blocks.kalman { A = { { 1 } }, B = { { 1 } }, C = { { 1, 0 } }, W = { { 1 } }, V = { { 1 } } }' \
+  "spec\\.lua:1: blocks\\.kalman: C must have 1 columns \\(A's\\), has 2"
+hlib blocks.time_table_missing 'local b = blocks.time_table { file = "nowhere.csv" }' \
+  "spec\\.lua:1: blocks\\.time_table: cannot read '.*nowhere\\.csv'"
+
+# a CSV row that is not numbers: the CSV's line, nothing written
+hcase blocks.time_table_bad_row
+printf 'time,y\n0,1\n1,two\n' >"$T/data.csv"
+printf '%s\n' 'return diagram "d" { system { "t", blocks.time_table { file = "data.csv" } } }' >"$T/spec.lua"
+hrun --timeout 30 -- "$DIAGC" "$T/spec.lua" -o "$T/out.c"
+expect_exit 2
+expect_error "data\\.csv:3: blocks\\.time_table: field 2 \\('two'\\) is not a finite number"
+expect_absent "$T/out.c" "$T/out.h"
+hdone
+hcase blocks.time_table_unsorted
+printf '0,1\n2,1\n1,1\n' >"$T/data.csv"
+printf '%s\n' 'return diagram "d" { system { "t", blocks.time_table { file = "data.csv" } } }' >"$T/spec.lua"
+hrun --timeout 30 -- "$DIAGC" "$T/spec.lua" -o "$T/out.c"
+expect_exit 2
+expect_error "data\\.csv:3: blocks\\.time_table: the times must increase: 1 is not after 2 \\(line 2\\)"
+expect_absent "$T/out.c" "$T/out.h"
+hdone
