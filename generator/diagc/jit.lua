@@ -149,10 +149,14 @@ end
 
 local check_cache = {} -- check_key .. flags -> true (passed)
 
--- Runs the system compiler on `unit`; raises the first error at its spec
--- line.  A compiler that cannot be run, or fails without a diagnostic, is
--- an error too (never a silent pass).
-local function system_check(gen, unit, all_defines)
+-- Runs the system compiler on `source` with the header beside it, as a
+-- user builds the generated pair (clang warns of an unused static inline
+-- function in the file it compiles, not in a header: the unit with the
+-- header inlined would fail there on every setter a model does not call);
+-- `unit` (the two inlined) keys the cache.  Raises the first error at its
+-- spec line.  A compiler that cannot be run, or fails without a
+-- diagnostic, is an error too (never a silent pass).
+local function system_check(gen, unit, source, all_defines)
   local cc = M.check_cc()
   if not cc then return end
   local h = host()
@@ -177,7 +181,8 @@ local function system_check(gen, unit, all_defines)
   end
   for _, d in ipairs(defines) do argv[#argv + 1] = d end
   for _, w in ipairs({ "-x", "c", "unit.c" }) do argv[#argv + 1] = w end
-  local rc, msgs = h.run_isolated(argv, { { name = "unit.c", text = unit } })
+  local rc, msgs = h.run_isolated(argv, { { name = "unit.c", text = source },
+    { name = gen.header_name, text = gen.header } })
   if not rc then
     errors.raise(nil, "cannot run the C check with %s: %s; set DIAGC_CHECK_CC to none to skip it", cc, msgs)
   end
@@ -217,7 +222,8 @@ function M.compile(gen, opts)
   -- the system compiler reads only the functions that hold the spec's C
   -- (coder/emit.lua: the checked unit), so its cost does not grow with
   -- the number of systems
-  system_check(gen, gen.checked_source and M.unit(gen, gen.checked_source) or unit, defines)
+  system_check(gen, gen.checked_source and M.unit(gen, gen.checked_source) or unit, gen.checked_source or gen.source,
+    defines)
   local r = {
     state = state,
     symbol = function(name) return h.tcc_symbol(state, name) end,
