@@ -1145,8 +1145,8 @@ static int integrate_from_start_to(diagc_sim *s, double t0, double t) {
 static int integrate_step(diagc_sim *s, double next_publish,
                           double next_update, double t_max, int *result) {
   const diagc_model *m = s->m;
-  double t0, a, b, iso, wmin;
-  int rc, i;
+  double t0, t1, a, b, iso, wmin;
+  int rc, i, reached;
 
   if (s->n_wit == 0)
     return diagc_integrate_no_further_than(s, next_publish, next_update,
@@ -1162,6 +1162,7 @@ static int integrate_step(diagc_sim *s, double next_publish,
   if (rc != 0) return rc;
   if ((rc = eval_witnesses(s, s->w1)) != 0) return rc;
   if (!any_witness_triggers(s, s->w1)) return 0;
+  reached = *result, t1 = diagc_sim_ctx_time(s);
 
   /* Isolate by bisection, re-integrating from t0, to 1% of the accuracy
    * (Drake's witness isolation length with a characteristic time of 1). */
@@ -1181,6 +1182,10 @@ static int integrate_step(diagc_sim *s, double next_publish,
     b = c;
     if (b - a < iso || !(c > a)) break;
   }
+  /* a crossing isolated at the very end of the step, which was a timed
+     event's time, leaves that event due: both fire there (a witness that
+     crosses exactly on a log time keeps the log row) */
+  if (diagc_sim_ctx_time(s) == t1) *result = reached;
   for (i = 0; i < s->n_wit; i++) {
     const diagc_witness_desc *d = &m->witnesses[i];
     if (d->event >= 0 &&

@@ -74,6 +74,25 @@ if [ $rc = 2 ] && grep -q "unknown integrator 'radau9'" "$tmp/err"; then ok run.
 $DIAGC run examples/bouncing_ball.lua --until 1.5 --stats >/dev/null 2>"$tmp/err"
 if grep -q "witness crossings 2" "$tmp/err"; then ok run.stats_witness; else fail run.stats_witness "$(cat "$tmp/err")"; fi
 
+# a witness that crosses exactly on a log time (z' = 1 crosses 0.5 at
+# t = 0.5, a step's end): both fire there, the log row is kept
+cat >"$tmp/wlog.lua" <<'EOF2'
+local Clock = leaf "Clock" {
+  continuous_state { z = { "s" }, z0 = { 0.0 } },
+  derivatives { prerequisites = { "nothing" }, calc = [[ zdot[0] = 1.0; ]] },
+  witness { "half", direction = "positive_to_nonpositive", prerequisites = { "z" },
+    calc = [[ value = 0.5 - z[0]; ]], publish = [[ ]] },
+  output_port { "y", size = 1, prerequisites = { "z" }, calc = [[ y[0] = z[0]; ]] },
+}
+return diagram "wl" { system { "c", Clock }, log { "c.y", period = 0.25 } }
+EOF2
+if $DIAGC run "$tmp/wlog.lua" --until 1 --stats >"$tmp/out" 2>"$tmp/err" &&
+   [ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "t 0 0.25 0.5 0.75 1 " ] && grep -q "witness crossings 1" "$tmp/err"; then
+  ok run.witness_on_a_log_time
+else
+  fail run.witness_on_a_log_time "$(tr '\n' ' ' <"$tmp/out") $(cat "$tmp/err")"
+fi
+
 # witness declarations the checker rejects: one line, exit 2
 bad() {
   local name=$1 want=$2 body=$3
