@@ -300,6 +300,7 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
   if (k == nc) w.frame = NULL; /* every frame the default one: the rows as given */
   diagc__friction_turn(w.frame, nc, x, 0);
   diagc__contact_islands(p, &w);
+  w.blk_isl = -1;
   /* the budget of one LCP of all the step's rows, in multiply-adds,
      shared by the islands in proportion to m^3 (unused work passes on) */
   rows = 0;

@@ -57,6 +57,9 @@ typedef struct {
   int *mark, *queue;     /* nc each                                          */
   int *tstart, *tlist;   /* nv + 2, 2 nc: the island's contacts per tree   */
   int nbr_cap;
+  int blk_isl;           /* the island whose neighbours and blocks nbr0,
+                            nbr, blk hold (a friction re-solve of the same
+                            island reuses them), or -1                     */
   size_t pool_cap, env_cap;
 } contact_ws;
 

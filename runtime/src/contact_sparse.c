@@ -1018,8 +1018,14 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
     bud->left -= s.work;
     return 1;
   }
-  if (done == 0) done = neighbours(&s) != 0 ? -1 : 0;
-  if (done == 0 && blocks(&s, o->cfm) != 0) return DIAGC_CONTACT_E_NUMERIC;
+  /* a friction re-solve of the island (contact.c) has the same contacts
+     and frames: their neighbours and blocks are those of its first solve */
+  if (done == 0 && w->blk_isl != isl) {
+    w->blk_isl = -1;
+    done = neighbours(&s) != 0 ? -1 : 0;
+    if (done == 0 && blocks(&s, o->cfm) != 0) return DIAGC_CONTACT_E_NUMERIC;
+    if (done == 0) w->blk_isl = isl;
+  }
   /* multiply-adds this island may use: the step's budget, and with the
      default budget at most SPARSE_WORK times the products of one pass over
      its blocks */
