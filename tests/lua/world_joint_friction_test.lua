@@ -181,8 +181,13 @@ end)
 -- a tree whose step holds more than 48 rows, solved by the sparse method
 -- (the default): a free base on three sphere feet (9 rows) carrying 40
 -- legs with friction, some stuck and some sliding (40 rows); the steps
--- agree with the dense method's to round-off (every step solved), and
--- the stuck legs hold their angle exactly
+-- agree with the dense method's (every step solved), and the stuck legs
+-- hold their angle exactly.  To 1e-8, not round-off: when a sliding foot
+-- stops within a step its friction sits on the boundary of sliding and
+-- sticking, and the two methods may take it on either side (both LCP
+-- solutions to 1e-13; a held contact entering the sparse pivoting
+-- sliding); the base's spin then differs by 4e-10 rad/s a step from
+-- step 96, 1.6e-9 at step 100
 test("world_joint_friction.large_island", function()
   local function centipede(method)
     local feet = {}
@@ -208,7 +213,7 @@ test("world_joint_friction.large_island", function()
     local info = get(a, "w.info")
     eq(info[1], 43) -- 3 feet, 40 friction rows: 49 LCP rows
     eq(info[#info], 0) -- no step left inexact
-    near(get(a, "w.vel"), get(b, "w.vel"), { atol = 1e-9 })
+    near(get(a, "w.vel"), get(b, "w.vel"), { atol = 1e-8 })
   end
   -- leg 4 started at rest: held by its friction (0.25 N m against 0.05 * 9.81 * 0.2 cos 0.3)
   near(get(a, "w.pos")[7 + 4], 0.3, { atol = 1e-12 })
