@@ -110,11 +110,13 @@ local function options(C, d, opts)
 end
 
 -- the names of the linearization's state elements: xd for a purely
--- discrete model, else xc
-local function state_names(d)
-  local disc, states = d.lin_time_period > 0, {}
-  for i = 0, (disc and d.nxd or d.nxc) - 1 do
-    states[i + 1] = ffi.string((disc and d.xd_names or d.xc_names)[i])
+-- discrete model, xc then xd for a sampled loop (with_xd; the parameter
+-- Jacobian's rows are xc only), else xc
+local function state_names(d, with_xd)
+  local per, states = d.lin_time_period > 0, {}
+  for i = 0, d.nxc - 1 do states[#states + 1] = ffi.string(d.xc_names[i]) end
+  if per and (with_xd or d.nxc == 0) then
+    for i = 0, d.nxd - 1 do states[#states + 1] = ffi.string(d.xd_names[i]) end
   end
   return states
 end
@@ -129,7 +131,7 @@ local function names_of(d, o)
   end
   local i1, ic = range(o.input, #ins)
   local o1, oc = range(o.output, #outs)
-  return state_names(d), elements(ins, isz, i1, ic), elements(outs, osz, o1, oc)
+  return state_names(d, true), elements(ins, isz, i1, ic), elements(outs, osz, o1, oc)
 end
 
 -- The calc that fails at ctx on the way to the derivatives or the chosen
