@@ -130,8 +130,12 @@ function M.main(args)
   if o["--time"] then ctx:set("t", t) end
   local r, msg = trim.trim(m, ctx, opts)
   if not r then
-    msg = msg:gsub("^(free): ", "--free: "):gsub("^(fix): ", "--fix: "):gsub("^target: ", "--target: ")
-      :gsub("^deriv: ", "--deriv: "):gsub("^free_deriv: ", "--free-deriv: ")
+    -- the option's name as the flag's (c:trim's "free_deriv: " is "--free-deriv: ")
+    for _, k in ipairs({ "free_deriv", "free", "fix", "target", "deriv" }) do
+      local n
+      msg, n = msg:gsub("^" .. k .. "([: ])", "--" .. k:gsub("_", "-") .. "%1")
+      if n > 0 then break end
+    end
     errors.raise(nil, "%s: %s", CMD, msg)
   end
   local text = o["--json"] and as_json(r, m.prefix, t) or as_text(r, m.prefix)

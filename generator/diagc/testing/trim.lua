@@ -73,7 +73,7 @@ local function layout(m)
   ports(outs, osz, L.output, nx)
   L.inputs, L.input_ports, L.input_sizes = linear.elements(ins, isz, 1, #ins), ins, isz
   L.outputs = linear.elements(outs, osz, 1, #outs)
-  L.sampled = nx > nc
+  L.nc = nc
   return L
 end
 
@@ -209,7 +209,9 @@ local function col_name(L, c)
 end
 
 local function row_name(L, r)
-  if r < L.nx then return "d/dt " .. L.states[r + 1] end
+  local n = L.states[r + 1]
+  if r < L.nc then return "d/dt " .. n end
+  if r < L.nx then return n .. "[n+1] - " .. n .. "[n]" end
   return L.outputs[r - L.nx + 1]
 end
 
