@@ -44,7 +44,8 @@ typedef struct trim_ws {
   int *free, *eq;
   double *target;
   double *x, *u, *f, *y; /* the point and its values */
-  double *r, *J, *Jr, *dz, *z0, *hv;
+  double *r, *J, *Jr, *dz, *z0, *hv, *bv, *rv;
+  int nmax;
 } trim_ws;
 
 /* the name of an unknown (a column) or an equation (a row) */
@@ -120,40 +121,64 @@ static void reflect(int m, int n, const double *Q, int k, double *b) {
   for (int i = k; i < m; i++) b[i] -= d * Q[i * n + k];
 }
 
-/* dz with Jr dz = -r in the least-squares sense (neq >= nfree) or of the
-   least norm (neq < nfree); the rank-deficient column (unknown) or row
-   (equation), as bad_col / bad_row, or -1 */
+/* x (n) minimizing |Q x - rhs| for the m x n row-major Q (m >= n,
+   destroyed), by Householder QR; b: m scratch; the first rank-deficient
+   column, or -1 */
+static int lsq(int m, int n, double *Q, const double *rhs, double *x, double *diag, double *hv,
+               double *b) {
+  int bad = householder(m, n, Q, diag, hv), i, j, k;
+  if (bad >= 0) return bad;
+  for (i = 0; i < m; i++) b[i] = rhs[i];
+  for (k = 0; k < n; k++) reflect(m, n, Q, k, b);
+  for (k = n - 1; k >= 0; k--) {
+    double v = b[k];
+    for (j = k + 1; j < n; j++) v -= Q[k * n + j] * x[j];
+    x[k] = v / diag[k];
+  }
+  return -1;
+}
+
+/* dz with Jr dz = -r: as many or more equations than unknowns, the
+   least-squares solution; fewer, the least-norm one.  When Jr is rank
+   deficient, the Levenberg-Marquardt step of a small damping instead (the
+   least-squares solution of [Jr; mu I] dz = [-r; 0], mu^2 = 1e-10 |Jr|^2),
+   which moves only along directions that reduce |r|, and *bad_col or
+   *bad_row names the unknown or equation at fault; -1 when Jr is zero */
 static int step(trim_ws *w, int *bad_col, int *bad_row) {
   int m = w->neq, n = w->nfree, i, j, k, bad;
-  double *diag = w->hv, *b;
+  double *T = w->J, *diag = w->hv, *hv = w->hv + (w->nmax > n ? w->nmax : n), *b = w->bv, *rhs = w->rv;
   *bad_col = *bad_row = -1;
+  for (i = 0; i < m; i++) rhs[i] = -w->r[i];
   if (m >= n) {
-    b = w->dz + n; /* m scratch after dz */
-    bad = householder(m, n, w->Jr, diag, w->z0 + n);
-    if (bad >= 0) { *bad_col = bad; return -1; }
-    for (i = 0; i < m; i++) b[i] = -w->r[i];
-    for (k = 0; k < n; k++) reflect(m, n, w->Jr, k, b);
-    for (k = n - 1; k >= 0; k--) {
-      double v = b[k];
-      for (j = k + 1; j < n; j++) v -= w->Jr[k * n + j] * w->dz[j];
-      w->dz[k] = v / diag[k];
+    memcpy(T, w->Jr, (size_t)m * (size_t)n * sizeof(double));
+    if ((bad = lsq(m, n, T, rhs, w->dz, diag, hv, b)) < 0) return 0;
+    *bad_col = bad;
+  } else {
+    /* Jr' = Q R (n x m): Jr = R' Q', dz = Q [R'^-1 (-r); 0] */
+    for (i = 0; i < m; i++)
+      for (j = 0; j < n; j++) T[j * m + i] = w->Jr[i * n + j];
+    bad = householder(n, m, T, diag, hv);
+    if (bad < 0) {
+      for (k = 0; k < m; k++) {
+        double v = rhs[k];
+        for (j = 0; j < k; j++) v -= T[j * m + k] * w->dz[j];
+        w->dz[k] = v / diag[k];
+      }
+      for (k = m; k < n; k++) w->dz[k] = 0.0;
+      for (k = m - 1; k >= 0; k--) reflect(n, m, T, k, w->dz);
+      return 0;
     }
-    return 0;
+    *bad_row = bad;
   }
-  /* Jr' = Q R (n x m): Jr = R' Q', dz = Q [R'^-1 (-r); 0] */
-  double *T = w->J; /* n x m scratch (J is at least that large) */
-  for (i = 0; i < m; i++)
-    for (j = 0; j < n; j++) T[j * m + i] = w->Jr[i * n + j];
-  bad = householder(n, m, T, diag, w->z0 + n);
-  if (bad >= 0) { *bad_row = bad; return -1; }
-  for (k = 0; k < m; k++) {
-    double v = -w->r[k];
-    for (j = 0; j < k; j++) v -= T[j * m + k] * w->dz[j];
-    w->dz[k] = v / diag[k];
-  }
-  for (k = m; k < n; k++) w->dz[k] = 0.0;
-  for (k = m - 1; k >= 0; k--) reflect(n, m, T, k, w->dz);
-  return 0;
+  double f2 = 0.0;
+  for (i = 0; i < m * n; i++) f2 += w->Jr[i] * w->Jr[i];
+  if (!(f2 > 0.0)) return -1;
+  double mu = sqrt(1e-10 * f2);
+  memcpy(T, w->Jr, (size_t)m * (size_t)n * sizeof(double));
+  memset(T + (size_t)m * n, 0, (size_t)n * (size_t)n * sizeof(double));
+  for (j = 0; j < n; j++) T[(m + j) * n + j] = mu;
+  for (j = 0; j < n; j++) rhs[m + j] = 0.0;
+  return lsq(m + n, n, T, rhs, w->dz, diag, hv, b) < 0 ? 0 : -1;
 }
 
 static int check_problem(trim_ws *w, const diagc_trim_problem *p, char *err, size_t errlen) {
@@ -197,23 +222,27 @@ static int check_problem(trim_ws *w, const diagc_trim_problem *p, char *err, siz
 }
 
 static int alloc_ws(trim_ws *w, const diagc_trim_problem *p) {
-  size_t nmax = (size_t)(w->ncols > w->nrows ? w->ncols : w->nrows) + 1;
-  size_t big = (size_t)w->nrows * (size_t)w->ncols + nmax * nmax + 1;
   int nf = p->n_free == DIAGC_TRIM_STATES ? w->s.nx : p->n_free;
   int ne = p->n_eq == DIAGC_TRIM_STATES ? w->s.nx : p->n_eq;
+  size_t nmax = (size_t)(w->ncols > w->nrows ? w->ncols : w->nrows) + 1;
+  size_t nv = 2 * (size_t)(nf + ne) + nmax + 4;            /* any vector */
+  size_t big = (size_t)(nf + ne + 1) * (size_t)(nf + 1) + (size_t)w->nrows * (size_t)w->ncols + 1;
   w->free = malloc((size_t)(nf + 1) * sizeof(int));
   w->eq = malloc((size_t)(ne + 1) * sizeof(int));
   w->target = malloc((size_t)(ne + 1) * sizeof(double));
-  w->x = malloc((6 * nmax + 3 * (size_t)(nf + ne + 2)) * sizeof(double) + 2 * big * sizeof(double));
+  w->x = malloc((4 * nmax + 7 * nv + 2 * big) * sizeof(double));
   if (!w->free || !w->eq || !w->target || !w->x) return -1;
+  w->nmax = (int)nmax;
   w->u = w->x + nmax;
   w->f = w->u + nmax;
   w->y = w->f + nmax;
-  w->hv = w->y + nmax;
-  w->r = w->hv + 2 * nmax;
-  w->dz = w->r + (nf + ne + 2);
-  w->z0 = w->dz + (nf + ne + 2);
-  w->J = w->z0 + (nf + ne + 2);
+  w->hv = w->y + nmax; /* 2 nv: diag, then the reflectors' heads */
+  w->r = w->hv + 2 * nv;
+  w->dz = w->r + nv;
+  w->z0 = w->dz + nv;
+  w->bv = w->z0 + nv;
+  w->rv = w->bv + nv;
+  w->J = w->rv + nv;   /* the Jacobian, then the QR scratch */
   w->Jr = w->J + big;
   w->nfree = nf;
   w->neq = ne;
@@ -237,7 +266,7 @@ static int solve(trim_ws *w, const diagc_trim_problem *p, diagc_trim_result *res
                  size_t errlen) {
   int it, k, j, jac = p->jacobian;
   double norm, phi;
-  char nm[200], why[400];
+  char nm[200], nm2[200], why[400];
   if (jac == DIAGC_JACOBIAN_MODEL && diagc__lin_check_model(w->m, &w->s, jac, NULL, 0) != DIAGC_OK)
     jac = DIAGC_JACOBIAN_FD, res->used_fd = 1;
   if (jac == DIAGC_JACOBIAN_FD) res->used_fd = 1;
@@ -263,19 +292,20 @@ static int solve(trim_ws *w, const diagc_trim_problem *p, diagc_trim_result *res
         if (row >= w->s.nc && row < w->s.nx && col == row) v -= 1.0; /* x[n+1] - x[n] */
         w->Jr[k * w->nfree + j] = v;
       }
-    int bc, br;
-    if (step(w, &bc, &br) != 0) {
-      if (bc >= 0) {
-        col_text(w, w->free[bc], nm, sizeof nm);
-        return fail(DIAGC_TRIM_E_SINGULAR, err, errlen, "the trim Jacobian is singular at iteration %d: the "
-                    "equations do not determine the free %s there (it has no effect independent of the "
-                    "other unknowns); fix it, or free another unknown", it, nm);
-      }
-      row_text(w, w->eq[br], nm, sizeof nm);
-      return fail(DIAGC_TRIM_E_SINGULAR, err, errlen, "the trim Jacobian is singular at iteration %d: no "
-                  "free unknown moves %s independently of the other equations there; free another "
-                  "unknown, or drop that equation", it, nm);
+    int bc, br, st = step(w, &bc, &br);
+    char sing[400] = "";
+    if (bc >= 0) {
+      col_text(w, w->free[bc], nm2, sizeof nm2);
+      snprintf(sing, sizeof sing, "the equations do not determine the free %s there (it has no effect "
+               "independent of the other unknowns); fix it, or free another unknown", nm2);
+    } else if (br >= 0) {
+      row_text(w, w->eq[br], nm2, sizeof nm2);
+      snprintf(sing, sizeof sing, "no free unknown moves %s independently of the other equations "
+               "there; free another unknown, or drop that equation", nm2);
     }
+    if (st != 0)
+      return fail(DIAGC_TRIM_E_SINGULAR, err, errlen, "the trim Jacobian is zero at iteration %d (residual "
+                  "%.3g on %s): no free unknown moves any equation there", it, norm, nm);
     /* the line search on phi = |r|^2 / 2: slope = r' Jr dz */
     double slope = 0.0, dmax = 0.0, zmax = 0.0, alpha = 1.0;
     phi = 0.0;
@@ -290,6 +320,9 @@ static int solve(trim_ws *w, const diagc_trim_problem *p, diagc_trim_result *res
       dmax = fmax(dmax, fabs(w->dz[j]));
       zmax = fmax(zmax, fabs(w->z0[j]));
     }
+    if ((!(slope < 0.0) || dmax <= 4 * DBL_EPSILON * fmax(1.0, zmax)) && sing[0])
+      return fail(DIAGC_TRIM_E_SINGULAR, err, errlen, "the trim Jacobian is singular at iteration %d and the "
+                  "residual stalls at %.3g (on %s): %s", it, norm, nm, sing);
     if (!(slope < 0.0) || dmax <= 4 * DBL_EPSILON * fmax(1.0, zmax))
       return fail(DIAGC_TRIM_E_NO_POINT, err, errlen, "no trim point: the residual stalls at %.3g (on %s) "
                   "after %d iterations, a least-squares minimum above the tolerance %g: the equations "
@@ -308,6 +341,9 @@ static int solve(trim_ws *w, const diagc_trim_problem *p, diagc_trim_result *res
       if (alpha < 1e-10) {
         for (j = 0; j < w->nfree; j++) *zvalue(w, w->free[j]) = w->z0[j];
         residual(w, &n2, why, sizeof why);
+        if (sing[0])
+          return fail(DIAGC_TRIM_E_SINGULAR, err, errlen, "the trim Jacobian is singular at iteration %d and "
+                      "the residual stalls at %.3g (on %s): %s", it, norm, nm, sing);
         return fail(DIAGC_TRIM_E_NO_POINT, err, errlen, "no trim point: the residual stalls at %.3g (on "
                     "%s) after %d iterations (the line search cannot reduce it: no values of the free "
                     "unknowns near here make the equations hold; a target out of reach, or an input "
