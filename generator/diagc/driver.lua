@@ -16,7 +16,7 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
        diagc linearize SPEC.lua [--mode linearize|first_order_taylor] [-p ...] [--state ...]
                                 [--input name=value ...] [--time T] [--input-port NAME]
                                 [--output-port NAME] [--jacobian model|fd] [--tolerance E]
-                                [--format text|json|csv] [-o FILE]
+                                [--format text|json|csv] [--eig] [-o FILE]
        diagc trim SPEC.lua [--free NAME,...] [--fix NAME,...] [--target NAME=V,...]
                            [--deriv NAME=V,...] [--free-deriv NAME,...] [-p ...] [--state ...]
                            [--input ...] [--time T] [--jacobian model|fd] [--tolerance E]
@@ -43,7 +43,8 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
                      step-count limit (default 1e9, docs/simulator.md)
   linearize          A, B, C, D at an operating point (Drake's Linearize, or
                      first_order_taylor with its affine terms), with the
-                     names of the states, inputs and outputs
+                     names of the states, inputs and outputs; a sampled
+                     loop in discrete time; --eig: the eigenvalues
   trim               an operating point where chosen derivatives vanish and
                      chosen outputs hit targets (Newton), printed as the
                      --state / --input flags of linearize and run
