@@ -25,10 +25,6 @@ typedef struct lin_sel {
 /* input, output: a lin_inputs / lin_outputs index, DIAGC_LIN_ALL or
    DIAGC_LIN_NONE; -1 when out of range */
 int diagc__lin_select(const diagc_model *m, int input, int output, lin_sel *s);
-/* the model can be linearized (differentiated) this way: DIAGC_OK or
-   DIAGC_LIN_E_MODEL with the reason */
-int diagc__lin_check_model(const diagc_model *m, const lin_sel *s, int jacobian, char *err,
-                           size_t errlen);
 int diagc__lin_open(const diagc_model *m, lin_sel *s); /* the scratch state block */
 void diagc__lin_close(lin_sel *s);
 void diagc__lin_read(const diagc_model *m, const void *ctx, const lin_sel *s, double *x, double *u);

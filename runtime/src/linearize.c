@@ -392,6 +392,9 @@ static void affine_terms(const lin_sel *s, int mode, diagc_linear_system *out) {
   }
 }
 
+static int check_model(const diagc_model *m, const lin_sel *s, int jacobian, char *err,
+                       size_t errlen);
+
 static int check_args(const diagc_model *m, void *ctx, const diagc_linearize_options *o,
                       const diagc_linear_system *out, const lin_sel *s, char *err, size_t errlen) {
   if (o->mode != DIAGC_LINEARIZE && o->mode != DIAGC_FIRST_ORDER_TAYLOR)
@@ -410,11 +413,11 @@ static int check_args(const diagc_model *m, void *ctx, const diagc_linearize_opt
                 "model %s is a sampled loop (continuous state under a periodic discrete update): "
                 "it is linearized at an equilibrium only (mode linearize; diagc trim finds one), "
                 "first_order_taylor is not available", m->name);
-  return diagc__lin_check_model(m, s, o->jacobian, err, errlen);
+  return check_model(m, s, o->jacobian, err, errlen);
 }
 
-int diagc__lin_check_model(const diagc_model *m, const lin_sel *s, int jacobian, char *err,
-                           size_t errlen) {
+static int check_model(const diagc_model *m, const lin_sel *s, int jacobian, char *err,
+                       size_t errlen) {
   for (int i = 0; i < m->n_sources; i++)
     if ((m->sources[i].kind == DIAGC_SRC_XD && s->nd == 0) || m->sources[i].kind == DIAGC_SRC_XA)
       return fail(DIAGC_LIN_E_MODEL, err, errlen,

@@ -267,8 +267,11 @@ static int solve(trim_ws *w, const diagc_trim_problem *p, diagc_trim_result *res
   int it, k, j, jac = p->jacobian;
   double norm, phi;
   char nm[200], nm2[200], why[400];
-  if (jac == DIAGC_JACOBIAN_MODEL && diagc__lin_check_model(w->m, &w->s, jac, NULL, 0) != DIAGC_OK)
-    jac = DIAGC_JACOBIAN_FD, res->used_fd = 1;
+  /* the model's Jacobian when it has every one needed (a discrete state
+     without one periodic update is held, so its own refusal does not apply) */
+  if (jac == DIAGC_JACOBIAN_MODEL &&
+      (!w->m->jac_lin || (w->s.sampled && (w->m->n_jac_updates < 1 || !w->m->jac_updates[0].jac))))
+    jac = DIAGC_JACOBIAN_FD;
   if (jac == DIAGC_JACOBIAN_FD) res->used_fd = 1;
   if (residual(w, &norm, why, sizeof why) != 0)
     return fail(DIAGC_LIN_E_EVAL, err, errlen, "%s at the starting point", why[0] ? why : "a residual is not finite");

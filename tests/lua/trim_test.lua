@@ -186,3 +186,19 @@ test("trim.misuse", function()
   expect_error(function() c:trim { fix = { "p.theta", "p.omega" }, free = { "tau" }, target = { energy = 1 } } end,
     "trim: no trim point: the residual stalls")
 end)
+
+test("trim.held_discrete_state", function()
+  -- a step source's phase is discrete state of a timed event: not one
+  -- periodic update, so it is held, and the model's Jacobian still serves
+  local md = diagc.jit(dsl.diagram "trim_step" {
+    dsl.system { "src", dsl.blocks.step { time = 1, initial = 2, final = 5 } },
+    dsl.system { "lag", dsl.blocks.low_pass { tau = 0.5, k = 3 } },
+    dsl.connect { "src.y", "lag.u" },
+  })
+  local c = md:context()
+  local r = c:trim()
+  good(r)
+  eq(r.jacobian, "model")
+  near(c:eval("lag.y"), 6, { rtol = 1e-12 }) -- k times the step's initial value
+  expect_error(function() c:trim { fix = { "src.on" } } end, "a discrete state is held unless the model has one periodic discrete update")
+end)
