@@ -285,7 +285,7 @@ static int solve(trim_ws *w, const diagc_trim_problem *p, diagc_trim_result *res
     row_text(w, w->eq[res->worst], nm, sizeof nm);
     if (it == p->max_iterations)
       return fail(DIAGC_TRIM_E_NO_POINT, err, errlen, "no trim point: the residual is still %.3g (on %s) "
-                  "after %d iterations (tolerance %g)", norm, nm, it, p->tolerance);
+                  "after %d iteration%s (tolerance %g)", norm, nm, it, it == 1 ? "" : "s", p->tolerance);
     int rc = diagc__lin_jacobian(w->m, w->ctx, &w->s, jac, w->x, w->u, w->J, why, sizeof why);
     if (rc != DIAGC_OK) return fail(rc, err, errlen, "%s (iteration %d)", why, it);
     for (k = 0; k < w->neq; k++)
@@ -328,8 +328,8 @@ static int solve(trim_ws *w, const diagc_trim_problem *p, diagc_trim_result *res
                   "residual stalls at %.3g (on %s): %s", it, norm, nm, sing);
     if (!(slope < 0.0) || dmax <= 4 * DBL_EPSILON * fmax(1.0, zmax))
       return fail(DIAGC_TRIM_E_NO_POINT, err, errlen, "no trim point: the residual stalls at %.3g (on %s) "
-                  "after %d iterations, a least-squares minimum above the tolerance %g: the equations "
-                  "cannot all hold with these unknowns", norm, nm, it, p->tolerance);
+                  "after %d iteration%s, a least-squares minimum above the tolerance %g: the equations "
+                  "cannot all hold with these unknowns", norm, nm, it, it == 1 ? "" : "s", p->tolerance);
     for (;;) {
       double n2, phi2 = 0.0;
       for (j = 0; j < w->nfree; j++) *zvalue(w, w->free[j]) = w->z0[j] + alpha * w->dz[j];
@@ -348,9 +348,9 @@ static int solve(trim_ws *w, const diagc_trim_problem *p, diagc_trim_result *res
           return fail(DIAGC_TRIM_E_SINGULAR, err, errlen, "the trim Jacobian is singular at iteration %d and "
                       "the residual stalls at %.3g (on %s): %s", it, norm, nm, sing);
         return fail(DIAGC_TRIM_E_NO_POINT, err, errlen, "no trim point: the residual stalls at %.3g (on "
-                    "%s) after %d iterations (the line search cannot reduce it: no values of the free "
+                    "%s) after %d iteration%s (the line search cannot reduce it: no values of the free "
                     "unknowns near here make the equations hold; a target out of reach, or an input "
-                    "at a limit?)", norm, nm, it);
+                    "at a limit?)", norm, nm, it, it == 1 ? "" : "s");
       }
     }
   }
