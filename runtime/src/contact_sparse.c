@@ -473,6 +473,20 @@ static double violations(const sp *s, double *rv) {
 
 static double violation(const sp *s) { return violations(s, NULL); }
 
+/* A held contact (it slid along t1' at the start of the step) under a
+ * clamped normal slides: its t1' row at the bound against u*, the slide in
+ * its frame.  Entered sticking instead, its normal came out negative
+ * wherever its friction at the bound is what holds the rest, and the
+ * pivoting cycled (tools/contact-replay on the recorded piles: 10-30 %
+ * less time, fewer steps left inexact).  r0: the contact's normal row. */
+static void slide_class(sp *s, int i, int r0) {
+  contact_ws *w = s->w;
+  double u;
+  if (w->cls[r0] != C_FREE || nrows(s, i) != 3 || !held(s, r0 + 2)) return;
+  u = w->ut[2 * contact_of(s, i)];
+  if (u != 0.0) w->cls[r0 + 1] = u > 0.0 ? C_LO : C_HI;
+}
+
 /* Classes from the island's warm start x. */
 static void initial_classes(sp *s) {
   contact_ws *w = s->w;
@@ -499,6 +513,9 @@ static void initial_classes(sp *s) {
       else
         w->cls[r] = C_FREE;
     }
+    /* whatever its warm impulse (on the recorded piles another 10-25 %
+       less time than with set_class's rule alone) */
+    slide_class(s, i, r0);
   }
 }
 
@@ -531,13 +548,15 @@ static int fix_class(const sp *s, int r, int i, double tol) {
   return w->cls[row_of(s, i, 0)] == C_FREE && fabs(wr) > tol ? C_FREE : -1;
 }
 
-/* Sets row r of contact i to class c (a normal's friction rows follow). */
+/* Sets row r of contact i to class c (a normal's friction rows follow; a
+ * held contact's enters sliding: slide_class). */
 static void set_class(sp *s, int i, int r, int c) {
   contact_ws *w = s->w;
   int a;
   w->cls[r] = c;
   if (r != row_of(s, i, 0)) return;
   for (a = 1; a < nrows(s, i); a++) w->cls[r + a] = c == C_FREE && !held(s, r + a) ? C_FREE : C_ZERO;
+  slide_class(s, i, r);
 }
 
 /* The level below which a residual is round-off, not a class to change:

@@ -88,6 +88,26 @@ test("world_looped.dynamics_match_unrolled", function()
         u.fn.solve_tree(Mu, id, xu)
         l.fn.solve_tree(Ml, id, xl)
         same(what .. " solve_tree " .. id, S.list(xl, n), S.list(xu, n))
+        -- three rows at once (a contact's), some with zeros off a chain:
+        -- each equals its own solve_tree, the gap between rows untouched
+        local rows3 = {}
+        for r = 1, 3 do
+          for k = 1, n do rows3[#rows3 + 1] = (k + r) % 3 == 0 and 0 or b[k] * r end
+          rows3[#rows3 + 1] = 7.25
+        end
+        for _, form in ipairs({ { u, Mu }, { l, Ml } }) do
+          local x3 = S.arr(3 * (n + 1), rows3)
+          form[1].fn.solve_tree3(form[2], id, x3, n + 1)
+          for r = 0, 2 do
+            local one = S.arr(n, { unpack(rows3, r * (n + 1) + 1, r * (n + 1) + n) })
+            form[1].fn.solve_tree(form[2], id, one)
+            local got = {}
+            for k = 0, n do got[k + 1] = x3[r * (n + 1) + k] end
+            local want = S.list(one, n)
+            want[n + 1] = 7.25
+            same(what .. " solve_tree3 " .. id .. " row " .. r, got, want)
+          end
+        end
       end
       local X = S.arr(12 * f.nb)
       u.fn.kinematics(qa, X)

@@ -46,6 +46,8 @@ function S.wrappers(world, P)
     string.format("void %s_t_factor(double *M) { %s_factor(M); }", P, P),
     string.format("void %s_t_solve(const double *LDL, double *x) { %s_solve(LDL, x); }", P, P),
     string.format("void %s_t_solve_tree(const double *LDL, int tree, double *x) { %s_solve_tree(LDL, tree, x); }", P, P),
+    string.format("void %s_t_solve_tree3(const double *LDL, int tree, double *x, int stride) "
+      .. "{ %s_solve_tree3(LDL, tree, x, stride); }", P, P),
     string.format("void %s_t_point_jacobian(int b, const double *q, const double *X, const double *p, double *J) "
       .. "{ %s_point_jacobian(b, q, X, p, J); }", P, P),
     string.format("void %s_t_point_jacobian_tree(int b, const double *q, const double *X, const double *p, double *J) "
@@ -76,6 +78,7 @@ local NAMES = {
   factor = "void (*)(double *)",
   solve = "void (*)(const double *, double *)",
   solve_tree = "void (*)(const double *, int, double *)",
+  solve_tree3 = "void (*)(const double *, int, double *, int)",
   point_jacobian = "void (*)(int, const double *, const double *, const double *, double *)",
   point_jacobian_tree = "void (*)(int, const double *, const double *, const double *, double *)",
   integrate = "void (*)(const double *, const double *, double, double *)",

@@ -19,6 +19,8 @@
 --   void   prefix_solve(const double *LDL, double *x)  x <- M^-1 x
 --   void   prefix_solve_tree(const double *LDL, int tree, double *x)   (only when asked for)
 --          x <- M^-1 x over the dofs of subtree `tree`, packed: x[k] is its k-th dof (facts.tree_dofs)
+--   void   prefix_solve_tree3(const double *LDL, int tree, double *x, int stride)   (only when asked for)
+--          the same for three right-hand sides x, x + stride, x + 2 stride (a contact's rows)
 --   void   prefix_point_jacobian(int body, const double *q, const double *X,
 --                                const double p[3], double *Jp)   3 x nv row-major
 --   void   prefix_point_jacobian_tree(int body, ...)   (only when asked for)
@@ -46,12 +48,13 @@ local M = {}
 M.PARTS = { kinematics = "kinematics (the joints' placements and axes)",
   mass_matrix = "mass matrix (the masses, centres of mass and inertias)",
   bias = "bias forces (gravity on the masses, Coriolis terms, damping)",
-  factor = "mass matrix factor", solve = "solve", solve_tree = "solve", point_jacobian = "point Jacobians",
+  factor = "mass matrix factor", solve = "solve", solve_tree = "solve", solve_tree3 = "solve",
+  point_jacobian = "point Jacobians",
   point_jacobian_tree = "point Jacobians",
   integrate = "position update", energy = "energy (the masses in gravity)" }
 
 M.FUNCTIONS = { "kinematics", "mass_matrix", "bias", "factor", "solve", "point_jacobian", "integrate", "energy" }
-M.ORDER = { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "point_jacobian",
+M.ORDER = { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "solve_tree3", "point_jacobian",
   "point_jacobian_tree", "integrate", "energy" }
 
 local EMIT = {
@@ -61,6 +64,7 @@ local EMIT = {
   factor = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "factor") end,
   solve = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "solve") end,
   solve_tree = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "solve_tree") end,
+  solve_tree3 = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "solve_tree3") end,
   point_jacobian = function(w, t, p) return require("diagc.world.jacobian").emit(w, t, p) end,
   point_jacobian_tree = function(w, t, p) return require("diagc.world.jacobian").emit_tree(w, t, p) end,
   integrate = function(w, t, p, h) return require("diagc.world.integrate").emit(w, t, p, h) end,

@@ -281,7 +281,7 @@ local function contact_tangent(C, P, G)
     string.format("  ops.ctx = &x; ops.dJy = %sop_dJy; ops.dJTx = %sop_dJTx; ops.dMy = %sop_dMy; ops.solve = %sop_solve;",
       P, P, P, P),
     G.np > 0 and string.format("  int kinks = %sgeometry(q, w, g, %s);", P, G.nlim > 0 and "ncc" or "nc")
-      or string.format("  int kinks = 0;\n  for (int i = 0; i < %d; i++) g->Tdepth[i] = 0.0;", G.mc * ncol),
+      or string.format("  int kinks = 0;\n  for (int i = 0; i < nc * %d; i++) g->Tdepth[i] = 0.0;", ncol),
     "  if (kinks < 0) return kinks;",
     G.nlim > 0 and limits.emit_tdepth(C, P, ncol) or false,
     string.format("  %sproblem(v, w, nc, &pr, &op);", P),

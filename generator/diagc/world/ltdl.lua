@@ -132,6 +132,30 @@ local function solve_tree(world, t, prefix)
   return table.concat(out, "\n")
 end
 
+-- the same for a contact's three rows x, x + stride, x + 2 stride:
+-- solve_tree's straight lines in a loop over the rows
+local function solve_tree3(world, t, prefix)
+  local out = { string.format("static void %s_solve_tree3(const double *LDL, int tree, double *x0, int stride)\n{",
+    prefix) }
+  if t.nv == 0 then
+    out[#out + 1] = "  (void)LDL;\n  (void)tree;\n  (void)x0;\n  (void)stride;\n}\n"
+    return table.concat(out, "\n")
+  end
+  local nz = symbolic(world, t)
+  out[#out + 1] = "  for (int row = 0; row < 3; row++) {"
+  out[#out + 1] = "    double *x = x0 + row * stride;"
+  out[#out + 1] = "    switch (tree) {"
+  for id = 0, t.ntrees - 1 do
+    if #t.tree_dofs[id] > 0 then
+      out[#out + 1] = string.format("    case %d: {", id)
+      for _, l in ipairs(solve_lines(t, nz, t.tree_dofs[id], "      ", true)) do out[#out + 1] = l end
+      out[#out + 1] = "      break;\n    }"
+    end
+  end
+  out[#out + 1] = "    default:\n      break;\n    }\n  }\n}\n"
+  return table.concat(out, "\n")
+end
+
 function M.emit(world, t, prefix, what)
   if what == "factor" then
     local out = { string.format("static void %s_factor(double *M)\n{", prefix) }
@@ -142,6 +166,7 @@ function M.emit(world, t, prefix, what)
     return table.concat(out, "\n")
   end
   if what == "solve_tree" then return solve_tree(world, t, prefix) end
+  if what == "solve_tree3" then return solve_tree3(world, t, prefix) end
   local out = { string.format("static void %s_solve(const double *LDL, double *x)\n{", prefix) }
   local body = t.nv > 0 and solve_lines(t, symbolic(world, t), all_dofs(t), "  ") or { "  (void)LDL;", "  (void)x;" }
   for _, l in ipairs(body) do out[#out + 1] = l end

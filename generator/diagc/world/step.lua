@@ -342,8 +342,11 @@ local function rows(C, P)
     string.format("      for (int c = na + nb; c < %d; c++) Jr[c] = 0.0;", W),
     "      /* M^-1 J_r^T: the two trees' blocks of the factor, on the packed columns */",
     string.format("      for (int c = 0; c < %d; c++) Mr[c] = Jr[c];", W),
-    string.format("      if (na > 0) %ssolve_tree(LDL, ta, Mr);", P),
-    string.format("      if (nb > 0) %ssolve_tree(LDL, tb, Mr + na);", P),
+    "    }",
+    "    {",
+    string.format("      double *Mr = MJc + (size_t)(3 * i) * %d;", W),
+    string.format("      if (na > 0) %ssolve_tree3(LDL, ta, Mr, %d);", P, W),
+    string.format("      if (nb > 0) %ssolve_tree3(LDL, tb, Mr + na, %d);", P, W),
     "    }",
     "  }",
     "}",
@@ -598,10 +601,13 @@ function M.emit(C, P)
     end):sub(2))
   end
   local rows_on = limits.rows_on(C)
-  local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = rows_on
+  local fns = rows_on
     and { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "point_jacobian_tree", "integrate",
       "energy" }
-    or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy" } })), tables(C, P) }
+    or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy" }
+  if rows_on and #C.pairs > 0 then table.insert(fns, 7, "solve_tree3") end -- the contact rows'
+  local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = fns })),
+    tables(C, P) }
   parts[#parts + 1] = limits.emit_clamp(C, P)
   parts[#parts + 1] = smooth(C, P)
   if rows_on then
