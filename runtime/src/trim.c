@@ -15,6 +15,8 @@
 #include "lin_internal.h"
 
 #define RANK_TOL 1e-11 /* |R_kk| below this times the largest: rank deficient */
+#define STALL_STEPS 8    /* the residual must shrink over this many iterations */
+#define STALL_RATIO 0.99 /* by at least 1 %, or the iteration stalls */
 
 void diagc_trim_problem_init(diagc_trim_problem *p) {
   if (!p) return;
@@ -275,9 +277,18 @@ static int solve(trim_ws *w, const diagc_trim_problem *p, diagc_trim_result *res
   if (jac == DIAGC_JACOBIAN_FD) res->used_fd = 1;
   if (residual(w, &norm, why, sizeof why) != 0)
     return fail(DIAGC_LIN_E_EVAL, err, errlen, "%s at the starting point", why[0] ? why : "a residual is not finite");
+  double hist[STALL_STEPS]; /* max |r| of the last STALL_STEPS iterates */
   for (it = 0;; it++) {
     res->iterations = it;
     res->residual = norm;
+    if (it >= STALL_STEPS && norm > STALL_RATIO * hist[it % STALL_STEPS] && norm > p->tolerance) {
+      row_text(w, w->eq[res->worst], nm, sizeof nm);
+      return fail(DIAGC_TRIM_E_NO_POINT, err, errlen, "no trim point: the residual stalls at %.3g (on %s) "
+                  "after %d iterations (less than %g%% smaller than %d iterations before: no values of "
+                  "the free unknowns near here make the equations hold; a target out of reach, or an "
+                  "input at a limit?)", norm, nm, it, 100 * (1 - STALL_RATIO), STALL_STEPS);
+    }
+    hist[it % STALL_STEPS] = norm;
     res->worst = 0;
     for (k = 1; k < w->neq; k++)
       if (fabs(w->r[k]) > fabs(w->r[res->worst])) res->worst = k;

@@ -64,7 +64,8 @@ void diagc_trim_problem_init(diagc_trim_problem *p);
 /* Solves from the point ctx holds and leaves the solution in ctx (its
  * state and inputs; on failure the best point found).  DIAGC_OK,
  * DIAGC_TRIM_E_NO_POINT (the residual stalls above the tolerance: the line
- * search cannot reduce it, the step vanishes or max_iterations pass),
+ * search cannot reduce it, the step vanishes, it shrinks by less than 1 %
+ * over 8 iterations, or max_iterations pass),
  * DIAGC_TRIM_E_SINGULAR (the Jacobian of the equations with respect to
  * the unknowns is rank deficient at an iterate), DIAGC_LIN_E_ARG (an index
  * out of range or repeated, NULL arrays), DIAGC_LIN_E_MODEL (abstract
