@@ -16,7 +16,11 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
        diagc linearize SPEC.lua [--mode linearize|first_order_taylor] [-p ...] [--state ...]
                                 [--input name=value ...] [--time T] [--input-port NAME]
                                 [--output-port NAME] [--jacobian model|fd] [--tolerance E]
-                                [--format text|json|csv] [-o FILE]
+                                [--format text|json|csv] [--eig] [-o FILE]
+       diagc trim SPEC.lua [--free NAME,...] [--fix NAME,...] [--target NAME=V,...]
+                           [--deriv NAME=V,...] [--free-deriv NAME,...] [-p ...] [--state ...]
+                           [--input ...] [--time T] [--jacobian model|fd] [--tolerance E]
+                           [--max-iterations N] [--json] [-o FILE]
        diagc graph SPEC.lua [-o FILE.dot] [--all]
        diagc info SPEC.lua [--json] [-o FILE]
        diagc test [FILE|DIR ...] [--filter PATTERN] [--timeout S]
@@ -39,7 +43,11 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
                      step-count limit (default 1e9, docs/simulator.md)
   linearize          A, B, C, D at an operating point (Drake's Linearize, or
                      first_order_taylor with its affine terms), with the
-                     names of the states, inputs and outputs
+                     names of the states, inputs and outputs; a sampled
+                     loop in discrete time; --eig: the eigenvalues
+  trim               an operating point where chosen derivatives vanish and
+                     chosen outputs hit targets (Newton), printed as the
+                     --state / --input flags of linearize and run
   graph              the diagram and its ticket graph as Graphviz DOT
   info               the model's systems, ports, states, parameters, events
                      and loggers (text, or JSON with --json)
@@ -64,6 +72,7 @@ local function out(s, code) return require("diagc.cli.output").stdout_status(s, 
 local subcommands = {
   run = "diagc.cli.run",
   linearize = "diagc.cli.linearize",
+  trim = "diagc.cli.trim",
   graph = "diagc.cli.graph",
   deploy = "diagc.cli.deploy",
   info = "diagc.cli.info",

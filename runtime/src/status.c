@@ -47,6 +47,8 @@ static const status_entry STATUSES[] = {
   ENTRY(DIAGC_LIN_E_EQUILIBRIUM, "linearize: not an equilibrium"),
   ENTRY(DIAGC_LIN_E_EVAL, "linearize: an evaluation failed"),
   ENTRY(DIAGC_LIN_E_NOMEM, "linearize: out of memory"),
+  ENTRY(DIAGC_TRIM_E_NO_POINT, "trim: no trim point (the residual stalls above the tolerance)"),
+  ENTRY(DIAGC_TRIM_E_SINGULAR, "trim: the Jacobian with respect to the unknowns is singular"),
   ENTRY(DIAGC_CONTACT_E_ARG, "contact: invalid argument"),
   ENTRY(DIAGC_CONTACT_E_WORKSPACE, "contact: workspace missing or too small"),
   ENTRY(DIAGC_CONTACT_E_CHECK, "contact: an LCP failed its complementarity check"),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every example: generated twice (byte-identical), compiled warning-free
+# Every example (examples/ and examples/control/): generated twice (byte-identical), compiled warning-free
 # with gcc -O2, clang and tcc (-std=c99 -Wall -Wextra -Werror -pedantic),
 # linked natively with the runtime and run; the native run must print the
 # same CSV as `diagc run` (TinyCC, in-process).
@@ -8,7 +8,7 @@ DIAGC=${DIAGC:-bin/diagc}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 FLAGS="-std=c99 -Wall -Wextra -Werror -pedantic -Iruntime/include"
-for spec in examples/*.lua; do
+for spec in examples/*.lua examples/control/*.lua; do
   case "$spec" in *_test.lua) continue ;; esac
   name=$(basename "$spec" .lua)
   d="$tmp/$name"; mkdir -p "$d"

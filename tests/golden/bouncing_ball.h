@@ -124,7 +124,8 @@ static inline int bouncing_ball_eval_ball__vy(bouncing_ball_context *c, const do
 extern const int bouncing_ball_jac_xc_sparsity[];
 int bouncing_ball_jac_xc(bouncing_ball_context *c, double *nz);
 /* d(xcdot, y) / d(xc, u) for linearization: rows xcdot then the outputs of
- * P_model.lin_outputs, columns xc then the inputs of P_model.lin_inputs;
+ * P_model.lin_outputs, columns xc (then xd for a sampled loop: P_model.
+ * lin_time_period > 0 with nxc > 0) then the inputs of P_model.lin_inputs;
  * structural nonzeros in compressed columns (pattern as P_jac_xc_sparsity). */
 #define BOUNCING_BALL_HAS_JAC_LIN 1
 #define BOUNCING_BALL_JAC_LIN_NROW 3

@@ -168,7 +168,8 @@ static inline int hybrid_controller_eval_supervisor__count(hybrid_controller_con
 extern const int hybrid_controller_jac_xc_sparsity[];
 int hybrid_controller_jac_xc(hybrid_controller_context *c, double *nz);
 /* d(xcdot, y) / d(xc, u) for linearization: rows xcdot then the outputs of
- * P_model.lin_outputs, columns xc then the inputs of P_model.lin_inputs;
+ * P_model.lin_outputs, columns xc (then xd for a sampled loop: P_model.
+ * lin_time_period > 0 with nxc > 0) then the inputs of P_model.lin_inputs;
  * structural nonzeros in compressed columns (pattern as P_jac_xc_sparsity). */
 #define HYBRID_CONTROLLER_HAS_JAC_LIN 1
 #define HYBRID_CONTROLLER_JAC_LIN_NROW 4

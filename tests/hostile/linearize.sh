@@ -129,3 +129,32 @@ hcase linearize.nan_tolerance
 hrun -- "$DIAGC" linearize examples/pendulum.lua --tolerance nan -o "$T/out.txt"
 expect_refused "diagc linearize: invalid --tolerance 'nan': expected a finite decimal number >= 0$"
 hdone
+
+# a sampled loop (xc under one periodic update): only at an equilibrium,
+# only mode linearize; --eig takes no value
+H_SAMPLED='local P = leaf "P" {
+  continuous_state { z = { "x" }, z0 = { 0 } },
+  input_port { "u", size = 1 },
+  derivatives { prerequisites = { "z", "u" }, calc = [[ zdot[0] = u[0]; ]] },
+  output_port { "y", size = 1, prerequisites = { "z" }, calc = [[ y[0] = z[0]; ]] },
+}
+local K = leaf "K" {
+  discrete_state { "u", default = { 0 } },
+  input_port { "y", size = 1 },
+  output_port { "cmd", size = 1, prerequisites = { "xd" }, calc = [[ cmd[0] = u[0]; ]] },
+  periodic_discrete_update { "s", period = 0.1, calc = [[ u_next[0] = -y[0]; ]] },
+}
+return diagram "sl" { system { "p", P }, system { "k", K },
+  connect { "p.y", "k.y" }, connect { "k.cmd", "p.u" } }'
+
+hlin sampled_taylor "$H_SAMPLED" --mode first_order_taylor
+expect_refused "diagc linearize: model sl is a sampled loop \(continuous state under a periodic discrete update\): it is linearized at an equilibrium only \(mode linearize; diagc trim finds one\), first_order_taylor is not available$"
+hdone
+
+hlin sampled_not_equilibrium "$H_SAMPLED" --state p.x=1
+expect_refused "diagc linearize: not an equilibrium: k\.u\[n\+1\] - k\.u\[n\] = -1 \(tolerance 1e-06\); linearize needs x\[n\+1\] = x\[n\] and xcdot = 0 \(diagc trim finds such a point\)$"
+hdone
+
+hlin eig_with_value "$H_SAMPLED" --eig=1
+expect_refused "diagc linearize: option --eig takes no value \(got '1'\)$"
+hdone

@@ -164,9 +164,13 @@ test("linearize.refuses_hybrid", function()
   local Mixed = dsl.leaf "Mixed" {
     dsl.continuous_state { z = 1, z0 = { 0 } },
     dsl.discrete_state { "n", size = 1, default = { 0 } },
-    dsl.derivatives { prerequisites = { "z", "xd" }, calc = "zdot[0] = n[0] - z[0];" },
+    dsl.discrete_state { "m", size = 1, default = { 0 } },
+    dsl.derivatives { prerequisites = { "z", "xd" }, calc = "zdot[0] = n[0] + m[0] - z[0];" },
+    -- two periods: not one sampled loop (one period is: sampled_test.lua)
     dsl.periodic_discrete_update { "tick", period = 0.1, writes = { "n" }, prerequisites = { "n" },
       calc = "n_next[0] = n[0] + 1.0;" },
+    dsl.periodic_discrete_update { "tock", period = 0.3, writes = { "m" }, prerequisites = { "m" },
+      calc = "m_next[0] = m[0] + 1.0;" },
   }
   local c = diagc.jit(dsl.diagram "mixed" { dsl.system { "c", Mixed } }):context()
   local msg = expect_error(function() c:linearize() end)

@@ -140,7 +140,7 @@ group("options", function()
       "linearize: invalid tolerance -1: expected a finite decimal number >= 0")
     expect_error(function() c:linearize { tolerance = 0 / 0 } end, "linearize: invalid tolerance nan")
     expect_error(function() c:linearize { mdoe = "linearize" } end,
-      "linearize: unknown option 'mdoe'; did you mean 'mode'? (options: input, jacobian, mode, output, tolerance)")
+      "linearize: unknown option 'mdoe'; did you mean 'mode'? (options: eig, input, jacobian, mode, output, tolerance)")
     expect_error(function() c:linearize { mode = "lin" } end, "linearize: mode: unknown value 'lin'")
     expect_error(function() c:linearize { tolerance = "1e-3" } end, "linearize: tolerance must be a number")
     near(c:linearize { tolerance = 0 }.A, { { 0, 1 }, { -9.81, -0.1 } })

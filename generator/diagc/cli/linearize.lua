@@ -13,13 +13,14 @@ local output = require("diagc.cli.output")
 local json = require("diagc.cli.json")
 
 local M = {}
+local text_eig
 
 local CMD = "diagc linearize"
 
 local FLAGS = {
   ["-p"] = true, ["--state"] = true, ["--input"] = true, ["--time"] = true,
   ["--mode"] = true, ["--input-port"] = true, ["--output-port"] = true,
-  ["--jacobian"] = true, ["--tolerance"] = true, ["--format"] = true, ["-o"] = true,
+  ["--jacobian"] = true, ["--tolerance"] = true, ["--format"] = true, ["-o"] = true, ["--eig"] = false,
 }
 local MULTI = { ["-p"] = true, ["--state"] = true, ["--input"] = true }
 local FORMATS = { "text", "json", "csv" }
@@ -33,7 +34,7 @@ local function options(o)
   local opts = {
     mode = o["--mode"] and one_of("--mode", o["--mode"], linear.MODES),
     jacobian = o["--jacobian"] and one_of("--jacobian", o["--jacobian"], { "model", "fd" }),
-    input = o["--input-port"], output = o["--output-port"],
+    input = o["--input-port"], output = o["--output-port"], eig = o["--eig"] or nil,
   }
   if o["--tolerance"] then
     opts.tolerance = cli.number(CMD, "--tolerance", o["--tolerance"], model.option(linear.OPTIONS, "tolerance").range)
@@ -82,6 +83,25 @@ local function text_vector(out, name, v, names)
   out[#out + 1] = name .. ": " .. table.concat(parts, ", ")
 end
 
+-- the eigenvalues of A: continuous "re +- im i"; discrete z, |z| and the
+-- continuous-time equivalent log(z) / h
+local function complex(re, im)
+  if im == 0 then return g(re) end
+  return string.format("%s %s %si", g(re), im < 0 and "-" or "+", g(math.abs(im)))
+end
+
+text_eig = function(out, eig, h)
+  out[#out + 1] = string.format("eigenvalues of A (%d)%s", #eig, h > 0 and ": z, |z|, log(z)/h" or "")
+  for _, e in ipairs(eig) do
+    if h > 0 then
+      out[#out + 1] = string.format("  %-34s |z| = %-16s s = %s", complex(e.re, e.im), g(e.abs),
+        e.s_re == -math.huge and "-inf" or complex(e.s_re, e.s_im))
+    else
+      out[#out + 1] = "  " .. complex(e.re, e.im)
+    end
+  end
+end
+
 local function as_text(r, name, t)
   local out = {}
   out[#out + 1] = string.format("%s of %s at t = %s", r.mode, name, g(t))
@@ -102,7 +122,20 @@ local function as_text(r, name, t)
   text_matrix(out, "B", r.B, r.states, r.inputs)
   text_matrix(out, "C", r.C, r.outputs, r.states)
   text_matrix(out, "D", r.D, r.outputs, r.inputs)
+  if r.eig then text_eig(out, r.eig, r.time_period) end
   return table.concat(out, "\n") .. "\n"
+end
+
+-- [{re, im, abs[, s_re, s_im]}]; s_re of z = 0 is null (minus infinity)
+local function eig_json(eig)
+  local a = json.array()
+  for i, e in ipairs(eig) do
+    local s_re = e.s_re
+    if s_re == -math.huge then s_re = nil end
+    a[i] = { re = unsigned_zero(e.re), im = unsigned_zero(e.im), abs = e.abs,
+      s_re = s_re and unsigned_zero(s_re), s_im = e.s_im and unsigned_zero(e.s_im) }
+  end
+  return a
 end
 
 local function as_json(r, name, t)
@@ -124,7 +157,7 @@ local function as_json(r, name, t)
     model = name, mode = r.mode, t = t, time_period = r.time_period,
     states = json.array(r.states), inputs = json.array(r.inputs), outputs = json.array(r.outputs),
     A = mat(r.A, nx), B = mat(r.B, nu), C = mat(r.C, nx), D = mat(r.D, nu),
-    x0 = vec(r.x0), u0 = vec(r.u0), y0 = vec(r.y0), f0 = vec(r.f0),
+    x0 = vec(r.x0), u0 = vec(r.u0), y0 = vec(r.y0), f0 = vec(r.f0), eigenvalues = r.eig and eig_json(r.eig),
   })
 end
 
@@ -150,6 +183,11 @@ local function as_csv(r)
   vec("u0", r.u0, r.inputs)
   vec("y0", r.y0, r.outputs)
   vec("f0", r.f0, r.states)
+  for i, e in ipairs(r.eig or {}) do
+    for _, k in ipairs({ "re", "im", "abs", "s_re", "s_im" }) do
+      if e[k] then out[#out + 1] = string.format("eig,%d,%s,%s", i, k, e[k] == -math.huge and "-inf" or num(e[k])) end
+    end
+  end
   return table.concat(out, "\n") .. "\n"
 end
 

@@ -4,7 +4,9 @@
 -- elements of the linearization outputs y (the root diagram's exported
 -- output ports and the logged ports, in the order of the descriptor's
 -- outputs table); columns: the nxc continuous state elements, then the
--- elements of the root's exported inputs u (in u order).  In C:
+-- elements of the root's exported inputs u (in u order); a sampled loop
+-- (M.sampled: xc under one periodic discrete update) has the nxd discrete
+-- state columns between xc and u.  In C:
 -- PREFIX_jac_lin(c, nz) over structural nonzeros only, its pattern
 -- PREFIX_jac_lin_sparsity in CasADi's layout, and the row and column
 -- blocks PREFIX__lin_outputs (indices into the outputs table) and
@@ -79,6 +81,27 @@ function M.update_chain(roots_list, updates)
   return list
 end
 
+-- A model with continuous state and one periodic discrete update (every
+-- leaf's discrete updates share one period and offset, no other event
+-- writes state) is linearized as a sampled loop (runtime/src/linearize.c):
+-- jac_lin then has the xd columns too, ∂(ẋc, y)/∂(xc, xd, u), and the
+-- period is published.  Returns the period and the offset, or nil.
+function M.sampled(F)
+  if F.nxc == 0 or F.nxd == 0 then return nil end
+  local period, offset
+  for _, ctx in ipairs(F.leaves) do
+    for _, ev in ipairs(ctx.type.events) do
+      if ev.event_kind ~= "publish" then
+        if ev.event_kind ~= "discrete_update" or ev.trigger ~= "periodic" then return nil end
+        if period and (ev.period ~= period or (ev.offset or 0) ~= offset) then return nil end
+        period, offset = ev.period, ev.offset or 0
+      end
+    end
+  end
+  if not period then return nil end
+  return period, offset
+end
+
 -- the chain of the linearization's rows (M.update_chain)
 function M.chain_list(F, outs, updates)
   return M.update_chain(roots(F, outs, updates), updates)
@@ -97,9 +120,11 @@ function M.missing(F)
 end
 
 -- the column blocks (coder/jacobian_chain.lua): the state (xd for a
--- purely discrete model, else xc), then the exported inputs
+-- purely discrete model, xc and xd for a sampled loop, else xc), then the
+-- exported inputs
 function M.columns(F, updates)
   if updates then return { xd = 0, u = F.nxd } end
+  if M.sampled(F) then return { xc = 0, xd = F.nxc, u = F.nxc + F.nxd } end
   return { xc = 0, u = F.nxc }
 end
 
@@ -193,7 +218,8 @@ end
 
 local COMMENT = {
   "/* d(xcdot, y) / d(xc, u) for linearization: rows xcdot then the outputs of",
-  " * P_model.lin_outputs, columns xc then the inputs of P_model.lin_inputs;",
+  " * P_model.lin_outputs, columns xc (then xd for a sampled loop: P_model.",
+  " * lin_time_period > 0 with nxc > 0) then the inputs of P_model.lin_inputs;",
   " * structural nonzeros in compressed columns (pattern as P_jac_xc_sparsity). */",
 }
 
@@ -204,7 +230,9 @@ function M.emit(K)
     local F = K.F
     local outs, ins = M.outputs(F), M.inputs(F)
     local updates, period = M.discrete_updates(F)
+    local sampled = M.sampled(F)
     local nrow, ncol = sizes(updates and F.nxd or F.nxc, outs, ins)
+    if sampled then ncol, period = ncol + F.nxd, sampled end
     emit_blocks(K, outs, ins)
     K.lin = { n_outputs = #outs, n_inputs = #ins, nrow = nrow, ncol = ncol, period = period or 0 }
     local plan = K.jcache.by_tag.lin -- coder/jacobian_cache.lua: nil when there is none

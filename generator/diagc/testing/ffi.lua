@@ -94,6 +94,7 @@ function M.load(include_dir)
   ffi.cdef(to_cdef(region))
   ffi.cdef(to_cdef(read(inc .. "simulator.h")))
   ffi.cdef(to_cdef(read(inc .. "linearize.h")))
+  ffi.cdef(to_cdef(read(inc .. "trim.h")))
   M.stdio()
   ffi.cdef(to_cdef(read(inc .. "csv.h")))
   return M

@@ -11,6 +11,7 @@
 --                  (default) or "none"
 --   opts.jacobian  "model" (default: the generated Jacobian) | "fd"
 --   opts.tolerance the equilibrium tolerance (default 1e-6)
+--   opts.eig       also the eigenvalues of A (result.eig: M.eigenvalues)
 --   result: {A=, B=, C=, D= (lists of rows), f0=, y0=, x0=, u0= (lists),
 --     states=, inputs=, outputs= (element names: "pend.theta", "u[1]"),
 --     time_period= (0: continuous; h: discrete, x[n+1] = A x[n] + ...)}
@@ -32,6 +33,7 @@ M.OPTIONS = {
   { "output", type = "string" },
   { "jacobian", one_of = { "model", "fd" } },
   { "tolerance", range = { min = 0 } },
+  { "eig", flag = true },
 }
 
 local function port_names(d, n, list, tbl)
@@ -110,11 +112,13 @@ local function options(C, d, opts)
 end
 
 -- the names of the linearization's state elements: xd for a purely
--- discrete model, else xc
-local function state_names(d)
-  local disc, states = d.lin_time_period > 0, {}
-  for i = 0, (disc and d.nxd or d.nxc) - 1 do
-    states[i + 1] = ffi.string((disc and d.xd_names or d.xc_names)[i])
+-- discrete model, xc then xd for a sampled loop (with_xd; the parameter
+-- Jacobian's rows are xc only), else xc
+local function state_names(d, with_xd)
+  local per, states = d.lin_time_period > 0, {}
+  for i = 0, d.nxc - 1 do states[#states + 1] = ffi.string(d.xc_names[i]) end
+  if per and (with_xd or d.nxc == 0) then
+    for i = 0, d.nxd - 1 do states[#states + 1] = ffi.string(d.xd_names[i]) end
   end
   return states
 end
@@ -129,7 +133,7 @@ local function names_of(d, o)
   end
   local i1, ic = range(o.input, #ins)
   local o1, oc = range(o.output, #outs)
-  return state_names(d), elements(ins, isz, i1, ic), elements(outs, osz, o1, oc)
+  return state_names(d, true), elements(ins, isz, i1, ic), elements(outs, osz, o1, oc)
 end
 
 -- The calc that fails at ctx on the way to the derivatives or the chosen
@@ -183,7 +187,14 @@ function M.linearize(model, ctx, opts)
     return nil, msg, rc
   end
   local states, inputs, outputs = names_of(d, o)
+  local eig
+  if opts and opts.eig then
+    local why2
+    eig, why2 = M.eigenvalues(rows(A, nx, nx), sys.time_period)
+    if not eig then return nil, why2, C.DIAGC_LIN_E_EVAL end
+  end
   return {
+    eig = eig,
     A = rows(A, nx, nx), B = rows(B, nx, nu), C = rows(Cm, ny, nx), D = rows(D, ny, nu),
     f0 = list(f0, nx), y0 = list(y0, ny), x0 = list(x0, nx), u0 = list(u0, nu),
     states = states, inputs = inputs, outputs = outputs, mode = opts and opts.mode or "linearize",
@@ -212,6 +223,38 @@ function M.parameter_jacobian(model, ctx)
   local r = state_names(d)
   for _, n in ipairs(elements(outs, osz, 1, #outs)) do r[#r + 1] = n end
   return { J = J, rows = r, cols = elements(params, psz, 1, #params) }
+end
+
+-- The eigenvalues of the n x n A (a list of rows) through the runtime's
+-- diagc_eigenvalues, as {re=, im=, abs=} sorted by decreasing real part
+-- (continuous, h = 0) or modulus (discrete, period h > 0), then by
+-- decreasing imaginary part; discrete ones also carry the continuous-time
+-- equivalent s = log(z) / h as s_re, s_im (s_re = -inf for z = 0).
+-- nil, message when the QR iteration does not converge.
+function M.eigenvalues(A, h)
+  local n = #A
+  local a, re, im = ffi.new("double[?]", n * n + 1), ffi.new("double[?]", n + 1), ffi.new("double[?]", n + 1)
+  for i = 1, n do for j = 1, n do a[(i - 1) * n + j - 1] = A[i][j] end end
+  local rc = ffi.C.diagc_eigenvalues(n, a, re, im)
+  if rc ~= 0 then return nil, "the eigenvalues of A: " .. ffi.string(ffi.C.diagc_status_message(rc)) end
+  local out = {}
+  for i = 0, n - 1 do
+    local e = { re = re[i], im = im[i] == 0 and 0 or im[i] }
+    e.abs = math.sqrt(e.re * e.re + e.im * e.im)
+    if h and h > 0 then
+      e.s_re = math.log(e.abs) / h
+      e.s_im = (e.im == 0 and e.re >= 0) and 0 or math.atan2(e.im, e.re) / h
+    end
+    out[#out + 1] = e
+  end
+  local disc = h and h > 0
+  table.sort(out, function(x, y)
+    local kx, ky = disc and x.abs or x.re, disc and y.abs or y.re
+    if kx ~= ky then return kx > ky end
+    if x.im ~= y.im then return x.im > y.im end
+    return x.re > y.re
+  end)
+  return out
 end
 
 M.blocks, M.elements = blocks, elements

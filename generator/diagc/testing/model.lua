@@ -285,6 +285,17 @@ function Context:linearize(opts)
   return r
 end
 
+-- An operating point where chosen derivatives and outputs take chosen
+-- values, from this context (which then holds it): testing/trim.lua
+-- (opts: free, fix, target, deriv, free_deriv, jacobian, tolerance,
+-- max_iterations).  Returns {iterations=, residual=, x=, u=, y=, ...};
+-- raises "trim: ..." when there is no such point.
+function Context:trim(opts)
+  local r, msg = require("diagc.testing.trim").trim(self.model, self, opts)
+  if not r then raise("trim: " .. msg) end
+  return r
+end
+
 -- d(xcdot or x[n+1], y) / d p for the parameters of the spec's
 -- parameter_jacobian, dense: {J = rows of columns, rows = {names},
 -- cols = {names}} (rows: the state elements, then the linearization's

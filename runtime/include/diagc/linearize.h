@@ -25,10 +25,23 @@
  * of period h (diagc_model.lin_time_period > 0) is linearized in x = xd
  * with x[n+1] in place of dx/dt: A, B map x[n], u[n] to x[n+1]; linearize
  * needs x[n+1] = x[n] within the tolerance (a fixed point), and f0 =
- * x[n+1](x0, u0) - A x0 - B u0 in first_order_taylor mode.  Any other
- * model with discrete state, and any with abstract state, is refused
- * (DIAGC_LIN_E_MODEL).  A, B, C, D come from the model's
- * generated d(xcdot, y) / d(xc, u) (diagc_model.jac_lin) with
+ * x[n+1](x0, u0) - A x0 - B u0 in first_order_taylor mode.
+ *
+ * Sampled loops: a model with continuous state xc under one periodic
+ * discrete update of period h (and any offset) is linearized exactly in
+ * discrete time at h, in x = (xc, xd) sampled just before the update:
+ * x[n] is the state at t_n- = (offset + n h)-, and x[n+1] at t_(n+1)-.  At
+ * t_n the update sets xd+ = g(xc, xd, u) (xc is continuous); over [t_n,
+ * t_n + h) xc follows xcdot = f(xc, xd+, u) with xd+ and u held (zero-order
+ * hold).  A = [[Phi + Gam_d Gc, Gam_d Gd], [Gc, Gd]], B = [[Gam_u + Gam_d
+ * Gu], [Gu]] with exp(h [[Ac, Ad, Bc], [0, 0, 0]]) = [[Phi, Gam_d, Gam_u],
+ * [0, I, 0]] (Ac, Ad, Bc: d xcdot / d(xc, xd, u); Gc, Gd, Gu: d xd+ /
+ * d(xc, xd, u)); C, D are those of y(xc, xd, u) at t_n-.  Only the
+ * linearize mode, at an equilibrium: xcdot = 0 and xd+ = xd within the
+ * tolerance.  Any other model with discrete state, and any with abstract
+ * state, is refused (DIAGC_LIN_E_MODEL).  A, B, C, D come from the model's
+ * generated d(xcdot, y) / d(xc, u) (diagc_model.jac_lin; a sampled
+ * loop's also from its update's jac_updates[0]) with
  * DIAGC_JACOBIAN_MODEL, or from central differences of the derivatives
  * and outputs with DIAGC_JACOBIAN_FD.  The caller's context is left as it
  * was (finite differences work on a copy; its cache may be filled).
@@ -104,6 +117,19 @@ int diagc_linearize_sizes(const diagc_model *m, const diagc_linearize_options *o
  * NaN or an infinity. */
 int diagc_linearize(const diagc_model *m, void *ctx, const diagc_linearize_options *o,
                     diagc_linear_system *out, char *err, size_t errlen);
+
+/* E = exp(A) for the n x n row-major A (scaling and squaring with the
+ * degree-13 Pade approximant, Higham 2005): DIAGC_OK, DIAGC_LIN_E_ARG (a
+ * non-finite element, n < 0, NULL) or DIAGC_LIN_E_NOMEM.  E may not alias
+ * A.  Allocates its scratch and frees it. */
+int diagc_expm(int n, const double *A, double *E);
+
+/* The eigenvalues re[i] + i im[i] of the n x n row-major A (Hessenberg
+ * reduction, then the Francis double-shift QR iteration), complex pairs
+ * adjacent with the positive imaginary part first: DIAGC_OK,
+ * DIAGC_LIN_E_ARG (a non-finite element, n < 0, NULL), DIAGC_LIN_E_NOMEM or
+ * DIAGC_LIN_E_EVAL (the iteration did not converge). */
+int diagc_eigenvalues(int n, const double *A, double *re, double *im);
 
 #ifdef __cplusplus
 }

@@ -246,11 +246,14 @@ typedef struct diagc_model {
   const int *jac_lin_colptr;       /* jac_lin_ncol + 1 */
   const int *jac_lin_rowind;       /* jac_lin_nnz */
   int (*jac_lin)(void *ctx, double *nz);
-  /* 0: jac_lin is d(xcdot, y) / d(xc, u) as above.  h > 0: the model is
-     purely discrete with one periodic discrete update of period h (every
-     leaf's discrete updates share h and one offset, no other event
-     writes state), and jac_lin is d(x[n+1], y) / d(xd, u): the state rows
-     and columns are the nxd discrete state elements (nxc is 0). */
+  /* 0: jac_lin is d(xcdot, y) / d(xc, u) as above.  h > 0: the model
+     has one periodic discrete update of period h (every leaf's discrete
+     updates share h and one offset, no other event writes state).  Purely
+     discrete (nxc 0): jac_lin is d(x[n+1], y) / d(xd, u), the state rows
+     and columns the nxd discrete state elements.  A sampled loop (nxc > 0,
+     nxd > 0): jac_lin is d(xcdot, y) / d(xc, xd, u), the nxd discrete
+     state columns between xc and u (jac_lin_ncol = nxc + nxd + nu), and
+     the update's Jacobian is jac_updates[0]. */
   double lin_time_period;
   /* The calcs (as cache entry paths, e.g. "plant.xcdot") whose local
      Jacobian in jac_xc / jac_lin is formed by central differences of the

@@ -100,6 +100,12 @@ typedef enum diagc_status {
                                  failed, or gave NaN/infinity */
   DIAGC_LIN_E_NOMEM = -64,    /* allocation failed */
 
+  /* trim (diagc/trim.h); its other failures are DIAGC_LIN_E_* */
+  DIAGC_TRIM_E_NO_POINT = -65, /* the residual stalls above the tolerance:
+                                 no trim point with these unknowns */
+  DIAGC_TRIM_E_SINGULAR = -66, /* the Jacobian of the equations with
+                                 respect to the unknowns is singular */
+
   /* contact solve (diagc/world.h) */
   DIAGC_CONTACT_E_ARG = -70,  /* bad argument; x, v_next unchanged */
   DIAGC_CONTACT_E_WORKSPACE = -71, /* workspace missing or too small */
