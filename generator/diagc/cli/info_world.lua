@@ -58,7 +58,9 @@ function M.describe(F)
       end
       local bodies = json.array()
       for _, b in ipairs(C.bodies) do
-        bodies[#bodies + 1] = { name = b.name, joint = b.joint.type, q = b.q0, v = b.v0, nq = b.nq, nv = b.nv }
+        -- joint_name: what its outputs and state elements go by (world/signals.lua)
+        bodies[#bodies + 1] = { name = b.name, joint = b.joint.type, q = b.q0, v = b.v0, nq = b.nq, nv = b.nv,
+          joint_name = b.nq > 0 and b.joint.name or nil }
       end
       -- the joints' Coulomb friction and mimic couplings (world/couplings.lua), rows of the step's LCP
       local friction, mimics = json.array(), json.array()

@@ -27,7 +27,10 @@
 --     output_port     position, velocity, poses (12 per body: R row-major,
 --                     p), impulses, step_info, energy, gravity_effort (nv:
 --                     the effort that holds each dof still against gravity,
---                     c(q, 0))
+--                     c(q, 0)); per moving body B.pose and B.velocity, per
+--                     moving joint J.q and J.v (world/signals.lua: their
+--                     labels; pos and vel name their elements "J.x", ...,
+--                     and pos groups each joint's coordinates as "J")
 -- Every item is located at the world's declaration (an error the leaf
 -- checks find in generated code is an internal one).
 local errors = require("diagc.errors")
@@ -38,6 +41,7 @@ local fold = require("diagc.world.fold")
 local size = require("diagc.world.size")
 local grad = require("diagc.world.grad")
 local ranges = require("diagc.world.ranges")
+local signals = require("diagc.world.signals")
 
 local M = {}
 
@@ -80,11 +84,18 @@ local function claim_prefix(C, P, taken)
 end
 
 local function outputs(world, C, P, items)
-  local function out(name, size, prereqs, calc)
-    items[#items + 1] = item(world, "output_port", { name, size = size, prerequisites = prereqs, calc = calc })
+  local qn, vn = signals.state_names(C)
+  local function out(name, size, prereqs, calc, names)
+    items[#items + 1] = item(world, "output_port", { name, size = size, prerequisites = prereqs, calc = calc,
+      names = names })
   end
-  out("position", C.nq, { "pos" }, copy_calc("position", "pos", C.nq))
-  out("velocity", C.nv, { "vel" }, copy_calc("velocity", "vel", C.nv))
+  -- per body and per joint, by name (world/signals.lua)
+  signals.outputs(C, P, function(name, label, size, names, prereqs, calc)
+    items[#items + 1] = item(world, "output_port", { name, label = label, size = size, names = names,
+      prerequisites = prereqs, calc = calc })
+  end)
+  out("position", C.nq, { "pos" }, copy_calc("position", "pos", C.nq), qn)
+  out("velocity", C.nv, { "vel" }, copy_calc("velocity", "vel", C.nv), vn)
   out("poses", 12 * C.nb, { "pos" }, string.format("%skinematics(pos, poses);", P))
   if C.nslots > 0 then
     out("impulses", C.nimp, { "imp" }, copy_calc("impulses", "imp", C.nimp))
@@ -133,10 +144,11 @@ function M.lower(world, taken)
   if C.settings.gradients then size.gradients(C, grad.nnz(C)) end
   size.context(C, step.work_bytes(C, P), C.settings.gradients and grad.struct_bytes(C) or 0)
   local pre = M.preamble(C, P) -- sets C.nslots
+  local qn, vn = signals.state_names(C)
   local items = {
     item(world, "c_preamble", { pre }),
-    item(world, "discrete_state", { "pos", default = C.q_init }),
-    item(world, "discrete_state", { "vel", default = C.v_init }),
+    item(world, "discrete_state", { "pos", default = C.q_init, names = qn, groups = signals.groups(C) }),
+    item(world, "discrete_state", { "vel", default = C.v_init, names = vn }),
     item(world, "discrete_state", { "info", default = zeros(C.ninfo) }),
   }
   local prereqs = { "pos", "vel", "info" }

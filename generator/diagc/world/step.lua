@@ -600,8 +600,9 @@ function M.emit(C, P)
   local rows_on = limits.rows_on(C)
   local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = rows_on
     and { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "point_jacobian_tree", "integrate",
-      "energy" }
-    or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy" } })), tables(C, P) }
+      "energy", "velocities" }
+    or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy", "velocities" } })),
+    tables(C, P), require("diagc.world.signals").emit(C, P) }
   parts[#parts + 1] = limits.emit_clamp(C, P)
   parts[#parts + 1] = smooth(C, P)
   if rows_on then

@@ -1,0 +1,61 @@
+-- check/state_log.lua: `log { "sys.x" }` of a leaf's state.  A log reads
+-- an output port; a state it names (what --state names: a discrete group
+-- "sys.x", a part of the continuous state "sys.q" / "sys.v" / "sys.z", or
+-- one element "sys.theta") gets an output port of its leaf type that
+-- copies it, made once per type and state: its public name is the state's
+-- (the log's column is "sys.x"), its element names the state's, its only
+-- prerequisite the state's own ticket.  Such ports are not connectable
+-- (a connect to "sys.x" still finds no output port).
+local scope = require("diagc.check.scope")
+
+local M = {}
+
+-- What `name` is among the leaf's states: {ticket=, from= (the C array the
+-- body reads), first= (0-based), size=, elements=} or nil.
+local function find_state(lt, name)
+  for _, part in ipairs({ "q", "v", "z" }) do
+    if name == part and #lt[part] > 0 then
+      local named = not lt[part][1]:find("[", 1, true)
+      return { ticket = part, from = part, first = 0, size = #lt[part], elements = named and lt[part] or nil }
+    end
+    for i, n in ipairs(lt[part]) do
+      if n == name then return { ticket = part, from = part, first = i - 1, size = 1 } end
+    end
+  end
+  for _, g in ipairs(lt.by_kind.xd) do
+    if g.name == name then
+      return { ticket = g.name, from = g.name, first = 0, size = g.size, elements = g.elements }
+    end
+    for i, n in ipairs(g.elements or {}) do
+      if n == name then return { ticket = g.name, from = g.name, first = i - 1, size = 1 } end
+    end
+  end
+end
+
+-- The output port of leaf type lt that copies state `name`, or nil when
+-- lt has no such state.
+function M.port(lt, name)
+  if lt.kind ~= "leaf" then return nil end
+  lt.state_ports = lt.state_ports or {}
+  if lt.state_ports[name] then return lt.state_ports[name] end
+  local s = find_state(lt, name)
+  if not s then return nil end
+  local cname, k = "log_" .. name:gsub("%.", "_"), 1
+  while lt.names[cname] do k = k + 1; cname = "log_" .. name:gsub("%.", "_") .. "_" .. k end
+  local it = { kind = "output", name = cname, label = name, loc = lt.loc, size = s.size,
+    elements = s.elements, from_state = true, index = #lt.by_kind.output + 1 }
+  lt.names[cname] = it
+  lt.name_order[#lt.name_order + 1] = cname
+  table.insert(lt.by_kind.output, it)
+  local body = string.format("for (int i = 0; i < %d; i++) %s[i] = %s[%d + i];", s.size, cname, s.from, s.first)
+  local c = { kind = "output", name = cname, loc = lt.loc, body = body,
+    body_loc = { file = lt.loc.file, line = lt.loc.line, col = 1 }, prereqs = { s.ticket },
+    default_prereqs = false, jacobian = "exact", item = it }
+  it.calc = c
+  c.params = scope.params(lt, c)
+  lt.calcs[#lt.calcs + 1] = c
+  lt.state_ports[name] = it
+  return it
+end
+
+return M
