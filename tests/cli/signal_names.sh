@@ -108,8 +108,13 @@ import json, os
 d = json.load(open(os.environ["DIAGC_JSON"]))
 ports = {p["path"]: p for p in d["ports"]}
 assert ports["world.ball.pose"]["elements"] == ["x", "y", "z", "qw", "qx", "qy", "qz"], ports
-assert ports["world.arm.velocity"]["elements"] == ["vx", "vy", "vz", "wx", "wy", "wz"], ports
-assert ports["world.elbow.q"]["size"] == 1 and "elements" not in ports["world.elbow.q"], ports
+# a port nothing refers to is not in the model, but the world lists it
+assert "world.arm.velocity" not in ports, ports
+sig = {p["path"]: p for p in d["worlds"][0]["signals"]}
+assert sig["world.arm.velocity"]["elements"] == ["vx", "vy", "vz", "wx", "wy", "wz"], sig
+assert sig["world.elbow.q"]["size"] == 1 and "elements" not in sig["world.elbow.q"], sig
+assert list(sig) == ["world.ball.pose", "world.ball.velocity", "world.arm.pose", "world.arm.velocity",
+                     "world.ball.q", "world.ball.v", "world.elbow.q", "world.elbow.v"], list(sig)
 assert ports["world.position"]["elements"] == ["ball.x", "ball.y", "ball.z", "ball.qw", "ball.qx", "ball.qy",
                                                "ball.qz", "elbow.q"], ports
 states = {s["path"]: s for s in d["states"]}

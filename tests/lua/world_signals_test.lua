@@ -1,7 +1,8 @@
 -- A world's signals by name (issue #28, item 4; docs/world.md, "Signals
 -- by name"): each moving body's pose and velocity and each joint's
--- coordinates and rates as output ports, the state's element names, and
--- --state's names for them.  Expected values are the world's own flat
+-- coordinates and rates as output ports (in the model once a diagram
+-- refers to them), the state's element names, and --state's names for
+-- them.  Expected values are the world's own flat
 -- state (exact where the output copies it) or the closed forms of a free
 -- body's and a two-link chain's kinematics; the looped dynamics give the
 -- unrolled ones' values.
@@ -46,8 +47,13 @@ local function model(o)
         joint = { "revolute", name = "elbow", parent = "upper", axis = { 0, 1, 0 }, xyz = { L, 0, 0 },
           q = { -0.3 }, v = { 1.5 } } },
     } },
+    -- a world's ports by name are in the model once referred to
     dsl.log { "w.ball.pose", period = 1e-3 },
     dsl.log { "w.elbow.q", period = 1e-3 },
+    dsl.log { "w.elbow.v", period = 1e-3 },
+    dsl.log { "w.ball.q" }, dsl.log { "w.ball.v" }, dsl.log { "w.ball.velocity" },
+    dsl.log { "w.upper.pose" }, dsl.log { "w.upper.velocity" }, dsl.log { "w.upper.q" }, dsl.log { "w.upper.v" },
+    dsl.log { "w.lower.pose" }, dsl.log { "w.lower.velocity" },
   })
 end
 
@@ -150,4 +156,21 @@ test("world_signals.names_in_the_descriptor", function()
   c:set_caching(false)
   local off = get(c, "w.lower.velocity")
   for i = 1, 6 do assert(on[i] == off[i]) end
+end)
+
+test("world_signals.only_the_ports_referred_to", function()
+  local mm = diagc.jit(dsl.diagram "few" {
+    dsl.system { "w", dsl.world "few" {
+      dsl.body { "a", mass = 1, inertia = { 1, 1, 1 }, joint = { "revolute", q = { 0.5 } } },
+      dsl.body { "b", mass = 1, inertia = { 1, 1, 1 }, joint = { "revolute", parent = "a", xyz = { 1, 0, 0 } } } } },
+    dsl.system { "gain", dsl.leaf "Double" {
+      dsl.input_port { "u", size = 7 },
+      dsl.output_port { "y", size = 1, prerequisites = { "u" }, calc = [[ y[0] = 2.0 * u[6]; ]] } } },
+    dsl.connect { "w.b.pose", "gain.u" },
+  })
+  local c = mm:context()
+  -- about z by 0.5: qz = sin(0.25)
+  near(c:get("gain.y"), 2 * math.sin(0.25), { rtol = 1e-15 })
+  assert(mm.outputs["w.b.pose"] and not mm.outputs["w.a.pose"] and not mm.outputs["w.b.velocity"],
+    "only w.b.pose is in the model")
 end)

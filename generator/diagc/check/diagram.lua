@@ -23,6 +23,7 @@ local fields = require("diagc.check.fields")
 local util = require("diagc.util")
 local dsl = require("diagc.spec.dsl")
 local state_log = require("diagc.check.state_log")
+local added_port = require("diagc.check.added_port")
 
 local M = {}
 
@@ -96,6 +97,8 @@ function M.check(spec, check_type)
         " (add it with system { \"" .. sys .. "\", Type } before referring to it)")
     end
     local p = find_port(child.type, dir, port)
+    -- a world's per-body and per-joint ports exist once referred to
+    if not p and dir == "output" then p = added_port.world(child.type, port) end
     if not p then
       local other = find_port(child.type, dir == "input" and "output" or "input", port)
       if other then
@@ -103,7 +106,12 @@ function M.check(spec, check_type)
           what, ref, dir == "input" and "output" or "input", sys, dir)
       end
       local names = {}
-      for _, q in ipairs(M.ports(child.type, dir)) do names[#names + 1] = M.port_name(q) end
+      for _, q in ipairs(M.ports(child.type, dir)) do
+        if not q.from_state then names[#names + 1] = M.port_name(q) end
+      end
+      if dir == "output" and child.type.world then
+        for _, l in ipairs(require("diagc.world.signals").labels(child.type.world)) do names[#names + 1] = l end
+      end
       local best = util.suggest(port, names)
       errors.raise(item.loc, "%s '%s': subsystem '%s' (%s \"%s\") has no %s port '%s'%s", what, ref,
         sys, child.type.kind, child.type.name, dir, port,

@@ -6,7 +6,7 @@
 -- (the log's column is "sys.x"), its element names the state's, its only
 -- prerequisite the state's own ticket.  Such ports are not connectable
 -- (a connect to "sys.x" still finds no output port).
-local scope = require("diagc.check.scope")
+local added = require("diagc.check.added_port")
 
 local M = {}
 
@@ -36,26 +36,12 @@ end
 -- lt has no such state.
 function M.port(lt, name)
   if lt.kind ~= "leaf" then return nil end
-  lt.state_ports = lt.state_ports or {}
-  if lt.state_ports[name] then return lt.state_ports[name] end
   local s = find_state(lt, name)
   if not s then return nil end
-  local cname, k = "log_" .. name:gsub("%.", "_"), 1
-  while lt.names[cname] do k = k + 1; cname = "log_" .. name:gsub("%.", "_") .. "_" .. k end
-  local it = { kind = "output", name = cname, label = name, loc = lt.loc, size = s.size,
-    elements = s.elements, from_state = true, index = #lt.by_kind.output + 1 }
-  lt.names[cname] = it
-  lt.name_order[#lt.name_order + 1] = cname
-  table.insert(lt.by_kind.output, it)
-  local body = string.format("for (int i = 0; i < %d; i++) %s[i] = %s[%d + i];", s.size, cname, s.from, s.first)
-  local c = { kind = "output", name = cname, loc = lt.loc, body = body,
-    body_loc = { file = lt.loc.file, line = lt.loc.line, col = 1 }, prereqs = { s.ticket },
-    default_prereqs = false, jacobian = "exact", item = it }
-  it.calc = c
-  c.params = scope.params(lt, c)
-  lt.calcs[#lt.calcs + 1] = c
-  lt.state_ports[name] = it
-  return it
+  return added.add(lt, { name = "log_" .. name:gsub("%.", "_"), label = name, size = s.size, elements = s.elements,
+    prereqs = { s.ticket }, from_state = true, body = function(cname)
+      return string.format("for (int i = 0; i < %d; i++) %s[i] = %s[%d + i];", s.size, cname, s.from, s.first)
+    end })
 end
 
 return M

@@ -27,10 +27,11 @@
 --     output_port     position, velocity, poses (12 per body: R row-major,
 --                     p), impulses, step_info, energy, gravity_effort (nv:
 --                     the effort that holds each dof still against gravity,
---                     c(q, 0)); per moving body B.pose and B.velocity, per
---                     moving joint J.q and J.v (world/signals.lua: their
---                     labels; pos and vel name their elements "J.x", ...,
---                     and pos groups each joint's coordinates as "J")
+--                     c(q, 0)); pos and vel name their elements by joint
+--                     ("J.x", ...) and pos groups each joint's coordinates
+--                     as "J" (world/signals.lua, which also makes the per
+--                     body and per joint ports B.pose, J.q, ... that a
+--                     diagram refers to: check/added_port.lua)
 -- Every item is located at the world's declaration (an error the leaf
 -- checks find in generated code is an internal one).
 local errors = require("diagc.errors")
@@ -89,11 +90,7 @@ local function outputs(world, C, P, items)
     items[#items + 1] = item(world, "output_port", { name, size = size, prerequisites = prereqs, calc = calc,
       names = names })
   end
-  -- per body and per joint, by name (world/signals.lua)
-  signals.outputs(C, P, function(name, label, size, names, prereqs, calc)
-    items[#items + 1] = item(world, "output_port", { name, label = label, size = size, names = names,
-      prerequisites = prereqs, calc = calc })
-  end)
+
   out("position", C.nq, { "pos" }, copy_calc("position", "pos", C.nq), qn)
   out("velocity", C.nv, { "vel" }, copy_calc("velocity", "vel", C.nv), vn)
   out("poses", 12 * C.nb, { "pos" }, string.format("%skinematics(pos, poses);", P))

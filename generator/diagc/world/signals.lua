@@ -8,8 +8,10 @@
 --                      its rates "J.v", "J.wx" .. "J.wz", "J.vx" .. "J.wz"
 --   M.groups(C)        {name = J, first = (0-based in pos), size = nq}
 --                      per moving joint: --state world.J=... sets them
---   M.outputs(C, P, out)  the ports, each out(name, label, size, names,
---                      prerequisites, calc):
+--   M.port(C, P, label)  the port named label (a spec for
+--                      check/added_port.lua), or nil; a port is in the
+--                      model once a diagram connects, exports or logs it:
+--                      a world costs nothing for the ports it does not use
 --     B.pose      (label "B.pose") the body's origin in the world and its
 --                 orientation: x y z qw qx qy qz (world <- body, w >= 0
 --                 unless copied from a free joint's own q), or with
@@ -19,8 +21,8 @@
 --     B.velocity  vx vy vz (the origin's velocity) wx wy wz (angular), in
 --                 world axes
 --     J.q, J.v    the joint's coordinates and rates (names as the state's)
---   Each reads only what it needs (pos; pos and vel), and is computed only
---   when evaluated (connected, logged or asked for).
+--   Each reads only what it needs (pos; pos and vel).
+--   M.labels(C)        every port's name, in order
 --   M.emit(C, P)       the C helpers the ports call (static inline)
 local errors = require("diagc.errors")
 
@@ -97,36 +99,57 @@ local function copy(dst, src, first, n)
   return string.format("for (int i = 0; i < %d; i++) %s[i] = %s[%d + i];", n, dst, src, first)
 end
 
--- the C name of a port: letters, digits and single _ (the dotted label is
--- what diagrams and tools see); the suffixes end differently, so two
--- ports never share one
-local function cname(name, what) return name .. "_" .. what end
-
-function M.outputs(C, P, out)
+-- every port a world offers by name, in order: {label=, size=, elements=,
+-- prereqs=, body= (cname -> C)}; indexed by label in C.signal_ports
+local function all_ports(C, P)
+  if C.signal_ports then return C.signal_ports end
+  local list, by = {}, {}
+  local function out(label, size, names, prereqs, body)
+    local p = { label = label, name = label:gsub("%.", "_"), size = size, elements = names, prereqs = prereqs,
+      body = body }
+    list[#list + 1] = p
+    by[label] = p
+  end
   local rpy = C.pose == "rpy"
   for _, b in ipairs(C.bodies) do
     if not b.welded then
       local i = b.index - 1
-      local pn = cname(b.name, "pose")
       local exact = b.joint.type == "free" and b.joint.parent == 0 and not rpy
         and b.joint.xyz[1] == 0 and b.joint.xyz[2] == 0 and b.joint.xyz[3] == 0
         and b.joint.rpy[1] == 0 and b.joint.rpy[2] == 0 and b.joint.rpy[3] == 0
-      local calc = exact and copy(pn, "pos", b.q0, 7) or string.format(
-        "double X[%d]; %skinematics(pos, X); %spose_of(X + %d, %d, %s);", 12 * C.nb, P, P, 12 * i, rpy and 1 or 0, pn)
-      out(pn, b.name .. ".pose", rpy and 6 or 7,
-        rpy and { "x", "y", "z", "roll", "pitch", "yaw" } or { "x", "y", "z", "qw", "qx", "qy", "qz" }, { "pos" }, calc)
-      local vname = cname(b.name, "velocity")
-      out(vname, b.name .. ".velocity", 6, { "vx", "vy", "vz", "wx", "wy", "wz" }, { "pos", "vel" }, string.format(
-        "double X[%d], V[%d]; %skinematics(pos, X); %svelocities(pos, vel, X, V); %svelocity_of(X + %d, V + %d, %s);",
-        12 * C.nb, 6 * C.nb, P, P, P, 12 * i, 6 * i, vname))
+      out(b.name .. ".pose", rpy and 6 or 7,
+        rpy and { "x", "y", "z", "roll", "pitch", "yaw" } or { "x", "y", "z", "qw", "qx", "qy", "qz" }, { "pos" },
+        function(pn)
+          return exact and copy(pn, "pos", b.q0, 7) or string.format(
+            "double X[%d]; %skinematics(pos, X); %spose_of(X + %d, %d, %s);", 12 * C.nb, P, P, 12 * i, rpy and 1 or 0, pn)
+        end)
+      out(b.name .. ".velocity", 6, { "vx", "vy", "vz", "wx", "wy", "wz" }, { "pos", "vel" }, function(vname)
+        return string.format("double X[%d], V[%d]; %skinematics(pos, X); %svelocities(pos, vel, X, V); "
+          .. "%svelocity_of(X + %d, V + %d, %s);", 12 * C.nb, 6 * C.nb, P, P, P, 12 * i, 6 * i, vname)
+      end)
     end
   end
   for _, b in ipairs(moving_joints(C)) do
     local j = b.joint
-    local qn, vn = Q_NAMES[j.type], V_NAMES[j.type]
-    out(cname(j.name, "q"), j.name .. ".q", b.nq, b.nq > 1 and qn or nil, { "pos" }, copy(cname(j.name, "q"), "pos", b.q0, b.nq))
-    out(cname(j.name, "v"), j.name .. ".v", b.nv, b.nv > 1 and vn or nil, { "vel" }, copy(cname(j.name, "v"), "vel", b.v0, b.nv))
+    out(j.name .. ".q", b.nq, b.nq > 1 and Q_NAMES[j.type] or nil, { "pos" },
+      function(n) return copy(n, "pos", b.q0, b.nq) end)
+    out(j.name .. ".v", b.nv, b.nv > 1 and V_NAMES[j.type] or nil, { "vel" },
+      function(n) return copy(n, "vel", b.v0, b.nv) end)
   end
+  C.signal_ports = { list = list, by = by }
+  return C.signal_ports
+end
+
+-- the port named `label` ("ball.pose"), or nil
+function M.port(C, P, label)
+  return all_ports(C, P).by[label]
+end
+
+-- every port's label, in order (diagc info, "did you mean")
+function M.labels(C)
+  local l = {}
+  for i, p in ipairs(all_ports(C, "").list) do l[i] = p.label end
+  return l
 end
 
 -- pose_of(Xi, rpy, out): a body pose Xi (R row-major, p) as x y z and a
