@@ -115,8 +115,11 @@ end
 -- discrete_state or parameter: a named vector with a size or a default
 local function numeric(leaf, item, k)
   local a = item.args
-  fields.only(item, { "name", "size", "default", k == "discrete_state" and "names" or nil,
-    k == "discrete_state" and leaf.generated and "groups" or nil }, 1)
+  local allowed = { "name", "size", "default" }
+  if k == "discrete_state" then allowed[#allowed + 1] = "names" end
+  -- a generated leaf's (a world's) named runs of state, ranges of parameters
+  if leaf.generated then allowed[#allowed + 1] = k == "discrete_state" and "groups" or "range" end
+  fields.only(item, allowed, 1)
   local name = fields.name(item)
   local size = a.size and fields.positive_int(item.loc, k .. " size", a.size)
   local def
@@ -131,6 +134,9 @@ local function numeric(leaf, item, k)
   end
   local it = declare(leaf, item, k == "discrete_state" and "xd" or "pn", name)
   it.size, it.default = #def, def
+  -- a generated leaf's parameter may name the range of its values
+  -- (world/ranges.lua's key: a world's friction), checked where -p sets it
+  it.range = k == "parameter" and a.range or nil
   if k == "discrete_state" then
     it.elements = M.element_names(leaf, item, "discrete_state '" .. name .. "'", a.names, it.size)
     -- a generated leaf's named runs of elements, each settable as

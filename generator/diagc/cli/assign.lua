@@ -122,7 +122,31 @@ function M.set(m, ctx, kind, name, vals, cmd)
         cli.show(name), i, tostring(v))
     end
   end
+  if kind == "param" then
+    local it = M.param_item(m, name)
+    if it and it.range then
+      local ranges = require("diagc.world.ranges")
+      for i, v in ipairs(vals) do
+        local why = ranges.why_not(it.range, v)
+        if why then
+          errors.raise(nil, "%s%s %s: value %d: %s (range %s)", cli.prefix(cmd), label(kind, cmd), cli.show(name), i,
+            why, ranges.describe(it.range))
+        end
+      end
+    end
+  end
   ctx:set(name, size == 1 and vals[1] or vals)
+end
+
+-- The checked item of numeric parameter `name` ("world.friction"), or nil
+-- (a model without its generator's record).
+function M.param_item(m, name)
+  for _, lc in ipairs(m.gen and m.gen.flat.leaves or {}) do
+    if name:sub(1, #lc.path + 1) == lc.path .. "." then
+      local it = lc.type.names[name:sub(#lc.path + 2)]
+      if it and it.kind == "pn" then return it end
+    end
+  end
 end
 
 -- Parses and applies "name=v1,v2" (as given to -p, --state, --input).

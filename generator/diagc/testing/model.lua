@@ -318,8 +318,15 @@ end
 -- cols = {names}} (rows: the state elements, then the linearization's
 -- output elements; cols: the parameter elements).  Raises when the spec
 -- asks for none or the model has no such Jacobian.
-function Context:parameter_jacobian()
-  local r, msg = require("diagc.testing.linear").parameter_jacobian(self.model, self)
+-- opts.jacobian = "model" (default: the generated one) | "fd" (central
+-- differences of the model: testing/param_fd.lua)
+function Context:parameter_jacobian(opts)
+  local why = optcheck.options("parameter_jacobian", opts, { { "jacobian", one_of = { "model", "fd" } } })
+  if why then raise(why) end
+  local fd = opts and opts.jacobian == "fd"
+  local r, msg
+  if fd then r, msg = require("diagc.testing.param_fd").parameter_jacobian(self.model, self)
+  else r, msg = require("diagc.testing.linear").parameter_jacobian(self.model, self) end
   if not r then raise(msg) end
   return r
 end

@@ -17,6 +17,9 @@
 --                     the steps so far that hit the budget, that dropped
 --                     contacts, and the contacts dropped so far)
 --     input_port      effort (one per actuated dof, in tree order), if any
+--     parameter       friction, restitution: the defaults of the shapes that
+--                     give none, when a candidate pair takes one
+--                     (world/step.lua, M.params), read by the step
 --     cache_entry     work: the step's arrays and results (typed:
 --                     PFX_work), computed from the state and the effort
 --     cache_entry     grad: the step's Jacobians (typed: PFX_grad,
@@ -164,8 +167,18 @@ function M.lower(world, taken)
   else
     args = args .. ", 0"
   end
+  -- the world's numeric parameters (world/step.lua, M.params): -p
+  -- world.friction=..., parameter_jacobian
+  local pm = step.params(C)
+  for _, k in ipairs({ "friction", "restitution" }) do
+    if pm[k] then
+      items[#items + 1] = item(world, "parameter", { k, default = { pm[k] }, range = k })
+      prereqs[#prereqs + 1] = k
+    end
+  end
   items[#items + 1] = item(world, "cache_entry", { "work", type = P .. "work", prerequisites = prereqs,
-    calc = string.format("%sstep(%s, info, work);", P, args) })
+    calc = string.format("%sstep(%s, info, %s, %s, work);", P, args, pm.friction and "friction" or "0",
+      pm.restitution and "restitution" or "0") })
   local gargs = string.format("pos, vel, %s, work, grad", #C.actuated > 0 and "effort" or "0")
   local gpre = { "pos", "vel", "work" }
   if #C.actuated > 0 then gpre[#gpre + 1] = "effort" end

@@ -33,8 +33,9 @@ local Q_NAMES = { revolute = { "q" }, prismatic = { "q" }, ball = { "qw", "qx", 
 local V_NAMES = { revolute = { "v" }, prismatic = { "v" }, ball = { "wx", "wy", "wz" },
   free = { "vx", "vy", "vz", "wx", "wy", "wz" } }
 
--- the world's own state groups (world/lower.lua): no joint may take their names
-M.STATE = { pos = true, vel = true, info = true, imp = true }
+-- the world's own state groups and parameters (world/lower.lua): no joint
+-- may take their names
+M.STATE = { pos = true, vel = true, info = true, imp = true, friction = true, restitution = true }
 
 local function moving_joints(C)
   local list = {}
