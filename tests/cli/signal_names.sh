@@ -140,3 +140,28 @@ if "$DIAGC" linearize "$tmp/lin.lua" >"$tmp/lin" 2>"$tmp/err" && grep -Eq '^  y\
 else
   bad linearize_rows "$(tr '\n' '|' <"$tmp/lin") $(head -1 "$tmp/err")"
 fi
+
+# 6. deploy: a world's port by name is a topic under its name, a logged
+# state stays the log's (not a port of the deployed subsystem)
+cat >"$tmp/dep.lua" <<'EOF'
+local W = world "arena" {
+  body { "ball", mass = 1, inertia = { 0.004, 0.004, 0.004 }, joint = { "free", q = { 0, 0, 1, 1, 0, 0, 0 } } },
+}
+local Reader = leaf "Reader" {
+  discrete_state { "h", size = 1, names = { "height" } },
+  input_port { "pose", size = 7 },
+  periodic_discrete_update { "read", period = 1e-2, prerequisites = { "pose" }, calc = [[ h_next[0] = pose[2]; ]] },
+}
+return diagram "d" {
+  system { "world", W },
+  system { "reader", Reader },
+  connect { "world.ball.pose", "reader.pose" },
+  log { "reader.h", period = 1e-2 },
+}
+EOF
+if "$DIAGC" deploy "$tmp/dep.lua" -o "$tmp/app.c" 2>"$tmp/err" &&
+   grep -q '{"pose", "world.ball.pose"}' "$tmp/app.c" && ! grep -q 'log_h' "$tmp/app.c"; then
+  ok deploy_topics
+else
+  bad deploy_topics "$(head -1 "$tmp/err")"
+fi
