@@ -147,3 +147,17 @@ expect_exit 2
 expect_error "spec\.lua:2: body name 'b+\.\.\.' is 250 characters long; a world's body and joint names are at most 246 characters"
 expect_absent "$T/out.c" "$T/out.h"
 hdone
+
+# a misspelled world port: one line with the closest name
+hcase element_names.world_port_typo
+cat >"$T/spec.lua" <<'EOF'
+local W = world "w" {
+  body { "ball", mass = 1, inertia = { 1, 1, 1 }, joint = { "free" } },
+}
+return diagram "d" { system { "w", W }, log { "w.bal.pose", period = 0.1 } }
+EOF
+hrun -- "$DIAGC" "$T/spec.lua" -o "$T/out.c"
+expect_exit 2
+expect_error "spec\.lua:4: log 'w\.bal\.pose': subsystem 'w' \(leaf \"w\"\) has no output port 'bal\.pose'; did you mean 'ball\.pose'\?"
+expect_absent "$T/out.c" "$T/out.h"
+hdone
