@@ -61,12 +61,29 @@ void diagc_csv_writer_init(diagc_csv_writer *w, const diagc_model *m,
   w->error = 0;
 }
 
-/* Writes s, quoted if it needs to be, with an optional "[i]" suffix. */
-static void put_name(diagc_csv_writer *w, const char *s, int index) {
+/* Writes s, quoted if it needs to be, with an optional suffix: "[i]", or
+ * ".name" when the element has a name (diagc_value_desc.elements). */
+static void put_name(diagc_csv_writer *w, const char *s, int index,
+                     const char *element) {
   char suffix[24] = "";
   int quote;
   if (!s) s = "";
   if (index >= 0) snprintf(suffix, sizeof suffix, "[%d]", index);
+  if (element) {
+    quote = strpbrk(s, ",\"\r\n") != NULL || strpbrk(element, ",\"\r\n") != NULL;
+    if (quote && fputc('"', w->out) == EOF) w->error = 1;
+    for (; *s; s++) {
+      if (quote && *s == '"' && fputc('"', w->out) == EOF) w->error = 1;
+      if (fputc(*s, w->out) == EOF) w->error = 1;
+    }
+    if (fputc('.', w->out) == EOF) w->error = 1;
+    for (; *element; element++) {
+      if (quote && *element == '"' && fputc('"', w->out) == EOF) w->error = 1;
+      if (fputc(*element, w->out) == EOF) w->error = 1;
+    }
+    if (quote && fputc('"', w->out) == EOF) w->error = 1;
+    return;
+  }
   quote = strpbrk(s, ",\"\r\n") != NULL;
   if (!quote) {
     if (fputs(s, w->out) < 0 || fputs(suffix, w->out) < 0) w->error = 1;
@@ -85,13 +102,16 @@ int diagc_csv_write_header(diagc_csv_writer *w) {
   if (fputc('t', w->out) == EOF) w->error = 1;
   for (i = 0; i < w->m->n_loggers; i++) {
     const diagc_logger_desc *l = &w->m->loggers[i];
-    if (l->size == 1) {
+    const char *const *el = NULL;
+    if (l->output >= 0 && l->output < w->m->n_outputs)
+      el = w->m->outputs[l->output].elements;
+    if (l->size == 1 && !el) {
       if (fputc(',', w->out) == EOF) w->error = 1;
-      put_name(w, l->name, -1);
+      put_name(w, l->name, -1, NULL);
     } else {
       for (k = 0; k < l->size; k++) {
         if (fputc(',', w->out) == EOF) w->error = 1;
-        put_name(w, l->name, k);
+        put_name(w, l->name, el ? -1 : k, el ? el[k] : NULL);
       }
     }
   }

@@ -85,7 +85,9 @@ void diagc__lin_row_name(const diagc_model *m, const lin_sel *s, int r, char *bu
   for (k = s->out_first; k < s->out_first + s->out_count; k++) {
     int size = out_size(m, k);
     if (r < size) {
-      element(buf, n, m->outputs[m->lin_outputs[k]].name, size, r);
+      const diagc_value_desc *o = &m->outputs[m->lin_outputs[k]];
+      if (o->elements) snprintf(buf, n, "%s.%s", o->name, o->elements[r]);
+      else element(buf, n, o->name, size, r);
       return;
     }
     r -= size;

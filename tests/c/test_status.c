@@ -64,7 +64,7 @@ static void test_table(void) {
         known, N_CODES);
   /* the model ABI's values (generated C returns them) */
   check(DIAGC_OK == 0 && DIAGC_E_FROZEN == -10 && DIAGC_E_CALC == -11 &&
-            DIAGC_E_INDEX == -12 && DIAGC_ABI_VERSION == 7,
+            DIAGC_E_INDEX == -12 && DIAGC_ABI_VERSION == 8,
         "status.model_abi_values", "OK %d FROZEN %d CALC %d INDEX %d ABI %d", DIAGC_OK,
         DIAGC_E_FROZEN, DIAGC_E_CALC, DIAGC_E_INDEX, DIAGC_ABI_VERSION);
   check(strcmp(diagc_status_message(DIAGC_E_INDEX),

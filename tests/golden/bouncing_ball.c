@@ -487,8 +487,8 @@ static const char *const bouncing_ball__leaf_names[1] = {
   "ball",
 };
 static const diagc_value_desc bouncing_ball__outputs[2] = {
-  {"ball.y", 1},
-  {"ball.vy", 1},
+  {"ball.y", 1, NULL},
+  {"ball.vy", 1, NULL},
 };
 static const diagc_cache_desc bouncing_ball__cache[6] = {
   {"ball.y", 1},

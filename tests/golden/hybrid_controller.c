@@ -759,11 +759,11 @@ static const char *const hybrid_controller__leaf_names[3] = {
   "supervisor",
 };
 static const diagc_value_desc hybrid_controller__outputs[5] = {
-  {"plant.y", 1},
-  {"controller.u_out", 1},
-  {"controller.count", 1},
-  {"supervisor.r", 1},
-  {"supervisor.count", 1},
+  {"plant.y", 1, NULL},
+  {"controller.u_out", 1, NULL},
+  {"controller.count", 1, NULL},
+  {"supervisor.r", 1, NULL},
+  {"supervisor.count", 1, NULL},
 };
 static const diagc_cache_desc hybrid_controller__cache[11] = {
   {"plant.y", 1},

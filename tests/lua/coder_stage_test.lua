@@ -137,7 +137,7 @@ group("coder", function()
     end
   end)
   test("descriptor rows: outputs, sources and events, 0-based", function()
-    eq(count(gen.source:match("two__outputs%[%d+%] = {(.-)};"), "\n  {\"[%w%.]+\", 1},"), #F.outputs)
+    eq(count(gen.source:match("two__outputs%[%d+%] = {(.-)};"), "\n  {\"[%w%.]+\", 1, NULL},"), #F.outputs)
     local oe = gen.source:match("two__output_entry%[%d+%] = {(.-)};")
     local idx = {}
     for n in oe:gmatch("%d+") do idx[#idx + 1] = tonumber(n) end

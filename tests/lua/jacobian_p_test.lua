@@ -66,6 +66,11 @@ test("jacobian_p.pendulum_analytic_and_fd", function()
     local col = fd_column(c, name, continuous_rows)
     for i = 1, #col do near(P.J[i][j], col[i], { rtol = 1e-6, atol = 1e-9 }) end
   end
+  -- the model's own differences (testing/param_fd.lua): same rows, columns, values
+  local D = c:parameter_jacobian({ jacobian = "fd" })
+  eq(D.rows, P.rows)
+  eq(D.cols, P.cols)
+  near(D.J, P.J, { rtol = 1e-6, atol = 1e-9 })
 end)
 
 test("jacobian_p.discrete", function()
@@ -88,6 +93,10 @@ test("jacobian_p.discrete", function()
   local P = c:parameter_jacobian()
   eq(P.rows, { "g.x", "y" })
   near(P.J, { { 0.5 - math.tanh(0.4), 0 }, { 0, 0.25 } }, { rtol = 1e-12 })
+  -- and by differences of the update (testing/param_fd.lua)
+  local D = c:parameter_jacobian({ jacobian = "fd" })
+  eq(D.rows, P.rows)
+  near(D.J, { { 0.5 - math.tanh(0.4), 0 }, { 0, 0.25 } }, { rtol = 1e-8, atol = 1e-12 })
 end)
 
 test("jacobian_p.none_asked", function()

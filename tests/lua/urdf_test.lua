@@ -204,7 +204,7 @@ group("urdf", function()
       eq(it.loc.file, EX .. "/arm3.urdf")
     end
     eq({ items[1].loc.line, items[2].loc.line, items[3].loc.line, items[4].loc.line }, { 9, 34, 55, 74 })
-    eq(items[2].args.joint, { "revolute", parent = "base", xyz = { 0, 0, 0.1 }, rpy = { 0, 0, 0 },
+    eq(items[2].args.joint, { "revolute", name = "shoulder", parent = "base", xyz = { 0, 0, 0.1 }, rpy = { 0, 0, 0 },
       axis = { 0, 1, 0 }, damping = 0.1, limit = { -3.14, 3.14, effort = 50, velocity = 5 } })
   end)
 

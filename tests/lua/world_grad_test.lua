@@ -340,9 +340,10 @@ test("world_grad.update_jacobian_quaternion_columns", function()
   local b = c:update_jacobian({ jacobian = "fd" })
   local q = c:get("w.pos")
   local quat = {}
+  -- the free joint's quaternion elements by name (world/signals.lua)
+  local QUAT = { qw = 1, qx = 2, qy = 3, qz = 4 }
   for j, name in ipairs(a.cols) do
-    local k = tonumber(name:match("^w%.pos%[(%d+)%]$"))
-    if k and k >= 3 and k <= 6 then quat[j] = k - 2 end
+    quat[j] = QUAT[name:match("^w%.box%.(q[wxyz])$") or ""]
   end
   for i = 1, #a.rows do
     local radial = 0

@@ -56,6 +56,8 @@ function S.wrappers(world, P)
       .. "{ %s_integrate(q, v, dt, qn); }", P, P),
     string.format("double %s_t_energy(const double *q, const double *v, const double *X) "
       .. "{ return %s_energy(q, v, X); }", P, P),
+    string.format("void %s_t_velocities(const double *q, const double *v, const double *X, double *V) "
+      .. "{ %s_velocities(q, v, X, V); }", P, P),
     string.format([[
 void %s_t_accel(const double *q, const double *v, const double *tau, double *a)
 {
@@ -83,6 +85,7 @@ local NAMES = {
   point_jacobian_tree = "void (*)(int, const double *, const double *, const double *, double *)",
   integrate = "void (*)(const double *, const double *, double, double *)",
   energy = "double (*)(const double *, const double *, const double *)",
+  velocities = "void (*)(const double *, const double *, const double *, double *)",
   accel = "void (*)(const double *, const double *, const double *, double *)",
 }
 

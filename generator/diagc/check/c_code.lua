@@ -234,8 +234,12 @@ end
 
 -- The directive lines of a checked preamble at their original lines and
 -- columns (every other line blank), for re-emitting its macros where its
--- leaf's code is generated; nil when the preamble defines no macro.
-function M.directive_text(info)
+-- leaf's code is generated; nil when the preamble defines no macro.  With
+-- first_line (the spec line of the preamble's first line), a run of blank
+-- lines becomes one `#line` naming the next directive's line: a long
+-- preamble with few directives (a world's) costs a few lines per calc,
+-- not one per line of the preamble.
+function M.directive_text(info, first_line)
   if #info.macros == 0 then return nil end
   local lines = {}
   for _, tk in ipairs(info.directives) do
@@ -248,8 +252,17 @@ function M.directive_text(info)
   end
   local last = 0
   for n in pairs(lines) do if n > last then last = n end end
-  local out = {}
-  for i = 1, last do out[i] = lines[i] or "" end
+  local out, gap = {}, 0
+  for i = 1, last do
+    if lines[i] == nil and first_line then
+      gap = gap + 1
+    else
+      if gap > 1 then out[#out + 1] = string.format("#line %d", first_line + i - 1)
+      elseif gap == 1 then out[#out + 1] = "" end
+      gap = 0
+      out[#out + 1] = lines[i] or ""
+    end
+  end
   return table.concat(out, "\n")
 end
 

@@ -81,7 +81,7 @@ local function check_preambles(lt, o)
     local info = c_code.check_preamble(pre.text, { what = "the c_preamble of leaf \""
       .. lt.name .. "\"", loc_of = c_code.loc_mapper(pre.loc), check_macro = macro_clash(o.prefix) },
       o.lex)
-    local text = c_code.directive_text(info)
+    local text = c_code.directive_text(info, pre.loc.line)
     if text then directives[#directives + 1] = { text = text, loc = pre.loc } end
     for _, m in ipairs(info.macros) do
       if not seen[m] then seen[m] = true; macros[#macros + 1] = m end

@@ -9,9 +9,11 @@
 --   D.connections  {from = {sys=, port=}, to = {sys=, port=}, loc=}
 --   D.inputs       exported inputs {name=, size=, targets= {{sys=, port=}},
 --                  default= (numbers or nil), loc=}
---   D.outputs      exported outputs {name=, size=, source= {sys=, port=}, loc=}
+--   D.outputs      exported outputs {name=, size=, source= {sys=, port=}, loc=,
+--                  elements= (the source port's names or nil)}
 --   D.fixed        fixed inputs {target= {sys=, port=}, value=, loc=}
---   D.logs         {name=, source= {sys=, port=}, period=, loc=}
+--   D.logs         {name=, source= {sys=, port=}, period=, loc=}; a log of a
+--                  leaf's state reads the port check/state_log.lua adds
 --   D.jac_params   numeric parameters asked for by parameter_jacobian:
 --                  {path= ("sys.param", "sub.sys.param"), size=, loc=}
 -- sys is a D.systems entry, port a port of its type (M.ports).  Every
@@ -20,6 +22,8 @@ local errors = require("diagc.errors")
 local fields = require("diagc.check.fields")
 local util = require("diagc.util")
 local dsl = require("diagc.spec.dsl")
+local state_log = require("diagc.check.state_log")
+local added_port = require("diagc.check.added_port")
 
 local M = {}
 
@@ -29,8 +33,14 @@ function M.ports(t, dir)
   return dir == "input" and t.inputs or t.outputs
 end
 
+-- A port's name in paths: its label ("ball.pose", a world's per-body
+-- ports) or its name.
+function M.port_name(p) return p.label or p.name end
+
 local function find_port(t, dir, name)
-  for _, p in ipairs(M.ports(t, dir)) do if p.name == name then return p end end
+  for _, p in ipairs(M.ports(t, dir)) do
+    if M.port_name(p) == name and not p.from_state then return p end
+  end
 end
 
 -- A numeric parameter of a leaf below diagram d, named "sys.param" or
@@ -73,6 +83,7 @@ function M.check(spec, check_type)
       errors.raise(item.loc, "%s must be a \"system.port\" string", what)
     end
     local sys, port = ref:match("^([^.]+)%.([^.]+)$")
+    if not sys and dir == "output" then sys, port = ref:match("^([^.]+)%.([^.].*[^.])$") end
     if not sys then
       errors.raise(item.loc, "%s '%s' must have the form \"system.port\"", what, ref)
     end
@@ -86,6 +97,8 @@ function M.check(spec, check_type)
         " (add it with system { \"" .. sys .. "\", Type } before referring to it)")
     end
     local p = find_port(child.type, dir, port)
+    -- a world's per-body and per-joint ports exist once referred to
+    if not p and dir == "output" then p = added_port.world(child.type, port) end
     if not p then
       local other = find_port(child.type, dir == "input" and "output" or "input", port)
       if other then
@@ -93,7 +106,12 @@ function M.check(spec, check_type)
           what, ref, dir == "input" and "output" or "input", sys, dir)
       end
       local names = {}
-      for _, q in ipairs(M.ports(child.type, dir)) do names[#names + 1] = q.name end
+      for _, q in ipairs(M.ports(child.type, dir)) do
+        if not q.from_state then names[#names + 1] = M.port_name(q) end
+      end
+      if dir == "output" and child.type.world then
+        for _, l in ipairs(require("diagc.world.signals").labels(child.type.world)) do names[#names + 1] = l end
+      end
       local best = util.suggest(port, names)
       errors.raise(item.loc, "%s '%s': subsystem '%s' (%s \"%s\") has no %s port '%s'%s", what, ref,
         sys, child.type.kind, child.type.name, dir, port,
@@ -173,12 +191,13 @@ function M.check(spec, check_type)
       fields.only(item, { "as" }, 1)
       local child, p = port_ref(item, a[1], "output", "export_output")
       local name = a.as
-      if name == nil then name = p.name end
+      if name == nil then name = p.label and p.label:gsub("%.", "_") or p.name end
       fields.identifier(item.loc, "exported output name", name)
       for _, q in ipairs(d.outputs) do
         if q.name == name then errors.raise(item.loc, "diagram \"%s\" already exports an output named '%s'", d.name, name) end
       end
-      d.outputs[#d.outputs + 1] = { name = name, size = p.size, source = { sys = child, port = p }, loc = item.loc }
+      d.outputs[#d.outputs + 1] = { name = name, size = p.size, source = { sys = child, port = p }, loc = item.loc,
+        elements = p.elements }
     elseif k == "fix_input" then
       fields.only(item, { "value" }, 1)
       local child, p, ref = port_ref(item, a[1], "input", "fix_input")
@@ -194,7 +213,14 @@ function M.check(spec, check_type)
       for i, ref in ipairs(a) do d.jac_params[#d.jac_params + 1] = M.param_ref(d, item, ref, i) end
     elseif k == "log" then
       fields.only(item, { "period", "name" }, 1)
-      local child, p, ref = port_ref(item, a[1], "output", "log")
+      local child, p, ref
+      local sys, st
+      if type(a[1]) == "string" then sys, st = a[1]:match("^([^.]+)%.(.+)$") end
+      if sys and d.by_name[sys] and not find_port(d.by_name[sys].type, "output", st) then
+        p = state_log.port(d.by_name[sys].type, st)
+        if p then child, ref = d.by_name[sys], a[1] end
+      end
+      if not p then child, p, ref = port_ref(item, a[1], "output", "log") end
       local period = a.period == nil and 0 or fields.number(item.loc, "log period", a.period)
       if period < 0 then errors.raise(item.loc, "log period must be >= 0 (0 logs every step)") end
       local name = a.name or ref

@@ -11,7 +11,13 @@
 --                     plus: xd, pn: size=, default= (numbers); xa, pa:
 --                     ctype=, init= (C text or nil); input, output: size=;
 --                     cache: size= (vector) or ctype=, init= (typed);
---                     output, cache: calc= (their calc, below)
+--                     output, cache: calc= (their calc, below);
+--                     output, xd: elements= (names = {...}: one name per
+--                     element, or nil; check/leaf_names.lua); output:
+--                     label= (a generated leaf's dotted public name, a
+--                     world's "ball.pose") and from_state= (the port
+--                     check/state_log.lua adds for a logged state); xd:
+--                     groups= (a generated leaf's named runs of elements)
 --   T.names           name -> item; T.name_order: the names in declaration order
 --   T.computed[tk]    the calc of built-in value tk (xcdot pe ke pc pnc) if declared
 --   T.calcs           every calc of outputs, cache entries, computed values and
@@ -52,7 +58,7 @@ for t, word in pairs(builtin.computed) do COMPUTED_ITEM[word] = t end
 
 local function new_leaf(spec, type_id)
   local leaf = {
-    kind = "leaf", name = spec.name, loc = spec.loc, id = type_id,
+    kind = "leaf", name = spec.name, loc = spec.loc, id = type_id, generated = spec.world ~= nil,
     preambles = {}, q = {}, v = {}, z = {}, q0 = {}, v0 = {}, z0 = {},
     by_kind = {}, names = {}, name_order = {}, computed = {}, events = {}, calcs = {}, witnesses = {},
   }
@@ -151,6 +157,7 @@ function M.check(spec, sources, type_id)
   -- names must exist before prerequisites refer to them
   local deferred = leaf_names.declare(leaf, spec, sources)
   leaf_names.check_ctypes(leaf)
+  leaf_names.check_elements(leaf)
   calcs_and_events(leaf, spec, sources, deferred)
   local all = M.all_calcs(leaf)
   infer_scope(leaf, all)

@@ -10,6 +10,52 @@ local kinds = require("diagc.vocab.kinds")
 
 local M = {}
 
+-- names = {"x", "z", "theta"}: the element names of a vector of `size`
+-- (an output port, a discrete state group): each a name (letters, digits
+-- and _ starting with a letter; a world's generated names may join such
+-- names with dots, "ball.x"), unique, one per element.  -> list or nil
+function M.element_names(leaf, item, what, v, size)
+  if v == nil then return nil end
+  if type(v) ~= "table" then
+    errors.raise(item.loc, "%s names must be a list of %d name%s, as in names = {\"x\", \"y\"}; got %s",
+      what, size, size == 1 and "" or "s", errors.describe(v))
+  end
+  for k in pairs(v) do
+    if type(k) ~= "number" or k < 1 or k ~= math.floor(k) or k > #v then
+      errors.raise(item.loc, "%s names must be a plain list of names", what)
+    end
+  end
+  if #v ~= size then
+    errors.raise(item.loc, "%s has %d element%s but names lists %d; give one name per element",
+      what, size, size == 1 and "" or "s", #v)
+  end
+  local seen, out = {}, {}
+  local seg = leaf.generated and "^[A-Za-z][A-Za-z0-9_]*$" or nil
+  for i, n in ipairs(v) do
+    if type(n) ~= "string" then
+      errors.raise(item.loc, "%s names[%d] must be a string, got %s", what, i, errors.describe(n))
+    end
+    local long = require("diagc.vocab.limits").name_problem(what .. " element name", n)
+    if long then errors.raise(item.loc, "%s", long) end
+    local ok = n:match("^[A-Za-z][A-Za-z0-9_]*$") and not n:find("__", 1, true)
+    if not ok and seg then
+      ok = true
+      for part in (n .. "."):gmatch("([^.]*)%.") do ok = ok and part:match(seg) ~= nil end
+    end
+    if not ok then
+      errors.raise(item.loc, "%s element name '%s' is not a valid name: use letters, digits and single _ "
+        .. "starting with a letter", what, n)
+    end
+    if seen[n] then
+      errors.raise(item.loc, "%s names element %d and %d both '%s'; element names must be unique",
+        what, seen[n] - 1, i - 1, n)
+    end
+    seen[n] = i
+    out[i] = n
+  end
+  return out
+end
+
 -- Adds a named item of `kind` to leaf.names, name_order and by_kind.
 local function declare(leaf, item, kind, name)
   if builtin.reserved[name] or name:match("_next$") then
@@ -69,7 +115,11 @@ end
 -- discrete_state or parameter: a named vector with a size or a default
 local function numeric(leaf, item, k)
   local a = item.args
-  fields.only(item, { "name", "size", "default" }, 1)
+  local allowed = { "name", "size", "default" }
+  if k == "discrete_state" then allowed[#allowed + 1] = "names" end
+  -- a generated leaf's (a world's) named runs of state, ranges of parameters
+  if leaf.generated then allowed[#allowed + 1] = k == "discrete_state" and "groups" or "range" end
+  fields.only(item, allowed, 1)
   local name = fields.name(item)
   local size = a.size and fields.positive_int(item.loc, k .. " size", a.size)
   local def
@@ -84,6 +134,15 @@ local function numeric(leaf, item, k)
   end
   local it = declare(leaf, item, k == "discrete_state" and "xd" or "pn", name)
   it.size, it.default = #def, def
+  -- a generated leaf's parameter may name the range of its values
+  -- (world/ranges.lua's key: a world's friction), checked where -p sets it
+  it.range = k == "parameter" and a.range or nil
+  if k == "discrete_state" then
+    it.elements = M.element_names(leaf, item, "discrete_state '" .. name .. "'", a.names, it.size)
+    -- a generated leaf's named runs of elements, each settable as
+    -- "sys.NAME" ({name=, first=, size=}: a world's joints)
+    it.groups = a.groups
+  end
 end
 
 local function abstract(leaf, item, k)
@@ -96,9 +155,16 @@ local function abstract(leaf, item, k)
 end
 
 local function port(leaf, item, kind, allowed)
+  if leaf.generated and kind == "output" then allowed[#allowed + 1] = "label" end
   fields.only(item, allowed, 1)
   local it = declare(leaf, item, kind, fields.name(item))
   it.size = fields.positive_int(item.loc, item._item .. " size", item.args.size)
+  if kind == "output" then
+    -- a generated leaf's port may go by a dotted name ("ball.pose", world/lower.lua)
+    it.label = item.args.label
+    it.elements = M.element_names(leaf, item, "output_port '" .. (it.label or it.name) .. "'",
+      item.args.names, it.size)
+  end
   return it
 end
 
@@ -139,7 +205,7 @@ function M.declare(leaf, spec, sources)
     elseif k == "input_port" then
       port(leaf, item, "input", { "name", "size" })
     elseif k == "output_port" then
-      local it = port(leaf, item, "output", { "name", "size", "calc", "prerequisites", "jacobian" })
+      local it = port(leaf, item, "output", { "name", "size", "names", "calc", "prerequisites", "jacobian" })
       deferred[#deferred + 1] = { item = item, it = it }
     elseif k == "cache_entry" then
       deferred[#deferred + 1] = { item = item, it = cache_entry(leaf, item) }
@@ -152,6 +218,27 @@ function M.declare(leaf, spec, sources)
     end
   end
   return deferred
+end
+
+-- A discrete group's named elements are "sys.<element>" to --state and
+-- diagc test, as continuous state's are: unique among the leaf's state
+-- elements and apart from its other names (a group's "sys.x").
+function M.check_elements(leaf)
+  local taken = {}
+  for _, part in ipairs({ "q", "v", "z" }) do
+    for _, n in ipairs(leaf[part]) do taken[n] = "a continuous state element" end
+  end
+  for _, g in ipairs(leaf.by_kind.xd) do
+    for _, n in ipairs(g.elements or {}) do
+      local other = taken[n] or (leaf.names[n] and (require("diagc.vocab.kinds").words[leaf.names[n].kind]
+        .. " '" .. n .. "'"))
+      if other then
+        errors.raise(g.loc, "discrete_state '%s' names an element '%s', which the leaf already has as %s; "
+          .. "state elements are set as \"system.%s\", so choose another name", g.name, n, other, n)
+      end
+      taken[n] = "an element of discrete_state '" .. g.name .. "'"
+    end
+  end
 end
 
 -- C types an abstract value may name without a c_preamble defining them

@@ -1,7 +1,9 @@
 -- cli/assign.lua: setting a model's values by name before a run:
 --   param  -p sys.param=v,...      numeric parameters (DIAGC_SRC_PN)
 --   state  --state sys.name=v,...  a leaf's q, v or z (sys.q), a discrete
---                                  group (sys.x), or one element (sys.theta)
+--                                  group (sys.x), one element (sys.theta,
+--                                  world.ball.x), or a world's joint's
+--                                  coordinates (world.elbow)
 --   input  --input name=v,...      exported inputs of the root diagram and
 --                                  fixed inputs (sys.port)
 -- Names are checked against the model's descriptor, with "did you mean";
@@ -40,6 +42,7 @@ function M.names(m, kind)
   end
   if kind == "state" then
     for name in pairs(m.elements) do out[name] = out[name] or 1 end
+    for name, g in pairs(m.groups or {}) do out[name] = out[name] or g.size end
   end
   return out
 end
@@ -82,15 +85,20 @@ local function unknown(m, kind, name, cmd)
   if sys and kind ~= "input" then
     local lv = leaves(m)
     local is_leaf = false
-    for _, l in ipairs(lv) do if l == sys then is_leaf = true end end
+    -- the longest system path the name starts with: "world.bal.x" is
+    -- world's "bal.x" (a world's names have dots)
+    for _, l in ipairs(lv) do
+      if name:sub(1, #l + 1) == l .. "." and (not is_leaf or #l > #sys) then
+        is_leaf, sys, leaf_name = true, l, name:sub(#l + 2)
+      end
+    end
     if not is_leaf then
       errors.raise(nil, "%s%s %s: no system named '%s'%s", cli.prefix(cmd), opt, cli.show(name),
         cli.show(sys), cli.hint(sys, lv, "systems"))
     end
     local mine = {}
     for _, n in ipairs(all) do
-      local s2, l2 = n:match("^(.*)%.([^.]*)$")
-      if s2 == sys then mine[#mine + 1] = l2 end
+      if n:sub(1, #sys + 1) == sys .. "." then mine[#mine + 1] = n:sub(#sys + 2) end
     end
     errors.raise(nil, "%s%s %s: system '%s' has no %s named '%s'%s", cli.prefix(cmd), opt, cli.show(name),
       cli.show(sys), WORDS[kind], cli.show(leaf_name), cli.hint(leaf_name, mine, WORDS[kind] .. "s"))
@@ -114,7 +122,31 @@ function M.set(m, ctx, kind, name, vals, cmd)
         cli.show(name), i, tostring(v))
     end
   end
+  if kind == "param" then
+    local it = M.param_item(m, name)
+    if it and it.range then
+      local ranges = require("diagc.world.ranges")
+      for i, v in ipairs(vals) do
+        local why = ranges.why_not(it.range, v)
+        if why then
+          errors.raise(nil, "%s%s %s: value %d: %s (range %s)", cli.prefix(cmd), label(kind, cmd), cli.show(name), i,
+            why, ranges.describe(it.range))
+        end
+      end
+    end
+  end
   ctx:set(name, size == 1 and vals[1] or vals)
+end
+
+-- The checked item of numeric parameter `name` ("world.friction"), or nil
+-- (a model without its generator's record).
+function M.param_item(m, name)
+  for _, lc in ipairs(m.gen and m.gen.flat.leaves or {}) do
+    if name:sub(1, #lc.path + 1) == lc.path .. "." then
+      local it = lc.type.names[name:sub(#lc.path + 2)]
+      if it and it.kind == "pn" then return it end
+    end
+  end
 end
 
 -- Parses and applies "name=v1,v2" (as given to -p, --state, --input).

@@ -75,7 +75,7 @@ local function plan(loaded, checked)
     end
   end
   for _, c in ipairs(root.connections) do
-    local topic = c.from.sys.name .. "." .. c.from.port.name
+    local topic = c.from.sys.name .. "." .. (c.from.port.label or c.from.port.name)
     add_output(by_name[c.from.sys.name], c.from.port.name, topic)
     local dst = by_name[c.to.sys.name]
     dst.inputs[#dst.inputs + 1] = { port = c.to.port.name, topic = topic }
@@ -134,7 +134,11 @@ local function wrapper(m)
     end
   end
   for _, p in ipairs(ports(m.sys.type, "output")) do
-    items[#items + 1] = env.export_output { m.name .. "." .. p.name, as = p.name }
+    -- a logged state's port is the log's, not the subsystem's; a world's
+    -- port by name goes by its label (check/added_port.lua)
+    if not p.from_state then
+      items[#items + 1] = env.export_output { m.name .. "." .. (p.label or p.name), as = p.name }
+    end
   end
   return env.diagram(m.name)(items)
 end

@@ -57,10 +57,13 @@ local function ports(F)
       list[#list + 1] = e
     end
     for _, p in ipairs(outs) do
-      local path = join(ctx.path, p.name)
-      local e = { path = path, direction = "output", size = p.size, to = json.array(readers[path] or {}) }
+      if p.from_state then goto next_port end -- a logged state (check/state_log.lua): listed with the loggers
+      local e = { path = join(ctx.path, p.label or p.name), direction = "output", size = p.size,
+        to = json.array(readers[join(ctx.path, p.name)] or {}),
+        elements = p.elements and json.array(p.elements) or nil }
       if ctx.kind == "diagram" then e.from = join(ctx.output_src[p.name].ctx.path, ctx.output_src[p.name].port) end
       list[#list + 1] = e
+      ::next_port::
     end
   end
   return list
@@ -78,7 +81,7 @@ local function states(F)
     end
     for _, g in ipairs(t.by_kind.xd) do
       list[#list + 1] = { path = join(ctx.path, g.name), kind = "discrete", size = g.size,
-        initial = json.array(g.default) }
+        initial = json.array(g.default), elements = g.elements and json.array(g.elements) or nil }
     end
     for _, g in ipairs(t.by_kind.xa) do
       list[#list + 1] = { path = join(ctx.path, g.name), kind = "abstract", ctype = g.ctype }
@@ -118,7 +121,14 @@ end
 local function loggers(F)
   local list = json.array()
   for _, l in ipairs(F.logs) do
-    list[#list + 1] = { name = l.name, source = F.outputs[l.output + 1].path, size = l.size, period = l.period }
+    local o = F.outputs[l.output + 1]
+    -- the CSV columns (runtime/src/csv.c's rule)
+    local cols = json.array()
+    for i = 1, l.size do
+      cols[i] = o.elements and (l.name .. "." .. o.elements[i])
+        or (l.size == 1 and l.name or string.format("%s[%d]", l.name, i - 1))
+    end
+    list[#list + 1] = { name = l.name, source = o.path, size = l.size, period = l.period, columns = cols }
   end
   return list
 end
@@ -128,7 +138,12 @@ local function jacobians(gen)
   local list = json.array()
   for _, j in ipairs(gen.jacobians or {}) do
     local pres = json.array()
-    for _, n in ipairs(j.pres) do pres[#pres + 1] = join(n.ctx.path, n.name) end
+    for _, n in ipairs(j.pres) do
+      -- an output by its public name (a label: a world's "ball.pose", a logged state)
+      local port = n.name:match("^output:(.*)$")
+      local it = port and n.ctx.kind == "leaf" and n.ctx.type.names[port]
+      pres[#pres + 1] = join(n.ctx.path, it and it.label and ("output:" .. it.label) or n.name)
+    end
     list[#list + 1] = { name = j.name, cache_index = j.index, nnz = j.nnz or 0, prerequisites = pres }
   end
   return list
@@ -169,7 +184,8 @@ function M.text(d)
     local wiring = p.direction == "input" and ("<- " .. p.from)
       or (#p.to > 0 and ("-> " .. table.concat(p.to, ", ")) or "")
     if p.direction == "output" and p.from then wiring = "= " .. p.from .. (wiring ~= "" and " " .. wiring or "") end
-    w("  %-28s %-6s size %d  %s", p.path, p.direction, p.size, wiring)
+    w("  %-28s %-6s size %d  %s%s", p.path, p.direction, p.size, wiring,
+      p.elements and ("  (" .. table.concat(p.elements, ", ") .. ")") or "")
   end
   w("states:")
   if #d.states == 0 then w("  (none)") end

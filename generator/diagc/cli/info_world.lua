@@ -58,7 +58,9 @@ function M.describe(F)
       end
       local bodies = json.array()
       for _, b in ipairs(C.bodies) do
-        bodies[#bodies + 1] = { name = b.name, joint = b.joint.type, q = b.q0, v = b.v0, nq = b.nq, nv = b.nv }
+        -- joint_name: what its outputs and state elements go by (world/signals.lua)
+        bodies[#bodies + 1] = { name = b.name, joint = b.joint.type, q = b.q0, v = b.v0, nq = b.nq, nv = b.nv,
+          joint_name = b.nq > 0 and b.joint.name or nil }
       end
       -- the joints' Coulomb friction and mimic couplings (world/couplings.lua), rows of the step's LCP
       local friction, mimics = json.array(), json.array()
@@ -70,8 +72,16 @@ function M.describe(F)
             offset = j.mimic.offset }
         end
       end
+      -- the ports by name a diagram may connect, export or log (world/signals.lua)
+      local signals = json.array()
+      local sig = require("diagc.world.signals")
+      for _, l in ipairs(sig.labels(C)) do
+        local p = sig.port(C, "", l)
+        signals[#signals + 1] = { path = join(ctx.path, l), size = p.size,
+          elements = p.elements and json.array(p.elements) or nil }
+      end
       list[#list + 1] = { path = ctx.path, bodies = bodies, robots = robots, excluded = excluded,
-        pairs = #C.pairs, nq = C.nq, nv = C.nv, joint_friction = friction, mimics = mimics }
+        pairs = #C.pairs, nq = C.nq, nv = C.nv, joint_friction = friction, mimics = mimics, signals = signals }
     end
   end
   return list
@@ -82,6 +92,13 @@ function M.text(worlds, w)
   w("worlds:")
   for _, d in ipairs(worlds) do
     w("  %-28s nq %d, nv %d, %d bodies, %d collision pairs", d.path, d.nq, d.nv, #d.bodies, d.pairs)
+    if #d.signals > 0 then
+      -- the first few; --json lists them all with their elements
+      local names = {}
+      for i = 1, math.min(#d.signals, 6) do names[i] = d.signals[i].path end
+      w("    signals (%d, to connect or log): %s%s", #d.signals, table.concat(names, ", "),
+        #d.signals > 6 and ", ... (--json lists them all)" or "")
+    end
     for _, r in ipairs(d.robots) do
       w("    urdf %s", r.file)
       local function range(a, n)

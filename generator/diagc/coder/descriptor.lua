@@ -116,7 +116,9 @@ local function xd_names(F)
   for _, ctx in ipairs(F.leaves) do
     for _, g in ipairs(ctx.type.by_kind.xd) do
       for i = 1, g.size do
-        l[#l + 1] = ctx.path .. "." .. g.name .. (g.size > 1 and ("[" .. (i - 1) .. "]") or "")
+        -- named elements are "sys.theta", as continuous state's are
+        l[#l + 1] = ctx.path .. "." .. (g.elements and g.elements[i]
+          or (g.name .. (g.size > 1 and ("[" .. (i - 1) .. "]") or "")))
       end
     end
   end
@@ -129,10 +131,20 @@ local function leaf_names(F)
   return l
 end
 
-local function output_rows(K)
-  local rows = {}
+-- each output's row; the element names of the outputs that have them as
+-- tables of their own (one per list of names, shared by equal lists)
+local function output_rows(K, C, P)
+  local rows, tables = {}, {}
   for i, o in ipairs(K.F.outputs) do
-    rows[i] = string.format("  {%s, %d},", util.c_string(o.path), o.size)
+    local el = "NULL"
+    if o.elements then
+      local key = table.concat(o.elements, "\n")
+      if not tables[key] then
+        tables[key] = names.table_of(C, P, "char *const", "elements" .. i, quoted_rows(o.elements))
+      end
+      el = tables[key]
+    end
+    rows[i] = string.format("  {%s, %d, %s},", util.c_string(o.path), o.size, el)
   end
   return rows
 end
@@ -172,7 +184,7 @@ function M.tables(K)
     t.xc_names = names.table_of(C, P, "char *const", "xc_names", quoted_rows(xc_names(F)))
     t.xd_names = names.table_of(C, P, "char *const", "xd_names", quoted_rows(xd_names(F)))
     t.leaf_names = names.table_of(C, P, "char *const", "leaf_names", quoted_rows(leaf_names(F)))
-    t.outputs = names.table_of(C, P, "diagc_value_desc", "outputs", output_rows(K))
+    t.outputs = names.table_of(C, P, "diagc_value_desc", "outputs", output_rows(K, C, P))
     t.cache = names.table_of(C, P, "diagc_cache_desc", "cache", cache_rows(K))
     names.table_of(C, P, "diagc_source_desc", "sources", source_rows(K))
     local ev = {}

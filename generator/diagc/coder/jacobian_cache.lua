@@ -55,7 +55,13 @@ local function wanted(F, G, no_jacobian)
   if ll then
     local pres = lin_nodes(F, G, outs, updates)
     list[#list + 1] = { tag = "lin", pres = pres, list = ll }
-    if #F.jac_params > 0 then list[#list + 1] = { tag = "p", pres = pres, list = ll } end
+    -- a world's parameters (world.friction, world/lower.lua) enter its
+    -- step, whose local Jacobian (world/grad_coords.lua) has no parameter
+    -- columns: no d/dp is generated rather than a wrong zero one
+    -- (c:parameter_jacobian{ jacobian = "fd" } differentiates the model)
+    local world_param = false
+    for _, jp in ipairs(F.jac_params) do world_param = world_param or jp.ctx.type.world ~= nil end
+    if #F.jac_params > 0 and not world_param then list[#list + 1] = { tag = "p", pres = pres, list = ll } end
   end
   for _, t in ipairs(update.timings(F)) do
     local ul = update.chain_list(F, t)

@@ -38,7 +38,8 @@
 --   F.xcdot_base (0), F.ncache_d  the double cache holds xcdot (nxc
 --       doubles) then every vector entry
 --   F.outputs    every output port of every context, pre-order: {ctx=,
---       port=, size=, path=, cname=, entry= (the leaf output behind it)}
+--       port=, size=, path= (by the port's label if it has one), cname=,
+--       entry= (the leaf output behind it), elements= (names or nil)}
 --   F.logs       {name=, output= (0-based in F.outputs), size=, period=, loc=}
 --   F.jac_params the numeric parameters of parameter_jacobian declarations,
 --       in declaration order, once each: {ctx= (leaf), name=, size=,
@@ -96,8 +97,8 @@ local function outputs(F)
   for _, ctx in ipairs(F.contexts) do
     local ports = ctx.kind == "leaf" and ctx.type.by_kind.output or ctx.type.outputs
     for _, p in ipairs(ports) do
-      F.outputs[#F.outputs + 1] = { ctx = ctx, port = p.name, size = p.size,
-        path = path.join(ctx.path, p.name), cname = path.cjoin(ctx.cpath, p.name),
+      F.outputs[#F.outputs + 1] = { ctx = ctx, port = p.name, size = p.size, elements = p.elements,
+        path = path.join(ctx.path, p.label or p.name), cname = path.cjoin(ctx.cpath, p.name),
         entry = F.resolve_output(ctx, p.name) }
     end
   end
@@ -111,7 +112,7 @@ local function logs(F)
   for _, ctx in ipairs(F.contexts) do
     if ctx.kind == "diagram" then
       for _, l in ipairs(ctx.type.logs) do
-        local p = path.join(ctx.by_name[l.source.sys.name].path, l.source.port.name)
+        local p = path.join(ctx.by_name[l.source.sys.name].path, l.source.port.label or l.source.port.name)
         local lname = ctx.path == "" and l.name or path.join(ctx.path, l.name)
         if log_names[lname] then
           errors.raise(l.loc, "a logger named '%s' already exists; give this one name = \"...\"", lname)

@@ -28,7 +28,7 @@ M.world_items = { "body", "urdf" }
 M.world_settings = { "gravity", "time_step", "position_update", "friction", "restitution",
   "margin", "erp", "allowed_penetration", "bounce_threshold", "cfm", "max_contacts",
   "contact_overflow", "lcp_budget", "lcp_tol", "check_lcp", "restitution_passes", "bounce_gradient", "gradients",
-  "exclude", "pairs", "contact_method", "dynamics" }
+  "exclude", "pairs", "contact_method", "dynamics", "pose" }
 
 -- The file:line of the code that called, `level` frames up; past C
 -- functions (pcall(leaf, ...), string.gsub callbacks) to the nearest Lua

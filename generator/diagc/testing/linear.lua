@@ -53,11 +53,15 @@ local function pick(names, name, what)
   return nil, string.format("no %s named '%s' (the model has: %s)", what, tostring(name), avail)
 end
 
-local function elements(names, sizes, first, count)
+-- "name", "name[i]", or "name.x" for a port whose elements have names
+-- (els[k]: the list, or nil)
+local function elements(names, sizes, first, count, els)
   local out = {}
   for k = first, first + count - 1 do
     for i = 0, sizes[k] - 1 do
-      out[#out + 1] = sizes[k] == 1 and names[k] or string.format("%s[%d]", names[k], i)
+      local el = els and els[k]
+      out[#out + 1] = el and (names[k] .. "." .. el[i + 1])
+        or (sizes[k] == 1 and names[k] or string.format("%s[%d]", names[k], i))
     end
   end
   return out
@@ -86,8 +90,17 @@ local function blocks(d)
   local outs = port_names(d, d.n_lin_outputs, d.lin_outputs, d.outputs)
   local isz, osz = {}, {}
   for k = 0, d.n_lin_inputs - 1 do isz[k + 1] = d.sources[d.lin_inputs[k]].size end
-  for k = 0, d.n_lin_outputs - 1 do osz[k + 1] = d.outputs[d.lin_outputs[k]].size end
-  return ins, isz, outs, osz
+  local oel = {}
+  for k = 0, d.n_lin_outputs - 1 do
+    local o = d.outputs[d.lin_outputs[k]]
+    osz[k + 1] = o.size
+    if o.elements ~= nil then
+      local l = {}
+      for i = 0, o.size - 1 do l[i + 1] = ffi.string(o.elements[i]) end
+      oel[k + 1] = l
+    end
+  end
+  return ins, isz, outs, osz, oel
 end
 
 local function options(C, d, opts)
@@ -125,7 +138,7 @@ end
 
 -- the chosen ports' element names
 local function names_of(d, o)
-  local ins, isz, outs, osz = blocks(d)
+  local ins, isz, outs, osz, oel = blocks(d)
   local function range(sel, n)
     if sel == -2 then return 1, n end
     if sel == -1 then return 1, 0 end
@@ -133,7 +146,7 @@ local function names_of(d, o)
   end
   local i1, ic = range(o.input, #ins)
   local o1, oc = range(o.output, #outs)
-  return state_names(d, true), elements(ins, isz, i1, ic), elements(outs, osz, o1, oc)
+  return state_names(d, true), elements(ins, isz, i1, ic), elements(outs, osz, o1, oc, oel)
 end
 
 -- The calc that fails at ctx on the way to the derivatives or the chosen
@@ -207,7 +220,11 @@ end
 function M.parameter_jacobian(model, ctx)
   local d = model.desc
   if d.n_jac_params == 0 then return nil, "the spec asks for no parameter Jacobian (parameter_jacobian { ... })" end
-  if d.jac_p == nil then return nil, "a calc the parameter Jacobian needs is outside the differentiable subset" end
+  if d.jac_p == nil then
+    return nil, "the model has no generated parameter Jacobian (a calc it needs is outside the differentiable subset, "
+      .. "or it asks for a world's parameter, whose step has no parameter derivatives); c:parameter_jacobian{ "
+      .. "jacobian = \"fd\" } gives it by central differences"
+  end
   local nz = ffi.new("double[?]", math.max(d.jac_p_nnz, 1))
   local rc = d.jac_p(ctx.ptr, nz)
   if rc ~= 0 then
@@ -217,11 +234,11 @@ function M.parameter_jacobian(model, ctx)
   for col = 0, d.jac_p_ncol - 1 do
     for k = d.jac_p_colptr[col], d.jac_p_colptr[col + 1] - 1 do J[d.jac_p_rowind[k] + 1][col + 1] = nz[k] end
   end
-  local _, _, outs, osz = blocks(d)
+  local _, _, outs, osz, oel = blocks(d)
   local params, psz = port_names(d, d.n_jac_params, d.jac_params, d.sources), {}
   for k = 0, d.n_jac_params - 1 do psz[k + 1] = d.sources[d.jac_params[k]].size end
   local r = state_names(d)
-  for _, n in ipairs(elements(outs, osz, 1, #outs)) do r[#r + 1] = n end
+  for _, n in ipairs(elements(outs, osz, 1, #outs, oel)) do r[#r + 1] = n end
   return { J = J, rows = r, cols = elements(params, psz, 1, #params) }
 end
 

@@ -82,6 +82,19 @@ function Model:_index()
   for i = 0, d.nxd - 1 do
     self.elements[ffi.string(d.xd_names[i])] = tonumber(d.xd_offset) + 8 * i
   end
+  -- named runs of a discrete group's elements (a world's joints,
+  -- world/signals.lua): "world.elbow" -> {source=, first=, size=}
+  self.groups = {}
+  for _, ctx in ipairs(self.gen and self.gen.flat.leaves or {}) do
+    for _, g in ipairs(ctx.type.by_kind.xd) do
+      for _, r in ipairs(g.groups or {}) do
+        local name = ctx.path .. "." .. r.name
+        if not self.sources[name] and not self.elements[name] then
+          self.groups[name] = { source = ctx.path .. "." .. g.name, first = r.first, size = r.size }
+        end
+      end
+    end
+  end
 end
 
 function Model:symbol(name)
@@ -138,6 +151,17 @@ function Context:set(name, value)
       raise("'" .. name .. "' is abstract; use ctx:set_abstract(name, pointer)")
     end
     m.desc.set_source(self.ptr, m.source_index[name], to_doubles(value, s.size, name))
+    return
+  end
+  local grp = m.groups[name]
+  if grp then
+    local src = m.sources[grp.source]
+    local cur = read_doubles(self.ptr, tonumber(src.offset), src.size)
+    if type(cur) == "number" then cur = { cur } end
+    local vals = type(value) == "table" and value or { value }
+    if #vals ~= grp.size then raise(string.format("%s expects %d value%s", name, grp.size, grp.size == 1 and "" or "s")) end
+    for i = 1, grp.size do cur[grp.first + i] = vals[i] end
+    m.desc.set_source(self.ptr, m.source_index[grp.source], to_doubles(cur, src.size, grp.source))
     return
   end
   local off = m.elements[name]
@@ -214,6 +238,10 @@ function Context:get(name)
   if name == "t" or name == "time" then return read_doubles(self.ptr, tonumber(m.desc.time_offset), 1) end
   local s = m.sources[name]
   if s and s.size > 0 then return read_doubles(self.ptr, tonumber(s.offset), s.size) end
+  local grp = m.groups[name]
+  if grp then
+    return read_doubles(self.ptr, tonumber(m.sources[grp.source].offset) + 8 * grp.first, grp.size)
+  end
   local off = m.elements[name]
   if off then return read_doubles(self.ptr, off, 1) end
   if m.outputs[name] or m.cache[name] then
@@ -301,8 +329,15 @@ end
 -- cols = {names}} (rows: the state elements, then the linearization's
 -- output elements; cols: the parameter elements).  Raises when the spec
 -- asks for none or the model has no such Jacobian.
-function Context:parameter_jacobian()
-  local r, msg = require("diagc.testing.linear").parameter_jacobian(self.model, self)
+-- opts.jacobian = "model" (default: the generated one) | "fd" (central
+-- differences of the model: testing/param_fd.lua)
+function Context:parameter_jacobian(opts)
+  local why = optcheck.options("parameter_jacobian", opts, { { "jacobian", one_of = { "model", "fd" } } })
+  if why then raise(why) end
+  local fd = opts and opts.jacobian == "fd"
+  local r, msg
+  if fd then r, msg = require("diagc.testing.param_fd").parameter_jacobian(self.model, self)
+  else r, msg = require("diagc.testing.linear").parameter_jacobian(self.model, self) end
   if not r then raise(msg) end
   return r
 end

@@ -163,6 +163,8 @@ local function value_of(d, ctx, j)
   end
 end
 
+M.apply_update = apply_update
+
 -- central differences of x+, step cbrt(eps) max(1, |value|)
 local function differences(d, ctx, t)
   local J = zeros(t.nrow, t.ncol)

@@ -175,6 +175,8 @@ local function settings(world)
   c.settings.contact_overflow = either(loc, s, "contact_overflow", "stop", "a step that finds more contacts than "
     .. "max_contacts fails the simulation, the default", "drop", "it keeps the first max_contacts and counts the "
     .. "rest; docs/world.md, \"Capacity\"")
+  c.pose = either(loc, s, "pose", "quaternion", "each body's pose output is x y z qw qx qy qz, the default",
+    "rpy", "x y z roll pitch yaw")
   c.settings.bounce_gradient = s.bounce_gradient or "approximate"
   if c.settings.bounce_gradient ~= "approximate" and c.settings.bounce_gradient ~= "exact" then
     errors.raise(loc, "bounce_gradient must be \"approximate\" (DiffDART's bounce factor on the position "

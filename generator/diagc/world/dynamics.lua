@@ -27,6 +27,8 @@
 --          the same on the dofs of the body's tree: 3 x (widest tree), row-major
 --   void   prefix_integrate(const double *q, const double *v, double dt, double *q_next)
 --   double prefix_energy(const double *q, const double *v, const double *X)
+--   void   prefix_velocities(const double *q, const double *v, const double *X, double *V)  (only when asked for)
+--          V: nb * 6 body velocities (angular, linear at the world origin; world axes)
 -- opts.functions: the functions to emit, e.g. { "kinematics", "bias" }
 -- (default M.FUNCTIONS, the eight above all but solve_tree and
 -- point_jacobian_tree; an unused
@@ -51,11 +53,11 @@ M.PARTS = { kinematics = "kinematics (the joints' placements and axes)",
   factor = "mass matrix factor", solve = "solve", solve_tree = "solve", solve_tree3 = "solve",
   point_jacobian = "point Jacobians",
   point_jacobian_tree = "point Jacobians",
-  integrate = "position update", energy = "energy (the masses in gravity)" }
+  integrate = "position update", energy = "energy (the masses in gravity)", velocities = "body velocities" }
 
 M.FUNCTIONS = { "kinematics", "mass_matrix", "bias", "factor", "solve", "point_jacobian", "integrate", "energy" }
 M.ORDER = { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "solve_tree3", "point_jacobian",
-  "point_jacobian_tree", "integrate", "energy" }
+  "point_jacobian_tree", "integrate", "energy", "velocities" }
 
 local EMIT = {
   kinematics = function(w, t, p, h) return require("diagc.world.kinematics").emit(w, t, p, h) end,
@@ -69,6 +71,7 @@ local EMIT = {
   point_jacobian_tree = function(w, t, p) return require("diagc.world.jacobian").emit_tree(w, t, p) end,
   integrate = function(w, t, p, h) return require("diagc.world.integrate").emit(w, t, p, h) end,
   energy = function(w, t, p, h) return require("diagc.world.energy").emit(w, t, p, h) end,
+  velocities = function(w, t, p) return require("diagc.world.energy").emit_velocities(w, t, p) end,
 }
 
 M.facts = tree.facts

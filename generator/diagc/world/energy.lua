@@ -1,7 +1,11 @@
 -- world/energy.lua: emits PFX_energy(q, v, X), the total energy (kinetic +
 -- gravitational potential) of the world, for tests: body velocities
 -- propagated from the joint velocities as in the bias, each body's energy
--- from its centre-of-mass velocity and body-frame inertia.
+-- from its centre-of-mass velocity and body-frame inertia.  Also
+-- PFX_velocities(q, v, X, V): those body velocities themselves, 6 per body
+-- (angular, then linear of the point at the world origin; world axes),
+-- zeros for a body welded to the world (the per-body outputs,
+-- world/signals.lua).
 local spatial = require("diagc.world.spatial")
 local motion = require("diagc.world.motion")
 local fold = require("diagc.world.fold")
@@ -42,6 +46,26 @@ function M.emit(world, t, prefix, h)
   for _, l in ipairs(terms) do out[#out + 1] = l end
   if t.nb == 0 then out[#out + 1] = "  (void)X;" end
   out[#out + 1] = "  return e;\n}\n"
+  return table.concat(out, "\n")
+end
+
+function M.emit_velocities(world, t, prefix)
+  local out = { string.format(
+    "static void %s_velocities(const double *q, const double *v, const double *X, double *V)\n{", prefix) }
+  out[#out + 1] = "  (void)q;"
+  if t.nv == 0 then out[#out + 1] = "  (void)v;\n  (void)X;" end
+  if t.nb == 0 then out[#out + 1] = "  (void)V;" end
+  local Vn = { [0] = "Z" }
+  local sets = {}
+  for i = 1, t.nb do
+    if crba.moving(t, i) then velocity(world, t, i, out, Vn) else Vn[i] = "Z" end
+    for r = 0, 5 do
+      sets[#sets + 1] = string.format("  V[%d] = %s;", 6 * (i - 1) + r,
+        Vn[i] == "Z" and "0.0" or string.format("%s[%d]", Vn[i], r))
+    end
+  end
+  for _, l in ipairs(sets) do out[#out + 1] = l end
+  out[#out + 1] = "}\n"
   return table.concat(out, "\n")
 end
 

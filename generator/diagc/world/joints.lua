@@ -14,8 +14,8 @@ local M = {}
 -- nq, nv per joint type
 M.SIZES = { revolute = { 1, 1 }, prismatic = { 1, 1 }, fixed = { 0, 0 }, ball = { 4, 3 }, free = { 7, 6 } }
 M.TYPES = { "revolute", "prismatic", "fixed", "ball", "free" }
-local FIELDS = { "type", "parent", "xyz", "rpy", "axis", "damping", "actuated", "limit", "friction", "mimic", "q",
-  "v" }
+local FIELDS = { "type", "name", "parent", "xyz", "rpy", "axis", "damping", "actuated", "limit", "friction", "mimic",
+  "q", "v" }
 
 local function only_fields(b, j)
   for _, k in ipairs(util.sorted_keys(j)) do
@@ -65,7 +65,10 @@ function M.check(b, j)
       errors.describe(parent))
   end
   local what = string.format("body '%s' joint", b.name)
-  local out = { type = t, parent_name = parent,
+  -- the joint's name (its outputs world.NAME.q, world.NAME.v; --state
+  -- world.NAME): the body's unless given
+  local name = j.name == nil and b.name or vals.identifier(b.loc, what .. " name", j.name)
+  local out = { type = t, parent_name = parent, name = name,
     xyz = j.xyz == nil and { 0, 0, 0 } or vals.ranged_list(b.loc, what .. " xyz", "position", j.xyz, 3),
     rpy = j.rpy == nil and { 0, 0, 0 } or vals.ranged_list(b.loc, what .. " rpy", "angle", j.rpy, 3),
     damping = j.damping == nil and 0 or vals.ranged(b.loc, what .. " damping", "damping", j.damping),

@@ -470,6 +470,23 @@ static double P_energy(const double *q, const double *v, const double *X)
 }
 ]==], { "body_energy" }, { "col" } }
 
+C.velocities = { [==[
+static void P_velocities(const double *q, const double *v, const double *X, double *V)
+{
+  double S[6];
+  int i, k, r;
+  (void)q;
+  for (i = 0; i < @NB@; ++i) {
+    const int pa = P_tree.parent[i];
+    for (r = 0; r < 6; ++r) V[6 * i + r] = pa >= 0 && (P_tree.flags[i] & 1) ? V[6 * pa + r] : 0.0;
+    for (k = P_tree.v0[i]; k < P_tree.v0[i] + P_tree.nv[i]; ++k) {
+      P_lp_col(X, k, S);
+      for (r = 0; r < 6; ++r) V[6 * i + r] += S[r] * v[k];
+    }
+  }
+}
+]==], {}, { "col" } }
+
 -- the closed forms of the lone free bodies, after the loops
 local TAIL = {
   mass_matrix = function(world, t, out)

@@ -17,6 +17,9 @@
 --                     the steps so far that hit the budget, that dropped
 --                     contacts, and the contacts dropped so far)
 --     input_port      effort (one per actuated dof, in tree order), if any
+--     parameter       friction, restitution: the defaults of the shapes that
+--                     give none, when a candidate pair takes one
+--                     (world/step.lua, M.params), read by the step
 --     cache_entry     work: the step's arrays and results (typed:
 --                     PFX_work), computed from the state and the effort
 --     cache_entry     grad: the step's Jacobians (typed: PFX_grad,
@@ -27,7 +30,11 @@
 --     output_port     position, velocity, poses (12 per body: R row-major,
 --                     p), impulses, step_info, energy, gravity_effort (nv:
 --                     the effort that holds each dof still against gravity,
---                     c(q, 0))
+--                     c(q, 0)); pos and vel name their elements by joint
+--                     ("J.x", ...) and pos groups each joint's coordinates
+--                     as "J" (world/signals.lua, which also makes the per
+--                     body and per joint ports B.pose, J.q, ... that a
+--                     diagram refers to: check/added_port.lua)
 -- Every item is located at the world's declaration (an error the leaf
 -- checks find in generated code is an internal one).
 local errors = require("diagc.errors")
@@ -38,6 +45,7 @@ local fold = require("diagc.world.fold")
 local size = require("diagc.world.size")
 local grad = require("diagc.world.grad")
 local ranges = require("diagc.world.ranges")
+local signals = require("diagc.world.signals")
 
 local M = {}
 
@@ -80,11 +88,14 @@ local function claim_prefix(C, P, taken)
 end
 
 local function outputs(world, C, P, items)
-  local function out(name, size, prereqs, calc)
-    items[#items + 1] = item(world, "output_port", { name, size = size, prerequisites = prereqs, calc = calc })
+  local qn, vn = signals.state_names(C)
+  local function out(name, size, prereqs, calc, names)
+    items[#items + 1] = item(world, "output_port", { name, size = size, prerequisites = prereqs, calc = calc,
+      names = names })
   end
-  out("position", C.nq, { "pos" }, copy_calc("position", "pos", C.nq))
-  out("velocity", C.nv, { "vel" }, copy_calc("velocity", "vel", C.nv))
+
+  out("position", C.nq, { "pos" }, copy_calc("position", "pos", C.nq), qn)
+  out("velocity", C.nv, { "vel" }, copy_calc("velocity", "vel", C.nv), vn)
   out("poses", 12 * C.nb, { "pos" }, string.format("%skinematics(pos, poses);", P))
   if C.nslots > 0 then
     out("impulses", C.nimp, { "imp" }, copy_calc("impulses", "imp", C.nimp))
@@ -133,10 +144,11 @@ function M.lower(world, taken)
   if C.settings.gradients then size.gradients(C, grad.nnz(C)) end
   size.context(C, step.work_bytes(C, P), C.settings.gradients and grad.struct_bytes(C) or 0)
   local pre = M.preamble(C, P) -- sets C.nslots
+  local qn, vn = signals.state_names(C)
   local items = {
     item(world, "c_preamble", { pre }),
-    item(world, "discrete_state", { "pos", default = C.q_init }),
-    item(world, "discrete_state", { "vel", default = C.v_init }),
+    item(world, "discrete_state", { "pos", default = C.q_init, names = qn, groups = signals.groups(C) }),
+    item(world, "discrete_state", { "vel", default = C.v_init, names = vn }),
     item(world, "discrete_state", { "info", default = zeros(C.ninfo) }),
   }
   local prereqs = { "pos", "vel", "info" }
@@ -155,8 +167,18 @@ function M.lower(world, taken)
   else
     args = args .. ", 0"
   end
+  -- the world's numeric parameters (world/step.lua, M.params): -p
+  -- world.friction=..., parameter_jacobian
+  local pm = step.params(C)
+  for _, k in ipairs({ "friction", "restitution" }) do
+    if pm[k] then
+      items[#items + 1] = item(world, "parameter", { k, default = { pm[k] }, range = k })
+      prereqs[#prereqs + 1] = k
+    end
+  end
   items[#items + 1] = item(world, "cache_entry", { "work", type = P .. "work", prerequisites = prereqs,
-    calc = string.format("%sstep(%s, info, work);", P, args) })
+    calc = string.format("%sstep(%s, info, %s, %s, work);", P, args, pm.friction and "friction" or "0",
+      pm.restitution and "restitution" or "0") })
   local gargs = string.format("pos, vel, %s, work, grad", #C.actuated > 0 and "effort" or "0")
   local gpre = { "pos", "vel", "work" }
   if #C.actuated > 0 then gpre[#gpre + 1] = "effort" end

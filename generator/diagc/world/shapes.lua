@@ -95,7 +95,10 @@ local function shape(world, b, s)
     rpy = s.rpy == nil and { 0, 0, 0 } or vals.ranged_list(b.loc, what .. " rpy", "angle", s.rpy, 3),
     friction = s.friction == nil and world.friction or vals.ranged(b.loc, what .. " friction", "friction", s.friction),
     restitution = s.restitution == nil and world.restitution
-      or vals.ranged(b.loc, what .. " restitution", "restitution", s.restitution) }
+      or vals.ranged(b.loc, what .. " restitution", "restitution", s.restitution),
+    -- which of the two are the world's (its parameters world.friction and
+    -- world.restitution at run time: world/step.lua)
+    default_friction = s.friction == nil, default_restitution = s.restitution == nil }
 end
 
 -- {{"a", "b"}, ...} by body names -> set of "i:j" keys (i < j)
@@ -170,9 +173,21 @@ function M.check(world, settings)
         slots = slots + M.pair_max(sa.type, sb.type)
         size.add_slots(world, slots, #world.pairs + 1)
         local p = props[math.min(sa.body, sb.body) .. ":" .. math.max(sa.body, sb.body)] or {}
+        -- mu_kind, e_kind: how the step finds them (world/step.lua): 0 the
+        -- number, 1 the world's parameter, 2 min (max) of the parameter
+        -- and the number (one shape has its own)
+        local function kind(own, da, db)
+          if own ~= nil or not (da or db) then return 0 end
+          return (da and db) and 1 or 2
+        end
         world.pairs[#world.pairs + 1] = { a = i, b = j,
           friction = p.friction or math.min(sa.friction, sb.friction),
-          restitution = p.restitution or math.max(sa.restitution, sb.restitution) }
+          restitution = p.restitution or math.max(sa.restitution, sb.restitution),
+          mu_kind = kind(p.friction, sa.default_friction, sb.default_friction),
+          e_kind = kind(p.restitution, sa.default_restitution, sb.default_restitution),
+          -- the other shape's own value, for kind 2
+          mu_own = sa.default_friction and sb.friction or sa.friction,
+          e_own = sa.default_restitution and sb.restitution or sa.restitution }
       end
     end
   end

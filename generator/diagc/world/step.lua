@@ -233,10 +233,25 @@ local function tables(C, P)
       #dofs > 0 and list(dofs) or "0")
   end
   if np > 0 then
-    local mu, e = {}, {}
-    for i, p in ipairs(C.pairs) do mu[i], e[i] = d(p.friction), d(p.restitution) end
+    -- a pair's own number; where it takes the world's default
+    -- (M.params), the other shape's own number (kind 2) or unused (kind 1)
+    local mu, e, mk, ek = {}, {}, {}, {}
+    for i, p in ipairs(C.pairs) do
+      mu[i] = d(p.mu_kind == 2 and p.mu_own or p.friction)
+      e[i] = d(p.e_kind == 2 and p.e_own or p.restitution)
+      mk[i], ek[i] = tostring(p.mu_kind), tostring(p.e_kind)
+    end
     o[#o + 1] = string.format("static const double %spair_mu[%d] = {%s};", P, np, table.concat(mu, ", "))
     o[#o + 1] = string.format("static const double %spair_e[%d] = {%s};", P, np, table.concat(e, ", "))
+    local pm = M.params(C)
+    if pm.friction then
+      o[#o + 1] = "/* 0: pair_mu; 1: the parameter friction; 2: the smaller of the two */"
+      o[#o + 1] = string.format("static const unsigned char %spair_mu_kind[%d] = {%s};", P, np, table.concat(mk, ", "))
+    end
+    if pm.restitution then
+      o[#o + 1] = "/* 0: pair_e; 1: the parameter restitution; 2: the larger of the two */"
+      o[#o + 1] = string.format("static const unsigned char %spair_e_kind[%d] = {%s};", P, np, table.concat(ek, ", "))
+    end
   end
   return table.concat(o, "\n")
 end
@@ -448,8 +463,37 @@ local function work_type(C, P)
       l[#l + 1] = string.format("  int bp_ws[DIAGC_BROADPHASE_WS(%d)], cand[%d];", #C.shapes, #C.pairs)
     end
   end
+  local pm = M.params(C)
+  if pm.friction or pm.restitution then
+    l[#l + 1] = "  double friction, restitution;  /* the world's parameters of this step */"
+  end
   l[#l + 1] = string.format("} %swork;", P)
   return lines(l)
+end
+
+-- The world's numeric parameters (its leaf's `parameter`s, world/lower.lua):
+-- friction and restitution, the defaults of the shapes that give none, when
+-- some candidate pair takes one (docs/world.md, "Parameters").
+-- -> {friction = default or nil, restitution = default or nil}
+function M.params(C)
+  local out = {}
+  for _, p in ipairs(C.pairs or {}) do
+    if p.mu_kind ~= 0 then out.friction = C.friction end
+    if p.e_kind ~= 0 then out.restitution = C.restitution end
+  end
+  return out
+end
+
+-- a contact's friction and restitution from its pair (tables above)
+local function mu_line(C, P)
+  local pm = M.params(C)
+  local mu = pm.friction and string.format("%spair_mu_kind[w->pair[i]] == 0 ? %spair_mu[w->pair[i]] : "
+    .. "%spair_mu_kind[w->pair[i]] == 1 ? w->friction : fmin(w->friction, %spair_mu[w->pair[i]])", P, P, P, P)
+    or string.format("%spair_mu[w->pair[i]]", P)
+  local e = pm.restitution and string.format("%spair_e_kind[w->pair[i]] == 0 ? %spair_e[w->pair[i]] : "
+    .. "%spair_e_kind[w->pair[i]] == 1 ? w->restitution : fmax(w->restitution, %spair_e[w->pair[i]])", P, P, P, P)
+    or string.format("%spair_e[w->pair[i]]", P)
+  return string.format("    w->mu[i] = %s;\n    w->e[i] = %s;", mu, e)
 end
 
 -- the contact problem of the step's nc contacts in w and the world's
@@ -509,7 +553,7 @@ local function contact(C, P)
   if #C.pairs > 0 then
     for _, x in ipairs({
       "    w->depth[i] = w->con[i].depth;",
-      string.format("    w->mu[i] = %spair_mu[w->pair[i]]; w->e[i] = %spair_e[w->pair[i]];", P, P),
+      mu_line(C, P),
       string.format("    w->tag[2 * i] = %spair[w->pair[i]][4]; w->tag[2 * i + 1] = %spair[w->pair[i]][5];", P, P),
     }) do l[#l + 1] = x end
   end
@@ -556,10 +600,15 @@ end
 -- the step: the calc of the work entry; w->status is 0 or the failure
 local function step_fn(C, P)
   local vq = C.position_update == "parallel" and "v" or "w->v_next"
+  local pm = M.params(C)
   local l = {
     string.format("static inline void %sstep(const double *q, const double *v, const double *imp, "
-      .. "const double *effort, const double *info, %swork *w)", P, P),
+      .. "const double *effort, const double *info, const double *friction, const double *restitution, %swork *w)",
+      P, P),
     "{",
+    -- the world's parameters, read once per step (M.params)
+    pm.friction and "  w->friction = friction[0];" or "  (void)friction;",
+    pm.restitution and "  w->restitution = restitution[0];" or "  (void)restitution;",
     string.format("  %ssmooth(q, v, effort, w);", P),
     "  for (int i = 0; i < 5; i++) w->info[i] = 0.0;",
     "  w->info[5] = info[5];",
@@ -603,11 +652,11 @@ function M.emit(C, P)
   local rows_on = limits.rows_on(C)
   local fns = rows_on
     and { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "point_jacobian_tree", "integrate",
-      "energy" }
-    or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy" }
+      "energy", "velocities" }
+    or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy", "velocities" }
   if rows_on and #C.pairs > 0 then table.insert(fns, 7, "solve_tree3") end -- the contact rows'
   local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = fns })),
-    tables(C, P) }
+    tables(C, P), require("diagc.world.signals").emit(C, P) }
   parts[#parts + 1] = limits.emit_clamp(C, P)
   parts[#parts + 1] = smooth(C, P)
   if rows_on then

@@ -315,10 +315,14 @@ end
 
 -- The joint declaration of URDF joint j, whose parent link's frame sits at
 -- pf = {body=, xyz=, rpy=} in body pf.body.
-local function joint_of(j, pf, act)
+local function joint_of(j, pf, act, prefix)
   local t = JOINT_TYPES[j.type]
   local xyz, rpy = frames.compose(pf.xyz, pf.rpy, j.xyz, j.rpy)
   local out = { t, parent = pf.body, xyz = xyz, rpy = rpy, damping = j.damping, actuated = act[j.name] or nil }
+  -- the URDF joint's name (with the prefix) where it is a name diagc can
+  -- spell (letters, digits and single _); otherwise the child body's
+  local jn = prefix .. j.name
+  if jn:match("^[A-Za-z][A-Za-z0-9_]*$") and not jn:find("__", 1, true) and #jn <= 64 then out.name = jn end
   if t == "revolute" or t == "prismatic" then
     out.axis = j.axis
     -- Coulomb friction and the mimic coupling (world/couplings.lua): check_mimics named the leader's body
@@ -513,7 +517,7 @@ function M.bodies(item)
       local name = body_name(l, o, path)
       local ex, ey, ez = plane_axes(j.axis)
       local q0 = initial_q(item, o, j) or { 0, 0, 0 }
-      local base = joint_of(j, pf, act)
+      local base = joint_of(j, pf, act, o.prefix)
       local px, py = name .. "_planar_x", name .. "_planar_y"
       add_body(l, px, { "prismatic", parent = pf.body, xyz = base.xyz, rpy = base.rpy, axis = ex,
         damping = j.damping, q = { q0[1] } })
@@ -526,7 +530,7 @@ function M.bodies(item)
       joints_in_order[#joints_in_order + 1] = { name = j.name, type = "planar", body = name, nq = 3, nv = 3 }
     else
       local name = body_name(l, o, path)
-      local joint = j and joint_of(j, pf, act) or { o.base, parent = "world", xyz = o.xyz, rpy = o.rpy }
+      local joint = j and joint_of(j, pf, act, o.prefix) or { o.base, parent = "world", xyz = o.xyz, rpy = o.rpy }
       if j then joint.q = initial_q(item, o, j) end
       local how = motion(j, o, j and moving[j.parent])
       local mass, com, inertia = mass_props(l, path, how)

@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define DIAGC_ABI_VERSION 7
+#define DIAGC_ABI_VERSION 8
 
 /* Eval functions and calc_derivatives return DIAGC_OK, DIAGC_E_FROZEN (a
  * stale entry was read while the cache is frozen) or DIAGC_E_CALC (a calc
@@ -72,6 +72,8 @@ extern "C" {
 typedef struct diagc_value_desc {
   const char *name;      /* dotted path, e.g. "pid.ctl.y" */
   int size;              /* number of doubles; 0 for an abstract value */
+  const char *const *elements; /* `size` element names ("x", "theta"), or
+                                  NULL: elements go by index */
 } diagc_value_desc;
 
 /* A settable source.  Numeric sources are `size` doubles stored at

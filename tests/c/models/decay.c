@@ -78,7 +78,7 @@ static void decay_nop(void *c) { (void)c; }
 
 static const char *const decay_xc_names[] = {"decay.x"};
 static const char *const decay_leaf_names[] = {"decay"};
-static const diagc_value_desc decay_outputs[] = {{"decay.x", 1}};
+static const diagc_value_desc decay_outputs[] = {{"decay.x", 1, NULL}};
 static const diagc_source_desc decay_sources[] = {
     {"decay.x", DIAGC_SRC_Z, 1, offsetof(decay_ctx, xc), sizeof(double)}};
 /* Available to tests: a per-step logger of x. */

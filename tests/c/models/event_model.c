@@ -193,8 +193,8 @@ static const char *const em_xc_names[] = {"em.x"};
 static const char *const em_xd_names[] = {"em.d[0]", "em.d[1]", "em.d[2]",
                                           "em.d[3]"};
 static const char *const em_leaf_names[] = {"a", "b", "c"};
-static const diagc_value_desc em_outputs[] = {{"em.d", EM_NXD},
-                                              {"em.x", 1}};
+static const diagc_value_desc em_outputs[] = {{"em.d", EM_NXD, NULL},
+                                              {"em.x", 1, NULL}};
 static const diagc_model em_template = {
     .abi_version = DIAGC_ABI_VERSION,
     .name = "event_model",

@@ -65,7 +65,7 @@ static void ed_nop(void *c) { (void)c; }
 
 static const char *const ed_xd_names[] = {"example.x[0]"};
 static const char *const ed_leaf_names[] = {"example"};
-static const diagc_value_desc ed_outputs[] = {{"example.Sn", 1}};
+static const diagc_value_desc ed_outputs[] = {{"example.Sn", 1, NULL}};
 static const diagc_source_desc ed_sources[] = {
     {"example.xd0", DIAGC_SRC_XD, 1, offsetof(ed_ctx, xd), sizeof(double)}};
 static const diagc_event_desc ed_events[] = {

@@ -80,7 +80,7 @@ static void sh_nop(void *c) { (void)c; }
 static const char *const sh_xc_names[] = {"integ.x"};
 static const char *const sh_xd_names[] = {"counter.d[0]"};
 static const char *const sh_leaf_names[] = {"counter", "integ"};
-static const diagc_value_desc sh_outputs[] = {{"integ.x", 1}};
+static const diagc_value_desc sh_outputs[] = {{"integ.x", 1, NULL}};
 static const diagc_event_desc sh_events[] = {
     {"counter.tick", 0, DIAGC_TRIGGER_PERIODIC, DIAGC_DISCRETE_UPDATE, SH_H,
      0., sh_update, sh_apply}};

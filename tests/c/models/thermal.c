@@ -89,7 +89,7 @@ static void th_nop(void *c) { (void)c; }
 static const char *const th_xc_names[] = {"room.T"};
 static const char *const th_xd_names[] = {"ctrl.q", "ctrl.n"};
 static const char *const th_leaf_names[] = {"room", "ctrl"};
-static const diagc_value_desc th_outputs[] = {{"room.T", 1}};
+static const diagc_value_desc th_outputs[] = {{"room.T", 1, NULL}};
 static const diagc_event_desc th_events[] = {
     {"ctrl.update", 1, DIAGC_TRIGGER_PERIODIC, DIAGC_DISCRETE_UPDATE,
      TH_PERIOD, 0., th_update, th_apply}};

@@ -85,7 +85,7 @@ static const char *const tm_xc_names[] = {"clock.c"};
 static const char *const tm_xd_names[] = {"w.n", "w.last", "w.ticks",
                                           "w.seen"};
 static const char *const tm_leaf_names[] = {"clock", "w"};
-static const diagc_value_desc tm_outputs[] = {{"w.n", 1}};
+static const diagc_value_desc tm_outputs[] = {{"w.n", 1, NULL}};
 static const diagc_event_desc tm_events[] = {
     {"w.wake", 1, DIAGC_TRIGGER_TIMED, DIAGC_DISCRETE_UPDATE, 0., 0., tm_wake,
      tm_apply_wake},

@@ -72,7 +72,7 @@ static int tp_jac_lin(void *c, double *nz) {
 
 static const char *const tp_xc_names[] = {"p.theta", "p.omega"};
 static const char *const tp_leaf_names[] = {"p"};
-static const diagc_value_desc tp_outputs[] = {{"theta", 1}, {"both", 2}};
+static const diagc_value_desc tp_outputs[] = {{"theta", 1, NULL}, {"both", 2, NULL}};
 static const diagc_source_desc tp_sources[] = {
     {"torque", DIAGC_SRC_INPUT, 1, offsetof(tp_ctx, u), sizeof(double)}};
 static const int tp_lin_outputs[] = {0, 1};

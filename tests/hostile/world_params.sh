@@ -1,0 +1,36 @@
+# tests/hostile/world_params.sh: a world's numeric parameters
+# (world.friction, world.restitution; docs/world.md, "Parameters") set out
+# of their range by -p: one line naming the parameter, the value and the
+# range, exit 2, no CSV written, in bounded time; a world without a pair
+# that takes the default has no such parameter.
+
+wp_spec() {
+  cat >"$T/spec.lua" <<EOF
+local W = world "w" {
+  body { "ground", joint = { "fixed" }, shapes = { { "plane" $1 } } },
+  body { "ball", mass = 1, inertia = { 1, 1, 1 }, joint = { "free", q = { 0, 0, 1, 1, 0, 0, 0 } },
+    shapes = { { "sphere", radius = 0.1 $1 } } },
+}
+return diagram "d" { system { "w", W }, log { "w.ball.pose", period = 0.1 } }
+EOF
+}
+
+wp_bad() { # NAME SHAPE_FIELDS ASSIGNMENT ERE
+  hcase "world_params.$1"
+  wp_spec "$2"
+  hrun -- "$DIAGC" run "$T/spec.lua" --until 0.1 -p "$3" --csv "$T/out.csv"
+  expect_exit 2
+  expect_error "$4"
+  expect_absent "$T/out.csv"
+  expect_within 20
+  hdone
+}
+
+wp_bad friction_negative "" "w.friction=-1" \
+  "diagc run: -p w\.friction: value 1: -1 is below the smallest value allowed, 0 \(range \[0, 1e9\]\)"
+wp_bad friction_huge "" "w.friction=1e300" \
+  "diagc run: -p w\.friction: value 1: 1e\+?300 is above the largest value allowed, 1e9"
+wp_bad restitution_above_one "" "w.restitution=1.5" \
+  "diagc run: -p w\.restitution: value 1: 1\.5 is above the largest value allowed, 1 \(range \[0, 1\]\)"
+wp_bad friction_not_a_parameter ", friction = 0.3, restitution = 0.2" "w.friction=0.5" \
+  "diagc run: -p w\.friction: system 'w' has no numeric parameter named 'friction'"
