@@ -113,22 +113,29 @@ local function all_dofs(t)
   return d
 end
 
+-- `switch (tree)` over the subtrees, each case solve_lines' straight
+-- lines on x packed, indented by `ind` (the switch's own indent)
+local function tree_switch(world, t, out, ind)
+  local nz = symbolic(world, t)
+  out[#out + 1] = ind .. "switch (tree) {"
+  for id = 0, t.ntrees - 1 do
+    if #t.tree_dofs[id] > 0 then
+      out[#out + 1] = string.format("%scase %d: {", ind, id)
+      for _, l in ipairs(solve_lines(t, nz, t.tree_dofs[id], ind .. "  ", true)) do out[#out + 1] = l end
+      out[#out + 1] = ind .. "  break;\n" .. ind .. "}"
+    end
+  end
+  out[#out + 1] = ind .. "default:\n" .. ind .. "  break;\n" .. ind .. "}"
+end
+
 local function solve_tree(world, t, prefix)
   local out = { string.format("static void %s_solve_tree(const double *LDL, int tree, double *x)\n{", prefix) }
   if t.nv == 0 then
     out[#out + 1] = "  (void)LDL;\n  (void)tree;\n  (void)x;\n}\n"
     return table.concat(out, "\n")
   end
-  local nz = symbolic(world, t)
-  out[#out + 1] = "  switch (tree) {"
-  for id = 0, t.ntrees - 1 do
-    if #t.tree_dofs[id] > 0 then
-      out[#out + 1] = string.format("  case %d: {", id)
-      for _, l in ipairs(solve_lines(t, nz, t.tree_dofs[id], "    ", true)) do out[#out + 1] = l end
-      out[#out + 1] = "    break;\n  }"
-    end
-  end
-  out[#out + 1] = "  default:\n    break;\n  }\n}\n"
+  tree_switch(world, t, out, "  ")
+  out[#out + 1] = "}\n"
   return table.concat(out, "\n")
 end
 
@@ -141,18 +148,10 @@ local function solve_tree3(world, t, prefix)
     out[#out + 1] = "  (void)LDL;\n  (void)tree;\n  (void)x0;\n  (void)stride;\n}\n"
     return table.concat(out, "\n")
   end
-  local nz = symbolic(world, t)
   out[#out + 1] = "  for (int row = 0; row < 3; row++) {"
   out[#out + 1] = "    double *x = x0 + row * stride;"
-  out[#out + 1] = "    switch (tree) {"
-  for id = 0, t.ntrees - 1 do
-    if #t.tree_dofs[id] > 0 then
-      out[#out + 1] = string.format("    case %d: {", id)
-      for _, l in ipairs(solve_lines(t, nz, t.tree_dofs[id], "      ", true)) do out[#out + 1] = l end
-      out[#out + 1] = "      break;\n    }"
-    end
-  end
-  out[#out + 1] = "    default:\n      break;\n    }\n  }\n}\n"
+  tree_switch(world, t, out, "    ")
+  out[#out + 1] = "  }\n}\n"
   return table.concat(out, "\n")
 end
 
