@@ -1,8 +1,9 @@
 # tests/hostile/world_params.sh: a world's numeric parameters
-# (world.friction, world.restitution; docs/world.md, "Parameters") set out
-# of their range by -p: one line naming the parameter, the value and the
-# range, exit 2, no CSV written, in bounded time; a world without a pair
-# that takes the default has no such parameter.
+# (world.friction, world.restitution, world.J.damping; docs/world.md,
+# "Parameters") set out of their range by -p: one line naming the
+# parameter, the value and the range, exit 2, no CSV written, in bounded
+# time; a world without a pair that takes the default has no such
+# parameter, a joint that does not exist no damping.
 
 wp_spec() {
   cat >"$T/spec.lua" <<EOF
@@ -34,3 +35,9 @@ wp_bad restitution_above_one "" "w.restitution=1.5" \
   "diagc run: -p w\.restitution: value 1: 1\.5 is above the largest value allowed, 1 \(range \[0, 1\]\)"
 wp_bad friction_not_a_parameter ", friction = 0.3, restitution = 0.2" "w.friction=0.5" \
   "diagc run: -p w\.friction: system 'w' has no numeric parameter named 'friction'"
+wp_bad damping_negative "" "w.ball.damping=-0.5" \
+  "diagc run: -p w\.ball\.damping: value 1: -0\.5 N m s/rad or N s/m is below the smallest value allowed, 0 N m s/rad or N s/m"
+wp_bad damping_two_values "" "w.ball.damping=1,2" \
+  "diagc run: -p w\.ball\.damping: it has 1 value, got 2"
+wp_bad damping_no_such_joint "" "w.ground.damping=1" \
+  "diagc run: -p w\.ground\.damping: system 'w' has no numeric parameter named 'ground\.damping'"

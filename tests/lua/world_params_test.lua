@@ -132,3 +132,106 @@ test("world_params.caching_on_off_bit_identical", function()
   local v1 = a.context:get("world.vel")
   near((v1[1] - v0[1]) / DT, G * math.sin(TH) * math.cos(TH), { rtol = 1e-6 })
 end)
+
+-- The joints' damping as parameters (world.J.damping; one value per moving
+-- joint, in body order, the vector world.damping).  A slider (a prismatic
+-- joint across gravity) of mass MS with damping d: the step is explicit in
+-- the damping force, v+ = v - dt d v / m, so v_n = v0 (1 - d dt / m)^n
+-- exactly; a pendulum's damped period against the closed form.
+local MS, V0 = 2, 1.5
+
+local function slider(form, jac)
+  local items = {
+    dsl.system { "world", dsl.world "slider" { time_step = DT, dynamics = form,
+      dsl.body { "cart", mass = MS, inertia = { 0.1, 0.1, 0.1 },
+        joint = { "prismatic", name = "slide", axis = { 1, 0, 0 }, damping = 0.5, v = { V0 } } } } },
+    dsl.log { "world.slide.v", period = 0.1 },
+  }
+  if jac then items[#items + 1] = dsl.parameter_jacobian { "world.damping" } end
+  return diagc.jit(dsl.diagram "slider" (items))
+end
+
+test("world_params.damping_of_a_slider", function()
+  for _, form in ipairs({ "unrolled", "looped" }) do
+    local ms = slider(form)
+    for _, d in ipairs({ false, 0, 3, 40 }) do
+      local sim = ms:simulator()
+      if d then sim.context:set_param("world.slide.damping", d) end
+      local dd = d or 0.5 -- the spec's value by default
+      eq(sim.context:get("world.slide.damping"), dd)
+      local n = 200
+      sim:advance_to(n * DT)
+      near(sim.context:get("world.slide.v"), V0 * (1 - dd * DT / MS) ^ n, { rtol = 1e-12, atol = 1e-300 })
+    end
+  end
+end)
+
+test("world_params.damped_pendulum_period", function()
+  -- a point mass m on a massless rod L (a tiny inertia about its centre)
+  -- hanging from a damped hinge: I = m L^2, theta'' + (d/I) theta' +
+  -- (g/L) theta = 0 for small angles, period 2 pi / sqrt(g/L - (d/2I)^2),
+  -- the amplitude decaying as exp(-d t / 2I)
+  local L, mass, dt = 1, 1, 1e-4
+  local mp = diagc.jit(dsl.diagram "pend" {
+    dsl.system { "world", dsl.world "pend" { time_step = dt,
+      dsl.body { "arm", mass = mass, inertia = { 1e-9, 1e-9, 1e-9 }, com = { 0, 0, -L },
+        joint = { "revolute", name = "hinge", axis = { 0, 1, 0 }, q = { 0.01 } } } } },
+    dsl.log { "world.hinge.q", period = 0.1 },
+  })
+  for _, d in ipairs({ 0.5, 2 }) do
+    local sim = mp:simulator()
+    sim.context:set_param("world.hinge.damping", d)
+    -- the times of the downward zero crossings (interpolated)
+    local prev, ups, t = sim.context:get("world.hinge.q"), {}, 0
+    local peak = 0
+    for k = 1, 40000 do
+      sim:advance_to(k * dt)
+      local q = sim.context:get("world.hinge.q")
+      if prev > 0 and q <= 0 then ups[#ups + 1] = (k - 1 + prev / (prev - q)) * dt end
+      prev = q
+      if #ups == 2 then break end
+    end
+    local I = mass * L * L
+    local w = math.sqrt(G / L - (d / (2 * I)) ^ 2)
+    near(ups[2] - ups[1], 2 * math.pi / w, { rtol = 2e-3 })
+  end
+end)
+
+test("world_params.damping_gradients_and_jacobian", function()
+  -- the step's Jacobians (docs/world.md §7) with the damping changed
+  local ms = slider("unrolled", true)
+  local c = ms:context()
+  c:set_param("world.slide.damping", 3)
+  local J = c:step_jacobians("world")
+  -- d v+ / d v = 1 - dt d / m
+  local F = c:step_jacobians("world", { jacobian = "fd" })
+  for i = 1, #F.T do
+    for j = 1, #F.T[i] do near(J.T[i][j], F.T[i][j], { rtol = 1e-7, atol = 1e-9 }) end
+  end
+  -- d v+ / d damping = -dt v / m, by differences
+  local r = c:parameter_jacobian({ jacobian = "fd" })
+  eq(r.cols, { "world.damping" })
+  -- (the state's rows come first; the logged output world.slide.v, the
+  -- state as it is, has a zero row after them)
+  local got = {}
+  for i, n in ipairs(r.rows) do
+    if got[n] == nil then got[n] = r.J[i][1] end
+  end
+  near(got["world.slide.v"], -DT * V0 / MS, { rtol = 1e-6 })
+  near(got["world.slide.q"], -DT * DT * V0 / MS, { rtol = 1e-6 })
+end)
+
+test("world_params.damping_caching_on_off_bit_identical", function()
+  local ms = slider("unrolled")
+  local a, b = ms:simulator(), ms:simulator()
+  for _, s in ipairs({ a, b }) do s.context:set_param("world.slide.damping", 1.25) end
+  b.context:set_caching(false)
+  a:advance_to(0.1)
+  b:advance_to(0.1)
+  assert(a.context:get("world.slide.v") == b.context:get("world.slide.v"), "v differs with caching off")
+  -- changed mid-run, it reaches the next step
+  a.context:set_param("world.slide.damping", 0)
+  local v0 = a.context:get("world.slide.v")
+  a:advance_to(0.1 + 5 * DT)
+  eq(a.context:get("world.slide.v"), v0)
+end)

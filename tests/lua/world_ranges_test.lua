@@ -83,6 +83,6 @@ test("world_ranges.nonfinite_fold_is_an_error_at_the_world", function()
   local ok, e = pcall(lower.preamble, C, lower.prefix(C))
   assert(not ok and errors.is(e), tostring(e))
   eq(errors.format(e), "here.lua:3: world \"w\": a constant of its generated bias forces (gravity on the masses, "
-    .. "Coriolis terms, damping) is inf: the bodies' masses, inertias, centres of mass and placements combine to "
+    .. "Coriolis terms) is inf: the bodies' masses, inertias, centres of mass and placements combine to "
     .. "overflow; keep them within the ranges of docs/world.md")
 end)

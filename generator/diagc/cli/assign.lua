@@ -42,7 +42,9 @@ function M.names(m, kind)
   end
   if kind == "state" then
     for name in pairs(m.elements) do out[name] = out[name] or 1 end
-    for name, g in pairs(m.groups or {}) do out[name] = out[name] or g.size end
+  end
+  for name, g in pairs(m.groups or {}) do
+    if (g.kind or "state") == kind then out[name] = out[name] or g.size end
   end
   return out
 end
@@ -141,6 +143,8 @@ end
 -- The checked item of numeric parameter `name` ("world.friction"), or nil
 -- (a model without its generator's record).
 function M.param_item(m, name)
+  local g = m.groups and m.groups[name]
+  if g and g.kind == "param" then return g.item end
   for _, lc in ipairs(m.gen and m.gen.flat.leaves or {}) do
     if name:sub(1, #lc.path + 1) == lc.path .. "." then
       local it = lc.type.names[name:sub(#lc.path + 2)]

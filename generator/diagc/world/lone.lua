@@ -5,7 +5,8 @@
 -- and Ic the inertia about it (body frame), m the mass:
 --   M = [[m 1, -m Q [c]x], [m [c]x^T Q^T, Ic + m [c]x^T [c]x]]
 --   c(q, v) = [m Q (w x (w x c)) - m Ro^T g ;
---              w x Ic w + c x (m w x (w x c) - m R^T g)] + damping v
+--              w x Ic w + c x (m w x (w x c) - m R^T g)]
+-- (the joint's damping: world/rnea.lua's PFX_damping)
 -- so a body with c = 0 has a constant, block-diagonal M and no runtime
 -- products in it.  known_zero() lists the entries of M that are zero for
 -- every q (not written by the mass matrix, skipped by the factor).
@@ -115,7 +116,7 @@ function M.bias_lines(world, t, i)
   local m, c, Ic = params(b)
   local Ro = kin.frame(b)
   local g = world.gravity or { 0, 0, 0 }
-  local v0, d = t.v0[i], b.joint.damping or 0
+  local v0 = t.v0[i]
   local w = { "v[" .. (v0 + 3) .. "]", "v[" .. (v0 + 4) .. "]", "v[" .. (v0 + 5) .. "]" }
   local out = { string.format("  { /* %s: lone free body (closed form) */", kin.label(i, b)) }
   local function line(fmt, ...) out[#out + 1] = "    " .. string.format(fmt, ...) end
@@ -131,11 +132,9 @@ function M.bias_lines(world, t, i)
   ang[3] = { { 1, w[1] .. " * i1" }, { -1, w[2] .. " * i0" } }
   if c[1] ~= 0 or c[2] ~= 0 or c[3] ~= 0 then offset_terms(i, m, c, Ro, g, w, line, lin, ang) end
   for a = 1, 3 do
-    if d ~= 0 then lin[a][#lin[a] + 1] = { d, "v[" .. (v0 + a - 1) .. "]" } end
     line("c[%d] = %s;", v0 + a - 1, fold.str(lin[a]))
   end
   for a = 1, 3 do
-    if d ~= 0 then ang[a][#ang[a] + 1] = { d, w[a] } end
     line("c[%d] = %s;", v0 + a + 2, fold.str(ang[a]))
   end
   out[#out + 1] = "  }"

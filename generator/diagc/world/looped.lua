@@ -1,7 +1,7 @@
 -- world/looped.lua: the looped form of a world's dynamics (docs/world.md
 -- §6, "Two forms"): the tree as one `static const` table (parents, joint
 -- types, coordinate offsets, joint origins and axes, masses, centres of
--- mass, inertias, damping, the dof parent array and the mass matrix's
+-- mass, inertias, the dof parent array and the mass matrix's
 -- storage) and the recursive algorithms as loops over it, so the code is
 -- the same few hundred lines for every tree and only the table grows with
 -- the bodies.  Same functions, signatures, storage and conventions as the
@@ -21,7 +21,7 @@
 -- the last body of its subtree: its subtree lies within [i, send), the
 -- bodies between that are not in it told apart by their parents), last (the
 -- last dof moving it, -1 none), joint (Ro row-major, the origin, the unit
--- axis), body (m, com, ixx iyy izz ixy ixz iyz), damping; per dof: body,
+-- axis), body (m, com, ixx iyy izz ixy ixz iyz); per dof: body,
 -- parent dof, its place in its subtree's block (mpos), the block's offset
 -- (moff) and size (mn); the subtrees' dofs (tdofs, from tstart[id]); gravity.
 local fold = require("diagc.world.fold")
@@ -71,7 +71,7 @@ end
 
 function M.table_text(world, t, prefix)
   local cols = { parent = {}, type = {}, q0 = {}, v0 = {}, nv = {}, flags = {}, send = {}, last = {} }
-  local joint, body, damping = {}, {}, {}
+  local joint, body = {}, {}
   local send = subtree_ends(world, t)
   for i, b in ipairs(world.bodies) do
     cols.parent[i] = b.joint.parent - 1
@@ -88,7 +88,6 @@ function M.table_text(world, t, prefix)
     joint[i] = nums(row)
     local c, I = b.com or { 0, 0, 0 }, b.inertia
     body[i] = nums({ b.mass, c[1], c[2], c[3], I[1], I[2], I[3], I[4] or 0, I[5] or 0, I[6] or 0 })
-    damping[i] = b.joint.damping or 0
   end
   local dof = { body = {}, parent = {}, mpos = {}, moff = {}, mn = {} }
   for k = 0, t.nv - 1 do
@@ -108,7 +107,7 @@ function M.table_text(world, t, prefix)
 /* P_: the tree as constant tables, for the looped dynamics (world/looped.lua) */
 static const struct {
   int parent[@NB@], type[@NB@], q0[@NB@], v0[@NB@], nv[@NB@], flags[@NB@], send[@NB@], last[@NB@];
-  double joint[@NB@][15], body[@NB@][10], damping[@NB@];
+  double joint[@NB@][15], body[@NB@][10];
   int dof_body[@NV@], dof_parent[@NV@], mpos[@NV@], moff[@NV@], mn[@NV@], tdofs[@NV@], tstart[@TS@];
   double gravity[3];
 } P_tree = {]==], prefix, { NB = s.NB, NV = s.NV, TS = s.NT + 1 }) }
@@ -117,7 +116,6 @@ static const struct {
   end
   out[#out + 1] = "  {\n    " .. table.concat(joint, ",\n    ") .. "\n  },"
   out[#out + 1] = "  {\n    " .. table.concat(body, ",\n    ") .. "\n  },"
-  out[#out + 1] = "  " .. nums(damping) .. ","
   for _, key in ipairs({ "body", "parent", "mpos", "moff", "mn" }) do out[#out + 1] = "  " .. ints(dof[key]) .. "," end
   out[#out + 1] = "  " .. ints(tdofs) .. ","
   out[#out + 1] = "  " .. ints(tstart) .. ","
@@ -323,7 +321,7 @@ static void P_bias(const double *q, const double *v, const double *X, double *c)
   }
   for (k = 0; k < @NV@; ++k) {
     const int b = P_tree.dof_body[k];
-    if (P_tree.flags[b] & 2) c[k] = P_dot6(S[k], F[b]) + P_tree.damping[b] * v[k];
+    if (P_tree.flags[b] & 2) c[k] = P_dot6(S[k], F[b]);
   }
 ]==], { "cross_m", "body_force", "dot6" }, { "col", "inertia" } }
 

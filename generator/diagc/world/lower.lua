@@ -176,9 +176,17 @@ function M.lower(world, taken)
       prereqs[#prereqs + 1] = k
     end
   end
+  -- the joints' damping: one value per moving joint, each settable by its
+  -- name (-p world.J.damping=...)
+  if #pm.damping > 0 then
+    local g = {}
+    for j, n in ipairs(pm.damping_names) do g[j] = { name = n, first = j - 1, size = 1 } end
+    items[#items + 1] = item(world, "parameter", { "damping", default = pm.damping, range = "damping", groups = g })
+    prereqs[#prereqs + 1] = "damping"
+  end
   items[#items + 1] = item(world, "cache_entry", { "work", type = P .. "work", prerequisites = prereqs,
-    calc = string.format("%sstep(%s, info, %s, %s, work);", P, args, pm.friction and "friction" or "0",
-      pm.restitution and "restitution" or "0") })
+    calc = string.format("%sstep(%s, info, %s, %s, %s, work);", P, args, pm.friction and "friction" or "0",
+      pm.restitution and "restitution" or "0", #pm.damping > 0 and "damping" or "0") })
   local gargs = string.format("pos, vel, %s, work, grad", #C.actuated > 0 and "effort" or "0")
   local gpre = { "pos", "vel", "work" }
   if #C.actuated > 0 then gpre[#gpre + 1] = "effort" end

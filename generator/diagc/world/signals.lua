@@ -35,7 +35,7 @@ local V_NAMES = { revolute = { "v" }, prismatic = { "v" }, ball = { "wx", "wy", 
 
 -- the world's own state groups and parameters (world/lower.lua): no joint
 -- may take their names
-M.STATE = { pos = true, vel = true, info = true, imp = true, friction = true, restitution = true }
+M.STATE = { pos = true, vel = true, info = true, imp = true, friction = true, restitution = true, damping = true }
 
 local function moving_joints(C)
   local list = {}

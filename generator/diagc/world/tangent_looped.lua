@@ -345,7 +345,6 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
         P_cross_f_add(V[i], u, dF[i]);
       }
       P_project(k, b, in, S, wrt == 0 ? F : 0, dF, wrt == 0 ? Dq : Dv);
-      if (wrt == 1) Dv[k * @NV@ + k] += P_tree.damping[b];
     }
   }
 }
