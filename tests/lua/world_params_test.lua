@@ -235,3 +235,14 @@ test("world_params.damping_caching_on_off_bit_identical", function()
   a:advance_to(0.1 + 5 * DT)
   eq(a.context:get("world.slide.v"), v0)
 end)
+
+test("world_params.mass_is_not_a_parameter", function()
+  -- masses, inertias and centres of mass are folded into the generated
+  -- dynamics: set_param (as -p) says so in one line
+  local c = slider("unrolled"):context()
+  for _, what in ipairs({ "mass", "inertia", "com" }) do
+    local ok, why = pcall(function() c:set_param("world.cart." .. what, 1) end)
+    assert(not ok and tostring(why):find("a body's mass, inertia and centre of mass are not parameters of world "
+      .. "\"slider\"", 1, true), tostring(why))
+  end
+end)

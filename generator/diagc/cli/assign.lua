@@ -62,6 +62,16 @@ local function leaves(m)
   return t
 end
 
+-- Why world leaf `sys`'s "B.mass" (".inertia", ".com") is no parameter,
+-- or nil (world/signals.lua, M.not_a_parameter)
+local function world_refusal(m, sys, leaf_name)
+  for _, lc in ipairs(m.gen and m.gen.flat.leaves or {}) do
+    if lc.path == sys and lc.type.world then
+      return require("diagc.world.signals").not_a_parameter(lc.type.world, leaf_name)
+    end
+  end
+end
+
 -- Why `name` is not a settable `kind`, with the closest names.
 local function unknown(m, kind, name, cmd)
   local K = kinds()
@@ -98,6 +108,9 @@ local function unknown(m, kind, name, cmd)
       errors.raise(nil, "%s%s %s: no system named '%s'%s", cli.prefix(cmd), opt, cli.show(name),
         cli.show(sys), cli.hint(sys, lv, "systems"))
     end
+    -- a world's setting that is not (yet) a parameter says so
+    local why = kind == "param" and world_refusal(m, sys, leaf_name)
+    if why then errors.raise(nil, "%s%s %s: %s", cli.prefix(cmd), opt, cli.show(name), why) end
     local mine = {}
     for _, n in ipairs(all) do
       if n:sub(1, #sys + 1) == sys .. "." then mine[#mine + 1] = n:sub(#sys + 2) end

@@ -80,6 +80,21 @@ local function check_names(C)
   end
 end
 
+-- Why "B.mass", "B.inertia" or "B.com" of a body B of world C is not a
+-- numeric parameter (their values are folded into the generated
+-- dynamics), or nil for any other name
+function M.not_a_parameter(C, name)
+  local body, what = name:match("^(.*)%.([%a_]+)$")
+  if not (what == "mass" or what == "inertia" or what == "com") then return nil end
+  for _, b in ipairs(C.bodies) do
+    if b.name == body then
+      return string.format("a body's mass, inertia and centre of mass are not parameters of world \"%s\" "
+        .. "(they are folded into its generated dynamics: docs/world.md, \"Parameters\"); change body '%s' "
+        .. "in the spec, or use the parameters friction, restitution and J.damping", C.name, body)
+    end
+  end
+end
+
 function M.state_names(C)
   check_names(C)
   local qn, vn = {}, {}
