@@ -3,8 +3,9 @@
 # "Parameters") set out of their range by -p: one line naming the
 # parameter, the value and the range, exit 2, no CSV written, in bounded
 # time; a world without a pair that takes the default has no such
-# parameter, a joint that does not exist no damping; a body's mass,
-# inertia and centre of mass are not parameters (one line saying so).
+# parameter, a joint that does not exist no damping; a body's mass must be
+# positive, a welded body has none, a body's inertia and centre of mass
+# are not parameters (one line saying so).
 
 wp_spec() {
   cat >"$T/spec.lua" <<EOF
@@ -42,9 +43,14 @@ wp_bad damping_two_values "" "w.ball.damping=1,2" \
   "diagc run: -p w\.ball\.damping: it has 1 value, got 2"
 wp_bad damping_no_such_joint "" "w.ground.damping=1" \
   "diagc run: -p w\.ground\.damping: system 'w' has no numeric parameter named 'ground\.damping'"
-# masses, inertias and centres of mass are not parameters (docs/world.md,
+# a body's mass is a parameter within its range (> 0); a welded body's is
+# none; inertias and centres of mass are not parameters (docs/world.md,
 # "Parameters"): -p names them and says so, whatever the value
-wp_bad mass_not_a_parameter "" "w.ball.mass=0" \
-  "diagc run: -p w\.ball\.mass: a body's mass, inertia and centre of mass are not parameters of world \"w\" .*change body 'ball' in the spec"
+wp_bad mass_zero "" "w.ball.mass=0" \
+  "diagc run: -p w\.ball\.mass: value 1: 0 kg is below the smallest value allowed, 1e-9 kg \(range \[1e-9, 1e9\] kg\)"
+wp_bad mass_negative "" "w.ball.mass=-2" \
+  "diagc run: -p w\.ball\.mass: value 1: -2 kg is below the smallest value allowed, 1e-9 kg"
+wp_bad mass_of_a_welded_body "" "w.ground.mass=1" \
+  "diagc run: -p w\.ground\.mass: body 'ground' is welded to the world \(no joint moves it\): its mass is no parameter"
 wp_bad inertia_not_a_parameter "" "w.ball.inertia=1,1,-1,0,0,0" \
-  "diagc run: -p w\.ball\.inertia: a body's mass, inertia and centre of mass are not parameters of world \"w\""
+  "diagc run: -p w\.ball\.inertia: a body's inertia and centre of mass are not parameters of world \"w\""

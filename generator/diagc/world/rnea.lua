@@ -6,6 +6,7 @@
 -- S_k . F_body(k) + damping v_k.  Bodies welded to the world are skipped;
 -- lone free bodies get their closed form (world/lone.lua).
 local spatial = require("diagc.world.spatial")
+local tree = require("diagc.world.tree")
 local motion = require("diagc.world.motion")
 local fold = require("diagc.world.fold")
 local crba = require("diagc.world.crba")
@@ -97,7 +98,7 @@ local function forward(world, t, h, out, names)
       end
       out[#out + 1] = string.format("  double I%d[10], F%d[6];", i, i)
       out[#out + 1] = string.format("  %s(X + %d, %s, I%d);", h:use("body_inertia"), 12 * (i - 1),
-        spatial.body_args(b), i)
+        spatial.body_args(b, tree.mass(t, i)), i)
       out[#out + 1] = string.format("  %s(I%d, %s, %s, F%d);", h:use("body_force"), i, names.V[i], names.A[i], i)
     end
   end
@@ -120,9 +121,9 @@ local function backward(world, t, h, out)
 end
 
 function M.emit(world, t, prefix, h)
-  local out = { string.format("static void %s_bias(const double *q, const double *v, const double *X, double *c)\n{",
-    prefix) }
-  out[#out + 1] = "  (void)q;"
+  local out = { string.format(
+    "static void %s_bias(const double *q, const double *v, const double *X, const double *mass, double *c)\n{", prefix) }
+  out[#out + 1] = "  (void)q;\n  (void)mass;"
   if t.nv == 0 then
     out[#out + 1] = "  (void)v;\n  (void)X;\n  (void)c;\n}\n"
     return table.concat(out, "\n")

@@ -401,8 +401,8 @@ local function smooth(C, P)
     "{",
     string.format("  double c[%d];", C.nv),
     string.format("  %skinematics(q, w->X);", P),
-    string.format("  %smass_matrix(q, w->X, w->M);", P),
-    string.format("  %sbias(q, v, w->X, c);", P),
+    string.format("  %smass_matrix(q, w->X, w->mass, w->M);", P),
+    string.format("  %sbias(q, v, w->X, w->mass, c);", P),
     string.format("  %sdamping(w->damping, v, c);", P),
     string.format("  %sfactor(w->M);", P),
     string.format("  for (int i = 0; i < %d; i++) c[i] = -c[i];", C.nv),
@@ -470,6 +470,7 @@ local function work_type(C, P)
   end
   l[#l + 1] = string.format("  double damping[%d];  /* the parameter damping, per moving joint */",
     math.max(#pm.damping, 1))
+  l[#l + 1] = string.format("  double mass[%d];  /* the parameter mass, per moving body */", math.max(#pm.mass, 1))
   l[#l + 1] = string.format("} %swork;", P)
   return lines(l)
 end
@@ -477,16 +478,22 @@ end
 -- The world's numeric parameters (its leaf's `parameter`s, world/lower.lua):
 -- friction and restitution, the defaults of the shapes that give none, when
 -- some candidate pair takes one; damping, one value per moving joint (in
--- body order, each settable as "J.damping"), when there is one
--- (docs/world.md, "Parameters").
+-- body order, each settable as "J.damping"), when there is one; mass, one
+-- value per moving body ("B.mass") (docs/world.md, "Parameters").
 -- -> {friction = default or nil, restitution = default or nil,
---     damping = {defaults}, damping_names = {"J.damping", ...}}
+--     damping = {defaults}, damping_names = {"J.damping", ...},
+--     mass = {defaults}, mass_names = {"B.mass", ...}}
 function M.params(C)
-  local out = { damping = {}, damping_names = {} }
+  local out = { damping = {}, damping_names = {}, mass = {}, mass_names = {} }
   for _, b in ipairs(C.bodies) do
     if b.nq > 0 then
       out.damping[#out.damping + 1] = b.joint.damping or 0
       out.damping_names[#out.damping_names + 1] = b.joint.name .. ".damping"
+    end
+    -- every body a dof moves (world/tree.lua's M.mass), in body order
+    if not b.welded then
+      out.mass[#out.mass + 1] = b.mass
+      out.mass_names[#out.mass_names + 1] = b.name .. ".mass"
     end
   end
   for _, p in ipairs(C.pairs or {}) do
@@ -616,13 +623,15 @@ local function step_fn(C, P)
   local l = {
     string.format("static inline void %sstep(const double *q, const double *v, const double *imp, "
       .. "const double *effort, const double *info, const double *friction, const double *restitution, "
-      .. "const double *damping, %swork *w)", P, P),
+      .. "const double *damping, const double *mass, %swork *w)", P, P),
     "{",
     -- the world's parameters, read once per step (M.params)
     pm.friction and "  w->friction = friction[0];" or "  (void)friction;",
     pm.restitution and "  w->restitution = restitution[0];" or "  (void)restitution;",
     #pm.damping > 0 and string.format("  for (int j = 0; j < %d; j++) w->damping[j] = damping[j];", #pm.damping)
       or "  (void)damping;\n  w->damping[0] = 0.0;",
+    #pm.mass > 0 and string.format("  for (int j = 0; j < %d; j++) w->mass[j] = mass[j];", #pm.mass)
+      or "  (void)mass;\n  w->mass[0] = 0.0;",
     string.format("  %ssmooth(q, v, effort, w);", P),
     "  for (int i = 0; i < 5; i++) w->info[i] = 0.0;",
     "  w->info[5] = info[5];",
