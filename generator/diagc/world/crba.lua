@@ -1,4 +1,4 @@
--- world/crba.lua: emits PFX_mass_matrix(q, X, M), the joint-space mass
+-- world/crba.lua: emits PFX_mass_matrix(q, X, mass, M), the joint-space mass
 -- matrix by the composite-rigid-body algorithm, unrolled: world-frame
 -- spatial inertias of the bodies a dof moves, composites accumulated from
 -- the leaves up, then M_ij = S_i . (Ic_j S_j) for every dof i on dof j's

@@ -1,4 +1,4 @@
--- world/energy.lua: emits PFX_energy(q, v, X), the total energy (kinetic +
+-- world/energy.lua: emits PFX_energy(q, v, X, mass), the total energy (kinetic +
 -- gravitational potential) of the world, for tests: body velocities
 -- propagated from the joint velocities as in the bias, each body's energy
 -- from its centre-of-mass velocity and body-frame inertia.  Also

@@ -1,4 +1,4 @@
--- world/rnea.lua: emits PFX_bias(q, v, X, c), c(q, v) = C(q, v) v + g(q)
+-- world/rnea.lua: emits PFX_bias(q, v, X, mass, c), c(q, v) = C(q, v) v + g(q)
 -- by the recursive Newton-Euler algorithm with vdot = 0, unrolled, in world
 -- coordinates: body velocities V_i = V_parent + S_i v_i, accelerations
 -- A_i = A_parent + (velocity-product terms), starting from -gravity at the
