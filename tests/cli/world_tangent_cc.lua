@@ -53,8 +53,8 @@ static void %s_driver(void)
   double dX[%d], Dq[%d], Dv[%d], D1[%d], D2[%d], D3[%d];
   int k;
   %s_d_kinematics(q, dX);
-  %s_d_rnea(q, v, a, Dq, Dv);
-  %s_d_mvec(q, a, D1);
+  %s_d_rnea(q, v, a, %s_tmass, Dq, Dv);
+  %s_d_mvec(q, a, %s_tmass, D1);
   %s_d_bvel(q, v, D2);
   %s_d_gforce(q, W, D3);
   for (k = 0; k < %d; ++k) printf("%%.17g\n", dX[k]);
@@ -62,7 +62,7 @@ static void %s_driver(void)
   for (k = 0; k < %d; ++k) printf("%%.17g\n", D2[k]);
 }
 ]], P, f.nq, clist(st.q), nv, clist(st.v), nv, clist(st.a), 6 * nb, clist(st.W), 12 * nb * nv, nv * nv,
-    nv * nv, nv * nv, 6 * nb * nv, nv * nv, P, P, P, P, P, 12 * nb * nv, nv * nv, 6 * nb * nv)
+    nv * nv, nv * nv, 6 * nb * nv, nv * nv, P, P, P, P, P, P, P, 12 * nb * nv, nv * nv, 6 * nb * nv)
 end
 
 local function jit_values(w, st)
@@ -96,7 +96,11 @@ test("world.tangent_strict_compilers", function()
     local st = { q = T.random_q(world, w.f, rnd), v = T.random(w.f.nv, rnd), a = T.random(w.f.nv, rnd),
       W = T.random(6 * w.f.nb, rnd) }
     for _, x in ipairs(jit_values(w, st)) do want[#want + 1] = x end
-    unit[#unit + 1] = dyn.emit(world, P, { functions = {} }) .. tangent.emit(world, P) .. driver(w.f, P, st)
+    -- the world's masses, as world_support.lua's wrappers pass them
+    local m = T.S.masses(world)
+    local mdef = string.format("static const double %s_tmass[%d] = %s;\n", P, math.max(#m, 1),
+      #m > 0 and clist(m) or "{ 0.0 }")
+    unit[#unit + 1] = dyn.emit(world, P, { functions = {} }) .. tangent.emit(world, P) .. mdef .. driver(w.f, P, st)
   end
   unit[#unit + 1] = "int main(void)\n{\n"
   for n = 1, #worlds do unit[#unit + 1] = "  tc" .. n .. "_driver();\n" end

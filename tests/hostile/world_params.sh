@@ -1,8 +1,11 @@
 # tests/hostile/world_params.sh: a world's numeric parameters
-# (world.friction, world.restitution; docs/world.md, "Parameters") set out
-# of their range by -p: one line naming the parameter, the value and the
-# range, exit 2, no CSV written, in bounded time; a world without a pair
-# that takes the default has no such parameter.
+# (world.friction, world.restitution, world.J.damping; docs/world.md,
+# "Parameters") set out of their range by -p: one line naming the
+# parameter, the value and the range, exit 2, no CSV written, in bounded
+# time; a world without a pair that takes the default has no such
+# parameter, a joint that does not exist no damping; a body's mass must be
+# positive, a welded body has none, a body's inertia and centre of mass
+# are not parameters (one line saying so).
 
 wp_spec() {
   cat >"$T/spec.lua" <<EOF
@@ -34,3 +37,20 @@ wp_bad restitution_above_one "" "w.restitution=1.5" \
   "diagc run: -p w\.restitution: value 1: 1\.5 is above the largest value allowed, 1 \(range \[0, 1\]\)"
 wp_bad friction_not_a_parameter ", friction = 0.3, restitution = 0.2" "w.friction=0.5" \
   "diagc run: -p w\.friction: system 'w' has no numeric parameter named 'friction'"
+wp_bad damping_negative "" "w.ball.damping=-0.5" \
+  "diagc run: -p w\.ball\.damping: value 1: -0\.5 N m s/rad or N s/m is below the smallest value allowed, 0 N m s/rad or N s/m"
+wp_bad damping_two_values "" "w.ball.damping=1,2" \
+  "diagc run: -p w\.ball\.damping: it has 1 value, got 2"
+wp_bad damping_no_such_joint "" "w.ground.damping=1" \
+  "diagc run: -p w\.ground\.damping: system 'w' has no numeric parameter named 'ground\.damping'"
+# a body's mass is a parameter within its range (> 0); a welded body's is
+# none; inertias and centres of mass are not parameters (docs/world.md,
+# "Parameters"): -p names them and says so, whatever the value
+wp_bad mass_zero "" "w.ball.mass=0" \
+  "diagc run: -p w\.ball\.mass: value 1: 0 kg is below the smallest value allowed, 1e-9 kg \(range \[1e-9, 1e9\] kg\)"
+wp_bad mass_negative "" "w.ball.mass=-2" \
+  "diagc run: -p w\.ball\.mass: value 1: -2 kg is below the smallest value allowed, 1e-9 kg"
+wp_bad mass_of_a_welded_body "" "w.ground.mass=1" \
+  "diagc run: -p w\.ground\.mass: body 'ground' is welded to the world \(no joint moves it\): its mass is no parameter"
+wp_bad inertia_not_a_parameter "" "w.ball.inertia=1,1,-1,0,0,0" \
+  "diagc run: -p w\.ball\.inertia: a body's inertia and centre of mass are not parameters of world \"w\""

@@ -110,9 +110,10 @@ test("cdiff.alias.generated_world_dynamics", function()
     world.settings = { dynamics = "unrolled" } -- the unrolled form (the looped one is not cdiff's input)
     local f = dyn.facts(world)
     local sp = {
-      body = string.format("double X[%d]; %s_kinematics(q, X); %s_bias(q, v, X, c);", 12 * f.nb, P, P),
+      body = string.format("double X[%d]; %s_kinematics(q, X); %s_bias(q, v, X, mass, c);", 12 * f.nb, P, P),
       preamble = (dyn.emit(world, P, { functions = { "kinematics", "bias" } }):gsub("#include[^\n]*\n", "")),
-      inputs = { { name = "q", size = f.nq }, { name = "v", size = f.nv } },
+      -- (the masses, the world's parameter, differentiated too)
+      inputs = { { name = "q", size = f.nq }, { name = "v", size = f.nv }, { name = "mass", size = require("diagc.world.tree").nmass(f) } },
       outputs = { { name = "c", size = f.nv } },
     }
     local r = S.analyze(sp)

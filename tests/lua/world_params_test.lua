@@ -132,3 +132,249 @@ test("world_params.caching_on_off_bit_identical", function()
   local v1 = a.context:get("world.vel")
   near((v1[1] - v0[1]) / DT, G * math.sin(TH) * math.cos(TH), { rtol = 1e-6 })
 end)
+
+-- The joints' damping as parameters (world.J.damping; one value per moving
+-- joint, in body order, the vector world.damping).  A slider (a prismatic
+-- joint across gravity) of mass MS with damping d: the step is explicit in
+-- the damping force, v+ = v - dt d v / m, so v_n = v0 (1 - d dt / m)^n
+-- exactly; a pendulum's damped period against the closed form.
+local MS, V0 = 2, 1.5
+
+local function slider(form, jac)
+  local items = {
+    dsl.system { "world", dsl.world "slider" { time_step = DT, dynamics = form,
+      dsl.body { "cart", mass = MS, inertia = { 0.1, 0.1, 0.1 },
+        joint = { "prismatic", name = "slide", axis = { 1, 0, 0 }, damping = 0.5, v = { V0 } } } } },
+    dsl.log { "world.slide.v", period = 0.1 },
+  }
+  if jac then items[#items + 1] = dsl.parameter_jacobian { "world.damping" } end
+  return diagc.jit(dsl.diagram "slider" (items))
+end
+
+test("world_params.damping_of_a_slider", function()
+  for _, form in ipairs({ "unrolled", "looped" }) do
+    local ms = slider(form)
+    for _, d in ipairs({ false, 0, 3, 40 }) do
+      local sim = ms:simulator()
+      if d then sim.context:set_param("world.slide.damping", d) end
+      local dd = d or 0.5 -- the spec's value by default
+      eq(sim.context:get("world.slide.damping"), dd)
+      local n = 200
+      sim:advance_to(n * DT)
+      near(sim.context:get("world.slide.v"), V0 * (1 - dd * DT / MS) ^ n, { rtol = 1e-12, atol = 1e-300 })
+    end
+  end
+end)
+
+test("world_params.damped_pendulum_period", function()
+  -- a point mass m on a massless rod L (a tiny inertia about its centre)
+  -- hanging from a damped hinge: I = m L^2, theta'' + (d/I) theta' +
+  -- (g/L) theta = 0 for small angles, period 2 pi / sqrt(g/L - (d/2I)^2),
+  -- the amplitude decaying as exp(-d t / 2I)
+  local L, mass, dt = 1, 1, 1e-4
+  local mp = diagc.jit(dsl.diagram "pend" {
+    dsl.system { "world", dsl.world "pend" { time_step = dt,
+      dsl.body { "arm", mass = mass, inertia = { 1e-9, 1e-9, 1e-9 }, com = { 0, 0, -L },
+        joint = { "revolute", name = "hinge", axis = { 0, 1, 0 }, q = { 0.01 } } } } },
+    dsl.log { "world.hinge.q", period = 0.1 },
+  })
+  for _, d in ipairs({ 0.5, 2 }) do
+    local sim = mp:simulator()
+    sim.context:set_param("world.hinge.damping", d)
+    -- the times of the downward zero crossings (interpolated)
+    local prev, ups, t = sim.context:get("world.hinge.q"), {}, 0
+    local peak = 0
+    for k = 1, 40000 do
+      sim:advance_to(k * dt)
+      local q = sim.context:get("world.hinge.q")
+      if prev > 0 and q <= 0 then ups[#ups + 1] = (k - 1 + prev / (prev - q)) * dt end
+      prev = q
+      if #ups == 2 then break end
+    end
+    local I = mass * L * L
+    local w = math.sqrt(G / L - (d / (2 * I)) ^ 2)
+    near(ups[2] - ups[1], 2 * math.pi / w, { rtol = 2e-3 })
+  end
+end)
+
+test("world_params.damping_gradients_and_jacobian", function()
+  -- the step's Jacobians (docs/world.md §7) with the damping changed
+  local ms = slider("unrolled", true)
+  local c = ms:context()
+  c:set_param("world.slide.damping", 3)
+  local J = c:step_jacobians("world")
+  -- d v+ / d v = 1 - dt d / m
+  local F = c:step_jacobians("world", { jacobian = "fd" })
+  for i = 1, #F.T do
+    for j = 1, #F.T[i] do near(J.T[i][j], F.T[i][j], { rtol = 1e-7, atol = 1e-9 }) end
+  end
+  -- d v+ / d damping = -dt v / m, by differences
+  local r = c:parameter_jacobian({ jacobian = "fd" })
+  eq(r.cols, { "world.damping" })
+  -- (the state's rows come first; the logged output world.slide.v, the
+  -- state as it is, has a zero row after them)
+  local got = {}
+  for i, n in ipairs(r.rows) do
+    if got[n] == nil then got[n] = r.J[i][1] end
+  end
+  near(got["world.slide.v"], -DT * V0 / MS, { rtol = 1e-6 })
+  near(got["world.slide.q"], -DT * DT * V0 / MS, { rtol = 1e-6 })
+end)
+
+test("world_params.damping_caching_on_off_bit_identical", function()
+  local ms = slider("unrolled")
+  local a, b = ms:simulator(), ms:simulator()
+  for _, s in ipairs({ a, b }) do s.context:set_param("world.slide.damping", 1.25) end
+  b.context:set_caching(false)
+  a:advance_to(0.1)
+  b:advance_to(0.1)
+  assert(a.context:get("world.slide.v") == b.context:get("world.slide.v"), "v differs with caching off")
+  -- changed mid-run, it reaches the next step
+  a.context:set_param("world.slide.damping", 0)
+  local v0 = a.context:get("world.slide.v")
+  a:advance_to(0.1 + 5 * DT)
+  eq(a.context:get("world.slide.v"), v0)
+end)
+
+test("world_params.inertia_is_not_a_parameter", function()
+  -- inertias and centres of mass are folded into the generated dynamics:
+  -- set_param (as -p) says so in one line
+  local c = slider("unrolled"):context()
+  for _, what in ipairs({ "inertia", "com" }) do
+    local ok, why = pcall(function() c:set_param("world.cart." .. what, 1) end)
+    assert(not ok and tostring(why):find("a body's inertia and centre of mass are not parameters of world "
+      .. "\"slider\"", 1, true), tostring(why))
+  end
+end)
+
+-- Body masses as parameters (world.B.mass; one value per body a dof moves,
+-- in body order, the vector world.mass).  In zero gravity a constant force
+-- F on a free body (the lone body's closed form) and on a slider (the
+-- generic recursive algorithms) gives v_n = n dt F / m exactly.
+local FB, FC = { 3, -1, 2 }, 5
+
+local function pushed(form, jac)
+  local items = {
+    dsl.system { "w", dsl.world "pushed" { time_step = DT, gravity = { 0, 0, 0 }, dynamics = form,
+      dsl.body { "ball", mass = 1, inertia = { 0.1, 0.1, 0.1 }, joint = { "free", actuated = true } },
+      dsl.body { "cart", mass = 2, inertia = { 0.1, 0.1, 0.1 },
+        joint = { "prismatic", axis = { 1, 0, 0 }, actuated = true } } } },
+    dsl.fix_input { "w.effort", value = { FB[1], FB[2], FB[3], 0, 0, 0, FC } },
+  }
+  if jac then items[#items + 1] = dsl.parameter_jacobian { "w.mass" } end
+  return diagc.jit(dsl.diagram "pushed" (items))
+end
+
+test("world_params.mass_of_a_pushed_body", function()
+  for _, form in ipairs({ "unrolled", "looped" }) do
+    local mp = pushed(form)
+    for _, m in ipairs({ false, 0.25, 4 }) do
+      local sim = mp:simulator()
+      if m then
+        sim.context:set_param("w.ball.mass", m)
+        sim.context:set_param("w.cart.mass", 2 * m)
+      end
+      local mb, mc = m or 1, m and 2 * m or 2
+      eq(sim.context:get("w.mass"), { mb, mc })
+      local n = 100
+      sim:advance_to(n * DT)
+      local v = sim.context:get("w.vel")
+      for a = 1, 3 do near(v[a], n * DT * FB[a] / mb, { rtol = 1e-12 }) end
+      near(v[7], n * DT * FC / mc, { rtol = 1e-12 })
+      -- no torque: no rotation
+      for a = 4, 6 do eq(v[a], 0) end
+    end
+  end
+end)
+
+test("world_params.mass_parameter_jacobian", function()
+  -- d v+ / d m = -dt F / m^2 (by differences: no generated d/dp)
+  local c = pushed("unrolled", true):context()
+  c:set_param("w.ball.mass", 2)
+  local r = c:parameter_jacobian({ jacobian = "fd" })
+  eq(r.cols, { "w.mass[0]", "w.mass[1]" })
+  local got = {}
+  for i, n in ipairs(r.rows) do
+    if got[n] == nil then got[n] = r.J[i] end
+  end
+  near(got["w.ball.vx"][1], -DT * FB[1] / 4, { rtol = 1e-6 })
+  near(got["w.ball.vx"][2], 0, { atol = 1e-12 })
+  near(got["w.cart.v"][2], -DT * FC / 4, { rtol = 1e-6 })
+  near(got["w.cart.v"][1], 0, { atol = 1e-12 })
+end)
+
+-- a chain and a lone free body, both with offset centres of mass, under
+-- gravity: the step's Jacobians with changed masses against differences,
+-- and the same steps as a world whose spec has those masses (a peer: the
+-- masses folded as literals)
+local function offset_world(mb, mp, form)
+  return diagc.jit(dsl.diagram "offset" {
+    dsl.system { "w", dsl.world "offset" { time_step = DT, dynamics = form,
+      dsl.body { "cart", mass = 1.3, inertia = { 0.02, 0.03, 0.04 },
+        joint = { "prismatic", axis = { 1, 0, 0 }, v = { 0.2 } } },
+      dsl.body { "pole", mass = mp, com = { 0.05, 0, -0.4 }, inertia = { 0.02, 0.03, 0.01, 0.001, 0, 0.002 },
+        joint = { "revolute", parent = "cart", axis = { 0, 1, 0 }, q = { 0.3 }, v = { -0.5 } } },
+      dsl.body { "box", mass = mb, com = { 0.1, -0.05, 0.02 }, inertia = { 0.05, 0.06, 0.07, 0.01, 0, -0.005 },
+        joint = { "free", q = { 0, 2, 1, 1, 0, 0, 0 }, v = { 0.1, 0, 0.2, 0.7, -0.4, 1.1 } } } } },
+    dsl.log { "w.box.pose", period = 0.1 },
+  })
+end
+
+test("world_params.mass_offset_centres", function()
+  for _, form in ipairs({ "unrolled", "looped" }) do
+    local base = offset_world(2, 0.6, form)
+    local peer = offset_world(3.5, 0.9, form)
+    local a, b = base:simulator(), peer:simulator()
+    a.context:set_param("w.box.mass", 3.5)
+    a.context:set_param("w.pole.mass", 0.9)
+    local J = a.context:step_jacobians("w")
+    local F = a.context:step_jacobians("w", { jacobian = "fd" })
+    for i = 1, #F.T do
+      for j = 1, #F.T[i] do near(J.T[i][j], F.T[i][j], { rtol = 1e-7, atol = 1e-8 }) end
+    end
+    a:advance_to(0.05)
+    b:advance_to(0.05)
+    near(a.context:get("w.pos"), b.context:get("w.pos"), { rtol = 1e-12, atol = 1e-12 })
+    near(a.context:get("w.vel"), b.context:get("w.vel"), { rtol = 1e-11, atol = 1e-11 })
+    near(a.context:get("w.energy"), b.context:get("w.energy"), { rtol = 1e-12 })
+    near(a.context:get("w.gravity_effort"), b.context:get("w.gravity_effort"), { rtol = 1e-12, atol = 1e-12 })
+  end
+end)
+
+test("world_params.mass_momentum_in_a_collision", function()
+  -- two spheres in zero gravity, a moving at V0 onto b at rest: the contact
+  -- impulse is internal, so m_a v_a + m_b v_b stays m_a V0; elastic (e = 1)
+  -- v_a = (m_a - m_b) V0 / (m_a + m_b), v_b = 2 m_a V0 / (m_a + m_b)
+  local r = 0.1
+  local mc = diagc.jit(dsl.diagram "hit" {
+    dsl.system { "w", dsl.world "hit" { time_step = DT, gravity = { 0, 0, 0 }, restitution = 1,
+      dsl.body { "a", mass = 1, inertia = { 0.004, 0.004, 0.004 },
+        joint = { "free", q = { 0, 0, 0, 1, 0, 0, 0 }, v = { V0, 0, 0, 0, 0, 0 } },
+        shapes = { { "sphere", radius = r } } },
+      dsl.body { "b", mass = 1, inertia = { 0.004, 0.004, 0.004 },
+        joint = { "free", q = { 0.3, 0, 0, 1, 0, 0, 0 } }, shapes = { { "sphere", radius = r } } } } },
+    dsl.log { "w.a.pose", period = 0.1 },
+  })
+  for _, ms in ipairs({ { 1, 1 }, { 2, 0.5 }, { 0.3, 3 } }) do
+    local ma, mb = ms[1], ms[2]
+    local sim = mc:simulator()
+    sim.context:set_param("w.a.mass", ma)
+    sim.context:set_param("w.b.mass", mb)
+    sim:advance_to(0.2)
+    local va, vb = sim.context:get("w.a.vx"), sim.context:get("w.b.vx")
+    near(ma * va + mb * vb, ma * V0, { rtol = 1e-9 })
+    near(va, (ma - mb) * V0 / (ma + mb), { rtol = 1e-3, atol = 1e-3 })
+    near(vb, 2 * ma * V0 / (ma + mb), { rtol = 1e-3 })
+  end
+end)
+
+test("world_params.mass_caching_on_off_bit_identical", function()
+  local mo = offset_world(2, 0.6, "unrolled")
+  local a, b = mo:simulator(), mo:simulator()
+  for _, s in ipairs({ a, b }) do s.context:set_param("w.box.mass", 0.7) end
+  b.context:set_caching(false)
+  a:advance_to(0.05)
+  b:advance_to(0.05)
+  local pa, pb = a.context:get("w.pos"), b.context:get("w.pos")
+  for i = 1, #pa do assert(pa[i] == pb[i], "pos[" .. (i - 1) .. "] differs with caching off") end
+end)

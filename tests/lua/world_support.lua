@@ -35,14 +35,46 @@ function S.grad_agrees(c, tol)
   return J
 end
 
+-- the world's joint damping, one value per moving joint in body order (the
+-- d of PFX_damping: docs/world.md §6)
+function S.damping(world)
+  local f, d = dyn.facts(world), {}
+  for i, b in ipairs(world.bodies) do
+    if f.nqi[i] > 0 then d[#d + 1] = b.joint.damping or 0 end
+  end
+  return d
+end
+
+-- the masses of the bodies a dof moves, in body order (the parameter mass
+-- the generated functions take: docs/world.md §6)
+function S.masses(world)
+  local f, m = dyn.facts(world), {}
+  for i, b in ipairs(world.bodies) do
+    if #f.chain[i] > 0 then m[#m + 1] = b.mass end
+  end
+  return m
+end
+
+local function clist(t)
+  local out = {}
+  for i, x in ipairs(t) do out[i] = string.format("%.17g", x) end
+  if #out == 0 then out[1] = "0.0" end
+  return #out, table.concat(out, ", ")
+end
+
+-- the wrappers pass the world's own masses (P_tmass) and damping
 function S.wrappers(world, P)
   local f = dyn.facts(world)
   local nb = math.max(f.nb, 1)
+  local nd, dl = clist(S.damping(world))
+  local nm, ml = clist(S.masses(world))
   return table.concat({
+    string.format("static const double %s_tmass[%d] = { %s };", P, nm, ml),
     string.format("void %s_t_kinematics(const double *q, double *X) { %s_kinematics(q, X); }", P, P),
-    string.format("void %s_t_mass_matrix(const double *q, const double *X, double *M) { %s_mass_matrix(q, X, M); }", P, P),
-    string.format("void %s_t_bias(const double *q, const double *v, const double *X, double *c) { %s_bias(q, v, X, c); }",
-      P, P),
+    string.format("void %s_t_mass_matrix(const double *q, const double *X, double *M) { %s_mass_matrix(q, X, %s_tmass, M); }", P, P, P),
+    string.format("void %s_t_bias(const double *q, const double *v, const double *X, double *c) { %s_bias(q, v, X, %s_tmass, c); }",
+      P, P, P),
+    string.format("void %s_t_damping(const double *d, const double *v, double *c) { %s_damping(d, v, c); }", P, P),
     string.format("void %s_t_factor(double *M) { %s_factor(M); }", P, P),
     string.format("void %s_t_solve(const double *LDL, double *x) { %s_solve(LDL, x); }", P, P),
     string.format("void %s_t_solve_tree(const double *LDL, int tree, double *x) { %s_solve_tree(LDL, tree, x); }", P, P),
@@ -55,21 +87,23 @@ function S.wrappers(world, P)
     string.format("void %s_t_integrate(const double *q, const double *v, double dt, double *qn) "
       .. "{ %s_integrate(q, v, dt, qn); }", P, P),
     string.format("double %s_t_energy(const double *q, const double *v, const double *X) "
-      .. "{ return %s_energy(q, v, X); }", P, P),
+      .. "{ return %s_energy(q, v, X, %s_tmass); }", P, P, P),
     string.format("void %s_t_velocities(const double *q, const double *v, const double *X, double *V) "
       .. "{ %s_velocities(q, v, X, V); }", P, P),
     string.format([[
 void %s_t_accel(const double *q, const double *v, const double *tau, double *a)
 {
+  static const double d[%d] = { %s };
   double X[%d], M[%d];
   int k;
   %s_kinematics(q, X);
-  %s_mass_matrix(q, X, M);
-  %s_bias(q, v, X, a);
+  %s_mass_matrix(q, X, %s_tmass, M);
+  %s_bias(q, v, X, %s_tmass, a);
+  %s_damping(d, v, a);
   for (k = 0; k < %d; ++k) a[k] = tau[k] - a[k];
   %s_factor(M);
   %s_solve(M, a);
-}]], P, 12 * nb, math.max(f.nm, 1), P, P, P, f.nv, P, P),
+}]], P, nd, dl, 12 * nb, math.max(f.nm, 1), P, P, P, P, P, P, f.nv, P, P),
   }, "\n") .. "\n"
 end
 
@@ -77,6 +111,7 @@ local NAMES = {
   kinematics = "void (*)(const double *, double *)",
   mass_matrix = "void (*)(const double *, const double *, double *)",
   bias = "void (*)(const double *, const double *, const double *, double *)",
+  damping = "void (*)(const double *, const double *, double *)",
   factor = "void (*)(double *)",
   solve = "void (*)(const double *, double *)",
   solve_tree = "void (*)(const double *, int, double *)",
@@ -100,7 +135,7 @@ function S.compile(world, P)
   local state, msgs = host.tcc_compile(S.unit(world, P), { options = "-Wall -Werror", name = P .. ".c",
     defines = { __STRICT_ANSI__ = true } })
   assert(state, msgs)
-  local w = { f = dyn.facts(world), fn = {}, state = state }
+  local w = { f = dyn.facts(world), fn = {}, state = state, damp = S.damping(world) }
   for name, ty in pairs(NAMES) do
     w.fn[name] = ffi.cast(ty, host.tcc_symbol(state, P .. "_t_" .. name))
   end
@@ -143,6 +178,9 @@ function S.bias(w, q, v)
   local qa = S.arr(f.nq, q)
   w.fn.kinematics(qa, X)
   w.fn.bias(qa, S.arr(f.nv, v), X, c)
+  -- with the joints' damping at the world's values (PFX_damping; not in
+  -- the tangent tests' table, whose d_rnea differentiates the bias alone)
+  if w.fn.damping then w.fn.damping(S.arr(#w.damp, w.damp), S.arr(f.nv, v), c) end
   return S.list(c, f.nv)
 end
 

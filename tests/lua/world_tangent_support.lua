@@ -15,21 +15,23 @@ local T = { S = S }
 T.SIGS = {
   kinematics = { "void (*)(const double *, double *)", "const double *q, double *o1", "q, o1" },
   rnea = { "void (*)(const double *, const double *, const double *, double *, double *)",
-    "const double *q, const double *v, const double *a, double *o1, double *o2", "q, v, a, o1, o2" },
+    "const double *q, const double *v, const double *a, double *o1, double *o2", "q, v, a, MASS, o1, o2" },
   mvec = { "void (*)(const double *, const double *, double *)", "const double *q, const double *y, double *o1",
-    "q, y, o1" },
+    "q, y, MASS, o1" },
   bvel = { "void (*)(const double *, const double *, double *)", "const double *q, const double *y, double *o1",
     "q, y, o1" },
   gforce = { "void (*)(const double *, const double *, double *)", "const double *q, const double *W, double *o1",
     "q, W, o1" },
 }
 
--- exported wrappers of the tangent functions
+-- exported wrappers of the tangent functions (MASS: the world's masses,
+-- world_support.lua's P_tmass)
 function T.wrappers(P)
   local out = {}
   for _, name in ipairs(tangent.FUNCTIONS) do
     local sig = T.SIGS[name]
-    out[#out + 1] = string.format("void %s_t_d_%s(%s) { %s_d_%s(%s); }", P, name, sig[2], P, name, sig[3])
+    out[#out + 1] = string.format("void %s_t_d_%s(%s) { %s_d_%s(%s); }", P, name, sig[2], P, name,
+      (sig[3]:gsub("MASS", P .. "_tmass")))
   end
   return table.concat(out, "\n") .. "\n"
 end

@@ -118,7 +118,10 @@ local function numeric(leaf, item, k)
   local allowed = { "name", "size", "default" }
   if k == "discrete_state" then allowed[#allowed + 1] = "names" end
   -- a generated leaf's (a world's) named runs of state, ranges of parameters
-  if leaf.generated then allowed[#allowed + 1] = k == "discrete_state" and "groups" or "range" end
+  if leaf.generated then
+    allowed[#allowed + 1] = "groups"
+    if k == "parameter" then allowed[#allowed + 1] = "range" end
+  end
   fields.only(item, allowed, 1)
   local name = fields.name(item)
   local size = a.size and fields.positive_int(item.loc, k .. " size", a.size)
@@ -139,10 +142,10 @@ local function numeric(leaf, item, k)
   it.range = k == "parameter" and a.range or nil
   if k == "discrete_state" then
     it.elements = M.element_names(leaf, item, "discrete_state '" .. name .. "'", a.names, it.size)
-    -- a generated leaf's named runs of elements, each settable as
-    -- "sys.NAME" ({name=, first=, size=}: a world's joints)
-    it.groups = a.groups
   end
+  -- a generated leaf's named runs of elements, each settable as "sys.NAME"
+  -- ({name=, first=, size=}: a world's joints, their damping)
+  it.groups = a.groups
 end
 
 local function abstract(leaf, item, k)

@@ -42,7 +42,9 @@ function M.names(m, kind)
   end
   if kind == "state" then
     for name in pairs(m.elements) do out[name] = out[name] or 1 end
-    for name, g in pairs(m.groups or {}) do out[name] = out[name] or g.size end
+  end
+  for name, g in pairs(m.groups or {}) do
+    if (g.kind or "state") == kind then out[name] = out[name] or g.size end
   end
   return out
 end
@@ -58,6 +60,16 @@ local function leaves(m)
   local t = {}
   for i = 0, m.desc.n_leaves - 1 do t[#t + 1] = ffi.string(m.desc.leaf_names[i]) end
   return t
+end
+
+-- Why world leaf `sys`'s "B.mass" (".inertia", ".com") is no parameter,
+-- or nil (world/signals.lua, M.not_a_parameter)
+local function world_refusal(m, sys, leaf_name)
+  for _, lc in ipairs(m.gen and m.gen.flat.leaves or {}) do
+    if lc.path == sys and lc.type.world then
+      return require("diagc.world.signals").not_a_parameter(lc.type.world, leaf_name)
+    end
+  end
 end
 
 -- Why `name` is not a settable `kind`, with the closest names.
@@ -96,6 +108,9 @@ local function unknown(m, kind, name, cmd)
       errors.raise(nil, "%s%s %s: no system named '%s'%s", cli.prefix(cmd), opt, cli.show(name),
         cli.show(sys), cli.hint(sys, lv, "systems"))
     end
+    -- a world's setting that is not (yet) a parameter says so
+    local why = kind == "param" and world_refusal(m, sys, leaf_name)
+    if why then errors.raise(nil, "%s%s %s: %s", cli.prefix(cmd), opt, cli.show(name), why) end
     local mine = {}
     for _, n in ipairs(all) do
       if n:sub(1, #sys + 1) == sys .. "." then mine[#mine + 1] = n:sub(#sys + 2) end
@@ -141,6 +156,8 @@ end
 -- The checked item of numeric parameter `name` ("world.friction"), or nil
 -- (a model without its generator's record).
 function M.param_item(m, name)
+  local g = m.groups and m.groups[name]
+  if g and g.kind == "param" then return g.item end
   for _, lc in ipairs(m.gen and m.gen.flat.leaves or {}) do
     if name:sub(1, #lc.path + 1) == lc.path .. "." then
       local it = lc.type.names[name:sub(#lc.path + 2)]

@@ -84,13 +84,18 @@ function Model:_index()
   end
   -- named runs of a discrete group's elements (a world's joints,
   -- world/signals.lua): "world.elbow" -> {source=, first=, size=}
+  -- (and of a numeric parameter's: "world.elbow.damping", kind "param")
   self.groups = {}
   for _, ctx in ipairs(self.gen and self.gen.flat.leaves or {}) do
-    for _, g in ipairs(ctx.type.by_kind.xd) do
-      for _, r in ipairs(g.groups or {}) do
-        local name = ctx.path .. "." .. r.name
-        if not self.sources[name] and not self.elements[name] then
-          self.groups[name] = { source = ctx.path .. "." .. g.name, first = r.first, size = r.size }
+    for _, kl in ipairs({ { "state", ctx.type.by_kind.xd }, { "param", ctx.type.by_kind.pn } }) do
+      local kind = kl[1]
+      for _, g in ipairs(kl[2]) do
+        for _, r in ipairs(g.groups or {}) do
+          local name = ctx.path .. "." .. r.name
+          if not self.sources[name] and not self.elements[name] then
+            self.groups[name] = { source = ctx.path .. "." .. g.name, first = r.first, size = r.size, kind = kind,
+              item = g }
+          end
         end
       end
     end

@@ -10,11 +10,15 @@
 -- prefix.  The text is C99: `#include <math.h>`, the static inline helpers
 -- it uses (named prefix_*), then the static functions
 --   void   prefix_kinematics(const double *q, double *X)                 X: nb * 12 poses
---   void   prefix_mass_matrix(const double *q, const double *X, double *M)  facts.nm doubles:
+--   void   prefix_mass_matrix(const double *q, const double *X, const double *mass, double *M)
+--          (mass: the world's parameter, one per moving body: tree.mass)   facts.nm doubles:
 --          block diagonal over the subtrees, each block row-major (entry (i, j)
 --          at M[facts.mindex(i, j)], world/tree.lua); structural zeros (dofs on
 --          different branches) are not written: zero M once
---   void   prefix_bias(const double *q, const double *v, const double *X, double *c)
+--   void   prefix_bias(const double *q, const double *v, const double *X, const double *mass, double *c)
+--          c = C(q, v) v + g(q), without the joints' damping:
+--   void   prefix_damping(const double *d, const double *v, double *c)
+--          c_k += d[j] v_k for every dof k of moving joint j (0-based, in body order)
 --   void   prefix_factor(double *M)                   in place, tree-sparse L^T D L
 --   void   prefix_solve(const double *LDL, double *x)  x <- M^-1 x
 --   void   prefix_solve_tree(const double *LDL, int tree, double *x)   (only when asked for)
@@ -26,14 +30,15 @@
 --   void   prefix_point_jacobian_tree(int body, ...)   (only when asked for)
 --          the same on the dofs of the body's tree: 3 x (widest tree), row-major
 --   void   prefix_integrate(const double *q, const double *v, double dt, double *q_next)
---   double prefix_energy(const double *q, const double *v, const double *X)
+--   double prefix_energy(const double *q, const double *v, const double *X, const double *mass)
 --   void   prefix_velocities(const double *q, const double *v, const double *X, double *V)  (only when asked for)
 --          V: nb * 6 body velocities (angular, linear at the world origin; world axes)
 -- opts.functions: the functions to emit, e.g. { "kinematics", "bias" }
--- (default M.FUNCTIONS, the eight above all but solve_tree and
+-- (default M.FUNCTIONS, the nine above all but solve_tree and
 -- point_jacobian_tree; an unused
 -- static function would warn under -Wall).  Loops over
--- bodies and dofs are unrolled; geometry and inertias are literals; the
+-- bodies and dofs are unrolled; geometry and inertias are literals (the
+-- masses of moving bodies are `mass`); the
 -- same world gives the same bytes.  facts(world) gives nq, nv, nb, per-body
 -- q0/v0, the dof parent array, the contact-island tree of each body and the
 -- default q (see tree.lua).
@@ -49,20 +54,21 @@ local M = {}
 -- not fold (world/fold.lua, world/lower.lua)
 M.PARTS = { kinematics = "kinematics (the joints' placements and axes)",
   mass_matrix = "mass matrix (the masses, centres of mass and inertias)",
-  bias = "bias forces (gravity on the masses, Coriolis terms, damping)",
+  bias = "bias forces (gravity on the masses, Coriolis terms)", damping = "damping",
   factor = "mass matrix factor", solve = "solve", solve_tree = "solve", solve_tree3 = "solve",
   point_jacobian = "point Jacobians",
   point_jacobian_tree = "point Jacobians",
   integrate = "position update", energy = "energy (the masses in gravity)", velocities = "body velocities" }
 
-M.FUNCTIONS = { "kinematics", "mass_matrix", "bias", "factor", "solve", "point_jacobian", "integrate", "energy" }
-M.ORDER = { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "solve_tree3", "point_jacobian",
+M.FUNCTIONS = { "kinematics", "mass_matrix", "bias", "damping", "factor", "solve", "point_jacobian", "integrate", "energy" }
+M.ORDER = { "kinematics", "mass_matrix", "bias", "damping", "factor", "solve", "solve_tree", "solve_tree3", "point_jacobian",
   "point_jacobian_tree", "integrate", "energy", "velocities" }
 
 local EMIT = {
   kinematics = function(w, t, p, h) return require("diagc.world.kinematics").emit(w, t, p, h) end,
   mass_matrix = function(w, t, p, h) return require("diagc.world.crba").emit(w, t, p, h) end,
   bias = function(w, t, p, h) return require("diagc.world.rnea").emit(w, t, p, h) end,
+  damping = function(w, t, p) return require("diagc.world.rnea").emit_damping(w, t, p) end,
   factor = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "factor") end,
   solve = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "solve") end,
   solve_tree = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "solve_tree") end,
@@ -99,7 +105,7 @@ function M.emit(world, prefix, opts)
   for _, name in ipairs(M.ORDER) do
     if want[name] then
       local emit = EMIT[name]
-      if is_looped and name ~= "integrate" then
+      if is_looped and name ~= "integrate" and name ~= "damping" then
         emit = function(w, tt, p, hh) return looped.emit(name, w, tt, p, hh, parts) end
       end
       local ok, text = pcall(emit, world, t, prefix, h)

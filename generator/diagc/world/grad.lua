@@ -106,7 +106,8 @@ local function smooth_tangent(C, P, G)
     string.format("static inline void %ssmooth_tangent(const double *q, const double *v, const double *effort, "
       .. "const %swork *w, %sgrad *g)", P, P, P),
     "{",
-    string.format("  %sbias(q, v, w->X, g->a);", P),
+    string.format("  %sbias(q, v, w->X, w->mass, g->a);", P),
+    string.format("  %sdamping(w->damping, v, g->a);", P),
     string.format("  for (int i = 0; i < %d; i++) g->a[i] = -g->a[i];", nv),
   }
   local clamp = C.effort_limits.any
@@ -122,7 +123,7 @@ local function smooth_tangent(C, P, G)
   local dt = d(C.time_step)
   local rest = {
     string.format("  %ssolve(w->M, g->a);", P),
-    string.format("  %sd_rnea(q, v, g->a, g->Dq, g->Dv);", P),
+    string.format("  %sd_rnea(q, v, g->a, w->mass, g->Dq, g->Dv);", P),
     string.format("  for (int i = 0; i < %d; i++) g->Tv[i] = g->Tvs[i] = 0.0;", nv * ncol),
     string.format("  for (int c = 0; c < %d; c++) {", 2 * nv),
     string.format("    const double *D = c < %d ? g->Dq : g->Dv;", nv),
@@ -134,6 +135,17 @@ local function smooth_tangent(C, P, G)
     string.format("  for (int i = 0; i < %d; i++) { g->Tv[i * %d + %d + i] = 1.0; g->Tvs[i * %d + %d + i] += 1.0; }",
       nv, ncol, nv, ncol, nv),
   }
+  -- the damping d_j v_k (world/rnea.lua's PFX_damping): d_j on Dv's diagonal
+  local j, at = 0, 3
+  for _, b in ipairs(C.bodies) do
+    if b.nq > 0 then
+      for k = b.v0, b.v0 + b.nv - 1 do
+        table.insert(rest, at, string.format("  g->Dv[%d] += w->damping[%d];", k * nv + k, j))
+        at = at + 1
+      end
+      j = j + 1
+    end
+  end
   for _, x in ipairs(rest) do l[#l + 1] = x end
   for k, a in ipairs(C.actuated) do
     if clamp and C.effort_limits[k] then

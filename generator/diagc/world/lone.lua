@@ -5,9 +5,12 @@
 -- and Ic the inertia about it (body frame), m the mass:
 --   M = [[m 1, -m Q [c]x], [m [c]x^T Q^T, Ic + m [c]x^T [c]x]]
 --   c(q, v) = [m Q (w x (w x c)) - m Ro^T g ;
---              w x Ic w + c x (m w x (w x c) - m R^T g)] + damping v
--- so a body with c = 0 has a constant, block-diagonal M and no runtime
--- products in it.  known_zero() lists the entries of M that are zero for
+--              w x Ic w + c x (m w x (w x c) - m R^T g)]
+-- (the joint's damping: world/rnea.lua's PFX_damping)
+-- so a body with c = 0 has a block-diagonal M and few runtime products in
+-- it.  m is the world's parameter (`mass[j]`, world/tree.lua's M.mass):
+-- every term is a literal times m, or free of it, so which entries are
+-- zero does not depend on m.  known_zero() lists the entries of M that are zero for
 -- every q (not written by the mass matrix, skipped by the factor).
 local fold = require("diagc.world.fold")
 local kin = require("diagc.world.kinematics")
@@ -19,35 +22,39 @@ function M.is_lone(world, t, i)
   return j.type == "free" and j.parent == 0 and #t.children[i] == 0
 end
 
-local function params(b)
+-- body i's mass as a C expression, its centre of mass, Ic, B = [c]x^T
+-- [c]x (the inertia about the origin is Ic + m B) and [c]x
+local function params(t, b, i)
   local c = b.com or { 0, 0, 0 }
   local I = b.inertia
   local Ic = { I[1], I[4] or 0, I[5] or 0, I[4] or 0, I[2], I[6] or 0, I[5] or 0, I[6] or 0, I[3] }
   local cx = fold.skew(c)
   local B = fold.mul33({ cx[1], cx[4], cx[7], cx[2], cx[5], cx[8], cx[3], cx[6], cx[9] }, cx)
-  local Io = {}
-  for k = 1, 9 do Io[k] = Ic[k] + b.mass * B[k] end
-  return b.mass, c, Ic, Io, cx
+  return require("diagc.world.tree").mass(t, i), c, Ic, B, cx
 end
+
+-- m times a runtime expression (or m alone for "")
+local function times(m, e) return e == "" and m or m .. " * " .. e end
 
 -- the 36 entries of body i's block: {row, col (0-based dofs), lin}
 function M.block(world, t, i)
   local b = world.bodies[i]
-  local m, _, _, Io, cx = params(b)
+  local m, _, Ic, B, cx = params(t, b, i)
   local Ro = kin.frame(b)
   local v0, out = t.v0[i], {}
   for a = 0, 5 do
     for d = 0, 5 do
       local lin = {}
       if a < 3 and d < 3 then
-        lin[1] = { a == d and m or 0, "" }
+        lin[1] = { a == d and 1 or 0, m }
       elseif a >= 3 and d >= 3 then
-        lin[1] = { Io[3 * (a - 3) + (d - 3) + 1], "" }
+        local k = 3 * (a - 3) + (d - 3) + 1
+        lin[1], lin[2] = { Ic[k], "" }, { B[k], m }
       else
         local r, s = a < 3 and a or d, a < 3 and d - 3 or a - 3 -- M_la(r, s) = -m (Ro^T R [c]x)(r, s)
         for k = 0, 2 do
           for l = 0, 2 do
-            lin[#lin + 1] = { -m * Ro[3 * k + r + 1] * cx[3 * l + s + 1], kin.x(i, 3 * k + l) }
+            lin[#lin + 1] = { -Ro[3 * k + r + 1] * cx[3 * l + s + 1], times(m, kin.x(i, 3 * k + l)) }
           end
         end
       end
@@ -91,9 +98,9 @@ local function offset_terms(i, m, c, Ro, g, w, line, lin, ang)
   local need = {}
   for a = 1, 3 do
     local p, q = cyc[a][1], cyc[a][2]
-    for _, x in ipairs(fold.combine({ { c[p] * m, "e" .. (q - 1) }, { -c[p] * m, "g" .. (q - 1) },
-        { -c[q] * m, "e" .. (p - 1) }, { c[q] * m, "g" .. (p - 1) } })) do
-      ang[a][#ang[a] + 1] = x
+    for _, x in ipairs(fold.combine({ { c[p], "e" .. (q - 1) }, { -c[p], "g" .. (q - 1) },
+        { -c[q], "e" .. (p - 1) }, { c[q], "g" .. (p - 1) } })) do
+      ang[a][#ang[a] + 1] = { x[1], times(m, x[2]) }
       need[x[2]] = true
     end
   end
@@ -105,17 +112,17 @@ local function offset_terms(i, m, c, Ro, g, w, line, lin, ang)
   end
   for k = 0, 2 do
     line("const double r%d = %s;", k, fold.product(kin.row(i, k), { { { 1, "e0" } }, { { 1, "e1" } }, { { 1, "e2" } } }))
-    for a = 1, 3 do lin[a][#lin[a] + 1] = { m * Ro[3 * k + a], "r" .. k } end
+    for a = 1, 3 do lin[a][#lin[a] + 1] = { Ro[3 * k + a], times(m, "r" .. k) } end
   end
 end
 
 -- the bias lines of body i
 function M.bias_lines(world, t, i)
   local b = world.bodies[i]
-  local m, c, Ic = params(b)
+  local m, c, Ic = params(t, b, i)
   local Ro = kin.frame(b)
   local g = world.gravity or { 0, 0, 0 }
-  local v0, d = t.v0[i], b.joint.damping or 0
+  local v0 = t.v0[i]
   local w = { "v[" .. (v0 + 3) .. "]", "v[" .. (v0 + 4) .. "]", "v[" .. (v0 + 5) .. "]" }
   local out = { string.format("  { /* %s: lone free body (closed form) */", kin.label(i, b)) }
   local function line(fmt, ...) out[#out + 1] = "    " .. string.format(fmt, ...) end
@@ -123,7 +130,7 @@ function M.bias_lines(world, t, i)
   for a = 1, 3 do
     line("const double i%d = %s;", a - 1, fold.str({ { Ic[3 * (a - 1) + 1], w[1] }, { Ic[3 * (a - 1) + 2], w[2] },
       { Ic[3 * (a - 1) + 3], w[3] } }))
-    lin[a] = { { -m * (Ro[a] * g[1] + Ro[3 + a] * g[2] + Ro[6 + a] * g[3]), "" } } -- -m (Ro^T g)_a
+    lin[a] = { { -(Ro[a] * g[1] + Ro[3 + a] * g[2] + Ro[6 + a] * g[3]), m } } -- -m (Ro^T g)_a
   end
   -- w x Ic w
   ang[1] = { { 1, w[2] .. " * i2" }, { -1, w[3] .. " * i1" } }
@@ -131,11 +138,9 @@ function M.bias_lines(world, t, i)
   ang[3] = { { 1, w[1] .. " * i1" }, { -1, w[2] .. " * i0" } }
   if c[1] ~= 0 or c[2] ~= 0 or c[3] ~= 0 then offset_terms(i, m, c, Ro, g, w, line, lin, ang) end
   for a = 1, 3 do
-    if d ~= 0 then lin[a][#lin[a] + 1] = { d, "v[" .. (v0 + a - 1) .. "]" } end
     line("c[%d] = %s;", v0 + a - 1, fold.str(lin[a]))
   end
   for a = 1, 3 do
-    if d ~= 0 then ang[a][#ang[a] + 1] = { d, w[a] } end
     line("c[%d] = %s;", v0 + a + 2, fold.str(ang[a]))
   end
   out[#out + 1] = "  }"

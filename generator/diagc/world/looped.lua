@@ -1,7 +1,7 @@
 -- world/looped.lua: the looped form of a world's dynamics (docs/world.md
 -- §6, "Two forms"): the tree as one `static const` table (parents, joint
 -- types, coordinate offsets, joint origins and axes, masses, centres of
--- mass, inertias, damping, the dof parent array and the mass matrix's
+-- mass, inertias, the dof parent array and the mass matrix's
 -- storage) and the recursive algorithms as loops over it, so the code is
 -- the same few hundred lines for every tree and only the table grows with
 -- the bodies.  Same functions, signatures, storage and conventions as the
@@ -21,7 +21,7 @@
 -- the last body of its subtree: its subtree lies within [i, send), the
 -- bodies between that are not in it told apart by their parents), last (the
 -- last dof moving it, -1 none), joint (Ro row-major, the origin, the unit
--- axis), body (m, com, ixx iyy izz ixy ixz iyz), damping; per dof: body,
+-- axis), body (m, com, ixx iyy izz ixy ixz iyz); per dof: body,
 -- parent dof, its place in its subtree's block (mpos), the block's offset
 -- (moff) and size (mn); the subtrees' dofs (tdofs, from tstart[id]); gravity.
 local fold = require("diagc.world.fold")
@@ -70,8 +70,9 @@ local function subtree_ends(world, t)
 end
 
 function M.table_text(world, t, prefix)
-  local cols = { parent = {}, type = {}, q0 = {}, v0 = {}, nv = {}, flags = {}, send = {}, last = {} }
-  local joint, body, damping = {}, {}, {}
+  local cols = { parent = {}, type = {}, q0 = {}, v0 = {}, nv = {}, flags = {}, send = {}, last = {}, mi = {} }
+  local nm = 0
+  local joint, body = {}, {}
   local send = subtree_ends(world, t)
   for i, b in ipairs(world.bodies) do
     cols.parent[i] = b.joint.parent - 1
@@ -81,6 +82,9 @@ function M.table_text(world, t, prefix)
     cols.flags[i] = (moving and 1 or 0) + ((moving and not lone.is_lone(world, t, i)) and 2 or 0)
     cols.send[i] = send[i]
     cols.last[i] = t.last_dof[i]
+    -- the body's place in the parameter mass (world/tree.lua's M.mass), -1 none
+    cols.mi[i] = moving and nm or -1
+    if moving then nm = nm + 1 end
     local Ro, o, a = kin.frame(b)
     local row = {}
     for k = 1, 9 do row[k] = Ro[k] end
@@ -88,7 +92,6 @@ function M.table_text(world, t, prefix)
     joint[i] = nums(row)
     local c, I = b.com or { 0, 0, 0 }, b.inertia
     body[i] = nums({ b.mass, c[1], c[2], c[3], I[1], I[2], I[3], I[4] or 0, I[5] or 0, I[6] or 0 })
-    damping[i] = b.joint.damping or 0
   end
   local dof = { body = {}, parent = {}, mpos = {}, moff = {}, mn = {} }
   for k = 0, t.nv - 1 do
@@ -107,17 +110,16 @@ function M.table_text(world, t, prefix)
   local out = { fill([==[
 /* P_: the tree as constant tables, for the looped dynamics (world/looped.lua) */
 static const struct {
-  int parent[@NB@], type[@NB@], q0[@NB@], v0[@NB@], nv[@NB@], flags[@NB@], send[@NB@], last[@NB@];
-  double joint[@NB@][15], body[@NB@][10], damping[@NB@];
+  int parent[@NB@], type[@NB@], q0[@NB@], v0[@NB@], nv[@NB@], flags[@NB@], send[@NB@], last[@NB@], mi[@NB@];
+  double joint[@NB@][15], body[@NB@][10];
   int dof_body[@NV@], dof_parent[@NV@], mpos[@NV@], moff[@NV@], mn[@NV@], tdofs[@NV@], tstart[@TS@];
   double gravity[3];
 } P_tree = {]==], prefix, { NB = s.NB, NV = s.NV, TS = s.NT + 1 }) }
-  for _, key in ipairs({ "parent", "type", "q0", "v0", "nv", "flags", "send", "last" }) do
+  for _, key in ipairs({ "parent", "type", "q0", "v0", "nv", "flags", "send", "last", "mi" }) do
     out[#out + 1] = "  " .. ints(cols[key]) .. ","
   end
   out[#out + 1] = "  {\n    " .. table.concat(joint, ",\n    ") .. "\n  },"
   out[#out + 1] = "  {\n    " .. table.concat(body, ",\n    ") .. "\n  },"
-  out[#out + 1] = "  " .. nums(damping) .. ","
   for _, key in ipairs({ "body", "parent", "mpos", "moff", "mn" }) do out[#out + 1] = "  " .. ints(dof[key]) .. "," end
   out[#out + 1] = "  " .. ints(tdofs) .. ","
   out[#out + 1] = "  " .. ints(tstart) .. ","
@@ -171,11 +173,12 @@ static inline void P_lp_col(const double *X, int k, double *S)
 }
 
 ]==], inertia = [==[
-/* the world-frame spatial inertia of body i at pose X */
-static inline void P_lp_inertia(const double *X, int i, double *I)
+/* the world-frame spatial inertia of body i at pose X (its mass the parameter's) */
+static inline void P_lp_inertia(const double *X, const double *mass, int i, double *I)
 {
   const double *B = P_tree.body[i];
-  P_body_inertia(X + 12 * i, B[0], B[1], B[2], B[3], B[4], B[5], B[6], B[7], B[8], B[9], I);
+  const double m = P_tree.mi[i] >= 0 ? mass[P_tree.mi[i]] : B[0];
+  P_body_inertia(X + 12 * i, m, B[1], B[2], B[3], B[4], B[5], B[6], B[7], B[8], B[9], I);
 }
 ]==] }
 local PIECE_ORDER = { "at", "col", "inertia" }
@@ -256,14 +259,14 @@ static void P_kinematics(const double *q, double *X)
 ]==], { "mul33", "quat_rot" }, {} }
 
 C.mass_matrix = { [==[
-static void P_mass_matrix(const double *q, const double *X, double *M)
+static void P_mass_matrix(const double *q, const double *X, const double *mass, double *M)
 {
   double I[@NB@][10], S[@NV@][6];
   int i, j;
   (void)q;
   for (j = 0; j < @NV@; ++j) P_lp_col(X, j, S[j]);
   for (i = 0; i < @NB@; ++i) {
-    if (P_tree.flags[i] & 2) P_lp_inertia(X, i, I[i]);
+    if (P_tree.flags[i] & 2) P_lp_inertia(X, mass, i, I[i]);
   }
   for (i = @NB@ - 1; i >= 0; --i) {
     const int pa = P_tree.parent[i];
@@ -282,7 +285,7 @@ static void P_mass_matrix(const double *q, const double *X, double *M)
 ]==], { "inertia_add", "inertia_apply", "dot6" }, { "at", "col", "inertia" } }
 
 C.bias = { [==[
-static void P_bias(const double *q, const double *v, const double *X, double *c)
+static void P_bias(const double *q, const double *v, const double *X, const double *mass, double *c)
 {
   const double A0[6] = { 0.0, 0.0, 0.0, -P_tree.gravity[0], -P_tree.gravity[1], -P_tree.gravity[2] };
   double S[@NV@][6], V[@NB@][6], A[@NB@][6], F[@NB@][6];
@@ -312,7 +315,7 @@ static void P_bias(const double *q, const double *v, const double *X, double *c)
       for (r = 0; r < 6; ++r) A[i][r] += x[r];
     }
     for (r = 0; r < 6; ++r) A[i][r] += Ap[r];
-    P_lp_inertia(X, i, I);
+    P_lp_inertia(X, mass, i, I);
     P_body_force(I, V[i], A[i], F[i]);
   }
   for (i = @NB@ - 1; i >= 0; --i) {
@@ -323,7 +326,7 @@ static void P_bias(const double *q, const double *v, const double *X, double *c)
   }
   for (k = 0; k < @NV@; ++k) {
     const int b = P_tree.dof_body[k];
-    if (P_tree.flags[b] & 2) c[k] = P_dot6(S[k], F[b]) + P_tree.damping[b] * v[k];
+    if (P_tree.flags[b] & 2) c[k] = P_dot6(S[k], F[b]);
   }
 ]==], { "cross_m", "body_force", "dot6" }, { "col", "inertia" } }
 
@@ -450,7 +453,7 @@ C.point_jacobian_tree = { (JAC:gsub("@NAME@", "point_jacobian_tree"):gsub("@COL@
   :gsub("@LD@", "@W@")), {}, { "col" } }
 
 C.energy = { [==[
-static double P_energy(const double *q, const double *v, const double *X)
+static double P_energy(const double *q, const double *v, const double *X, const double *mass)
 {
   double V[@NB@][6], S[6], e = 0.0;
   int i, k, r;
@@ -463,7 +466,8 @@ static double P_energy(const double *q, const double *v, const double *X)
       P_lp_col(X, k, S);
       for (r = 0; r < 6; ++r) V[i][r] += S[r] * v[k];
     }
-    e += P_body_energy(X + 12 * i, V[i], B[0], B[1], B[2], B[3], B[4], B[5], B[6], B[7], B[8], B[9],
+    e += P_body_energy(X + 12 * i, V[i], P_tree.mi[i] >= 0 ? mass[P_tree.mi[i]] : B[0], B[1], B[2], B[3], B[4],
+                       B[5], B[6], B[7], B[8], B[9],
                        P_tree.gravity[0], P_tree.gravity[1], P_tree.gravity[2]);
   }
   return e;

@@ -101,13 +101,16 @@ local function outputs(world, C, P, items)
     out("impulses", C.nimp, { "imp" }, copy_calc("impulses", "imp", C.nimp))
   end
   out("step_info", C.ninfo, { "info" }, copy_calc("step_info", "info", C.ninfo))
-  out("energy", 1, { "pos", "vel" }, string.format(
-    "double X[%d]; %skinematics(pos, X); energy[0] = %senergy(pos, vel, X);", 12 * C.nb, P, P))
+  -- (the masses: the parameter mass, world/step.lua's M.params)
+  local has_mass = #step.params(C).mass > 0
+  local m = has_mass and "mass" or "0"
+  out("energy", 1, has_mass and { "pos", "vel", "mass" } or { "pos", "vel" }, string.format(
+    "double X[%d]; %skinematics(pos, X); energy[0] = %senergy(pos, vel, X, %s);", 12 * C.nb, P, P, m))
   -- the bias at rest, c(q, 0): the effort on each dof that holds the
   -- world still against gravity (a gravity-compensation controller's term)
-  out("gravity_effort", C.nv, { "pos" }, string.format(
+  out("gravity_effort", C.nv, has_mass and { "pos", "mass" } or { "pos" }, string.format(
     "double X[%d], at_rest[%d]; for (int i = 0; i < %d; i++) at_rest[i] = 0.0; %skinematics(pos, X); "
-      .. "%sbias(pos, at_rest, X, gravity_effort);", 12 * C.nb, C.nv, C.nv, P, P))
+      .. "%sbias(pos, at_rest, X, %s, gravity_effort);", 12 * C.nb, C.nv, C.nv, P, P, m))
 end
 
 -- The world's preamble (world/step.lua); a constant the generator folds
@@ -176,9 +179,24 @@ function M.lower(world, taken)
       prereqs[#prereqs + 1] = k
     end
   end
+  -- the joints' damping: one value per moving joint, each settable by its
+  -- name (-p world.J.damping=...)
+  if #pm.damping > 0 then
+    local g = {}
+    for j, n in ipairs(pm.damping_names) do g[j] = { name = n, first = j - 1, size = 1 } end
+    items[#items + 1] = item(world, "parameter", { "damping", default = pm.damping, range = "damping", groups = g })
+    prereqs[#prereqs + 1] = "damping"
+  end
+  -- the masses of the moving bodies (-p world.B.mass=...)
+  if #pm.mass > 0 then
+    local g = {}
+    for j, n in ipairs(pm.mass_names) do g[j] = { name = n, first = j - 1, size = 1 } end
+    items[#items + 1] = item(world, "parameter", { "mass", default = pm.mass, range = "mass", groups = g })
+    prereqs[#prereqs + 1] = "mass"
+  end
   items[#items + 1] = item(world, "cache_entry", { "work", type = P .. "work", prerequisites = prereqs,
-    calc = string.format("%sstep(%s, info, %s, %s, work);", P, args, pm.friction and "friction" or "0",
-      pm.restitution and "restitution" or "0") })
+    calc = string.format("%sstep(%s, info, %s, %s, %s, %s, work);", P, args, pm.friction and "friction" or "0",
+      pm.restitution and "restitution" or "0", #pm.damping > 0 and "damping" or "0", #pm.mass > 0 and "mass" or "0") })
   local gargs = string.format("pos, vel, %s, work, grad", #C.actuated > 0 and "effort" or "0")
   local gpre = { "pos", "vel", "work" }
   if #C.actuated > 0 then gpre[#gpre + 1] = "effort" end

@@ -1,4 +1,4 @@
--- world/rnea.lua: emits PFX_bias(q, v, X, c), c(q, v) = C(q, v) v + g(q) + D v
+-- world/rnea.lua: emits PFX_bias(q, v, X, mass, c), c(q, v) = C(q, v) v + g(q)
 -- by the recursive Newton-Euler algorithm with vdot = 0, unrolled, in world
 -- coordinates: body velocities V_i = V_parent + S_i v_i, accelerations
 -- A_i = A_parent + (velocity-product terms), starting from -gravity at the
@@ -6,6 +6,7 @@
 -- S_k . F_body(k) + damping v_k.  Bodies welded to the world are skipped;
 -- lone free bodies get their closed form (world/lone.lua).
 local spatial = require("diagc.world.spatial")
+local tree = require("diagc.world.tree")
 local motion = require("diagc.world.motion")
 local fold = require("diagc.world.fold")
 local crba = require("diagc.world.crba")
@@ -97,7 +98,7 @@ local function forward(world, t, h, out, names)
       end
       out[#out + 1] = string.format("  double I%d[10], F%d[6];", i, i)
       out[#out + 1] = string.format("  %s(X + %d, %s, I%d);", h:use("body_inertia"), 12 * (i - 1),
-        spatial.body_args(b), i)
+        spatial.body_args(b, tree.mass(t, i)), i)
       out[#out + 1] = string.format("  %s(I%d, %s, %s, F%d);", h:use("body_force"), i, names.V[i], names.A[i], i)
     end
   end
@@ -114,18 +115,15 @@ local function backward(world, t, h, out)
   for k = 0, t.nv - 1 do
     local i = t.dof_body[k]
     if crba.generic(world, t, i) then
-    local d = world.bodies[i].joint.damping or 0
-    local e = string.format("%s(S%d, F%d)", dot, k, i)
-    if d ~= 0 then e = e .. " + " .. fold.num(d) .. " * v[" .. k .. "]" end
-    out[#out + 1] = string.format("  c[%d] = %s;", k, e)
+    out[#out + 1] = string.format("  c[%d] = %s(S%d, F%d);", k, dot, k, i)
     end
   end
 end
 
 function M.emit(world, t, prefix, h)
-  local out = { string.format("static void %s_bias(const double *q, const double *v, const double *X, double *c)\n{",
-    prefix) }
-  out[#out + 1] = "  (void)q;"
+  local out = { string.format(
+    "static void %s_bias(const double *q, const double *v, const double *X, const double *mass, double *c)\n{", prefix) }
+  out[#out + 1] = "  (void)q;\n  (void)mass;"
   if t.nv == 0 then
     out[#out + 1] = "  (void)v;\n  (void)X;\n  (void)c;\n}\n"
     return table.concat(out, "\n")
@@ -146,6 +144,30 @@ function M.emit(world, t, prefix, h)
     if lone.is_lone(world, t, i) then
       for _, l in ipairs(lone.bias_lines(world, t, i)) do out[#out + 1] = l end
     end
+  end
+  out[#out + 1] = "}\n"
+  return table.concat(out, "\n")
+end
+
+-- the moving joints' index (0-based, in body order) of each body, or nil
+function M.joint_index(t)
+  local j, out = 0, {}
+  for i = 1, t.nb do
+    if t.nqi[i] > 0 then out[i], j = j, j + 1 end
+  end
+  return out, j
+end
+
+-- PFX_damping(d, v, c): c_k += d_j v_k for each dof k of moving joint j
+function M.emit_damping(world, t, prefix)
+  local out = { string.format("static void %s_damping(const double *d, const double *v, double *c)\n{", prefix) }
+  if t.nv == 0 then
+    out[#out + 1] = "  (void)d;\n  (void)v;\n  (void)c;\n}\n"
+    return table.concat(out, "\n")
+  end
+  local ji = M.joint_index(t)
+  for k = 0, t.nv - 1 do
+    out[#out + 1] = string.format("  c[%d] += d[%d] * v[%d];", k, ji[t.dof_body[k]], k)
   end
   out[#out + 1] = "}\n"
   return table.concat(out, "\n")

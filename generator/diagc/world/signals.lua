@@ -35,7 +35,7 @@ local V_NAMES = { revolute = { "v" }, prismatic = { "v" }, ball = { "wx", "wy", 
 
 -- the world's own state groups and parameters (world/lower.lua): no joint
 -- may take their names
-M.STATE = { pos = true, vel = true, info = true, imp = true, friction = true, restitution = true }
+M.STATE = { pos = true, vel = true, info = true, imp = true, friction = true, restitution = true, damping = true, mass = true }
 
 local function moving_joints(C)
   local list = {}
@@ -77,6 +77,25 @@ local function check_names(C)
         .. "unique (give joint = { ..., name = \"...\" })", C.name, seen[n], b.name, n)
     end
     seen[n] = b.name
+  end
+end
+
+-- Why "B.inertia" or "B.com" of a body B of world C (or the mass of a body
+-- welded to the world) is not a numeric parameter (their values are
+-- folded into the generated dynamics), or nil for any other name
+function M.not_a_parameter(C, name)
+  local body, what = name:match("^(.*)%.([%a_]+)$")
+  if not (what == "mass" or what == "inertia" or what == "com") then return nil end
+  for _, b in ipairs(C.bodies) do
+    if b.name == body then
+      if what == "mass" then
+        return string.format("body '%s' is welded to the world (no joint moves it): its mass is no parameter of "
+          .. "world \"%s\" (docs/world.md, \"Parameters\")", body, C.name)
+      end
+      return string.format("a body's inertia and centre of mass are not parameters of world \"%s\" (they are "
+        .. "folded into its generated dynamics: docs/world.md, \"Parameters\"); change body '%s' in the spec, or "
+        .. "use the parameters %s.mass, J.damping, friction and restitution", C.name, body, body)
+    end
   end
 end
 

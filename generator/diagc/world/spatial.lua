@@ -217,11 +217,15 @@ function Helpers:text()
 end
 
 -- the literal arguments m, cx, cy, cz, ixx, iyy, izz, ixy, ixz, iyz of body b
-function M.body_args(b)
+-- body b's inertial numbers as C arguments: mass, com, inertia; mexpr (a
+-- C expression, the world's parameter mass: world/crba.lua's M.mass) in
+-- place of the mass's literal when given
+function M.body_args(b, mexpr)
   local num = require("diagc.world.fold").num
   local c, I = b.com or { 0, 0, 0 }, b.inertia
   local a = { b.mass, c[1], c[2], c[3], I[1], I[2], I[3], I[4] or 0, I[5] or 0, I[6] or 0 }
   for i = 1, #a do a[i] = num(a[i]) end
+  if mexpr then a[1] = mexpr end
   return table.concat(a, ", ")
 end
 

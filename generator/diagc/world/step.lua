@@ -401,8 +401,9 @@ local function smooth(C, P)
     "{",
     string.format("  double c[%d];", C.nv),
     string.format("  %skinematics(q, w->X);", P),
-    string.format("  %smass_matrix(q, w->X, w->M);", P),
-    string.format("  %sbias(q, v, w->X, c);", P),
+    string.format("  %smass_matrix(q, w->X, w->mass, w->M);", P),
+    string.format("  %sbias(q, v, w->X, w->mass, c);", P),
+    string.format("  %sdamping(w->damping, v, c);", P),
     string.format("  %sfactor(w->M);", P),
     string.format("  for (int i = 0; i < %d; i++) c[i] = -c[i];", C.nv),
   }
@@ -467,16 +468,34 @@ local function work_type(C, P)
   if pm.friction or pm.restitution then
     l[#l + 1] = "  double friction, restitution;  /* the world's parameters of this step */"
   end
+  l[#l + 1] = string.format("  double damping[%d];  /* the parameter damping, per moving joint */",
+    math.max(#pm.damping, 1))
+  l[#l + 1] = string.format("  double mass[%d];  /* the parameter mass, per moving body */", math.max(#pm.mass, 1))
   l[#l + 1] = string.format("} %swork;", P)
   return lines(l)
 end
 
 -- The world's numeric parameters (its leaf's `parameter`s, world/lower.lua):
 -- friction and restitution, the defaults of the shapes that give none, when
--- some candidate pair takes one (docs/world.md, "Parameters").
--- -> {friction = default or nil, restitution = default or nil}
+-- some candidate pair takes one; damping, one value per moving joint (in
+-- body order, each settable as "J.damping"), when there is one; mass, one
+-- value per moving body ("B.mass") (docs/world.md, "Parameters").
+-- -> {friction = default or nil, restitution = default or nil,
+--     damping = {defaults}, damping_names = {"J.damping", ...},
+--     mass = {defaults}, mass_names = {"B.mass", ...}}
 function M.params(C)
-  local out = {}
+  local out = { damping = {}, damping_names = {}, mass = {}, mass_names = {} }
+  for _, b in ipairs(C.bodies) do
+    if b.nq > 0 then
+      out.damping[#out.damping + 1] = b.joint.damping or 0
+      out.damping_names[#out.damping_names + 1] = b.joint.name .. ".damping"
+    end
+    -- every body a dof moves (world/tree.lua's M.mass), in body order
+    if not b.welded then
+      out.mass[#out.mass + 1] = b.mass
+      out.mass_names[#out.mass_names + 1] = b.name .. ".mass"
+    end
+  end
   for _, p in ipairs(C.pairs or {}) do
     if p.mu_kind ~= 0 then out.friction = C.friction end
     if p.e_kind ~= 0 then out.restitution = C.restitution end
@@ -603,12 +622,16 @@ local function step_fn(C, P)
   local pm = M.params(C)
   local l = {
     string.format("static inline void %sstep(const double *q, const double *v, const double *imp, "
-      .. "const double *effort, const double *info, const double *friction, const double *restitution, %swork *w)",
-      P, P),
+      .. "const double *effort, const double *info, const double *friction, const double *restitution, "
+      .. "const double *damping, const double *mass, %swork *w)", P, P),
     "{",
     -- the world's parameters, read once per step (M.params)
     pm.friction and "  w->friction = friction[0];" or "  (void)friction;",
     pm.restitution and "  w->restitution = restitution[0];" or "  (void)restitution;",
+    #pm.damping > 0 and string.format("  for (int j = 0; j < %d; j++) w->damping[j] = damping[j];", #pm.damping)
+      or "  (void)damping;\n  w->damping[0] = 0.0;",
+    #pm.mass > 0 and string.format("  for (int j = 0; j < %d; j++) w->mass[j] = mass[j];", #pm.mass)
+      or "  (void)mass;\n  w->mass[0] = 0.0;",
     string.format("  %ssmooth(q, v, effort, w);", P),
     "  for (int i = 0; i < 5; i++) w->info[i] = 0.0;",
     "  w->info[5] = info[5];",
@@ -651,10 +674,10 @@ function M.emit(C, P)
   end
   local rows_on = limits.rows_on(C)
   local fns = rows_on
-    and { "kinematics", "mass_matrix", "bias", "factor", "solve", "solve_tree", "point_jacobian_tree", "integrate",
-      "energy", "velocities" }
-    or { "kinematics", "mass_matrix", "bias", "factor", "solve", "integrate", "energy", "velocities" }
-  if rows_on and #C.pairs > 0 then table.insert(fns, 7, "solve_tree3") end -- the contact rows'
+    and { "kinematics", "mass_matrix", "bias", "damping", "factor", "solve", "solve_tree", "point_jacobian_tree",
+      "integrate", "energy", "velocities" }
+    or { "kinematics", "mass_matrix", "bias", "damping", "factor", "solve", "integrate", "energy", "velocities" }
+  if rows_on and #C.pairs > 0 then table.insert(fns, 8, "solve_tree3") end -- the contact rows'
   local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = fns })),
     tables(C, P), require("diagc.world.signals").emit(C, P) }
   parts[#parts + 1] = limits.emit_clamp(C, P)

@@ -51,14 +51,14 @@ static inline void P_subtree(int b, unsigned char *in)
 ]==],
   primal = [==[
 /* the primal pass: poses X, columns S, inertias I of the moving bodies */
-static inline void P_primal(const double *q, double *X, double (*S)[6], double (*I)[10])
+static inline void P_primal(const double *q, const double *mass, double *X, double (*S)[6], double (*I)[10])
 {
   int i, k;
   P_kinematics(q, X);
   for (k = 0; k < @NV@; ++k) P_lp_col(X, k, S[k]);
   if (I) {
     for (i = 0; i < @NB@; ++i) {
-      if (P_tree.flags[i] & 1) P_lp_inertia(X, i, I[i]);
+      if (P_tree.flags[i] & 1) P_lp_inertia(X, mass, i, I[i]);
     }
   }
 }
@@ -187,7 +187,7 @@ static inline void @PUB@_d_bvel(const double *q, const double *y, double *D)
   double X[12 * @NB@], S[@NV@][6], dU[@NB@][6];
   unsigned char in[@NB@];
   int k, i, r, n;
-  P_primal(q, X, S, 0);
+  P_primal(q, 0, X, S, 0);
   for (n = 0; n < 6 * @NB@ * @NV@; ++n) D[n] = 0.0;
   for (k = 0; k < @NV@; ++k) {
     const int b = P_tree.dof_body[k];
@@ -208,7 +208,7 @@ static inline void @PUB@_d_gforce(const double *q, const double *W, double *D)
   double X[12 * @NB@], S[@NV@][6], F[@NB@][6], x[6];
   unsigned char in[@NB@];
   int k, i, m, r, n;
-  P_primal(q, X, S, 0);
+  P_primal(q, 0, X, S, 0);
   for (i = 0; i < @NB@; ++i) {
     for (r = 0; r < 6; ++r) F[i][r] = W[6 * i + r];
   }
@@ -230,12 +230,12 @@ static inline void @PUB@_d_gforce(const double *q, const double *W, double *D)
 ]==]
 
 C.mvec = [==[
-static inline void @PUB@_d_mvec(const double *q, const double *y, double *D)
+static inline void @PUB@_d_mvec(const double *q, const double *y, const double *mass, double *D)
 {
   double X[12 * @NB@], S[@NV@][6], I[@NB@][10], U[@NB@][6], H[@NB@][6], F[@NB@][6], dU[@NB@][6], dF[@NB@][6];
   unsigned char in[@NB@];
   int k, i, r, n;
-  P_primal(q, X, S, I);
+  P_primal(q, mass, X, S, I);
   P_velocities(S, y, U);
   for (i = 0; i < @NB@; ++i) {
     if (P_tree.flags[i] & 1) P_inertia_apply(I[i], U[i], H[i]);
@@ -262,7 +262,8 @@ static inline void @PUB@_d_mvec(const double *q, const double *y, double *D)
 -- joint's linear part, vr: the rest), A_i = A_p + V_p x vl + V_i x vr +
 -- sum S a, F_i = I A + V x* (I V); d/dq and d/dv per direction
 C.rnea = [==[
-static inline void @PUB@_d_rnea(const double *q, const double *v, const double *a, double *Dq, double *Dv)
+static inline void @PUB@_d_rnea(const double *q, const double *v, const double *a, const double *mass, double *Dq,
+                                double *Dv)
 {
   const double A0[6] = { 0.0, 0.0, 0.0, -P_tree.gravity[0], -P_tree.gravity[1], -P_tree.gravity[2] };
   static const double Z[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
@@ -270,7 +271,7 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
     F[@NB@][6], dV[@NB@][6], dA[@NB@][6], dF[@NB@][6], x[6], y[6], u[6];
   unsigned char in[@NB@];
   int k, i, m, r, n, wrt;
-  P_primal(q, X, S, I);
+  P_primal(q, mass, X, S, I);
   for (i = 0; i < @NB@; ++i) {
     const int pa = P_tree.parent[i], v0 = P_tree.v0[i];
     const double *Vp = pa >= 0 ? V[pa] : Z, *Ap = pa >= 0 ? A[pa] : A0;
@@ -345,7 +346,6 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
         P_cross_f_add(V[i], u, dF[i]);
       }
       P_project(k, b, in, S, wrt == 0 ? F : 0, dF, wrt == 0 ? Dq : Dv);
-      if (wrt == 1) Dv[k * @NV@ + k] += P_tree.damping[b];
     }
   }
 }

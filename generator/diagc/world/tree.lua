@@ -156,4 +156,26 @@ function M.dof_ancestor(t, a, b)
   return false
 end
 
+-- The masses of the moving bodies are the world's parameter `mass`, one
+-- per moving body in body order (docs/world.md, "Parameters"): the
+-- generated functions take it as `const double *mass`.  -> the C
+-- expression of body i's mass ("mass[j]"), nil for a body no dof moves
+function M.mass(t, i)
+  if #t.chain[i] == 0 then return nil end
+  local j = 0
+  for k = 1, i - 1 do
+    if #t.chain[k] > 0 then j = j + 1 end
+  end
+  return "mass[" .. j .. "]"
+end
+
+-- the number of moving bodies (the size of `mass`)
+function M.nmass(t)
+  local n = 0
+  for i = 1, t.nb do
+    if #t.chain[i] > 0 then n = n + 1 end
+  end
+  return n
+end
+
 return M
