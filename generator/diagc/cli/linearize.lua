@@ -212,11 +212,7 @@ function M.main(args)
   r.mode = opts.mode or "linearize"
   local name = m.prefix
   local text = fmt == "json" and as_json(r, name, t) or fmt == "csv" and as_csv(r) or as_text(r, name, t)
-  if o["-o"] then
-    output.write_file(CMD, o["-o"], text, require("diagc.cli.generate").inputs(m.gen))
-  else
-    output.stdout(CMD, text)
-  end
+  output.report(CMD, o["-o"], text, function() return require("diagc.cli.generate").inputs(m.gen) end)
   return 0
 end
 

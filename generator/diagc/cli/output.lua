@@ -203,6 +203,13 @@ function M.stdout(cmd, text)
   end
 end
 
+-- A command's report: to the file `path` (-o, written as write_file
+-- does; inputs() gives the files it must not overwrite) or, without one,
+-- to standard output.
+function M.report(cmd, path, text, inputs)
+  if path then M.write_file(cmd, path, text, inputs()) else M.stdout(cmd, text) end
+end
+
 -- For the driver's --help and --version (outside the error handler): writes
 -- and returns `code`, or prints the error and returns 1.
 function M.stdout_status(text, code)

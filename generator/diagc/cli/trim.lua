@@ -139,11 +139,7 @@ function M.main(args)
     errors.raise(nil, "%s: %s", CMD, msg)
   end
   local text = o["--json"] and as_json(r, m.prefix, t) or as_text(r, m.prefix)
-  if o["-o"] then
-    output.write_file(CMD, o["-o"], text, require("diagc.cli.generate").inputs(m.gen))
-  else
-    output.stdout(CMD, text)
-  end
+  output.report(CMD, o["-o"], text, function() return require("diagc.cli.generate").inputs(m.gen) end)
   return 0
 end
 
