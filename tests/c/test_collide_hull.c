@@ -576,9 +576,29 @@ static void test_fuzz(void) {
     check(collide(&bad, X, &pl, X, 1.0, r) == 0, "collide_hull.bad_hull_no_contact",
           "a hull of 200 vertices");
     B.h.nv = 8;
-    B.fv[3] = 99;
-    check(collide(&bad, X, &pl, X, 1.0, r) == 0, "collide_hull.bad_index_no_contact",
-          "a face index out of range");
+    {
+      int fv3 = B.fv[3];
+      B.fv[3] = 99;
+      check(collide(&bad, X, &pl, X, 1.0, r) == 0, "collide_hull.bad_index_no_contact",
+            "a face index out of range");
+      B.fv[3] = fv3;
+    }
+    check(collide(&bad, X, &pl, X, 1.0, r) > 0, "collide_hull.restored_hull_contacts", "the hull made good again");
+    {
+      /* a value that is not finite: no contact, and a bounding box from the
+         shape's size (never NaN) */
+      double v = B.v[2][1], pv = B.p[1][3];
+      int k, fin = 1;
+      B.v[2][1] = NAN;
+      check(collide(&bad, X, &pl, X, 1.0, r) == 0, "collide_hull.nan_vertex_no_contact", "a NaN vertex");
+      diagc_shape_aabb(&bad, X, 0.0, aabb);
+      for (k = 0; k < 6; k++) fin = fin && isfinite(aabb[k]);
+      check(fin, "collide_hull.nan_vertex_aabb_finite", "%g %g %g", aabb[0], aabb[1], aabb[2]);
+      B.v[2][1] = v;
+      B.p[1][3] = INFINITY;
+      check(collide(&bad, X, &pl, X, 1.0, r) == 0, "collide_hull.infinite_plane_no_contact", "an infinite plane d");
+      B.p[1][3] = pv;
+    }
     bad.hull = NULL;
     check(collide(&bad, X, &pl, X, 1.0, r) == 0, "collide_hull.null_hull_no_contact",
           "a NULL hull");
