@@ -172,4 +172,11 @@ function M.apply(m, ctx, kind, kv, cmd)
   M.set(m, ctx, kind, name, vals, cmd)
 end
 
+-- Applies a command's -p, --state and --input options (o, as parsed) to ctx.
+function M.apply_options(m, ctx, o, cmd)
+  for _, pair in ipairs({ { "-p", "param" }, { "--state", "state" }, { "--input", "input" } }) do
+    for _, kv in ipairs(o[pair[1]] or {}) do M.apply(m, ctx, pair[2], kv, cmd) end
+  end
+end
+
 return M

@@ -292,9 +292,7 @@ function M.main(args)
   end
 
   local sim = m:simulator(opts)
-  for _, pair in ipairs({ { "-p", "param" }, { "--state", "state" }, { "--input", "input" } }) do
-    for _, kv in ipairs(o[pair[1]] or {}) do assign.apply(m, sim.context, pair[2], kv, CMD) end
-  end
+  assign.apply_options(m, sim.context, o, CMD)
   -- the requested accuracy is also the context's accuracy (calcs may read it)
   if opts.accuracy then sim.context:set("accuracy", opts.accuracy) end
   if m.desc.n_loggers == 0 then

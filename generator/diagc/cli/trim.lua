@@ -123,9 +123,7 @@ function M.main(args)
   end
   local m = model.jit(pos[1])
   local ctx = m:context()
-  for _, pair in ipairs({ { "-p", "param" }, { "--state", "state" }, { "--input", "input" } }) do
-    for _, kv in ipairs(o[pair[1]] or {}) do assign.apply(m, ctx, pair[2], kv, CMD) end
-  end
+  assign.apply_options(m, ctx, o, CMD)
   local t = o["--time"] and cli.number(CMD, "--time", o["--time"], {}) or 0
   if o["--time"] then ctx:set("t", t) end
   local r, msg = trim.trim(m, ctx, opts)

@@ -179,20 +179,16 @@ function M.lower(world, taken)
       prereqs[#prereqs + 1] = k
     end
   end
-  -- the joints' damping: one value per moving joint, each settable by its
-  -- name (-p world.J.damping=...)
-  if #pm.damping > 0 then
-    local g = {}
-    for j, n in ipairs(pm.damping_names) do g[j] = { name = n, first = j - 1, size = 1 } end
-    items[#items + 1] = item(world, "parameter", { "damping", default = pm.damping, range = "damping", groups = g })
-    prereqs[#prereqs + 1] = "damping"
-  end
-  -- the masses of the moving bodies (-p world.B.mass=...)
-  if #pm.mass > 0 then
-    local g = {}
-    for j, n in ipairs(pm.mass_names) do g[j] = { name = n, first = j - 1, size = 1 } end
-    items[#items + 1] = item(world, "parameter", { "mass", default = pm.mass, range = "mass", groups = g })
-    prereqs[#prereqs + 1] = "mass"
+  -- the joints' damping (one value per moving joint, -p world.J.damping=...)
+  -- and the moving bodies' masses (-p world.B.mass=...), each element
+  -- settable by its name
+  for _, k in ipairs({ "damping", "mass" }) do
+    if #pm[k] > 0 then
+      local g = {}
+      for j, n in ipairs(pm[k .. "_names"]) do g[j] = { name = n, first = j - 1, size = 1 } end
+      items[#items + 1] = item(world, "parameter", { k, default = pm[k], range = k, groups = g })
+      prereqs[#prereqs + 1] = k
+    end
   end
   items[#items + 1] = item(world, "cache_entry", { "work", type = P .. "work", prerequisites = prereqs,
     calc = string.format("%sstep(%s, info, %s, %s, %s, %s, work);", P, args, pm.friction and "friction" or "0",
