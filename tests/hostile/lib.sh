@@ -123,7 +123,23 @@ check() {
   "$@" || _h_bad "$what"
 }
 
+# The shared devices the cases write to must stay devices: a command that
+# replaced one (a compiler that unlinks its output, a rename over it) would
+# be a finding, and would make later cases pass or fail for the wrong
+# reason.  Name the case after which it happened, and put the device back
+# when we may (root).
+_h_devices() {
+  local d
+  for d in "null 1 3" "full 1 7" "zero 1 5"; do
+    set -- $d
+    [ -c "/dev/$1" ] && continue
+    _h_bad "after this case /dev/$1 is no longer a device ($(stat -c '%F, %s bytes' "/dev/$1" 2>&1))"
+    if [ "$(id -u)" = 0 ]; then rm -f "/dev/$1" && mknod -m 666 "/dev/$1" c "$2" "$3"; fi
+  done
+}
+
 hdone() {
+  _h_devices
   if [ -z "$_h_fail" ]; then
     echo "ok hostile.$_h_name"
   else
