@@ -80,6 +80,8 @@ static size_t plan(contact_ws *w, void *base, size_t room, int nv, int nc, int k
   PART(rhs, double, sn);
   PART(sol, double, sn);
   PART(xbest, double, sn);
+  PART(xprox, double, sn);
+  PART(xpbest, double, sn);
   PART(loff, size_t, sn);
   PART(uoff, size_t, sn);
   PART(fx, int, n);

@@ -43,6 +43,7 @@ typedef struct {
   double *env;           /* env_cap: the envelope LU of the reduced system,
                             in the pool after the island's blocks          */
   double *xbest;         /* n: the best point seen                          */
+  double *xprox, *xpbest;/* n each: a proximal round's centre and best point */
   double *vt;            /* nv: scratch (the check's velocity)              */
   int *cls;              /* n: row classes (contact_sparse.c)               */
   int *cls0, *order0;    /* n, nc: the classes and the order the envelope's

@@ -38,7 +38,9 @@
  * violate their conditions change class (those within DAMP of the worst,
  * or, once that stops making progress, the worst one).  When that does not
  * settle, rounds of block Gauss-Seidel with exact dense blocks (one
- * interface's contacts) seed it again.  What is left unsettled, or beyond
+ * interface's contacts) seed it again, each followed, if that does not
+ * settle either, by proximal rounds (proximal(): the same on A + rho I
+ * with rho falling to 0).  What is left unsettled, or beyond
  * a pool, goes to the dense path if it fits; otherwise the best point seen
  * is used and counted (stats.inexact).
  */
@@ -56,7 +58,7 @@ enum { C_ZERO = 0, C_FREE = 1, C_HI = 2, C_LO = 3 }; /* row classes */
 #define STALL 3         /* all-row changes without progress before single */
 #define WARM_ITERS 8    /* pivoting solves from the warm start (+ K / 8), and
                            from each block Gauss-Seidel point (+ K / 4)     */
-#define ROUNDS 4        /* block Gauss-Seidel + pivoting rounds after the
+#define ROUNDS 2         /* block Gauss-Seidel + pivoting rounds after the
                            warm start                                       */
 #define DAMP 0.6        /* block changes: rows above this share of the worst */
 #define BGS_CONTACTS 8  /* contacts of a block (one interface's, at most)  */
@@ -75,6 +77,14 @@ enum { C_ZERO = 0, C_FREE = 1, C_HI = 2, C_LO = 3 }; /* row classes */
 #define ZERO_REL 1e-9   /* warm impulses below this share of the largest: 0 */
 #define REFINE 2        /* refinement steps of a solve, at most            */
 #define NOISE 1e-12     /* round-off level of a residual, relative (noise_level) */
+#define PROX_RHO 0.1    /* proximal rounds: the first rho, a share of A's
+                           largest diagonal entry ...                       */
+#define PROX_DECAY 0.3  /* ... times this each round                       */
+#define PROX_BGS 10     /* block Gauss-Seidel sweeps per proximal round    */
+#define PROX_ROUNDS 40  /* proximal rounds, at most, ...                   */
+#define PROX_STALL 8    /* ... and at most this many in a row that do not
+                           lower the best violation by PROX_GAIN          */
+#define PROX_GAIN 0.9
 
 typedef struct {
   const diagc_contact_problem *p;
@@ -87,6 +97,8 @@ typedef struct {
   double work;            /* multiply-adds                                  */
   int from_x;             /* the next solve corrects the current point      */
   int valid;              /* the envelope holds the factor of w->cls0, order0 */
+  double rho;             /* proximal rounds: rho (x - w->xprox) added to w */
+  double *keep;           /* where pivoting keeps its best point (w->xbest) */
 } sp;
 
 static int contact_of(const sp *s, int i) { return s->w->list[s->w->start[s->isl] + i]; }
@@ -317,7 +329,7 @@ static void assemble(sp *s, int q0) {
         for (b = 0; b < nj; b++) {
           int cl = w->cls[q0j + b];
           if (cl == C_FREE) {
-            *entry(w, k, w->red[q0j + b]) += B[b];
+            *entry(w, k, w->red[q0j + b]) += j == i && b == a ? B[b] + s->rho : B[b];
           } else if ((cl == C_HI || cl == C_LO) && b > 0) { /* b = 0: a bilateral row at its bound */
             *entry(w, k, w->red[q0j]) += B[b] * (cl == C_HI ? 1.0 : -1.0) * mu_of(s, j);
           }
@@ -435,6 +447,11 @@ static void residual(sp *s) {
         for (b = 0; b < nj; b++) acc[a] += B[3 * a + b] * xj[b];
     }
     for (a = 0; a < ni; a++) w->w[row_of(s, i, a)] = acc[a] - w->b[row_of(s, i, a)];
+    if (s->rho > 0.0)
+      for (a = 0; a < ni; a++) {
+        int r = row_of(s, i, a);
+        w->w[r] += s->rho * (w->x[r] - w->xprox[r]);
+      }
   }
   s->work += 9.0 * (double)w->nbr0[s->K];
 }
@@ -609,7 +626,7 @@ static double solve_classes(sp *s, int *fail) {
      other solves start from 0 (pivoting from stale impulses cycles) */
   /* from 0: the first residual is -b, no product (not with bilateral
      rows: one at its bound has an impulse) */
-  int zero = !s->from_x && !s->p->bound;
+  int zero = !s->from_x && !s->p->bound && s->rho == 0.0;
   for (r = 0; r < s->m; r++)
     if ((k = w->red[r]) >= 0) w->sol[k] = s->from_x && isfinite(w->x[r]) ? w->x[r] : 0.0;
   s->from_x = 0;
@@ -824,7 +841,7 @@ static double block_sweep(sp *s, const diagc_contact_options *o, int backward, d
           if (w->mark[j]) continue;
           for (b = 0; b < nj; b++) acc -= B[b] * w->x[w->roff[j] + b];
         }
-        bl[rl] = acc;
+        bl[rl] = s->rho > 0.0 ? acc + s->rho * w->xprox[r] : acc; /* proximal rounds: b + rho x_k */
       }
     }
     /* the run's block of A */
@@ -840,6 +857,8 @@ static double block_sweep(sp *s, const diagc_contact_options *o, int backward, d
           for (b = 0; b < nrows(s, j); b++) w->A[(size_t)(ri + a) * (size_t)rl + (size_t)(rj + b)] = B[3 * a + b];
       }
     }
+    if (s->rho > 0.0) /* proximal rounds: A + rho I */
+      for (a = 0; a < rl; a++) w->A[(size_t)a * (size_t)rl + (size_t)a] += s->rho;
     for (k = 0; k < nrun; k++) w->mark[run[k]] = 0;
     diagc_lcp_options_init(&lo_opt, w->lcp_ws, w->lcp_ws_size);
     lo_opt.tol = o->lcp.tol;
@@ -899,7 +918,7 @@ static int pivoting(sp *s, int maxit, double limit, double *best, diagc_lcp_stat
     ls->iterations++;
     if (v < *best) {
       *best = v;
-      memcpy(w->xbest, w->x, sizeof(double) * (size_t)s->m);
+      memcpy(s->keep, w->x, sizeof(double) * (size_t)s->m);
     }
     if (v <= s->tol) return 1;
     /* a point seen two solves ago: the classes cycle (a row and the row it
@@ -975,6 +994,59 @@ static double score(sp *s, double *best) {
   return v;
 }
 
+/* Proximal rounds, for what a round of block Gauss-Seidel and pivoting
+ * left unsettled: dependent rows whose classes cycle (two normals each
+ * needed alone but singular together: clamped both, their system is
+ * inconsistent and its solution huge).  Round k solves the LCP of
+ * A + rho_k I with b + rho_k x_k (x_k: the last round's point) by block
+ * Gauss-Seidel sweeps and then the pivoting from their point's classes:
+ * rho I makes every clamped system definite, so that cycle ends (and
+ * Gauss-Seidel converges faster), and at a fixed point (x_k+1 = x_k) the
+ * round's LCP is the island's own.  rho falls by PROX_DECAY a round, so
+ * the last rounds are the island's own LCP nearly.  Each round's point is
+ * scored on the island's own LCP (rho 0) and the best kept; returns 1
+ * when one satisfies it, -1 when a pool was too small.  Measured on the
+ * recorded piles (tools/contact-replay): islands left inexact 140 -> 3 of
+ * 3440 steps, 23-32 % less time (the block Gauss-Seidel rounds they
+ * replace, 4 -> 2, cost more than the rounds here). */
+static int proximal(sp *s, const diagc_contact_options *o, double limit, double *best, diagc_lcp_stats *ls) {
+  contact_ws *w = s->w;
+  size_t bytes = sizeof(double) * (size_t)s->m;
+  double rho = PROX_RHO * s->dmax;
+  int round, done = 0, stall = 0;
+  double before, v;
+  memcpy(w->x, w->xbest, bytes);
+  s->keep = w->xpbest;
+  for (round = 0; round < PROX_ROUNDS && !ls->budget_hit && s->work <= limit; round++) {
+    double pb = INFINITY;
+    memcpy(w->xprox, w->x, bytes);
+    s->valid = 0; /* the factor's diagonal holds the last round's rho */
+    s->rho = rho;
+    rho *= PROX_DECAY;
+    if (block_gauss_seidel(s, o, limit, ls, PROX_BGS, BGS_TOL) < 0) break;
+    classes_of_point(s);
+    s->from_x = 1;
+    if (pivoting(s, WARM_ITERS + s->K / 8, limit, &pb, ls) < 0) {
+      done = -1;
+      break;
+    }
+    if (pb < INFINITY) memcpy(w->x, w->xpbest, bytes);
+    s->rho = 0.0;
+    before = *best;
+    v = score(s, best);
+    if (v <= s->tol || v <= WARM_ACCEPT * noise_level(s, s->tol)) {
+      done = 1;
+      break;
+    }
+    stall = *best < PROX_GAIN * before ? 0 : stall + 1;
+    if (stall >= PROX_STALL) break;
+  }
+  s->rho = 0.0;
+  s->valid = 0;
+  s->keep = w->xbest;
+  return done;
+}
+
 int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_contact_options *o,
                                  contact_ws *w, int isl, int m, contact_budget *bud,
                                  diagc_contact_stats *st) {
@@ -987,6 +1059,7 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
   s.p = p, s.w = w, s.isl = isl, s.m = m, s.K = w->start[isl + 1] - w->start[isl];
   s.check = o->check;
   s.tol = o->lcp.tol;
+  s.keep = w->xbest;
   w->roff[0] = 0;
   for (i = 0; i < s.K; i++) w->roff[i + 1] = w->roff[i] + (p->mu[contact_of(&s, i)] > 0.0 ? 3 : 1);
   {
@@ -1065,6 +1138,7 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
       classes_of_point(&s);
       done = pivoting(&s, WARM_ITERS + s.K / 4, limit, &best, &ls);
       if (done == 0 && best <= tol) done = 1;
+      if (done == 0 && !ls.budget_hit && best < INFINITY) done = proximal(&s, o, limit, &best, &ls);
     }
   }
   if (done < 0) st->pool_overflows++;

@@ -384,10 +384,10 @@ static void test_agreement(void) {
       }
     }
   }
-  /* measured: 4 of 400 (stacks whose every contact slides and is held,
-     where the pivoting cycles; each says so) */
-  check(bad * 100 <= 2 * (200 - hard), "sparse_agreement_200",
-        "%d of %d solves fail the LCP by more than 1e-9 (1 %% allowed); first: %s", bad, 2 * (200 - hard), where);
+  /* measured: 1 of 400 (a stack whose every contact slides and is held,
+     where the proximal rounds wander; it says so), 4 before them */
+  check(bad * 200 <= 2 * (200 - hard), "sparse_agreement_200",
+        "%d of %d solves fail the LCP by more than 1e-9 (0.5 %% allowed); first: %s", bad, 2 * (200 - hard), where);
   check(silent == 0, "sparse_agreement_never_silent", "%d solves left unsolved with a success status", silent);
   check(hard <= 10, "sparse_agreement_reference", "the dense reference solves only %d of 200", 200 - hard);
   check(sparse_islands > 150, "sparse_agreement_used", "the sparse method solved only %d islands", sparse_islands);
@@ -422,15 +422,16 @@ static void test_cold(void) {
       if (!(v <= 1e-6) && (rc == DIAGC_OK || rc == DIAGC_LCP_SOLVED_TOL)) silent++;
     }
   }
-  /* measured: 5 of 133 (within the default work budget; 0 without the
+  /* measured: 0 of 133 (3 before the proximal rounds; 5 before held
+     contacts entered sliding) (within the default work budget; 0 without the
      held friction rows: these snapshots' random v has every contact
      sliding at the start of the step, so every turned contact is held and
      those that stop are released and their island solved again, up to
      four solves in a row; the dense method leaves 26 of them unsolved) */
-  check(bad * 10 <= 133, "sparse_cold_stacks_arms", "%d of 133 cold stacks and arms not solved; first: %s", bad,
+  check(bad * 40 <= 133, "sparse_cold_stacks_arms", "%d of 133 cold stacks and arms not solved; first: %s", bad,
         where);
   check(silent == 0, "sparse_cold_never_silent", "%d cold piles left unsolved with a success status", silent);
-  /* measured: 55 to 57 of 67 */
+  /* measured: 58 to 59 of 67 */
   check(pile_ok * 5 >= piles * 4, "sparse_cold_piles", "only %d of %d cold random piles solved", pile_ok, piles);
   printf("# sparse, cold: %d of 133 stacks and arms and %d of %d random piles solved to 1e-9 (the others counted "
          "inexact)\n", 133 - bad, pile_ok, piles);
