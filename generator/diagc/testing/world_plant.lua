@@ -7,7 +7,7 @@
 -- only the world, whose C diagc generates from its bodies and joints: no
 -- spec code is compiled or run (docs/security.md).
 --
---   M.linearize(world, at) -> {A=, B=, h=, states=, inputs=, x0=, u0=} | nil, problem
+--   M.linearize(world, at) -> {A=, B=, h=, states=, x0=, u0=} | nil, problem
 --     x[n+1] = x0 + A (x[n] - x0) + B (u[n] - u0), x = (q, v) of every
 --     joint, u the `effort` input, h the world's time_step
 local M = {}
@@ -85,8 +85,8 @@ function M.linearize(world, at)
     },
   }
   local compile = require("diagc.compile")
-  local gen = compile.compile_loaded({ root = root, sources = {}, main = loc.file },
-    { prefix = compile.prefix_of("plant_" .. rec.name) })
+  -- (a model of its own, in a TinyCC state of its own: a fixed prefix)
+  local gen = compile.compile_loaded({ root = root, sources = {}, main = loc.file }, { prefix = "plant" })
 
   local model = require("diagc.testing.model").from_generated(gen)
   local ctx = model:context()
@@ -114,8 +114,12 @@ function M.linearize(world, at)
       .. "moves %s by %.3g; give the effort that holds it (at.effort; diagc trim finds it)",
       rec.name, at_state, worst)
   end
+  -- the world's state groups come in the order pos, vel, imp, info
+  -- (world/lower.lua): (q, v) are the first n
   local A, B, states = {}, {}, {}
   for i = 1, n do
+    local group = r.states[i]:match("^w%.([%w_]+)")
+    assert(group and group ~= "imp" and group ~= "info", "world_plant: the state starts with q and v")
     A[i], B[i], states[i] = {}, {}, r.states[i]:gsub("^w%.", "")
     for j = 1, n do A[i][j] = r.A[i][j] end
     for j = 1, m do B[i][j] = r.B[i][j] end
