@@ -171,3 +171,8 @@ local A, B = control.linearize_world(W)' \
 hlib plant.unactuated 'local W = world "p" { body { "pole", mass = 1, inertia = { 1, 1, 1 }, joint = { "revolute", axis = { 0, 1, 0 } } } }
 local A, B = control.linearize_world(W)' \
   'spec\.lua:2: control\.linearize_world: world "p" has no actuated joint'
+hlib plant.at_without_plant 'local b = blocks.lqr { A = { { 1 } }, B = { { 1 } }, Q = { { 1 } }, R = { { 1 } }, at = { q = { 0 } } }' \
+  'spec\.lua:1: blocks\.lqr: at is the operating point of a plant; give plant = a world'
+hlib plant.with_period "$H_CART
+local b = blocks.lqr { plant = W, period = 0.01, $H_QR }" \
+  'spec\.lua:2: blocks\.lqr: period and plant exclude each other'
