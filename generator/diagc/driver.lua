@@ -3,6 +3,12 @@
 local errors = require("diagc.errors")
 local compile = require("diagc.compile")
 
+-- the control library linearizes a world at generation through the
+-- pipeline, a later stage it may not require (lib/plant.lua)
+require("diagc.lib.plant").provide(function(world, at)
+  return require("diagc.testing.world_plant").linearize(world, at)
+end)
+
 local M = {}
 
 local USAGE = [[

@@ -137,3 +137,42 @@ expect_exit 2
 expect_error "data\\.csv:3: blocks\\.time_table: the times must increase: 1 is not after 2 \\(line 2\\)"
 expect_absent "$T/out.c" "$T/out.h"
 hdone
+
+# an LQR designed from a world's linearization (blocks.lqr { plant = W },
+# control.linearize_world): a plant that is not a world, a world a linear
+# model cannot hold or drive, an operating point of the wrong size or not
+# an equilibrium; each at the line that asked (line 2, the world on line 1)
+H_CART='local W = world "cp" { body { "cart", mass = 1, inertia = { 1, 1, 1 }, joint = { "prismatic", axis = { 1, 0, 0 }, actuated = true } }, body { "pole", mass = 0.1, com = { 0, 0, 0.5 }, inertia = { 0.01, 0.01, 0.01 }, joint = { "revolute", parent = "cart", axis = { 0, 1, 0 } } } }'
+H_QR='Q = { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 1, 0 }, { 0, 0, 0, 1 } }, R = { { 1 } }'
+hlib plant.not_a_world "$H_CART
+local b = blocks.lqr { plant = 1, $H_QR }" \
+  'spec\.lua:2: blocks\.lqr: plant must be a world made by world "name" \{ \.\.\. \} in this spec'
+hlib plant.with_A "$H_CART
+local b = blocks.lqr { plant = W, A = { { 1 } }, $H_QR }" \
+  'spec\.lua:2: blocks\.lqr: A and plant exclude each other'
+hlib plant.at_size "$H_CART
+local b = blocks.lqr { plant = W, at = { q = { 0 } }, $H_QR }" \
+  'spec\.lua:2: blocks\.lqr: at\.q must be 2 numbers'
+hlib plant.at_key "$H_CART
+local b = blocks.lqr { plant = W, at = { x = { 0 } }, $H_QR }" \
+  "spec\\.lua:2: blocks\\.lqr: at: unknown key 'x' \\(q, v, effort\\)"
+hlib plant.at_nan "$H_CART
+local A, B = control.linearize_world(W, { v = { 0, 0/0 } })" \
+  'spec\.lua:2: control\.linearize_world: at\.v\[2\] must be a finite number'
+hlib plant.not_equilibrium "$H_CART
+local b = blocks.lqr { plant = W, at = { q = { 0, 0.3 } }, $H_QR }" \
+  'spec\.lua:2: blocks\.lqr: the operating point is not an equilibrium of world "cp": one step moves pole\.v by [0-9.e-]+; give the effort that holds it'
+hlib plant.q_size "$H_CART
+local b = blocks.lqr { plant = W, Q = { { 1 } }, R = { { 1 } } }" \
+  'spec\.lua:2: blocks\.lqr: Q must have 4 rows, has 1'
+hlib plant.free_joint 'local W = world "b" { body { "ball", mass = 1, inertia = { 1, 1, 1 }, joint = { "free" } } }
+local A, B = control.linearize_world(W)' \
+  'spec\.lua:2: control\.linearize_world: world "b" has a ball or free joint \(7 coordinates, 6 rates\)'
+hlib plant.unactuated 'local W = world "p" { body { "pole", mass = 1, inertia = { 1, 1, 1 }, joint = { "revolute", axis = { 0, 1, 0 } } } }
+local A, B = control.linearize_world(W)' \
+  'spec\.lua:2: control\.linearize_world: world "p" has no actuated joint'
+hlib plant.at_without_plant 'local b = blocks.lqr { A = { { 1 } }, B = { { 1 } }, Q = { { 1 } }, R = { { 1 } }, at = { q = { 0 } } }' \
+  'spec\.lua:1: blocks\.lqr: at is the operating point of a plant; give plant = a world'
+hlib plant.with_period "$H_CART
+local b = blocks.lqr { plant = W, period = 0.01, $H_QR }" \
+  'spec\.lua:2: blocks\.lqr: period and plant exclude each other'

@@ -238,6 +238,12 @@ local function control_library()
     -- L, P
     kalman = checked("kalman", function(A, C, W, V) return riccati.kalman(A, C, W, V, false) end),
     dkalman = checked("dkalman", function(A, C, W, V) return riccati.kalman(A, C, W, V, true) end),
+    -- A, B, h of a world's step at an operating point (lib/plant.lua)
+    linearize_world = function(world, at)
+      local r, why = require("diagc.lib.plant").linearize(world, at)
+      if not r then errors.raise(caller_loc(2), "control.linearize_world: %s", tostring(why)) end
+      return r.A, r.B, r.h
+    end,
     -- a matrix's elements row by row (a parameter's default)
     flat = function(Mx)
       local out = {}

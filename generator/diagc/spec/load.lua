@@ -263,6 +263,9 @@ local function freeze(root)
 
   return copy_system(root, 1)
 end
+-- (testing/world_plant.lua freezes a world the spec hands the control
+-- library, to generate it alone)
+M.freeze = freeze
 
 -- Returns { root = system, sources = {file = text}, main = path }.
 function M.load(path)

@@ -49,6 +49,14 @@ function M.jit(spec, opts)
     if f then sources[file] = f:read("*a"); f:close() end
     gen = compile.compile_loaded({ root = spec, sources = sources, main = file }, { prefix = opts.prefix })
   end
+  return M.from_generated(gen, opts)
+end
+
+-- A model from generated C (compile.compile_loaded's result), compiled
+-- in-process (opts.defines as diagc.jit's)
+function M.from_generated(gen, opts)
+  opts = opts or {}
+  dffi.load(include_dir())
   local c = jit.compile(gen, { defines = opts.defines })
   local sym = c.symbol(gen.prefix .. "_model")
   if sym == nil then errors.raise(nil, "generated model has no descriptor symbol") end

@@ -5,6 +5,7 @@
 -- from lib/riccati.lua (or pole placement by Ackermann's formula) and
 -- become numeric parameters (K, L), so -p can replace them.
 local riccati = require("diagc.lib.riccati")
+local plant = require("diagc.lib.plant")
 
 local M = {}
 
@@ -68,10 +69,28 @@ function M.add(B, K)
   -- continuous, or with a period the discrete LQR of x[k+1] = A x + B u,
   -- u sampled and held
   def("lqr", function(s, loc)
-    s = settings(loc, "lqr", s, { A = true, B = true, Q = true, R = true, N = true, period = true, offset = true, reference = true })
-    local A, n = K.matrix(loc, "lqr", "A", s.A)
-    local Bm, _, m = K.matrix(loc, "lqr", "B", s.B)
-    local discrete = s.period ~= nil
+    s = settings(loc, "lqr", s, { A = true, B = true, Q = true, R = true, N = true, period = true, offset = true,
+      reference = true, plant = true, at = true })
+    local A, Bm, n, m, world
+    if s.plant ~= nil then
+      -- A, B: the world's step linearized at `at` (lib/plant.lua); the
+      -- discrete LQR at its time step, the law a feedthrough the step samples
+      for _, k in ipairs({ "A", "B", "period", "offset" }) do
+        if s[k] ~= nil then
+          raise(loc, "blocks.lqr: %s and plant exclude each other (the world's step gives A and B, and samples "
+            .. "the law at its time_step)", k)
+        end
+      end
+      local why
+      world, why = plant.linearize(s.plant, s.at)
+      if not world then raise(loc, "blocks.lqr: %s", tostring(why)) end
+      A, Bm, n, m = world.A, world.B, #world.A, #world.B[1]
+    else
+      if s.at ~= nil then raise(loc, "blocks.lqr: at is the operating point of a plant; give plant = a world") end
+      A, n = K.matrix(loc, "lqr", "A", s.A)
+      Bm, _, m = K.matrix(loc, "lqr", "B", s.B)
+    end
+    local discrete = s.period ~= nil or world ~= nil
     local X, Kg = (discrete and riccati.dare or riccati.care)(A, Bm, s.Q, s.R, s.N)
     if not X then raise(loc, "blocks.lqr: %s", tostring(Kg)) end
     local ref = s.reference
@@ -82,14 +101,19 @@ function M.add(B, K)
       items[#items + 1] = ctors.input_port { "x_ref", size = n }
       items[#items + 1] = ctors.input_port { "u_ref", size = m }
       pre[#pre + 1], pre[#pre + 2], e = "x_ref", "u_ref", "(x[j] - x_ref[j])"
+    elseif world then -- about the operating point: u = u_op - K (x - x_op)
+      items[#items + 1] = ctors.parameter { "x_op", default = world.x0 }
+      items[#items + 1] = ctors.parameter { "u_op", default = world.u0 }
+      pre[#pre + 1], pre[#pre + 2], e = "x_op", "u_op", "(x[j] - x_op[j])"
     end
+    local u0 = ref and "u_ref" or world and "u_op"
     local law = function(out)
-      return (ref and string.format("for (int i = 0; i < %d; i++) %s[i] = u_ref[i];\n", m, out)
+      return (u0 and string.format("for (int i = 0; i < %d; i++) %s[i] = %s[i];\n", m, out, u0)
         or string.format("for (int i = 0; i < %d; i++) %s[i] = 0.0;\n", m, out)) .. mv(out, "-=", "K", m, n, e)
     end
-    if not discrete then
+    if world or not discrete then
       items[#items + 1] = ctors.output_port { "u", size = m, prerequisites = pre, calc = law("u") }
-      return leaf(loc, "LQR", items)
+      return leaf(loc, world and "WorldLQR" or "LQR", items)
     end
     local period, offset = timing(loc, "lqr", s)
     items[#items + 1] = ctors.discrete_state { "held", default = K.vector(loc, "lqr", "u0", 0, m) }
