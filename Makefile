@@ -78,6 +78,7 @@ build/runtime.list: FORCE
 # the linearized contact step's dense row loops gain from -O3's vectorizer
 # (bench/grad: the stack's Jacobians 5.2 -> 4.8 steps)
 build/runtime/contact_grad.o: RT_CFLAGS += -O3
+build/runtime/contact_rows.o: RT_CFLAGS += -O3
 
 build/runtime/%.o: runtime/src/%.c | deps
 	@mkdir -p $(@D)

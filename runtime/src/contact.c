@@ -107,6 +107,7 @@ static size_t plan(contact_ws *w, void *base, size_t room, int nv, int nc, int k
      (ntrees <= nv: each tree has a dof); the sparse method two more */
   PART(tstart, int, kind != WS_DENSE ? (size_t)nv + 2 : 0);
   PART(tlist, int, sn ? 2 * (size_t)nc : 0);
+  PART(span, int, kind != WS_DENSE ? 2 * DIAGC__SPAN_RUNS * (size_t)nc : 0);
   need = off + ALIGN;
   if (kind == WS_SPARSE) {
     /* the pools: units of POOL_UNIT bytes, at least nc, as many as the
@@ -301,6 +302,8 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
   for (k = 0; k < nc && w.frame[2 * k + 1] == 0.0; k++) {}
   if (k == nc) w.frame = NULL; /* every frame the default one: the rows as given */
   diagc__friction_turn(w.frame, nc, x, 0);
+  if (p->Jc) diagc__contact_spans(p, w.span); /* the blocks of A over each row's nonzero columns */
+  else w.span = NULL;
   diagc__contact_islands(p, &w);
   w.blk_isl = -1;
   /* the budget of one LCP of all the step's rows, in multiply-adds,

@@ -605,14 +605,18 @@ static void results(tg *g, int n, int na) {
   diagc_contact_tangent *t = g->t;
   int nv = g->nv, ncol = g->ncol, r, i, j, c;
   for (i = 0; i < nv; i++) {
-    double *row = t->Tv_next + (size_t)i * (size_t)ncol;
+    double *row = t->Tv_next + (size_t)i * (size_t)ncol, *acc = g->ra;
     const double *tw = g->Tw + (size_t)i * (size_t)ncol;
     for (c = 0; c < ncol; c++) row[c] = tw[c];
+    /* the active columns gathered into ra (contiguous: the loop below
+       vectorizes), the same sums in the same order, scattered back */
+    for (c = 0; c < na; c++) acc[c] = row[g->act[c]];
     for (j = 0; j < n; j++) {
       const double a = g->G[(size_t)i * (size_t)n + j], *sj = g->DJ2 + (size_t)j * (size_t)na;
       if (a == 0.0) continue;
-      for (c = 0; c < na; c++) row[g->act[c]] += a * sj[c];
+      for (c = 0; c < na; c++) acc[c] += a * sj[c];
     }
+    for (c = 0; c < na; c++) row[g->act[c]] = acc[c];
   }
   if (!t->Tx) return;
   for (r = 0; r < g->n3; r++) {

@@ -57,6 +57,8 @@ typedef struct {
   int *order, *where;    /* nc each: the elimination order and its inverse */
   int *mark, *queue;     /* nc each                                          */
   int *tstart, *tlist;   /* nv + 2, 2 nc: the island's contacts per tree   */
+  int *span;             /* 2 DIAGC__SPAN_RUNS nc: each contact's nonzero
+                            columns (compact problems; contact_rows.c)     */
   int nbr_cap;
   int blk_isl;           /* the island whose neighbours and blocks nbr0,
                             nbr, blk hold (a friction re-solve of the same
@@ -175,12 +177,16 @@ double diagc__row_dot(const diagc_contact_problem *p, int r, const double *y);
 void diagc__tangent_dots(const diagc_contact_problem *p, int k, const double *y, double *a1, double *a2);
 void diagc__row_axpy(const diagc_contact_problem *p, int r, double a, double *y);
 double diagc__row_mrow(const diagc_contact_problem *p, int r, int q);
-int diagc__contact_block(const diagc_contact_problem *p, int k, int l, double B[9]);
+/* each contact's nonzero columns as runs (span: 2 DIAGC__SPAN_RUNS ints per contact) */
+#define DIAGC__SPAN_RUNS 4
+void diagc__contact_spans(const diagc_contact_problem *p, int *span);
+int diagc__contact_block(const diagc_contact_problem *p, const int *span, int k, int l, double B[9]);
 int diagc__contact_compact_ok(const diagc_contact_problem *p);
-/* the block of contacts k, l in the frames fr (contact_friction.c; NULL: the default ones) */
-static inline int diagc__fcontact_block(const diagc_contact_problem *p, const double *fr, int k, int l,
-                                        double B[9]) {
-  int shared = diagc__contact_block(p, k, l, B);
+/* the block of contacts k, l in the frames fr (contact_friction.c; NULL: the default ones), over
+   contact k's runs of span (diagc__contact_spans; NULL: all its columns) */
+static inline int diagc__fcontact_block(const diagc_contact_problem *p, const double *fr, const int *span, int k,
+                                        int l, double B[9]) {
+  int shared = diagc__contact_block(p, span, k, l, B);
   if (shared && fr) diagc__friction_turn_block(fr, k, l, B);
   return shared;
 }

@@ -208,7 +208,7 @@ static int compact_system(const diagc_contact_problem *p, const diagc_contact_op
     for (s0 = r0; s0 < m; s0 = s1) {
       int l = w->rows[s0] / 3;
       s1 = block_end(w, m, s0);
-      if (!diagc__fcontact_block(p, w->frame, k, l, B)) continue;
+      if (!diagc__fcontact_block(p, w->frame, w->span, k, l, B)) continue;
       for (a = 0; a < r1 - r0; a++)
         for (b = 0; b < s1 - s0; b++) {
           double v = B[3 * a + b];

@@ -100,46 +100,104 @@ double diagc__row_mrow(const diagc_contact_problem *p, int r, int q) {
   return acc;
 }
 
-/* B += the 3 x 3 product of rows Jr (3, stride W) and Mq (3, stride W)
- * over n columns, each entry in four interleaved partial sums (a fixed
- * order); inlined with n = 6 (a free body's tree) as the common case. */
-static inline void block_add(const double *Jr, const double *Mq, int W, int n, double B[9]) {
-  int i, j, c;
-  for (i = 0; i < 3; i++)
-    for (j = 0; j < 3; j++) {
-      const double *a = Jr + (size_t)i * (size_t)W, *b = Mq + (size_t)j * (size_t)W;
-      double s4[4] = {0.0, 0.0, 0.0, 0.0};
-      for (c = 0; c + 4 <= n; c += 4) {
-        s4[0] += a[c] * b[c];
-        s4[1] += a[c + 1] * b[c + 1];
-        s4[2] += a[c + 2] * b[c + 2];
-        s4[3] += a[c + 3] * b[c + 3];
-      }
-      for (; c < n; c++) s4[c & 3] += a[c] * b[c];
-      B[3 * i + j] += (s4[0] + s4[1]) + (s4[2] + s4[3]);
+/* Each contact's nonzero columns as up to DIAGC__SPAN_RUNS runs [s, e) of
+ * its compact columns (span: 2 DIAGC__SPAN_RUNS ints per contact, unused
+ * runs empty): a contact on one body's chain has few (a foot on a
+ * humanoid's 36 dofs: the base's 6 and the leg's 6).  Beyond the last run
+ * the next ones are merged into it, zeros included. */
+void diagc__contact_spans(const diagc_contact_problem *p, int *span) {
+  int k, c, t, W = p->width;
+  for (k = 0; k < p->nc; k++) {
+    int *sp = span + 2 * DIAGC__SPAN_RUNS * k, n = 0, w = diagc__contact_width(p, k);
+    const double *J = p->Jc + (size_t)(3 * k) * (size_t)W;
+    for (c = 0; c < 2 * DIAGC__SPAN_RUNS; c++) sp[c] = 0;
+    for (c = 0; c < w; c++) {
+      int nz = 0;
+      for (t = 0; t < 3; t++) nz |= J[(size_t)t * (size_t)W + c] != 0.0;
+      if (!nz) continue;
+      if (n > 0 && sp[2 * n - 1] == c) sp[2 * n - 1] = c + 1; /* extends the run */
+      else if (n == DIAGC__SPAN_RUNS) sp[2 * n - 1] = c + 1;   /* merged into the last */
+      else sp[2 * n] = c, sp[2 * n + 1] = c + 1, n++;
     }
+  }
+}
+
+/* B += the 3 x 3 product of rows Jr (3, stride W) and Mq (3, stride W)
+ * over the columns of the runs [run[2 u], run[2 u + 1]) (u < runs;
+ * ascending, disjoint, each starting at a multiple of 4 and ending at one
+ * or at the side's last column), each entry in four interleaved partial
+ * sums, column c into sum c mod 4 (a fixed order: columns off the runs,
+ * where Jr is zero, would add exact zeros, so the sums are those of all
+ * the side's columns); inlined with one run of 6 columns (a free body's
+ * tree) as the common case. */
+static inline void block_add(const double *Jr, const double *Mq, int W, const int *run, int runs, double B[9]) {
+  const double *a0 = Jr, *a1 = Jr + W, *a2 = Jr + 2 * (size_t)W;
+  const double *b0 = Mq, *b1 = Mq + W, *b2 = Mq + 2 * (size_t)W;
+  double s[9][4] = {{0.0}};
+  int c, u, e, l;
+  for (u = 0; u < runs; u++) {
+    int c1 = run[2 * u + 1];
+    for (c = run[2 * u]; c < c1; c += 4) {
+      int nl = c1 - c < 4 ? c1 - c : 4; /* 4 but at the side's end */
+      for (l = 0; l < nl; l++) {
+        const double x0 = a0[c + l], x1 = a1[c + l], x2 = a2[c + l];
+        const double y0 = b0[c + l], y1 = b1[c + l], y2 = b2[c + l];
+        s[0][l] += x0 * y0, s[1][l] += x0 * y1, s[2][l] += x0 * y2;
+        s[3][l] += x1 * y0, s[4][l] += x1 * y1, s[5][l] += x1 * y2;
+        s[6][l] += x2 * y0, s[7][l] += x2 * y1, s[8][l] += x2 * y2;
+      }
+    }
+  }
+  for (e = 0; e < 9; e++) B[e] += (s[e][0] + s[e][1]) + (s[e][2] + s[e][3]);
+}
+
+/* The runs of block_add for contact k's side of n columns from c0: its
+ * runs of span clipped to the side, widened to multiples of 4 (the
+ * side's end at most) and merged where they then meet; all n columns
+ * when span is NULL.  Returns their count. */
+static int side_runs(const int *span, int k, int c0, int n, int run[2 * DIAGC__SPAN_RUNS]) {
+  int r, m = 0;
+  if (!span) {
+    run[0] = 0, run[1] = n;
+    return 1;
+  }
+  span += 2 * DIAGC__SPAN_RUNS * k;
+  for (r = 0; r < DIAGC__SPAN_RUNS; r++) {
+    int a = span[2 * r] - c0, b = span[2 * r + 1] - c0;
+    if (a < 0) a = 0;
+    if (b > n) b = n;
+    if (b <= a) continue;
+    a &= ~3, b = (b + 3) & ~3;
+    if (b > n) b = n;
+    if (m > 0 && a <= run[2 * m - 1]) run[2 * m - 1] = b > run[2 * m - 1] ? b : run[2 * m - 1];
+    else run[2 * m] = a, run[2 * m + 1] = b, m++;
+  }
+  return m;
 }
 
 /* The block of contacts k and l: B[3 i + j] = J_{3k+i} M^-1 J_{3l+j}^T,
- * over the trees they share; returns 0 when they share none (B zero). */
-int diagc__contact_block(const diagc_contact_problem *p, int k, int l, double B[9]) {
+ * over the trees they share (on contact k's runs of span when not NULL);
+ * returns 0 when they share none (B zero). */
+int diagc__contact_block(const diagc_contact_problem *p, const int *span, int k, int l, double B[9]) {
   const int *tk = p->tree + 2 * k, *tl = p->tree + 2 * l, *d0 = p->tree_dof0;
   int s, u, i, shared = 0, W = p->width;
   for (i = 0; i < 9; i++) B[i] = 0.0;
   for (s = 0; s < 2; s++) {
-    int t = tk[s], n, c0;
+    int t = tk[s], n, c0, run[2 * DIAGC__SPAN_RUNS], runs;
     if (t < 0 || (s == 1 && t == tk[0])) continue;
     n = d0[t + 1] - d0[t];
     c0 = (s == 1 && tk[0] >= 0) ? d0[tk[0] + 1] - d0[tk[0]] : 0;
+    runs = side_runs(span, k, c0, n, run);
     for (u = 0; u < 2; u++) {
       int f0;
+      const double *Jr = p->Jc + (size_t)(3 * k) * (size_t)W + c0;
       if (tl[u] != t || (u == 1 && tl[0] == t)) continue;
       f0 = (u == 1 && tl[0] >= 0) ? d0[tl[0] + 1] - d0[tl[0]] : 0;
       shared = 1;
-      if (n == 6)
-        block_add(p->Jc + (size_t)(3 * k) * (size_t)W + c0, p->MJc + (size_t)(3 * l) * (size_t)W + f0, W, 6, B);
+      if (runs == 1 && run[0] == 0 && run[1] == 6)
+        block_add(Jr, p->MJc + (size_t)(3 * l) * (size_t)W + f0, W, run, 1, B);
       else
-        block_add(p->Jc + (size_t)(3 * k) * (size_t)W + c0, p->MJc + (size_t)(3 * l) * (size_t)W + f0, W, n, B);
+        block_add(Jr, p->MJc + (size_t)(3 * l) * (size_t)W + f0, W, run, runs, B);
     }
   }
   return shared;

@@ -161,7 +161,7 @@ static int blocks(sp *s, double cfm) {
       int j = w->nbr[e];
       double *B = w->blk + 9 * (size_t)e;
       if (j < i) continue; /* mirrored below */
-      diagc__fcontact_block(s->p, w->frame, ci, contact_of(s, j), B);
+      diagc__fcontact_block(s->p, w->frame, w->span, ci, contact_of(s, j), B);
       s->work += 9.0 * (double)diagc__contact_width(s->p, ci);
       if (j == i) {
         for (a = 0; a < 3; a++)

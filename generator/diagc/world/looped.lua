@@ -181,6 +181,60 @@ static inline void P_lp_inertia(const double *X, const double *mass, int i, doub
   P_body_inertia(X + 12 * i, m, B[1], B[2], B[3], B[4], B[5], B[6], B[7], B[8], B[9], I);
 }
 ]==] }
+-- each dof's ancestors as flat tables (anc): where entry (i, j) of the
+-- factor is stored (lp) and j's place in its block (pos), for j = i's
+-- parent dof, its parent's, ... (the order the walk up the tree takes);
+-- i's from start[i]; dlp[i] where (i, i) is.  The solves read them instead
+-- of walking dof_parent (a chain of dependent loads) and computing P_lp_at;
+-- used up to ANC_MAX entries (a 128-link chain's 8128).
+local ANC_MAX = 8192
+
+local function ancestors(t)
+  local start, lp, pos, dlp = {}, {}, {}, {}
+  for i = 0, t.nv - 1 do
+    local id = t.tree_id[t.dof_body[i]]
+    local row = t.m_off[id] + t.m_pos[i] * t.m_n[id]
+    start[i + 1] = #lp
+    dlp[i + 1] = row + t.m_pos[i]
+    local j = t.dof_parent[i]
+    while j >= 0 do
+      lp[#lp + 1], pos[#pos + 1] = row + t.m_pos[j], t.m_pos[j]
+      j = t.dof_parent[j]
+    end
+  end
+  start[t.nv + 1] = #lp
+  return start, lp, pos, dlp
+end
+
+-- true when the solves read the anc tables (at most ANC_MAX entries, at least one)
+function M.use_anc(t)
+  local n = 0
+  for i = 0, t.nv - 1 do
+    local j = t.dof_parent[i]
+    while j >= 0 do
+      n = n + 1
+      if n > ANC_MAX then return false end
+      j = t.dof_parent[j]
+    end
+  end
+  return n > 0
+end
+
+local function anc_text(t, prefix)
+  local start, lp, pos, dlp = ancestors(t)
+  return fill(string.format([==[
+/* P_anc: each dof's ancestors for the solves (world/looped.lua) */
+static const struct {
+  int start[@NVP@], lp[@NA@], pos[@NA@], dlp[@NV@];
+} P_anc = {
+  %s,
+  %s,
+  %s,
+  %s
+};
+]==], ints(start), ints(lp), ints(pos), ints(dlp)), prefix, { NVP = t.nv + 1, NA = #lp, NV = t.nv })
+end
+
 local PIECE_ORDER = { "at", "col", "inertia" }
 local PIECE_SPATIAL = { inertia = { "body_inertia" } }
 
@@ -188,6 +242,10 @@ local Parts = {}
 Parts.__index = Parts
 
 function Parts:use(name)
+  if name == "anc" then
+    self.anc = true
+    return
+  end
   assert(PIECES[name], "looped: no piece " .. name)
   self.used[name] = true
   for _, u in ipairs(PIECE_SPATIAL[name] or {}) do self.h:use(u) end
@@ -197,6 +255,7 @@ end
 function Parts:text()
   if not self.any then return "" end
   local out = { M.table_text(self.world, self.t, self.prefix) }
+  if self.anc then out[#out + 1] = anc_text(self.t, self.prefix) end
   for _, name in ipairs(PIECE_ORDER) do
     if self.used[name] then out[#out + 1] = fill(PIECES[name], self.prefix, M.sizes(self.t)) end
   end
@@ -430,6 +489,71 @@ static void P_solve_tree3(const double *LDL, int tree, double *x, int stride)
 }
 ]==], {}, { "at" } }
 
+-- the same two read the anc tables (M.use_anc)
+C.solve_tree_anc = { [==[
+static void P_solve_tree(const double *LDL, int tree, double *x)
+{
+  int n, first, last, i, e;
+  if (tree < 0 || tree >= @NT@) return;
+  first = P_tree.tstart[tree];
+  last = P_tree.tstart[tree + 1];
+  for (n = last - 1; n >= first; --n) {
+    double xi;
+    i = P_tree.tdofs[n];
+    xi = x[P_tree.mpos[i]];
+    if (xi == 0.0) continue; /* a row's zeros off its chain: nothing to carry */
+    for (e = P_anc.start[i]; e < P_anc.start[i + 1]; ++e) x[P_anc.pos[e]] -= LDL[P_anc.lp[e]] * xi;
+  }
+  for (n = first; n < last; ++n) x[n - first] /= LDL[P_anc.dlp[P_tree.tdofs[n]]];
+  for (n = first; n < last; ++n) {
+    const int pi = P_tree.mpos[P_tree.tdofs[n]];
+    i = P_tree.tdofs[n];
+    for (e = P_anc.start[i]; e < P_anc.start[i + 1]; ++e) x[pi] -= LDL[P_anc.lp[e]] * x[P_anc.pos[e]];
+  }
+}
+]==], {}, { "anc" } }
+
+C.solve_tree3_anc = { [==[
+static void P_solve_tree3(const double *LDL, int tree, double *x, int stride)
+{
+  int n, first, last, i, e;
+  double *y = x + stride, *z = x + 2 * stride;
+  if (tree < 0 || tree >= @NT@) return;
+  first = P_tree.tstart[tree];
+  last = P_tree.tstart[tree + 1];
+  for (n = last - 1; n >= first; --n) {
+    int pi;
+    double xi, yi, zi;
+    i = P_tree.tdofs[n];
+    pi = P_tree.mpos[i];
+    xi = x[pi], yi = y[pi], zi = z[pi];
+    if (xi == 0.0 && yi == 0.0 && zi == 0.0) continue;
+    for (e = P_anc.start[i]; e < P_anc.start[i + 1]; ++e) {
+      const double a = LDL[P_anc.lp[e]];
+      const int pj = P_anc.pos[e];
+      x[pj] -= a * xi, y[pj] -= a * yi, z[pj] -= a * zi;
+    }
+  }
+  for (n = first; n < last; ++n) {
+    const double d = LDL[P_anc.dlp[P_tree.tdofs[n]]];
+    x[n - first] /= d, y[n - first] /= d, z[n - first] /= d;
+  }
+  for (n = first; n < last; ++n) {
+    int pi;
+    double xi, yi, zi;
+    i = P_tree.tdofs[n];
+    pi = P_tree.mpos[i];
+    xi = x[pi], yi = y[pi], zi = z[pi];
+    for (e = P_anc.start[i]; e < P_anc.start[i + 1]; ++e) {
+      const double a = LDL[P_anc.lp[e]];
+      const int pj = P_anc.pos[e];
+      xi -= a * x[pj], yi -= a * y[pj], zi -= a * z[pj];
+    }
+    x[pi] = xi, y[pi] = yi, z[pi] = zi;
+  }
+}
+]==], {}, { "anc" } }
+
 local JAC = [==[
 static void P_@NAME@(int body, const double *q, const double *X, const double p[3], double *Jp)
 {
@@ -517,6 +641,7 @@ local TAIL = {
 }
 
 function M.emit(name, world, t, prefix, h, parts)
+  if C[name .. "_anc"] and M.use_anc(t) then name = name .. "_anc" end
   local spec = assert(C[name], "looped.emit: no looped " .. tostring(name))
   for _, u in ipairs(spec[2]) do h:use(u) end
   parts.any = true
