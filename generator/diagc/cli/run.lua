@@ -392,7 +392,7 @@ function M.command(args, cmd)
       errors.raise(nil, "%s: the run logged no samples, so there is nothing to show; run it longer (--until) or log "
         .. "a port every step", CMD)
     end
-    ok, e = pcall(require("diagc.cli.view").write, CMD, m.gen, pos[1], out.tmp or plot_csv, o["--html"], inputs)
+    ok, e = pcall(require("diagc.cli.page").write, CMD, m.gen, pos[1], out.tmp or plot_csv, o["--html"], inputs)
     if not ok then
       output.remove_temp(plot_csv)
       output.remove_temp(out.tmp)
