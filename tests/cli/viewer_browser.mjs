@@ -86,6 +86,7 @@ try {
       const stale = await p.evaluate(() => [...document.querySelectorAll(".block.stale")].map((b) => b.dataset.path).sort());
       check(`masks_${c.stale.source}`, JSON.stringify(stale) === JSON.stringify(c.stale.blocks),
         `stale blocks ${JSON.stringify(stale)}, expected ${JSON.stringify(c.stale.blocks)}`);
+      await p.screenshot({ path: shot.replace(/\.png$/, "_masks.png") });
     }
   }
 

@@ -57,7 +57,9 @@ export function drawDiagram(m, d, host, ui) {
   host.textContent = "";
   const L = layout(m, d);
   const W = Math.max(L.g.width || 200, 200), H = Math.max(L.g.height || 100, 100);
-  const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "diagram", "data-path": d.path }, host);
+  // as wide as the pane, magnified at most 1.6 times
+  const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, width: "100%", class: "diagram", "data-path": d.path,
+    style: `max-width: ${Math.round(W * 1.6)}px` }, host);
   const wiresG = el("g", { class: "wires" }, svg);
   const blocksG = el("g", { class: "blocks" }, svg);
   const anchors = {}; // "sys|port|dir" -> {x, y}

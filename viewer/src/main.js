@@ -49,6 +49,12 @@ function start() {
       const set = staleBlocks(m, shown, source);
       for (const b of canvas.querySelectorAll(".block")) b.classList.toggle("stale", set.has(b.dataset.path));
       for (const b of inspector.querySelectorAll("button.source")) b.classList.toggle("on", b.dataset.source === source.name);
+      // and the entries themselves, by bit
+      const entries = new Map((m.desc.cache_entries || []).map((e) => [e.index, e]));
+      let list = inspector.querySelector(".stale-list");
+      if (!list) list = h("p", "stale-list", inspector.querySelector(".info-sources"));
+      list.textContent = `a change of ${source.name} marks stale: ` + (source.stale.length === 0 ? "nothing" :
+        source.stale.map((i) => { const e = entries.get(i); return `bit ${i} ${e.system === "" ? "" : e.system + "."}${e.ticket}`; }).join(", "));
     },
     wire(signal, path) {
       for (const w of canvas.querySelectorAll(".wire")) w.classList.toggle("selected", w === path);
