@@ -59,6 +59,9 @@ n=$(points "$T/pid.csv" 2)
 # y -> err.b, err.y -> law.e, law.u -> u.  law holds p, i, d, sum: e -> p.u,
 # i.u, d.u (three wires), p.y, i.y, d.y -> sum.a, b, c, sum.y -> u.
 # A change of law.p's gain k reaches p.y and then sum.y (the law's blocks).
+# Opening controller in place at the root draws err and law instead of it,
+# with the root's 4 wires and controller's 4; opening law too draws its
+# four blocks and adds its 7 wires (15 in all, every wire of the model).
 cat >"$T/pid.json" <<JSON
 { "name": "pid_plant", "budget": 2000000, "systems": 9, "wires": 15,
   "levels": [
@@ -66,6 +69,11 @@ cat >"$T/pid.json" <<JSON
     { "path": "controller", "blocks": 2, "wires": 4, "inputs": 2, "outputs": 1 },
     { "path": "controller.law", "blocks": 4, "wires": 7, "inputs": 1, "outputs": 1 } ],
   "enter": "controller",
+  "expand": [
+    { "open": ["controller"], "frames": 1, "wires": 8, "closed_blocks": 3,
+      "blocks": ["controller.err", "controller.law", "plant", "ref"] },
+    { "open": ["controller", "controller.law"], "frames": 2, "wires": 15, "closed_blocks": 3, "shot": true,
+      "blocks": ["controller.err", "controller.law.d", "controller.law.i", "controller.law.p", "controller.law.sum", "plant", "ref"] } ],
   "clicks": [
     { "level": "", "block": "plant",
       "states": [["q", "continuous q", "x", "0"], ["v", "continuous v", "xdot", "0"]],

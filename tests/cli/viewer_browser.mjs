@@ -62,11 +62,29 @@ try {
   // entering through the ▸ button and leaving through the breadcrumb
   if (E.enter) {
     await p.evaluate(() => window.diagcViewer.enter(""));
-    await p.click(`.block[data-path="${E.enter}"] .enter`);
+    await p.click(`.block[data-path="${E.enter}"] [data-enter]`);
     const shown = await p.getAttribute("svg.diagram", "data-path");
     await p.click(".crumbs a.crumb >> nth=0");
     const back = await p.getAttribute("svg.diagram", "data-path");
     check("enter_and_leave", shown === E.enter && back === "", `entered ${shown}, back at '${back}'`);
+  }
+
+  // opening subdiagrams in place: their blocks, frames and wires join the level's
+  for (const x of E.expand || []) {
+    await p.evaluate(() => window.diagcViewer.enter(""));
+    for (const path of x.open) await p.click(`.block[data-path="${path}"] [data-expand]`);
+    const n = await p.evaluate(() => ({
+      blocks: [...document.querySelectorAll("svg.diagram .block")].map((b) => b.dataset.path).sort(),
+      frames: document.querySelectorAll("svg.diagram .cluster").length,
+      wires: document.querySelectorAll("svg.diagram path.wire").length,
+    }));
+    check(`open_${x.open.join("+")}`, JSON.stringify(n.blocks) === JSON.stringify(x.blocks) && n.frames === x.frames &&
+      n.wires === x.wires, `got ${JSON.stringify(n)}, expected ${JSON.stringify(x)}`);
+    if (x.shot) await p.screenshot({ path: shot.replace(/\.png$/, "_open.png") });
+    await p.click(`.cluster[data-path="${x.open[0]}"] [data-collapse]`);
+    const back = await p.evaluate(() => ({ frames: document.querySelectorAll("svg.diagram .cluster").length,
+      blocks: document.querySelectorAll("svg.diagram .block").length }));
+    check(`close_${x.open[0]}`, back.frames === 0 && back.blocks === x.closed_blocks, `after closing: ${JSON.stringify(back)}`);
   }
 
   // clicking a block shows its states and parameters

@@ -81,12 +81,11 @@ export function staleBlocks(m, shownPath, source) {
   const bySystem = new Map();
   for (const e of m.desc.cache_entries || []) bySystem.set(e.index, e.system);
   const out = new Set();
-  const d = m.systems.get(shownPath);
   for (const idx of source.stale) {
+    // every drawn block or open frame at or above the entry's system
     const sys = bySystem.get(idx);
-    for (const c of d.children) {
-      if (sys === c.path || sys.startsWith(c.path + ".")) out.add(c.path);
-    }
+    if (shownPath !== "" && !sys.startsWith(shownPath + ".")) continue; // not drawn here
+    for (let s = m.systems.get(sys); s && s.path !== shownPath; s = s.parent) out.add(s.path);
   }
   return out;
 }

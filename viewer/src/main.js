@@ -38,16 +38,23 @@ function start() {
   const plots = h("div", "plots", app);
 
   let shown = "";
+  const expanded = new Set(); // the subdiagrams drawn open in place
   const ui = {
     enter(path) { shown = path; render(); ui.select(path); },
+    expand(path) { expanded.add(path); render(); ui.select(path); },
+    collapse(path) {
+      for (const p of [...expanded]) if (p === path || p.startsWith(path + ".")) expanded.delete(p);
+      render();
+      ui.select(path);
+    },
     select(path) {
-      for (const b of canvas.querySelectorAll(".block")) b.classList.toggle("selected", b.dataset.path === path);
-      for (const b of canvas.querySelectorAll(".block")) b.classList.remove("stale");
+      for (const b of canvas.querySelectorAll(".block, .cluster")) b.classList.toggle("selected", b.dataset.path === path);
+      for (const b of canvas.querySelectorAll(".block, .cluster")) b.classList.remove("stale");
       showSystem(m, path, inspector, ui);
     },
     highlight(source) {
       const set = staleBlocks(m, shown, source);
-      for (const b of canvas.querySelectorAll(".block")) b.classList.toggle("stale", set.has(b.dataset.path));
+      for (const b of canvas.querySelectorAll(".block, .cluster")) b.classList.toggle("stale", set.has(b.dataset.path));
       for (const b of inspector.querySelectorAll("button.source")) b.classList.toggle("on", b.dataset.source === source.name);
       // and the entries themselves, by bit
       const entries = new Map((m.desc.cache_entries || []).map((e) => [e.index, e]));
@@ -81,13 +88,13 @@ function start() {
       a.addEventListener("click", (e) => { e.preventDefault(); ui.enter(s.path); });
       if (i < chain.length - 1) h("span", "sep", crumbs, " › ");
     });
-    drawDiagram(m, m.systems.get(shown), canvas, ui);
+    drawDiagram(m, m.systems.get(shown), canvas, ui, expanded);
   }
   render();
   ui.select("");
   const panels = drawPlots(m, data.run, plots);
   // for tests and the console: what was drawn
-  window.diagcViewer = { model: m, panels, enter: ui.enter };
+  window.diagcViewer = { model: m, panels, enter: ui.enter, expand: ui.expand, collapse: ui.collapse };
   document.body.dataset.ready = "true";
 }
 
