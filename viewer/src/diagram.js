@@ -78,6 +78,15 @@ function layout(m, d, expanded) {
   dagre.layout(g);
   const pos = {};
   for (const v of g.nodes()) pos[v] = g.node(v);
+  // exported inputs on the left edge of their frame, outputs on the right
+  // (dagre ranks a port that a feedback wire reaches after its source)
+  const W = g.graph().width;
+  for (const v in pos) {
+    if (!v.startsWith("p:")) continue;
+    const [path, dir] = v.slice(2).split("|");
+    const box = path === d.path ? { x: W / 2, width: W - 40 } : pos["c:" + path];
+    pos[v].x = dir === "in" ? box.x - box.width / 2 + 34 : box.x + box.width / 2 - 34;
+  }
   return { g: g.graph(), pos, wires, open };
 }
 
