@@ -57,7 +57,9 @@ CHECK_DEPS = command -v $(firstword $(CC)) >/dev/null 2>&1 \
   && test -n "$$(CC='$(CC)' sh scripts/probe.sh header libtcc.h)" \
   && test -f "$$($(CC) -print-file-name=libtcc.a)" \
   && test -f $(TCC_LIB_DIR)/libtcc1.a \
-  && test -n "$$(CC='$(CC)' sh scripts/probe.sh header expat.h)"
+  && test -n "$$(CC='$(CC)' sh scripts/probe.sh header expat.h)" \
+  && command -v node >/dev/null 2>&1 \
+  && cmp -s viewer/package-lock.json viewer/node_modules/.diagc-ci-lock
 
 deps:
 	@$(CHECK_DEPS) || bash scripts/install-deps.sh
@@ -208,6 +210,19 @@ bin/diagc: $(HOST_OBJS) lib/libdiagc.a
 	$(CC) -rdynamic $(LDFLAGS) -o $@ $(HOST_OBJS) \
 	  -Wl,--whole-archive lib/libdiagc.a -Wl,--no-whole-archive \
 	  $(LUAJIT_LIBS) -ltcc -lexpat -ldl -lm -lpthread
+
+# ---------------------------------------------------------------------------
+# The viewer's bundle (docs/viewer.md): viewer/src bundled with esbuild from
+# the pinned packages that scripts/install-deps.sh installed with `npm ci`
+# into viewer/node_modules.  Built, not committed: the project commits no
+# fetched code.  `diagc view` inlines it into each page (no node at run time).
+
+VIEWER_SRCS := $(sort $(wildcard viewer/src/*))
+
+all: build/viewer/viewer.js
+
+build/viewer/viewer.js: $(VIEWER_SRCS) viewer/build.mjs viewer/package-lock.json | deps
+	node viewer/build.mjs build/viewer
 
 # ---------------------------------------------------------------------------
 # bin/diagc-topology: iRobot topology replay on the executor (tools/topology)

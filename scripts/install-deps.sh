@@ -5,8 +5,13 @@
 # line, e.g. libgsl-dev for a benchmark).  Idempotent: does nothing when
 # everything is installed; otherwise, as root, runs `apt-get update` once and
 # installs what is missing.  Not root and something missing: prints the
-# command to run and exits 1.
+# command to run and exits 1.  Then `npm ci` in viewer/: the viewer's pinned
+# npm packages (viewer/package-lock.json), from which make bundles the
+# viewer offline (docs/viewer.md); skipped when node_modules matches the
+# lockfile already.
 set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(
   build-essential
@@ -22,12 +27,36 @@ packages=(
   valgrind
   cmake # tests/cli/install.sh builds a product with find_package(diagc)
   qhull-bin # qconvex: the test peer of the mesh hulls (tests/lua/world_mesh_test.lua)
+  chromium # the viewer's pages are tested in it, headless (tests/cli/viewer.sh)
 )
+# node and npm bundle the viewer (make) and drive the browser tests; a node
+# installed otherwise (NodeSource, nvm) is used as it is
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
 # Test peers are named by the tests that need them and installed on demand
 # (scripts/install-deps.sh PACKAGE): libsundials-dev (tests/cli/cvode*.sh),
 # libdart-utils-urdf-dev (tests/cli/urdf_dart.sh: DART's URDF loader, the
 # oracle for URDF import), gnuplot-nox, cmake.
 packages+=("$@")
+
+# npm ci in viewer/ unless node_modules holds what the lockfile pins (a
+# copy of the lockfile is left in node_modules after each npm ci)
+viewer_packages() {
+  local dir="$root/viewer"
+  [ -f "$dir/package-lock.json" ] || return 0
+  cmp -s "$dir/package-lock.json" "$dir/node_modules/.diagc-ci-lock" && return 0
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "install-deps: npm is missing; install nodejs and npm, then run this again" >&2
+    exit 1
+  fi
+  echo "install-deps: npm ci in viewer/ (the viewer's pinned packages)"
+  if ! (cd "$dir" && npm ci --no-audit --no-fund </dev/null); then
+    echo "install-deps: npm ci in viewer/ failed; the viewer cannot be built (docs/viewer.md)" >&2
+    exit 1
+  fi
+  cp "$dir/package-lock.json" "$dir/node_modules/.diagc-ci-lock"
+}
 
 installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q ' installed$'
@@ -44,6 +73,7 @@ for p in "${packages[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
+  viewer_packages
   exit 0
 fi
 
@@ -66,3 +96,4 @@ if [ ${#still[@]} -ne 0 ]; then
   echo "install-deps: failed to install: ${still[*]}" >&2
   exit 1
 fi
+viewer_packages

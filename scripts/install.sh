@@ -16,6 +16,8 @@
 #   share/diagc/examples/               the examples with their subfolders (world/, urdf/)
 #                                       and URDF files (diagc.root .. "/examples")
 #   share/diagc/topologies/             the iRobot topologies and their licence
+#   share/diagc/build/viewer/           the viewer's bundle (diagc view inlines it) and
+#                                       viewer/NOTICE, the licences of what it bundles
 #   share/diagc/MANIFEST                every installed file, for uninstall
 #   share/doc/diagc/                    README.md, CHANGELOG.md, LICENSE, docs/*.md
 #   include/diagc/*.h                   the runtime's public headers
@@ -144,6 +146,8 @@ do_install() {
     find examples -type f \( -name '*.lua' -o -name '*.urdf' -o -name '*.srdf' -o -name '*.stl' \
       -o -name NOTICE \) | LC_ALL=C sort)
   for f in bench/executor/topologies/*; do put 644 "$f" "share/diagc/topologies/${f##*/}"; done
+  for f in build/viewer/viewer.js build/viewer/viewer.css; do put 644 "$f" "share/diagc/$f"; done
+  put 644 viewer/NOTICE share/diagc/build/viewer/NOTICE
   for f in README.md CHANGELOG.md LICENSE; do put 644 "$f" "share/doc/diagc/$f"; done
   for f in docs/*.md; do put 644 "$f" "share/doc/diagc/$f"; done
   for f in runtime/include/diagc/*.h; do put 644 "$f" "include/diagc/${f##*/}"; done

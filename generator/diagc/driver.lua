@@ -17,7 +17,7 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
                           [--accuracy A] [--max-step H] [--max-steps N]
                           [-p system.param=value ...]
                           [--state system.name=value ...] [--input name=value ...]
-                          [--jacobian model|fd] [--stats] [--plot FILE.png]
+                          [--jacobian model|fd] [--stats] [--plot FILE.png] [--html PAGE.html]
                           [--progress | --no-progress] [--no-finite-check]
        diagc linearize SPEC.lua [--mode linearize|first_order_taylor] [-p ...] [--state ...]
                                 [--input name=value ...] [--time T] [--input-port NAME]
@@ -29,6 +29,7 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
                            [--max-iterations N] [--json] [-o FILE]
        diagc graph SPEC.lua [-o FILE.dot] [--all]
        diagc info SPEC.lua [--json] [-o FILE]
+       diagc view SPEC.lua [-o PAGE.html] [--csv FILE | run options]
        diagc test [FILE|DIR ...] [--filter PATTERN] [--timeout S]
        diagc deploy SPEC.lua [-o APP.c] [--run] [--duration S] [--threads N] [--cc CC]
                              [--no-check]
@@ -57,6 +58,10 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
   graph              the diagram and its ticket graph as Graphviz DOT
   info               the model's systems, ports, states, parameters, events
                      and loggers (text, or JSON with --json)
+  view               one self-contained HTML page: the diagram as blocks and
+                     the logged signals as plots, from a run (the options
+                     of run) or from --csv FILE (docs/viewer.md); run
+                     --html PAGE writes it after a run
   test               run Lua test files that JIT-compile models
   deploy             one model per subsystem of the root diagram, wired over
                      topics, on the executor (docs/executor.md); --run builds
@@ -82,6 +87,7 @@ local subcommands = {
   graph = "diagc.cli.graph",
   deploy = "diagc.cli.deploy",
   info = "diagc.cli.info",
+  view = "diagc.cli.view",
   test = "diagc.testing.runner",
 }
 

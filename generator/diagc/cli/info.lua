@@ -52,16 +52,24 @@ local function ports(F)
     local outs = ctx.kind == "leaf" and t.by_kind.output or t.outputs
     for _, p in ipairs(ins) do
       local e = { path = join(ctx.path, p.name), direction = "input", size = p.size,
-        from = source_of(F, ctx, p.name) }
-      if ctx == F.root then e.from = "model input" end
+        from = source_of(F, ctx, p.name), system = ctx.path, name = p.name }
+      local s = ctx.input_src[p.name]
+      if s and (s.kind == "peer" or s.kind == "parent") then
+        e.source = { system = s.ctx.path, port = s.port } -- the same, as a pair (the viewer's wires)
+      end
+      if ctx == F.root then e.from = "model input"; e.source = nil end
       list[#list + 1] = e
     end
     for _, p in ipairs(outs) do
       if p.from_state then goto next_port end -- a logged state (check/state_log.lua): listed with the loggers
       local e = { path = join(ctx.path, p.label or p.name), direction = "output", size = p.size,
         to = json.array(readers[join(ctx.path, p.name)] or {}),
-        elements = p.elements and json.array(p.elements) or nil }
-      if ctx.kind == "diagram" then e.from = join(ctx.output_src[p.name].ctx.path, ctx.output_src[p.name].port) end
+        elements = p.elements and json.array(p.elements) or nil, system = ctx.path, name = p.label or p.name }
+      if ctx.kind == "diagram" then
+        local src = ctx.output_src[p.name]
+        e.from = join(src.ctx.path, src.port)
+        e.source = { system = src.ctx.path, port = src.port }
+      end
       list[#list + 1] = e
       ::next_port::
     end
@@ -149,6 +157,34 @@ local function jacobians(gen)
   return list
 end
 
+-- the cache entries (F.entries, by bit index) with the tickets they
+-- subscribe to, each as "system.ticket" (tickets/graph.lua)
+local function cache_entries(gen)
+  local list = json.array()
+  local node_of = {}
+  for _, n in ipairs(gen.graph.nodes) do if n.entry then node_of[n.entry] = n end end
+  for _, e in ipairs(gen.flat.entries) do
+    local n = node_of[e]
+    local pres = json.array()
+    for _, p in ipairs(n and n.pres or {}) do pres[#pres + 1] = join(p.ctx.path, p.name) end
+    list[#list + 1] = { index = e.index, system = e.ctx.path, ticket = n and n.name or e.name,
+      kind = e.kind, prerequisites = pres }
+  end
+  return list
+end
+
+-- the sources a change can come from (masks/entry_points.lua) and the
+-- cache entries each marks stale (by index): the invalidation masks
+local function sources(gen)
+  local list = json.array()
+  for _, ep in ipairs(gen.entry_points or {}) do
+    local stale = json.array()
+    for _, e in ipairs(ep.stale or {}) do stale[#stale + 1] = e.index end
+    list[#list + 1] = { name = ep.name, kind = ep.kind, system = ep.ctx and ep.ctx.path or nil, stale = stale }
+  end
+  return list
+end
+
 -- The model as a plain table (the JSON document).
 function M.describe(gen)
   local F = gen.flat
@@ -157,6 +193,7 @@ function M.describe(gen)
     model = gen.prefix, spec = gen.spec_main or "", diagram = F.root.type.name,
     systems = system_tree(F.root), ports = ports(F), states = states(F), parameters = parameters(F),
     events = ev, witnesses = wit, loggers = loggers(F), jacobians = jacobians(gen), worlds = info_world.describe(F),
+    cache_entries = cache_entries(gen), sources = sources(gen),
     sizes = { nq = F.nq, nv = F.nv, nz = F.nz, nxd = F.nxd, leaves = #F.leaves },
   }
 end

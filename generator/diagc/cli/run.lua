@@ -19,7 +19,7 @@ local FLAGS = {
   ["--accuracy"] = true, ["-p"] = true, ["--stats"] = false, ["--max-step"] = true,
   ["--plot"] = true, ["--progress"] = false, ["--no-progress"] = false,
   ["--state"] = true, ["--input"] = true, ["--no-finite-check"] = false,
-  ["--jacobian"] = true, ["--max-steps"] = true,
+  ["--jacobian"] = true, ["--max-steps"] = true, ["--html"] = true,
 }
 local MULTI = { ["-p"] = true, ["--state"] = true, ["--input"] = true }
 
@@ -268,9 +268,14 @@ local function make_plot(csv_path, target, title, ncol)
   output.write_file(CMD, target, data)
 end
 
-function M.main(args)
+function M.main(args) return M.command(args, "diagc run") end
+
+-- diagc run with `cmd` in the messages ("diagc view" runs the model
+-- through here: cli/view.lua)
+function M.command(args, cmd)
+  CMD = cmd
   local o, pos = cli.parse(args, { flags = FLAGS, multi = MULTI }, CMD)
-  if #pos ~= 1 then errors.raise(nil, "%s: expected one spec file, as in: diagc run spec.lua --until 1", CMD) end
+  if #pos ~= 1 then errors.raise(nil, "%s: expected one spec file, as in: %s spec.lua --until 1", CMD, CMD) end
   local t_end, opts = parse_options(o)
   if o["--plot"] and not have_gnuplot() then
     errors.raise(nil, "%s: --plot needs gnuplot, which is not installed (scripts/install-deps.sh gnuplot-nox)", CMD)
@@ -278,11 +283,22 @@ function M.main(args)
   if o["--plot"] and o["--csv"] and o["--plot"] == o["--csv"] then
     errors.raise(nil, "%s: --csv and --plot name the same file '%s'; give two files", CMD, cli.show(o["--csv"]))
   end
+  for _, a in ipairs({ "--csv", "--plot" }) do
+    if o["--html"] and o["--html"] == o[a] then
+      errors.raise(nil, "%s: %s and the page name the same file '%s'; give two files", CMD, a, cli.show(o[a]))
+    end
+  end
   local m = model.jit(pos[1])
   local C = ffi.C
   dffi.stdio()
   local inputs = require("diagc.cli.generate").inputs(m.gen)
   if o["--plot"] then output.check_target(CMD, o["--plot"], inputs) end
+  if o["--html"] then
+    output.check_target(CMD, o["--html"], inputs)
+    if m.desc.n_loggers == 0 then
+      errors.raise(nil, "%s: the diagram logs nothing, so there is nothing to plot; add log { \"system.port\" } to it", CMD)
+    end
+  end
   check_bounds(m, 0, t_end, opts)
   -- asked for by name, the model's Jacobian must exist: the first calc on
   -- the derivative path outside the differentiable subset is the error
@@ -301,8 +317,13 @@ function M.main(args)
 
   -- with --plot, the CSV goes to a temporary file when not asked for
   local plot_csv
-  if o["--plot"] and not o["--csv"] then plot_csv = output.temp(CMD, ".csv") end
+  -- (and with --html)
+  if (o["--plot"] or o["--html"]) and not o["--csv"] then plot_csv = output.temp(CMD, ".csv") end
   local out = open_csv(C, o["--csv"] or plot_csv, inputs)
+  if o["--html"] and not (out.tmp or plot_csv) then
+    abandon_csv(C, out)
+    errors.raise(nil, "%s: the page is drawn from the CSV in a file: give --csv a regular file, or leave --csv out", CMD)
+  end
   local w = ffi.new("diagc_csv_writer")
   C.diagc_csv_writer_init(w, m.desc, out.file)
   C.diagc_csv_write_header(w)
@@ -364,7 +385,21 @@ function M.main(args)
       end
     end
   end
-  if plot_csv then -- only the plot's: nothing to keep
+  if o["--html"] then
+    if tonumber(w.rows) == 0 then
+      output.remove_temp(plot_csv)
+      output.remove_temp(out.tmp)
+      errors.raise(nil, "%s: the run logged no samples, so there is nothing to show; run it longer (--until) or log "
+        .. "a port every step", CMD)
+    end
+    ok, e = pcall(require("diagc.cli.page").write, CMD, m.gen, pos[1], out.tmp or plot_csv, o["--html"], inputs)
+    if not ok then
+      output.remove_temp(plot_csv)
+      output.remove_temp(out.tmp)
+      error(e, 0)
+    end
+  end
+  if plot_csv then -- only the plot's or the page's: nothing to keep
     output.remove_temp(out.tmp)
     output.remove_temp(plot_csv)
   elseif out.tmp then

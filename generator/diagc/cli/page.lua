@@ -1,0 +1,141 @@
+-- cli/page.lua: the viewer's page (docs/viewer.md) for diagc view and
+-- diagc run --html: the model's description (what `diagc info --json`
+-- knows: cli/info.lua's describe), the run's CSV (checked against the
+-- model's loggers) and the viewer's bundle, built by make from viewer/ and
+-- inlined here: no node at run time, no network when the page is opened.
+local errors = require("diagc.errors")
+local cli = require("diagc.cli.main")
+local json = require("diagc.cli.json")
+local output = require("diagc.cli.output")
+local info = require("diagc.cli.info")
+
+local M = {}
+
+-- the bundle's files, under the root (the checkout or PREFIX/share/diagc)
+M.BUNDLE = { js = "build/viewer/viewer.js", css = "build/viewer/viewer.css" }
+
+local function read_bundle(cmd)
+  local root = require("diagc_host").root()
+  local parts = {}
+  for _, k in ipairs({ "js", "css" }) do
+    local f = io.open(root .. "/" .. M.BUNDLE[k], "rb")
+    local text = f and f:read("*a")
+    if f then f:close() end
+    if not text or text == "" then
+      errors.raise(nil, "%s: the viewer's bundle %s/%s is missing; build it with make (it needs node and npm: "
+        .. "scripts/install-deps.sh)", cmd, root, M.BUNDLE[k])
+    end
+    parts[k] = text
+  end
+  return parts
+end
+
+-- The CSV's column names, as the model's loggers name them (info's loggers).
+local function expected_columns(d)
+  local cols = { "t" }
+  for _, l in ipairs(d.loggers) do
+    for _, c in ipairs(l.columns) do cols[#cols + 1] = c end
+  end
+  return cols
+end
+
+-- Reads a CSV of `diagc run` for the model described by d into
+-- {columns=, t=, values= (one array per column, nil cells as false)};
+-- an error names the file and line.  `shown`: the name in messages.
+function M.read_csv(path, d, shown, cmd)
+  shown = shown or path
+  local f, err = io.open(path, "rb")
+  if not f then errors.raise(nil, "%s: cannot read '%s': %s", cmd, cli.show(shown), (tostring(err):gsub("^.*: ", ""))) end
+  local text = f:read("*a")
+  f:close()
+  local want = expected_columns(d)
+  local lines = {}
+  for line in (text .. (text:sub(-1) == "\n" and "" or "\n")):gmatch("([^\n]*)\n") do
+    lines[#lines + 1] = line:gsub("\r$", "")
+  end
+  local header = lines[1] or ""
+  if header ~= table.concat(want, ",") then
+    errors.raise({ file = shown, line = 1 }, "the header '%s' does not match the model's loggers (expected '%s'); "
+      .. "write the CSV with diagc run %s --csv FILE", cli.show(header), cli.show(table.concat(want, ",")), d.spec)
+  end
+  local ncol = #want
+  local t, values = {}, {}
+  for c = 2, ncol do values[c - 1] = {} end
+  local n = 0
+  for i = 2, #lines do
+    local line = lines[i]
+    if line ~= "" or i < #lines then
+      local fields = {}
+      for cell in (line .. ","):gmatch("([^,]*),") do fields[#fields + 1] = cell end
+      if #fields ~= ncol then
+        errors.raise({ file = shown, line = i }, "%d fields, expected %d (the header's columns)", #fields, ncol)
+      end
+      n = n + 1
+      for c = 1, ncol do
+        local x = fields[c]
+        local v = x ~= "" and tonumber(x) or nil
+        if x ~= "" and (not v or x:find("^%s") or x:find("^0[xX]")) then
+          errors.raise({ file = shown, line = i }, "column %s: '%s' is not a number", want[c], cli.show(x))
+        end
+        if c == 1 then
+          if not v then errors.raise({ file = shown, line = i }, "the time t is empty") end
+          t[n] = v
+        else
+          -- empty: a logger with another period; NaN and infinities have no JSON form
+          values[c - 1][n] = v or 0 / 0 -- (written as null)
+        end
+      end
+    end
+  end
+  if n == 0 then
+    errors.raise({ file = shown, line = 2 }, "the CSV has no samples; run the model for a while (diagc run %s --until T "
+      .. "--csv FILE) and log a port with log { \"system.port\" }", d.spec)
+  end
+  return { columns = want, t = t, values = values, rows = n }
+end
+
+-- the run as compact JSON (one line per column: numbers as diagc run
+-- writes them, null for an empty cell, NaN or an infinity)
+local function run_json(run)
+  local function nums(a)
+    local s = {}
+    for i = 1, run.rows do s[i] = json.number(a[i]) end
+    return "[" .. table.concat(s, ",") .. "]"
+  end
+  local cols, vals = {}, {}
+  for i, c in ipairs(run.columns) do cols[i] = json.string(c) end
+  for i, v in ipairs(run.values) do vals[i] = nums(v) end
+  return string.format('{"columns":[%s],"rows":%d,"t":%s,"values":[\n%s]}', table.concat(cols, ","), run.rows,
+    nums(run.t), table.concat(vals, ",\n"))
+end
+
+-- The page: the model's description, the run, the bundle.
+function M.page(d, run, bundle, title)
+  local data = string.format('{"model":%s,"run":%s,"title":%s}', json.encode(d), run_json(run), json.string(title))
+  -- inside <script>, "</" could end the element: JSON allows "<\/"
+  data = data:gsub("</", "<\\/")
+  local function esc(s) return (s:gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;")) end
+  -- the bundle's own text never holds "</script" or "</style" (make checks it)
+  return table.concat({
+    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; ",
+    "style-src 'unsafe-inline'; img-src data: blob:\">\n",
+    "<title>", esc(title), " - diagc view</title>\n<style>\n", bundle.css, "\n</style>\n</head>\n<body>\n",
+    "<div id=\"diagc-app\"></div>\n<script type=\"application/json\" id=\"diagc-data\">", data, "</script>\n",
+    "<script>\n", bundle.js, "\n</script>\n</body>\n</html>\n",
+  })
+end
+
+-- After `diagc run --html PAGE` (cli/run.lua): the CSV it wrote, to PAGE.
+function M.write(cmd, gen, spec, csv_path, target, inputs)
+  gen.spec_main = gen.spec_main or require("diagc.spec.load").normalize(spec)
+  local d = info.describe(gen)
+  if #d.loggers == 0 then
+    errors.raise(nil, "%s: the diagram logs nothing, so there is nothing to plot; add log { \"system.port\" } to it", cmd)
+  end
+  local bundle = read_bundle(cmd)
+  local run = M.read_csv(csv_path, d, csv_path, cmd)
+  output.write_file(cmd, target, M.page(d, run, bundle, require("diagc.util").basename(spec)), inputs)
+end
+
+return M

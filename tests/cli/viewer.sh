@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# tests/cli/viewer.sh: the pages of `diagc view` (docs/viewer.md).
+#   - without a browser: view and run --html give the same page, a page
+#     from --csv is the same again; the page holds no address to fetch;
+#   - in headless Chromium (tests/cli/viewer_browser.mjs), network off:
+#     blocks and wires per level, clicks, the masks, one panel per logged
+#     port with its series and points, shared zoom, the size budget;
+#     screenshots kept in build/test-artifacts/viewer/.
+# Expected counts come from the specs, read by hand (the comments say
+# how), and from the CSV that `diagc run` writes; never from the page.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 2
+DIAGC=${DIAGC:-bin/diagc}
+T=$(mktemp -d "${TMPDIR:-/tmp}/diagc-viewer.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+ART=build/test-artifacts/viewer
+mkdir -p "$ART"
+fail=0
+ok() { echo "ok viewer.$1"; }
+bad() { echo "FAIL viewer.$1: $2"; fail=1; }
+
+# the rows of a CSV where column $2 (1-based) is not empty
+points() { awk -F, -v c="$2" 'NR > 1 && $c != "" { n++ } END { print n + 0 }' "$1"; }
+
+# --- pid_plant, 10 s (the size budget's case) ---
+pid=examples/pid_plant.lua
+"$DIAGC" run $pid --until 10 --csv "$T/pid.csv" || bad pid.run "diagc run failed"
+"$DIAGC" view $pid --until 10 -o "$T/pid.html" || bad pid.view "diagc view failed"
+"$DIAGC" run $pid --until 10 --html "$T/pid_run.html" >/dev/null || bad pid.run_html "diagc run --html failed"
+"$DIAGC" view $pid --csv "$T/pid.csv" -o "$T/pid_csv.html" || bad pid.view_csv "diagc view --csv failed"
+if cmp -s "$T/pid.html" "$T/pid_run.html" && cmp -s "$T/pid.html" "$T/pid_csv.html"; then
+  ok pid.same_page
+else
+  bad pid.same_page "diagc view, diagc run --html and diagc view --csv give different pages"
+fi
+# nothing in the page may be fetched: no http(s) address in a src or href,
+# no import(), no fetch(
+if grep -qE '(src|href)="?https?:|fetch\(|import\(' "$T/pid.html"; then
+  bad pid.self_contained "the page refers to something outside it"
+else
+  ok pid.self_contained
+fi
+
+if ! command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1; then
+  echo "skip viewer.browser: chromium not installed (scripts/install-deps.sh installs it)"
+  exit $fail
+fi
+if ! command -v node >/dev/null 2>&1 || [ ! -d viewer/node_modules/playwright-core ]; then
+  echo "skip viewer.browser: node or viewer/node_modules missing (scripts/install-deps.sh installs them)"
+  exit $fail
+fi
+export CHROMIUM=$(command -v "${CHROMIUM:-chromium}")
+
+n=$(points "$T/pid.csv" 2)
+[ "$n" -ge 1000 ] || bad pid.rows "$n rows for 10 s at 0.01 s"
+# pid_plant.lua: the root holds ref, controller, plant; wires ref.r ->
+# controller.r, plant.y -> controller.y, controller.u -> plant.u and plant.y
+# -> the exported output position.  controller holds err, law: r -> err.a,
+# y -> err.b, err.y -> law.e, law.u -> u.  law holds p, i, d, sum: e -> p.u,
+# i.u, d.u (three wires), p.y, i.y, d.y -> sum.a, b, c, sum.y -> u.
+# A change of law.p's gain k reaches p.y and then sum.y (the law's blocks).
+# Opening controller in place at the root draws err and law instead of it,
+# with the root's 4 wires and controller's 4; opening law too draws its
+# four blocks and adds its 7 wires (15 in all, every wire of the model).
+cat >"$T/pid.json" <<JSON
+{ "name": "pid_plant", "budget": 2000000, "systems": 9, "wires": 15,
+  "levels": [
+    { "path": "", "blocks": 3, "wires": 4, "inputs": 0, "outputs": 1 },
+    { "path": "controller", "blocks": 2, "wires": 4, "inputs": 2, "outputs": 1 },
+    { "path": "controller.law", "blocks": 4, "wires": 7, "inputs": 1, "outputs": 1 } ],
+  "enter": "controller",
+  "expand": [
+    { "open": ["controller"], "frames": 1, "wires": 8, "closed_blocks": 3,
+      "blocks": ["controller.err", "controller.law", "plant", "ref"] },
+    { "open": ["controller", "controller.law"], "frames": 2, "wires": 15, "closed_blocks": 3, "shot": true,
+      "blocks": ["controller.err", "controller.law.d", "controller.law.i", "controller.law.p", "controller.law.sum", "plant", "ref"] } ],
+  "clicks": [
+    { "level": "", "block": "plant",
+      "states": [["q", "continuous q", "x", "0"], ["v", "continuous v", "xdot", "0"]],
+      "params": [["mass", "1", "1"], ["damping", "1", "2"]] },
+    { "level": "controller.law", "block": "controller.law.d",
+      "states": [["z", "continuous z", "z[0]", "0"]],
+      "params": [["k", "1", "8"], ["tau", "1", "0.01"]] },
+    { "level": "controller.law", "block": "controller.law.p",
+      "states": [], "params": [["k", "1", "40"]],
+      "stale": { "source": "controller.law.p.k", "blocks": ["controller.law.p", "controller.law.sum"] } } ],
+  "panels": [
+    { "logger": "ref.r", "series": 1, "points": $(points "$T/pid.csv" 2), "discrete": false, "legend": ["ref.r"] },
+    { "logger": "plant.y", "series": 1, "points": $(points "$T/pid.csv" 3), "discrete": false, "legend": ["plant.y"] },
+    { "logger": "controller.u", "series": 1, "points": $(points "$T/pid.csv" 4), "discrete": false, "legend": ["controller.u"] } ],
+  "wire": { "level": "", "from": "controller.u", "logger": "controller.u" } }
+JSON
+timeout 120 node tests/cli/viewer_browser.mjs "$T/pid.html" "$T/pid.json" "$ART/pid_plant.png" || fail=1
+cp "$T/pid.html" "$ART/pid_plant.html"
+
+# --- hybrid_controller: discrete signals, loggers of two periods ---
+hy=examples/hybrid_controller.lua
+"$DIAGC" run $hy --until 1 --csv "$T/hy.csv" || bad hybrid.run "diagc run failed"
+"$DIAGC" view $hy --until 1 -o "$T/hy.html" || bad hybrid.view "diagc view failed"
+# hybrid_controller.lua: plant, controller, supervisor; three connects.
+# plant.y follows a continuous state; controller.u_out and supervisor.r
+# read discrete states only (steps).  supervisor.r is logged every 0.1 s,
+# the others every 0.01 s (the CSV's empty cells).
+cat >"$T/hy.json" <<JSON
+{ "name": "hybrid_controller", "budget": 2000000, "systems": 3, "wires": 3,
+  "levels": [ { "path": "", "blocks": 3, "wires": 3, "inputs": 0, "outputs": 0 } ],
+  "clicks": [
+    { "level": "", "block": "controller",
+      "states": [["u", "discrete", "", "0"], ["ticks", "discrete", "", "0"]],
+      "params": [["gain", "1", "20"]] } ],
+  "panels": [
+    { "logger": "plant.y", "series": 1, "points": $(points "$T/hy.csv" 2), "discrete": false, "legend": ["plant.y"] },
+    { "logger": "controller.u_out", "series": 1, "points": $(points "$T/hy.csv" 3), "discrete": true, "legend": ["controller.u_out"] },
+    { "logger": "supervisor.r", "series": 1, "points": $(points "$T/hy.csv" 4), "discrete": true, "legend": ["supervisor.r"] } ],
+  "wire": { "level": "", "from": "supervisor.r", "logger": "supervisor.r" } }
+JSON
+timeout 120 node tests/cli/viewer_browser.mjs "$T/hy.html" "$T/hy.json" "$ART/hybrid_controller.png" || fail=1
+exit $fail

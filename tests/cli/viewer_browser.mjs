@@ -1,0 +1,148 @@
+// tests/cli/viewer_browser.mjs PAGE EXPECT.json SHOT.png: opens a page of
+// `diagc view` in headless Chromium (playwright-core from viewer/, Debian's
+// /usr/bin/chromium) with the network off, and checks it against EXPECT
+// (tests/cli/viewer.sh writes it: counts taken from the spec by hand and
+// from the CSV).  Prints "ok NAME" / "FAIL NAME: why" lines.
+import { createRequire } from "node:module";
+import { readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+
+const [page, expectPath, shot] = process.argv.slice(2);
+const E = JSON.parse(readFileSync(expectPath, "utf8"));
+const require = createRequire(resolve("viewer/package.json"));
+const { chromium } = require("playwright-core");
+const name = E.name;
+let failures = 0;
+const check = (what, ok, why) => {
+  if (ok) console.log(`ok viewer.${name}.${what}`);
+  else { failures++; console.log(`FAIL viewer.${name}.${what}: ${why}`); }
+};
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND"],
+});
+try {
+  const context = await browser.newContext({ offline: true, viewport: { width: 1400, height: 1000 } });
+  const p = await context.newPage();
+  const requests = [], errors = [];
+  p.on("request", (r) => { if (!r.url().startsWith("file:") && !r.url().startsWith("data:")) requests.push(r.url()); });
+  p.on("pageerror", (e) => errors.push(String(e)));
+  p.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  await p.goto("file://" + resolve(page));
+  await p.waitForSelector("body[data-ready=true]", { timeout: 15000 });
+  check("no_errors", errors.length === 0, errors.join(" | "));
+  check("no_network", requests.length === 0, "requests: " + requests.join(", "));
+
+  // the page's size without its data (the budget: 2 MB)
+  const total = statSync(page).size;
+  const data = await p.evaluate(() => new TextEncoder().encode(document.getElementById("diagc-data").textContent).length);
+  console.log(`note viewer.${name}: page ${total} bytes, data ${data} bytes, the rest ${total - data} bytes`);
+  check("size_budget", total - data <= E.budget, `${total - data} bytes without the data, budget ${E.budget}`);
+
+  // blocks and wires at each level of the diagram
+  let allBlocks = 0, allWires = 0;
+  for (const lv of E.levels) {
+    await p.evaluate((path) => window.diagcViewer.enter(path), lv.path);
+    const n = await p.evaluate(() => ({
+      blocks: document.querySelectorAll("svg.diagram .block").length,
+      wires: document.querySelectorAll("svg.diagram path.wire").length,
+      inputs: document.querySelectorAll("svg.diagram .boundary.in").length,
+      outputs: document.querySelectorAll("svg.diagram .boundary.out").length,
+    }));
+    allBlocks += n.blocks; allWires += n.wires;
+    check(`level_${lv.path || "root"}`, n.blocks === lv.blocks && n.wires === lv.wires &&
+      n.inputs === lv.inputs && n.outputs === lv.outputs,
+      `blocks ${n.blocks} wires ${n.wires} exported in ${n.inputs} out ${n.outputs}, expected ${lv.blocks} ${lv.wires} ${lv.inputs} ${lv.outputs}`);
+  }
+  check("all_blocks_and_wires", allBlocks === E.systems && allWires === E.wires,
+    `blocks ${allBlocks} wires ${allWires}, expected ${E.systems} ${E.wires}`);
+
+  // entering through the ▸ button and leaving through the breadcrumb
+  if (E.enter) {
+    await p.evaluate(() => window.diagcViewer.enter(""));
+    await p.click(`.block[data-path="${E.enter}"] [data-enter]`);
+    const shown = await p.getAttribute("svg.diagram", "data-path");
+    await p.click(".crumbs a.crumb >> nth=0");
+    const back = await p.getAttribute("svg.diagram", "data-path");
+    check("enter_and_leave", shown === E.enter && back === "", `entered ${shown}, back at '${back}'`);
+  }
+
+  // opening subdiagrams in place: their blocks, frames and wires join the level's
+  for (const x of E.expand || []) {
+    await p.evaluate(() => window.diagcViewer.enter(""));
+    for (const path of x.open) await p.click(`.block[data-path="${path}"] [data-expand]`);
+    const n = await p.evaluate(() => ({
+      blocks: [...document.querySelectorAll("svg.diagram .block")].map((b) => b.dataset.path).sort(),
+      frames: document.querySelectorAll("svg.diagram .cluster").length,
+      wires: document.querySelectorAll("svg.diagram path.wire").length,
+    }));
+    check(`open_${x.open.join("+")}`, JSON.stringify(n.blocks) === JSON.stringify(x.blocks) && n.frames === x.frames &&
+      n.wires === x.wires, `got ${JSON.stringify(n)}, expected ${JSON.stringify(x)}`);
+    if (x.shot) await p.screenshot({ path: shot.replace(/\.png$/, "_open.png") });
+    await p.click(`.cluster[data-path="${x.open[0]}"] [data-collapse]`);
+    const back = await p.evaluate(() => ({ frames: document.querySelectorAll("svg.diagram .cluster").length,
+      blocks: document.querySelectorAll("svg.diagram .block").length }));
+    check(`close_${x.open[0]}`, back.frames === 0 && back.blocks === x.closed_blocks, `after closing: ${JSON.stringify(back)}`);
+  }
+
+  // clicking a block shows its states and parameters
+  for (const c of E.clicks) {
+    await p.evaluate((path) => window.diagcViewer.enter(path), c.level);
+    await p.click(`.block[data-path="${c.block}"] rect >> nth=0`);
+    const got = await p.evaluate(() => {
+      const rows = (sel) => [...document.querySelectorAll(`.inspector ${sel} tr`)].slice(1).map((r) => [...r.children].map((td) => td.textContent));
+      return { path: document.querySelector(".inspector").dataset.path, states: rows(".info-states"), params: rows(".info-parameters"),
+        sources: document.querySelectorAll(".inspector button.source").length };
+    });
+    const same = JSON.stringify(got.states) === JSON.stringify(c.states) && JSON.stringify(got.params) === JSON.stringify(c.params);
+    check(`click_${c.block}`, got.path === c.block && same, `got ${JSON.stringify(got)}, expected ${JSON.stringify(c)}`);
+    // the masks: a change of the first parameter marks these blocks stale
+    if (c.stale) {
+      await p.click(`.inspector button.source[data-source="${c.stale.source}"]`);
+      const stale = await p.evaluate(() => [...document.querySelectorAll(".block.stale")].map((b) => b.dataset.path).sort());
+      check(`masks_${c.stale.source}`, JSON.stringify(stale) === JSON.stringify(c.stale.blocks),
+        `stale blocks ${JSON.stringify(stale)}, expected ${JSON.stringify(c.stale.blocks)}`);
+      await p.screenshot({ path: shot.replace(/\.png$/, "_masks.png") });
+    }
+  }
+
+  // every logged port has a panel with its series and points
+  const panels = await p.evaluate(() => window.diagcViewer.panels.map((q) => ({
+    logger: q.logger.name, series: q.u.series.length - 1, points: q.u.data[0].length,
+    discrete: q.panel.dataset.discrete === "true",
+    legend: [...q.panel.querySelectorAll(".u-legend .u-series .u-label")].slice(1).map((x) => x.textContent),
+  })));
+  const want = E.panels.map((x) => x.logger).join(",");
+  check("panels", panels.map((x) => x.logger).join(",") === want, `panels ${panels.map((x) => x.logger)}, expected ${want}`);
+  for (const w of E.panels) {
+    const g = panels.find((x) => x.logger === w.logger);
+    check(`panel_${w.logger}`, g && g.series === w.series && g.points === w.points && g.discrete === w.discrete &&
+      JSON.stringify(g.legend) === JSON.stringify(w.legend), `got ${JSON.stringify(g)}, expected ${JSON.stringify(w)}`);
+  }
+
+  // clicking a logged wire selects its plot
+  if (E.wire) {
+    await p.evaluate((path) => window.diagcViewer.enter(path), E.wire.level);
+    await p.click(`path.wire[data-from="${E.wire.from}"]`, { force: true });
+    const sel = await p.evaluate(() => [...document.querySelectorAll(".panel.selected")].map((x) => x.dataset.logger));
+    check("wire_plots", sel.length === 1 && sel[0] === E.wire.logger, `selected ${JSON.stringify(sel)}, expected ${E.wire.logger}`);
+  }
+
+  // zoom in one panel: every panel's time axis follows
+  await p.evaluate(() => window.diagcViewer.panels[0].u.setScale("x", { min: 0.2, max: 0.4 }));
+  const scales = await p.evaluate(() => window.diagcViewer.panels.map((q) => [q.u.scales.x.min, q.u.scales.x.max]));
+  check("shared_zoom", scales.every(([a, b]) => a === 0.2 && b === 0.4), JSON.stringify(scales));
+  await p.evaluate(() => { const q = window.diagcViewer.panels[0]; q.u.setScale("x", { min: q.u.data[0][0], max: q.u.data[0][q.u.data[0].length - 1] }); });
+  await p.evaluate(() => window.diagcViewer.enter(""));
+  await p.screenshot({ path: shot, fullPage: true });
+  const png = statSync(shot).size;
+  check("screenshot", png > 10000, `${shot} has ${png} bytes`);
+} catch (e) {
+  failures++;
+  console.log(`FAIL viewer.${name}.browser: ${String(e).split("\n")[0]}`);
+} finally {
+  await browser.close();
+}
+process.exit(failures ? 1 : 0);
