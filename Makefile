@@ -59,7 +59,8 @@ CHECK_DEPS = command -v $(firstword $(CC)) >/dev/null 2>&1 \
   && test -f $(TCC_LIB_DIR)/libtcc1.a \
   && test -n "$$(CC='$(CC)' sh scripts/probe.sh header expat.h)" \
   && command -v node >/dev/null 2>&1 \
-  && cmp -s viewer/package-lock.json viewer/node_modules/.diagc-ci-lock
+  && { cmp -s viewer/package-lock.json viewer/node_modules/.diagc-ci-lock \
+       || cmp -s viewer/package-lock.json build/viewer/npm-ci-failed.lock; }
 
 deps:
 	@$(CHECK_DEPS) || bash scripts/install-deps.sh
@@ -221,8 +222,15 @@ VIEWER_SRCS := $(sort $(wildcard viewer/src/*))
 
 all: build/viewer/viewer.js
 
+# Where `npm ci` could not reach the registry (install-deps.sh left
+# build/viewer/npm-ci-failed.lock) the bundle is not built, and make says so
+# on every run; diagc view then refuses with one line naming the cause.
 build/viewer/viewer.js: $(VIEWER_SRCS) viewer/build.mjs viewer/package-lock.json | deps
-	node viewer/build.mjs build/viewer
+	@if cmp -s viewer/package-lock.json viewer/node_modules/.diagc-ci-lock; then \
+	  echo "node viewer/build.mjs build/viewer"; node viewer/build.mjs build/viewer; \
+	else \
+	  echo "make: note: the viewer's bundle is not built: its npm packages are missing (scripts/install-deps.sh; docs/viewer.md)"; \
+	fi
 
 # ---------------------------------------------------------------------------
 # bin/diagc-topology: iRobot topology replay on the executor (tools/topology)

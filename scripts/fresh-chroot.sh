@@ -121,6 +121,17 @@ if ! grep -qs '^deb\|^URIs:' "$root/etc/apt/sources.list" "$root"/etc/apt/source
   echo "deb $(mirror) $suite main" >"$root/etc/apt/sources.list" # this machine names none
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null
+# the network's own certificate authorities, if this machine trusts extra
+# ones (a TLS proxy's, in /usr/local/share/ca-certificates or given to node
+# as NODE_EXTRA_CA_CERTS): a machine on this network has them too, so npm
+# reaches its registry from the root as it does here.  Not the project's:
+# nothing else of the machine is copied.
+netca=""
+if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+  cat /usr/local/share/ca-certificates/*.crt >"$root/etc/diagc-network-ca.pem" && netca=/etc/diagc-network-ca.pem
+elif [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -r "$NODE_EXTRA_CA_CERTS" ]; then
+  cp "$NODE_EXTRA_CA_CERTS" "$root/etc/diagc-network-ca.pem" && netca=/etc/diagc-network-ca.pem
+fi
 mnt "$root/proc" -t proc proc || die "cannot mount /proc in the root"
 mnt "$root/dev" -t tmpfs -o mode=755,nosuid devtmp || die "cannot mount a /dev in the root"
 for dev in "null 1 3" "zero 1 5" "full 1 7" "random 1 8" "urandom 1 9" "tty 5 0"; do
@@ -144,7 +155,8 @@ git -C "$top" ls-files -z --cached --others --exclude-standard 2>/dev/null |
 inside() { # inside LOG CMD: runs CMD in the root's project as a new login would
   timeout -k 10 "$limit" chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    DEBIAN_FRONTEND=noninteractive /bin/bash -c "cd /root/project && $2" >"$1" 2>&1 </dev/null
+    DEBIAN_FRONTEND=noninteractive ${netca:+NODE_EXTRA_CA_CERTS=$netca} \
+    /bin/bash -c "cd /root/project && $2" >"$1" 2>&1 </dev/null
 }
 
 if ! inside "$logs/make-install.log" \

@@ -93,7 +93,7 @@ local function parse(doc)
 end
 
 local KINDS = { fragment = true, run = true, spec = true, test = true, compile = true }
-local OPTIONS = { file = true, with = true, cwd = true, timeout = true, same = true }
+local OPTIONS = { file = true, with = true, cwd = true, timeout = true, same = true, needs = true }
 
 -- info string -> kind, options | nil, error.  Kinds: text, fragment,
 -- console, run (sh), file, spec, test, compile, run_c.
@@ -124,7 +124,7 @@ local function classify(info)
   elseif not what and opts.file then kind = "file"
   else return nil, "unknown info string '" .. info .. "'" end
   local allowed = ({
-    text = {}, fragment = {}, console = { cwd = 1, timeout = 1 }, run = { cwd = 1, timeout = 1 },
+    text = {}, fragment = {}, console = { cwd = 1, timeout = 1, needs = 1 }, run = { cwd = 1, timeout = 1, needs = 1 },
     file = { file = 1, same = 1 }, spec = { file = 1, same = 1, timeout = 1 },
     test = { file = 1, same = 1, timeout = 1 }, compile = { file = 1, same = 1, with = 1, timeout = 1 },
     run_c = { file = 1, same = 1, with = 1, timeout = 1 },
@@ -133,6 +133,7 @@ local function classify(info)
     if not allowed[k] then return nil, "option '" .. k .. "=' does not apply to '" .. info .. "'" end
   end
   if opts.cwd and opts.cwd ~= "root" then return nil, "cwd= takes only 'root'" end
+  if opts.needs and opts.needs ~= "viewer" then return nil, "needs= takes only 'viewer'" end
   if opts.timeout and not tonumber(opts.timeout) then return nil, "timeout= takes seconds" end
   if opts.file and (opts.file:match("^/") or opts.file:match("%.%.")) then
     return nil, "file= names a file under the working directory (no '/' first, no '..')"
@@ -461,6 +462,11 @@ local function run_doc(path)
         b.lines[k] and b.lines[k][2] or b.line, opts.same, want[1] and string.format(
         " (its line %d: '%s')", k, shorten(want[k] or "(the end of the file)")) or ": no such file"))
       failed = failed + 1
+    elseif opts.needs == "viewer" and not read(TREE .. "/build/viewer/viewer.js") then
+      -- the viewer's bundle is built only where npm reached its registry
+      -- (scripts/install-deps.sh): said, never a silent pass
+      print(string.format("skip %s: %s:%d: the viewer's bundle is not built (its npm packages are missing: "
+        .. "scripts/install-deps.sh)", id, path, b.line))
     else
       count.run = count.run + 1
       local line, why, out = runners[kind](b, opts, n)

@@ -22,6 +22,14 @@ bad() { echo "FAIL viewer.$1: $2"; fail=1; }
 # the rows of a CSV where column $2 (1-based) is not empty
 points() { awk -F, -v c="$2" 'NR > 1 && $c != "" { n++ } END { print n + 0 }' "$1"; }
 
+# the viewer's bundle is built only where `npm ci` reached the npm registry
+# (scripts/install-deps.sh, docs/viewer.md): without it every page is refused
+# with one line (tests/hostile/viewer.sh), and these tests are skipped
+if [ ! -f build/viewer/viewer.js ]; then
+  echo "skip viewer.pages: the viewer's bundle is not built (its npm packages are missing: scripts/install-deps.sh)"
+  exit 0
+fi
+
 # --- pid_plant, 10 s (the size budget's case) ---
 pid=examples/pid_plant.lua
 "$DIAGC" run $pid --until 10 --csv "$T/pid.csv" || bad pid.run "diagc run failed"

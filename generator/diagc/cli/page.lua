@@ -22,8 +22,9 @@ local function read_bundle(cmd)
     local text = f and f:read("*a")
     if f then f:close() end
     if not text or text == "" then
-      errors.raise(nil, "%s: the viewer's bundle %s/%s is missing; build it with make (it needs node and npm: "
-        .. "scripts/install-deps.sh)", cmd, root, M.BUNDLE[k])
+      errors.raise(nil, "%s: the viewer's bundle %s/%s is missing; run scripts/install-deps.sh where the npm "
+        .. "registry is reachable (it installs node, npm and the viewer's packages), then make (docs/viewer.md)",
+        cmd, root, M.BUNDLE[k])
     end
     parts[k] = text
   end
@@ -126,6 +127,9 @@ function M.page(d, run, bundle, title)
   })
 end
 
+-- The bundle is there (before a run that would end on its absence).
+function M.check_bundle(cmd) read_bundle(cmd) end
+
 -- After `diagc run --html PAGE` (cli/run.lua): the CSV it wrote, to PAGE.
 function M.write(cmd, gen, spec, csv_path, target, inputs)
   gen.spec_main = gen.spec_main or require("diagc.spec.load").normalize(spec)
@@ -133,8 +137,8 @@ function M.write(cmd, gen, spec, csv_path, target, inputs)
   if #d.loggers == 0 then
     errors.raise(nil, "%s: the diagram logs nothing, so there is nothing to plot; add log { \"system.port\" } to it", cmd)
   end
-  local bundle = read_bundle(cmd)
   local run = M.read_csv(csv_path, d, csv_path, cmd)
+  local bundle = read_bundle(cmd)
   output.write_file(cmd, target, M.page(d, run, bundle, require("diagc.util").basename(spec)), inputs)
 end
 

@@ -298,6 +298,7 @@ function M.command(args, cmd)
     if m.desc.n_loggers == 0 then
       errors.raise(nil, "%s: the diagram logs nothing, so there is nothing to plot; add log { \"system.port\" } to it", CMD)
     end
+    require("diagc.cli.page").check_bundle(CMD)
   end
   check_bounds(m, 0, t_end, opts)
   -- asked for by name, the model's Jacobian must exist: the first calc on
