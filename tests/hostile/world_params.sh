@@ -5,7 +5,8 @@
 # time; a world without a pair that takes the default has no such
 # parameter, a joint that does not exist no damping; a body's mass must be
 # positive, a welded body has none, a body's inertia and centre of mass
-# are not parameters (one line saying so).
+# are not parameters (one line saying so); a `pairs` entry's numbers are
+# parameters named by its bodies (w.A.B.friction), range-checked alike.
 
 wp_spec() {
   cat >"$T/spec.lua" <<EOF
@@ -54,3 +55,32 @@ wp_bad mass_of_a_welded_body "" "w.ground.mass=1" \
   "diagc run: -p w\.ground\.mass: body 'ground' is welded to the world \(no joint moves it\): its mass is no parameter"
 wp_bad inertia_not_a_parameter "" "w.ball.inertia=1,1,-1,0,0,0" \
   "diagc run: -p w\.ball\.inertia: a body's inertia and centre of mass are not parameters of world \"w\""
+# a `pairs` entry's own friction and restitution are parameters named by
+# the entry's bodies (w.A.B.friction), range-checked alike; an entry that
+# gives none has no such parameter
+wpp_bad() { # NAME ASSIGNMENT ERE
+  hcase "world_params.$1"
+  cat >"$T/spec.lua" <<EOF2
+local W = world "w" {
+  pairs = { { "ball", "ground", friction = 0.3 } },
+  body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },
+  body { "ball", mass = 1, inertia = { 1, 1, 1 }, joint = { "free", q = { 0, 0, 1, 1, 0, 0, 0 } },
+    shapes = { { "sphere", radius = 0.1 } } },
+}
+return diagram "d" { system { "w", W }, log { "w.ball.pose", period = 0.1 } }
+EOF2
+  hrun -- "$DIAGC" run "$T/spec.lua" --until 0.1 -p "$2" --csv "$T/out.csv"
+  expect_exit 2
+  expect_error "$3"
+  expect_absent "$T/out.csv"
+  expect_within 20
+  hdone
+}
+wpp_bad pair_friction_negative "w.ball.ground.friction=-0.1" \
+  "diagc run: -p w\.ball\.ground\.friction: value 1: -0\.1 is below the smallest value allowed, 0 \(range \[0, 1e9\]\)"
+wpp_bad pair_friction_two_values "w.ball.ground.friction=0.1,0.2" \
+  "diagc run: -p w\.ball\.ground\.friction: it has 1 value, got 2"
+wpp_bad pair_friction_vector_size "w.pair_friction=0.1,0.2" \
+  "diagc run: -p w\.pair_friction: it has 1 value, got 2"
+wpp_bad pair_restitution_not_given "w.ball.ground.restitution=0.5" \
+  "diagc run: -p w\.ball\.ground\.restitution: system 'w' has no numeric parameter named 'ball\.ground\.restitution'"

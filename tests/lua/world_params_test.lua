@@ -378,3 +378,97 @@ test("world_params.mass_caching_on_off_bit_identical", function()
   local pa, pb = a.context:get("w.pos"), b.context:get("w.pos")
   for i = 1, #pa do assert(pa[i] == pb[i], "pos[" .. (i - 1) .. "] differs with caching off") end
 end)
+
+-- Friction and restitution per `pairs` entry (world.A.B.friction, the
+-- vector world.pair_friction; docs/world.md, "Parameters").  Two boxes on
+-- one incline, each with its own entry: each slides at g (sin th - mu_i cos
+-- th) with its own mu, and a sweep of one entry's mu leaves the other box
+-- the same bits.
+local function two_boxes()
+  local c, s = math.cos(TH / 2), math.sin(TH / 2)
+  local function box(name, y)
+    return dsl.body { name, mass = 2, inertia = { 0.03, 0.03, 0.05 },
+      joint = { "free", q = { H * math.sin(TH), y, H * math.cos(TH), c, 0, s, 0 } },
+      shapes = { { "box", size = { 0.4, 0.4, 2 * H } } } }
+  end
+  return diagc.jit(dsl.diagram "two" {
+    dsl.system { "w", dsl.world "two" { time_step = DT, friction = 0.5,
+      pairs = { { "slope", "a", friction = 0.1 }, { "b", "slope", friction = 0.25, restitution = 0.3 } },
+      dsl.body { "slope", joint = { "fixed", rpy = { 0, TH, 0 } }, shapes = { { "plane" } } },
+      box("a", -1), box("b", 1) } },
+    dsl.log { "w.a.pose", period = 0.1 },
+  })
+end
+
+-- the distances boxes a and b slid down the slope in T s
+local function slid2(sim, T)
+  local p0 = sim.context:get("w.pos")
+  sim:advance_to(T)
+  local p = sim.context:get("w.pos")
+  local function along(k) return (p[k] - p0[k]) * math.cos(TH) - (p[k + 2] - p0[k + 2]) * math.sin(TH) end
+  return along(1), along(8), p
+end
+
+test("world_params.pair_friction_two_boxes", function()
+  local m2, T = two_boxes(), 0.5
+  local acc = function(x) return 2 * x / (T * (T + DT)) end
+  local sim = m2:simulator()
+  -- the entries' own numbers by default, each a parameter named by the
+  -- entry's bodies as written
+  eq(sim.context:get("w.pair_friction"), { 0.1, 0.25 })
+  eq(sim.context:get("w.slope.a.friction"), 0.1)
+  eq(sim.context:get("w.b.slope.friction"), 0.25)
+  eq(sim.context:get("w.b.slope.restitution"), 0.3)
+  local xa, xb = slid2(sim, T)
+  near(acc(xa), G * (math.sin(TH) - 0.1 * math.cos(TH)), { rtol = 1e-6 })
+  near(acc(xb), G * (math.sin(TH) - 0.25 * math.cos(TH)), { rtol = 1e-6 })
+  -- a sweep of a's mu: a follows it, b keeps its bits
+  local ref
+  for _, mu in ipairs({ 0, 0.05, 0.2, 0.3 }) do
+    sim = m2:simulator()
+    sim.context:set_param("w.slope.a.friction", mu)
+    local ya, yb, p = slid2(sim, T)
+    near(acc(ya), G * (math.sin(TH) - mu * math.cos(TH)), { rtol = 1e-6 })
+    near(acc(yb), G * (math.sin(TH) - 0.25 * math.cos(TH)), { rtol = 1e-6 })
+    ref = ref or p
+    for k = 8, 14 do assert(p[k] == ref[k], "box b's pos[" .. (k - 1) .. "] changed with a's friction") end
+  end
+  -- the world's default is no longer what either entry takes
+  sim = m2:simulator()
+  sim.context:set_param("w.friction", 0)
+  local za, zb = slid2(sim, T)
+  near(acc(za), G * (math.sin(TH) - 0.1 * math.cos(TH)), { rtol = 1e-6 })
+  near(acc(zb), G * (math.sin(TH) - 0.25 * math.cos(TH)), { rtol = 1e-6 })
+  -- above tan(20 deg) b sticks; a's vector element set through the whole vector
+  sim = m2:simulator()
+  sim.context:set_param("w.pair_friction", { 0.1, 0.4 })
+  local wa, wb = slid2(sim, T)
+  near(acc(wa), G * (math.sin(TH) - 0.1 * math.cos(TH)), { rtol = 1e-6 })
+  near(wb, 0, { atol = 1e-9 })
+end)
+
+test("world_params.pair_restitution_apex", function()
+  -- a ball dropped onto a plane whose pair gives its own restitution: the
+  -- first apex is e^2 m for the pair's parameter e (as restitution_apex)
+  local r = 0.1
+  local mb = diagc.jit(dsl.diagram "drop2" {
+    dsl.system { "world", dsl.world "drop2" { time_step = DT, pairs = { { "ball", "ground", restitution = 0.9 } },
+      dsl.body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },
+      dsl.body { "ball", mass = 1, inertia = { 0.004, 0.004, 0.004 },
+        joint = { "free", q = { 0, 0, 1 + r, 1, 0, 0, 0 } }, shapes = { { "sphere", radius = r } } } } },
+    dsl.log { "world.ball.pose", period = 0.1 },
+  })
+  for _, e in ipairs({ 0.5, 0.8 }) do
+    local sim = mb:simulator()
+    sim.context:set_param("world.ball.ground.restitution", e)
+    local up, apex = false, 0
+    for k = 1, 1400 do
+      sim:advance_to(k * DT)
+      local z, vz = sim.context:get("world.ball.z"), sim.context:get("world.ball.vz")
+      if vz > 0 then up = true end
+      if up then apex = math.max(apex, z - r) end
+      if up and vz < 0 then break end
+    end
+    near(apex, e * e, { rtol = 0.01 })
+  end
+end)

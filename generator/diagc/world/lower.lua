@@ -19,7 +19,10 @@
 --     input_port      effort (one per actuated dof, in tree order), if any
 --     parameter       friction, restitution: the defaults of the shapes that
 --                     give none, when a candidate pair takes one
---                     (world/step.lua, M.params), read by the step
+--                     (world/step.lua, M.params), read by the step;
+--                     damping (per moving joint), mass (per moving body),
+--                     pair_friction, pair_restitution (per `pairs` entry
+--                     that gives one, "A.B.friction")
 --     cache_entry     work: the step's arrays and results (typed:
 --                     PFX_work), computed from the state and the effort
 --     cache_entry     grad: the step's Jacobians (typed: PFX_grad,
@@ -182,17 +185,20 @@ function M.lower(world, taken)
   -- the joints' damping (one value per moving joint, -p world.J.damping=...)
   -- and the moving bodies' masses (-p world.B.mass=...), each element
   -- settable by its name
-  for _, k in ipairs({ "damping", "mass" }) do
+  -- and the `pairs` entries' own friction and restitution (-p
+  -- world.A.B.friction=...)
+  for _, k in ipairs({ "damping", "mass", "pair_friction", "pair_restitution" }) do
     if #pm[k] > 0 then
       local g = {}
       for j, n in ipairs(pm[k .. "_names"]) do g[j] = { name = n, first = j - 1, size = 1 } end
-      items[#items + 1] = item(world, "parameter", { k, default = pm[k], range = k, groups = g })
+      items[#items + 1] = item(world, "parameter", { k, default = pm[k], range = (k:gsub("^pair_", "")), groups = g })
       prereqs[#prereqs + 1] = k
     end
   end
   items[#items + 1] = item(world, "cache_entry", { "work", type = P .. "work", prerequisites = prereqs,
-    calc = string.format("%sstep(%s, info, %s, %s, %s, %s, work);", P, args, pm.friction and "friction" or "0",
-      pm.restitution and "restitution" or "0", #pm.damping > 0 and "damping" or "0", #pm.mass > 0 and "mass" or "0") })
+    calc = string.format("%sstep(%s, info, %s, %s, %s, %s, %s, %s, work);", P, args, pm.friction and "friction" or "0",
+      pm.restitution and "restitution" or "0", #pm.damping > 0 and "damping" or "0", #pm.mass > 0 and "mass" or "0",
+      #pm.pair_friction > 0 and "pair_friction" or "0", #pm.pair_restitution > 0 and "pair_restitution" or "0") })
   local gargs = string.format("pos, vel, %s, work, grad", #C.actuated > 0 and "effort" or "0")
   local gpre = { "pos", "vel", "work" }
   if #C.actuated > 0 then gpre[#gpre + 1] = "effort" end

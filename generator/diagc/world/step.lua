@@ -244,13 +244,23 @@ local function tables(C, P)
     o[#o + 1] = string.format("static const double %spair_mu[%d] = {%s};", P, np, table.concat(mu, ", "))
     o[#o + 1] = string.format("static const double %spair_e[%d] = {%s};", P, np, table.concat(e, ", "))
     local pm = M.params(C)
-    if pm.friction then
-      o[#o + 1] = "/* 0: pair_mu; 1: the parameter friction; 2: the smaller of the two */"
+    if pm.friction or #pm.pair_friction > 0 then
+      o[#o + 1] = "/* 0: pair_mu; 1: the parameter friction; 2: the smaller of the two; 3: the parameter "
+        .. "pair_friction[pair_mu_ix] */"
       o[#o + 1] = string.format("static const unsigned char %spair_mu_kind[%d] = {%s};", P, np, table.concat(mk, ", "))
     end
-    if pm.restitution then
-      o[#o + 1] = "/* 0: pair_e; 1: the parameter restitution; 2: the larger of the two */"
+    if pm.restitution or #pm.pair_restitution > 0 then
+      o[#o + 1] = "/* 0: pair_e; 1: the parameter restitution; 2: the larger of the two; 3: the parameter "
+        .. "pair_restitution[pair_e_ix] */"
       o[#o + 1] = string.format("static const unsigned char %spair_e_kind[%d] = {%s};", P, np, table.concat(ek, ", "))
+    end
+    -- the `pairs` entry's element of pair_friction (pair_restitution), 0 for the other pairs
+    for _, k in ipairs({ { "pair_friction", "mu_entry", "mu_ix" }, { "pair_restitution", "e_entry", "e_ix" } }) do
+      if #pm[k[1]] > 0 then
+        local ix = {}
+        for i, p in ipairs(C.pairs) do ix[i] = tostring(p[k[2]] and pm[k[1] .. "_ix"][p[k[2]].index] or 0) end
+        o[#o + 1] = string.format("static const int %spair_%s[%d] = {%s};", P, k[3], np, table.concat(ix, ", "))
+      end
     end
   end
   return table.concat(o, "\n")
@@ -471,6 +481,11 @@ local function work_type(C, P)
   l[#l + 1] = string.format("  double damping[%d];  /* the parameter damping, per moving joint */",
     math.max(#pm.damping, 1))
   l[#l + 1] = string.format("  double mass[%d];  /* the parameter mass, per moving body */", math.max(#pm.mass, 1))
+  for _, k in ipairs({ "pair_friction", "pair_restitution" }) do
+    if #pm[k] > 0 then
+      l[#l + 1] = string.format("  double %s[%d];  /* the parameter %s, per `pairs` entry */", k, #pm[k], k)
+    end
+  end
   l[#l + 1] = string.format("} %swork;", P)
   return lines(l)
 end
@@ -497,21 +512,50 @@ function M.params(C)
     end
   end
   for _, p in ipairs(C.pairs or {}) do
-    if p.mu_kind ~= 0 then out.friction = C.friction end
-    if p.e_kind ~= 0 then out.restitution = C.restitution end
+    if p.mu_kind == 1 or p.mu_kind == 2 then out.friction = C.friction end
+    if p.e_kind == 1 or p.e_kind == 2 then out.restitution = C.restitution end
+  end
+  -- the `pairs` entries' own numbers that some candidate pair takes, in
+  -- entry order: pair_friction ("A.B.friction"), pair_restitution
+  for _, k in ipairs({ { "pair_friction", "mu_entry", "friction" }, { "pair_restitution", "e_entry", "restitution" } }) do
+    local used = {}
+    for _, p in ipairs(C.pairs or {}) do
+      local en = p[k[2]]
+      if en then used[en.index] = en end
+    end
+    local vals, names, ix = {}, {}, {}
+    for _, i in ipairs(util.sorted_keys(used)) do
+      local en = used[i]
+      vals[#vals + 1] = en[k[3]]
+      names[#names + 1] = en.names[1] .. "." .. en.names[2] .. "." .. k[3]
+      ix[i] = #vals - 1
+    end
+    out[k[1]], out[k[1] .. "_names"], out[k[1] .. "_ix"] = vals, names, ix
   end
   return out
 end
 
--- a contact's friction and restitution from its pair (tables above)
+-- a contact's friction and restitution from its pair (tables above): the
+-- C expression of the kinds the world has (M.params)
+local function pair_value(P, x, world_param, pair_param, combine)
+  local k = string.format("%spair_%s_kind[w->pair[i]]", P, x)
+  local own = string.format("%spair_%s[w->pair[i]]", P, x)
+  local e = own
+  if world_param then
+    e = string.format("%s == 0 ? %s : %s == 1 ? w->%s : %s(w->%s, %s)", k, own, k, world_param, combine,
+      world_param, own)
+  end
+  if pair_param then
+    e = string.format("%s == 3 ? w->%s[%spair_%s_ix[w->pair[i]]] : %s", k, pair_param, P, x, e)
+  end
+  return e
+end
+
 local function mu_line(C, P)
   local pm = M.params(C)
-  local mu = pm.friction and string.format("%spair_mu_kind[w->pair[i]] == 0 ? %spair_mu[w->pair[i]] : "
-    .. "%spair_mu_kind[w->pair[i]] == 1 ? w->friction : fmin(w->friction, %spair_mu[w->pair[i]])", P, P, P, P)
-    or string.format("%spair_mu[w->pair[i]]", P)
-  local e = pm.restitution and string.format("%spair_e_kind[w->pair[i]] == 0 ? %spair_e[w->pair[i]] : "
-    .. "%spair_e_kind[w->pair[i]] == 1 ? w->restitution : fmax(w->restitution, %spair_e[w->pair[i]])", P, P, P, P)
-    or string.format("%spair_e[w->pair[i]]", P)
+  local mu = pair_value(P, "mu", pm.friction and "friction", #pm.pair_friction > 0 and "pair_friction", "fmin")
+  local e = pair_value(P, "e", pm.restitution and "restitution", #pm.pair_restitution > 0 and "pair_restitution",
+    "fmax")
   return string.format("    w->mu[i] = %s;\n    w->e[i] = %s;", mu, e)
 end
 
@@ -623,7 +667,8 @@ local function step_fn(C, P)
   local l = {
     string.format("static inline void %sstep(const double *q, const double *v, const double *imp, "
       .. "const double *effort, const double *info, const double *friction, const double *restitution, "
-      .. "const double *damping, const double *mass, %swork *w)", P, P),
+      .. "const double *damping, const double *mass, const double *pair_friction, const double *pair_restitution, "
+      .. "%swork *w)", P, P),
     "{",
     -- the world's parameters, read once per step (M.params)
     pm.friction and "  w->friction = friction[0];" or "  (void)friction;",
@@ -632,6 +677,11 @@ local function step_fn(C, P)
       or "  (void)damping;\n  w->damping[0] = 0.0;",
     #pm.mass > 0 and string.format("  for (int j = 0; j < %d; j++) w->mass[j] = mass[j];", #pm.mass)
       or "  (void)mass;\n  w->mass[0] = 0.0;",
+    #pm.pair_friction > 0 and string.format("  for (int j = 0; j < %d; j++) w->pair_friction[j] = pair_friction[j];",
+      #pm.pair_friction) or "  (void)pair_friction;",
+    #pm.pair_restitution > 0 and string.format(
+      "  for (int j = 0; j < %d; j++) w->pair_restitution[j] = pair_restitution[j];", #pm.pair_restitution)
+      or "  (void)pair_restitution;",
     string.format("  %ssmooth(q, v, effort, w);", P),
     "  for (int i = 0; i < 5; i++) w->info[i] = 0.0;",
     "  w->info[5] = info[5];",
