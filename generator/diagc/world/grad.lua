@@ -106,7 +106,7 @@ local function smooth_tangent(C, P, G)
     string.format("static inline void %ssmooth_tangent(const double *q, const double *v, const double *effort, "
       .. "const %swork *w, %sgrad *g)", P, P, P),
     "{",
-    string.format("  %sbias(q, v, w->X, w->mass, g->a);", P),
+    string.format("  %sbias(q, v, w->X, w->inertial, g->a);", P),
     string.format("  %sdamping(w->damping, v, g->a);", P),
     string.format("  for (int i = 0; i < %d; i++) g->a[i] = -g->a[i];", nv),
   }
@@ -123,7 +123,7 @@ local function smooth_tangent(C, P, G)
   local dt = d(C.time_step)
   local rest = {
     string.format("  %ssolve(w->M, g->a);", P),
-    string.format("  %sd_rnea(q, v, g->a, w->mass, g->Dq, g->Dv);", P),
+    string.format("  %sd_rnea(q, v, g->a, w->inertial, g->Dq, g->Dv);", P),
     string.format("  for (int i = 0; i < %d; i++) g->Tv[i] = g->Tvs[i] = 0.0;", nv * ncol),
     string.format("  for (int c = 0; c < %d; c++) {", 2 * nv),
     string.format("    const double *D = c < %d ? g->Dq : g->Dv;", nv),

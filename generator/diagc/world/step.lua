@@ -411,8 +411,8 @@ local function smooth(C, P)
     "{",
     string.format("  double c[%d];", C.nv),
     string.format("  %skinematics(q, w->X);", P),
-    string.format("  %smass_matrix(q, w->X, w->mass, w->M);", P),
-    string.format("  %sbias(q, v, w->X, w->mass, c);", P),
+    string.format("  %smass_matrix(q, w->X, w->inertial, w->M);", P),
+    string.format("  %sbias(q, v, w->X, w->inertial, c);", P),
     string.format("  %sdamping(w->damping, v, c);", P),
     string.format("  %sfactor(w->M);", P),
     string.format("  for (int i = 0; i < %d; i++) c[i] = -c[i];", C.nv),
@@ -480,7 +480,8 @@ local function work_type(C, P)
   end
   l[#l + 1] = string.format("  double damping[%d];  /* the parameter damping, per moving joint */",
     math.max(#pm.damping, 1))
-  l[#l + 1] = string.format("  double mass[%d];  /* the parameter mass, per moving body */", math.max(#pm.mass, 1))
+  l[#l + 1] = string.format("  double inertial[%d];  /* the parameters mass, com, inertia: 10 per moving body */",
+    10 * math.max(#pm.mass, 1))
   for _, k in ipairs({ "pair_friction", "pair_restitution" }) do
     if #pm[k] > 0 then
       l[#l + 1] = string.format("  double %s[%d];  /* the parameter %s, per `pairs` entry */", k, #pm[k], k)
@@ -494,21 +495,40 @@ end
 -- friction and restitution, the defaults of the shapes that give none, when
 -- some candidate pair takes one; damping, one value per moving joint (in
 -- body order, each settable as "J.damping"), when there is one; mass, one
--- value per moving body ("B.mass") (docs/world.md, "Parameters").
+-- value per moving body ("B.mass"); inertia, 6 per moving body
+-- ("B.inertia": ixx, iyy, izz, ixy, ixz, iyz about the centre of mass);
+-- com, 3 per moving body ("B.com") but a lone free body whose spec puts it
+-- at the body's origin (world/lone.lua's M.fixed_com); the `pairs`
+-- entries' own numbers (docs/world.md, "Parameters").
 -- -> {friction = default or nil, restitution = default or nil,
 --     damping = {defaults}, damping_names = {"J.damping", ...},
---     mass = {defaults}, mass_names = {"B.mass", ...}}
+--     mass = {defaults}, mass_names = {"B.mass", ...}, inertia, inertia_names,
+--     com, com_names, com_of = {the moving body (0-based) of each B.com},
+--     pair_friction, pair_friction_names, pair_friction_ix = {entry index -> element}, and so for restitution}
 function M.params(C)
-  local out = { damping = {}, damping_names = {}, mass = {}, mass_names = {} }
-  for _, b in ipairs(C.bodies) do
+  local out = { damping = {}, damping_names = {}, mass = {}, mass_names = {}, inertia = {}, inertia_names = {},
+    com = {}, com_names = {}, com_of = {} }
+  local parent = {}
+  for _, b in ipairs(C.bodies) do parent[b.joint.parent] = true end
+  for i, b in ipairs(C.bodies) do
     if b.nq > 0 then
       out.damping[#out.damping + 1] = b.joint.damping or 0
       out.damping_names[#out.damping_names + 1] = b.joint.name .. ".damping"
     end
-    -- every body a dof moves (world/tree.lua's M.mass), in body order
+    -- every body a dof moves (world/tree.lua's M.inertial), in body order
     if not b.welded then
-      out.mass[#out.mass + 1] = b.mass
-      out.mass_names[#out.mass_names + 1] = b.name .. ".mass"
+      local j = #out.mass
+      out.mass[j + 1] = b.mass
+      out.mass_names[j + 1] = b.name .. ".mass"
+      for k = 1, 6 do out.inertia[6 * j + k] = b.inertia[k] or 0 end
+      out.inertia_names[j + 1] = b.name .. ".inertia"
+      local c = b.com or { 0, 0, 0 }
+      local lone = b.joint.type == "free" and b.joint.parent == 0 and not parent[i]
+      if not (lone and c[1] == 0 and c[2] == 0 and c[3] == 0) then
+        for k = 1, 3 do out.com[#out.com + 1] = c[k] end
+        out.com_names[#out.com_names + 1] = b.name .. ".com"
+        out.com_of[#out.com_of + 1] = j
+      end
     end
   end
   for _, p in ipairs(C.pairs or {}) do
@@ -660,6 +680,38 @@ local function contact(C, P)
   return lines(l)
 end
 
+-- P_inertial(mass, com, inertia, out): the parameters mass, com and
+-- inertia packed as the generated dynamics take them (world/tree.lua's
+-- M.INERTIAL: 10 per moving body; com 0 where it is no parameter)
+local function inertial_fn(C, P)
+  local pm = M.params(C)
+  local n, nc = #pm.mass, #pm.com_of
+  local l = { string.format("static inline void %sinertial(const double *mass, const double *com, const double *inertia, "
+    .. "double *out)", P), "{" }
+  if nc > 0 and nc < n then
+    local ix, at = {}, {}
+    for c, j in ipairs(pm.com_of) do at[j] = c - 1 end
+    for j = 0, n - 1 do ix[j + 1] = tostring(at[j] or -1) end
+    l[#l + 1] = string.format("  static const int com_of[%d] = {%s};  /* the body's B.com in com, -1 none */", n,
+      table.concat(ix, ", "))
+  elseif nc == 0 then
+    l[#l + 1] = "  (void)com;"
+  end
+  l[#l + 1] = string.format("  for (int j = 0; j < %d; j++) {", n)
+  l[#l + 1] = "    out[10 * j] = mass[j];"
+  if nc == n then
+    l[#l + 1] = "    for (int k = 0; k < 3; k++) out[10 * j + 1 + k] = com[3 * j + k];"
+  elseif nc == 0 then
+    l[#l + 1] = "    for (int k = 0; k < 3; k++) out[10 * j + 1 + k] = 0.0;"
+  else
+    l[#l + 1] = "    for (int k = 0; k < 3; k++) out[10 * j + 1 + k] = com_of[j] >= 0 ? com[3 * com_of[j] + k] : 0.0;"
+  end
+  l[#l + 1] = "    for (int k = 0; k < 6; k++) out[10 * j + 4 + k] = inertia[6 * j + k];"
+  l[#l + 1] = "  }"
+  l[#l + 1] = "}"
+  return lines(l)
+end
+
 -- the step: the calc of the work entry; w->status is 0 or the failure
 local function step_fn(C, P)
   local vq = C.position_update == "parallel" and "v" or "w->v_next"
@@ -667,16 +719,15 @@ local function step_fn(C, P)
   local l = {
     string.format("static inline void %sstep(const double *q, const double *v, const double *imp, "
       .. "const double *effort, const double *info, const double *friction, const double *restitution, "
-      .. "const double *damping, const double *mass, const double *pair_friction, const double *pair_restitution, "
-      .. "%swork *w)", P, P),
+      .. "const double *damping, const double *mass, const double *com, const double *inertia, "
+      .. "const double *pair_friction, const double *pair_restitution, %swork *w)", P, P),
     "{",
     -- the world's parameters, read once per step (M.params)
     pm.friction and "  w->friction = friction[0];" or "  (void)friction;",
     pm.restitution and "  w->restitution = restitution[0];" or "  (void)restitution;",
     #pm.damping > 0 and string.format("  for (int j = 0; j < %d; j++) w->damping[j] = damping[j];", #pm.damping)
       or "  (void)damping;\n  w->damping[0] = 0.0;",
-    #pm.mass > 0 and string.format("  for (int j = 0; j < %d; j++) w->mass[j] = mass[j];", #pm.mass)
-      or "  (void)mass;\n  w->mass[0] = 0.0;",
+    string.format("  %sinertial(mass, com, inertia, w->inertial);", P),
     #pm.pair_friction > 0 and string.format("  for (int j = 0; j < %d; j++) w->pair_friction[j] = pair_friction[j];",
       #pm.pair_friction) or "  (void)pair_friction;",
     #pm.pair_restitution > 0 and string.format(
@@ -730,6 +781,7 @@ function M.emit(C, P)
   if rows_on and #C.pairs > 0 then table.insert(fns, 8, "solve_tree3") end -- the contact rows'
   local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = fns })),
     tables(C, P), require("diagc.world.signals").emit(C, P) }
+  parts[#parts + 1] = inertial_fn(C, P)
   parts[#parts + 1] = limits.emit_clamp(C, P)
   parts[#parts + 1] = smooth(C, P)
   if rows_on then
