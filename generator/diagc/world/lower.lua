@@ -236,6 +236,8 @@ function M.lower(world, taken)
   -- is taken with respect to them
   local upre = { "work", "pos", "vel", "info" }
   if #C.actuated > 0 then upre[#upre + 1] = "effort" end
+  -- and the masses (the update's Jacobian has their columns: grad.Tm)
+  upre[#upre + 1] = "mass"
   items[#items + 1] = item(world, "periodic_discrete_update", { "step", period = C.time_step,
     prerequisites = upre, calc = table.concat(copy, "\n") })
   outputs(world, C, P, items)

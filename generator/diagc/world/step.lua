@@ -220,7 +220,7 @@ local function tables(C, P)
       o[#o + 1] = string.format("static const int %spair_flat[%d][2] = {%s};", P, np, table.concat(flat, ", "))
     end
   end
-  if limits.rows_on(C) then
+  if limits.rows_on(C) or C.settings.gradients then
     local t = require("diagc.world.dynamics").facts(C)
     local d0, dofs = { 0 }, {}
     for id = 0, t.ntrees - 1 do
@@ -779,6 +779,9 @@ function M.emit(C, P)
       "integrate", "energy", "velocities" }
     or { "kinematics", "mass_matrix", "bias", "damping", "factor", "solve", "integrate", "energy", "velocities" }
   if rows_on and #C.pairs > 0 then table.insert(fns, 8, "solve_tree3") end -- the contact rows'
+  -- the mass columns of the step's Jacobians (world/grad.lua) take the
+  -- centres of mass's point Jacobians on their trees
+  if C.settings.gradients and not rows_on then table.insert(fns, 7, "point_jacobian_tree") end
   local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = fns })),
     tables(C, P), require("diagc.world.signals").emit(C, P) }
   parts[#parts + 1] = inertial_fn(C, P)
