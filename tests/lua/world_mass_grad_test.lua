@@ -1,5 +1,5 @@
 -- The step's Jacobians with respect to the bodies' masses (issue #28,
--- item 5; docs/world.md, "Gradients": grad.Tm, mass_pos and mass_vel of
+-- item 5; docs/world.md, "Gradients": the grad_mass entry's Tm, mass_pos and mass_vel of
 -- c:step_jacobians) against central differences of the step in the
 -- parameter world.B.mass, to 1e-7 relative: a lone free body (its closed
 -- form, an offset centre of mass, spinning under gravity), a chain (the

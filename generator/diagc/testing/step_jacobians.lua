@@ -104,8 +104,20 @@ local function read(ctx, leaf)
   J.pos_pos, J.vel_pos = matrix(g.T, 0, nv, nv, ncol, 0), matrix(g.T, 0, nv, nv, ncol, nv)
   J.pos_vel, J.vel_vel = matrix(g.T, nv, nv, nv, ncol, 0), matrix(g.T, nv, nv, nv, ncol, nv)
   J.force_pos, J.force_vel = matrix(g.T, 0, nv, nu, ncol, 2 * nv), matrix(g.T, nv, nv, nu, ncol, 2 * nv)
+  -- the masses' columns: the grad_mass entry
+  local m = ctx.model
+  m.gradm_types = m.gradm_types or {}
+  local tm = m.gradm_types[leaf.path]
+  if not tm then
+    tm = ffi.typeof("$ *", ffi.typeof(gradc.ffi_struct_m(leaf.type.world)))
+    m.gradm_types[leaf.path] = tm
+  end
+  local out = ffi.new("const double *[1]")
+  local rc = m.desc.eval_cache(ctx.ptr, m.cache[leaf.path .. ".grad_mass"].index, out)
+  if rc ~= 0 then return nil, string.format("eval of %s.grad_mass failed with status %d", leaf.path, rc) end
+  local gm = ffi.cast(tm, out[0])
   J.nm = G.nm
-  J.mass_pos, J.mass_vel = matrix(g.Tm, 0, nv, G.nm, G.nm, 0), matrix(g.Tm, nv, nv, G.nm, G.nm, 0)
+  J.mass_pos, J.mass_vel = matrix(gm.Tm, 0, nv, G.nm, G.nm, 0), matrix(gm.Tm, nv, nv, G.nm, G.nm, 0)
   J.cls, J.bounce = {}, {}
   if np > 0 then
     J.mu_pos, J.mu_vel = matrix(g.T, 0, nv, np, ncol, 2 * nv + nu), matrix(g.T, nv, nv, np, ncol, 2 * nv + nu)

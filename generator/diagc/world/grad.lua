@@ -18,8 +18,9 @@
 --      "approximate", the default) when a contact bounced.
 -- Columns (directions): dq (nv, tangent coordinates), dv (nv), effort
 -- (nu), then the friction coefficient of each candidate pair (np).
--- Apart, Tm: [q'; v'] x the masses of the moving bodies (the parameter
--- mass, nm columns): M and c are linear in body j's mass at fixed centre of
+-- Apart, in the typed entry PFX_gradm (grad_mass, computed on demand by
+-- PFX_mass_jacobians from work and grad), Tm: [q'; v'] x the masses of the
+-- moving bodies (the parameter mass, nm columns): M and c are linear in body j's mass at fixed centre of
 -- mass and inertia, d(M a + c)/d m_j = J_j^T J_j a + c_j(q, v) with J_j the
 -- point Jacobian of its centre of mass and c_j the bias of a unit point
 -- mass there (the generated bias on a unit `inertial`), so
@@ -73,13 +74,6 @@ local function grad_fields(G)
     string.format("  double Tv[%d], Tvs[%d], Dq[%d], Dv[%d], a[%d], col[%d];", nv * ncol, nv * ncol, nv * nv,
       nv * nv, nv, nv),
   }
-  local nm = G.nm
-  l[#l + 1] = string.format("  double Tm[%d];  /* [q'; v'] x the masses (the parameter mass) */", 2 * nv * nm)
-  l[#l + 1] = string.format("  double Tvm[%d], Jc[%d], mi[%d], bm[%d];", nv * nm, 3 * G.width, 10 * nm, nv)
-  if G.rows then
-    l[#l + 1] = string.format("  double zm[%d], Txm[%d], impm[%d];  /* the masses' contact step, d imp' */",
-      math.max(nv, G.mc) * nm, 3 * G.mc * nm, 4 * G.mc * nm)
-  end
   if G.rows then
     local mc = G.mc
     if G.np > 0 then l[#l + 1] = string.format("  double mu_pos[%d], mu_vel[%d];", nv * G.np, nv * G.np) end
@@ -97,6 +91,36 @@ local function grad_fields(G)
     l[#l + 1] = string.format("  double ws[%d];", M.tangent_doubles(nv, mc, ncol))
   end
   return l
+end
+
+-- the fields of PFX_gradm, the masses' columns (a cache entry of its own,
+-- grad_mass: computed only when asked for, from work and grad)
+local function gradm_fields(G)
+  local nv, nm = G.nv, G.nm
+  local l = {
+    string.format("  double Tm[%d];  /* [q'; v'] x the masses (the parameter mass) */", 2 * nv * nm),
+    "  int status;",
+    string.format("  double Tvm[%d], Jc[%d], mi[%d], bm[%d], col[%d];", nv * nm, 3 * G.width, 10 * nm, nv, nv),
+  }
+  if G.rows then
+    l[#l + 1] = string.format("  double impm[%d];  /* d imp' (as grad.imp) x the masses */", 4 * G.mc * nm)
+    l[#l + 1] = string.format("  double zm[%d], Txm[%d], ws[%d];", math.max(nv, G.mc) * nm, 3 * G.mc * nm,
+      M.tangent_doubles(nv, G.mc, nm))
+  end
+  return l
+end
+
+local function gradm_type(P, G)
+  local l = { "/* The step's Jacobians with respect to the masses (docs/world.md, \"Gradients\"):",
+    "   a typed cache entry of its leaf, computed from work and grad */", "typedef struct {" }
+  for _, f in ipairs(gradm_fields(G)) do l[#l + 1] = f end
+  l[#l + 1] = string.format("} %sgradm;", P)
+  return lines(l)
+end
+
+-- the same struct as an anonymous C type (testing/step_jacobians.lua)
+function M.ffi_struct_m(C)
+  return "struct {\n" .. table.concat(gradm_fields(M.sizes(C)), "\n") .. "\n}"
 end
 
 local function grad_type(C, P, G)
@@ -204,7 +228,7 @@ local function mass_tangent(C, P, G)
     string.format("static const int %smass_body[%d] = {%s};", P, nm, table.concat(bl, ", ")),
     string.format("static const int %smass_tree[%d] = {%s};", P, nm, table.concat(tl, ", ")),
     "",
-    string.format("static inline int %smass_com(const double *q, const %swork *w, %sgrad *g, int j, int *n)", P, P, P),
+    string.format("static inline int %smass_com(const double *q, const %swork *w, %sgradm *g, int j, int *n)", P, P, P),
     "{",
     string.format("  const double *X = w->X + 12 * (%smass_body[j] - 1), *c = w->inertial + 10 * j + 1;", P),
     "  double p[3];",
@@ -214,9 +238,9 @@ local function mass_tangent(C, P, G)
     string.format("  return %stree_dof0[%smass_tree[j]];", P, P),
     "}",
     "",
-    "/* d v* / d m_j = -dt M^-1 (J_j^T J_j a + c_j) for each moving body j (g->a: M^-1 (tau - c)) */",
-    string.format("static inline void %smass_tangent(const double *q, const double *v, const %swork *w, %sgrad *g)",
-      P, P, P),
+    "/* d v* / d m_j = -dt M^-1 (J_j^T J_j a + c_j) for each moving body j (ga->a: M^-1 (tau - c)) */",
+    string.format("static inline void %smass_tangent(const double *q, const double *v, const %swork *w, const %sgrad *ga, "
+      .. "%sgradm *g)", P, P, P, P),
     "{",
     string.format("  for (int i = 0; i < %d; i++) g->mi[i] = 0.0;", 10 * nm),
     string.format("  for (int j = 0; j < %d; j++) {", nm),
@@ -228,7 +252,7 @@ local function mass_tangent(C, P, G)
     "    for (int r = 0; r < 4; r++) g->mi[10 * j + r] = 0.0;",
     string.format("    t0 = %smass_com(q, w, g, j, &n);", P),
     "    for (int r = 0; r < 3; r++)",
-    string.format("      for (int c = 0; c < n; c++) s[r] += g->Jc[r * %d + c] * g->a[%stree_dofs[t0 + c]];", W, P),
+    string.format("      for (int c = 0; c < n; c++) s[r] += g->Jc[r * %d + c] * ga->a[%stree_dofs[t0 + c]];", W, P),
     string.format("    for (int i = 0; i < %d; i++) g->col[i] = -g->bm[i];", nv),
     "    for (int c = 0; c < n; c++)",
     string.format("      g->col[%stree_dofs[t0 + c]] -= g->Jc[c] * s[0] + g->Jc[%d + c] * s[1] + g->Jc[%d + c] * s[2];",
@@ -245,7 +269,7 @@ end
 local function mass_ops(C, P, G)
   local nv, nm, W = G.nv, G.nm, G.width
   return lines({
-    string.format("typedef struct { const double *q; const %swork *w; %sgrad *g; int nc; } %smctx;", P, P, P),
+    string.format("typedef struct { const double *q; const %swork *w; %sgradm *g; int nc; } %smctx;", P, P, P),
     "",
     string.format("static void %sopm_dJy(void *ctx, const double *y, double *out)", P),
     "{",
@@ -286,19 +310,23 @@ local function mass_ops(C, P, G)
     "",
     "/* the masses' columns through the contact step: the runtime's linearized step once more, on",
     "   them alone (the same problem and solution, so the same decisions) */",
-    string.format("static inline int %smass_contact(const double *q, const %swork *w, %sgrad *g, int nc, "
-      .. "const diagc_contact_problem *pr, const diagc_contact_options *op)", P, P, P),
+    string.format("static inline int %smass_contact(const double *q, const double *v, const %swork *w, const %sgrad *ga, "
+      .. "%sgradm *g, int nc)", P, P, P, P),
     "{",
     string.format("  %smctx x;", P),
     "  diagc_step_ops ops;",
     "  diagc_contact_tangent t;",
+    "  diagc_contact_problem pr;",
+    "  diagc_contact_options op;",
+    string.format("  %sproblem(v, w, nc, &pr, &op);", P),
+    "  pr.J = ga->Jd; pr.MinvJT = ga->MJd; pr.Jc = NULL; pr.MJc = NULL;",
     "  x.q = q; x.w = w; x.g = g; x.nc = nc;",
     string.format("  ops.ctx = &x; ops.dJy = %sopm_dJy; ops.dJTx = %sopm_dJTx; ops.dMy = %sopm_dMy; "
       .. "ops.solve = %sopm_solve;", P, P, P, P),
     string.format("  for (int i = 0; i < %d; i++) g->zm[i] = 0.0;", math.max(nv, G.mc) * nm),
     string.format("  t.ncol = %d; t.nq = %d; t.Tv = g->zm; t.Tvstar = g->Tvm; t.Tdepth = g->zm; t.mu_col = NULL;", nm, nm),
     string.format("  t.Tv_next = g->Tm + %d; t.Tx = g->Txm; t.cls = NULL; t.bounce = NULL; t.target = NULL;", nv * nm),
-    "  int rc = diagc_contact_tangent_solve(pr, op, w->x, w->v_next, &ops, &t, g->ws, sizeof g->ws);",
+    "  int rc = diagc_contact_tangent_solve(&pr, &op, w->x, w->v_next, &ops, &t, g->ws, sizeof g->ws);",
     "  if (rc != 0) return rc;",
     string.format("  for (int i = 0; i < %d; i++) g->impm[i] = 0.0;", 4 * G.mc * nm),
     "  for (int i = 0; i < 3 * nc; i++)",
@@ -342,7 +370,7 @@ local function position_tangent(C, P, G)
   -- the masses' columns (Tm): no identity, stride nm
   local nm = G.nm
   l[#l + 1] = ""
-  l[#l + 1] = string.format("static inline void %sposition_tangent_m(const double *u, const double *Tu, %sgrad *g)", P, P)
+  l[#l + 1] = string.format("static inline void %sposition_tangent_m(const double *u, const double *Tu, %sgradm *g)", P, P)
   l[#l + 1] = "{"
   l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->Tm[i] = %s * Tu[i];", nv * nm, dt)
   if #rot == 0 then l[#l + 1] = "  (void)u;" end
@@ -466,7 +494,6 @@ local function contact_tangent(C, P, G)
     "  int rc = diagc_contact_tangent_solve(&pr, &op, w->x, w->v_next, &ops, &t, g->ws, sizeof g->ws);",
     "  if (rc != 0) return rc;",
     "  g->clamped = t.clamped; g->rank = t.rank; g->kinks = kinks + t.kinks;",
-    string.format("  if ((rc = %smass_contact(q, w, g, nc, &pr, &op)) != 0) return rc;", P),
     "  g->bounces = 0;",
     "  /* the mode beyond the classes: a normal row's impulse exactly 0 or not; the side of a friction bound */",
     "  for (int i = 0; i < 3 * nc; i++)",
@@ -530,13 +557,10 @@ local function step_jacobians(C, P, G)
         .. "DIAGC_SIM_E_NONFINITE;", a[2], a[1], a[1])
     end
   end
-  local nm = G.nm
   for _, x in ipairs({
     "  if (g->status != 0) return;",
     string.format("  %ssmooth_tangent(q, v, effort, w, g);", P),
-    string.format("  %smass_tangent(q, v, w, g);", P),
   }) do l[#l + 1] = x end
-  local copy_m = string.format("for (int i = 0; i < %d; i++) g->Tm[%d + i] = g->Tvm[i];", nv * nm, nv * nm)
   if G.rows then
     l[#l + 1] = "  g->contacts = (int)w->info[0];"
     l[#l + 1] = "  if (g->contacts > 0) {"
@@ -544,26 +568,53 @@ local function step_jacobians(C, P, G)
     l[#l + 1] = "    if (g->status != 0) return;"
     l[#l + 1] = "  } else {"
     l[#l + 1] = string.format("    for (int i = 0; i < %d; i++) g->T[%d + i] = g->Tvs[i];", nv * ncol, nv * ncol)
-    l[#l + 1] = "    " .. copy_m
-    l[#l + 1] = string.format("    for (int i = 0; i < %d; i++) g->impm[i] = 0.0;", 4 * G.mc * nm)
     l[#l + 1] = string.format("    %simp_clear(g);", P)
     l[#l + 1] = "  }"
   else
     l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->T[%d + i] = g->Tvs[i];", nv * ncol, nv * ncol)
-    l[#l + 1] = "  " .. copy_m
   end
   if parallel then
-    -- q' = q (+) dt v: no mass moves it
-    l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->Tm[i] = 0.0;", nv * nm)
     l[#l + 1] = string.format("  %sposition_tangent(v, g->Tv, g);", P)
     if G.rows and M.bounce_factor(C) then
       l[#l + 1] = string.format("  if (g->bounces > 0 && (g->status = %sbounce(w, g)) != 0) return;", P)
     end
   else
     l[#l + 1] = string.format("  %sposition_tangent(w->v_next, g->T + %d, g);", P, nv * ncol)
-    l[#l + 1] = string.format("  %sposition_tangent_m(w->v_next, g->Tm + %d, g);", P, nv * nm)
   end
   l[#l + 1] = string.format("  %sgrad_split(g);", P)
+  l[#l + 1] = "}"
+  return lines(l)
+end
+
+-- P_mass_jacobians: the grad_mass entry (grad's snapshot read, not changed)
+local function mass_jacobians(C, P, G)
+  local nv, nm = G.nv, G.nm
+  local l = {
+    "/* The step's Jacobians with respect to the masses at the snapshot in w and its Jacobians g */",
+    string.format("static inline void %smass_jacobians(const double *q, const double *v, const %swork *w, "
+      .. "const %sgrad *ga, %sgradm *g)", P, P, P, P),
+    "{",
+    "  g->status = ga->status;",
+    "  if (g->status != 0) return;",
+    string.format("  %smass_tangent(q, v, w, ga, g);", P),
+  }
+  local copy = string.format("for (int i = 0; i < %d; i++) g->Tm[%d + i] = g->Tvm[i];", nv * nm, nv * nm)
+  if G.rows then
+    l[#l + 1] = "  if (ga->contacts > 0) {"
+    l[#l + 1] = string.format("    if ((g->status = %smass_contact(q, v, w, ga, g, ga->contacts)) != 0) return;", P)
+    l[#l + 1] = "  } else {"
+    l[#l + 1] = "    " .. copy
+    l[#l + 1] = string.format("    for (int i = 0; i < %d; i++) g->impm[i] = 0.0;", 4 * G.mc * nm)
+    l[#l + 1] = "  }"
+  else
+    l[#l + 1] = "  " .. copy
+  end
+  if C.position_update == "parallel" then
+    -- q' = q (+) dt v: no mass moves it
+    l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->Tm[i] = 0.0;", nv * nm)
+  else
+    l[#l + 1] = string.format("  %sposition_tangent_m(w->v_next, g->Tm + %d, g);", P, nv * nm)
+  end
   l[#l + 1] = "}"
   return lines(l)
 end
@@ -645,7 +696,9 @@ end
 
 -- bytes of the grad entry (after world/step.lua's layout)
 function M.struct_bytes(C)
-  return require("diagc.world.size").decl_bytes("\n" .. table.concat(grad_fields(M.sizes(C)), "\n"))
+  local G = M.sizes(C)
+  return require("diagc.world.size").decl_bytes("\n" .. table.concat(grad_fields(G), "\n"))
+    + require("diagc.world.size").decl_bytes("\n" .. table.concat(gradm_fields(G), "\n"))
 end
 
 -- The table's text: every column of a component has the same rows, so a
@@ -696,8 +749,8 @@ end
 -- The C of the step's Jacobians (after world/step.lua's and world/tangent.lua's)
 function M.emit(C, P)
   local G = M.sizes(C)
-  local parts = { grad_type(C, P, G), sparsity_table(C, P), smooth_tangent(C, P, G), mass_tangent(C, P, G),
-    position_tangent(C, P, G), split(C, P, G) }
+  local parts = { grad_type(C, P, G), gradm_type(P, G), sparsity_table(C, P), smooth_tangent(C, P, G),
+    mass_tangent(C, P, G), position_tangent(C, P, G), split(C, P, G) }
   if G.rows then
     parts[#parts + 1] = imp_clear(P, G)
     parts[#parts + 1] = G.np > 0 and emit_ops.emit(C, P, G) or limits.emit_ops(C, P, G)
@@ -705,6 +758,7 @@ function M.emit(C, P)
     parts[#parts + 1] = contact_tangent(C, P, G)
   end
   parts[#parts + 1] = step_jacobians(C, P, G)
+  parts[#parts + 1] = mass_jacobians(C, P, G)
   parts[#parts + 1] = require("diagc.world.grad_coords").emit(C, P, G)
   return table.concat(parts, "\n\n") .. "\n"
 end

@@ -15,7 +15,7 @@
 --     clamped an effort, with effort limits; and the last, the steps left
 --     inexact); the warm start imp and the rest of info have zero
 --     derivatives
---   M.emit(C, P) -> C of PFX_coords_jacobian(pos, work, grad, jac), jac
+--   M.emit(C, P) -> C of PFX_coords_jacobian(pos, work, grad, grad_mass, jac), jac
 --     in the pattern's order (both nothing beyond M.MAX_ENTRIES)
 local dyn = require("diagc.world.dynamics")
 
@@ -157,15 +157,17 @@ local function coords_jacobian(C, P, G)
   local nv, nq, nu, ncol = C.nv, C.nq, #C.actuated, G.ncol
   local has_imp = require("diagc.world.limits").rows_on(C) and C.nslots > 0
   local nm = M.with_mass(C) and G.nm or 0
+  -- gm NULL: the masses' columns are not asked for (zeros)
   local function masses(src)
-    return nm > 0 and string.format("    for (int j = 0; j < %d; j++) jac[k++] = %s + j];", nm, src) or false
+    return nm > 0 and string.format("    for (int j = 0; j < %d; j++) jac[k++] = gm ? %s + j] : 0.0;", nm, src) or false
   end
   local l = {
-    string.format("static inline void %scoords_jacobian(const double *pos, const %swork *w, const %sgrad *g, double *jac)",
-      P, P, P),
+    string.format("static inline void %scoords_jacobian(const double *pos, const %swork *w, const %sgrad *g, "
+      .. "const %sgradm *gm, double *jac)", P, P, P, P),
     "{",
     string.format("  double col[%d], tq[%d], row[%d];", nv, nq, nq),
     "  int k = 0;",
+    nm == 0 and "  (void)gm;" or false,
     "  /* pos_next: tangent rows mapped at q', columns as below */",
     string.format("  double rq[%d];", nq * ncol),
     string.format("  for (int c = 0; c < %d; c++) {", ncol),
@@ -174,8 +176,8 @@ local function coords_jacobian(C, P, G)
     string.format("    for (int i = 0; i < %d; i++) rq[i * %d + c] = tq[i];", nq, ncol),
     "  }",
     nm > 0 and string.format("  double rm[%d];", nq * nm) or false,
-    nm > 0 and string.format("  for (int c = 0; c < %d; c++) {", nm) or false,
-    nm > 0 and string.format("    for (int i = 0; i < %d; i++) col[i] = g->Tm[i * %d + c];", nv, nm) or false,
+    nm > 0 and string.format("  for (int c = 0; c < %d && gm; c++) {", nm) or false,
+    nm > 0 and string.format("    for (int i = 0; i < %d; i++) col[i] = gm->Tm[i * %d + c];", nv, nm) or false,
     nm > 0 and string.format("    %scoords(w->q_next, col, 1.0, tq);", P) or false,
     nm > 0 and string.format("    for (int i = 0; i < %d; i++) rm[i * %d + c] = tq[i];", nq, nm) or false,
     nm > 0 and "  }" or false,
@@ -189,7 +191,7 @@ local function coords_jacobian(C, P, G)
     string.format("    %scoords(pos, g->T + (%d + i) * %d, 4.0, row);", P, nv, ncol),
     string.format("    for (int j = 0; j < %d; j++) jac[k++] = row[j];", nq),
     string.format("    for (int j = 0; j < %d; j++) jac[k++] = g->T[(%d + i) * %d + %d + j];", nv + nu, nv, ncol, nv),
-    masses(string.format("g->Tm[(%d + i) * %d", nv, nm)),
+    masses(string.format("gm->Tm[(%d + i) * %d", nv, nm)),
     "  }",
   }
   if has_imp then
@@ -197,7 +199,7 @@ local function coords_jacobian(C, P, G)
     l[#l + 1] = string.format("    %scoords(pos, g->imp + i * %d, 4.0, row);", P, ncol)
     l[#l + 1] = string.format("    for (int j = 0; j < %d; j++) jac[k++] = row[j];", nq)
     l[#l + 1] = string.format("    for (int j = 0; j < %d; j++) jac[k++] = g->imp[i * %d + %d + j];", nv + nu, ncol, nv)
-    l[#l + 1] = masses(string.format("g->impm[i * %d", nm))
+    l[#l + 1] = masses(string.format("gm->impm[i * %d", nm))
     l[#l + 1] = "  }"
   end
   local counts = M.counts(C)

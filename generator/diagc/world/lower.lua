@@ -27,7 +27,9 @@
 --                     PFX_work), computed from the state and the effort
 --     cache_entry     grad: the step's Jacobians (typed: PFX_grad,
 --                     world/grad.lua), computed from work on demand
---                     (absent with gradients = false)
+--                     (absent with gradients = false); grad_mass: their
+--                     columns for the masses (typed: PFX_gradm), from
+--                     work and grad on demand
 --     periodic_discrete_update  step, every time_step: copies work's
 --                     results into the next state
 --     output_port     position, velocity, poses (12 per body: R row-major,
@@ -226,6 +228,11 @@ function M.lower(world, taken)
   if C.settings.gradients then
     items[#items + 1] = item(world, "cache_entry", { "grad", type = P .. "grad", prerequisites = gpre,
       calc = string.format("%sstep_jacobians(%s);", P, gargs) })
+    -- the masses' columns (world/grad.lua), only when asked for: a
+    -- parameter Jacobian of world.mass, c:step_jacobians
+    items[#items + 1] = item(world, "cache_entry", { "grad_mass", type = P .. "gradm",
+      prerequisites = { "pos", "vel", "work", "grad" }, calc = string.format("%smass_jacobians(pos, vel, work, grad, "
+        .. "grad_mass);", P) })
   end
   -- a failed step returns its reason (a negative diagc_status, diagc/model.h)
   local copy = { "if (work->status != 0) return work->status < 0 ? work->status : DIAGC_FAILED;",
