@@ -34,7 +34,7 @@ local function groups(C, with_mass)
   if require("diagc.world.limits").rows_on(C) and C.nslots > 0 then outs[#outs + 1] = { "imp_next", C.nimp } end
   local ins = { { "pos", C.nq }, { "vel", C.nv } }
   if #C.actuated > 0 then ins[#ins + 1] = { "effort", #C.actuated } end
-  if with_mass then ins[#ins + 1] = { "mass", require("diagc.world.grad").sizes(C).nm } end
+  if with_mass then ins[#ins + 1] = { "mass", require("diagc.world.tree").nmass(dyn.facts(C)) } end
   return outs, ins
 end
 

@@ -111,12 +111,16 @@ M.CHECKED = { inertia = true }
 -- world/step.lua's M.params) must be positive definite
 function M.check_param(C, name, all)
   if name ~= "inertia" then return nil end
-  local names = require("diagc.world.step").params(C).inertia_names
-  for j, n in ipairs(names) do
-    local I = {}
-    for k = 1, 6 do I[k] = all[6 * (j - 1) + k] end
-    local why = require("diagc.world.values").not_pd(n:sub(1, -9), I)
-    if why then return why .. " (docs/world.md, \"Parameters\")" end
+  -- the moving bodies in body order (world/step.lua's M.params)
+  local j = 0
+  for _, b in ipairs(C.bodies) do
+    if not b.welded then
+      local I = {}
+      for k = 1, 6 do I[k] = all[6 * j + k] end
+      local why = require("diagc.world.values").not_pd(b.name, I)
+      if why then return why .. " (docs/world.md, \"Parameters\")" end
+      j = j + 1
+    end
   end
 end
 
