@@ -112,8 +112,10 @@ test("cdiff.alias.generated_world_dynamics", function()
     local sp = {
       body = string.format("double X[%d]; %s_kinematics(q, X); %s_bias(q, v, X, mass, c);", 12 * f.nb, P, P),
       preamble = (dyn.emit(world, P, { functions = { "kinematics", "bias" } }):gsub("#include[^\n]*\n", "")),
-      -- (the masses, the world's parameter, differentiated too)
-      inputs = { { name = "q", size = f.nq }, { name = "v", size = f.nv }, { name = "mass", size = require("diagc.world.tree").nmass(f) } },
+      -- (the inertial numbers, the world's parameters mass, com and
+      -- inertia, 10 per moving body: differentiated too)
+      inputs = { { name = "q", size = f.nq }, { name = "v", size = f.nv },
+        { name = "mass", size = 10 * require("diagc.world.tree").nmass(f) } },
       outputs = { { name = "c", size = f.nv } },
     }
     local r = S.analyze(sp)

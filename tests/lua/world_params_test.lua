@@ -236,17 +236,6 @@ test("world_params.damping_caching_on_off_bit_identical", function()
   eq(a.context:get("world.slide.v"), v0)
 end)
 
-test("world_params.inertia_is_not_a_parameter", function()
-  -- inertias and centres of mass are folded into the generated dynamics:
-  -- set_param (as -p) says so in one line
-  local c = slider("unrolled"):context()
-  for _, what in ipairs({ "inertia", "com" }) do
-    local ok, why = pcall(function() c:set_param("world.cart." .. what, 1) end)
-    assert(not ok and tostring(why):find("a body's inertia and centre of mass are not parameters of world "
-      .. "\"slider\"", 1, true), tostring(why))
-  end
-end)
-
 -- Body masses as parameters (world.B.mass; one value per body a dof moves,
 -- in body order, the vector world.mass).  In zero gravity a constant force
 -- F on a free body (the lone body's closed form) and on a slider (the
@@ -377,4 +366,252 @@ test("world_params.mass_caching_on_off_bit_identical", function()
   b:advance_to(0.05)
   local pa, pb = a.context:get("w.pos"), b.context:get("w.pos")
   for i = 1, #pa do assert(pa[i] == pb[i], "pos[" .. (i - 1) .. "] differs with caching off") end
+end)
+
+-- Friction and restitution per `pairs` entry (world.A.B.friction, the
+-- vector world.pair_friction; docs/world.md, "Parameters").  Two boxes on
+-- one incline, each with its own entry: each slides at g (sin th - mu_i cos
+-- th) with its own mu, and a sweep of one entry's mu leaves the other box
+-- the same bits.
+local function two_boxes()
+  local c, s = math.cos(TH / 2), math.sin(TH / 2)
+  local function box(name, y)
+    return dsl.body { name, mass = 2, inertia = { 0.03, 0.03, 0.05 },
+      joint = { "free", q = { H * math.sin(TH), y, H * math.cos(TH), c, 0, s, 0 } },
+      shapes = { { "box", size = { 0.4, 0.4, 2 * H } } } }
+  end
+  return diagc.jit(dsl.diagram "two" {
+    dsl.system { "w", dsl.world "two" { time_step = DT, friction = 0.5,
+      pairs = { { "slope", "a", friction = 0.1 }, { "b", "slope", friction = 0.25, restitution = 0.3 } },
+      dsl.body { "slope", joint = { "fixed", rpy = { 0, TH, 0 } }, shapes = { { "plane" } } },
+      box("a", -1), box("b", 1) } },
+    dsl.log { "w.a.pose", period = 0.1 },
+  })
+end
+
+-- the distances boxes a and b slid down the slope in T s
+local function slid2(sim, T)
+  local p0 = sim.context:get("w.pos")
+  sim:advance_to(T)
+  local p = sim.context:get("w.pos")
+  local function along(k) return (p[k] - p0[k]) * math.cos(TH) - (p[k + 2] - p0[k + 2]) * math.sin(TH) end
+  return along(1), along(8), p
+end
+
+test("world_params.pair_friction_two_boxes", function()
+  local m2, T = two_boxes(), 0.5
+  local acc = function(x) return 2 * x / (T * (T + DT)) end
+  local sim = m2:simulator()
+  -- the entries' own numbers by default, each a parameter named by the
+  -- entry's bodies as written
+  eq(sim.context:get("w.pair_friction"), { 0.1, 0.25 })
+  eq(sim.context:get("w.slope.a.friction"), 0.1)
+  eq(sim.context:get("w.b.slope.friction"), 0.25)
+  eq(sim.context:get("w.b.slope.restitution"), 0.3)
+  local xa, xb = slid2(sim, T)
+  near(acc(xa), G * (math.sin(TH) - 0.1 * math.cos(TH)), { rtol = 1e-6 })
+  near(acc(xb), G * (math.sin(TH) - 0.25 * math.cos(TH)), { rtol = 1e-6 })
+  -- a sweep of a's mu: a follows it, b keeps its bits
+  local ref
+  for _, mu in ipairs({ 0, 0.05, 0.2, 0.3 }) do
+    sim = m2:simulator()
+    sim.context:set_param("w.slope.a.friction", mu)
+    local ya, yb, p = slid2(sim, T)
+    near(acc(ya), G * (math.sin(TH) - mu * math.cos(TH)), { rtol = 1e-6 })
+    near(acc(yb), G * (math.sin(TH) - 0.25 * math.cos(TH)), { rtol = 1e-6 })
+    ref = ref or p
+    for k = 8, 14 do assert(p[k] == ref[k], "box b's pos[" .. (k - 1) .. "] changed with a's friction") end
+  end
+  -- the world's default is no longer what either entry takes
+  sim = m2:simulator()
+  sim.context:set_param("w.friction", 0)
+  local za, zb = slid2(sim, T)
+  near(acc(za), G * (math.sin(TH) - 0.1 * math.cos(TH)), { rtol = 1e-6 })
+  near(acc(zb), G * (math.sin(TH) - 0.25 * math.cos(TH)), { rtol = 1e-6 })
+  -- above tan(20 deg) b sticks; a's vector element set through the whole vector
+  sim = m2:simulator()
+  sim.context:set_param("w.pair_friction", { 0.1, 0.4 })
+  local wa, wb = slid2(sim, T)
+  near(acc(wa), G * (math.sin(TH) - 0.1 * math.cos(TH)), { rtol = 1e-6 })
+  near(wb, 0, { atol = 1e-9 })
+end)
+
+test("world_params.pair_restitution_apex", function()
+  -- a ball dropped onto a plane whose pair gives its own restitution: the
+  -- first apex is e^2 m for the pair's parameter e (as restitution_apex)
+  local r = 0.1
+  local mb = diagc.jit(dsl.diagram "drop2" {
+    dsl.system { "world", dsl.world "drop2" { time_step = DT, pairs = { { "ball", "ground", restitution = 0.9 } },
+      dsl.body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },
+      dsl.body { "ball", mass = 1, inertia = { 0.004, 0.004, 0.004 },
+        joint = { "free", q = { 0, 0, 1 + r, 1, 0, 0, 0 } }, shapes = { { "sphere", radius = r } } } } },
+    dsl.log { "world.ball.pose", period = 0.1 },
+  })
+  for _, e in ipairs({ 0.5, 0.8 }) do
+    local sim = mb:simulator()
+    sim.context:set_param("world.ball.ground.restitution", e)
+    local up, apex = false, 0
+    for k = 1, 1400 do
+      sim:advance_to(k * DT)
+      local z, vz = sim.context:get("world.ball.z"), sim.context:get("world.ball.vz")
+      if vz > 0 then up = true end
+      if up then apex = math.max(apex, z - r) end
+      if up and vz < 0 then break end
+    end
+    near(apex, e * e, { rtol = 0.01 })
+  end
+end)
+
+-- Inertias and centres of mass as parameters (world.B.inertia: ixx, iyy,
+-- izz, ixy, ixz, iyz about the centre of mass; world.B.com), in both forms.
+-- A constant torque on a free body at rest in zero gravity: about a
+-- principal axis its angular velocity grows as n dt tau / I exactly (no
+-- gyroscopic term); with products of inertia the first step from rest is
+-- dt I^-1 tau (the full inverse: the spec's diagonal inertia gave the lone
+-- body's closed form no off-diagonal entries, the parameter's fills them).
+local function torqued(form, tau)
+  return diagc.jit(dsl.diagram "torqued" {
+    dsl.system { "w", dsl.world "torqued" { time_step = DT, gravity = { 0, 0, 0 }, dynamics = form,
+      dsl.body { "ball", mass = 1, inertia = { 0.1, 0.1, 0.1 }, joint = { "free", actuated = true } } } },
+    dsl.fix_input { "w.effort", value = { 0, 0, 0, tau[1], tau[2], tau[3] } },
+  })
+end
+
+-- the solution x of A x = b for a symmetric 3x3 A (Cramer's rule)
+local function solve3(A, b)
+  local function det(M)
+    return M[1][1] * (M[2][2] * M[3][3] - M[2][3] * M[3][2]) - M[1][2] * (M[2][1] * M[3][3] - M[2][3] * M[3][1])
+      + M[1][3] * (M[2][1] * M[3][2] - M[2][2] * M[3][1])
+  end
+  local d, x = det(A), {}
+  for k = 1, 3 do
+    local M = {}
+    for r = 1, 3 do
+      M[r] = {}
+      for c = 1, 3 do M[r][c] = c == k and b[r] or A[r][c] end
+    end
+    x[k] = det(M) / d
+  end
+  return x
+end
+
+test("world_params.inertia_under_a_constant_torque", function()
+  local tau = { 0.3, -0.2, 0.5 }
+  for _, form in ipairs({ "unrolled", "looped" }) do
+    local mt = torqued(form, tau)
+    -- principal: about z alone, w_z = n dt tau_z / izz for every step
+    local mz = torqued(form, { 0, 0, tau[3] })
+    local sim = mz:simulator()
+    sim.context:set_param("w.ball.inertia", { 0.2, 0.3, 0.4, 0, 0, 0 })
+    sim:advance_to(100 * DT)
+    local v = sim.context:get("w.vel")
+    near(v[6], 100 * DT * tau[3] / 0.4, { rtol = 1e-12 })
+    eq({ v[4], v[5] }, { 0, 0 })
+    -- with products of inertia: the first step is dt I^-1 tau
+    local I = { 0.2, 0.3, 0.4, 0.05, -0.03, 0.02 }
+    sim = mt:simulator()
+    sim.context:set_param("w.ball.inertia", I)
+    sim:advance_to(DT)
+    v = sim.context:get("w.vel")
+    local A = { { I[1], I[4], I[5] }, { I[4], I[2], I[6] }, { I[5], I[6], I[3] } }
+    local x = solve3(A, tau)
+    for k = 1, 3 do near(v[3 + k], DT * x[k], { rtol = 1e-12 }) end
+  end
+end)
+
+test("world_params.compound_pendulum_period", function()
+  -- a body on a hinge with its centre of mass L below it and inertia Ic
+  -- about it: small swings of period 2 pi sqrt((Ic + m L^2) / (m g L)),
+  -- for com and inertia set by set_param (the spec's differ)
+  local dt, mass = 1e-4, 1.5
+  for _, form in ipairs({ "unrolled", "looped" }) do
+    local mp = diagc.jit(dsl.diagram "compound" {
+      dsl.system { "world", dsl.world "compound" { time_step = dt, dynamics = form,
+        dsl.body { "arm", mass = mass, inertia = { 0.01, 0.01, 0.01 }, com = { 0, 0, -0.2 },
+          joint = { "revolute", name = "hinge", axis = { 0, 1, 0 }, q = { 0.01 } } } } },
+      dsl.log { "world.hinge.q", period = 0.1 },
+    })
+    for _, case in ipairs({ { 0.5, 0.02 }, { 1.2, 0.3 } }) do
+      local L, Ic = case[1], case[2]
+      local sim = mp:simulator()
+      sim.context:set_param("world.arm.com", { 0, 0, -L })
+      sim.context:set_param("world.arm.inertia", { 0.05, Ic, 0.05, 0, 0, 0 })
+      local prev, downs = sim.context:get("world.hinge.q"), {}
+      for k = 1, 60000 do
+        sim:advance_to(k * dt)
+        local q = sim.context:get("world.hinge.q")
+        if prev > 0 and q <= 0 then downs[#downs + 1] = (k - 1 + prev / (prev - q)) * dt end
+        prev = q
+        if #downs == 2 then break end
+      end
+      near(downs[2] - downs[1], 2 * math.pi * math.sqrt((Ic + mass * L * L) / (mass * G * L)), { rtol = 2e-3 })
+    end
+  end
+end)
+
+-- the world of mass_offset_centres with the box's and the pole's com and
+-- inertia given (the peer: the same numbers folded as the spec's)
+local function offset_world2(cb, Ib, cp, Ip, form)
+  return diagc.jit(dsl.diagram "offset2" {
+    dsl.system { "w", dsl.world "offset2" { time_step = DT, dynamics = form,
+      dsl.body { "cart", mass = 1.3, inertia = { 0.02, 0.03, 0.04 },
+        joint = { "prismatic", axis = { 1, 0, 0 }, v = { 0.2 } } },
+      dsl.body { "pole", mass = 0.6, com = cp, inertia = Ip,
+        joint = { "revolute", parent = "cart", axis = { 0, 1, 0 }, q = { 0.3 }, v = { -0.5 } } },
+      dsl.body { "box", mass = 2, com = cb, inertia = Ib,
+        joint = { "free", q = { 0, 2, 1, 1, 0, 0, 0 }, v = { 0.1, 0, 0.2, 0.7, -0.4, 1.1 } } } } },
+    dsl.log { "w.box.pose", period = 0.1 },
+  })
+end
+
+test("world_params.com_and_inertia_against_the_spec", function()
+  local cb0, Ib0 = { 0.1, -0.05, 0.02 }, { 0.05, 0.06, 0.07, 0.01, 0, -0.005 }
+  local cp0, Ip0 = { 0.05, 0, -0.4 }, { 0.02, 0.03, 0.01, 0.001, 0, 0.002 }
+  local cb1, Ib1 = { -0.2, 0.07, 0.3 }, { 0.08, 0.05, 0.09, -0.01, 0.02, 0.003 }
+  local cp1, Ip1 = { 0, 0.1, -0.7 }, { 0.04, 0.05, 0.02, 0, 0.003, 0 }
+  for _, form in ipairs({ "unrolled", "looped" }) do
+    local a = offset_world2(cb0, Ib0, cp0, Ip0, form):simulator()
+    local b = offset_world2(cb1, Ib1, cp1, Ip1, form):simulator()
+    a.context:set_param("w.box.com", cb1)
+    a.context:set_param("w.box.inertia", Ib1)
+    a.context:set_param("w.pole.com", cp1)
+    a.context:set_param("w.pole.inertia", Ip1)
+    local J = a.context:step_jacobians("w")
+    local F = a.context:step_jacobians("w", { jacobian = "fd" })
+    for i = 1, #F.T do
+      for j = 1, #F.T[i] do near(J.T[i][j], F.T[i][j], { rtol = 1e-7, atol = 1e-8 }) end
+    end
+    a:advance_to(0.05)
+    b:advance_to(0.05)
+    near(a.context:get("w.pos"), b.context:get("w.pos"), { rtol = 1e-12, atol = 1e-12 })
+    near(a.context:get("w.vel"), b.context:get("w.vel"), { rtol = 1e-11, atol = 1e-11 })
+    near(a.context:get("w.energy"), b.context:get("w.energy"), { rtol = 1e-12 })
+    near(a.context:get("w.gravity_effort"), b.context:get("w.gravity_effort"), { rtol = 1e-12, atol = 1e-12 })
+    -- caching off: the same bits
+    local c = offset_world2(cb0, Ib0, cp0, Ip0, form):simulator()
+    c.context:set_caching(false)
+    c.context:set_param("w.box.com", cb1)
+    c.context:set_param("w.box.inertia", Ib1)
+    c.context:set_param("w.pole.com", cp1)
+    c.context:set_param("w.pole.inertia", Ip1)
+    c:advance_to(0.05)
+    local pa, pc = a.context:get("w.pos"), c.context:get("w.pos")
+    for i = 1, #pa do assert(pa[i] == pc[i], "pos[" .. (i - 1) .. "] differs with caching off") end
+  end
+end)
+
+test("world_params.com_of_a_lone_body_at_its_origin_is_no_parameter", function()
+  -- a lone free body whose spec puts its centre of mass at its origin has
+  -- a closed form without centre-of-mass terms: set_param (as -p) says so
+  local c = pushed("unrolled"):context()
+  local ok, why = pcall(function() c:set_param("w.ball.com", { 0.1, 0, 0 }) end)
+  assert(not ok and tostring(why):find("body 'ball' is a lone free body whose spec puts its centre of mass at its "
+    .. "origin", 1, true), tostring(why))
+  -- its inertia is one; the cart's com too (not a lone body)
+  eq(c:get("w.ball.inertia"), { 0.1, 0.1, 0.1, 0, 0, 0 })
+  eq(c:get("w.cart.com"), { 0, 0, 0 })
+  -- not positive definite: one line naming the body
+  ok, why = pcall(function() c:set_param("w.ball.inertia", { 1, 1, 1, 2, 0, 0 }) end)
+  assert(not ok and tostring(why):find("body 'ball': inertia {1, 1, 1, 2, 0, 0} is not positive definite", 1, true),
+    tostring(why))
 end)

@@ -76,14 +76,15 @@ end)
 test("world_ranges.nonfinite_fold_is_an_error_at_the_world", function()
   local W = { _kind = "world", name = "w", loc = { file = "here.lua", line = 3 }, settings = {}, items = {
     { _item = "body", loc = { file = "here.lua", line = 4 }, args = { "ball", mass = 1, inertia = { 1, 1, 1 },
-      joint = { "free" } } } } }
+      joint = { "free", rpy = { 0, 0, math.pi / 4 } } } } } }
   local C = check.check(W)
-  -- past the checks: a centre of mass whose [c]x^T [c]x overflows (the
-  -- mass is the parameter mass, no constant)
-  C.bodies[1].com = { 1e200, 0, 0 }
+  -- past the checks: a gravity whose body-frame components (folded for a
+  -- lone free body turned by 45 degrees) overflow (the masses, centres of
+  -- mass and inertias are parameters, no constants)
+  C.gravity = { 1.5e308, 1.5e308, 0 }
   local ok, e = pcall(lower.preamble, C, lower.prefix(C))
   assert(not ok and errors.is(e), tostring(e))
-  eq(errors.format(e), "here.lua:3: world \"w\": a constant of its generated mass matrix (the masses, centres of "
-    .. "mass and inertias) is inf: the bodies' masses, inertias, centres of mass and placements combine to "
+  eq(errors.format(e), "here.lua:3: world \"w\": a constant of its generated bias forces (gravity on the masses, "
+    .. "Coriolis terms) is inf: the bodies' masses, inertias, centres of mass and placements combine to "
     .. "overflow; keep them within the ranges of docs/world.md")
 end)

@@ -45,12 +45,18 @@ function S.damping(world)
   return d
 end
 
--- the masses of the bodies a dof moves, in body order (the parameter mass
--- the generated functions take: docs/world.md §6)
+-- the inertial numbers of the bodies a dof moves, in body order, 10 per
+-- body: m, com, inertia (the parameters mass, com and inertia packed as the
+-- generated functions take them: docs/world.md §6)
 function S.masses(world)
   local f, m = dyn.facts(world), {}
   for i, b in ipairs(world.bodies) do
-    if #f.chain[i] > 0 then m[#m + 1] = b.mass end
+    if #f.chain[i] > 0 then
+      local c, I = b.com or { 0, 0, 0 }, b.inertia
+      for _, x in ipairs({ b.mass, c[1], c[2], c[3], I[1], I[2], I[3], I[4] or 0, I[5] or 0, I[6] or 0 }) do
+        m[#m + 1] = x
+      end
+    end
   end
   return m
 end

@@ -72,6 +72,25 @@ local function world_refusal(m, sys, leaf_name)
   end
 end
 
+-- Why world parameter `full` ("world.inertia") with vals set from its
+-- element `first` (0-based) would be invalid as a whole (a body's inertia
+-- not positive definite: world/signals.lua, M.check_param), or nil
+local function world_check(m, ctx, full, first, vals)
+  for _, lc in ipairs(m.gen and m.gen.flat.leaves or {}) do
+    if lc.type.world and full:sub(1, #lc.path + 1) == lc.path .. "." then
+      local pname = full:sub(#lc.path + 2)
+      local signals = require("diagc.world.signals")
+      if not signals.CHECKED[pname] then return nil end
+      local cur = ctx:get(full)
+      if type(cur) ~= "table" then cur = { cur } end
+      local all = {}
+      for i, v in ipairs(cur) do all[i] = v end
+      for i, v in ipairs(vals) do all[first + i] = v end
+      return signals.check_param(lc.type.world, pname, all)
+    end
+  end
+end
+
 -- Why `name` is not a settable `kind`, with the closest names.
 local function unknown(m, kind, name, cmd)
   local K = kinds()
@@ -139,16 +158,23 @@ function M.set(m, ctx, kind, name, vals, cmd)
   end
   if kind == "param" then
     local it = M.param_item(m, name)
+    -- a named run's values start at its first element (the range may
+    -- differ per element: a list of world/ranges.lua keys)
+    local g = m.groups and m.groups[name]
+    local first = g and g.kind == "param" and g.first or 0
     if it and it.range then
       local ranges = require("diagc.world.ranges")
       for i, v in ipairs(vals) do
-        local why = ranges.why_not(it.range, v)
+        local key = type(it.range) == "table" and it.range[first + i] or it.range
+        local why = ranges.why_not(key, v)
         if why then
           errors.raise(nil, "%s%s %s: value %d: %s (range %s)", cli.prefix(cmd), label(kind, cmd), cli.show(name), i,
-            why, ranges.describe(it.range))
+            why, ranges.describe(key))
         end
       end
     end
+    local why = world_check(m, ctx, g and g.kind == "param" and g.source or name, first, vals)
+    if why then errors.raise(nil, "%s%s %s: %s", cli.prefix(cmd), label(kind, cmd), cli.show(name), why) end
   end
   ctx:set(name, size == 1 and vals[1] or vals)
 end

@@ -56,11 +56,17 @@ local function wanted(F, G, no_jacobian)
     local pres = lin_nodes(F, G, outs, updates)
     list[#list + 1] = { tag = "lin", pres = pres, list = ll }
     -- a world's parameters (world.friction, world/lower.lua) enter its
-    -- step, whose local Jacobian (world/grad_coords.lua) has no parameter
-    -- columns: no d/dp is generated rather than a wrong zero one
-    -- (c:parameter_jacobian{ jacobian = "fd" } differentiates the model)
+    -- step, whose local Jacobian (world/grad_coords.lua) has columns for
+    -- the masses only (grad.Tm): for any other no d/dp is generated rather
+    -- than a wrong zero one (c:parameter_jacobian{ jacobian = "fd" }
+    -- differentiates the model)
     local world_param = false
-    for _, jp in ipairs(F.jac_params) do world_param = world_param or jp.ctx.type.world ~= nil end
+    for _, jp in ipairs(F.jac_params) do
+      local W = jp.ctx.type.world
+      local has = W and jp.name == "mass" and W.settings.gradients and require("diagc.world.grad_coords").pattern(W)
+        and require("diagc.world.grad_coords").with_mass(W)
+      world_param = world_param or (W ~= nil and not has)
+    end
     if #F.jac_params > 0 and not world_param then list[#list + 1] = { tag = "p", pres = pres, list = ll } end
   end
   for _, t in ipairs(update.timings(F)) do

@@ -114,8 +114,11 @@ function M.local_jacobians(K, list, cols)
   for _, e in ipairs(list) do
     local calc = e.calc
     if not by_calc[calc] and calc.diff.world then
+      -- masses: a parameter Jacobian of the world's mass (its columns from
+      -- the grad_mass entry; otherwise they are constants here and not computed)
       by_calc[calc] = { name = names.calc_fn(K.P, e.ctx.type, calc) .. suffix, pattern = calc.diff.world,
-        world = true, lt = e.ctx.type, calc = calc }
+        world = true, lt = e.ctx.type, calc = calc,
+        masses = cols.p ~= nil and cols.p_of[e.ctx.type] ~= nil and cols.p_of[e.ctx.type].mass == true }
     elseif not by_calc[calc] and calc.diff.fd then
       by_calc[calc] = fd.local_jacobian(K, e, state_inputs(calc, cols, e.ctx.type), suffix)
     elseif not by_calc[calc] then
@@ -220,7 +223,8 @@ local function terms_of(F, D, R, e, lj, arr, cols)
 end
 
 -- a world's update: its Jacobian in state coordinates from the grad entry
--- (evaluated through the context: computed once per state, cached)
+-- (evaluated through the context: computed once per state, cached), and
+-- the grad_mass entry when the masses are columns (lj.masses)
 local function world_step(K, e, lj, arr)
   local F, ctx = K.F, e.ctx
   local ge = ctx.entries["cache:grad"]
@@ -228,10 +232,19 @@ local function world_step(K, e, lj, arr)
   local a = {}
   for _, p in ipairs(e.calc.params) do a[p.key] = args.expr(F, ctx, p, e, "(&c->x)") end
   local g = "&c->" .. ge.field -- a typed entry's value lives in its own field (coder/eval_api.lua)
-  return { def = arr, uses = {}, always = true, lines = {
+  local lines = {
     string.format("  double %s[%d];", arr, math.max(#lj.pattern, 1)),
-    string.format("  if (%s__eval_entry(c, %d) != 0 || (%s)->status != 0) return DIAGC_E_CALC;", K.P, ge.index, g),
-    string.format("  %scoords_jacobian(%s, %s, %s, %s);", WP, a["xd:pos"], a["cache:work"], g, arr) } }
+    string.format("  if (%s__eval_entry(c, %d) != 0 || (%s)->status != 0) return DIAGC_E_CALC;", K.P, ge.index, g) }
+  local gm = "NULL"
+  if lj.masses then
+    local me = ctx.entries["cache:grad_mass"]
+    gm = "&c->" .. me.field
+    lines[#lines + 1] = string.format("  if (%s__eval_entry(c, %d) != 0 || (%s)->status != 0) return DIAGC_E_CALC;", K.P,
+      me.index, gm)
+  end
+  lines[#lines + 1] = string.format("  %scoords_jacobian(%s, %s, %s, %s, %s);", WP, a["xd:pos"], a["cache:work"], g, gm,
+    arr)
+  return { def = arr, uses = {}, always = true, lines = lines }
 end
 
 -- the call of e's local Jacobian into the array `arr`, as a step of the

@@ -222,7 +222,8 @@ function M.parameter_jacobian(model, ctx)
   if d.n_jac_params == 0 then return nil, "the spec asks for no parameter Jacobian (parameter_jacobian { ... })" end
   if d.jac_p == nil then
     return nil, "the model has no generated parameter Jacobian (a calc it needs is outside the differentiable subset, "
-      .. "or it asks for a world's parameter, whose step has no parameter derivatives); c:parameter_jacobian{ "
+      .. "or it asks for a world's parameter other than mass, whose step has no derivatives in it); "
+      .. "c:parameter_jacobian{ "
       .. "jacobian = \"fd\" } gives it by central differences"
   end
   local nz = ffi.new("double[?]", math.max(d.jac_p_nnz, 1))

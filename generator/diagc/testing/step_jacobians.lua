@@ -12,7 +12,9 @@
 --   opts.jacobian = "model" (default) | "fd"
 --   J.pos_pos, vel_pos, pos_vel, vel_vel: nv x nv (rows of tables, 1-based;
 --   tangent coordinates), force_pos, force_vel: nv x nu, mu_pos, mu_vel:
---   nv x np (model only), J.T: 2 nv x ncol (all columns), J.pattern[i][j]
+--   nv x np (model only), mass_pos, mass_vel: nv x nm (the masses of the
+--   moving bodies, the parameter mass; model only), J.T: 2 nv x ncol (all
+--   columns but the masses'), J.pattern[i][j]
 --   (true: a structural nonzero of T, as PFX_grad_sparsity), status,
 --   contacts, clamped, rank, kinks, bounces, cls (3 per contact), nv, nu, np;
 --   fd: J.eps[col] (the step kept), J.fd_kinks (columns flagged).
@@ -102,6 +104,20 @@ local function read(ctx, leaf)
   J.pos_pos, J.vel_pos = matrix(g.T, 0, nv, nv, ncol, 0), matrix(g.T, 0, nv, nv, ncol, nv)
   J.pos_vel, J.vel_vel = matrix(g.T, nv, nv, nv, ncol, 0), matrix(g.T, nv, nv, nv, ncol, nv)
   J.force_pos, J.force_vel = matrix(g.T, 0, nv, nu, ncol, 2 * nv), matrix(g.T, nv, nv, nu, ncol, 2 * nv)
+  -- the masses' columns: the grad_mass entry
+  local m = ctx.model
+  m.gradm_types = m.gradm_types or {}
+  local tm = m.gradm_types[leaf.path]
+  if not tm then
+    tm = ffi.typeof("$ *", ffi.typeof(gradc.ffi_struct_m(leaf.type.world)))
+    m.gradm_types[leaf.path] = tm
+  end
+  local out = ffi.new("const double *[1]")
+  local rc = m.desc.eval_cache(ctx.ptr, m.cache[leaf.path .. ".grad_mass"].index, out)
+  if rc ~= 0 then return nil, string.format("eval of %s.grad_mass failed with status %d", leaf.path, rc) end
+  local gm = ffi.cast(tm, out[0])
+  J.nm = G.nm
+  J.mass_pos, J.mass_vel = matrix(gm.Tm, 0, nv, G.nm, G.nm, 0), matrix(gm.Tm, nv, nv, G.nm, G.nm, 0)
   J.cls, J.bounce = {}, {}
   if np > 0 then
     J.mu_pos, J.mu_vel = matrix(g.T, 0, nv, np, ncol, 2 * nv + nu), matrix(g.T, nv, nv, np, ncol, 2 * nv + nu)
@@ -198,7 +214,7 @@ local function fd(ctx, leaf)
   end
   J.pos_pos, J.vel_pos, J.pos_vel, J.vel_vel = block(0, 0, nv), block(0, nv, nv), block(nv, 0, nv), block(nv, nv, nv)
   if state.effort then J.force_pos, J.force_vel = block(0, 2 * nv, J.nu), block(nv, 2 * nv, J.nu) end
-  J.mu_pos, J.mu_vel = nil, nil
+  J.mu_pos, J.mu_vel, J.mass_pos, J.mass_vel = nil, nil, nil, nil
   return J
 end
 

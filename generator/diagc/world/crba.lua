@@ -1,4 +1,4 @@
--- world/crba.lua: emits PFX_mass_matrix(q, X, mass, M), the joint-space mass
+-- world/crba.lua: emits PFX_mass_matrix(q, X, inertial, M), the joint-space mass
 -- matrix by the composite-rigid-body algorithm, unrolled: world-frame
 -- spatial inertias of the bodies a dof moves, composites accumulated from
 -- the leaves up, then M_ij = S_i . (Ic_j S_j) for every dof i on dof j's
@@ -24,7 +24,7 @@ local function inertias(world, t, h, out)
   local bi, add = h:use("body_inertia"), nil
   for i, b in ipairs(world.bodies) do
     if M.generic(world, t, i) then
-      out[#out + 1] = string.format("  %s(X + %d, %s, I%d);", bi, 12 * (i - 1), spatial.body_args(b, tree.mass(t, i)), i)
+      out[#out + 1] = string.format("  %s(X + %d, %s, I%d);", bi, 12 * (i - 1), spatial.body_args(b, tree.inertial(t, i)), i)
     end
   end
   for i = t.nb, 1, -1 do
@@ -54,12 +54,12 @@ end
 
 function M.emit(world, t, prefix, h)
   local out = { string.format(
-    "static void %s_mass_matrix(const double *q, const double *X, const double *mass, double *M)\n{", prefix) }
+    "static void %s_mass_matrix(const double *q, const double *X, const double *inertial, double *M)\n{", prefix) }
   local decl = {}
   for i = 1, t.nb do
     if M.generic(world, t, i) then decl[#decl + 1] = "I" .. i .. "[10]" end
   end
-  out[#out + 1] = "  (void)q;\n  (void)X;\n  (void)mass;\n  (void)M;"
+  out[#out + 1] = "  (void)q;\n  (void)X;\n  (void)inertial;\n  (void)M;"
   if #decl > 0 then
     out[#out + 1] = "  double " .. table.concat(decl, ", ") .. ", F[6];"
     for i = 1, t.nb do

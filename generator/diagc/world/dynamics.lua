@@ -10,12 +10,13 @@
 -- prefix.  The text is C99: `#include <math.h>`, the static inline helpers
 -- it uses (named prefix_*), then the static functions
 --   void   prefix_kinematics(const double *q, double *X)                 X: nb * 12 poses
---   void   prefix_mass_matrix(const double *q, const double *X, const double *mass, double *M)
---          (mass: the world's parameter, one per moving body: tree.mass)   facts.nm doubles:
+--   void   prefix_mass_matrix(const double *q, const double *X, const double *inertial, double *M)
+--          (inertial: the world's parameters mass, com, inertia packed, 10 per
+--          moving body: tree.INERTIAL)   facts.nm doubles:
 --          block diagonal over the subtrees, each block row-major (entry (i, j)
 --          at M[facts.mindex(i, j)], world/tree.lua); structural zeros (dofs on
 --          different branches) are not written: zero M once
---   void   prefix_bias(const double *q, const double *v, const double *X, const double *mass, double *c)
+--   void   prefix_bias(const double *q, const double *v, const double *X, const double *inertial, double *c)
 --          c = C(q, v) v + g(q), without the joints' damping:
 --   void   prefix_damping(const double *d, const double *v, double *c)
 --          c_k += d[j] v_k for every dof k of moving joint j (0-based, in body order)
@@ -30,15 +31,15 @@
 --   void   prefix_point_jacobian_tree(int body, ...)   (only when asked for)
 --          the same on the dofs of the body's tree: 3 x (widest tree), row-major
 --   void   prefix_integrate(const double *q, const double *v, double dt, double *q_next)
---   double prefix_energy(const double *q, const double *v, const double *X, const double *mass)
+--   double prefix_energy(const double *q, const double *v, const double *X, const double *inertial)
 --   void   prefix_velocities(const double *q, const double *v, const double *X, double *V)  (only when asked for)
 --          V: nb * 6 body velocities (angular, linear at the world origin; world axes)
 -- opts.functions: the functions to emit, e.g. { "kinematics", "bias" }
 -- (default M.FUNCTIONS, the nine above all but solve_tree and
 -- point_jacobian_tree; an unused
 -- static function would warn under -Wall).  Loops over
--- bodies and dofs are unrolled; geometry and inertias are literals (the
--- masses of moving bodies are `mass`); the
+-- bodies and dofs are unrolled; geometry is literal (the masses, centres
+-- of mass and inertias of moving bodies are `inertial`); the
 -- same world gives the same bytes.  facts(world) gives nq, nv, nb, per-body
 -- q0/v0, the dof parent array, the contact-island tree of each body and the
 -- default q (see tree.lua).

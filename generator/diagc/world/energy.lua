@@ -1,4 +1,4 @@
--- world/energy.lua: emits PFX_energy(q, v, X, mass), the total energy (kinetic +
+-- world/energy.lua: emits PFX_energy(q, v, X, inertial), the total energy (kinetic +
 -- gravitational potential) of the world, for tests: body velocities
 -- propagated from the joint velocities as in the bias, each body's energy
 -- from its centre-of-mass velocity and body-frame inertia.  Also
@@ -31,8 +31,8 @@ end
 
 function M.emit(world, t, prefix, h)
   local out = { string.format(
-    "static double %s_energy(const double *q, const double *v, const double *X, const double *mass)\n{", prefix) }
-  out[#out + 1] = "  (void)q;\n  (void)mass;"
+    "static double %s_energy(const double *q, const double *v, const double *X, const double *inertial)\n{", prefix) }
+  out[#out + 1] = "  (void)q;\n  (void)inertial;"
   if t.nv == 0 then out[#out + 1] = "  (void)v;" end
   local V = { [0] = "Z" }
   local g = world.gravity or { 0, 0, 0 }
@@ -41,7 +41,7 @@ function M.emit(world, t, prefix, h)
   for i, b in ipairs(world.bodies) do
     if crba.moving(t, i) then velocity(world, t, i, out, V) else V[i] = "Z"; zero = true end
     terms[#terms + 1] = string.format("  e += %s(X + %d, %s, %s, %s);", h:use("body_energy"), 12 * (i - 1), V[i],
-      spatial.body_args(b, tree.mass(t, i)), gs)
+      spatial.body_args(b, tree.inertial(t, i)), gs)
   end
   if zero then out[#out + 1] = "  const double Z[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };" end
   out[#out + 1] = "  double e = 0.0;"

@@ -18,6 +18,15 @@
 --      "approximate", the default) when a contact bounced.
 -- Columns (directions): dq (nv, tangent coordinates), dv (nv), effort
 -- (nu), then the friction coefficient of each candidate pair (np).
+-- Apart, in the typed entry PFX_gradm (grad_mass, computed on demand by
+-- PFX_mass_jacobians from work and grad), Tm: [q'; v'] x the masses of the
+-- moving bodies (the parameter mass, nm columns): M and c are linear in body j's mass at fixed centre of
+-- mass and inertia, d(M a + c)/d m_j = J_j^T J_j a + c_j(q, v) with J_j the
+-- point Jacobian of its centre of mass and c_j the bias of a unit point
+-- mass there (the generated bias on a unit `inertial`), so
+-- d v*/d m_j = -dt M^-1 (J_j^T J_j a + c_j), a = M^-1 (tau - c); with
+-- contacts the runtime's linearized step runs once more on these columns,
+-- d(M y)/d m_j = J_j^T J_j y its only operator (J does not move).
 local util = require("diagc.util")
 local emit_ops = require("diagc.world.grad_ops")
 local limits = require("diagc.world.limits")
@@ -47,8 +56,10 @@ end
 -- sizes of the Jacobians: G.nv, nu, np, ncol, mc (contacts), nb
 function M.sizes(C)
   local G = { nv = C.nv, nu = #C.actuated, np = #C.pairs, mc = C.max_contacts, nb = C.nb, nslots = C.nslots,
-    rows = limits.rows_on(C), nlim = C.nlim_rows }
+    rows = limits.rows_on(C), nlim = C.nlim_rows, nm = require("diagc.world.tree").nmass(
+      require("diagc.world.dynamics").facts(C)) }
   G.ncol = 2 * G.nv + G.nu + G.np
+  G.width = require("diagc.world.jacobian").tree_columns(require("diagc.world.dynamics").facts(C))
   return G
 end
 
@@ -82,6 +93,36 @@ local function grad_fields(G)
   return l
 end
 
+-- the fields of PFX_gradm, the masses' columns (a cache entry of its own,
+-- grad_mass: computed only when asked for, from work and grad)
+local function gradm_fields(G)
+  local nv, nm = G.nv, G.nm
+  local l = {
+    string.format("  double Tm[%d];  /* [q'; v'] x the masses (the parameter mass) */", 2 * nv * nm),
+    "  int status;",
+    string.format("  double Tvm[%d], Jc[%d], mi[%d], bm[%d], col[%d];", nv * nm, 3 * G.width, 10 * nm, nv, nv),
+  }
+  if G.rows then
+    l[#l + 1] = string.format("  double impm[%d];  /* d imp' (as grad.imp) x the masses */", 4 * G.mc * nm)
+    l[#l + 1] = string.format("  double zm[%d], Txm[%d], ws[%d];", math.max(nv, G.mc) * nm, 3 * G.mc * nm,
+      M.tangent_doubles(nv, G.mc, nm))
+  end
+  return l
+end
+
+local function gradm_type(P, G)
+  local l = { "/* The step's Jacobians with respect to the masses (docs/world.md, \"Gradients\"):",
+    "   a typed cache entry of its leaf, computed from work and grad */", "typedef struct {" }
+  for _, f in ipairs(gradm_fields(G)) do l[#l + 1] = f end
+  l[#l + 1] = string.format("} %sgradm;", P)
+  return lines(l)
+end
+
+-- the same struct as an anonymous C type (testing/step_jacobians.lua)
+function M.ffi_struct_m(C)
+  return "struct {\n" .. table.concat(gradm_fields(M.sizes(C)), "\n") .. "\n}"
+end
+
 local function grad_type(C, P, G)
   local l = {
     "/* The Jacobians of one step of this world (tangent coordinates; docs/world.md,",
@@ -106,7 +147,7 @@ local function smooth_tangent(C, P, G)
     string.format("static inline void %ssmooth_tangent(const double *q, const double *v, const double *effort, "
       .. "const %swork *w, %sgrad *g)", P, P, P),
     "{",
-    string.format("  %sbias(q, v, w->X, w->mass, g->a);", P),
+    string.format("  %sbias(q, v, w->X, w->inertial, g->a);", P),
     string.format("  %sdamping(w->damping, v, g->a);", P),
     string.format("  for (int i = 0; i < %d; i++) g->a[i] = -g->a[i];", nv),
   }
@@ -123,7 +164,7 @@ local function smooth_tangent(C, P, G)
   local dt = d(C.time_step)
   local rest = {
     string.format("  %ssolve(w->M, g->a);", P),
-    string.format("  %sd_rnea(q, v, g->a, w->mass, g->Dq, g->Dv);", P),
+    string.format("  %sd_rnea(q, v, g->a, w->inertial, g->Dq, g->Dv);", P),
     string.format("  for (int i = 0; i < %d; i++) g->Tv[i] = g->Tvs[i] = 0.0;", nv * ncol),
     string.format("  for (int c = 0; c < %d; c++) {", 2 * nv),
     string.format("    const double *D = c < %d ? g->Dq : g->Dv;", nv),
@@ -162,6 +203,140 @@ local function smooth_tangent(C, P, G)
   return lines(l)
 end
 
+-- the moving bodies (1-based) and their trees, in the order of the
+-- parameter mass
+local function moving_bodies(C)
+  local f = require("diagc.world.dynamics").facts(C)
+  local body, tree = {}, {}
+  for i = 1, f.nb do
+    if #f.chain[i] > 0 then body[#body + 1], tree[#tree + 1] = i, f.tree_id[i] end
+  end
+  return body, tree
+end
+
+-- P_mass_com(w, g, j): the point Jacobian of moving body j's centre of
+-- mass on its tree's dofs into g->Jc; returns the tree's first entry in
+-- tree_dofs and sets *n to its dofs.  P_mass_tangent: d v*/d m into g->Tvm
+local function mass_tangent(C, P, G)
+  local nv, nm, W = G.nv, G.nm, G.width
+  local body, tree = moving_bodies(C)
+  local bl, tl = {}, {}
+  for j = 1, nm do bl[j], tl[j] = tostring(body[j]), tostring(tree[j]) end
+  local dt = d(C.time_step)
+  return lines({
+    "/* the moving bodies (1-based) and their trees, in the order of the parameter mass */",
+    string.format("static const int %smass_body[%d] = {%s};", P, nm, table.concat(bl, ", ")),
+    string.format("static const int %smass_tree[%d] = {%s};", P, nm, table.concat(tl, ", ")),
+    "",
+    string.format("static inline int %smass_com(const double *q, const %swork *w, %sgradm *g, int j, int *n)", P, P, P),
+    "{",
+    string.format("  const double *X = w->X + 12 * (%smass_body[j] - 1), *c = w->inertial + 10 * j + 1;", P),
+    "  double p[3];",
+    "  for (int r = 0; r < 3; r++) p[r] = X[9 + r] + X[3 * r] * c[0] + X[3 * r + 1] * c[1] + X[3 * r + 2] * c[2];",
+    string.format("  %spoint_jacobian_tree(%smass_body[j], q, w->X, p, g->Jc);", P, P),
+    string.format("  *n = %stree_dof0[%smass_tree[j] + 1] - %stree_dof0[%smass_tree[j]];", P, P, P, P),
+    string.format("  return %stree_dof0[%smass_tree[j]];", P, P),
+    "}",
+    "",
+    "/* d v* / d m_j = -dt M^-1 (J_j^T J_j a + c_j) for each moving body j (ga->a: M^-1 (tau - c)) */",
+    string.format("static inline void %smass_tangent(const double *q, const double *v, const %swork *w, const %sgrad *ga, "
+      .. "%sgradm *g)", P, P, P, P),
+    "{",
+    string.format("  for (int i = 0; i < %d; i++) g->mi[i] = 0.0;", 10 * nm),
+    string.format("  for (int j = 0; j < %d; j++) {", nm),
+    "    int n, t0;",
+    "    double s[3] = { 0.0, 0.0, 0.0 };",
+    "    g->mi[10 * j] = 1.0;",
+    "    for (int r = 1; r < 4; r++) g->mi[10 * j + r] = w->inertial[10 * j + r];",
+    string.format("    %sbias(q, v, w->X, g->mi, g->bm);", P),
+    "    for (int r = 0; r < 4; r++) g->mi[10 * j + r] = 0.0;",
+    string.format("    t0 = %smass_com(q, w, g, j, &n);", P),
+    "    for (int r = 0; r < 3; r++)",
+    string.format("      for (int c = 0; c < n; c++) s[r] += g->Jc[r * %d + c] * ga->a[%stree_dofs[t0 + c]];", W, P),
+    string.format("    for (int i = 0; i < %d; i++) g->col[i] = -g->bm[i];", nv),
+    "    for (int c = 0; c < n; c++)",
+    string.format("      g->col[%stree_dofs[t0 + c]] -= g->Jc[c] * s[0] + g->Jc[%d + c] * s[1] + g->Jc[%d + c] * s[2];",
+      P, W, 2 * W),
+    string.format("    %ssolve(w->M, g->col);", P),
+    string.format("    for (int i = 0; i < %d; i++) g->Tvm[i * %d + j] = %s * g->col[i];", nv, nm, dt),
+    "  }",
+    "}",
+  })
+end
+
+-- the operators of the masses' contact step (P_mass_contact): J does not
+-- move with a mass, M does: d(M y)/d m_j = J_j^T J_j y
+local function mass_ops(C, P, G)
+  local nv, nm, W = G.nv, G.nm, G.width
+  return lines({
+    string.format("typedef struct { const double *q; const %swork *w; %sgradm *g; int nc; } %smctx;", P, P, P),
+    "",
+    string.format("static void %sopm_dJy(void *ctx, const double *y, double *out)", P),
+    "{",
+    string.format("  const %smctx *x = (const %smctx *)ctx;", P, P),
+    "  (void)y;",
+    string.format("  for (int i = 0; i < 3 * x->nc * %d; i++) out[i] = 0.0;", nm),
+    "}",
+    "",
+    string.format("static void %sopm_dJTx(void *ctx, const double *xi, double *out)", P),
+    "{",
+    "  (void)ctx;",
+    "  (void)xi;",
+    string.format("  for (int i = 0; i < %d; i++) out[i] = 0.0;", nv * nm),
+    "}",
+    "",
+    string.format("static void %sopm_dMy(void *ctx, const double *y, double *out)", P),
+    "{",
+    string.format("  const %smctx *x = (const %smctx *)ctx;", P, P),
+    string.format("  for (int i = 0; i < %d; i++) out[i] = 0.0;", nv * nm),
+    string.format("  for (int j = 0; j < %d; j++) {", nm),
+    "    int n;",
+    string.format("    const int t0 = %smass_com(x->q, x->w, x->g, j, &n);", P),
+    "    const double *J = x->g->Jc;",
+    "    double s[3] = { 0.0, 0.0, 0.0 };",
+    "    for (int r = 0; r < 3; r++)",
+    string.format("      for (int c = 0; c < n; c++) s[r] += J[r * %d + c] * y[%stree_dofs[t0 + c]];", W, P),
+    "    for (int c = 0; c < n; c++)",
+    string.format("      out[%stree_dofs[t0 + c] * %d + j] = J[c] * s[0] + J[%d + c] * s[1] + J[%d + c] * s[2];", P,
+      nm, W, 2 * W),
+    "  }",
+    "}",
+    "",
+    string.format("static void %sopm_solve(void *ctx, double *xv)", P),
+    "{",
+    string.format("  const %smctx *x = (const %smctx *)ctx;", P, P),
+    string.format("  %ssolve(x->w->M, xv);", P),
+    "}",
+    "",
+    "/* the masses' columns through the contact step: the runtime's linearized step once more, on",
+    "   them alone (the same problem and solution, so the same decisions) */",
+    string.format("static inline int %smass_contact(const double *q, const double *v, const %swork *w, const %sgrad *ga, "
+      .. "%sgradm *g, int nc)", P, P, P, P),
+    "{",
+    string.format("  %smctx x;", P),
+    "  diagc_step_ops ops;",
+    "  diagc_contact_tangent t;",
+    "  diagc_contact_problem pr;",
+    "  diagc_contact_options op;",
+    string.format("  %sproblem(v, w, nc, &pr, &op);", P),
+    "  pr.J = ga->Jd; pr.MinvJT = ga->MJd; pr.Jc = NULL; pr.MJc = NULL;",
+    "  x.q = q; x.w = w; x.g = g; x.nc = nc;",
+    string.format("  ops.ctx = &x; ops.dJy = %sopm_dJy; ops.dJTx = %sopm_dJTx; ops.dMy = %sopm_dMy; "
+      .. "ops.solve = %sopm_solve;", P, P, P, P),
+    string.format("  for (int i = 0; i < %d; i++) g->zm[i] = 0.0;", math.max(nv, G.mc) * nm),
+    string.format("  t.ncol = %d; t.nq = %d; t.Tv = g->zm; t.Tvstar = g->Tvm; t.Tdepth = g->zm; t.mu_col = NULL;", nm, nm),
+    string.format("  t.Tv_next = g->Tm + %d; t.Tx = g->Txm; t.cls = NULL; t.bounce = NULL; t.target = NULL;", nv * nm),
+    "  int rc = diagc_contact_tangent_solve(&pr, &op, w->x, w->v_next, &ops, &t, g->ws, sizeof g->ws);",
+    "  if (rc != 0) return rc;",
+    string.format("  for (int i = 0; i < %d; i++) g->impm[i] = 0.0;", 4 * G.mc * nm),
+    "  for (int i = 0; i < 3 * nc; i++)",
+    string.format("    for (int c = 0; c < %d; c++) g->impm[(4 * (i / 3) + 1 + i %% 3) * %d + c] = g->Txm[i * %d + c];",
+      nm, nm, nm),
+    "  return 0;",
+    "}",
+  })
+end
+
 -- the joints' rotational dof groups (0-based first dof), for the position update
 local function rotations(C)
   local facts = require("diagc.world.dynamics").facts(C)
@@ -189,14 +364,26 @@ local function position_tangent(C, P, G)
   local rot = rotations(C)
   if #rot == 0 then l[#l + 1] = "  (void)u;" end
   for _, r in ipairs(rot) do
-    l[#l + 1] = string.format("  %sso3_rows(u + %d, %d, Tu, g->T);", P, r, r)
+    l[#l + 1] = string.format("  %sso3_rows(u + %d, %d, Tu, g->T, %d, 1);", P, r, r, ncol)
+  end
+  l[#l + 1] = "}"
+  -- the masses' columns (Tm): no identity, stride nm
+  local nm = G.nm
+  l[#l + 1] = ""
+  l[#l + 1] = string.format("static inline void %sposition_tangent_m(const double *u, const double *Tu, %sgradm *g)", P, P)
+  l[#l + 1] = "{"
+  l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->Tm[i] = %s * Tu[i];", nv * nm, dt)
+  if #rot == 0 then l[#l + 1] = "  (void)u;" end
+  for _, r in ipairs(rot) do
+    l[#l + 1] = string.format("  %sso3_rows(u + %d, %d, Tu, g->Tm, %d, 0);", P, r, r, nm)
   end
   l[#l + 1] = "}"
   if #rot == 0 then return lines(l) end
   local so3 = {
     "/* rows r..r+2 of dq' for a rotation q' = q exp(phi), phi = dt u[0..2]:",
     "   R(phi)^T on dq, the right Jacobian Jr(phi) on d phi */",
-    string.format("static inline void %sso3_rows(const double *w, int r, const double *Tu, double *T)", P),
+    string.format("static inline void %sso3_rows(const double *w, int r, const double *Tu, double *T, int ncol, int ident)",
+      P),
     "{",
     string.format("  const double p[3] = { %s * w[0], %s * w[1], %s * w[2] };", dt, dt, dt),
     "  const double th2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2], th = sqrt(th2);",
@@ -213,15 +400,14 @@ local function position_tangent(C, P, G)
     "    R[i] = I + A * K[i] + Bc * K2[i];",
     "    Jr[i] = I - Bc * K[i] + Cc * K2[i];",
     "  }",
-    string.format("  for (int c = 0; c < %d; c++) {", ncol),
+    "  for (int c = 0; c < ncol; c++) {",
     "    double s[3];",
     "    for (int i = 0; i < 3; i++) {",
-    string.format("      s[i] = %s * (Jr[3 * i] * Tu[(r + 0) * %d + c] + Jr[3 * i + 1] * Tu[(r + 1) * %d + c]", dt, ncol,
-      ncol),
-    string.format("        + Jr[3 * i + 2] * Tu[(r + 2) * %d + c]);", ncol),
-    string.format("      if (c >= r && c < r + 3) s[i] += R[3 * (c - r) + i];"),
+    string.format("      s[i] = %s * (Jr[3 * i] * Tu[(r + 0) * ncol + c] + Jr[3 * i + 1] * Tu[(r + 1) * ncol + c]", dt),
+    "        + Jr[3 * i + 2] * Tu[(r + 2) * ncol + c]);",
+    "      if (ident && c >= r && c < r + 3) s[i] += R[3 * (c - r) + i];",
     "    }",
-    string.format("    for (int i = 0; i < 3; i++) T[(r + i) * %d + c] = s[i];", ncol),
+    "    for (int i = 0; i < 3; i++) T[(r + i) * ncol + c] = s[i];",
     "  }",
     "}",
   }
@@ -400,6 +586,39 @@ local function step_jacobians(C, P, G)
   return lines(l)
 end
 
+-- P_mass_jacobians: the grad_mass entry (grad's snapshot read, not changed)
+local function mass_jacobians(C, P, G)
+  local nv, nm = G.nv, G.nm
+  local l = {
+    "/* The step's Jacobians with respect to the masses at the snapshot in w and its Jacobians g */",
+    string.format("static inline void %smass_jacobians(const double *q, const double *v, const %swork *w, "
+      .. "const %sgrad *ga, %sgradm *g)", P, P, P, P),
+    "{",
+    "  g->status = ga->status;",
+    "  if (g->status != 0) return;",
+    string.format("  %smass_tangent(q, v, w, ga, g);", P),
+  }
+  local copy = string.format("for (int i = 0; i < %d; i++) g->Tm[%d + i] = g->Tvm[i];", nv * nm, nv * nm)
+  if G.rows then
+    l[#l + 1] = "  if (ga->contacts > 0) {"
+    l[#l + 1] = string.format("    if ((g->status = %smass_contact(q, v, w, ga, g, ga->contacts)) != 0) return;", P)
+    l[#l + 1] = "  } else {"
+    l[#l + 1] = "    " .. copy
+    l[#l + 1] = string.format("    for (int i = 0; i < %d; i++) g->impm[i] = 0.0;", 4 * G.mc * nm)
+    l[#l + 1] = "  }"
+  else
+    l[#l + 1] = "  " .. copy
+  end
+  if C.position_update == "parallel" then
+    -- q' = q (+) dt v: no mass moves it
+    l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->Tm[i] = 0.0;", nv * nm)
+  else
+    l[#l + 1] = string.format("  %sposition_tangent_m(w->v_next, g->Tm + %d, g);", P, nv * nm)
+  end
+  l[#l + 1] = "}"
+  return lines(l)
+end
+
 -- the contact component of every dof (0-based): its tree's, trees joined
 -- through candidate pairs (union-find), and of every pair; -1: welded
 local function components(C)
@@ -477,7 +696,9 @@ end
 
 -- bytes of the grad entry (after world/step.lua's layout)
 function M.struct_bytes(C)
-  return require("diagc.world.size").decl_bytes("\n" .. table.concat(grad_fields(M.sizes(C)), "\n"))
+  local G = M.sizes(C)
+  return require("diagc.world.size").decl_bytes("\n" .. table.concat(grad_fields(G), "\n"))
+    + require("diagc.world.size").decl_bytes("\n" .. table.concat(gradm_fields(G), "\n"))
 end
 
 -- The table's text: every column of a component has the same rows, so a
@@ -528,14 +749,16 @@ end
 -- The C of the step's Jacobians (after world/step.lua's and world/tangent.lua's)
 function M.emit(C, P)
   local G = M.sizes(C)
-  local parts = { grad_type(C, P, G), sparsity_table(C, P), smooth_tangent(C, P, G), position_tangent(C, P, G),
-    split(C, P, G) }
+  local parts = { grad_type(C, P, G), gradm_type(P, G), sparsity_table(C, P), smooth_tangent(C, P, G),
+    mass_tangent(C, P, G), position_tangent(C, P, G), split(C, P, G) }
   if G.rows then
     parts[#parts + 1] = imp_clear(P, G)
     parts[#parts + 1] = G.np > 0 and emit_ops.emit(C, P, G) or limits.emit_ops(C, P, G)
+    parts[#parts + 1] = mass_ops(C, P, G)
     parts[#parts + 1] = contact_tangent(C, P, G)
   end
   parts[#parts + 1] = step_jacobians(C, P, G)
+  parts[#parts + 1] = mass_jacobians(C, P, G)
   parts[#parts + 1] = require("diagc.world.grad_coords").emit(C, P, G)
   return table.concat(parts, "\n\n") .. "\n"
 end

@@ -15,20 +15,35 @@
 --     clamped an effort, with effort limits; and the last, the steps left
 --     inexact); the warm start imp and the rest of info have zero
 --     derivatives
---   M.emit(C, P) -> C of PFX_coords_jacobian(pos, work, grad, jac), jac
+--   M.emit(C, P) -> C of PFX_coords_jacobian(pos, work, grad, grad_mass, jac), jac
 --     in the pattern's order (both nothing beyond M.MAX_ENTRIES)
 local dyn = require("diagc.world.dynamics")
 
 local M = {}
 
-local function lines(t) return table.concat(t, "\n") end
+local function lines(t)
+  local o = {}
+  for _, x in ipairs(t) do if x then o[#o + 1] = x end end
+  return table.concat(o, "\n")
+end
 
-local function groups(C)
+-- the update's outputs and inputs; with_mass: the parameter mass too
+-- (grad.Tm, world/grad.lua: the parameter Jacobian of the masses)
+local function groups(C, with_mass)
   local outs = { { "pos_next", C.nq }, { "vel_next", C.nv } }
   if require("diagc.world.limits").rows_on(C) and C.nslots > 0 then outs[#outs + 1] = { "imp_next", C.nimp } end
   local ins = { { "pos", C.nq }, { "vel", C.nv } }
   if #C.actuated > 0 then ins[#ins + 1] = { "effort", #C.actuated } end
+  if with_mass then ins[#ins + 1] = { "mass", require("diagc.world.tree").nmass(dyn.facts(C)) } end
   return outs, ins
+end
+
+local function count(C, with_mass)
+  local outs, ins = groups(C, with_mass)
+  local no, ni = 0, 0
+  for _, o in ipairs(outs) do no = no + o[2] end
+  for _, x in ipairs(ins) do ni = ni + x[2] end
+  return no * ni + #M.counts(C)
 end
 
 -- the most entries of the dense pattern: a world whose update Jacobian
@@ -47,16 +62,19 @@ function M.counts(C)
 end
 
 function M.size(C)
-  local outs, ins = groups(C)
-  local no, ni = 0, 0
-  for _, o in ipairs(outs) do no = no + o[2] end
-  for _, x in ipairs(ins) do ni = ni + x[2] end
-  return no * ni + #M.counts(C)
+  return count(C, false)
+end
+
+-- whether the pattern holds the masses' columns: when the whole fits in
+-- M.MAX_ENTRIES (a world whose pattern fits only without them keeps its
+-- update Jacobian; its masses' parameter Jacobian is then by differences)
+function M.with_mass(C)
+  return count(C, true) <= M.MAX_ENTRIES
 end
 
 function M.pattern(C)
   if M.size(C) > M.MAX_ENTRIES then return nil end
-  local outs, ins = groups(C)
+  local outs, ins = groups(C, M.with_mass(C))
   local p = {}
   for _, o in ipairs(outs) do
     for i = 0, o[2] - 1 do
@@ -134,16 +152,22 @@ end
 
 -- jac in the pattern's order: for each output element (pos_next in
 -- coordinates at q', vel_next, imp_next), its row over pos (coordinates
--- at q), vel, effort
+-- at q), vel, effort (and the masses: grad.Tm, M.with_mass)
 local function coords_jacobian(C, P, G)
   local nv, nq, nu, ncol = C.nv, C.nq, #C.actuated, G.ncol
   local has_imp = require("diagc.world.limits").rows_on(C) and C.nslots > 0
+  local nm = M.with_mass(C) and G.nm or 0
+  -- gm NULL: the masses' columns are not asked for (zeros)
+  local function masses(src)
+    return nm > 0 and string.format("    for (int j = 0; j < %d; j++) jac[k++] = gm ? %s + j] : 0.0;", nm, src) or false
+  end
   local l = {
-    string.format("static inline void %scoords_jacobian(const double *pos, const %swork *w, const %sgrad *g, double *jac)",
-      P, P, P),
+    string.format("static inline void %scoords_jacobian(const double *pos, const %swork *w, const %sgrad *g, "
+      .. "const %sgradm *gm, double *jac)", P, P, P, P),
     "{",
     string.format("  double col[%d], tq[%d], row[%d];", nv, nq, nq),
     "  int k = 0;",
+    nm == 0 and "  (void)gm;" or false,
     "  /* pos_next: tangent rows mapped at q', columns as below */",
     string.format("  double rq[%d];", nq * ncol),
     string.format("  for (int c = 0; c < %d; c++) {", ncol),
@@ -151,15 +175,23 @@ local function coords_jacobian(C, P, G)
     string.format("    %scoords(w->q_next, col, 1.0, tq);", P),
     string.format("    for (int i = 0; i < %d; i++) rq[i * %d + c] = tq[i];", nq, ncol),
     "  }",
+    nm > 0 and string.format("  double rm[%d];", nq * nm) or false,
+    nm > 0 and string.format("  for (int c = 0; c < %d && gm; c++) {", nm) or false,
+    nm > 0 and string.format("    for (int i = 0; i < %d; i++) col[i] = gm->Tm[i * %d + c];", nv, nm) or false,
+    nm > 0 and string.format("    %scoords(w->q_next, col, 1.0, tq);", P) or false,
+    nm > 0 and string.format("    for (int i = 0; i < %d; i++) rm[i * %d + c] = tq[i];", nq, nm) or false,
+    nm > 0 and "  }" or false,
     string.format("  for (int i = 0; i < %d; i++) {", nq),
     string.format("    %scoords(pos, rq + i * %d, 4.0, row);", P, ncol),
     string.format("    for (int j = 0; j < %d; j++) jac[k++] = row[j];", nq),
     string.format("    for (int j = 0; j < %d; j++) jac[k++] = rq[i * %d + %d + j];", nv + nu, ncol, nv),
+    masses(string.format("rm[i * %d", nm)),
     "  }",
     string.format("  for (int i = 0; i < %d; i++) {", nv),
     string.format("    %scoords(pos, g->T + (%d + i) * %d, 4.0, row);", P, nv, ncol),
     string.format("    for (int j = 0; j < %d; j++) jac[k++] = row[j];", nq),
     string.format("    for (int j = 0; j < %d; j++) jac[k++] = g->T[(%d + i) * %d + %d + j];", nv + nu, nv, ncol, nv),
+    masses(string.format("gm->Tm[(%d + i) * %d", nv, nm)),
     "  }",
   }
   if has_imp then
@@ -167,6 +199,7 @@ local function coords_jacobian(C, P, G)
     l[#l + 1] = string.format("    %scoords(pos, g->imp + i * %d, 4.0, row);", P, ncol)
     l[#l + 1] = string.format("    for (int j = 0; j < %d; j++) jac[k++] = row[j];", nq)
     l[#l + 1] = string.format("    for (int j = 0; j < %d; j++) jac[k++] = g->imp[i * %d + %d + j];", nv + nu, ncol, nv)
+    l[#l + 1] = masses(string.format("gm->impm[i * %d", nm))
     l[#l + 1] = "  }"
   end
   local counts = M.counts(C)

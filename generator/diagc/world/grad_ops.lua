@@ -271,7 +271,7 @@ function M.op_rest(P)
     string.format("static void %sop_dMy(void *vc, const double *y, double *out)", P),
     "{",
     string.format("  const %sgctx *x = (const %sgctx *)vc;", P, P),
-    string.format("  %sd_mvec(x->q, y, x->w->mass, out);", P),
+    string.format("  %sd_mvec(x->q, y, x->w->inertial, out);", P),
     "}",
     "",
     string.format("static void %sop_solve(void *vc, double *v)", P),

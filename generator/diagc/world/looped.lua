@@ -82,7 +82,8 @@ function M.table_text(world, t, prefix)
     cols.flags[i] = (moving and 1 or 0) + ((moving and not lone.is_lone(world, t, i)) and 2 or 0)
     cols.send[i] = send[i]
     cols.last[i] = t.last_dof[i]
-    -- the body's place in the parameter mass (world/tree.lua's M.mass), -1 none
+    -- the body's place among the moving bodies (its 10 numbers in
+    -- `inertial`: world/tree.lua's M.inertial), -1 none
     cols.mi[i] = moving and nm or -1
     if moving then nm = nm + 1 end
     local Ro, o, a = kin.frame(b)
@@ -173,12 +174,11 @@ static inline void P_lp_col(const double *X, int k, double *S)
 }
 
 ]==], inertia = [==[
-/* the world-frame spatial inertia of body i at pose X (its mass the parameter's) */
-static inline void P_lp_inertia(const double *X, const double *mass, int i, double *I)
+/* the world-frame spatial inertia of body i at pose X (its inertial numbers the parameters') */
+static inline void P_lp_inertia(const double *X, const double *inertial, int i, double *I)
 {
-  const double *B = P_tree.body[i];
-  const double m = P_tree.mi[i] >= 0 ? mass[P_tree.mi[i]] : B[0];
-  P_body_inertia(X + 12 * i, m, B[1], B[2], B[3], B[4], B[5], B[6], B[7], B[8], B[9], I);
+  const double *B = P_tree.mi[i] >= 0 ? inertial + 10 * P_tree.mi[i] : P_tree.body[i];
+  P_body_inertia(X + 12 * i, B[0], B[1], B[2], B[3], B[4], B[5], B[6], B[7], B[8], B[9], I);
 }
 ]==] }
 -- each dof's ancestors as flat tables (anc): where entry (i, j) of the
@@ -318,14 +318,14 @@ static void P_kinematics(const double *q, double *X)
 ]==], { "mul33", "quat_rot" }, {} }
 
 C.mass_matrix = { [==[
-static void P_mass_matrix(const double *q, const double *X, const double *mass, double *M)
+static void P_mass_matrix(const double *q, const double *X, const double *inertial, double *M)
 {
   double I[@NB@][10], S[@NV@][6];
   int i, j;
   (void)q;
   for (j = 0; j < @NV@; ++j) P_lp_col(X, j, S[j]);
   for (i = 0; i < @NB@; ++i) {
-    if (P_tree.flags[i] & 2) P_lp_inertia(X, mass, i, I[i]);
+    if (P_tree.flags[i] & 2) P_lp_inertia(X, inertial, i, I[i]);
   }
   for (i = @NB@ - 1; i >= 0; --i) {
     const int pa = P_tree.parent[i];
@@ -344,7 +344,7 @@ static void P_mass_matrix(const double *q, const double *X, const double *mass, 
 ]==], { "inertia_add", "inertia_apply", "dot6" }, { "at", "col", "inertia" } }
 
 C.bias = { [==[
-static void P_bias(const double *q, const double *v, const double *X, const double *mass, double *c)
+static void P_bias(const double *q, const double *v, const double *X, const double *inertial, double *c)
 {
   const double A0[6] = { 0.0, 0.0, 0.0, -P_tree.gravity[0], -P_tree.gravity[1], -P_tree.gravity[2] };
   double S[@NV@][6], V[@NB@][6], A[@NB@][6], F[@NB@][6];
@@ -374,7 +374,7 @@ static void P_bias(const double *q, const double *v, const double *X, const doub
       for (r = 0; r < 6; ++r) A[i][r] += x[r];
     }
     for (r = 0; r < 6; ++r) A[i][r] += Ap[r];
-    P_lp_inertia(X, mass, i, I);
+    P_lp_inertia(X, inertial, i, I);
     P_body_force(I, V[i], A[i], F[i]);
   }
   for (i = @NB@ - 1; i >= 0; --i) {
@@ -577,21 +577,20 @@ C.point_jacobian_tree = { (JAC:gsub("@NAME@", "point_jacobian_tree"):gsub("@COL@
   :gsub("@LD@", "@W@")), {}, { "col" } }
 
 C.energy = { [==[
-static double P_energy(const double *q, const double *v, const double *X, const double *mass)
+static double P_energy(const double *q, const double *v, const double *X, const double *inertial)
 {
   double V[@NB@][6], S[6], e = 0.0;
   int i, k, r;
   (void)q;
   for (i = 0; i < @NB@; ++i) {
     const int pa = P_tree.parent[i];
-    const double *B = P_tree.body[i];
+    const double *B = P_tree.mi[i] >= 0 ? inertial + 10 * P_tree.mi[i] : P_tree.body[i];
     for (r = 0; r < 6; ++r) V[i][r] = pa >= 0 && (P_tree.flags[i] & 1) ? V[pa][r] : 0.0;
     for (k = P_tree.v0[i]; k < P_tree.v0[i] + P_tree.nv[i]; ++k) {
       P_lp_col(X, k, S);
       for (r = 0; r < 6; ++r) V[i][r] += S[r] * v[k];
     }
-    e += P_body_energy(X + 12 * i, V[i], P_tree.mi[i] >= 0 ? mass[P_tree.mi[i]] : B[0], B[1], B[2], B[3], B[4],
-                       B[5], B[6], B[7], B[8], B[9],
+    e += P_body_energy(X + 12 * i, V[i], B[0], B[1], B[2], B[3], B[4], B[5], B[6], B[7], B[8], B[9],
                        P_tree.gravity[0], P_tree.gravity[1], P_tree.gravity[2]);
   }
   return e;

@@ -19,12 +19,17 @@
 --     input_port      effort (one per actuated dof, in tree order), if any
 --     parameter       friction, restitution: the defaults of the shapes that
 --                     give none, when a candidate pair takes one
---                     (world/step.lua, M.params), read by the step
+--                     (world/step.lua, M.params), read by the step;
+--                     damping (per moving joint), mass (per moving body),
+--                     pair_friction, pair_restitution (per `pairs` entry
+--                     that gives one, "A.B.friction")
 --     cache_entry     work: the step's arrays and results (typed:
 --                     PFX_work), computed from the state and the effort
 --     cache_entry     grad: the step's Jacobians (typed: PFX_grad,
 --                     world/grad.lua), computed from work on demand
---                     (absent with gradients = false)
+--                     (absent with gradients = false); grad_mass: their
+--                     columns for the masses (typed: PFX_gradm), from
+--                     work and grad on demand
 --     periodic_discrete_update  step, every time_step: copies work's
 --                     results into the next state
 --     output_port     position, velocity, poses (12 per body: R row-major,
@@ -101,16 +106,25 @@ local function outputs(world, C, P, items)
     out("impulses", C.nimp, { "imp" }, copy_calc("impulses", "imp", C.nimp))
   end
   out("step_info", C.ninfo, { "info" }, copy_calc("step_info", "info", C.ninfo))
-  -- (the masses: the parameter mass, world/step.lua's M.params)
-  local has_mass = #step.params(C).mass > 0
-  local m = has_mass and "mass" or "0"
-  out("energy", 1, has_mass and { "pos", "vel", "mass" } or { "pos", "vel" }, string.format(
-    "double X[%d]; %skinematics(pos, X); energy[0] = %senergy(pos, vel, X, %s);", 12 * C.nb, P, P, m))
+  -- the inertial numbers: the parameters mass, com and inertia
+  -- (world/step.lua's M.params), packed by P_inertial
+  local pm = step.params(C)
+  local has_com = #pm.com > 0
+  local pre = string.format("double B[%d]; %sinertial(mass, %s, inertia, B); ", 10 * #pm.mass, P,
+    has_com and "com" or "0")
+  local function with(list)
+    list[#list + 1] = "mass"
+    if has_com then list[#list + 1] = "com" end
+    list[#list + 1] = "inertia"
+    return list
+  end
+  out("energy", 1, with({ "pos", "vel" }), string.format(
+    "double X[%d]; %s%skinematics(pos, X); energy[0] = %senergy(pos, vel, X, B);", 12 * C.nb, pre, P, P))
   -- the bias at rest, c(q, 0): the effort on each dof that holds the
   -- world still against gravity (a gravity-compensation controller's term)
-  out("gravity_effort", C.nv, has_mass and { "pos", "mass" } or { "pos" }, string.format(
-    "double X[%d], at_rest[%d]; for (int i = 0; i < %d; i++) at_rest[i] = 0.0; %skinematics(pos, X); "
-      .. "%sbias(pos, at_rest, X, %s, gravity_effort);", 12 * C.nb, C.nv, C.nv, P, P, m))
+  out("gravity_effort", C.nv, with({ "pos" }), string.format(
+    "double X[%d], at_rest[%d]; %sfor (int i = 0; i < %d; i++) at_rest[i] = 0.0; %skinematics(pos, X); "
+      .. "%sbias(pos, at_rest, X, B, gravity_effort);", 12 * C.nb, C.nv, pre, C.nv, P, P))
 end
 
 -- The world's preamble (world/step.lua); a constant the generator folds
@@ -182,23 +196,43 @@ function M.lower(world, taken)
   -- the joints' damping (one value per moving joint, -p world.J.damping=...)
   -- and the moving bodies' masses (-p world.B.mass=...), each element
   -- settable by its name
-  for _, k in ipairs({ "damping", "mass" }) do
+  -- and the `pairs` entries' own friction and restitution (-p
+  -- world.A.B.friction=...)
+  -- the moving bodies' centres of mass (-p world.B.com=x,y,z) and
+  -- inertias (-p world.B.inertia=ixx,iyy,izz,ixy,ixz,iyz: the moments in
+  -- the range inertia, the products in inertia_product, each body's
+  -- tensor positive definite: world/signals.lua's M.check_param)
+  local width = { com = 3, inertia = 6 }
+  for _, k in ipairs({ "damping", "mass", "com", "inertia", "pair_friction", "pair_restitution" }) do
     if #pm[k] > 0 then
-      local g = {}
-      for j, n in ipairs(pm[k .. "_names"]) do g[j] = { name = n, first = j - 1, size = 1 } end
-      items[#items + 1] = item(world, "parameter", { k, default = pm[k], range = k, groups = g })
+      local g, n = {}, width[k] or 1
+      for j, name in ipairs(pm[k .. "_names"]) do g[j] = { name = name, first = n * (j - 1), size = n } end
+      local range = (k:gsub("^pair_", ""))
+      if k == "com" then range = "position" end
+      if k == "inertia" then
+        range = {}
+        for j = 0, #pm[k] - 1 do range[j + 1] = j % 6 < 3 and "inertia" or "inertia_product" end
+      end
+      items[#items + 1] = item(world, "parameter", { k, default = pm[k], range = range, groups = g })
       prereqs[#prereqs + 1] = k
     end
   end
   items[#items + 1] = item(world, "cache_entry", { "work", type = P .. "work", prerequisites = prereqs,
-    calc = string.format("%sstep(%s, info, %s, %s, %s, %s, work);", P, args, pm.friction and "friction" or "0",
-      pm.restitution and "restitution" or "0", #pm.damping > 0 and "damping" or "0", #pm.mass > 0 and "mass" or "0") })
+    calc = string.format("%sstep(%s, info, %s, %s, %s, mass, %s, inertia, %s, %s, work);", P, args,
+      pm.friction and "friction" or "0", pm.restitution and "restitution" or "0", #pm.damping > 0 and "damping" or "0",
+      #pm.com > 0 and "com" or "0", #pm.pair_friction > 0 and "pair_friction" or "0",
+      #pm.pair_restitution > 0 and "pair_restitution" or "0") })
   local gargs = string.format("pos, vel, %s, work, grad", #C.actuated > 0 and "effort" or "0")
   local gpre = { "pos", "vel", "work" }
   if #C.actuated > 0 then gpre[#gpre + 1] = "effort" end
   if C.settings.gradients then
     items[#items + 1] = item(world, "cache_entry", { "grad", type = P .. "grad", prerequisites = gpre,
       calc = string.format("%sstep_jacobians(%s);", P, gargs) })
+    -- the masses' columns (world/grad.lua), only when asked for: a
+    -- parameter Jacobian of world.mass, c:step_jacobians
+    items[#items + 1] = item(world, "cache_entry", { "grad_mass", type = P .. "gradm",
+      prerequisites = { "pos", "vel", "work", "grad" }, calc = string.format("%smass_jacobians(pos, vel, work, grad, "
+        .. "grad_mass);", P) })
   end
   -- a failed step returns its reason (a negative diagc_status, diagc/model.h)
   local copy = { "if (work->status != 0) return work->status < 0 ? work->status : DIAGC_FAILED;",
@@ -209,6 +243,8 @@ function M.lower(world, taken)
   -- is taken with respect to them
   local upre = { "work", "pos", "vel", "info" }
   if #C.actuated > 0 then upre[#upre + 1] = "effort" end
+  -- and the masses (the update's Jacobian has their columns: grad.Tm)
+  upre[#upre + 1] = "mass"
   items[#items + 1] = item(world, "periodic_discrete_update", { "step", period = C.time_step,
     prerequisites = upre, calc = table.concat(copy, "\n") })
   outputs(world, C, P, items)

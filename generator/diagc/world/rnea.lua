@@ -1,4 +1,4 @@
--- world/rnea.lua: emits PFX_bias(q, v, X, mass, c), c(q, v) = C(q, v) v + g(q)
+-- world/rnea.lua: emits PFX_bias(q, v, X, inertial, c), c(q, v) = C(q, v) v + g(q)
 -- by the recursive Newton-Euler algorithm with vdot = 0, unrolled, in world
 -- coordinates: body velocities V_i = V_parent + S_i v_i, accelerations
 -- A_i = A_parent + (velocity-product terms), starting from -gravity at the
@@ -98,7 +98,7 @@ local function forward(world, t, h, out, names)
       end
       out[#out + 1] = string.format("  double I%d[10], F%d[6];", i, i)
       out[#out + 1] = string.format("  %s(X + %d, %s, I%d);", h:use("body_inertia"), 12 * (i - 1),
-        spatial.body_args(b, tree.mass(t, i)), i)
+        spatial.body_args(b, tree.inertial(t, i)), i)
       out[#out + 1] = string.format("  %s(I%d, %s, %s, F%d);", h:use("body_force"), i, names.V[i], names.A[i], i)
     end
   end
@@ -122,8 +122,8 @@ end
 
 function M.emit(world, t, prefix, h)
   local out = { string.format(
-    "static void %s_bias(const double *q, const double *v, const double *X, const double *mass, double *c)\n{", prefix) }
-  out[#out + 1] = "  (void)q;\n  (void)mass;"
+    "static void %s_bias(const double *q, const double *v, const double *X, const double *inertial, double *c)\n{", prefix) }
+  out[#out + 1] = "  (void)q;\n  (void)inertial;"
   if t.nv == 0 then
     out[#out + 1] = "  (void)v;\n  (void)X;\n  (void)c;\n}\n"
     return table.concat(out, "\n")

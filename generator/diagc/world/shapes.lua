@@ -131,6 +131,9 @@ local function pair_props(world)
   return function(p, i)
     local what = string.format("pairs[%d]", i - 1)
     return {
+      -- the entry's position and body names as written: its numbers are
+      -- the parameters "A.B.friction", "A.B.restitution" (world/step.lua)
+      index = i, names = { p[1], p[2] },
       friction = p.friction ~= nil and vals.ranged(world.loc, what .. " friction", "friction", p.friction) or nil,
       restitution = p.restitution ~= nil and vals.ranged(world.loc, what .. " restitution", "restitution", p.restitution)
         or nil,
@@ -175,9 +178,11 @@ function M.check(world, settings)
         local p = props[math.min(sa.body, sb.body) .. ":" .. math.max(sa.body, sb.body)] or {}
         -- mu_kind, e_kind: how the step finds them (world/step.lua): 0 the
         -- number, 1 the world's parameter, 2 min (max) of the parameter
-        -- and the number (one shape has its own)
+        -- and the number (one shape has its own), 3 the `pairs` entry's
+        -- own parameter (p: mu_entry, e_entry)
         local function kind(own, da, db)
-          if own ~= nil or not (da or db) then return 0 end
+          if own ~= nil then return 3 end
+          if not (da or db) then return 0 end
           return (da and db) and 1 or 2
         end
         world.pairs[#world.pairs + 1] = { a = i, b = j,
@@ -185,6 +190,7 @@ function M.check(world, settings)
           restitution = p.restitution or math.max(sa.restitution, sb.restitution),
           mu_kind = kind(p.friction, sa.default_friction, sb.default_friction),
           e_kind = kind(p.restitution, sa.default_restitution, sb.default_restitution),
+          mu_entry = p.friction ~= nil and p or nil, e_entry = p.restitution ~= nil and p or nil,
           -- the other shape's own value, for kind 2
           mu_own = sa.default_friction and sb.friction or sa.friction,
           e_own = sa.default_restitution and sb.restitution or sa.restitution }

@@ -35,7 +35,8 @@ local V_NAMES = { revolute = { "v" }, prismatic = { "v" }, ball = { "wx", "wy", 
 
 -- the world's own state groups and parameters (world/lower.lua): no joint
 -- may take their names
-M.STATE = { pos = true, vel = true, info = true, imp = true, friction = true, restitution = true, damping = true, mass = true }
+M.STATE = { pos = true, vel = true, info = true, imp = true, friction = true, restitution = true, damping = true, mass = true,
+  com = true, inertia = true, pair_friction = true, pair_restitution = true }
 
 local function moving_joints(C)
   local list = {}
@@ -80,21 +81,45 @@ local function check_names(C)
   end
 end
 
--- Why "B.inertia" or "B.com" of a body B of world C (or the mass of a body
--- welded to the world) is not a numeric parameter (their values are
--- folded into the generated dynamics), or nil for any other name
+-- Why "B.mass", "B.inertia" or "B.com" of a body B of world C is not a
+-- numeric parameter (a body welded to the world has none; a lone free
+-- body whose spec puts its centre of mass at its origin keeps it there:
+-- world/lone.lua's M.fixed_com), or nil for any other name
 function M.not_a_parameter(C, name)
   local body, what = name:match("^(.*)%.([%a_]+)$")
   if not (what == "mass" or what == "inertia" or what == "com") then return nil end
   for _, b in ipairs(C.bodies) do
     if b.name == body then
-      if what == "mass" then
-        return string.format("body '%s' is welded to the world (no joint moves it): its mass is no parameter of "
-          .. "world \"%s\" (docs/world.md, \"Parameters\")", body, C.name)
+      if b.welded then
+        return string.format("body '%s' is welded to the world (no joint moves it): its mass, centre of mass and "
+          .. "inertia are no parameters of world \"%s\" (docs/world.md, \"Parameters\")", body, C.name)
       end
-      return string.format("a body's inertia and centre of mass are not parameters of world \"%s\" (they are "
-        .. "folded into its generated dynamics: docs/world.md, \"Parameters\"); change body '%s' in the spec, or "
-        .. "use the parameters %s.mass, J.damping, friction and restitution", C.name, body, body)
+      if what == "com" then
+        return string.format("body '%s' is a lone free body whose spec puts its centre of mass at its origin: its "
+          .. "generated closed form has no centre-of-mass terms, so its com is no parameter of world \"%s\" "
+          .. "(docs/world.md, \"Parameters\"); give it a nonzero com in the spec to make it one", body, C.name)
+      end
+    end
+  end
+end
+
+-- the parameters whose values M.check_param checks as a whole
+M.CHECKED = { inertia = true }
+
+-- Why the values `all` of world C's parameter `name` are invalid as a
+-- whole, or nil: each moving body's inertia (6 per body, in the order of
+-- world/step.lua's M.params) must be positive definite
+function M.check_param(C, name, all)
+  if name ~= "inertia" then return nil end
+  -- the moving bodies in body order (world/step.lua's M.params)
+  local j = 0
+  for _, b in ipairs(C.bodies) do
+    if not b.welded then
+      local I = {}
+      for k = 1, 6 do I[k] = all[6 * j + k] end
+      local why = require("diagc.world.values").not_pd(b.name, I)
+      if why then return why .. " (docs/world.md, \"Parameters\")" end
+      j = j + 1
     end
   end
 end

@@ -216,16 +216,15 @@ function Helpers:text()
   return table.concat(out, "\n")
 end
 
--- the literal arguments m, cx, cy, cz, ixx, iyy, izz, ixy, ixz, iyz of body b
--- body b's inertial numbers as C arguments: mass, com, inertia; mexpr (a
--- C expression, the world's parameter mass: world/crba.lua's M.mass) in
--- place of the mass's literal when given
-function M.body_args(b, mexpr)
+-- body b's inertial numbers m, cx, cy, cz, ixx, iyy, izz, ixy, ixz, iyz
+-- as C arguments: the C expressions `exprs` (the world's parameters,
+-- world/tree.lua's M.inertial) when given, else b's literals
+function M.body_args(b, exprs)
+  if exprs then return table.concat(exprs, ", ") end
   local num = require("diagc.world.fold").num
   local c, I = b.com or { 0, 0, 0 }, b.inertia
   local a = { b.mass, c[1], c[2], c[3], I[1], I[2], I[3], I[4] or 0, I[5] or 0, I[6] or 0 }
   for i = 1, #a do a[i] = num(a[i]) end
-  if mexpr then a[1] = mexpr end
   return table.concat(a, ", ")
 end
 

@@ -220,7 +220,7 @@ local function tables(C, P)
       o[#o + 1] = string.format("static const int %spair_flat[%d][2] = {%s};", P, np, table.concat(flat, ", "))
     end
   end
-  if limits.rows_on(C) then
+  if limits.rows_on(C) or C.settings.gradients then
     local t = require("diagc.world.dynamics").facts(C)
     local d0, dofs = { 0 }, {}
     for id = 0, t.ntrees - 1 do
@@ -244,13 +244,23 @@ local function tables(C, P)
     o[#o + 1] = string.format("static const double %spair_mu[%d] = {%s};", P, np, table.concat(mu, ", "))
     o[#o + 1] = string.format("static const double %spair_e[%d] = {%s};", P, np, table.concat(e, ", "))
     local pm = M.params(C)
-    if pm.friction then
-      o[#o + 1] = "/* 0: pair_mu; 1: the parameter friction; 2: the smaller of the two */"
+    if pm.friction or #pm.pair_friction > 0 then
+      o[#o + 1] = "/* 0: pair_mu; 1: the parameter friction; 2: the smaller of the two; 3: the parameter "
+        .. "pair_friction[pair_mu_ix] */"
       o[#o + 1] = string.format("static const unsigned char %spair_mu_kind[%d] = {%s};", P, np, table.concat(mk, ", "))
     end
-    if pm.restitution then
-      o[#o + 1] = "/* 0: pair_e; 1: the parameter restitution; 2: the larger of the two */"
+    if pm.restitution or #pm.pair_restitution > 0 then
+      o[#o + 1] = "/* 0: pair_e; 1: the parameter restitution; 2: the larger of the two; 3: the parameter "
+        .. "pair_restitution[pair_e_ix] */"
       o[#o + 1] = string.format("static const unsigned char %spair_e_kind[%d] = {%s};", P, np, table.concat(ek, ", "))
+    end
+    -- the `pairs` entry's element of pair_friction (pair_restitution), 0 for the other pairs
+    for _, k in ipairs({ { "pair_friction", "mu_entry", "mu_ix" }, { "pair_restitution", "e_entry", "e_ix" } }) do
+      if #pm[k[1]] > 0 then
+        local ix = {}
+        for i, p in ipairs(C.pairs) do ix[i] = tostring(p[k[2]] and pm[k[1] .. "_ix"][p[k[2]].index] or 0) end
+        o[#o + 1] = string.format("static const int %spair_%s[%d] = {%s};", P, k[3], np, table.concat(ix, ", "))
+      end
     end
   end
   return table.concat(o, "\n")
@@ -401,8 +411,8 @@ local function smooth(C, P)
     "{",
     string.format("  double c[%d];", C.nv),
     string.format("  %skinematics(q, w->X);", P),
-    string.format("  %smass_matrix(q, w->X, w->mass, w->M);", P),
-    string.format("  %sbias(q, v, w->X, w->mass, c);", P),
+    string.format("  %smass_matrix(q, w->X, w->inertial, w->M);", P),
+    string.format("  %sbias(q, v, w->X, w->inertial, c);", P),
     string.format("  %sdamping(w->damping, v, c);", P),
     string.format("  %sfactor(w->M);", P),
     string.format("  for (int i = 0; i < %d; i++) c[i] = -c[i];", C.nv),
@@ -470,7 +480,13 @@ local function work_type(C, P)
   end
   l[#l + 1] = string.format("  double damping[%d];  /* the parameter damping, per moving joint */",
     math.max(#pm.damping, 1))
-  l[#l + 1] = string.format("  double mass[%d];  /* the parameter mass, per moving body */", math.max(#pm.mass, 1))
+  l[#l + 1] = string.format("  double inertial[%d];  /* the parameters mass, com, inertia: 10 per moving body */",
+    10 * math.max(#pm.mass, 1))
+  for _, k in ipairs({ "pair_friction", "pair_restitution" }) do
+    if #pm[k] > 0 then
+      l[#l + 1] = string.format("  double %s[%d];  /* the parameter %s, per `pairs` entry */", k, #pm[k], k)
+    end
+  end
   l[#l + 1] = string.format("} %swork;", P)
   return lines(l)
 end
@@ -479,39 +495,87 @@ end
 -- friction and restitution, the defaults of the shapes that give none, when
 -- some candidate pair takes one; damping, one value per moving joint (in
 -- body order, each settable as "J.damping"), when there is one; mass, one
--- value per moving body ("B.mass") (docs/world.md, "Parameters").
+-- value per moving body ("B.mass"); inertia, 6 per moving body
+-- ("B.inertia": ixx, iyy, izz, ixy, ixz, iyz about the centre of mass);
+-- com, 3 per moving body ("B.com") but a lone free body whose spec puts it
+-- at the body's origin (world/lone.lua's M.fixed_com); the `pairs`
+-- entries' own numbers (docs/world.md, "Parameters").
 -- -> {friction = default or nil, restitution = default or nil,
 --     damping = {defaults}, damping_names = {"J.damping", ...},
---     mass = {defaults}, mass_names = {"B.mass", ...}}
+--     mass = {defaults}, mass_names = {"B.mass", ...}, inertia, inertia_names,
+--     com, com_names, com_of = {the moving body (0-based) of each B.com},
+--     pair_friction, pair_friction_names, pair_friction_ix = {entry index -> element}, and so for restitution}
 function M.params(C)
-  local out = { damping = {}, damping_names = {}, mass = {}, mass_names = {} }
-  for _, b in ipairs(C.bodies) do
+  local out = { damping = {}, damping_names = {}, mass = {}, mass_names = {}, inertia = {}, inertia_names = {},
+    com = {}, com_names = {}, com_of = {} }
+  local parent = {}
+  for _, b in ipairs(C.bodies) do parent[b.joint.parent] = true end
+  for i, b in ipairs(C.bodies) do
     if b.nq > 0 then
       out.damping[#out.damping + 1] = b.joint.damping or 0
       out.damping_names[#out.damping_names + 1] = b.joint.name .. ".damping"
     end
-    -- every body a dof moves (world/tree.lua's M.mass), in body order
+    -- every body a dof moves (world/tree.lua's M.inertial), in body order
     if not b.welded then
-      out.mass[#out.mass + 1] = b.mass
-      out.mass_names[#out.mass_names + 1] = b.name .. ".mass"
+      local j = #out.mass
+      out.mass[j + 1] = b.mass
+      out.mass_names[j + 1] = b.name .. ".mass"
+      for k = 1, 6 do out.inertia[6 * j + k] = b.inertia[k] or 0 end
+      out.inertia_names[j + 1] = b.name .. ".inertia"
+      local c = b.com or { 0, 0, 0 }
+      local lone = b.joint.type == "free" and b.joint.parent == 0 and not parent[i]
+      if not (lone and c[1] == 0 and c[2] == 0 and c[3] == 0) then
+        for k = 1, 3 do out.com[#out.com + 1] = c[k] end
+        out.com_names[#out.com_names + 1] = b.name .. ".com"
+        out.com_of[#out.com_of + 1] = j
+      end
     end
   end
   for _, p in ipairs(C.pairs or {}) do
-    if p.mu_kind ~= 0 then out.friction = C.friction end
-    if p.e_kind ~= 0 then out.restitution = C.restitution end
+    if p.mu_kind == 1 or p.mu_kind == 2 then out.friction = C.friction end
+    if p.e_kind == 1 or p.e_kind == 2 then out.restitution = C.restitution end
+  end
+  -- the `pairs` entries' own numbers that some candidate pair takes, in
+  -- entry order: pair_friction ("A.B.friction"), pair_restitution
+  for _, k in ipairs({ { "pair_friction", "mu_entry", "friction" }, { "pair_restitution", "e_entry", "restitution" } }) do
+    local used = {}
+    for _, p in ipairs(C.pairs or {}) do
+      local en = p[k[2]]
+      if en then used[en.index] = en end
+    end
+    local vals, names, ix = {}, {}, {}
+    for _, i in ipairs(util.sorted_keys(used)) do
+      local en = used[i]
+      vals[#vals + 1] = en[k[3]]
+      names[#names + 1] = en.names[1] .. "." .. en.names[2] .. "." .. k[3]
+      ix[i] = #vals - 1
+    end
+    out[k[1]], out[k[1] .. "_names"], out[k[1] .. "_ix"] = vals, names, ix
   end
   return out
 end
 
--- a contact's friction and restitution from its pair (tables above)
+-- a contact's friction and restitution from its pair (tables above): the
+-- C expression of the kinds the world has (M.params)
+local function pair_value(P, x, world_param, pair_param, combine)
+  local k = string.format("%spair_%s_kind[w->pair[i]]", P, x)
+  local own = string.format("%spair_%s[w->pair[i]]", P, x)
+  local e = own
+  if world_param then
+    e = string.format("%s == 0 ? %s : %s == 1 ? w->%s : %s(w->%s, %s)", k, own, k, world_param, combine,
+      world_param, own)
+  end
+  if pair_param then
+    e = string.format("%s == 3 ? w->%s[%spair_%s_ix[w->pair[i]]] : %s", k, pair_param, P, x, e)
+  end
+  return e
+end
+
 local function mu_line(C, P)
   local pm = M.params(C)
-  local mu = pm.friction and string.format("%spair_mu_kind[w->pair[i]] == 0 ? %spair_mu[w->pair[i]] : "
-    .. "%spair_mu_kind[w->pair[i]] == 1 ? w->friction : fmin(w->friction, %spair_mu[w->pair[i]])", P, P, P, P)
-    or string.format("%spair_mu[w->pair[i]]", P)
-  local e = pm.restitution and string.format("%spair_e_kind[w->pair[i]] == 0 ? %spair_e[w->pair[i]] : "
-    .. "%spair_e_kind[w->pair[i]] == 1 ? w->restitution : fmax(w->restitution, %spair_e[w->pair[i]])", P, P, P, P)
-    or string.format("%spair_e[w->pair[i]]", P)
+  local mu = pair_value(P, "mu", pm.friction and "friction", #pm.pair_friction > 0 and "pair_friction", "fmin")
+  local e = pair_value(P, "e", pm.restitution and "restitution", #pm.pair_restitution > 0 and "pair_restitution",
+    "fmax")
   return string.format("    w->mu[i] = %s;\n    w->e[i] = %s;", mu, e)
 end
 
@@ -616,6 +680,38 @@ local function contact(C, P)
   return lines(l)
 end
 
+-- P_inertial(mass, com, inertia, out): the parameters mass, com and
+-- inertia packed as the generated dynamics take them (world/tree.lua's
+-- M.INERTIAL: 10 per moving body; com 0 where it is no parameter)
+local function inertial_fn(C, P)
+  local pm = M.params(C)
+  local n, nc = #pm.mass, #pm.com_of
+  local l = { string.format("static inline void %sinertial(const double *mass, const double *com, const double *inertia, "
+    .. "double *out)", P), "{" }
+  if nc > 0 and nc < n then
+    local ix, at = {}, {}
+    for c, j in ipairs(pm.com_of) do at[j] = c - 1 end
+    for j = 0, n - 1 do ix[j + 1] = tostring(at[j] or -1) end
+    l[#l + 1] = string.format("  static const int com_of[%d] = {%s};  /* the body's B.com in com, -1 none */", n,
+      table.concat(ix, ", "))
+  elseif nc == 0 then
+    l[#l + 1] = "  (void)com;"
+  end
+  l[#l + 1] = string.format("  for (int j = 0; j < %d; j++) {", n)
+  l[#l + 1] = "    out[10 * j] = mass[j];"
+  if nc == n then
+    l[#l + 1] = "    for (int k = 0; k < 3; k++) out[10 * j + 1 + k] = com[3 * j + k];"
+  elseif nc == 0 then
+    l[#l + 1] = "    for (int k = 0; k < 3; k++) out[10 * j + 1 + k] = 0.0;"
+  else
+    l[#l + 1] = "    for (int k = 0; k < 3; k++) out[10 * j + 1 + k] = com_of[j] >= 0 ? com[3 * com_of[j] + k] : 0.0;"
+  end
+  l[#l + 1] = "    for (int k = 0; k < 6; k++) out[10 * j + 4 + k] = inertia[6 * j + k];"
+  l[#l + 1] = "  }"
+  l[#l + 1] = "}"
+  return lines(l)
+end
+
 -- the step: the calc of the work entry; w->status is 0 or the failure
 local function step_fn(C, P)
   local vq = C.position_update == "parallel" and "v" or "w->v_next"
@@ -623,15 +719,20 @@ local function step_fn(C, P)
   local l = {
     string.format("static inline void %sstep(const double *q, const double *v, const double *imp, "
       .. "const double *effort, const double *info, const double *friction, const double *restitution, "
-      .. "const double *damping, const double *mass, %swork *w)", P, P),
+      .. "const double *damping, const double *mass, const double *com, const double *inertia, "
+      .. "const double *pair_friction, const double *pair_restitution, %swork *w)", P, P),
     "{",
     -- the world's parameters, read once per step (M.params)
     pm.friction and "  w->friction = friction[0];" or "  (void)friction;",
     pm.restitution and "  w->restitution = restitution[0];" or "  (void)restitution;",
     #pm.damping > 0 and string.format("  for (int j = 0; j < %d; j++) w->damping[j] = damping[j];", #pm.damping)
       or "  (void)damping;\n  w->damping[0] = 0.0;",
-    #pm.mass > 0 and string.format("  for (int j = 0; j < %d; j++) w->mass[j] = mass[j];", #pm.mass)
-      or "  (void)mass;\n  w->mass[0] = 0.0;",
+    string.format("  %sinertial(mass, com, inertia, w->inertial);", P),
+    #pm.pair_friction > 0 and string.format("  for (int j = 0; j < %d; j++) w->pair_friction[j] = pair_friction[j];",
+      #pm.pair_friction) or "  (void)pair_friction;",
+    #pm.pair_restitution > 0 and string.format(
+      "  for (int j = 0; j < %d; j++) w->pair_restitution[j] = pair_restitution[j];", #pm.pair_restitution)
+      or "  (void)pair_restitution;",
     string.format("  %ssmooth(q, v, effort, w);", P),
     "  for (int i = 0; i < 5; i++) w->info[i] = 0.0;",
     "  w->info[5] = info[5];",
@@ -678,8 +779,12 @@ function M.emit(C, P)
       "integrate", "energy", "velocities" }
     or { "kinematics", "mass_matrix", "bias", "damping", "factor", "solve", "integrate", "energy", "velocities" }
   if rows_on and #C.pairs > 0 then table.insert(fns, 8, "solve_tree3") end -- the contact rows'
+  -- the mass columns of the step's Jacobians (world/grad.lua) take the
+  -- centres of mass's point Jacobians on their trees
+  if C.settings.gradients and not rows_on then table.insert(fns, 7, "point_jacobian_tree") end
   local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = fns })),
     tables(C, P), require("diagc.world.signals").emit(C, P) }
+  parts[#parts + 1] = inertial_fn(C, P)
   parts[#parts + 1] = limits.emit_clamp(C, P)
   parts[#parts + 1] = smooth(C, P)
   if rows_on then

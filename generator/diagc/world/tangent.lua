@@ -17,10 +17,10 @@
 -- same world and prefix (they call nothing of it: cdiff inlines it), each
 -- writing every entry of its dense row-major outputs:
 --   void P_d_kinematics(const double *q, double *dX)     (12 nb) x nv
---   void P_d_rnea(const double *q, const double *v, const double *a, const double *mass, double *Dq, double *Dv)
+--   void P_d_rnea(const double *q, const double *v, const double *a, const double *inertial, double *Dq, double *Dv)
 --        Dq = d(M a + c)/d dq, Dv = d c/d v             nv x nv each
---   void P_d_mvec(const double *q, const double *y, const double *mass, double *D)   d(M y)/d dq, nv x nv
---        (mass: the world's parameter, one per moving body: world/tree.lua)
+--   void P_d_mvec(const double *q, const double *y, const double *inertial, double *D)   d(M y)/d dq, nv x nv
+--        (inertial: the world's parameters mass, com, inertia, 10 per moving body: world/tree.lua)
 --   void P_d_bvel(const double *q, const double *y, double *D)     (6 nb) x nv: d V / d dq,
 --        V_b = sum over body b's chain of S_k y_k (world/motion.lua: omega, v_o)
 --   void P_d_gforce(const double *q, const double *W, double *D)   nv x nv: d tau / d dq,
@@ -146,14 +146,14 @@ local function mass_times_lines(world, t, P, h, y, out, init)
   for i = 1, t.nb do any_lone = any_lone or is_lone(i) end
   if any_lone then
     out[#out + 1] = string.format("double M[%d] = { 0.0 };", t.nm)
-    out[#out + 1] = string.format("%s_mass_matrix(qt, X, mass, M);", P)
+    out[#out + 1] = string.format("%s_mass_matrix(qt, X, inertial, M);", P)
   end
   velocity_lines(world, t, y, out, is_lone)
   local bi, apply = h:use("body_inertia"), h:use("inertia_apply")
   for i, b in ipairs(world.bodies) do
     if moving(t, i) and not is_lone(i) then
       out[#out + 1] = string.format("double I%d[10], F%d[6];", i, i)
-      out[#out + 1] = string.format("%s(X + %d, %s, I%d);", bi, 12 * (i - 1), spatial.body_args(b, tree.mass(t, i)), i)
+      out[#out + 1] = string.format("%s(X + %d, %s, I%d);", bi, 12 * (i - 1), spatial.body_args(b, tree.inertial(t, i)), i)
       out[#out + 1] = string.format("%s(I%d, U%d, F%d);", apply, i, i, i)
     end
   end
@@ -177,14 +177,14 @@ end
 function BODIES.rnea(world, t, P, h)
   local out = kin_lines(world, t, P)
   out[#out + 1] = string.format("double c[%d];", t.nv)
-  out[#out + 1] = string.format("%s_bias(qt, v, X, mass, c);", P)
+  out[#out + 1] = string.format("%s_bias(qt, v, X, inertial, c);", P)
   motion_lines(world, t, out)
   mass_times_lines(world, t, P, h, "a", out, function(k) return "c[" .. k .. "]" end)
   return {
-    params = "const double *q, const double *v, const double *a, const double *mass, double *Dq, double *Dv",
+    params = "const double *q, const double *v, const double *a, const double *inertial, double *Dq, double *Dv",
     body = out,
     inputs = { { name = "q", size = t.nq, active = false }, { name = "v", size = t.nv },
-      { name = "a", size = t.nv, active = false }, { name = "mass", size = math.max(tree.nmass(t), 1), active = false } },
+      { name = "a", size = t.nv, active = false }, { name = "inertial", size = tree.INERTIAL * math.max(tree.nmass(t), 1), active = false } },
     outputs = { { name = "tau", size = t.nv } },
     dense = { dq = "Dq", v = "Dv" }, zero = { "Dq", "Dv" }, rows = t.nv,
   }
@@ -195,10 +195,10 @@ function BODIES.mvec(world, t, P, h)
   motion_lines(world, t, out)
   mass_times_lines(world, t, P, h, "y", out)
   return {
-    params = "const double *q, const double *y, const double *mass, double *D",
+    params = "const double *q, const double *y, const double *inertial, double *D",
     body = out,
     inputs = { { name = "q", size = t.nq, active = false }, { name = "y", size = t.nv, active = false },
-      { name = "mass", size = math.max(tree.nmass(t), 1), active = false } },
+      { name = "inertial", size = tree.INERTIAL * math.max(tree.nmass(t), 1), active = false } },
     outputs = { { name = "tau", size = t.nv } },
     dense = { dq = "D" }, zero = { "D" }, rows = t.nv,
   }

@@ -51,14 +51,14 @@ static inline void P_subtree(int b, unsigned char *in)
 ]==],
   primal = [==[
 /* the primal pass: poses X, columns S, inertias I of the moving bodies */
-static inline void P_primal(const double *q, const double *mass, double *X, double (*S)[6], double (*I)[10])
+static inline void P_primal(const double *q, const double *inertial, double *X, double (*S)[6], double (*I)[10])
 {
   int i, k;
   P_kinematics(q, X);
   for (k = 0; k < @NV@; ++k) P_lp_col(X, k, S[k]);
   if (I) {
     for (i = 0; i < @NB@; ++i) {
-      if (P_tree.flags[i] & 1) P_lp_inertia(X, mass, i, I[i]);
+      if (P_tree.flags[i] & 1) P_lp_inertia(X, inertial, i, I[i]);
     }
   }
 }
@@ -230,12 +230,12 @@ static inline void @PUB@_d_gforce(const double *q, const double *W, double *D)
 ]==]
 
 C.mvec = [==[
-static inline void @PUB@_d_mvec(const double *q, const double *y, const double *mass, double *D)
+static inline void @PUB@_d_mvec(const double *q, const double *y, const double *inertial, double *D)
 {
   double X[12 * @NB@], S[@NV@][6], I[@NB@][10], U[@NB@][6], H[@NB@][6], F[@NB@][6], dU[@NB@][6], dF[@NB@][6];
   unsigned char in[@NB@];
   int k, i, r, n;
-  P_primal(q, mass, X, S, I);
+  P_primal(q, inertial, X, S, I);
   P_velocities(S, y, U);
   for (i = 0; i < @NB@; ++i) {
     if (P_tree.flags[i] & 1) P_inertia_apply(I[i], U[i], H[i]);
@@ -262,7 +262,7 @@ static inline void @PUB@_d_mvec(const double *q, const double *y, const double *
 -- joint's linear part, vr: the rest), A_i = A_p + V_p x vl + V_i x vr +
 -- sum S a, F_i = I A + V x* (I V); d/dq and d/dv per direction
 C.rnea = [==[
-static inline void @PUB@_d_rnea(const double *q, const double *v, const double *a, const double *mass, double *Dq,
+static inline void @PUB@_d_rnea(const double *q, const double *v, const double *a, const double *inertial, double *Dq,
                                 double *Dv)
 {
   const double A0[6] = { 0.0, 0.0, 0.0, -P_tree.gravity[0], -P_tree.gravity[1], -P_tree.gravity[2] };
@@ -271,7 +271,7 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
     F[@NB@][6], dV[@NB@][6], dA[@NB@][6], dF[@NB@][6], x[6], y[6], u[6];
   unsigned char in[@NB@];
   int k, i, m, r, n, wrt;
-  P_primal(q, mass, X, S, I);
+  P_primal(q, inertial, X, S, I);
   for (i = 0; i < @NB@; ++i) {
     const int pa = P_tree.parent[i], v0 = P_tree.v0[i];
     const double *Vp = pa >= 0 ? V[pa] : Z, *Ap = pa >= 0 ? A[pa] : A0;

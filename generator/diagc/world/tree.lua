@@ -156,17 +156,37 @@ function M.dof_ancestor(t, a, b)
   return false
 end
 
--- The masses of the moving bodies are the world's parameter `mass`, one
--- per moving body in body order (docs/world.md, "Parameters"): the
--- generated functions take it as `const double *mass`.  -> the C
--- expression of body i's mass ("mass[j]"), nil for a body no dof moves
-function M.mass(t, i)
+-- The inertial numbers of the moving bodies are the world's parameters
+-- mass, com and inertia (docs/world.md, "Parameters"): the generated
+-- functions take them packed as `const double *inertial`, 10 per moving
+-- body in body order (M.INERTIAL: m, the centre of mass cx, cy, cz, the
+-- inertia about it ixx, iyy, izz, ixy, ixz, iyz; world/step.lua packs them).
+M.INERTIAL = 10
+
+-- body i's place j among the moving bodies (0-based), nil for a body no dof moves
+function M.moving_index(t, i)
   if #t.chain[i] == 0 then return nil end
   local j = 0
   for k = 1, i - 1 do
     if #t.chain[k] > 0 then j = j + 1 end
   end
-  return "mass[" .. j .. "]"
+  return j
+end
+
+-- the C expression of body i's mass ("inertial[10 j]"), nil for a body no dof moves
+function M.mass(t, i)
+  local j = M.moving_index(t, i)
+  return j and string.format("inertial[%d]", M.INERTIAL * j) or nil
+end
+
+-- the C expressions of body i's 10 inertial numbers (M.INERTIAL), nil for
+-- a body no dof moves
+function M.inertial(t, i)
+  local j = M.moving_index(t, i)
+  if not j then return nil end
+  local e = {}
+  for k = 0, M.INERTIAL - 1 do e[k + 1] = string.format("inertial[%d]", M.INERTIAL * j + k) end
+  return e
 end
 
 -- the number of moving bodies (the size of `mass`)

@@ -104,6 +104,13 @@ function M.inertia_pd(loc, name, I)
   if I == nil then
     errors.raise(loc, "body '%s' needs an inertia = {ixx, iyy, izz[, ixy, ixz, iyz]} (it moves)", name)
   end
+  local why = M.not_pd(name, I)
+  if why then errors.raise(loc, "%s", why) end
+  for k = 1, 3 do M.ranged(loc, string.format("body '%s' inertia %s", name, INERTIA_NAMES[k]), "inertia", I[k]) end
+end
+
+-- Why inertia I (6 numbers) of body `name` is not positive definite, or nil
+function M.not_pd(name, I)
   local s = 0
   for k = 1, 6 do s = math.max(s, math.abs(I[k])) end
   local ok = s > 0
@@ -114,11 +121,10 @@ function M.inertia_pd(loc, name, I)
     ok = xx > 0 and m2 > 1e-12 and m3 > 1e-12
   end
   if not ok then
-    errors.raise(loc, "body '%s': inertia {%.6g, %.6g, %.6g, %.6g, %.6g, %.6g} is not positive definite; "
+    return string.format("body '%s': inertia {%.6g, %.6g, %.6g, %.6g, %.6g, %.6g} is not positive definite; "
       .. "give the rotational inertia about the centre of mass (all principal moments > 0)",
       name, I[1], I[2], I[3], I[4], I[5], I[6])
   end
-  for k = 1, 3 do M.ranged(loc, string.format("body '%s' inertia %s", name, INERTIA_NAMES[k]), "inertia", I[k]) end
 end
 
 -- A unit quaternion {w, x, y, z} (within 1e-9), returned as given.
