@@ -56,7 +56,7 @@ enum { C_ZERO = 0, C_FREE = 1, C_HI = 2, C_LO = 3 }; /* row classes */
                            their diagonal (well above DROP)                */
 #define DROP 1e-11      /* pivot below DROP * |diagonal|: dependent row    */
 #define STALL 3         /* all-row changes without progress before single */
-#define WARM_ITERS 8    /* pivoting solves from the warm start (+ K / 8), and
+#define WARM_ITERS 24    /* pivoting solves from the warm start (+ K / 8), and
                            from each block Gauss-Seidel point (+ K / 4)     */
 #define ROUNDS 2         /* block Gauss-Seidel + pivoting rounds after the
                            warm start                                       */
