@@ -119,12 +119,13 @@ fi
 
 # diagc linearize through a world and its controller (the cartpole at its
 # equilibrium: cart at the PD target, pole hanging): generated Jacobians
-# (the world's rows from its grad entry) against finite differences
+# (the world's rows from its grad entry) against finite differences (the
+# world's info state left out: A is the loop's 4 x 4, about 40 numbers)
 if $DIAGC linearize examples/world/cartpole.lua --state plant.pos=1,0 --format json >"$tmp/lin.json" 2>"$tmp/err" &&
    $DIAGC linearize examples/world/cartpole.lua --state plant.pos=1,0 --format json --jacobian fd >"$tmp/linfd.json" 2>>"$tmp/err" &&
    grep -oE -- '-?[0-9][0-9.]*([eE][-+]?[0-9]+)?' "$tmp/lin.json" >"$tmp/a" &&
    grep -oE -- '-?[0-9][0-9.]*([eE][-+]?[0-9]+)?' "$tmp/linfd.json" >"$tmp/b" &&
-   [ "$(wc -l <"$tmp/a")" = "$(wc -l <"$tmp/b")" ] && [ "$(wc -l <"$tmp/a")" -gt 100 ] &&
+   [ "$(wc -l <"$tmp/a")" = "$(wc -l <"$tmp/b")" ] && [ "$(wc -l <"$tmp/a")" -gt 30 ] &&
    paste "$tmp/a" "$tmp/b" | awk '{ d = $1 - $2; if (d < 0) d = -d; m = $2 < 0 ? -$2 : $2; if (m < 1) m = 1;
      if (d > 1e-7 * m) { print "entry " NR ": " $1 " vs " $2 > "/dev/stderr"; bad = 1 } } END { exit bad }' 2>>"$tmp/err"; then
   echo "ok world.linearize_generated"

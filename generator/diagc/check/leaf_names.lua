@@ -121,6 +121,7 @@ local function numeric(leaf, item, k)
   if leaf.generated then
     allowed[#allowed + 1] = "groups"
     if k == "parameter" then allowed[#allowed + 1] = "range" end
+    if k == "discrete_state" then allowed[#allowed + 1] = "bookkeeping" end
   end
   fields.only(item, allowed, 1)
   local name = fields.name(item)
@@ -137,6 +138,9 @@ local function numeric(leaf, item, k)
   end
   local it = declare(leaf, item, k == "discrete_state" and "xd" or "pn", name)
   it.size, it.default = #def, def
+  -- a world's counts and warm start: state that no dynamics read
+  -- (testing/linear.lua leaves it out of a linearization it is decoupled from)
+  it.bookkeeping = a.bookkeeping == true or nil
   -- a generated leaf's parameter may name the range of its values
   -- (world/ranges.lua's key: a world's friction), checked where -p sets it
   it.range = k == "parameter" and a.range or nil

@@ -114,6 +114,10 @@ local function as_text(r, name, t)
     out[#out + 1] = disc and "  x[n+1] = A x[n] + B u[n] + f0,  y = C x[n] + D u[n] + y0"
       or "  dx/dt = A x + B u + f0,  y = C x + D u + y0"
   end
+  if r.left_out then
+    out[#out + 1] = "  left out: " .. table.concat(r.left_out, ", ")
+      .. " (bookkeeping: nothing in the system reads them)"
+  end
   text_vector(out, "x0", r.x0, r.states)
   text_vector(out, "u0", r.u0, r.inputs)
   text_vector(out, "y0", r.y0, r.outputs)
@@ -158,6 +162,7 @@ local function as_json(r, name, t)
     states = json.array(r.states), inputs = json.array(r.inputs), outputs = json.array(r.outputs),
     A = mat(r.A, nx), B = mat(r.B, nu), C = mat(r.C, nx), D = mat(r.D, nu),
     x0 = vec(r.x0), u0 = vec(r.u0), y0 = vec(r.y0), f0 = vec(r.f0), eigenvalues = r.eig and eig_json(r.eig),
+    left_out = r.left_out and json.array(r.left_out),
   })
 end
 

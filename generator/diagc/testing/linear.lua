@@ -177,6 +177,56 @@ local function failing_calc(model, ctx, o)
   return ""
 end
 
+-- The state elements of bookkeeping states (a world's counts and warm
+-- start: check/leaf_names.lua), by their names (coder/descriptor.lua's).
+local function bookkeeping_names(model)
+  local F, set = model.gen and model.gen.flat, {}
+  for _, leaf in ipairs(F and F.leaves or {}) do
+    for _, g in ipairs(leaf.type.by_kind and leaf.type.by_kind.xd or {}) do
+      if g.bookkeeping then
+        for i = 1, g.size do
+          set[leaf.path .. "." .. (g.elements and g.elements[i]
+            or (g.name .. (g.size > 1 and ("[" .. (i - 1) .. "]") or "")))] = true
+        end
+      end
+    end
+  end
+  return set
+end
+
+-- Leaves bookkeeping state elements out of r (A, B, C, f0, x0, states) when
+-- nothing else reads them: their columns of A's other rows and of C are
+-- zero, so the rest is exactly the system without them (A is block
+-- triangular), and their own eigenvalues (a count's 1, a warm start's 0)
+-- say nothing of the loop.  r.left_out names them.
+local function leave_out_bookkeeping(model, r)
+  local set = bookkeeping_names(model)
+  local drop, keep = {}, {}
+  for k, name in ipairs(r.states) do
+    if set[name] then drop[#drop + 1] = k else keep[#keep + 1] = k end
+  end
+  if #drop == 0 then return end
+  local dropped = {}
+  for _, k in ipairs(drop) do dropped[k] = true end
+  for _, k in ipairs(drop) do
+    for i = 1, #r.states do
+      if not dropped[i] and r.A[i][k] ~= 0 then return end
+    end
+    for i = 1, #r.C do
+      if r.C[i][k] ~= 0 then return end
+    end
+  end
+  local function pick(v) local t = {} for n, k in ipairs(keep) do t[n] = v[k] end return t end
+  local A = {}
+  for n, i in ipairs(keep) do A[n] = pick(r.A[i]) end
+  local C = {}
+  for i = 1, #r.C do C[i] = pick(r.C[i]) end
+  r.left_out = {}
+  for _, k in ipairs(drop) do r.left_out[#r.left_out + 1] = r.states[k] end
+  r.A, r.B, r.C = A, pick(r.B), C
+  r.f0, r.x0, r.states = pick(r.f0), pick(r.x0), pick(r.states)
+end
+
 function M.linearize(model, ctx, opts)
   local C, d = ffi.C, model.desc
   local o, why = options(C, d, opts or {})
@@ -200,19 +250,19 @@ function M.linearize(model, ctx, opts)
     return nil, msg, rc
   end
   local states, inputs, outputs = names_of(d, o)
-  local eig
-  if opts and opts.eig then
-    local why2
-    eig, why2 = M.eigenvalues(rows(A, nx, nx), sys.time_period)
-    if not eig then return nil, why2, C.DIAGC_LIN_E_EVAL end
-  end
-  return {
-    eig = eig,
+  local r = {
     A = rows(A, nx, nx), B = rows(B, nx, nu), C = rows(Cm, ny, nx), D = rows(D, ny, nu),
     f0 = list(f0, nx), y0 = list(y0, ny), x0 = list(x0, nx), u0 = list(u0, nu),
     states = states, inputs = inputs, outputs = outputs, mode = opts and opts.mode or "linearize",
     time_period = sys.time_period,
   }
+  leave_out_bookkeeping(model, r)
+  if opts and opts.eig then
+    local why2
+    r.eig, why2 = M.eigenvalues(r.A, sys.time_period)
+    if not r.eig then return nil, why2, C.DIAGC_LIN_E_EVAL end
+  end
+  return r
 end
 
 -- d(xcdot or x[n+1], y) / d p of the spec's parameter_jacobian at ctx,

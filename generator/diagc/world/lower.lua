@@ -166,12 +166,12 @@ function M.lower(world, taken)
     item(world, "c_preamble", { pre }),
     item(world, "discrete_state", { "pos", default = C.q_init, names = qn, groups = signals.groups(C) }),
     item(world, "discrete_state", { "vel", default = C.v_init, names = vn }),
-    item(world, "discrete_state", { "info", default = zeros(C.ninfo) }),
+    item(world, "discrete_state", { "info", default = zeros(C.ninfo), bookkeeping = true }),
   }
   local prereqs = { "pos", "vel", "info" }
   local args = "pos, vel"
   if C.nslots > 0 then
-    items[#items + 1] = item(world, "discrete_state", { "imp", default = zeros(C.nimp) })
+    items[#items + 1] = item(world, "discrete_state", { "imp", default = zeros(C.nimp), bookkeeping = true })
     prereqs[#prereqs + 1] = "imp"
     args = args .. ", imp"
   else
