@@ -222,14 +222,12 @@ VIEWER_SRCS := $(sort $(wildcard viewer/src/*))
 
 all: build/viewer/viewer.js
 
-# Where `npm ci` could not reach the registry (install-deps.sh left
-# build/viewer/npm-ci-failed.lock) the bundle is not built, and make says so
-# on every run; diagc view then refuses with one line naming the cause.
+# Where `npm ci` could not reach the registry (install-deps.sh warned, and
+# left build/viewer/npm-ci-failed.lock) the bundle is not built; diagc view
+# and run --html then refuse with one line naming the cause.
 build/viewer/viewer.js: $(VIEWER_SRCS) viewer/build.mjs viewer/package-lock.json | deps
 	@if cmp -s viewer/package-lock.json viewer/node_modules/.diagc-ci-lock; then \
 	  echo "node viewer/build.mjs build/viewer"; node viewer/build.mjs build/viewer; \
-	else \
-	  echo "make: note: the viewer's bundle is not built: its npm packages are missing (scripts/install-deps.sh; docs/viewer.md)"; \
 	fi
 
 # ---------------------------------------------------------------------------

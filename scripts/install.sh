@@ -146,8 +146,12 @@ do_install() {
     find examples -type f \( -name '*.lua' -o -name '*.urdf' -o -name '*.srdf' -o -name '*.stl' \
       -o -name NOTICE \) | LC_ALL=C sort)
   for f in bench/executor/topologies/*; do put 644 "$f" "share/diagc/topologies/${f##*/}"; done
-  for f in build/viewer/viewer.js build/viewer/viewer.css; do put 644 "$f" "share/diagc/$f"; done
-  put 644 viewer/NOTICE share/diagc/build/viewer/NOTICE
+  # the viewer's bundle, where make built it (not where npm could not reach
+  # its registry: install-deps.sh warned, and diagc view says so)
+  if [ -f build/viewer/viewer.js ] && [ -f build/viewer/viewer.css ]; then
+    for f in build/viewer/viewer.js build/viewer/viewer.css; do put 644 "$f" "share/diagc/$f"; done
+    put 644 viewer/NOTICE share/diagc/build/viewer/NOTICE
+  fi
   for f in README.md CHANGELOG.md LICENSE; do put 644 "$f" "share/doc/diagc/$f"; done
   for f in docs/*.md; do put 644 "$f" "share/doc/diagc/$f"; done
   for f in runtime/include/diagc/*.h; do put 644 "$f" "include/diagc/${f##*/}"; done
