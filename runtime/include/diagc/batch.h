@@ -80,9 +80,10 @@ typedef struct diagc_batch_job {
    * model order) at values[(i * max_rows + r) * log_width]; the values
    * of a logger that did not fire then are NaN, and fired (if not NULL,
    * n_runs x max_rows x n_loggers) says which did.  rows[i] gets the
-   * number of rows the run logged; more than max_rows stops the run
-   * with DIAGC_BATCH_E_ROWS (the first max_rows are kept).  t, values
-   * and rows may be NULL when max_rows is 0 (nothing is logged). */
+   * number of rows the run logged (at most max_rows); a run that
+   * logged more ends with DIAGC_BATCH_E_ROWS (checked when it reaches
+   * t_final; the first max_rows rows are kept).  max_rows = 0: nothing
+   * is logged, no limit (t, values and rows may be NULL). */
   int max_rows;
   double *t;
   double *values;
