@@ -128,7 +128,7 @@ local function plan(m, base, S)
       local ok, e = pcall(assign.set, m, scratch, S.kinds[j], name, { vals[j] }, CMD)
       if not ok then
         if errors.is(e) and type(e.msg) == "string" then
-          e.msg = e.msg:gsub("^(" .. CMD .. ": )", "%%1run " .. i .. ": ", 1)
+          e.msg = e.msg:gsub("^(" .. CMD .. ": )", "%1run " .. i .. ": ", 1)
         end
         error(e, 0)
       end

@@ -70,18 +70,34 @@ function M.load(cmd, path)
 end
 
 -- The values of every metric for one run: {name = number or nil}.
--- timeout: the seconds each call may take (0: none).
+-- timeout: the seconds each call may take (0: none).  A call runs
+-- interpreted (JIT off) under a count hook that raises the timeout's
+-- error, so the sweep stops through its error path (the output folder is
+-- removed); the host's signal at twice the time is the backstop.
 function M.evaluate(path, list, log, sample, timeout, run)
   local host = require("diagc_host")
   local out = {}
   for _, mt in ipairs(list) do
-    if timeout > 0 and host.set_timeout then
-      host.set_timeout(timeout, "diagc: " .. errors.sanitize(string.format("%s:%d: metric '%s' took more than %g s "
-        .. "(run %d; a loop that never ends?); raise the limit with --timeout S (0: none)", path, mt.line, mt.name,
-        timeout, run)))
+    local why = string.format("metric '%s' took more than %g s (run %d; a loop that never ends?); raise the "
+      .. "limit with --timeout S (0: none)", mt.name, timeout, run)
+    local expired = errors.new({ file = path, line = mt.line }, why)
+    if timeout > 0 then
+      local deadline = host.now() + timeout
+      debug.sethook(function()
+        if host.now() > deadline then error(expired, 0) end
+      end, "", 10000)
+      if host.set_timeout then
+        host.set_timeout(2 * timeout, "diagc: " .. errors.sanitize(string.format("%s:%d: %s", path, mt.line, why)))
+      end
     end
+    jit.off()
     local ok, v = pcall(mt.fn, log, sample)
-    if timeout > 0 and host.set_timeout then host.set_timeout(0, "") end
+    jit.on()
+    if timeout > 0 then
+      debug.sethook()
+      if host.set_timeout then host.set_timeout(0, "") end
+    end
+    if not ok and v == expired then error(expired, 0) end
     if not ok then
       local e = located(v, path, mt.line)
       e.msg = string.format("metric '%s' failed on run %d: %s", mt.name, run, e.msg)
