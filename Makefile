@@ -396,7 +396,7 @@ lexer-check:
 clean:
 	rm -rf build
 	rm -f bin/diagc bin/diagc-topology lib/libdiagc.a lib/libdiagc.so lib/libdiagc.so.* \
-	  lib/libdiagc_cvode.a lib/libdiagc_cvode.so
+	  lib/libdiagc_cvode.a lib/libdiagc_cvode.so lib/libdiagc_mpi.so
 	-rmdir bin lib 2>/dev/null || true
 
 -include $(RUNTIME_OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(HOST_OBJS:.o=.d)
