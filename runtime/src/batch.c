@@ -19,6 +19,8 @@
 #include "sim_internal.h"
 
 typedef struct worker {
+  char pad0[64]; /* the fields below are written per log row: keep them
+                    off the cache lines of the neighbouring workers */
   struct diagc_batch *b;
   diagc_sim *sim;
   thrd_t thread;
@@ -29,6 +31,7 @@ typedef struct worker {
   const diagc_batch_job *job;
   int run;
   int rows;
+  char pad1[64];
 } worker;
 
 struct diagc_batch {
