@@ -56,7 +56,9 @@ typedef struct {
   int *nbr0, *nbr;       /* nc + 1, nbr_cap: neighbours (local indices)     */
   int *order, *where;    /* nc each: the elimination order and its inverse */
   int *mark, *queue;     /* nc each                                          */
-  int *tstart, *tlist;   /* nv + 2, 2 nc: the island's contacts per tree   */
+  int *tstart, *tlist;   /* nv + 2, 2 nc: the island's contacts per tree
+                            (tlist: then the residual's marks of contacts
+                            with a nonzero impulse)                        */
   int *span;             /* 2 DIAGC__SPAN_RUNS nc: each contact's nonzero
                             columns (compact problems; contact_rows.c)     */
   int nbr_cap;

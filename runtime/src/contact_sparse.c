@@ -424,20 +424,44 @@ static void expand(sp *s, const double *y) {
   }
 }
 
-/* w = A x - b over the island's rows (from the blocks).  A neighbour
- * whose impulses are all 0 is skipped: its products are zeros, which
- * leave the sums as they are (bit for bit). */
-static void residual(sp *s) {
+/* w = A x - b over the island's rows (from the blocks), of the contacts
+ * `which` names: RES_ALL, RES_CLAMPED (those with a clamped row: what a
+ * refinement step reads) or RES_REST (the others).  A neighbour whose
+ * impulses are all 0 is skipped (w->tlist, free after neighbours(), marks
+ * the contacts with a nonzero impulse): its products are zeros, which
+ * leave the sums as they are (bit for bit: a sum that starts at +0 is
+ * never -0, and the blocks are finite). */
+enum { RES_ALL = 0, RES_CLAMPED = 1, RES_REST = 2 };
+
+static int has_clamped(const sp *s, int i) {
+  int r;
+  for (r = s->w->roff[i]; r < s->w->roff[i + 1]; r++)
+    if (s->w->red[r] >= 0) return 1;
+  return 0;
+}
+
+static void residual_of(sp *s, int which) {
   contact_ws *w = s->w;
-  int i, e, a, b;
+  int *live = w->tlist;
+  int i, e, a, b, pairs = 0;
+  for (i = 0; i < s->K; i++) {
+    const double *xi = w->x + w->roff[i];
+    int z = 0;
+    for (a = 0; a < nrows(s, i); a++) z |= xi[a] != 0.0;
+    live[i] = z;
+  }
   for (i = 0; i < s->K; i++) {
     int ni = nrows(s, i);
     double acc[3] = {0.0, 0.0, 0.0};
+    if (which != RES_ALL && has_clamped(s, i) != (which == RES_CLAMPED)) continue;
     for (e = w->nbr0[i]; e < w->nbr0[i + 1]; e++) {
-      int j = w->nbr[e], nj = nrows(s, j);
-      const double *B = w->blk + 9 * (size_t)e, *xj = w->x + w->roff[j];
+      int j = w->nbr[e], nj;
+      const double *B, *xj;
+      if (!live[j]) continue;
+      nj = nrows(s, j);
+      B = w->blk + 9 * (size_t)e, xj = w->x + w->roff[j];
+      pairs++;
       if (nj == 3 && ni == 3) {
-        if (xj[0] == 0.0 && xj[1] == 0.0 && xj[2] == 0.0) continue;
         acc[0] += B[0] * xj[0], acc[0] += B[1] * xj[1], acc[0] += B[2] * xj[2];
         acc[1] += B[3] * xj[0], acc[1] += B[4] * xj[1], acc[1] += B[5] * xj[2];
         acc[2] += B[6] * xj[0], acc[2] += B[7] * xj[1], acc[2] += B[8] * xj[2];
@@ -453,8 +477,10 @@ static void residual(sp *s) {
         w->w[r] += s->rho * (w->x[r] - w->xprox[r]);
       }
   }
-  s->work += 9.0 * (double)w->nbr0[s->K];
+  s->work += 9.0 * (double)pairs + (double)s->m;
 }
+
+static void residual(sp *s) { residual_of(s, RES_ALL); }
 
 /* The violation of row r (lcp.h's rule) at the current x, w (friction
  * bounds mu x_n of its normal's row fx[r]). */
@@ -607,7 +633,7 @@ static double max_diagonal(const sp *s) {
 /* One solve of the current classes: x, w; returns the violation. */
 static double solve_classes(sp *s, int *fail) {
   contact_ws *w = s->w;
-  int k, r, it, q0 = first_change(s), k0 = envelope(s, q0);
+  int k, r, it, rest = 0, q0 = first_change(s), k0 = envelope(s, q0);
   if (k0 < 0) {
     *fail = 1;
     s->valid = 0;
@@ -633,10 +659,13 @@ static double solve_classes(sp *s, int *fail) {
   for (it = 0;; it++) {
     double big = 0.0;
     expand(s, w->sol);
-    if (it == 0 && zero)
+    if (it == 0 && zero) {
       for (r = 0; r < s->m; r++) w->w[r] = -w->b[r];
-    else
-      residual(s);
+      rest = 0;
+    } else {
+      residual_of(s, RES_CLAMPED); /* what a refinement step reads; the rest once, below */
+      rest = 1;
+    }
     for (r = 0; r < s->m; r++)
       if ((k = w->red[r]) >= 0 && !w->drop[k] && fabs(w->w[r]) > big) big = fabs(w->w[r]);
     /* corrected while the clamped rows' residual is above round-off */
@@ -646,6 +675,7 @@ static double solve_classes(sp *s, int *fail) {
     solve(s, w->rhs);
     for (k = 0; k < s->nred; k++) w->sol[k] += w->rhs[k];
   }
+  if (rest) residual_of(s, RES_REST); /* the contacts with no clamped row, at the final point */
   return violations(s, w->rhs); /* each row's in w->rhs, free until the next solve */
 }
 

@@ -28,6 +28,19 @@ local WORLDS = {
   { "ball_pendulum", W.ball_pendulum() },
   { "mixed_chain", W.mixed_chain() },
   { "branching_tree", W.branching_tree() },
+  -- a floating base with legs (a free joint on the world carrying a tree):
+  -- its linear columns of d_rnea and d_mvec are exact zeros in the looped
+  -- form (tangent_looped.lua's slide), cdiff's sums of the unrolled code
+  { "floating_tree", { gravity = { 0.3, -0.2, -W.G }, bodies = {
+    W.body("base", 2, { 0.02, -0.01, 0.03 }, { 0.3, 0.2, 0.25, 0.01, 0, 0.02 },
+      { type = "free", parent = 0, xyz = { 0.1, 0, 0.8 }, rpy = { 0.2, -0.1, 0.3 }, damping = 0.2 }),
+    W.body("thigh", 0.7, { 0, 0, -0.15 }, { 0.02, 0.03, 0.01, 0, 0, 0 },
+      { type = "revolute", parent = 1, axis = { 0, 1, 0 }, xyz = { 0.1, 0.05, -0.05 } }),
+    W.body("shin", 0.4, { 0.01, 0, -0.12 }, { 0.01, 0.012, 0.004, 0, 0.001, 0 },
+      { type = "ball", parent = 2, xyz = { 0, 0, -0.3 }, rpy = { 0.1, 0, 0 } }),
+    W.body("arm", 0.5, { 0, 0.1, 0 }, { 0.01, 0.005, 0.01, 0, 0, 0 },
+      { type = "prismatic", parent = 1, axis = { 0.6, 0, 0.8 }, xyz = { -0.1, 0, 0.1 } }),
+  } } },
   { "lone_bodies", { gravity = { 0, 0, -W.G }, bodies = {
     W.body("ground", 1, { 0, 0, 0 }, { 1, 1, 1, 0, 0, 0 }, { type = "fixed", parent = 0 }),
     W.body("box1", 1, { 0, 0, 0 }, { 0.2, 0.2, 0.2, 0, 0, 0 }, { type = "free", parent = 0 }),

@@ -38,6 +38,19 @@ static inline int P_aff(int k, int m)
   return !(b == P_tree.dof_body[k] && P_tree.type[b] == 4 && m - P_tree.v0[b] < 3);
 }
 ]==],
+  slide = [==[
+/* is dof k a linear dof of a free joint on the world?  Moving it slides
+   the joint's whole tree in a uniform gravity field, and its velocity is
+   a uniform velocity of that tree (Galilean invariance): the RNEA's
+   forces and M y change under neither, so their q and v columns are
+   exactly 0 (computed, they were sums over every body of the tree that
+   cancel to round-off: 1e-16 of the other columns on the A1) */
+static inline int P_slide(int k)
+{
+  const int b = P_tree.dof_body[k];
+  return P_tree.type[b] == 4 && P_tree.parent[b] < 0 && k - P_tree.v0[b] < 3;
+}
+]==],
   subtree = [==[
 /* marks the bodies of body b's subtree in in[] over [b, send[b]) */
 static inline void P_subtree(int b, unsigned char *in)
@@ -246,6 +259,7 @@ static inline void @PUB@_d_mvec(const double *q, const double *y, const double *
   for (n = 0; n < @NV@ * @NV@; ++n) D[n] = 0.0;
   for (k = 0; k < @NV@; ++k) {
     const int b = P_tree.dof_body[k];
+    if (P_slide(k)) continue;
     P_subtree(b, in);
     for (i = b; i < P_tree.send[b]; ++i) {
       if (!in[i]) continue;
@@ -300,6 +314,7 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
   for (wrt = 0; wrt < 2; ++wrt) {
     for (k = 0; k < @NV@; ++k) {
       const int b = P_tree.dof_body[k];
+      if (P_slide(k)) continue;
       P_subtree(b, in);
       for (i = b; i < P_tree.send[b]; ++i) {
         const int pa = P_tree.parent[i], v0 = P_tree.v0[i];
@@ -354,7 +369,7 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
 -- what each piece and function needs: pieces of this file, looped.lua's
 -- parts (table, col, inertia) and spatial helpers
 local NEEDS = {
-  aff = {}, subtree = {}, velocities = {}, composite = {},
+  aff = {}, slide = {}, subtree = {}, velocities = {}, composite = {},
   primal = { "kinematics", parts = { "col", "inertia" } },
   dterm = { "aff", spatial = { "cross_m" } },
   project = { "aff", spatial = { "cross_m", "dot6" } },
@@ -363,12 +378,12 @@ local NEEDS = {
   d_kinematics = { "kinematics", "subtree", parts = { "col" } },
   d_bvel = { "primal", "subtree", "dterm" },
   d_gforce = { "primal", "composite", "subtree", "aff", spatial = { "cross_m", "dot6" } },
-  d_mvec = { "primal", "velocities", "composite", "subtree", "dterm", "dforce", "project",
+  d_mvec = { "primal", "velocities", "composite", "subtree", "slide", "dterm", "dforce", "project",
     spatial = { "inertia_apply" } },
-  d_rnea = { "primal", "composite", "subtree", "aff", "dforce", "project",
+  d_rnea = { "primal", "composite", "subtree", "aff", "slide", "dforce", "project",
     spatial = { "cross_m", "inertia_apply", "cross_f" } },
 }
-local ORDER = { "kinematics", "aff", "subtree", "primal", "velocities", "dterm", "project", "composite", "dforce" }
+local ORDER = { "kinematics", "aff", "slide", "subtree", "primal", "velocities", "dterm", "project", "composite", "dforce" }
 
 -- The text is self-contained (as cdiff's is): its own copy of the tree's
 -- table, poses and helpers, named prefix_tl_*, so it needs nothing of the
