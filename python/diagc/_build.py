@@ -68,7 +68,8 @@ def build(spec, out=None, cc=None, cflags=("-O2",), timeout=600, load=True):
     if not out.endswith(".so"):
         raise DiagcError("diagc: %s: the shared library's name must end in .so" % out)
     base = out[:-3]
-    os.makedirs(os.path.dirname(out), exist_ok=True)
+    if not os.path.isdir(os.path.dirname(out)):
+        raise DiagcError("diagc: %s: no such folder for the shared library; create it first" % os.path.dirname(out))
     _run([exe, spec, "-o", base + ".c"], "generating " + spec, timeout)
     info = _run([exe, "info", spec, "--json"], "diagc info " + spec, timeout)
     with open(base + ".h") as f:

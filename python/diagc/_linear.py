@@ -28,7 +28,9 @@ def linearize(ctx, mode="linearize", input=None, output=None, jacobian="model", 
     Drake's semantics: mode "linearize" (an equilibrium; deviation
     coordinates) or "first_order_taylor" (affine, anywhere).  input /
     output: an exported input / output port name, "all" (default) or
-    "none"; jacobian: "model" (generated) or "fd" (central differences)."""
+    "none"; jacobian: "model" (generated) or "fd" (central differences).
+    The result's inputs and outputs name the ports of B's columns and C's
+    rows (each port's elements in order)."""
     m = ctx.model
     d = m.d
     lib = _c.runtime()
@@ -61,7 +63,11 @@ def linearize(ctx, mode="linearize", input=None, output=None, jacobian="model", 
     rc = lib.diagc_linearize(m._pdesc, ctx.ptr, C.byref(o), C.byref(ls), err, len(err))
     if rc != 0:
         fail("linearize: %s", err.value.decode() or _c.status_message(rc))
-    return SimpleNamespace(time_period=ls.time_period, **out)
+    ins = [d.sources[d.lin_inputs[k]].name.decode() for k in range(d.n_lin_inputs)]
+    outs = [d.outputs[d.lin_outputs[k]].name.decode() for k in range(d.n_lin_outputs)]
+    pick = lambda names, k: names if k == _c.LIN_ALL else [] if k == _c.LIN_NONE else [names[k]]
+    return SimpleNamespace(time_period=ls.time_period, inputs=pick(ins, o.input), outputs=pick(outs, o.output),
+                           **out)
 
 
 def _dense(nrow, ncol, colptr, rowind, nz):
