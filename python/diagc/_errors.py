@@ -7,5 +7,8 @@ class DiagcError(Exception):
     unknown name, a wrong shape, a failed simulation or linearization."""
 
 
+DiagcError.__module__ = "diagc"
+
+
 def fail(fmt, *args):
     raise DiagcError("diagc: " + (fmt % args if args else fmt))
