@@ -167,6 +167,19 @@ endif
 
 .PHONY: asan-cvode cvode-libs probe
 
+# Optional: lib/libdiagc_mpi.so, the MPI calls of `diagc sweep --mpi`
+# (tools/mpi/diagc_mpi.c, docs/batch.md), built only when Open MPI's mpicc
+# is installed (scripts/install-deps.sh libopenmpi-dev).  Without it
+# nothing is built and --mpi says what to install.
+HAVE_MPI := $(shell command -v mpicc >/dev/null 2>&1 && echo 1)
+ifeq ($(HAVE_MPI),1)
+all: lib/libdiagc_mpi.so
+
+lib/libdiagc_mpi.so: tools/mpi/diagc_mpi.c | deps
+	@mkdir -p $(@D)
+	mpicc -std=c99 -O2 -Wall -Wextra -Werror -fPIC -shared $(LDFLAGS) -o $@ $<
+endif
+
 # `make probe H=HEADER` / `make probe L=LIB`: what the Makefile's own
 # probes answer (1 or nothing); tests/cli/probe.sh checks them.
 probe:
@@ -384,7 +397,7 @@ lexer-check:
 clean:
 	rm -rf build
 	rm -f bin/diagc bin/diagc-topology lib/libdiagc.a lib/libdiagc.so lib/libdiagc.so.* \
-	  lib/libdiagc_cvode.a lib/libdiagc_cvode.so
+	  lib/libdiagc_cvode.a lib/libdiagc_cvode.so lib/libdiagc_mpi.so
 	-rmdir bin lib 2>/dev/null || true
 
 -include $(RUNTIME_OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(HOST_OBJS:.o=.d)

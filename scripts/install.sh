@@ -24,6 +24,7 @@
 #   lib/libdiagc.a                      the runtime, static
 #   lib/libdiagc.so.X.Y.Z               the runtime, shared (soname libdiagc.so.X)
 #   lib/libdiagc.so.X, lib/libdiagc.so  symlinks
+#   lib/libdiagc_mpi.so                 diagc sweep --mpi, when make built it
 #   lib/libdiagc_cvode.a, .so           the optional CVODE backend, when make
 #                                       built it (libsundials-dev installed)
 #   lib/pkgconfig/diagc.pc              pkg-config
@@ -188,6 +189,8 @@ do_install() {
   local site
   site=$(python_site)
   for f in python/diagc/*.py; do put 644 "$f" "$site/diagc/${f##*/}"; done
+  # diagc sweep --mpi (bin/diagc loads it for --mpi only)
+  if [ -f lib/libdiagc_mpi.so ]; then put 755 lib/libdiagc_mpi.so lib/libdiagc_mpi.so; fi
   text "$(sed -e "s/@VERSION@/$VERSION/g" cmake/diagc.pc.in)"$'\n' lib/pkgconfig/diagc.pc
   text "$(sed -e "s/@VERSION@/$VERSION/g" -e "s/@SHLIB@/$SHLIB/g" -e "s/@SONAME@/$SONAME/g" \
     cmake/diagcConfig.cmake.in)"$'\n' lib/cmake/diagc/diagcConfig.cmake

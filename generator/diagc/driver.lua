@@ -19,6 +19,9 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
                           [--state system.name=value ...] [--input name=value ...]
                           [--jacobian model|fd] [--stats] [--plot FILE.png] [--html PAGE.html]
                           [--progress | --no-progress] [--no-finite-check]
+       diagc sweep SPEC.lua --out DIR [-p NAME=START:STEP:STOP ... | --samples FILE.csv
+                          | --random N [--seed S] --uniform NAME=LO:HI --normal NAME=MEAN:SD]
+                          [--metrics FILE.lua] [--jobs N] [--mpi] [--max-rows N] [run options]
        diagc linearize SPEC.lua [--mode linearize|first_order_taylor] [-p ...] [--state ...]
                                 [--input name=value ...] [--time T] [--input-port NAME]
                                 [--output-port NAME] [--jacobian model|fd] [--tolerance E]
@@ -48,6 +51,10 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
                      integrators' Jacobian, the model's generated one or
                      finite differences (docs/jacobians.md); --max-steps: the
                      step-count limit (default 1e9, docs/simulator.md)
+  sweep              compile once, run many times (a grid, a CSV of samples,
+                     seeded random samples) on --jobs threads or MPI ranks
+                     (--mpi); a CSV per run and summary.csv in DIR
+                     (docs/batch.md)
   linearize          A, B, C, D at an operating point (Drake's Linearize, or
                      first_order_taylor with its affine terms), with the
                      names of the states, inputs and outputs; a sampled
@@ -82,6 +89,7 @@ local function out(s, code) return require("diagc.cli.output").stdout_status(s, 
 
 local subcommands = {
   run = "diagc.cli.run",
+  sweep = "diagc.cli.sweep",
   linearize = "diagc.cli.linearize",
   trim = "diagc.cli.trim",
   graph = "diagc.cli.graph",
@@ -186,7 +194,7 @@ function M.main(args)
     if sub then
       local a = {}
       for i = 2, #args do a[#a + 1] = args[i] end
-      return require(sub).main(a, { debug = debug_mode })
+      return require(sub).main(a, { debug = debug_mode, timeout = timeout })
     end
     return require("diagc.cli.generate").main(args, { debug = debug_mode })
   end, function(e)

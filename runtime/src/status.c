@@ -57,6 +57,10 @@ static const status_entry STATUSES[] = {
         "(the state, an effort or a force overflowed)"),
   ENTRY(DIAGC_WORLD_E_CONTACTS, "world step: the collision found more contacts than max_contacts; raise "
         "max_contacts or set contact_overflow = \"drop\" (docs/world.md, \"Capacity\")"),
+  ENTRY(DIAGC_BATCH_E_ARG, "batch: bad job"),
+  ENTRY(DIAGC_BATCH_E_NOMEM, "batch: out of memory"),
+  ENTRY(DIAGC_BATCH_E_ROWS, "batch: a run logged more rows than max_rows"),
+  ENTRY(DIAGC_BATCH_E_THREAD, "batch: a thread could not be started"),
 };
 
 static const status_entry *find(int code) {

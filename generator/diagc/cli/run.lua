@@ -268,6 +268,14 @@ local function make_plot(csv_path, target, title, ncol)
   output.write_file(CMD, target, data)
 end
 
+-- (diagc sweep runs with the same options: cli/sweep.lua)
+function M.options(o, cmd)
+  CMD = cmd
+  return parse_options(o)
+end
+M.FLAGS = FLAGS
+M.check_bounds = check_bounds
+
 function M.main(args) return M.command(args, "diagc run") end
 
 -- diagc run with `cmd` in the messages ("diagc view" runs the model

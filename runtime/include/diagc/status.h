@@ -119,7 +119,13 @@ typedef enum diagc_status {
                                  overflowed) */
   DIAGC_WORLD_E_CONTACTS = -75 /* a generated world step: its collision
                                  found more contacts than max_contacts
-                                 and contact_overflow is "stop" */
+                                 and contact_overflow is "stop" */,
+
+  /* batch (diagc/batch.h) */
+  DIAGC_BATCH_E_ARG = -80,    /* a bad job (a size, an index, a NULL array) */
+  DIAGC_BATCH_E_NOMEM = -81,  /* allocation failed */
+  DIAGC_BATCH_E_ROWS = -82,   /* a run logged more rows than max_rows */
+  DIAGC_BATCH_E_THREAD = -83  /* a thread could not be started */
 } diagc_status;
 
 /* A short, stable, one-line message for `code` (never NULL, never empty);

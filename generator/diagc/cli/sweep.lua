@@ -1,0 +1,425 @@
+-- cli/sweep.lua: diagc sweep SPEC.lua --out DIR -- generate and compile the
+-- model once, then run it many times with other parameters, initial
+-- states or inputs (a grid, the rows of a CSV file, or seeded random
+-- samples: cli/sweep_samples.lua) through the runtime's batch
+-- (diagc/batch.h: a thread pool, --jobs) or over MPI ranks (--mpi:
+-- cli/sweep_mpi.lua), and write each run's log and a summary
+-- (cli/sweep_out.lua) with the user's metrics (cli/sweep_metrics.lua).
+-- docs/batch.md.
+local ffi = require("ffi")
+local errors = require("diagc.errors")
+local cli = require("diagc.cli.main")
+local run = require("diagc.cli.run")
+local model = require("diagc.testing.model")
+local dffi = require("diagc.testing.ffi")
+local samples = require("diagc.cli.sweep_samples")
+local out = require("diagc.cli.sweep_out")
+local metrics_mod = require("diagc.cli.sweep_metrics")
+
+local M = {}
+local CMD = "diagc sweep"
+
+local FLAGS = {
+  ["--out"] = true, ["--jobs"] = true, ["--samples"] = true, ["--random"] = true, ["--seed"] = true,
+  ["--uniform"] = true, ["--normal"] = true, ["--metrics"] = true, ["--max-rows"] = true, ["--mpi"] = false,
+}
+for _, k in ipairs({ "--until", "--integrator", "--step", "--accuracy", "-p", "--max-step", "--state", "--input",
+  "--no-finite-check", "--jacobian", "--max-steps", "--progress", "--no-progress" }) do
+  FLAGS[k] = run.FLAGS[k]
+end
+local MULTI = { ["-p"] = true, ["--state"] = true, ["--input"] = true, ["--uniform"] = true, ["--normal"] = true }
+
+-- the most rows one run may keep, and the memory of one chunk of runs
+M.MAX_ROWS = 10000000
+M.DEFAULT_STEP_ROWS = 100000
+local CHUNK_BYTES = 64 * 1024 * 1024
+
+local function host() return require("diagc_host") end
+
+-- diagc_sim_options from run's option table
+local function sim_options(opts, keep)
+  local o = ffi.new("diagc_sim_options")
+  ffi.C.diagc_sim_options_init(o)
+  for k, v in pairs(opts) do
+    if k == "integrator" then
+      keep[#keep + 1] = v
+      o.integrator = v
+    elseif k == "jacobian" then
+      o.jacobian = v == "fd" and dffi.const.DIAGC_JACOBIAN_FD or dffi.const.DIAGC_JACOBIAN_MODEL
+    else
+      o[k] = v
+    end
+  end
+  return o
+end
+
+-- The rows a run can log up to t_end (periodic loggers), or nil when a
+-- logger samples every step.
+local function rows_bound(desc, t_end)
+  local n = 2
+  for i = 0, desc.n_loggers - 1 do
+    local p = desc.loggers[i].period
+    if not (p > 0) then return nil end
+    n = n + math.floor(t_end / p) + 2
+  end
+  return n
+end
+
+-- name -> {src = source index, first = element (0-based), size =}
+local function locate(m, name)
+  local s = m.sources[name]
+  if s then return { src = m.source_index[name], first = 0, size = s.size } end
+  local g = m.groups[name]
+  if g then return { src = m.source_index[g.source], first = g.first, size = g.size } end
+  local off = m.elements[name]
+  if off then
+    for sname, src in pairs(m.sources) do
+      local so = tonumber(src.offset)
+      if src.size > 0 and off >= so and off < so + 8 * src.size
+          and src.kind >= dffi.const.DIAGC_SRC_Q and src.kind <= dffi.const.DIAGC_SRC_XD then
+        return { src = m.source_index[sname], first = (off - so) / 8, size = 1 }
+      end
+    end
+  end
+end
+
+local KIND_OPT = { param = "-p", state = "--state", input = "--input" }
+
+-- The sources the samples set, each run's values checked by the same
+-- rules as run's -p/--state/--input (names, ranges) on a scratch copy of
+-- the base context.  Returns set (0-based source list), width, fill(i, dst).
+local function plan(m, base, S)
+  local assign = require("diagc.cli.assign")
+  local loc, set, pos = {}, {}, {}
+  for j, name in ipairs(S.names) do
+    -- the name is checked (did you mean) with a value it already has
+    local scratch = m:context()
+    ffi.copy(scratch.ptr, base.ptr, m.desc.context_size)
+    local l = locate(m, name)
+    if not l then assign.set(m, scratch, S.kinds[j], name, { 0 }, CMD) end
+    l = l or locate(m, name)
+    if not l or l.size ~= 1 then
+      errors.raise(nil, "%s: %s %s: a sweep varies single numbers, and '%s' has %d; sweep one element "
+        .. "(as in %s[0] or its element name)", CMD, KIND_OPT[S.kinds[j]], cli.show(name), cli.show(name),
+        l and l.size or 0, cli.show(name))
+    end
+    loc[j] = l
+    if not pos[l.src] then
+      set[#set + 1] = l.src
+      pos[l.src] = true
+    end
+  end
+  local off, width = {}, 0
+  for _, src in ipairs(set) do
+    off[src] = width
+    width = width + m.desc.sources[src].size
+  end
+  -- the base values of the sources set
+  local basev = {}
+  for _, src in ipairs(set) do
+    local d = m.desc.sources[src]
+    local p = ffi.cast("const double *", ffi.cast("const char *", base.ptr) + d.offset)
+    for e = 0, d.size - 1 do basev[off[src] + e] = p[e] end
+  end
+  local scratch = m:context()
+  local function check(i, vals)
+    ffi.copy(scratch.ptr, base.ptr, m.desc.context_size)
+    for j, name in ipairs(S.names) do
+      local ok, e = pcall(assign.set, m, scratch, S.kinds[j], name, { vals[j] }, CMD)
+      if not ok then
+        if errors.is(e) and type(e.msg) == "string" then
+          e.msg = e.msg:gsub("^(" .. CMD .. ": )", "%1run " .. i .. ": ", 1)
+        end
+        error(e, 0)
+      end
+    end
+  end
+  local function fill(vals, dst)
+    for k = 0, width - 1 do dst[k] = basev[k] end
+    for j, l in ipairs(loc) do dst[off[l.src] + l.first] = vals[j] end
+  end
+  return set, width, check, fill
+end
+
+-- The batch and one chunk's arrays, carved from one block (so that MPI
+-- sends a chunk's results as one message).
+local function new_batch(m, opts, jobs, max_rows, chunk, width)
+  local C = ffi.C
+  local keep = {}
+  local o = sim_options(opts, keep)
+  local err = ffi.new("char[256]")
+  local ptr = C.diagc_batch_create(m.desc, o, jobs, err, 256)
+  if ptr == nil then errors.raise(nil, "%s: %s", CMD, ffi.string(err)) end
+  ptr = ffi.gc(ptr, C.diagc_batch_destroy)
+  local d = m.desc
+  local b = { m = m, ptr = ptr, keep = keep, max_rows = max_rows, chunk = chunk, width = width,
+    log_width = C.diagc_batch_log_width(d), n_loggers = d.n_loggers, nx = d.nxc + d.nxd }
+  b.log_off, b.vptr = {}, ffi.new("const double *[?]", math.max(1, d.n_loggers))
+  local o2 = 0
+  for l = 0, d.n_loggers - 1 do
+    b.log_off[l] = o2
+    o2 = o2 + d.loggers[l].size
+  end
+  local R, lw, nl, msg = max_rows, b.log_width, b.n_loggers, dffi.const.DIAGC_BATCH_MESSAGE
+  -- layout: [chunk index][t][values][end][final][set_values] (doubles), then
+  -- rows, status (ints), fired, messages (bytes)
+  local nd = 1 + chunk * R + chunk * R * lw + chunk + chunk * b.nx + chunk * width
+  local bytes = nd * 8 + chunk * 8 + chunk * R * nl + chunk * msg
+  b.bytes = bytes
+  b.block = ffi.new("uint8_t[?]", bytes)
+  local dp = ffi.cast("double *", b.block)
+  local j = ffi.new("diagc_batch_job")
+  b.head = dp
+  local at = 1
+  local function take(n) local p = dp + at; at = at + n; return p end
+  j.t = take(chunk * R)
+  j.values = take(chunk * R * lw)
+  j.end_time = take(chunk)
+  j.final_state = take(chunk * b.nx)
+  b.set_values = take(chunk * width)
+  local ip = ffi.cast("int *", dp + at)
+  j.rows, j.status = ip, ip + chunk
+  local bp = ffi.cast("uint8_t *", ip + 2 * chunk)
+  j.fired = bp
+  j.messages = ffi.cast("char *", bp + chunk * R * nl)
+  j.max_rows = R
+  j.set_values = b.set_values
+  b.job = j
+  return b
+end
+
+-- Runs runs [first, first + count) (0-based) of the sweep in b's arrays.
+local function run_chunk(b, first, count)
+  local err = ffi.new("char[256]")
+  b.head[0] = first
+  b.job.n_runs = count
+  local rc = ffi.C.diagc_batch_run(b.ptr, b.job, err, 256)
+  if rc ~= 0 then errors.raise(nil, "%s: %s", CMD, ffi.string(err)) end
+end
+
+local function columns(desc)
+  local cols = {}
+  for l = 0, desc.n_loggers - 1 do
+    local lg = desc.loggers[l]
+    local name = ffi.string(lg.name)
+    for e = 0, lg.size - 1 do cols[#cols + 1] = lg.size == 1 and name or string.format("%s[%d]", name, e) end
+  end
+  return cols
+end
+
+local function status_text(rc)
+  if rc == 0 then return "ok" end
+  if rc == dffi.const.DIAGC_SIM_TERMINATED or rc == 1 then return "terminated" end
+  local n = ffi.C.diagc_status_name(rc)
+  return n ~= nil and ffi.string(n) or tostring(rc)
+end
+
+-- A progress bar on stderr: runs done of n, at most 10 times a second.
+local function progress(n)
+  local t0, last, shown = host().now(), 0, false
+  local width = 40
+  return function(done)
+    local now = host().now()
+    if done < n and now - last < 0.1 then return end
+    last, shown = now, true
+    local k = math.floor(done / n * width + 0.5)
+    io.stderr:write(string.format("\r[%s%s] %3d%%  %d / %d runs  %.1f s", string.rep("#", k),
+      string.rep(".", width - k), math.floor(done / n * 100), done, n, now - t0))
+    io.stderr:flush()
+  end, function()
+    if shown then io.stderr:write("\r\27[K"); io.stderr:flush() end
+  end
+end
+
+function M.main(args, env)
+  env = env or {}
+  local o, pos = cli.parse(args, { flags = FLAGS, multi = MULTI }, CMD)
+  if #pos ~= 1 then
+    errors.raise(nil, "%s: expected one spec file, as in: %s spec.lua -p sys.k=1:1:10 --out results", CMD, CMD)
+  end
+  if not o["--out"] then errors.raise(nil, "%s: give the folder to write with --out DIR", CMD) end
+  local t_end, opts = run.options(o, CMD)
+  if opts.integrator == "cvode_bdf" then
+    errors.raise(nil, "%s: --integrator cvode_bdf: a sweep runs the built-in integrators; choose radau5 or "
+      .. "implicit_euler for a stiff model", CMD)
+  end
+  local fixed, axes = samples.options(CMD, o)
+  local modes = (#axes > 0 and 1 or 0) + (o["--samples"] and 1 or 0) + (o["--random"] and 1 or 0)
+  if modes == 0 then
+    errors.raise(nil, "%s: nothing to sweep: give a range (-p NAME=START:STEP:STOP), --samples FILE.csv or "
+      .. "--random N with --uniform/--normal", CMD)
+  end
+  if modes > 1 then
+    errors.raise(nil, "%s: give one kind of samples: ranges, --samples or --random, not several", CMD)
+  end
+  if not o["--random"] then
+    for _, k in ipairs({ "--seed", "--uniform", "--normal" }) do
+      if o[k] then errors.raise(nil, "%s: %s goes with --random N", CMD, k) end
+    end
+  end
+  local jobs = o["--jobs"] and cli.number(CMD, "--jobs", o["--jobs"], { min = 0, max = 256, integer = true }) or 0
+  local max_rows_opt = o["--max-rows"] and cli.number(CMD, "--max-rows", o["--max-rows"],
+    { min = 1, max = M.MAX_ROWS, integer = true })
+  local mpi = o["--mpi"] and require("diagc.cli.sweep_mpi").load(CMD)
+  local metrics = o["--metrics"] and metrics_mod.load(CMD, o["--metrics"])
+
+  local m = model.jit(pos[1])
+  dffi.header(host().include_dir(), "batch.h")
+  run.check_bounds(m, 0, t_end, opts)
+  local S
+  if #axes > 0 then S = samples.grid(CMD, axes)
+  elseif o["--samples"] then S = samples.csv(CMD, m, o["--samples"])
+  else S = samples.random(CMD, m, o) end
+
+  local desc = m.desc
+  local R = max_rows_opt or rows_bound(desc, t_end) or M.DEFAULT_STEP_ROWS
+  if R > M.MAX_ROWS then
+    errors.raise(nil, "%s: each run would log up to %d rows, more than the limit of %d; log less often or "
+      .. "shorten --until", CMD, R, M.MAX_ROWS)
+  end
+  local lw = tonumber(ffi.C.diagc_batch_log_width(desc))
+  local per_run = R * (8 + 8 * lw + desc.n_loggers) + 512
+  local workers = jobs > 0 and jobs or 4
+  local chunk = math.max(1, math.min(math.floor(CHUNK_BYTES / per_run), 256,
+    math.max(2 * workers, math.ceil(S.n / 20)), S.n))
+
+  -- the base context: defaults, then the fixed options
+  local base = m:context()
+  local assign = require("diagc.cli.assign")
+  for _, f in ipairs(fixed) do assign.apply(m, base, f[1], f[2], CMD) end
+  if opts.accuracy then base:set("accuracy", opts.accuracy) end
+  local set, width, check, fill = plan(m, base, S)
+  local vals = {}
+  for i = 1, S.n do
+    vals[i] = S.value(i)
+    check(i, vals[i])
+  end
+  -- the batch that runs, with the sample sources (its default context is
+  -- the base: the fixed options applied)
+  local b = new_batch(m, opts, jobs, R, chunk, width)
+  ffi.copy(ffi.C.diagc_batch_context(b.ptr), base.ptr, desc.context_size)
+  local set_arr = ffi.new("int[?]", math.max(1, #set))
+  for k, src in ipairs(set) do set_arr[k - 1] = src end
+  b.job.n_set, b.job.set, b.set_arr = #set, set_arr, set_arr
+  b.job.t_final = t_end
+  local n_chunks = math.ceil(S.n / chunk)
+  local function chunk_values(c, dst)
+    local first = c * chunk
+    local count = math.min(chunk, S.n - first)
+    for k = 0, count - 1 do fill(vals[first + k + 1], dst + k * width) end
+    return first, count
+  end
+
+  local rank = 0
+  if mpi then rank = mpi.init() end
+  local function fail_all(e)
+    if mpi then mpi.abort(e) end
+    error(e, 0)
+  end
+
+  if rank ~= 0 then
+    local ok, e = pcall(mpi.worker, b, chunk, width, S.n, run_chunk)
+    if not ok then fail_all(e) end
+    mpi.finalize()
+    return 0
+  end
+
+  -- rank 0 (or the only process): the output
+  local w = out.open(CMD, o["--out"])
+  local cols = columns(desc)
+  local header = { "run", "status" }
+  for _, nm in ipairs(S.names) do header[#header + 1] = out.cell(nm) end
+  header[#header + 1] = "t_end"
+  for _, c in ipairs(cols) do
+    for _, s in ipairs({ "final", "min", "max" }) do header[#header + 1] = out.cell(c .. "." .. s) end
+  end
+  for _, mt in ipairs(metrics or {}) do header[#header + 1] = out.cell(mt.name) end
+  header[#header + 1] = "message"
+  local rows, failed = {}, 0
+  local num = dffi.number_text
+  local timeout = env.timeout or 60
+  local show_progress = (o["--progress"] or host().isatty(2)) and not o["--no-progress"]
+  local tick, clear = progress(S.n)
+  local done = 0
+
+  local function process()
+    local j = b.job
+    -- the chunk's first run is in its block (sent back whole over MPI)
+    local first = tonumber(b.head[0])
+    local count = math.min(chunk, S.n - first)
+    for k = 0, count - 1 do
+      local i = first + k + 1
+      out.write_run(w, b, S.n, i, k)
+      local rc = tonumber(j.status[k])
+      if rc < 0 then failed = failed + 1 end
+      local cells = { tostring(i), status_text(rc) }
+      for _, v in ipairs(vals[i]) do cells[#cells + 1] = num(v) end
+      cells[#cells + 1] = num(j.end_time[k])
+      local nrows = tonumber(j.rows[k])
+      local log = metrics and { t = {} }
+      if log then
+        for r = 0, nrows - 1 do log.t[r + 1] = j.t[k * R + r] end
+      end
+      for c = 0, lw - 1 do
+        local final, lo, hi
+        local col = log and {}
+        for r = 0, nrows - 1 do
+          local v = j.values[(k * R + r) * lw + c]
+          if col then col[r + 1] = v end
+          if v == v then
+            final = v
+            if not lo or v < lo then lo = v end
+            if not hi or v > hi then hi = v end
+          end
+        end
+        if log then log[cols[c + 1]] = col end
+        cells[#cells + 1] = final and num(final) or ""
+        cells[#cells + 1] = lo and num(lo) or ""
+        cells[#cells + 1] = hi and num(hi) or ""
+      end
+      if metrics then
+        local values = {}
+        if rc >= 0 then
+          local sample = {}
+          for jn, nm in ipairs(S.names) do sample[nm] = vals[i][jn] end
+          values = metrics_mod.evaluate(o["--metrics"], metrics, log, sample, timeout, i)
+        end
+        for _, mt in ipairs(metrics) do
+          local v = values[mt.name]
+          cells[#cells + 1] = v and num(v) or ""
+        end
+      end
+      cells[#cells + 1] = out.cell(ffi.string(j.messages + k * dffi.const.DIAGC_BATCH_MESSAGE))
+      rows[i] = table.concat(cells, ",")
+    end
+    done = done + count
+    if show_progress then tick(done) end
+  end
+
+  local ok, e = pcall(function()
+    if mpi and mpi.size > 1 then
+      mpi.master(b, n_chunks, chunk_values, process)
+    else
+      for c = 0, n_chunks - 1 do
+        local first, count = chunk_values(c, b.set_values)
+        run_chunk(b, first, count)
+        process()
+      end
+    end
+    if show_progress then clear() end
+    out.finish(w, table.concat(header, ","), rows)
+  end)
+  if not ok then
+    if show_progress then clear() end
+    out.abandon(w)
+    fail_all(e)
+  end
+  if mpi then mpi.finalize() end
+  if failed > 0 then
+    io.stderr:write(string.format("%s: %d of %d runs failed; their status and message are in %s/summary.csv\n",
+      CMD, failed, S.n, o["--out"]))
+  end
+  return 0
+end
+
+return M
