@@ -29,7 +29,7 @@
 #                                       built it (libsundials-dev installed)
 #   lib/pkgconfig/diagc.pc              pkg-config
 #   lib/cmake/diagc/diagcConfig.cmake, diagcConfigVersion.cmake   find_package(diagc)
-#   SITE/diagc/*.py                     `import diagc` (python/): SITE is the Debian
+#   SITE/diagc/*.py, collect.c          `import diagc` (python/): SITE is the Debian
 #                                       python3's site folder under PREFIX
 #                                       (python_site below), else lib/python3/dist-packages
 #
@@ -188,7 +188,7 @@ do_install() {
   # import diagc, for the Debian python3 (docs/python.md)
   local site
   site=$(python_site)
-  for f in python/diagc/*.py; do put 644 "$f" "$site/diagc/${f##*/}"; done
+  for f in python/diagc/*.py python/diagc/*.c; do put 644 "$f" "$site/diagc/${f##*/}"; done
   # diagc sweep --mpi (bin/diagc loads it for --mpi only)
   if [ -f lib/libdiagc_mpi.so ]; then put 755 lib/libdiagc_mpi.so lib/libdiagc_mpi.so; fi
   text "$(sed -e "s/@VERSION@/$VERSION/g" cmake/diagc.pc.in)"$'\n' lib/pkgconfig/diagc.pc

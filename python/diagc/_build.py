@@ -4,7 +4,8 @@ and load it.
 
 Next to OUT.so it leaves OUT.c and OUT.h (the generated model), OUT_entry.c
 (one exported function, diagc_python_model(), returning the descriptor, so
-that load() needs no model name) and OUT.json (`diagc info --json`: the
+that load() needs no model name; the library also holds collect.c, the
+loggers' callback simulate() uses) and OUT.json (`diagc info --json`: the
 ports and worlds, which the descriptor does not carry).
 """
 import atexit
@@ -83,8 +84,9 @@ def build(spec, out=None, cc=None, cflags=("-O2",), timeout=600, load=True):
                 "const diagc_model *diagc_python_model(void) { return &%s_model; }\n" % (header, m.group(1)))
     cc = cc or os.environ.get("CC", "cc")
     tmp = out + ".tmp%d" % os.getpid()
+    collect = os.path.join(os.path.dirname(os.path.abspath(__file__)), "collect.c")
     cmd = [cc, "-std=c99", "-fPIC", "-shared", *cflags, "-I", inc, "-I", os.path.dirname(base),
-           base + ".c", base + "_entry.c", "-o", tmp, "-L", libdir, "-Wl,-rpath," + libdir, "-ldiagc", "-lm"]
+           base + ".c", base + "_entry.c", collect, "-o", tmp, "-L", libdir, "-Wl,-rpath," + libdir, "-ldiagc", "-lm"]
     try:
         _run(cmd, "compiling " + base + ".c", timeout)
         os.replace(tmp, out)  # atomically: a failed build leaves no OUT.so

@@ -129,6 +129,13 @@ class SimStatistics(C.Structure):
                                              "stiff_hlambda")])
 
 
+class PyLog(C.Structure):
+    """python/diagc/collect.c's diagc_py_log."""
+    _fields_ = [("n_loggers", C.c_int), ("width", C.c_int), ("sizes", c_int_p),
+                ("rows", C.c_size_t), ("cap", C.c_size_t), ("t", c_double_p), ("values", c_double_p),
+                ("fired", C.POINTER(C.c_ubyte)), ("failed", C.c_int)]
+
+
 LOG_FN = C.CFUNCTYPE(None, C.c_void_p, C.c_double, C.POINTER(C.c_ubyte), C.POINTER(c_double_p))
 
 LINEARIZE, FIRST_ORDER_TAYLOR = 0, 1
@@ -192,7 +199,7 @@ def runtime():
         "diagc_sim_destroy": (None, [P]),
         "diagc_sim_context": (P, [P]),
         "diagc_sim_time": (C.c_double, [P]),
-        "diagc_sim_set_log_callback": (None, [P, LOG_FN, P]),
+        "diagc_sim_set_log_callback": (None, [P, P, P]),
         "diagc_sim_initialize": (C.c_int, [P]),
         "diagc_sim_advance_to": (C.c_int, [P, C.c_double]),
         "diagc_sim_error": (C.c_char_p, [P]),

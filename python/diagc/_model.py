@@ -112,6 +112,11 @@ class Model:
         """Simulate from the default context: Context.simulate."""
         return self.context().simulate(until, **opts)
 
+    def batch(self, t_final, **kw):
+        """Many runs at once over the C batch API: diagc._batch.batch."""
+        from ._batch import batch
+        return batch(self, t_final, **kw)
+
     def __repr__(self):
         return "<diagc model %s from %s>" % (self.name, self.path)
 

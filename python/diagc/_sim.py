@@ -23,6 +23,23 @@ class Logs(dict):
         return a["t"].copy(), a["value"].copy()
 
 
+def logs_from_rows(loggers, t, values, fired):
+    """Logs from rows of samples: t (rows), values (rows x the loggers'
+    elements), fired (rows x loggers); each logger gets its own rows."""
+    logs, col = Logs(), 0
+    for k, (name, size) in enumerate(loggers):
+        sel = fired[:, k].astype(bool)
+        dt = np.dtype([("t", np.float64), ("value", np.float64, (size,))]) if size != 1 else \
+            np.dtype([("t", np.float64), ("value", np.float64)])
+        a = np.zeros(int(sel.sum()), dtype=dt)
+        a["t"] = t[sel]
+        v = values[sel, col:col + size]
+        a["value"] = v if size != 1 else v[:, 0]
+        logs[name] = a
+        col += size
+    return logs
+
+
 def _options(opts):
     lib = _c.runtime()
     o = _c.SimOptions()
@@ -78,41 +95,61 @@ def simulate(ctx, until, **opts):
     sim = lib.diagc_sim_create_ex(m._pdesc, C.byref(o), err, len(err))
     if not sim:
         fail("simulate: %s", err.value.decode() or "the simulator could not be created")
-    rows = [([], []) for _ in m.loggers]
     sizes = [s for _, s in m.loggers]
+    width = sum(sizes)
+    try:
+        append = C.cast(m._lib.diagc_py_log_append, C.c_void_p)  # collect.c, in a diagc.build library
+    except AttributeError:
+        append = None
+    col = _c.PyLog(n_loggers=len(sizes), width=width, sizes=(C.c_int * max(len(sizes), 1))(*sizes))
+    rows = []  # the Python collector's, for a library without collect.c
 
     def on_log(_user, t, fired, values):
+        row = np.full(width, np.nan)
+        f = np.zeros(len(sizes), dtype=np.uint8)
+        c0 = 0
         for i, size in enumerate(sizes):
             if fired[i]:
-                rows[i][0].append(t)
-                rows[i][1].append(np.ctypeslib.as_array(values[i], shape=(size,)).copy())
+                f[i] = 1
+                row[c0:c0 + size] = np.ctypeslib.as_array(values[i], shape=(size,))
+            c0 += size
+        rows.append((t, row, f))
 
     cb = _c.LOG_FN(on_log)
     try:
         sctx = lib.diagc_sim_context(sim)
         C.memmove(sctx, ctx.ptr, m.d.context_size)
         if m.loggers:
-            lib.diagc_sim_set_log_callback(sim, cb, None)
+            lib.diagc_sim_set_log_callback(sim, append or C.cast(cb, C.c_void_p),
+                                           C.cast(C.pointer(col), C.c_void_p) if append else None)
         rc = lib.diagc_sim_initialize(sim)
         if rc >= 0:
             rc2 = lib.diagc_sim_advance_to(sim, until)
             rc = rc2 if rc2 != 0 else rc
         if rc < 0:
             fail("simulate: %s", lib.diagc_sim_error(sim).decode())
+        if col.failed:
+            fail("simulate: out of memory for the logs after %d rows; log less (a period) or simulate less",
+                 col.rows)
         st = _c.SimStatistics()
         lib.diagc_sim_stats(sim, C.byref(st))
         C.memmove(ctx.ptr, sctx, m.d.context_size)
+        if append:
+            n = col.rows
+            t = np.ctypeslib.as_array(col.t, shape=(n,)).copy() if n else np.zeros(0)
+            values = np.ctypeslib.as_array(col.values, shape=(n, width)).copy() if n and width else \
+                np.zeros((n, width))
+            fired = np.ctypeslib.as_array(col.fired, shape=(n, len(sizes))).copy() if n else \
+                np.zeros((0, len(sizes)), dtype=np.uint8)
+        else:
+            t = np.array([r[0] for r in rows])
+            values = np.array([r[1] for r in rows]).reshape(len(rows), width)
+            fired = np.array([r[2] for r in rows], dtype=np.uint8).reshape(len(rows), len(sizes))
     finally:
         lib.diagc_sim_destroy(sim)
-    logs = Logs()
-    for (name, size), (ts, vs) in zip(m.loggers, rows):
-        dt = np.dtype([("t", np.float64), ("value", np.float64, (size,))]) if size != 1 else \
-            np.dtype([("t", np.float64), ("value", np.float64)])
-        a = np.zeros(len(ts), dtype=dt)
-        if ts:
-            a["t"] = ts
-            a["value"] = np.array(vs).reshape((len(ts),) + ((size,) if size != 1 else ()))
-        logs[name] = a
+        if append:
+            m._lib.diagc_py_log_free(C.byref(col))
+    logs = logs_from_rows(m.loggers, t, values, fired)
     logs.stats = {f: getattr(st, f) for f, _ in _c.SimStatistics._fields_}
     logs.status = rc
     return logs

@@ -46,6 +46,23 @@ def bad_spec_one_line_nothing_written():
 
 
 @test
+def library_built_elsewhere():
+    # the generated C compiled by hand: no diagc_python_model(), no
+    # collect.c (simulate collects the logs in Python then): the same logs
+    import subprocess
+    from diagc import _c
+    _root, inc, libdir, _exe = _c.find_root()
+    so = os.path.join(tmp, "hand.so")
+    subprocess.run(["cc", "-std=c99", "-O2", "-fPIC", "-shared", "-I", inc, os.path.join(tmp, "sm.c"), "-o", so,
+                    "-L", libdir, "-Wl,-rpath," + libdir, "-ldiagc", "-lm"], check=True)
+    raises(lambda: diagc.load(so), "exports no diagc_python_model(); give the model name")
+    hand = diagc.load(so, name="spring_mass")
+    built = diagc.load(os.path.join(tmp, "sm.so"))
+    a, b = hand.simulate(until=1.0), built.simulate(until=1.0)
+    assert a["spring.x"].tobytes() == b["spring.x"].tobytes() and len(a["spring.x"]) == 101
+
+
+@test
 def bad_paths():
     raises(lambda: diagc.build(os.path.join(tmp, "none.lua")), "no such spec file")
     raises(lambda: diagc.build(spec("examples/spring_mass.lua"), out=os.path.join(tmp, "x", "y.so")),
