@@ -28,6 +28,29 @@ def _hint(name, names):
     return "; did you mean '%s'?" % close[0] if close else ""
 
 
+_LOADED = {}  # path -> (device, inode) of the file this process loaded from it
+
+
+def _fresh(path):
+    """The path to dlopen: PATH itself, or, when this process loaded an
+    earlier file of that name (diagc.build writing the same out= again),
+    a copy under a new name: the dynamic loader would hand back the old
+    library for the old name."""
+    st = os.stat(path)
+    ident = (st.st_dev, st.st_ino, st.st_mtime_ns)
+    seen = _LOADED.setdefault(path, ident)
+    if seen == ident:
+        return path
+    import shutil
+    import tempfile
+    from ._build import _TEMPDIRS
+    d = tempfile.mkdtemp(prefix="diagc-py-")
+    _TEMPDIRS.append(d)
+    copy = os.path.join(d, os.path.basename(path))
+    shutil.copy2(path, copy)
+    return copy
+
+
 def load(path, name=None):
     """Load the shared library PATH (from diagc.build, or any library that
     exports a generated model's descriptor: give its model NAME, the
@@ -37,7 +60,7 @@ def load(path, name=None):
         fail("%s: no such shared library; build one with diagc.build(spec)", path)
     _c.runtime()  # its symbols first (RTLD_GLOBAL), for models linked without it
     try:
-        lib = C.CDLL(path)
+        lib = C.CDLL(_fresh(path))
     except OSError as e:
         fail("%s: cannot load: %s", path, str(e).splitlines()[0])
     if name is not None:

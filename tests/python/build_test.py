@@ -63,6 +63,20 @@ def library_built_elsewhere():
 
 
 @test
+def rebuilt_in_place():
+    # the same out= built again from a changed spec: the new model, not the
+    # library the process loaded first under that name
+    src = open(spec("examples/spring_mass.lua")).read()
+    lua, out = os.path.join(tmp, "k.lua"), os.path.join(tmp, "k.so")
+    for k in ("1.0", "9.0"):
+        with open(lua, "w") as f:
+            f.write(src.replace('parameter { "stiffness", default = { 1.0 } }',
+                                'parameter { "stiffness", default = { %s } }' % k))
+        m = diagc.build(lua, out=out)
+        close(m.context().get_param("spring.stiffness"), [float(k)], 0, "stiffness of the build with " + k)
+
+
+@test
 def bad_paths():
     raises(lambda: diagc.build(os.path.join(tmp, "none.lua")), "no such spec file")
     raises(lambda: diagc.build(spec("examples/spring_mass.lua"), out=os.path.join(tmp, "x", "y.so")),
