@@ -25,6 +25,8 @@
  *       of run_isolated is killed, and the process exits with status 2
  *       (enforced by a signal, so it also stops JIT-compiled Lua loops,
  *       which never call hooks; stop.c)
+ *   set_stop_note(line | nil)   -> a line written to stderr when SIGINT, SIGTERM or SIGHUP ends
+ *       diagc (diagc sweep --mpi: the runs a lost rank left unfinished)
  *   track_temp(path, on)        -> a temporary file being written (cli/output.lua) that the timeout
  *       or a signal removes (on) or no longer removes (off)
  *   run_isolated(argv, files)   -> status, output | nil, why: runs a command (the strict C
@@ -625,6 +627,7 @@ static const luaL_Reg host_funcs[] = {
   {"set_timeout", diagc_set_timeout_lua},
   {"memory_limit", l_memory_limit},
   {"track_temp", diagc_track_temp_lua},
+  {"set_stop_note", diagc_set_stop_note_lua},
   {"run_isolated", diagc_run_isolated_lua},
   {"memory_exceeded", l_memory_exceeded},
   {NULL, NULL}

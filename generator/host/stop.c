@@ -52,6 +52,13 @@ static volatile sig_atomic_t g_running;
 static volatile sig_atomic_t g_child_group;
 static volatile sig_atomic_t g_pending;
 
+/* A line written when a signal ends diagc (set_stop_note): two buffers,
+ * the one in use switched only once the other is complete, so a signal
+ * never reads half a line. */
+static char g_note[2][1024];
+static size_t g_note_len[2];
+static volatile sig_atomic_t g_note_at = -1;
+
 static void remove_tracked(void) {
   int i;
   for (i = 0; i < MAX_TRACKED; i++)
@@ -66,8 +73,30 @@ static void finish_stop(int sig) {
     (void)w;
     _exit(2);
   }
+  if (g_note_at >= 0) {
+    ssize_t w = write(2, g_note[g_note_at], g_note_len[g_note_at]);
+    (void)w;
+  }
   signal(sig, SIG_DFL);
   raise(sig); /* in the handler: delivered when it returns */
+}
+
+/* set_stop_note(line): `line` is written to stderr when SIGINT, SIGTERM or
+ * SIGHUP ends diagc; set_stop_note(nil) forgets it. */
+int diagc_set_stop_note_lua(lua_State *L) {
+  size_t len;
+  const char *line = luaL_optlstring(L, 1, NULL, &len);
+  int next = g_note_at == 0 ? 1 : 0;
+  if (!line) {
+    g_note_at = -1;
+    return 0;
+  }
+  if (len > sizeof g_note[0] - 2) len = sizeof g_note[0] - 2;
+  memcpy(g_note[next], line, len);
+  g_note[next][len] = '\n';
+  g_note_len[next] = len + 1;
+  g_note_at = next;
+  return 0;
 }
 
 static void on_stop(int sig) {

@@ -16,6 +16,9 @@ void diagc_stop_disarm_timeout(void);
  * run_isolated(argv, files): see stop.c and main.c's list. */
 int diagc_set_timeout_lua(lua_State *L);
 int diagc_track_temp_lua(lua_State *L);
+/* diagc_host.set_stop_note(line | nil): a line for stderr when a signal
+ * ends diagc (diagc sweep --mpi names its unfinished runs) */
+int diagc_set_stop_note_lua(lua_State *L);
 int diagc_run_isolated_lua(lua_State *L);
 
 #endif

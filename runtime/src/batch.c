@@ -1,4 +1,5 @@
-/* batch.c: N runs of one model on a pool of C11 threads (diagc/batch.h).
+/* batch.c: N runs of one model on a pool of threads (diagc/batch.h; POSIX
+ * threads, which every sanitizer follows, and C11 atomics).
  *
  * Each thread owns a simulator; a run clones the batch's default context
  * into it (memcpy: contexts are pointer-free), forgets the integrator's
@@ -12,16 +13,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "diagc/batch.h"
 #include "sim_internal.h"
 
 typedef struct worker {
+  char pad0[64]; /* the fields below are written per log row: keep them
+                    off the cache lines of the neighbouring workers */
   struct diagc_batch *b;
   diagc_sim *sim;
-  thrd_t thread;
+  pthread_t thread;
   int started;
   double *jac;          /* VJP: K x nnz Jacobian values */
   size_t jac_cap;       /* doubles */
@@ -29,6 +32,7 @@ typedef struct worker {
   const diagc_batch_job *job;
   int run;
   int rows;
+  char pad1[64];
 } worker;
 
 struct diagc_batch {
@@ -39,8 +43,8 @@ struct diagc_batch {
   int log_width;
   int *log_off;         /* n_loggers: column offset of each logger */
   /* the pool */
-  mtx_t mu;
-  cnd_t go, done;
+  pthread_mutex_t mu;
+  pthread_cond_t go, done;
   int generation;       /* bumped for each job */
   int stopping;
   int busy;             /* workers still in the current job */
@@ -257,25 +261,25 @@ static void work(worker *w, const diagc_batch_job *j) {
   while ((i = atomic_fetch_add(&w->b->next, 1)) < j->n_runs) run_one(w, i);
 }
 
-static int thread_main(void *arg) {
+static void *thread_main(void *arg) {
   worker *w = (worker *)arg;
   diagc_batch *b = w->b;
   int seen = 0;
   for (;;) {
     const diagc_batch_job *j;
-    mtx_lock(&b->mu);
-    while (!b->stopping && b->generation == seen) cnd_wait(&b->go, &b->mu);
+    pthread_mutex_lock(&b->mu);
+    while (!b->stopping && b->generation == seen) pthread_cond_wait(&b->go, &b->mu);
     if (b->stopping) {
-      mtx_unlock(&b->mu);
-      return 0;
+      pthread_mutex_unlock(&b->mu);
+      return NULL;
     }
     seen = b->generation;
     j = b->job;
-    mtx_unlock(&b->mu);
+    pthread_mutex_unlock(&b->mu);
     work(w, j);
-    mtx_lock(&b->mu);
-    if (--b->busy == 0) cnd_signal(&b->done);
-    mtx_unlock(&b->mu);
+    pthread_mutex_lock(&b->mu);
+    if (--b->busy == 0) pthread_cond_signal(&b->done);
+    pthread_mutex_unlock(&b->mu);
   }
 }
 
@@ -292,19 +296,19 @@ void diagc_batch_destroy(diagc_batch *b) {
   int i;
   if (!b) return;
   if (b->w) {
-    mtx_lock(&b->mu);
+    pthread_mutex_lock(&b->mu);
     b->stopping = 1;
-    cnd_broadcast(&b->go);
-    mtx_unlock(&b->mu);
+    pthread_cond_broadcast(&b->go);
+    pthread_mutex_unlock(&b->mu);
     for (i = 1; i < b->jobs; i++)
-      if (b->w[i].started) thrd_join(b->w[i].thread, NULL);
+      if (b->w[i].started) pthread_join(b->w[i].thread, NULL);
     for (i = 0; i < b->jobs; i++) {
       diagc_sim_destroy(b->w[i].sim);
       free(b->w[i].jac);
     }
-    mtx_destroy(&b->mu);
-    cnd_destroy(&b->go);
-    cnd_destroy(&b->done);
+    pthread_mutex_destroy(&b->mu);
+    pthread_cond_destroy(&b->go);
+    pthread_cond_destroy(&b->done);
   }
   free(b->w);
   free(b->log_off);
@@ -342,8 +346,8 @@ diagc_batch *diagc_batch_create(const diagc_model *m,
   }
   b->w = (worker *)calloc((size_t)jobs, sizeof(worker));
   if (!b->w) goto oom;
-  if (mtx_init(&b->mu, mtx_plain) != thrd_success ||
-      cnd_init(&b->go) != thrd_success || cnd_init(&b->done) != thrd_success) {
+  if (pthread_mutex_init(&b->mu, NULL) != 0 || pthread_cond_init(&b->go, NULL) != 0 ||
+      pthread_cond_init(&b->done, NULL) != 0) {
     free(b->w);
     b->w = NULL;
     set_err(err, errlen, "batch: %s", "cannot create the pool's lock", 0);
@@ -365,7 +369,7 @@ diagc_batch *diagc_batch_create(const diagc_model *m,
   }
   m->init(b->ctx0);
   for (i = 1; i < jobs; i++) {
-    if (thrd_create(&b->w[i].thread, thread_main, &b->w[i]) != thrd_success) {
+    if (pthread_create(&b->w[i].thread, NULL, thread_main, &b->w[i]) != 0) {
       set_err(err, errlen, "batch: %s (thread %ld)", "a thread could not be started", i);
       diagc_batch_destroy(b);
       return NULL;
@@ -454,16 +458,16 @@ int diagc_batch_run(diagc_batch *b, const diagc_batch_job *j, char *err,
     }
   }
   atomic_store(&b->next, 0);
-  mtx_lock(&b->mu);
+  pthread_mutex_lock(&b->mu);
   b->job = j;
   b->busy = b->jobs - 1;
   b->generation++;
-  cnd_broadcast(&b->go);
-  mtx_unlock(&b->mu);
+  pthread_cond_broadcast(&b->go);
+  pthread_mutex_unlock(&b->mu);
   work(&b->w[0], j); /* the calling thread is worker 0 */
-  mtx_lock(&b->mu);
-  while (b->busy > 0) cnd_wait(&b->done, &b->mu);
+  pthread_mutex_lock(&b->mu);
+  while (b->busy > 0) pthread_cond_wait(&b->done, &b->mu);
   b->job = NULL;
-  mtx_unlock(&b->mu);
+  pthread_mutex_unlock(&b->mu);
   return DIAGC_OK;
 }

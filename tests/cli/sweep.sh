@@ -96,3 +96,37 @@ else
     bad mpi_identical "$(tail -3 "$tmp/mpi.out" | tr '\n' '|') $(diff -r "$tmp/j1" "$tmp/mpi" 2>&1 | head -2 | tr '\n' '|')"
   fi
 fi
+
+# 7. a rank killed mid-sweep: Open MPI ends every rank; rank 0 names the
+# runs that were out (the lost rank's among them) and writes no folder
+if ! command -v mpirun >/dev/null 2>&1 || [ ! -f "$lib" ]; then
+  echo "skip sweep.mpi_rank_lost: Open MPI (mpirun, lib/libdiagc_mpi.so) is not installed"
+else
+  root=()
+  [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
+  ( cd "$tmp" && exec timeout 120 mpirun "${root[@]}" --oversubscribe -np 3 "$OLDPWD/$DIAGC" sweep \
+      "$OLDPWD/$F/spring.lua" --random 3000 --uniform s.k=1:100 --until 20 --no-progress --mpi --jobs 1 \
+      --out lost >"$tmp/lost.out" 2>&1 ) &
+  mpi_pid=$!
+  # wait for rank 0's output folder (the work is handed out from then on)
+  victim=""
+  for _ in $(seq 1 300); do
+    if ls -a "$tmp" | grep -q '^\.lost\.tmp'; then
+      sleep 1
+      for p in $(pgrep -f "sweep $PWD/$F/spring.lua" 2>/dev/null); do
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1' && victim=$p
+      done
+      break
+    fi
+    sleep 0.1
+  done
+  [ -n "$victim" ] && kill -9 "$victim"
+  wait "$mpi_pid"
+  status=$?
+  if [ -n "$victim" ] && [ "$status" != 0 ] && [ "$status" != 124 ] && [ ! -e "$tmp/lost" ] &&
+     grep -Eq '^diagc: diagc sweep --mpi: stopped by a signal with [0-9]+ of 3000 runs written .*runs not finished: [0-9, ()a-z-]*\(rank 1\)' "$tmp/lost.out"; then
+    ok mpi_rank_lost
+  else
+    bad mpi_rank_lost "victim '$victim', exit $status: $(grep -v -- '-----' "$tmp/lost.out" | head -4 | tr '\n' '|')"
+  fi
+fi

@@ -398,7 +398,7 @@ function M.main(args, env)
 
   local ok, e = pcall(function()
     if mpi and mpi.size > 1 then
-      mpi.master(b, n_chunks, chunk_values, process)
+      mpi.master(b, n_chunks, chunk_values, process, S.n, o["--out"], function() return done end)
     else
       for c = 0, n_chunks - 1 do
         local first, count = chunk_values(c, b.set_values)

@@ -68,12 +68,34 @@ local src, tag, bytes = ffi.new("int[1]"), ffi.new("int[1]"), ffi.new("long[1]")
 -- Rank 0: n_chunks chunks; values(c, dst) writes chunk c's sampled values
 -- into dst and returns first, count; process() reads a chunk's results
 -- from b's arrays.
-function M.master(b, n_chunks, values, process)
+-- The line rank 0 prints if a signal ends it (Open MPI ends every rank
+-- when one dies): the runs that were out on other ranks, by rank.
+local function note(outstanding, chunk, n_runs, out_dir, done, next_chunk)
+  local host = require("diagc_host")
+  if not host.set_stop_note then return end
+  local parts, ranks = {}, {}
+  for r in pairs(outstanding) do ranks[#ranks + 1] = r end
+  table.sort(ranks)
+  for _, r in ipairs(ranks) do
+    local first = outstanding[r] * chunk
+    local last = math.min(first + chunk, n_runs)
+    parts[#parts + 1] = string.format("%d-%d (rank %d)", first + 1, last, r)
+  end
+  local rest = next_chunk * chunk < n_runs
+    and string.format(", and %d-%d not started", next_chunk * chunk + 1, n_runs) or ""
+  host.set_stop_note(errors.sanitize(string.format("diagc: %s --mpi: stopped by a signal with %d of %d runs "
+    .. "written (a lost rank makes Open MPI end every rank); runs not finished: %s%s; no %s was written (remove "
+    .. "the hidden folder beside it)", M.cmd, done(), n_runs, #parts > 0 and table.concat(parts, ", ") or "none",
+    rest, out_dir)))
+end
+
+function M.master(b, n_chunks, values, process, n_runs, out_dir, done)
   local workers = M.size - 1
   local next_chunk, active = 0, workers
   local width = b.width
   local work = ffi.new("double[?]", 1 + b.chunk * math.max(width, 1))
   local outstanding = {}
+  note(outstanding, b.chunk, n_runs, out_dir, done, next_chunk)
   while active > 0 do
     check(lib.diagc_mpi_probe(-1, src, tag, bytes), "MPI_Probe")
     local from, t = src[0], tag[0]
@@ -96,7 +118,10 @@ function M.master(b, n_chunks, values, process)
       check(lib.diagc_mpi_send(work, 0, from, TAG_STOP), "MPI_Send")
       active = active - 1
     end
+    note(outstanding, b.chunk, n_runs, out_dir, done, next_chunk)
   end
+  local host = require("diagc_host")
+  if host.set_stop_note then host.set_stop_note(nil) end
 end
 
 -- Ranks > 0: ask, run, send back, until told to stop.

@@ -11,7 +11,7 @@
  * final discrete state back through every update's generated Jacobian
  * (a vector-Jacobian product, VJP: reverse mode over the rollout).
  *
- * Runs are spread over a pool of threads (C11 threads), each with its own
+ * Runs are spread over a pool of threads (POSIX threads), each with its own
  * simulator.  A run depends only on its own inputs: its results are bit
  * for bit those of a fresh simulator running it alone, whatever the number
  * of threads and whichever thread takes it.  Failures stay in their run
