@@ -58,6 +58,7 @@ CHECK_DEPS = command -v $(firstword $(CC)) >/dev/null 2>&1 \
   && test -f "$$($(CC) -print-file-name=libtcc.a)" \
   && test -f $(TCC_LIB_DIR)/libtcc1.a \
   && test -n "$$(CC='$(CC)' sh scripts/probe.sh header expat.h)" \
+  && test -f /usr/lib/python3/dist-packages/numpy/__init__.py \
   && command -v node >/dev/null 2>&1 \
   && { cmp -s viewer/package-lock.json viewer/node_modules/.diagc-ci-lock \
        || cmp -s viewer/package-lock.json build/viewer/npm-ci-failed.lock; }

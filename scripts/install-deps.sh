@@ -28,6 +28,7 @@ packages=(
   cmake # tests/cli/install.sh builds a product with find_package(diagc)
   qhull-bin # qconvex: the test peer of the mesh hulls (tests/lua/world_mesh_test.lua)
   chromium # the viewer's pages are tested in it, headless (tests/cli/viewer.sh)
+  python3-numpy # import diagc (python/, docs/python.md) returns NumPy arrays
   libopenmpi-dev # diagc sweep --mpi: mpicc builds lib/libdiagc_mpi.so, mpirun runs tests/cli/sweep.sh
 )
 # node and npm bundle the viewer (make) and drive the browser tests; a node

@@ -29,6 +29,9 @@
 #                                       built it (libsundials-dev installed)
 #   lib/pkgconfig/diagc.pc              pkg-config
 #   lib/cmake/diagc/diagcConfig.cmake, diagcConfigVersion.cmake   find_package(diagc)
+#   SITE/diagc/*.py, collect.c          `import diagc` (python/): SITE is the Debian
+#                                       python3's site folder under PREFIX
+#                                       (python_site below), else lib/python3/dist-packages
 #
 # uninstall removes the files MANIFEST lists, then the folders diagc owns
 # (share/diagc, share/doc/diagc, include/diagc, lib/cmake/diagc) when empty.
@@ -124,6 +127,23 @@ remove_listed() {
   echo "$n"
 }
 
+# python_site: SITE, relative to PREFIX: the first of the Debian python3's
+# site folders (site.getsitepackages(), then the user's) below PREFIX
+# (/usr/local: lib/python3.X/dist-packages; $HOME/.local:
+# lib/python3.X/site-packages; /usr: lib/python3/dist-packages), else
+# lib/python3/dist-packages, which python3 then finds through PYTHONPATH only
+python_site() {
+  local py=/usr/bin/python3 rel=""
+  [ -x "$py" ] || py=$(command -v python3 || true)
+  if [ -n "$py" ]; then
+    rel=$(PREFIX="$PREFIX" "$py" -c 'import os, site
+p = os.environ["PREFIX"].rstrip("/") + "/"
+dirs = site.getsitepackages() + [site.getusersitepackages()]
+print(next((d[len(p):] for d in dirs if d.startswith(p) and d[len(p):].startswith("lib/")), ""))' 2>/dev/null) || rel=""
+  fi
+  echo "${rel:-lib/python3/dist-packages}"
+}
+
 do_install() {
   local f
   for f in bin/diagc bin/diagc-topology lib/libdiagc.a "lib/$SHLIB"; do
@@ -165,6 +185,10 @@ do_install() {
     put 644 lib/libdiagc_cvode.a lib/libdiagc_cvode.a
     put 755 lib/libdiagc_cvode.so lib/libdiagc_cvode.so
   fi
+  # import diagc, for the Debian python3 (docs/python.md)
+  local site
+  site=$(python_site)
+  for f in python/diagc/*.py python/diagc/*.c; do put 644 "$f" "$site/diagc/${f##*/}"; done
   # diagc sweep --mpi (bin/diagc loads it for --mpi only)
   if [ -f lib/libdiagc_mpi.so ]; then put 755 lib/libdiagc_mpi.so lib/libdiagc_mpi.so; fi
   text "$(sed -e "s/@VERSION@/$VERSION/g" cmake/diagc.pc.in)"$'\n' lib/pkgconfig/diagc.pc
@@ -173,6 +197,9 @@ do_install() {
   text "$(sed -e "s/@VERSION@/$VERSION/g" cmake/diagcConfigVersion.cmake.in)"$'\n' \
     lib/cmake/diagc/diagcConfigVersion.cmake
   echo "installed diagc $VERSION into $D ($n_installed files; make uninstall PREFIX=... removes them)"
+  [ "$site" = lib/python3/dist-packages ] && [ "$PREFIX" != /usr ] &&
+    echo "the Python package is in $PREFIX/$site, which python3 does not search: add it to PYTHONPATH"
+  return 0
 }
 
 do_uninstall() {
@@ -181,7 +208,15 @@ do_uninstall() {
     echo "scripts/install.sh: nothing to uninstall: no $D/$manifest_rel" >&2
     exit 0
   fi
+  # the Python package's folder (its bytecode cache is not listed)
+  local pydir
+  pydir=$(grep -m1 '^lib/.*/diagc/__init__\.py$' "$D/$manifest_rel" | sed 's|/__init__\.py$||' || true)
+  case "$pydir" in *..*) pydir="" ;; esac
   n=$(remove_listed)
+  if [ -n "$pydir" ]; then
+    rm -rf "${D:?}/$pydir/__pycache__"
+    rmdir "$D/$pydir" 2>/dev/null || true
+  fi
   # folders diagc owns, deepest first, when empty
   while IFS= read -r d; do rmdir "$d" 2>/dev/null || true; done < <(
     for top in share/diagc share/doc/diagc include/diagc lib/cmake/diagc; do

@@ -96,7 +96,7 @@ local KINDS = { fragment = true, run = true, spec = true, test = true, compile =
 local OPTIONS = { file = true, with = true, cwd = true, timeout = true, same = true, needs = true }
 
 -- info string -> kind, options | nil, error.  Kinds: text, fragment,
--- console, run (sh), file, spec, test, compile, run_c.
+-- console, run (sh), file, spec, test, compile, run_c, run_py.
 local function classify(info)
   if info == "" then return nil, "a fenced block without an info string; say how it runs (```text if it is not code)" end
   local words, opts = {}, {}
@@ -121,6 +121,7 @@ local function classify(info)
   elseif lang == "lua" and (what == "spec" or what == "test") then kind = what
   elseif lang == "c" and what == "compile" then kind = "compile"
   elseif lang == "c" and what == "run" then kind = "run_c"
+  elseif lang == "python" and what == "run" then kind = "run_py"
   elseif not what and opts.file then kind = "file"
   else return nil, "unknown info string '" .. info .. "'" end
   local allowed = ({
@@ -128,6 +129,7 @@ local function classify(info)
     file = { file = 1, same = 1 }, spec = { file = 1, same = 1, timeout = 1 },
     test = { file = 1, same = 1, timeout = 1 }, compile = { file = 1, same = 1, with = 1, timeout = 1 },
     run_c = { file = 1, same = 1, with = 1, timeout = 1 },
+    run_py = { timeout = 1 },
   })[kind]
   for k in pairs(opts) do
     if not allowed[k] then return nil, "option '" .. k .. "=' does not apply to '" .. info .. "'" end
@@ -290,6 +292,25 @@ function runners.run(b, opts)
   local st, out, why = run_script(prologue(opts) .. "set -e\n" .. b.text .. epilogue(opts), opts)
   if why then return b.line, why, out end
   if st ~= 0 then return b.line, "the script exited with status " .. st, out end
+end
+
+-- A `python run` block: the Debian python3 (PYTHON overrides) with the
+-- checkout's python/ first on PYTHONPATH, in the block's working directory;
+-- it must exit with status 0.  No bytecode is written into the checkout.
+local PYTHON = os.getenv("PYTHON") or (io.open("/usr/bin/python3") and "/usr/bin/python3" or "python3")
+function runners.run_py(b, opts)
+  write(RUN_DIR .. "/block.py", b.text)
+  local st, out, why = run_script(prologue(opts) .. "set -e\n"
+    .. "PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=" .. q(TREE .. "/python") .. "${PYTHONPATH:+:$PYTHONPATH} "
+    .. q(PYTHON) .. " " .. q(RUN_DIR .. "/block.py") .. epilogue(opts), opts)
+  if why then return b.line, why, out end
+  if st ~= 0 then return b.line, "the Python block exited with status " .. st, out end
+end
+-- python3 with NumPy here? (import diagc needs it; a block without is a skip)
+local have_numpy
+local function numpy_missing()
+  if have_numpy == nil then have_numpy = sh(q(PYTHON) .. " -c 'import numpy' >/dev/null 2>&1") == 0 end
+  return not have_numpy
 end
 
 function runners.console(b, opts)
@@ -462,6 +483,9 @@ local function run_doc(path)
         b.lines[k] and b.lines[k][2] or b.line, opts.same, want[1] and string.format(
         " (its line %d: '%s')", k, shorten(want[k] or "(the end of the file)")) or ": no such file"))
       failed = failed + 1
+    elseif kind == "run_py" and numpy_missing() then
+      print(string.format("skip %s: %s:%d: python3 with NumPy is not installed (python3-numpy: "
+        .. "scripts/install-deps.sh)", id, path, b.line))
     elseif opts.needs == "viewer" and not read(TREE .. "/build/viewer/viewer.js") then
       -- the viewer's bundle is built only where npm reached its registry
       -- (scripts/install-deps.sh): said, never a silent pass

@@ -6,7 +6,8 @@
 # changes).  Each program simulates examples/spring_mass.lua and its x(1) is
 # checked against the analytic cos(omega).  Also: the version agrees
 # everywhere, the installed tree can be moved, DESTDIR staging, and
-# `make uninstall` removes every file it installed.
+# `make uninstall` removes every file it installed; `import diagc` from the
+# moved tree.
 set -u
 project=$(pwd)
 tmp=$(mktemp -d)
@@ -225,6 +226,19 @@ near relocated_run "${out#*,}" "$(cos_of 1)" 1e-3
 inc=$(PKG_CONFIG_PATH="$moved/lib/pkgconfig" pkg-config --variable=includedir diagc)
 inc=${inc//\\ / } # pkg-config escapes spaces
 check relocated_pkg_config "$([ -f "$inc/diagc/model.h" ]; echo $?)" "includedir '$inc'"
+# import diagc from the moved tree (a temporary prefix is not on python3's
+# path: PYTHONPATH), its model built and simulated against cos(t)
+py=/usr/bin/python3
+if [ -x "$py" ] && "$py" -c 'import numpy' 2>/dev/null; then
+  out=$(cd "$work" && PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$moved/lib/python3/dist-packages" "$py" -c '
+import diagc
+m = diagc.build("spring_mass.lua")
+assert m.path.startswith("/"), m.path
+print(m.simulate(until=1.0, accuracy=1e-10)["spring.x"]["value"][-1])' 2>&1 | tail -1)
+  near relocated_python "$out" "$(cos_of 1)" 1e-7
+else
+  echo "skip install.relocated_python: python3 with NumPy is not installed (python3-numpy)"
+fi
 mv "$moved" "$prefix"
 
 # --- uninstall -------------------------------------------------------------------
