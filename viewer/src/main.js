@@ -5,13 +5,14 @@
 //
 // The page is a set of views, each a module with its own part of the
 // page: the diagram (diagram.js, with inspector.js beside it) and the
-// plots (plots.js).  Worlds in 3D (issue #29, item 4) come as a third
-// view, world.js, drawn when the model has worlds (model.desc.worlds).
+// plots (plots.js), and worlds in 3D (world.js), drawn when the page has
+// worlds (data.worlds: cli/page_world.lua).
 import "./style.css";
 import { buildModel, resolveSource } from "./model.js";
 import { drawDiagram } from "./diagram.js";
 import { showSystem, staleBlocks } from "./inspector.js";
 import { drawPlots } from "./plots.js";
+import { drawWorlds } from "./world.js";
 
 function h(tag, cls, parent, text) {
   const e = document.createElement(tag);
@@ -36,6 +37,8 @@ function start() {
   const canvas = h("div", "diagram-host", left);
   const inspector = h("aside", "inspector", top);
   const plots = h("div", "plots", app);
+  const worldHost = h("div", "worlds"); // worlds in 3D (world.js), above the plots
+  if (data.worlds) app.insertBefore(worldHost, plots);
 
   let shown = "";
   const expanded = new Set(); // the subdiagrams drawn open in place
@@ -95,6 +98,7 @@ function start() {
   const panels = drawPlots(m, data.run, plots);
   // for tests and the console: what was drawn
   window.diagcViewer = { model: m, panels, enter: ui.enter, expand: ui.expand, collapse: ui.collapse };
+  window.diagcViewer.worlds = drawWorlds(data, worldHost);
   document.body.dataset.ready = "true";
 }
 

@@ -110,9 +110,11 @@ local function run_json(run)
     nums(run.t), table.concat(vals, ",\n"))
 end
 
--- The page: the model's description, the run, the bundle.
-function M.page(d, run, bundle, title)
-  local data = string.format('{"model":%s,"run":%s,"title":%s}', json.encode(d), run_json(run), json.string(title))
+-- The page: the model's description, the run, the bundle; `worlds`: what
+-- the 3D replay draws of each world (cli/page_world.lua), absent without.
+function M.page(d, run, bundle, title, worlds)
+  local data = string.format('{"model":%s,"run":%s,"title":%s%s}', json.encode(d), run_json(run), json.string(title),
+    worlds and #worlds > 0 and (',"worlds":' .. json.encode(worlds)) or "")
   -- inside <script>, "</" could end the element: JSON allows "<\/"
   data = data:gsub("</", "<\\/")
   local function esc(s) return (s:gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;")) end
@@ -139,7 +141,8 @@ function M.write(cmd, gen, spec, csv_path, target, inputs)
   end
   local run = M.read_csv(csv_path, d, csv_path, cmd)
   local bundle = read_bundle(cmd)
-  output.write_file(cmd, target, M.page(d, run, bundle, require("diagc.util").basename(spec)), inputs)
+  local worlds = require("diagc.cli.page_world").describe(gen.flat)
+  output.write_file(cmd, target, M.page(d, run, bundle, require("diagc.util").basename(spec), worlds), inputs)
 end
 
 return M
