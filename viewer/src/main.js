@@ -13,6 +13,7 @@ import { drawDiagram } from "./diagram.js";
 import { showSystem, staleBlocks } from "./inspector.js";
 import { drawPlots } from "./plots.js";
 import { drawWorlds } from "./world.js";
+import { unpackRun } from "./run_data.js";
 
 function h(tag, cls, parent, text) {
   const e = document.createElement(tag);
@@ -24,6 +25,7 @@ function h(tag, cls, parent, text) {
 
 function start() {
   const data = JSON.parse(document.getElementById("diagc-data").textContent);
+  unpackRun(data.run);
   const m = buildModel(data.model);
   m.resolveSource = (from) => resolveSource(m, from);
   const app = document.getElementById("diagc-app");

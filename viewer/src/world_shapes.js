@@ -52,7 +52,7 @@ export function shapeMeshes(b, i) {
     const geo = geometryOf(s);
     if (!geo) continue;
     if (s.type === "plane") {
-      const m = new THREE.Mesh(geo, new THREE.MeshStandardMaterial({ color: 0xb0bec5, transparent: true, opacity: 0.35,
+      const m = new THREE.Mesh(geo, new THREE.MeshStandardMaterial({ color: 0xb0bec5, transparent: true, opacity: 0.25,
         side: THREE.DoubleSide, depthWrite: false }));
       m.userData.plane = true;
       // scaled in its own plane only: a child of the placed frame

@@ -95,8 +95,9 @@ function M.read_csv(path, d, shown, cmd)
   return { columns = want, t = t, values = values, rows = n }
 end
 
--- the run as compact JSON (one line per column: numbers as diagc run
--- writes them, null for an empty cell, NaN or an infinity)
+-- the run as compact JSON (one line per column): t as diagc run writes it,
+-- each other column as the base64 of its doubles (cli/pack.lua; NaN for an
+-- empty cell), which the page decodes (viewer/src/run_data.js)
 local function run_json(run)
   local function nums(a)
     local s = {}
@@ -105,7 +106,7 @@ local function run_json(run)
   end
   local cols, vals = {}, {}
   for i, c in ipairs(run.columns) do cols[i] = json.string(c) end
-  for i, v in ipairs(run.values) do vals[i] = nums(v) end
+  for i, v in ipairs(run.values) do vals[i] = '"' .. require("diagc.cli.pack").f64(v, run.rows) .. '"' end
   return string.format('{"columns":[%s],"rows":%d,"t":%s,"values":[\n%s]}', table.concat(cols, ","), run.rows,
     nums(run.t), table.concat(vals, ",\n"))
 end
