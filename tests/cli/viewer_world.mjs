@@ -138,6 +138,32 @@ try {
       `(poses and three.js's draw calls) and ${r.bench.drawn.toFixed(1)} ms until its pixels are there ` +
       `(${(1000 / r.bench.drawn).toFixed(0)} frames/s in this browser's software WebGL)`);
   }
+  // contacts, on request: none drawn until asked; then at each scrub time
+  // those of the CSV's sample at that time (drawn in single precision)
+  if (E.contacts) {
+    const off = await p.evaluate(() => window.diagcViewer.worlds[0].contacts());
+    check("contacts_off", off && off.drawn.length === 0, JSON.stringify(off));
+    const nCol = col.get(`${E.contacts.port}.n`);
+    for (const t of E.contacts.t) {
+      const got = await p.evaluate((t) => {
+        const w = window.diagcViewer.worlds[0];
+        w.showContacts(true);
+        w.setTime(t);
+        return w.contacts();
+      }, t);
+      const r = rowAt(t, nCol), n = r[nCol];
+      let worst = 0;
+      for (let k = 0; k < Math.min(n, got.drawn.length); k++) {
+        const v = (e) => r[col.get(`${E.contacts.port}.c${k}.${e}`)];
+        const want = [v("x"), v("y"), v("z"), v("nx"), v("ny"), v("nz")];
+        const have = [...got.drawn[k].p, ...got.drawn[k].n];
+        for (let j = 0; j < 6; j++) worst = Math.max(worst, Math.abs(want[j] - have[j]));
+      }
+      check(`contacts_at_${t}`, n > 0 && got.drawn.length === n && got.t === r[0] && worst < 1e-6,
+        `${got.drawn.length} drawn at the sample of t = ${got.t}, the CSV has ${n} at ${r[0]}; largest difference ${worst}`);
+      console.log(`note viewer_world.${name}: contacts at t = ${t}: ${n}, largest difference ${worst.toExponential(2)}`);
+    }
+  }
   // following a body: the camera's target is the body's origin at each frame
   if (E.follow) {
     const f = await p.evaluate((body) => {

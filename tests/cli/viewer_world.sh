@@ -12,6 +12,8 @@
 #     CSV written here: every cube moving and turning, without the minutes
 #     of a 50-cube contact simulation): 1001 frames, poses at scrub
 #     times, the frame rate of the replay, the page size;
+#   - the stack with its contacts logged (world.contacts): none drawn until
+#     asked, then each step's points and normals as the CSV has them;
 #   - a world whose poses are not logged: the page says what to log.
 # Expected poses come from the CSV (`diagc run`'s C), never from the page.
 set -uo pipefail
@@ -52,6 +54,18 @@ cat >"$T/stack.json" <<JSON
   "scrub": [ { "t": 0.5, "bodies": { $cubes } }, { "t": 0.737, "slider": true, "bodies": { $cubes } } ] }
 JSON
 browse "$T/stack.html" "$T/stack.csv" "$T/stack.json" "$ART/world_stack.png"
+
+# --- the stack with its contacts logged (world.contacts, opt-in): drawn on request ---
+sed 's|  log { "world.position", period = 1e-2 },|&\n  log { "world.contacts", period = 1e-2 },|' $st >"$T/stack_contacts.lua"
+grep -q world.contacts "$T/stack_contacts.lua" || bad stack_contacts.spec "the log line of examples/world/stack.lua changed"
+"$DIAGC" run "$T/stack_contacts.lua" --until 0.3 --csv "$T/stc.csv" || bad stack_contacts.run "diagc run failed"
+"$DIAGC" view "$T/stack_contacts.lua" --csv "$T/stc.csv" -o "$T/stc.html" || bad stack_contacts.view "diagc view failed"
+cat >"$T/stc.json" <<JSON
+{ "name": "stack_contacts", "budget": 2000000, "source": "position", "frames": $(points "$T/stc.csv" 2), "tol": 1e-12,
+  "scrub": [ { "t": 0.2, "bodies": { $cubes } } ],
+  "contacts": { "port": "world.contacts", "t": [0, 0.155, 0.3] } }
+JSON
+browse "$T/stc.html" "$T/stc.csv" "$T/stc.json" "$ART/world_stack_contacts.png"
 
 # --- the cart-pole under LQR, with the poses of its bodies logged too ---
 cp_spec=$T/cartpole_lqr.lua

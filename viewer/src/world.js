@@ -6,7 +6,7 @@
 // console (window.diagcViewer.worlds).
 import * as THREE from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
-import { packPoses } from "./world_pose.js";
+import { packPoses, packContacts } from "./world_pose.js";
 import { shapeMeshes, markerMeshes } from "./world_shapes.js";
 
 function h(tag, cls, parent, text) {
@@ -38,6 +38,7 @@ const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 4];
 
 function drawWorld(data, w, host) {
   const P = packPoses(data, w);
+  const CT = packContacts(data, w);
   const nb = w.bodies.length, n = P.times.length;
   const panel = h("section", "world", host);
   panel.dataset.world = w.path;
@@ -64,6 +65,14 @@ function drawWorld(data, w, host) {
   const follow = h("select", "world-follow", bar);
   h("option", null, follow, "nothing").value = "-1";
   w.bodies.forEach((b, i) => { if (b.pose) h("option", null, follow, b.name).value = String(i); });
+  // the contacts of the current step, on request, when the run logged them
+  let showContacts = null;
+  if (CT) {
+    const label = h("label", "world-contacts", bar);
+    showContacts = h("input", null, label);
+    showContacts.type = "checkbox";
+    label.appendChild(document.createTextNode(" contacts"));
+  }
 
   // the scene: z up, as the world's frame
   const scene = new THREE.Scene();
@@ -102,6 +111,37 @@ function drawWorld(data, w, host) {
   for (const g of groups) g.traverse((m) => { if (m.userData.plane) m.scale.set(span, span, 1); });
   scene.add(new THREE.AxesHelper(Math.min(1, span / 8)));
 
+  // contact points (red balls) and normals (lines from the point along the
+  // normal, which points from the pair's second shape to its first)
+  let points = null, normals = null;
+  if (CT) {
+    points = new THREE.InstancedMesh(new THREE.SphereGeometry(reach / 150, 12, 8),
+      new THREE.MeshBasicMaterial({ color: 0xd32f2f }), Math.max(1, CT.slots));
+    points.count = 0;
+    points.frustumCulled = false;
+    const geo = new THREE.BufferGeometry();
+    geo.setAttribute("position", new THREE.BufferAttribute(new Float32Array(6 * Math.max(1, CT.slots)), 3));
+    normals = new THREE.LineSegments(geo, new THREE.LineBasicMaterial({ color: 0xd32f2f }));
+    normals.frustumCulled = false;
+    scene.add(points, normals);
+  }
+  let drawnContacts = { t: null, list: [] };
+  function contactsAt(time) {
+    const on = CT && showContacts.checked;
+    const list = on ? CT.at(frameAt(CT.times, time)) : [];
+    const arrow = reach / 8, pos = normals && normals.geometry.attributes.position;
+    list.forEach((c, k) => {
+      points.setMatrixAt(k, new THREE.Matrix4().makeTranslation(c.p[0], c.p[1], c.p[2]));
+      for (let r = 0; r < 3; r++) { pos.array[6 * k + r] = c.p[r]; pos.array[6 * k + 3 + r] = c.p[r] + arrow * c.n[r]; }
+    });
+    if (CT) {
+      points.count = list.length;
+      points.instanceMatrix.needsUpdate = true;
+      pos.needsUpdate = true;
+      normals.geometry.setDrawRange(0, 2 * list.length);
+    }
+    drawnContacts = { t: on ? CT.times[frameAt(CT.times, time)] : null, list };
+  }
   const camera = new THREE.PerspectiveCamera(45, 16 / 9, reach / 100, reach * 100);
   camera.up.set(0, 0, 1);
   camera.position.set(center.x + 1.6 * reach, center.y - 2.4 * reach, center.z + 1.2 * reach);
@@ -148,6 +188,7 @@ function drawWorld(data, w, host) {
       controls.target.copy(v);
       controls.update();
     }
+    if (CT) contactsAt(P.times[frame]);
     scrub.value = frame;
     clock.textContent = `t = ${P.times[frame].toFixed(3)} s  (frame ${frame + 1} / ${n})`;
     request();
@@ -182,6 +223,7 @@ function drawWorld(data, w, host) {
   play.addEventListener("click", () => (playing ? pause() : start()));
   scrub.addEventListener("input", () => { pause(); t = P.times[Number(scrub.value)]; show(Number(scrub.value)); });
   follow.addEventListener("change", () => show(frame));
+  if (showContacts) showContacts.addEventListener("change", () => show(frame));
   if (typeof ResizeObserver !== "undefined") new ResizeObserver(resize).observe(view);
   resize();
   show(0);
@@ -200,6 +242,19 @@ function drawWorld(data, w, host) {
       const e = g.matrixWorld.elements; // column-major
       return { name: g.name, R: [e[0], e[4], e[8], e[1], e[5], e[9], e[2], e[6], e[10]], p: [e[12], e[13], e[14]] };
     }),
+    // the contacts drawn now: the time of their sample and each one's point
+    // and normal as drawn (read back from the instances and the lines)
+    showContacts: (on) => { if (showContacts) { showContacts.checked = on; show(frame); } return !!showContacts; },
+    contacts: () => {
+      if (!CT) return null;
+      const m = new THREE.Matrix4(), pos = normals.geometry.attributes.position.array, out = [];
+      for (let k = 0; k < points.count; k++) {
+        points.getMatrixAt(k, m);
+        const e = m.elements, arrow = reach / 8;
+        out.push({ p: [e[12], e[13], e[14]], n: [0, 1, 2].map((r) => (pos[6 * k + 3 + r] - pos[6 * k + r]) / arrow) });
+      }
+      return { t: drawnContacts.t, drawn: out };
+    },
     camera: () => ({ position: camera.position.toArray(), target: controls ? controls.target.toArray() : null }),
     // the drawn canvas: its size and how many pixels differ from the background
     pixels: () => {

@@ -139,3 +139,24 @@ export function packPoses(data, w) {
     : source === "none" ? moving.map((b) => b.name) : [];
   return { source, times, X, missing };
 }
+
+// the logged contacts of world w (its `contacts` port: the number n, then
+// x y z nx ny nz depth pn per slot), or null when they are not logged:
+// {times, at(f) -> [{p, n, depth, pn}] of sample f}
+export function packContacts(data, w) {
+  const c = w.contacts ? columnsOf(data, w.contacts) : null;
+  if (!c) return null;
+  const rows = rowsOf(c[0]);
+  return {
+    times: Float64Array.from(rows, (r) => data.run.t[r]),
+    slots: (c.length - 1) / 8,
+    at(f) {
+      const r = rows[f], n = Math.min(c[0][r], (c.length - 1) / 8), out = [];
+      for (let k = 0; k < n; k++) {
+        const v = (j) => c[1 + 8 * k + j][r];
+        out.push({ p: [v(0), v(1), v(2)], n: [v(3), v(4), v(5)], depth: v(6), pn: v(7) });
+      }
+      return out;
+    },
+  };
+}

@@ -6,7 +6,8 @@
 -- collides them (a mesh as its convex hull, a URDF cylinder as its capsule),
 -- the initial q, and which logged ports give the bodies' poses: the world's
 -- `poses` (R and origin of every body), its `position` (q, from which the
--- page computes the poses), or a body's own `B.pose`.
+-- page computes the poses), or a body's own `B.pose`; and its `contacts`
+-- port (world/signals.lua), whose logged points and normals it can show.
 local json = require("diagc.cli.json")
 local kin = require("diagc.world.kinematics")
 
@@ -58,7 +59,8 @@ function M.describe(F)
           pose = not b.welded and join(ctx.path, b.name .. ".pose") or nil }
       end
       list[#list + 1] = { path = ctx.path, name = C.name, bodies = bodies, q = arr(C.q_init),
-        position = join(ctx.path, "position"), poses = join(ctx.path, "poses"), pose_form = C.pose or "quaternion" }
+        position = join(ctx.path, "position"), poses = join(ctx.path, "poses"), pose_form = C.pose or "quaternion",
+        contacts = #C.pairs > 0 and join(ctx.path, "contacts") or nil }
     end
   end
   return list
