@@ -99,7 +99,7 @@ function drawWorld(data, w, host) {
   const reach = Math.max(0.5, size.length() / 2 + 0.3);
   const center = new THREE.Vector3();
   box.getCenter(center);
-  // a ground grid on z = 0: cells of a power of ten, about 20 across
+  // a ground grid on z = 0 in cells of a power of ten, 10 to 100 across
   const span = Math.max(2, 2 * Math.ceil(Math.max(Math.abs(box.min.x), Math.abs(box.max.x), Math.abs(box.min.y),
     Math.abs(box.max.y), reach)));
   const cell = Math.pow(10, Math.floor(Math.log10(span / 10)));
