@@ -81,7 +81,7 @@ try {
   check("size_budget", total - data <= E.budget, `${total - data} bytes without the data, budget ${E.budget}`);
 
   const w = await p.evaluate(() => {
-    const w = window.diagcViewer.worlds[0];
+    const w = window.diagcWorlds[0];
     return w && { source: w.source, frames: w.frames, bodies: w.bodies, note: document.querySelector(".world-note").textContent };
   });
   check("world_drawn", !!w, "no world panel");
@@ -91,7 +91,7 @@ try {
   if (E.frames !== undefined) check("frames", w.frames === E.frames, `${w.frames} frames, expected ${E.frames} (the CSV's samples)`);
 
   // the canvas is not blank: pixels unlike the background, in several colours
-  const px = await p.evaluate(() => window.diagcViewer.worlds[0].pixels());
+  const px = await p.evaluate(() => window.diagcWorlds[0].pixels());
   check("canvas_not_blank", px && px.differ > 0.01 * px.width * px.height && px.colours >= 6,
     JSON.stringify(px));
   if (px) console.log(`note viewer_world.${name}: canvas ${px.width}x${px.height}, ${px.differ} pixels drawn over the background, ${px.colours} colours`);
@@ -99,7 +99,7 @@ try {
   // scrubbing: the drawn poses against the CSV
   for (const s of E.scrub || []) {
     const got = await p.evaluate((s) => {
-      const w = window.diagcViewer.worlds[0];
+      const w = window.diagcWorlds[0];
       if (s.slider) { // through the page's own slider, as a person drags it
         const el = document.querySelector(".world-scrub");
         el.value = String(w.times.findLastIndex((t) => t <= s.t + 1e-12));
@@ -122,7 +122,7 @@ try {
   // playing: time advances at the chosen speed, frames are drawn; then the rate
   if (E.play) {
     const r = await p.evaluate(async (ms) => {
-      const w = window.diagcViewer.worlds[0];
+      const w = window.diagcWorlds[0];
       w.setFrame(0);
       w.setSpeed(1);
       const r0 = w.stats.renders, t0 = performance.now();
@@ -141,12 +141,12 @@ try {
   // contacts, on request: none drawn until asked; then at each scrub time
   // those of the CSV's sample at that time (drawn in single precision)
   if (E.contacts) {
-    const off = await p.evaluate(() => window.diagcViewer.worlds[0].contacts());
+    const off = await p.evaluate(() => window.diagcWorlds[0].contacts());
     check("contacts_off", off && off.drawn.length === 0, JSON.stringify(off));
     const nCol = col.get(`${E.contacts.port}.n`);
     for (const t of E.contacts.t) {
       const got = await p.evaluate((t) => {
-        const w = window.diagcViewer.worlds[0];
+        const w = window.diagcWorlds[0];
         w.showContacts(true);
         w.setTime(t);
         return w.contacts();
@@ -167,7 +167,7 @@ try {
   // following a body: the camera's target is the body's origin at each frame
   if (E.follow) {
     const f = await p.evaluate((body) => {
-      const w = window.diagcViewer.worlds[0];
+      const w = window.diagcWorlds[0];
       w.follow(body);
       const out = [];
       for (const k of [0, Math.floor(w.frames / 2), w.frames - 1]) {

@@ -8,12 +8,12 @@
 // plots (plots.js), and worlds in 3D (world.js), drawn when the page has
 // worlds (data.worlds: cli/page_world.lua).
 import "./style.css";
+import { drawWorlds } from "./world.js";
+import { unpackRun } from "./run_data.js";
 import { buildModel, resolveSource } from "./model.js";
 import { drawDiagram } from "./diagram.js";
 import { showSystem, staleBlocks } from "./inspector.js";
 import { drawPlots } from "./plots.js";
-import { drawWorlds } from "./world.js";
-import { unpackRun } from "./run_data.js";
 
 function h(tag, cls, parent, text) {
   const e = document.createElement(tag);
@@ -41,6 +41,7 @@ function start() {
   const plots = h("div", "plots", app);
   const worldHost = h("div", "worlds"); // worlds in 3D (world.js), above the plots
   if (data.worlds) app.insertBefore(worldHost, plots);
+  window.diagcWorlds = drawWorlds(data, worldHost); // for tests and the console: one object per world
 
   let shown = "";
   const expanded = new Set(); // the subdiagrams drawn open in place
@@ -100,7 +101,6 @@ function start() {
   const panels = drawPlots(m, data.run, plots);
   // for tests and the console: what was drawn
   window.diagcViewer = { model: m, panels, enter: ui.enter, expand: ui.expand, collapse: ui.collapse };
-  window.diagcViewer.worlds = drawWorlds(data, worldHost);
   document.body.dataset.ready = "true";
 }
 

@@ -3,7 +3,7 @@
 // with their collision shapes (cli/page_world.lua), a ground grid, and
 // play, pause, scrub, speed and a camera that follows a body.  One panel
 // per world; drawWorlds returns an object per world for tests and the
-// console (window.diagcViewer.worlds).
+// console (window.diagcWorlds).
 import * as THREE from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { packPoses, packContacts } from "./world_pose.js";

@@ -111,11 +111,11 @@ local function run_json(run)
     nums(run.t), table.concat(vals, ",\n"))
 end
 
--- The page: the model's description, the run, the bundle; `worlds`: what
--- the 3D replay draws of each world (cli/page_world.lua), absent without.
+-- The page: the model's description, the run, the bundle.
 function M.page(d, run, bundle, title, worlds)
-  local data = string.format('{"model":%s,"run":%s,"title":%s%s}', json.encode(d), run_json(run), json.string(title),
-    worlds and #worlds > 0 and (',"worlds":' .. json.encode(worlds)) or "")
+  local data = string.format('{"model":%s,"run":%s,"title":%s}', json.encode(d), run_json(run), json.string(title))
+  -- what the 3D replay draws of each world (cli/page_world.lua), absent without
+  if worlds and #worlds > 0 then data = data:sub(1, -2) .. ',"worlds":' .. json.encode(worlds) .. "}" end
   -- inside <script>, "</" could end the element: JSON allows "<\/"
   data = data:gsub("</", "<\\/")
   local function esc(s) return (s:gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;")) end
