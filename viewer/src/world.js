@@ -4,6 +4,7 @@
 // play, pause, scrub, speed and a camera that follows a body.  One panel
 // per world; drawWorlds returns an object per world for tests and the
 // console (window.diagcWorlds).
+import "./world.css";
 import * as THREE from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { packPoses, packContacts } from "./world_pose.js";
