@@ -5,9 +5,11 @@
 //
 // The page is a set of views, each a module with its own part of the
 // page: the diagram (diagram.js, with inspector.js beside it) and the
-// plots (plots.js).  Worlds in 3D (issue #29, item 4) come as a third
-// view, world.js, drawn when the model has worlds (model.desc.worlds).
+// plots (plots.js), and worlds in 3D (world.js), drawn when the page has
+// worlds (data.worlds: cli/page_world.lua).
 import "./style.css";
+import { drawWorlds } from "./world.js";
+import { unpackRun } from "./run_data.js";
 import { buildModel, resolveSource } from "./model.js";
 import { drawDiagram } from "./diagram.js";
 import { showSystem, staleBlocks } from "./inspector.js";
@@ -23,6 +25,7 @@ function h(tag, cls, parent, text) {
 
 function start() {
   const data = JSON.parse(document.getElementById("diagc-data").textContent);
+  unpackRun(data.run);
   const m = buildModel(data.model);
   m.resolveSource = (from) => resolveSource(m, from);
   const app = document.getElementById("diagc-app");
@@ -36,6 +39,9 @@ function start() {
   const canvas = h("div", "diagram-host", left);
   const inspector = h("aside", "inspector", top);
   const plots = h("div", "plots", app);
+  const worldHost = h("div", "worlds"); // worlds in 3D (world.js), above the plots
+  if (data.worlds) app.insertBefore(worldHost, plots);
+  window.diagcWorlds = drawWorlds(data, worldHost); // for tests and the console: one object per world
 
   let shown = "";
   const expanded = new Set(); // the subdiagrams drawn open in place
