@@ -12,6 +12,7 @@ import { buildModel, resolveSource } from "./model.js";
 import { drawDiagram } from "./diagram.js";
 import { showSystem, staleBlocks } from "./inspector.js";
 import { drawPlots } from "./plots.js";
+import { drawCacheGraph } from "./cachegraph.js";
 
 function h(tag, cls, parent, text) {
   const e = document.createElement(tag);
@@ -33,11 +34,12 @@ function start() {
   const top = h("div", "top", app);
   const left = h("div", "diagram-pane", top);
   const crumbs = h("nav", "crumbs", left);
+  const views = h("nav", "views", left); // the diagram pane's views: blocks, cache graph
   const canvas = h("div", "diagram-host", left);
   const inspector = h("aside", "inspector", top);
   const plots = h("div", "plots", app);
 
-  let shown = "";
+  let shown = "", selected = "", view = "blocks";
   const expanded = new Set(); // the subdiagrams drawn open in place
   const ui = {
     enter(path) { shown = path; render(); ui.select(path); },
@@ -48,6 +50,8 @@ function start() {
       ui.select(path);
     },
     select(path) {
+      selected = path;
+      if (view === "cache") ui.cache = drawCacheGraph(m, data.graph, path, canvas, ui);
       for (const b of canvas.querySelectorAll(".block, .cluster")) b.classList.toggle("selected", b.dataset.path === path);
       for (const b of canvas.querySelectorAll(".block, .cluster")) b.classList.remove("stale");
       showSystem(m, path, inspector, ui);
@@ -77,7 +81,22 @@ function start() {
         : "not logged; add log { \"" + signal + "\" } to the diagram to plot it");
     },
   };
+  for (const [v, label] of [["blocks", "blocks"], ["cache", "cache graph of the selection"]]) {
+    const b = h("button", "view", views, label);
+    b.dataset.view = v;
+    b.addEventListener("click", () => ui.view(v));
+  }
+  const markView = (v) => {
+    view = v;
+    for (const b of views.querySelectorAll("button.view")) b.classList.toggle("on", b.dataset.view === v);
+  };
+  ui.view = (v) => {
+    markView(v);
+    if (v === "blocks") render();
+    ui.select(selected);
+  };
   function render() {
+    markView("blocks"); // entering or opening a subdiagram shows the blocks
     crumbs.textContent = "";
     const chain = [];
     for (let s = m.systems.get(shown); s; s = s.parent) chain.unshift(s);
@@ -91,10 +110,11 @@ function start() {
     drawDiagram(m, m.systems.get(shown), canvas, ui, expanded);
   }
   render();
-  ui.select("");
+  ui.view("blocks");
   const panels = drawPlots(m, data.run, plots);
   // for tests and the console: what was drawn
-  window.diagcViewer = { model: m, panels, enter: ui.enter, expand: ui.expand, collapse: ui.collapse };
+  window.diagcViewer = { model: m, panels, enter: ui.enter, expand: ui.expand, collapse: ui.collapse,
+    select: ui.select, view: ui.view, cache: () => ui.cache };
   document.body.dataset.ready = "true";
 }
 

@@ -166,19 +166,11 @@ end
 M.UNIT_MAX = 32
 
 local function utf8_ok(s)
-  local i, n = 1, #s
-  while i <= n do
-    local c = s:byte(i)
-    local len = c < 0x80 and 1 or (c >= 0xC2 and c <= 0xDF) and 2 or (c >= 0xE0 and c <= 0xEF) and 3
-      or (c >= 0xF0 and c <= 0xF4) and 4 or nil
-    if not len or i + len - 1 > n then return false end
-    for k = i + 1, i + len - 1 do
-      local b = s:byte(k)
-      if b < 0x80 or b > 0xBF then return false end
-    end
-    if len == 3 and ((c == 0xE0 and s:byte(i + 1) < 0xA0) or (c == 0xED and s:byte(i + 1) > 0x9F)) then return false end
-    if len == 4 and ((c == 0xF0 and s:byte(i + 1) < 0x90) or (c == 0xF4 and s:byte(i + 1) > 0x8F)) then return false end
-    i = i + len
+  local i = 1
+  while i <= #s do
+    local n = util.utf8_len(s, i)
+    if not n then return false end
+    i = i + n
   end
   return true
 end
