@@ -38,6 +38,7 @@ export function drawPlots(m, run, host) {
   const bar = document.createElement("div");
   bar.className = "plot-bar";
   host.appendChild(bar);
+  eventBar(bar, events, () => { for (const p of panels) p.u.redraw(false, false); });
   const xyHost = document.createElement("div");
   xyHost.className = "xy-host";
   host.appendChild(xyHost);
@@ -63,6 +64,7 @@ export function drawPlots(m, run, host) {
     for (const e of events) {
       if (!e.on) continue;
       const ts = eventTimes(e, min, max);
+      if (e.note) e.note.textContent = ts === null ? ` (over ${MAX_MARKS} firings in this range, not marked: zoom in)` : "";
       if (ts === null) { hidden++; continue; }
       ctx.strokeStyle = e.color;
       ctx.globalAlpha = 0.45;
@@ -120,7 +122,6 @@ export function drawPlots(m, run, host) {
     panels.push({ logger: l, u, panel });
     wheelAndPan(u, tMin, tMax);
   }
-  eventBar(bar, events, () => { for (const p of panels) p.u.redraw(false, false); });
   xyBar(bar, m, run, (xc, yc) => {
     const { min, max } = panels.length ? panels[0].u.scales.x : { min: tMin, max: tMax };
     xy = xc === null ? null : drawXY(xyHost, run, xc, yc, m, min, max);
@@ -153,6 +154,9 @@ function eventBar(bar, events, redraw) {
     lab.appendChild(cb);
     lab.appendChild(document.createTextNode(` ${e.path} (${e.kind.replace(/_/g, " ")}, every ${e.period} s` +
       `${e.offset ? " from " + e.offset + " s" : ""})`));
+    e.note = document.createElement("span");
+    e.note.className = "event-note";
+    lab.appendChild(e.note);
     box.appendChild(lab);
   }
 }
