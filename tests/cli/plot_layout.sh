@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/plot_layout.sh: diagc run --plot's layout (docs/simulator.md),
 # counted in the image: one subplot per logged port of
-# tests/lua/fixtures/motor_units.lua (three log declarations), the ports
+# tests/lua/fixtures/motor_units.lua (three log declarations) and of
+# examples/hybrid_controller.lua (three, two of them discrete), the ports
 # --plot-signals chooses, and the image's height for that many (cli/plot.lua:
 # a 40-pixel title band, 200 pixels a subplot, 40 for the time axis).  The
 # subplots' frames are counted by tests/cli/png_panels.py; the labels and
@@ -41,6 +42,9 @@ check signals "$T/two.png" 2
 "$DIAGC" run $spec --until 2 --plot "$T/one.png" --plot-signals m.current --csv "$T/run.csv" 2>"$T/err" ||
   { echo "FAIL plot_layout.one: $(cat "$T/err")"; fail=1; }
 check one "$T/one.png" 1
+"$DIAGC" run examples/hybrid_controller.lua --until 1 --plot "$T/hybrid.png" 2>"$T/err" ||
+  { echo "FAIL plot_layout.hybrid: $(cat "$T/err")"; fail=1; }
+check hybrid "$T/hybrid.png" 3
 # --plot-signals chooses what is drawn, not what is logged
 if [ "$(head -1 "$T/run.csv")" = "t,m.speed,m.current,m.both.w,m.both.i" ]; then echo "ok plot_layout.csv_whole"
 else echo "FAIL plot_layout.csv_whole: header $(head -1 "$T/run.csv")"; fail=1; fi

@@ -7,7 +7,7 @@ local plot = require("diagc.cli.plot")
 
 local function loggers()
   local gen = diagc.compile(diagc.root .. "/tests/lua/fixtures/motor_units.lua", {})
-  return info.loggers(gen.flat)
+  return info.loggers(gen)
 end
 
 local function shape(panels)
@@ -59,9 +59,23 @@ test("plot.layout_and_script", function()
   assert(s:find("set ylabel 'm.current [A]' noenhanced", 1, true), s)
   assert(s:find("set multiplot title 'it''s' noenhanced", 1, true), s)
   assert(s:find("set xrange [0:2]", 1, true), s)
+  -- motor_units' ports follow its continuous state: lines, no steps
+  assert(not s:find("with steps", 1, true), s)
   -- the time axis is labelled on the last panel only
   local _, labels = s:gsub('set xlabel "t %[s%]"', "")
   eq(labels, 1)
+end)
+
+test("plot.discrete_as_steps", function()
+  -- hybrid_controller.lua: plant.y follows the continuous x; the
+  -- controller's u and the supervisor's setpoint are discrete states
+  -- (periodic_discrete_update), held between updates
+  local gen = diagc.compile(diagc.root .. "/examples/hybrid_controller.lua", {})
+  local L = plot.layout(plot.panels(info.loggers(gen), nil, "diagc run"), 0, 1)
+  local s = plot.script(L, "run.csv", "out.png", "hybrid", "png")
+  local got = {}
+  for n, how in s:gmatch("using 1:(%d+) with (%a+)") do got[#got + 1] = n .. " " .. how end
+  eq(table.concat(got, ", "), "2 lines, 3 steps, 4 steps")
 end)
 
 test("plot.too_many_panels", function()
@@ -82,4 +96,13 @@ test("plot.units_in_info", function()
   eq(table.concat(units, " "), "volts=V m.volt=V m.speed=rad/s m.current=A m.both=nil")
   local text = info.text(d)
   assert(text:find("m.speed                      output size 1  [rad/s]", 1, true), text)
+end)
+
+test("plot.world_poses_are_discrete", function()
+  -- examples/control/ball_box.lua: a world with a 1 ms time step changes
+  -- its poses and velocities only at its steps (a periodic discrete update)
+  local gen = diagc.compile(diagc.root .. "/examples/control/ball_box.lua", {})
+  local got = {}
+  for _, l in ipairs(info.loggers(gen)) do got[#got + 1] = l.name .. "=" .. tostring(l.discrete) end
+  eq(table.concat(got, " "), "world.ball.pose=true world.box.pose=true world.box.velocity=true")
 end)

@@ -127,8 +127,25 @@ local function events(F)
   return list, wit
 end
 
--- the loggers with their CSV columns and units (cli/plot.lua too)
-function M.loggers(F)
+-- Whether a change of time, of the continuous state or of a model input
+-- marks the cache entry with bit `index` stale (the invalidation masks,
+-- masks/entry_points.lua): if none does, the value changes only at
+-- discrete updates and holds in between.
+local function moves_continuously(gen)
+  local moving = {}
+  for _, ep in ipairs(gen.entry_points or {}) do
+    if ep.name == "time" or ep.name == "xc" or ep.kind == "input" then
+      for _, e in ipairs(ep.stale or {}) do moving[e.index] = true end
+    end
+  end
+  return moving
+end
+
+-- the loggers with their CSV columns, units and whether they are
+-- discrete (cli/plot.lua too)
+function M.loggers(gen)
+  local F = gen.flat
+  local moving = moves_continuously(gen)
   local list = json.array()
   for _, l in ipairs(F.logs) do
     local o = F.outputs[l.output + 1]
@@ -139,7 +156,7 @@ function M.loggers(F)
         or (l.size == 1 and l.name or string.format("%s[%d]", l.name, i - 1))
     end
     list[#list + 1] = { name = l.name, source = o.path, size = l.size, period = l.period, columns = cols,
-      unit = o.unit }
+      unit = o.unit, discrete = not (o.entry and moving[o.entry.index]) }
   end
   return list
 end
@@ -195,7 +212,7 @@ function M.describe(gen)
   return {
     model = gen.prefix, spec = gen.spec_main or "", diagram = F.root.type.name,
     systems = system_tree(F.root), ports = ports(F), states = states(F), parameters = parameters(F),
-    events = ev, witnesses = wit, loggers = M.loggers(F), jacobians = jacobians(gen), worlds = info_world.describe(F),
+    events = ev, witnesses = wit, loggers = M.loggers(gen), jacobians = jacobians(gen), worlds = info_world.describe(F),
     cache_entries = cache_entries(gen), sources = sources(gen),
     sizes = { nq = F.nq, nv = F.nv, nz = F.nz, nxd = F.nxd, leaves = #F.leaves },
   }

@@ -2,10 +2,11 @@
 -- run's CSV drawn with gnuplot in the viewer's layout (docs/viewer.md):
 -- one subplot per logged port, stacked, sharing the time axis; each with
 -- its own y axis labelled with the port's name and unit (output_port's
--- unit = ...), and its elements named in its key as in the CSV's columns.
+-- unit = ...), and its elements named in its key as in the CSV's columns;
+-- a discrete logger (info.loggers) drawn as steps that hold each sample.
 -- --plot-signals chooses the ports or single columns to draw.
 --   M.panels(loggers, names, cmd)  loggers: info.loggers; names: the
---       option's text or nil -> the panels {title=, unit=, ylabel=,
+--       option's text or nil -> the panels {title=, unit=, discrete=, ylabel=,
 --       columns= {{index= (1-based in the CSV), name=}}}; a bad name is an
 --       error, and so are more than MAX_PANELS
 --   M.layout(panels, t0, t1)  -> {width=, height=, panels=, t0=, t1=}
@@ -36,7 +37,7 @@ end
 function M.panels(loggers, names, cmd)
   local all, by_logger, by_column, col = {}, {}, {}, 1
   for _, l in ipairs(loggers) do
-    local p = { title = l.name, unit = l.unit, columns = {} }
+    local p = { title = l.name, unit = l.unit, discrete = l.discrete, columns = {} }
     for _, c in ipairs(l.columns) do
       col = col + 1
       p.columns[#p.columns + 1] = { index = col, name = c }
@@ -77,7 +78,7 @@ function M.panels(loggers, names, cmd)
     local key = whole and item or one.panel
     local p = chosen[key]
     if not p then
-      p = { title = key, unit = by_logger[key].unit, columns = {}, has = {} }
+      p = { title = key, unit = by_logger[key].unit, discrete = by_logger[key].discrete, columns = {}, has = {} }
       chosen[key] = p
       order[#order + 1] = p
     end
@@ -108,7 +109,7 @@ function M.layout(panels, t0, t1)
   for k, p in ipairs(panels) do
     -- gnuplot's screen coordinates: 0 at the bottom
     local top = height - M.TOP - (k - 1) * M.PANEL_H
-    L.panels[k] = { title = p.title, ylabel = p.ylabel, columns = p.columns, last = k == n,
+    L.panels[k] = { title = p.title, ylabel = p.ylabel, columns = p.columns, last = k == n, discrete = p.discrete,
       y0 = (top - M.PANEL_H) / height, y1 = top / height }
   end
   return L
@@ -129,6 +130,7 @@ function M.script(L, csv, png, title, term)
     'set datafile separator ","',
     'set datafile missing ""',
     "set grid",
+    "set offsets 0, 0, graph 0.05, graph 0.05", -- no curve on a frame's edge
     "set key outside right top noenhanced",
     "set lmargin at screen 0.09",
     "set rmargin at screen 0.76",
@@ -143,8 +145,8 @@ function M.script(L, csv, png, title, term)
     s[#s + 1] = p.last and "set format x" or 'set format x ""'
     local parts = {}
     for _, c in ipairs(p.columns) do
-      parts[#parts + 1] = string.format("%s using 1:%d with lines lw 1.5 title %s noenhanced",
-        #parts == 0 and gq(csv) or "''", c.index, gq(c.name))
+      parts[#parts + 1] = string.format("%s using 1:%d with %s lw 1.5 title %s noenhanced",
+        #parts == 0 and gq(csv) or "''", c.index, p.discrete and "steps" or "lines", gq(c.name))
     end
     s[#s + 1] = "plot " .. table.concat(parts, ", \\\n  ")
   end

@@ -220,7 +220,7 @@ function M.command(args, cmd)
   dffi.stdio()
   local inputs = require("diagc.cli.generate").inputs(m.gen)
   -- the subplots (a bad --plot-signals name stops here, before the run)
-  local panels = o["--plot"] and plot.panels(require("diagc.cli.info").loggers(m.gen.flat), o["--plot-signals"], CMD)
+  local panels = o["--plot"] and plot.panels(require("diagc.cli.info").loggers(m.gen), o["--plot-signals"], CMD)
   if o["--plot"] then output.check_target(CMD, o["--plot"], inputs) end
   if o["--html"] then
     output.check_target(CMD, o["--html"], inputs)
