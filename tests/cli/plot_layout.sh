@@ -4,7 +4,7 @@
 # tests/lua/fixtures/motor_units.lua (three log declarations) and of
 # examples/hybrid_controller.lua (three, two of them discrete), the ports
 # --plot-signals chooses, and the image's height for that many (cli/plot.lua:
-# a 40-pixel title band, 200 pixels a subplot, 40 for the time axis).  The
+# a 40-pixel title band, 200 pixels a subplot, 56 for the time axis).  The
 # subplots' frames are counted by tests/cli/png_panels.py; the labels and
 # the script are checked in tests/lua/plot_test.lua.
 set -uo pipefail
@@ -25,7 +25,7 @@ spec=tests/lua/fixtures/motor_units.lua
 check() {
   local got want
   got=$(python3 tests/cli/png_panels.py "$2" 2>&1)
-  want="1000 $((40 + 200 * $3 + 40)) $((2 * $3))"
+  want="1000 $((40 + 200 * $3 + 56)) $((2 * $3))"
   if [ "$got" = "$want" ]; then echo "ok plot_layout.$1"
   else echo "FAIL plot_layout.$1: width, height, frame edges '$got', expected '$want' ($3 subplots)"; fail=1; fi
   cp "$2" "$ART/$1.png" 2>/dev/null

@@ -45,7 +45,7 @@ test("plot.layout_and_script", function()
   local panels = plot.panels(loggers(), nil, "diagc run")
   local L = plot.layout(panels, 0, 2)
   eq(#L.panels, 3)
-  eq(L.height, plot.TOP + 3 * plot.PANEL_H + 40)
+  eq(L.height, plot.TOP + 3 * plot.PANEL_H + plot.BOTTOM)
   -- stacked top to bottom, not overlapping, inside the image
   for k, p in ipairs(L.panels) do
     assert(p.y0 < p.y1 and p.y0 >= 0 and p.y1 <= 1, "panel " .. k .. " inside")

@@ -20,7 +20,10 @@ local M = {}
 
 -- the subplots one image holds (a panel is PANEL_H pixels high)
 M.MAX_PANELS = 24
-M.WIDTH, M.PANEL_H, M.TOP = 1000, 200, 40
+-- (pixels: the image's width, a subplot's height with its gaps, the title
+-- band above them, the band below for the time axis' numbers and label,
+-- the gap between two subplots' frames)
+M.WIDTH, M.PANEL_H, M.TOP, M.BOTTOM, M.GAP = 1000, 200, 40, 56, 12
 
 -- gnuplot on PATH?
 function M.have_gnuplot()
@@ -104,13 +107,13 @@ end
 -- shows t0 .. t1.
 function M.layout(panels, t0, t1)
   local n = #panels
-  local height = M.TOP + n * M.PANEL_H + 40
+  local height = M.TOP + n * M.PANEL_H + M.BOTTOM
   local L = { width = M.WIDTH, height = height, t0 = t0, t1 = t1, panels = {} }
   for k, p in ipairs(panels) do
     -- gnuplot's screen coordinates: 0 at the bottom
     local top = height - M.TOP - (k - 1) * M.PANEL_H
     L.panels[k] = { title = p.title, ylabel = p.ylabel, columns = p.columns, last = k == n, discrete = p.discrete,
-      y0 = (top - M.PANEL_H) / height, y1 = top / height }
+      y0 = (top - M.PANEL_H) / height, y1 = top / height, gap = M.GAP / 2 / height }
   end
   return L
 end
@@ -138,8 +141,8 @@ function M.script(L, csv, png, title, term)
     "set multiplot title " .. gq(title) .. " noenhanced",
   }
   for _, p in ipairs(L.panels) do
-    s[#s + 1] = string.format("set tmargin at screen %s", g(p.y1 - 0.012))
-    s[#s + 1] = string.format("set bmargin at screen %s", g(p.y0 + 0.012 + (p.last and 0.02 or 0)))
+    s[#s + 1] = string.format("set tmargin at screen %s", g(p.y1 - p.gap))
+    s[#s + 1] = string.format("set bmargin at screen %s", g(p.last and p.y0 or p.y0 + p.gap))
     s[#s + 1] = "set ylabel " .. gq(p.ylabel) .. " noenhanced"
     s[#s + 1] = p.last and 'set xlabel "t [s]"' or "unset xlabel"
     s[#s + 1] = p.last and "set format x" or 'set format x ""'
