@@ -70,7 +70,8 @@ n=$(points "$T/pid.csv" 2)
 # -> the exported output position.  controller holds err, law: r -> err.a,
 # y -> err.b, err.y -> law.e, law.u -> u.  law holds p, i, d, sum: e -> p.u,
 # i.u, d.u (three wires), p.y, i.y, d.y -> sum.a, b, c, sum.y -> u.
-# A change of law.p's gain k reaches p.y and then sum.y (the law's blocks).
+# A change of law.p's gain k reaches p.y and then sum.y (the law's blocks);
+# in p's cache view, its one entry outcache:y.
 # Opening controller in place at the root draws err and law instead of it,
 # with the root's 4 wires and controller's 4; opening law too draws its
 # four blocks and adds its 7 wires (15 in all, every wire of the model).
@@ -103,7 +104,8 @@ cat >"$T/pid.json" <<JSON
   "wire": { "level": "", "from": "controller.u", "logger": "controller.u" },
   "cache": [ { "select": "controller.law.p", "shot": true, "follow": "controller.law.sum",
     "own": ["controller.law.p:pn:k", "controller.law.p:input:u", "controller.law.p:outcache:y", "controller.law.p:output:y"],
-    "near": ["controller.law:input:e", "controller.law.sum:input:a"], "edges": 5 } ],
+    "near": ["controller.law:input:e", "controller.law.sum:input:a"], "edges": 5,
+    "stale": { "source": "controller.law.p.k", "nodes": ["controller.law.p:outcache:y"] } } ],
   "xy": { "x": "ref.r", "y": "plant.y", "xlabel": "ref.r", "ylabel": "plant.y",
     "points": $(pairs "$T/pid.csv" 2 3), "zoomed": $(pairs "$T/pid.csv" 2 3 0.2 0.4) } }
 JSON

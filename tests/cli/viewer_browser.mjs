@@ -159,6 +159,13 @@ try {
     const want = { own: [...c.own].sort(), near: [...c.near].sort(), edges: c.edges, path: c.select };
     check(`cache_${c.select || "root"}`, JSON.stringify(got) === JSON.stringify(want),
       `got ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
+    // the masks in the cache view: a change of the source marks these nodes stale
+    if (c.stale) {
+      await p.click(`.inspector button.source[data-source="${c.stale.source}"]`);
+      const st = await p.evaluate(() => [...document.querySelectorAll(".cg-node.stale")].map((n) => n.dataset.system + ":" + n.dataset.name).sort());
+      check(`cache_masks_${c.stale.source}`, JSON.stringify(st) === JSON.stringify([...c.stale.nodes].sort()),
+        `stale nodes ${JSON.stringify(st)}, expected ${JSON.stringify(c.stale.nodes)}`);
+    }
     if (c.shot) await p.screenshot({ path: shot.replace(/\.png$/, "_cache.png") });
     // a grey node selects its system
     if (c.follow) {

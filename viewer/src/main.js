@@ -66,6 +66,9 @@ function start() {
       if (!list) list = h("p", "stale-list", inspector.querySelector(".info-sources"));
       list.textContent = `a change of ${source.name} marks stale: ` + (source.stale.length === 0 ? "nothing" :
         source.stale.map((i) => { const e = entries.get(i); return `bit ${i} ${e.system === "" ? "" : e.system + "."}${e.ticket}`; }).join(", "));
+      // in the cache view: the stale entries' nodes
+      const stale = new Set(source.stale.map((i) => entries.get(i).system + "|" + entries.get(i).ticket));
+      for (const n of canvas.querySelectorAll(".cg-node")) n.classList.toggle("stale", stale.has(n.dataset.system + "|" + n.dataset.name));
     },
     wire(signal, path) {
       for (const w of canvas.querySelectorAll(".wire")) w.classList.toggle("selected", w === path);
