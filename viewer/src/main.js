@@ -14,6 +14,7 @@ import { buildModel, resolveSource } from "./model.js";
 import { drawDiagram } from "./diagram.js";
 import { showSystem, staleBlocks } from "./inspector.js";
 import { drawPlots } from "./plots.js";
+import { drawCacheGraph } from "./cachegraph.js";
 
 function h(tag, cls, parent, text) {
   const e = document.createElement(tag);
@@ -36,6 +37,7 @@ function start() {
   const top = h("div", "top", app);
   const left = h("div", "diagram-pane", top);
   const crumbs = h("nav", "crumbs", left);
+  const views = h("nav", "views", left); // the diagram pane's views: blocks, cache graph
   const canvas = h("div", "diagram-host", left);
   const inspector = h("aside", "inspector", top);
   const plots = h("div", "plots", app);
@@ -43,7 +45,7 @@ function start() {
   if (data.worlds) app.insertBefore(worldHost, plots);
   window.diagcWorlds = drawWorlds(data, worldHost); // for tests and the console: one object per world
 
-  let shown = "";
+  let shown = "", selected = "", view = "blocks";
   const expanded = new Set(); // the subdiagrams drawn open in place
   const ui = {
     enter(path) { shown = path; render(); ui.select(path); },
@@ -54,6 +56,8 @@ function start() {
       ui.select(path);
     },
     select(path) {
+      selected = path;
+      if (view === "cache") ui.cache = drawCacheGraph(m, data.graph, path, canvas, ui);
       for (const b of canvas.querySelectorAll(".block, .cluster")) b.classList.toggle("selected", b.dataset.path === path);
       for (const b of canvas.querySelectorAll(".block, .cluster")) b.classList.remove("stale");
       showSystem(m, path, inspector, ui);
@@ -68,6 +72,9 @@ function start() {
       if (!list) list = h("p", "stale-list", inspector.querySelector(".info-sources"));
       list.textContent = `a change of ${source.name} marks stale: ` + (source.stale.length === 0 ? "nothing" :
         source.stale.map((i) => { const e = entries.get(i); return `bit ${i} ${e.system === "" ? "" : e.system + "."}${e.ticket}`; }).join(", "));
+      // in the cache view: the stale entries' nodes
+      const stale = new Set(source.stale.map((i) => entries.get(i).system + "|" + entries.get(i).ticket));
+      for (const n of canvas.querySelectorAll(".cg-node")) n.classList.toggle("stale", stale.has(n.dataset.system + "|" + n.dataset.name));
     },
     wire(signal, path) {
       for (const w of canvas.querySelectorAll(".wire")) w.classList.toggle("selected", w === path);
@@ -83,7 +90,22 @@ function start() {
         : "not logged; add log { \"" + signal + "\" } to the diagram to plot it");
     },
   };
+  for (const [v, label] of [["blocks", "blocks"], ["cache", "cache graph of the selection"]]) {
+    const b = h("button", "view", views, label);
+    b.dataset.view = v;
+    b.addEventListener("click", () => ui.view(v));
+  }
+  const markView = (v) => {
+    view = v;
+    for (const b of views.querySelectorAll("button.view")) b.classList.toggle("on", b.dataset.view === v);
+  };
+  ui.view = (v) => {
+    markView(v);
+    if (v === "blocks") render();
+    ui.select(selected);
+  };
   function render() {
+    markView("blocks"); // entering or opening a subdiagram shows the blocks
     crumbs.textContent = "";
     const chain = [];
     for (let s = m.systems.get(shown); s; s = s.parent) chain.unshift(s);
@@ -97,10 +119,11 @@ function start() {
     drawDiagram(m, m.systems.get(shown), canvas, ui, expanded);
   }
   render();
-  ui.select("");
+  ui.view("blocks");
   const panels = drawPlots(m, data.run, plots);
   // for tests and the console: what was drawn
-  window.diagcViewer = { model: m, panels, enter: ui.enter, expand: ui.expand, collapse: ui.collapse };
+  window.diagcViewer = { model: m, panels, enter: ui.enter, expand: ui.expand, collapse: ui.collapse,
+    select: ui.select, view: ui.view, cache: () => ui.cache };
   document.body.dataset.ready = "true";
 }
 

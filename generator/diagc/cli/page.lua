@@ -111,9 +111,24 @@ local function run_json(run)
     nums(run.t), table.concat(vals, ",\n"))
 end
 
--- The page: the model's description, the run, the bundle.
-function M.page(d, run, bundle, title, worlds)
-  local data = string.format('{"model":%s,"run":%s,"title":%s}', json.encode(d), run_json(run), json.string(title))
+-- The ticket graph of `diagc graph` (cli/graph.lua's data), compact: nodes
+-- [system, name, kind] (their index is their id here), edges [from, to,
+-- kind]; the viewer's cache view draws the part around a block.
+function M.graph(gen)
+  local D = require("diagc.cli.graph").data(gen)
+  local index, nodes, edges = {}, json.array(), json.array()
+  for i, n in ipairs(D.nodes) do
+    index[n.id] = i - 1
+    nodes[i] = json.array({ n.system, n.name, n.kind })
+  end
+  for i, e in ipairs(D.edges) do edges[i] = json.array({ index[e.from], index[e.to], e.kind }) end
+  return { nodes = nodes, edges = edges }
+end
+
+-- The page: the model's description, its ticket graph, the run, the bundle.
+function M.page(d, graph, run, bundle, title, worlds)
+  local data = string.format('{"graph":%s,"model":%s,"run":%s,"title":%s}', json.encode(graph), json.encode(d),
+    run_json(run), json.string(title))
   -- what the 3D replay draws of each world (cli/page_world.lua), absent without
   if worlds and #worlds > 0 then data = data:sub(1, -2) .. ',"worlds":' .. json.encode(worlds) .. "}" end
   -- inside <script>, "</" could end the element: JSON allows "<\/"
@@ -143,7 +158,8 @@ function M.write(cmd, gen, spec, csv_path, target, inputs)
   local run = M.read_csv(csv_path, d, csv_path, cmd)
   local bundle = read_bundle(cmd)
   local worlds = require("diagc.cli.page_world").describe(gen.flat)
-  output.write_file(cmd, target, M.page(d, run, bundle, require("diagc.util").basename(spec), worlds), inputs)
+  output.write_file(cmd, target, M.page(d, M.graph(gen), run, bundle, require("diagc.util").basename(spec), worlds),
+    inputs)
 end
 
 return M
