@@ -53,7 +53,14 @@ typedef struct {
   diagc_contact_problem pt;         /* p0 with the turned rows Jt, Mt       */
   diagc_step_ops tops;              /* uops turned                          */
   diagc_contact_tangent *t;
-  int nv, nc, n3, ncol, nq;
+  int nv, nc, n3, nq;
+  int ncol0;                        /* the caller's directions (t->ncol)    */
+  int ncol;                         /* the live ones: the stride of every
+                                       nv/nc/3 nc x ncol matrix below       */
+  int *cm;                          /* ncol0: the caller's column of live
+                                       column c (cm[c] = c for c < nq)      */
+  int *mc;                          /* nc: the live column of contact k's mu
+                                       (t->mu_col), or -1                   */
   double *u, *vs, *dv, *vn, *y, *z; /* nv each                              */
   double *xl, *xr;                  /* 3 nc: the LCP's impulses; scratch    */
   double *lam;                      /* nc: the impacts' impulses            */
@@ -88,7 +95,7 @@ size_t diagc_contact_tangent_workspace_size(int nv, int nc_max, int ncol) {
   size_t d, ints;
   if (nv < 0 || nc_max < 0 || ncol < 0 || nc_max > (1 << 16) || nv > (1 << 16) || ncol > (1 << 16)) return 0;
   d = doubles_needed((size_t)nv, (size_t)nc_max, (size_t)ncol);
-  ints = 6 * 3 * (size_t)nc_max + 3 * (size_t)nc_max + (size_t)(ncol > nv ? ncol : nv);
+  ints = 6 * 3 * (size_t)nc_max + 4 * (size_t)nc_max + (size_t)(ncol > nv ? ncol : nv) + (size_t)ncol;
   return (d + ints + 1) * sizeof(double);
 }
 
@@ -99,7 +106,7 @@ static double *take(double **q, size_t n) {
 }
 
 static void carve(tg *g, void *ws) {
-  size_t nv = (size_t)g->nv, nc = (size_t)g->nc, n3 = 3 * nc, nc_ = (size_t)g->ncol;
+  size_t nv = (size_t)g->nv, nc = (size_t)g->nc, n3 = 3 * nc, nc_ = (size_t)g->ncol0;
   double *q = (double *)ws;
   int *iq;
   g->u = take(&q, nv), g->vs = take(&q, nv), g->dv = take(&q, nv);
@@ -120,10 +127,60 @@ static void carve(tg *g, void *ws) {
   g->rp = iq, iq += n3;
   g->cp = iq, iq += n3;
   g->pri = iq, iq += n3;
-  g->act = iq, iq += (size_t)(g->ncol > g->nv ? g->ncol : g->nv);
+  g->act = iq, iq += (size_t)(g->ncol0 > g->nv ? g->ncol0 : g->nv);
   g->branch = iq, iq += nc;
   g->dphi_on = iq, iq += nc;
-  g->held = iq;
+  g->held = iq, iq += nc;
+  g->mc = iq, iq += nc;
+  g->cm = iq;
+}
+
+/* s[c] += |A_ic| over the n rows of the n x ncol matrix A, columns c0..:
+ * s[c] stays 0 exactly when column c is (a sum of magnitudes does not
+ * cancel; NaN stays NaN, not 0); row by row, a loop that vectorizes */
+static void add_magnitudes(const double *A, int n, int ncol, int c0, double *s) {
+  int i, c;
+  for (i = 0; i < n; i++) {
+    const double *a = A + (size_t)i * (size_t)ncol;
+    for (c = c0; c < ncol; c++) s[c] += fabs(a[c]);
+  }
+}
+
+/* The live columns (g->cm, g->ncol, g->mc): the nq configuration columns
+ * (the operators move them), and every other column whose seeds (Tv,
+ * Tvstar, the depths) are not all zero or that moves a contact's mu.  The
+ * step is linear in the seeds of a column >= nq: a dead column's
+ * derivatives are exactly zero, and are not formed (a parameter's column
+ * of a pair that does not touch, say).  The live ones are computed in the
+ * same order with the same operations as they would be among all. */
+static void live_columns(tg *g) {
+  const diagc_contact_tangent *t = g->t;
+  int ncol0 = g->ncol0, nq = g->nq, c, k, n = 0;
+  double *s = g->ra; /* scratch here */
+  for (c = nq; c < ncol0; c++) s[c] = 0.0;
+  add_magnitudes(t->Tv, g->nv, ncol0, nq, s);
+  add_magnitudes(t->Tvstar, g->nv, ncol0, nq, s);
+  if (g->nc > 0) add_magnitudes(t->Tdepth, g->nc, ncol0, nq, s);
+  for (k = 0; k < g->nc; k++)
+    if (t->mu_col && t->mu_col[k] >= nq && t->mu_col[k] < ncol0) s[t->mu_col[k]] = 1.0;
+  for (c = 0; c < ncol0; c++)
+    if (c < nq || s[c] != 0.0) g->cm[n++] = c;
+  g->ncol = n;
+  for (k = 0; k < g->nc; k++) g->mc[k] = -1;
+  if (t->mu_col)
+    for (c = 0; c < n; c++)
+      for (k = 0; k < g->nc; k++)
+        if (t->mu_col[k] == g->cm[c]) g->mc[k] = c;
+}
+
+/* row c of the n x ncol0 matrix A into the n x ncol matrix B: the live columns */
+static void gather(const tg *g, const double *A, int n, double *B) {
+  int i, c;
+  for (i = 0; i < n; i++) {
+    const double *a = A + (size_t)i * (size_t)g->ncol0;
+    double *b = B + (size_t)i * (size_t)g->ncol;
+    for (c = 0; c < g->ncol; c++) b[c] = a[g->cm[c]];
+  }
 }
 
 static double dot(const double *a, const double *b, int n) {
@@ -204,18 +261,19 @@ static void impacts(tg *g) {
   int k, passes = 0;
   for (k = 0; k < g->nc; k++) g->lam[k] = 0.0;
   memset(g->Tlam, 0, sizeof(double) * (size_t)g->nc * (size_t)g->ncol);
+  gather(g, t->Tv, g->nv, g->Tu);
+  gather(g, t->Tvstar, g->nv, g->Tvs);
   if (!(g->o->restitution_passes > 0 && p->restitution)) {
     memcpy(g->u, p->v, sizeof(double) * (size_t)g->nv);
     memcpy(g->vs, p->vstar, sizeof(double) * (size_t)g->nv);
-    memcpy(g->Tu, t->Tv, sizeof(double) * nvc);
-    memcpy(g->Tvs, t->Tvstar, sizeof(double) * nvc);
     return;
   }
   for (i = 0; i < (size_t)g->nv; i++) g->u[i] = 0.5 * (p->v[i] + p->vstar[i]);
-  for (i = 0; i < nvc; i++) g->Tu[i] = 0.5 * (t->Tv[i] + t->Tvstar[i]);
+  for (i = 0; i < nvc; i++) g->Tw[i] = g->Tvs[i] - g->Tu[i]; /* Tvstar - Tv (Tw: free until phase 2) */
+  for (i = 0; i < nvc; i++) g->Tu[i] = 0.5 * (g->Tu[i] + g->Tvs[i]);
   diagc__contact_impacts_hook(p, g->o, g->u, g->lam, &passes, impact_hook, g);
   for (i = 0; i < (size_t)g->nv; i++) g->vs[i] = g->u[i] + 0.5 * (p->vstar[i] - p->v[i]);
-  for (i = 0; i < nvc; i++) g->Tvs[i] = g->Tu[i] + 0.5 * (t->Tvstar[i] - t->Tv[i]);
+  for (i = 0; i < nvc; i++) g->Tvs[i] = g->Tu[i] + 0.5 * g->Tw[i];
 }
 
 /* ---- the friction frames (contact_friction.c), turned after phase 1 ---- */
@@ -377,14 +435,15 @@ static void frame_results(tg *g) {
   if (!Tx) return;
   for (k = 0; k < g->nc; k++) {
     double cs = g->fr[2 * k], sn = g->fr[2 * k + 1], x1 = g->xl[3 * k + 1], x2 = g->xl[3 * k + 2];
-    double *a1 = Tx + (size_t)(3 * k + 1) * (size_t)ncol, *a2 = a1 + ncol;
+    double *a1 = Tx + (size_t)(3 * k + 1) * (size_t)g->ncol0, *a2 = a1 + g->ncol0;
     const double *ph = g->phi + (size_t)k * (size_t)ncol;
     if (!is_turned(g, k) && !g->dphi_on[k]) continue;
-    for (c = 0; c < ncol; c++) {
-      double a = a1[c], b = a2[c];
-      a1[c] = cs * a - sn * b;
-      a2[c] = sn * a + cs * b;
-      if (g->dphi_on[k]) a1[c] += (-sn * x1 - cs * x2) * ph[c], a2[c] += (cs * x1 - sn * x2) * ph[c];
+    for (c = 0; c < ncol; c++) { /* the live columns: the dead ones stay 0 */
+      const int o = g->cm[c];
+      double a = a1[o], b = a2[o];
+      a1[o] = cs * a - sn * b;
+      a2[o] = sn * a + cs * b;
+      if (g->dphi_on[k]) a1[o] += (-sn * x1 - cs * x2) * ph[c], a2[o] += (cs * x1 - sn * x2) * ph[c];
     }
   }
 }
@@ -438,9 +497,9 @@ static void held_impulse_velocity(tg *g) {
   }
   if (!t->mu_col) return;
   for (r = 0; r < g->n3; r++) {
-    int c = r / 3, col = t->mu_col[c];
+    int c = r / 3, col = g->mc[c];
     double f;
-    if (g->cls[r] != DIAGC_ROW_UPPER_BOUND || col < 0 || col >= ncol) continue;
+    if (g->cls[r] != DIAGC_ROW_UPPER_BOUND || col < 0) continue;
     f = sgn(g->xl[r]) * g->xl[3 * c];
     for (i = 0; i < nv; i++) g->Tw[(size_t)i * (size_t)ncol + col] += f * p->MinvJT[(size_t)i * (size_t)g->n3 + r];
   }
@@ -473,9 +532,9 @@ static void clamped_rhs(tg *g, int n) {
       if (b == DIAGC__TARGET_RESTITUTION)
         s -= e * (dot_col(Jr, g->Tu, nv, ncol, c) + (c < nq ? g->DJ2[(size_t)r * (size_t)nq + c] : 0.0));
       else if (b == DIAGC__TARGET_PENETRATION)
-        s += g->o->erp / p->dt * t->Tdepth[(size_t)k * (size_t)ncol + c];
+        s += g->o->erp / p->dt * t->Tdepth[(size_t)k * (size_t)g->ncol0 + g->cm[c]];
       else if (b == DIAGC__TARGET_GAP)
-        s += t->Tdepth[(size_t)k * (size_t)ncol + c] / p->dt;
+        s += t->Tdepth[(size_t)k * (size_t)g->ncol0 + g->cm[c]] / p->dt;
       g->R[(size_t)i * (size_t)ncol + c] = s;
     }
   }
@@ -598,6 +657,13 @@ static int active_columns(const double *R, int n, int ncol, int *act) {
   return na;
 }
 
+/* the live columns' row b into the caller's row out (its dead columns 0) */
+static void scatter(const tg *g, const double *b, double *out) {
+  int c;
+  memset(out, 0, sizeof(double) * (size_t)g->ncol0);
+  for (c = 0; c < g->ncol; c++) out[g->cm[c]] = b[c];
+}
+
 /* dv' = dw + G dx_C; dx (rows C: dx_C, U: s mu dx_n (+ s x_n on its mu
  * column), others 0; the impacts' dl on the normals) */
 static void results(tg *g, int n, int na) {
@@ -605,7 +671,7 @@ static void results(tg *g, int n, int na) {
   diagc_contact_tangent *t = g->t;
   int nv = g->nv, ncol = g->ncol, r, i, j, c;
   for (i = 0; i < nv; i++) {
-    double *row = t->Tv_next + (size_t)i * (size_t)ncol, *acc = g->ra;
+    double *row = g->rb, *acc = g->ra;
     const double *tw = g->Tw + (size_t)i * (size_t)ncol;
     for (c = 0; c < ncol; c++) row[c] = tw[c];
     /* the active columns gathered into ra (contiguous: the loop below
@@ -617,10 +683,11 @@ static void results(tg *g, int n, int na) {
       for (c = 0; c < na; c++) acc[c] += a * sj[c];
     }
     for (c = 0; c < na; c++) row[g->act[c]] = acc[c];
+    scatter(g, row, t->Tv_next + (size_t)i * (size_t)g->ncol0);
   }
   if (!t->Tx) return;
   for (r = 0; r < g->n3; r++) {
-    double *row = t->Tx + (size_t)r * (size_t)ncol;
+    double *row = g->rb;
     int k = r / 3, rn = 3 * k;
     for (c = 0; c < ncol; c++) row[c] = 0.0;
     if (g->pos[r] >= 0) {
@@ -628,10 +695,11 @@ static void results(tg *g, int n, int na) {
     } else if (g->cls[r] == DIAGC_ROW_UPPER_BOUND && g->pos[rn] >= 0) {
       double f = sgn(g->xl[r]);
       for (c = 0; c < ncol; c++) row[c] = f * p->mu[k] * g->R[(size_t)g->pos[rn] * (size_t)ncol + c];
-      if (t->mu_col && t->mu_col[k] >= 0 && t->mu_col[k] < ncol) row[t->mu_col[k]] += f * g->xl[rn];
+      if (g->mc[k] >= 0) row[g->mc[k]] += f * g->xl[rn];
     }
     if (r == rn)
       for (c = 0; c < ncol; c++) row[c] += g->Tlam[(size_t)k * (size_t)ncol + c];
+    scatter(g, row, t->Tx + (size_t)r * (size_t)g->ncol0);
   }
 }
 
@@ -751,8 +819,9 @@ int diagc_contact_tangent_solve(const diagc_contact_problem *p, const diagc_cont
     return DIAGC_CONTACT_E_WORKSPACE;
   memset(&g, 0, sizeof g);
   g.p = g.p0 = p, g.o = o, g.ops = g.uops = ops, g.t = t;
-  g.nv = p->nv, g.nc = p->nc, g.n3 = 3 * p->nc, g.ncol = t->ncol, g.nq = t->nq;
+  g.nv = p->nv, g.nc = p->nc, g.n3 = 3 * p->nc, g.ncol0 = g.ncol = t->ncol, g.nq = t->nq;
   carve(&g, ws);
+  live_columns(&g);
   t->clamped = t->rank = t->kinks = 0;
   if (t->bounce)
     for (k = 0; k < g.nc; k++) t->bounce[k] = 0;

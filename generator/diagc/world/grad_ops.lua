@@ -209,7 +209,8 @@ local function op_dJTx(C, P, G)
   local nv, nb = G.nv, G.nb
   return lines({
     "/* d(J^T x)/dq = d(sum_b J_b^T W_b)/dq with W fixed (d_gforce) + sum_b J_b^T dW_b,",
-    "   the contacts' dW summed per body first */",
+    "   the contacts' dW summed per body first; the bodies no contact touches (hit: 0)",
+    "   have dW_b = 0, and their J_b^T dW_b is not formed */",
     string.format("static void %sop_dJTx(void *vc, const double *xi, double *out)", P),
     "{",
     string.format("  const %sgctx *x = (const %sgctx *)vc;", P, P),
@@ -231,6 +232,7 @@ local function op_dJTx(C, P, G)
     "  }",
     string.format("  %sd_gforce(x->q, g->Wb, out);", P),
     string.format("  for (int k = 0; k < %d; k++) g->dWb[k] = 0.0;", 6 * nb * nv),
+    string.format("  unsigned char hit[%d] = { 0 };", nb + 1),
     "  for (int i = 0; i < x->nc; i++) {",
     string.format("    int ba = %sshape_body[%spair[w->pair[i]][0]], bb = %sshape_body[%spair[w->pair[i]][1]];", P, P, P, P),
     "    const double *p = w->con[i].point;",
@@ -238,6 +240,7 @@ local function op_dJTx(C, P, G)
     "    double F[9], f[3];",
     string.format("    %scontact_F(&w->con[i], F);", P),
     "    for (int k = 0; k < 3; k++) f[k] = xi[3 * i] * F[k] + xi[3 * i + 1] * F[3 + k] + xi[3 * i + 2] * F[6 + k];",
+    "    hit[ba] = hit[bb] = 1;",
     string.format("    for (int c = 0; c < %d; c++) {", nv),
     string.format("      const double dp[3] = { Dg[c], Dg[%d + c], Dg[%d + c] };", nv, 2 * nv),
     "      double df[3], dW[6];",
@@ -254,12 +257,14 @@ local function op_dJTx(C, P, G)
     "      }",
     "    }",
     "  }",
-    string.format("  for (int r = 0; r < %d; r++)", 6 * nb),
+    string.format("  for (int r = 0; r < %d; r++) {", 6 * nb),
+    "    if (!hit[1 + r / 6]) continue;",
     string.format("    for (int j = 0; j < %d; j++) {", nv),
     string.format("      const double a = g->Jb[r * %d + j];", nv),
     "      if (a == 0.0) continue;",
     string.format("      for (int c = 0; c < %d; c++) out[j * %d + c] += a * g->dWb[r * %d + c];", nv, nv, nv),
     "    }",
+    "  }",
     "}",
   })
 end

@@ -337,14 +337,22 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
           for (r = 0; r < 6; ++r) (P_tree.type[i] == 4 && k - v0 < 3 ? dvl : dvr)[r] = S[k][r];
         }
         for (r = 0; r < 6; ++r) dV[i][r] = dVp[r] + dvl[r] + dvr[r];
-        P_cross_m(dVp, vl[i], x);
-        for (r = 0; r < 6; ++r) dA[i][r] += x[r];
-        P_cross_m(Vp, dvl, x);
-        for (r = 0; r < 6; ++r) dA[i][r] += x[r];
+        /* the terms of a zero dVp (i == b) or zero dvl, dvr (v, below b) are
+           zeros, not formed */
+        if (i != b) {
+          P_cross_m(dVp, vl[i], x);
+          for (r = 0; r < 6; ++r) dA[i][r] += x[r];
+        }
+        if (wrt == 0 || i == b) {
+          P_cross_m(Vp, dvl, x);
+          for (r = 0; r < 6; ++r) dA[i][r] += x[r];
+        }
         P_cross_m(dV[i], vr[i], x);
         for (r = 0; r < 6; ++r) dA[i][r] += x[r];
-        P_cross_m(V[i], dvr, x);
-        for (r = 0; r < 6; ++r) dA[i][r] += x[r];
+        if (wrt == 0 || i == b) {
+          P_cross_m(V[i], dvr, x);
+          for (r = 0; r < 6; ++r) dA[i][r] += x[r];
+        }
         /* dF = dI A + I dA + dV x* (I V) + V x* (dI V + I dV), dI y = s x* (I y) - I (s x y) */
         if (wrt == 0) {
           P_cross_m(S[k], A[i], x);

@@ -570,7 +570,11 @@ int diagc_contact_classify(int nv, int nc, const double *MinvJT, const double *x
  * Columns: the caller's directions (ncol); the first nq of them move the
  * configuration (q, in tangent coordinates), and the smooth parts'
  * derivatives along them come from the caller (the generated dynamics)
- * through the operators below, all at the step's configuration.
+ * through the operators below, all at the step's configuration.  Only
+ * the live directions are formed: the first nq, and the others whose
+ * seeds (Tv, Tvstar, Tdepth) are not all zero or that are a contact's
+ * mu_col; the step is linear in the seeds of the others, whose columns
+ * of Tv_next and Tx are written as exact zeros.
  * ====================================================================== */
 typedef struct diagc_step_ops {
   void *ctx;
