@@ -117,7 +117,7 @@ function M.main(args, env)
   local assign = require("diagc.cli.assign")
   for _, f in ipairs(fixed) do assign.apply(m, base, f[1], f[2], CMD) end
   if opts.accuracy then base:set("accuracy", opts.accuracy) end
-  local set, width, check, fill = plan(m, base, S)
+  local set, width, check, fill = plan(m, base, S, fixed)
   local vals = {}
   for i = 1, S.n do
     vals[i] = S.value(i)
