@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli/sweep.sh: `diagc sweep` (docs/batch.md).
+# tests/cli/sweep.sh: `diagc sweep` (docs/sweep.md).
 #   1. A grid over a spring's stiffness k (m = 1, x(0) = 1): the period
 #      the metric finds in each run's log (tests/fixtures/sweep/period.lua)
 #      is 2 pi / sqrt(k), and x(2) is cos(2 sqrt(k)), both to 1e-9

@@ -1,5 +1,5 @@
 # tests/hostile/sweep.sh: `diagc sweep` with bad samples, bad files and bad
-# metrics (docs/batch.md): one line naming the option, or the file and line
+# metrics (docs/sweep.md): one line naming the option, or the file and line
 # at fault, exit 2, no output folder (and no hidden one beside it),
 # bounded time.
 

@@ -6,7 +6,7 @@
 -- sources the samples set from cli/sweep_plan.lua) or over MPI ranks
 -- (--mpi: cli/sweep_mpi.lua), and write each run's log and a summary
 -- (cli/sweep_out.lua) with the user's metrics (cli/sweep_metrics.lua).
--- docs/batch.md.
+-- docs/sweep.md.
 local ffi = require("ffi")
 local errors = require("diagc.errors")
 local cli = require("diagc.cli.main")

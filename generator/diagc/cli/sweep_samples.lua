@@ -1,4 +1,4 @@
--- cli/sweep_samples.lua: what a sweep runs (docs/batch.md, "Samples").
+-- cli/sweep_samples.lua: what a sweep runs (docs/sweep.md, "Samples").
 -- One of three sources of samples, each a table
 --   { names = {name, ...}, kinds = {"param"|"state"|"input", ...}, n = runs,
 --     value = function(i) -> {v1, ...} (run i, 1-based) }
