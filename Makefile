@@ -168,7 +168,7 @@ endif
 .PHONY: asan-cvode cvode-libs probe
 
 # Optional: lib/libdiagc_mpi.so, the MPI calls of `diagc sweep --mpi`
-# (tools/mpi/diagc_mpi.c, docs/batch.md), built only when Open MPI's mpicc
+# (tools/mpi/diagc_mpi.c, docs/sweep.md), built only when Open MPI's mpicc
 # is installed (scripts/install-deps.sh libopenmpi-dev).  Without it
 # nothing is built and --mpi says what to install.
 HAVE_MPI := $(shell command -v mpicc >/dev/null 2>&1 && echo 1)

@@ -55,7 +55,7 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
   sweep              compile once, run many times (a grid, a CSV of samples,
                      seeded random samples) on --jobs threads or MPI ranks
                      (--mpi); a CSV per run and summary.csv in DIR
-                     (docs/batch.md)
+                     (docs/sweep.md)
   linearize          A, B, C, D at an operating point (Drake's Linearize, or
                      first_order_taylor with its affine terms), with the
                      names of the states, inputs and outputs; a sampled

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli/sweep.sh: `diagc sweep` (docs/batch.md).
+# tests/cli/sweep.sh: `diagc sweep` (docs/sweep.md).
 #   1. A grid over a spring's stiffness k (m = 1, x(0) = 1): the period
 #      the metric finds in each run's log (tests/fixtures/sweep/period.lua)
 #      is 2 pi / sqrt(k), and x(2) is cos(2 sqrt(k)), both to 1e-9
@@ -10,6 +10,8 @@
 #   4. Failures stay in their run: the step budget and too many rows are
 #      recorded in summary.csv, the sweep goes on and exits 0.
 #   5. --samples FILE.csv runs its rows.
+#   5b. One element of a parameter of two, s.k[1]: x2(2) = cos(2 sqrt(k[1]))
+#      to 1e-9, x1 untouched (cos 2), by a grid and by a CSV column.
 #   6. MPI: `mpirun --oversubscribe -np 3 diagc sweep --mpi` writes the
 #      same folder as the threaded sweep (skipped without Open MPI).
 set -u
@@ -78,6 +80,24 @@ if "$DIAGC" sweep $F/spring.lua --samples "$tmp/samples.csv" --until 1 --out "$t
   ok samples_csv
 else
   bad samples_csv "$(tr '\n' '|' <"$tmp/csv/summary.csv") $(head -1 "$tmp/err")"
+fi
+
+# 5b. one element of a vector parameter, NAME[i]
+printf 's.k[1]\n4\n9\n' >"$tmp/elem.csv"
+check_elem() {  # $1 summary.csv, $2 runs: x1(2) = cos 2, x2(2) = cos(2 sqrt(k[1])) to 1e-9
+  awk -F, -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { w = sqrt($c["s.k[1]"]); m++
+      d1 = $c["s.x[0].final"] - cos(2); d2 = $c["s.x[1].final"] - cos(2 * w)
+      if ($c["status"] != "ok" || d1 > 1e-9 || d1 < -1e-9 || d2 > 1e-9 || d2 < -1e-9) { print "run " $1 ": " d1 " " d2; bad = 1 } }
+    END { exit bad || m != n }' "$1"
+}
+if "$DIAGC" sweep $F/springs2.lua -p 's.k[1]=1:1:4' --until 2 --integrator dormand_prince54 --accuracy 1e-12 \
+     --out "$tmp/elem" 2>"$tmp/err" && check_elem "$tmp/elem/summary.csv" 4 >"$tmp/why" &&
+   "$DIAGC" sweep $F/springs2.lua --samples "$tmp/elem.csv" --until 2 --integrator dormand_prince54 --accuracy 1e-12 \
+     --out "$tmp/elemcsv" 2>>"$tmp/err" && check_elem "$tmp/elemcsv/summary.csv" 2 >>"$tmp/why"; then
+  ok vector_element
+else
+  bad vector_element "$(cat "$tmp/why") $(head -1 "$tmp/err")"
 fi
 
 # 6. MPI, 3 ranks on this machine

@@ -1,5 +1,5 @@
 # tests/hostile/sweep.sh: `diagc sweep` with bad samples, bad files and bad
-# metrics (docs/batch.md): one line naming the option, or the file and line
+# metrics (docs/sweep.md): one line naming the option, or the file and line
 # at fault, exit 2, no output folder (and no hidden one beside it),
 # bounded time.
 
@@ -90,6 +90,78 @@ hdone
 
 hsweep jobs_too_many -p s.k=1:1:2 --jobs 1000
 refused "^diagc: diagc sweep: invalid --jobs '1000': expected a whole number in \[0, 256\]$"
+hdone
+
+hsweep unknown_parameter_typo -p s.gain=1:1:2
+refused "^diagc: diagc sweep: -p s\.gain: system 's' has no numeric parameter named 'gain'; did you mean 'gains'\?"
+hdone
+
+hsweep range_below_resolution -p s.k=1e16:1:10000000000000010
+refused "^diagc: diagc sweep: -p s\.k=1e16:1:10000000000000010: values 1 and 2 are the same double \(10000000000000000\): the step 1 is below the resolution"
+hdone
+
+hsweep range_overflow -p s.k=-1e308:1e308:1e308
+refused "^diagc: diagc sweep: -p s\.k=-1e308:1e308:1e308: value 3, -1e308 \+ 2 \* 1e308, overflows a double$"
+hdone
+
+hsweep range_step_tiny -p s.k=0:1e-320:1
+refused "^diagc: diagc sweep: -p s\.k=0:1e-320:1 has too many values, more than the limit of 1000000 runs"
+hdone
+
+hsweep swept_twice -p s.k=1:1:2 -p s.k=1:1:3
+refused "^diagc: diagc sweep: -p s\.k: 's\.k' is sampled twice; give it once$"
+hdone
+
+hsweep same_value_two_names --state s.x=1:1:2 --state s.q=1:1:2
+refused "^diagc: diagc sweep: --state s\.q: 's\.q' is the same value as 's\.x' \(--state s\.x\); sample it once$"
+hdone
+
+hsweep random_same_value_two_names --random 2 --uniform s.x=1:2 --normal s.q=1:1
+refused "^diagc: diagc sweep: --normal s\.q: 's\.q' is the same value as 's\.x' \(--uniform s\.x\); sample it once$"
+hdone
+
+hsweep fixed_and_swept -p s.k=3 -p s.k=1:1:2
+refused "^diagc: diagc sweep: -p s\.k: 's\.k' is also set to one value by -p s\.k; give it either as one value or as samples, not both$"
+hdone
+
+hsweep element_of_fixed -p s.gains=3,4 -p 's.gains[1]=1:1:2'
+refused "^diagc: diagc sweep: -p s\.gains\[1\]: 's\.gains\[1\]' is also set to one value by -p s\.gains; give it"
+hdone
+
+hsweep element_past_end -p 's.gains[2]=1:1:2'
+refused "^diagc: diagc sweep: -p s\.gains\[2\]: 's\.gains' has 2 elements \(s\.gains\[0\] to s\.gains\[1\]\); there is no element 2$"
+hdone
+
+hsweep element_wrong_kind --state 's.gains[0]=1:1:2'
+refused "^diagc: diagc sweep: --state s\.gains: 's\.gains' is a numeric parameter, not a state; use -p$"
+hdone
+
+hcase sweep.csv_empty
+printf '%s\n' "$H_SPRING" >"$T/spring.lua"
+: >"$T/s.csv"
+hrun -- "$DIAGC" sweep "$T/spring.lua" --samples "$T/s.csv" --out "$T/out"
+refused "^diagc: $T/s\.csv:1: the file is empty; give a header of names, then one row per run$"
+hdone
+
+hcase sweep.csv_vector_column
+printf '%s\n' "$H_SPRING" >"$T/spring.lua"
+printf '# cases\ns.k,s.gains\n1,2\n' >"$T/s.csv"
+hrun -- "$DIAGC" sweep "$T/spring.lua" --samples "$T/s.csv" --out "$T/out"
+refused "^diagc: $T/s\.csv:2: header column 2: a sweep varies single numbers, and 's\.gains' has 2; sweep one element"
+hdone
+
+hcase sweep.csv_same_value_two_columns
+printf '%s\n' "$H_SPRING" >"$T/spring.lua"
+printf 's.x,s.q\n1,2\n' >"$T/s.csv"
+hrun -- "$DIAGC" sweep "$T/spring.lua" --samples "$T/s.csv" --out "$T/out"
+refused "^diagc: $T/s\.csv:1: header column 2: 's\.q' is the same value as 's\.x' \(header column 1\); sample it once$"
+hdone
+
+hcase sweep.csv_column_also_fixed
+printf '%s\n' "$H_SPRING" >"$T/spring.lua"
+printf 's.k\n1\n2\n' >"$T/s.csv"
+hrun -- "$DIAGC" sweep "$T/spring.lua" --samples "$T/s.csv" -p s.k=3 --out "$T/out"
+refused "^diagc: $T/s\.csv:1: header column 1: 's\.k' is also set to one value by -p s\.k; give it"
 hdone
 
 hcase sweep.csv_wrong_column

@@ -6,7 +6,7 @@
 -- sources the samples set from cli/sweep_plan.lua) or over MPI ranks
 -- (--mpi: cli/sweep_mpi.lua), and write each run's log and a summary
 -- (cli/sweep_out.lua) with the user's metrics (cli/sweep_metrics.lua).
--- docs/batch.md.
+-- docs/sweep.md.
 local ffi = require("ffi")
 local errors = require("diagc.errors")
 local cli = require("diagc.cli.main")
@@ -117,7 +117,7 @@ function M.main(args, env)
   local assign = require("diagc.cli.assign")
   for _, f in ipairs(fixed) do assign.apply(m, base, f[1], f[2], CMD) end
   if opts.accuracy then base:set("accuracy", opts.accuracy) end
-  local set, width, check, fill = plan(m, base, S)
+  local set, width, check, fill = plan(m, base, S, fixed)
   local vals = {}
   for i = 1, S.n do
     vals[i] = S.value(i)

@@ -1,5 +1,5 @@
 -- cli/sweep_metrics.lua: the user's metrics of a sweep (--metrics FILE.lua,
--- docs/batch.md "Metrics").  The file is user code, loaded and run at
+-- docs/sweep.md "Metrics").  The file is user code, loaded and run at
 -- sweep time (never while generating C) in the spec sandbox
 -- (docs/security.md: the spec language's environment, no io, os, require,
 -- load, ffi...), read as a spec file is (a regular file, Lua source text).

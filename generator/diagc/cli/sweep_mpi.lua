@@ -1,4 +1,4 @@
--- cli/sweep_mpi.lua: diagc sweep --mpi (docs/batch.md, "MPI").  Every rank
+-- cli/sweep_mpi.lua: diagc sweep --mpi (docs/sweep.md, "MPI").  Every rank
 -- parses the same command line and compiles the same model; rank 0 hands
 -- out chunks of runs one at a time to whichever rank asks (dynamic load
 -- balancing: runs differ in cost), sending each chunk's sampled values,

@@ -1,4 +1,4 @@
--- cli/sweep_out.lua: the folder a sweep writes (docs/batch.md, "Output"):
+-- cli/sweep_out.lua: the folder a sweep writes (docs/sweep.md, "Output"):
 --   DIR/runs/NNN.csv   each run's log, as `diagc run --csv` writes it
 --   DIR/summary.csv    one row per run: its number, status, sampled values,
 --                      end time, each logged column's final, min and max,

@@ -1,4 +1,4 @@
--- cli/sweep_samples.lua: what a sweep runs (docs/batch.md, "Samples").
+-- cli/sweep_samples.lua: what a sweep runs (docs/sweep.md, "Samples").
 -- One of three sources of samples, each a table
 --   { names = {name, ...}, kinds = {"param"|"state"|"input", ...}, n = runs,
 --     value = function(i) -> {v1, ...} (run i, 1-based) }
@@ -48,13 +48,27 @@ local function range_values(cmd, opt, name, text)
     errors.raise(nil, "%s: %s %s=%s: the stop %s is below the start %s; the range would be empty", cmd, opt,
       cli.show(name), cli.show(text), cli.show(b), cli.show(a))
   end
-  local count = math.floor((vb - va) / vs * (1 + 1e-12) + 1e-9) + 1
+  -- (vb - va) may overflow where vb / vs - va / vs does not
+  local span = vb - va
+  local count = math.floor((span < math.huge and span / vs or vb / vs - va / vs) * (1 + 1e-12) + 1e-9) + 1
   if count > M.MAX_RUNS then
-    errors.raise(nil, "%s: %s %s=%s has %.0f values, more than the limit of %d runs of a sweep", cmd, opt,
-      cli.show(name), cli.show(text), count, M.MAX_RUNS)
+    errors.raise(nil, "%s: %s %s=%s has %s values, more than the limit of %d runs of a sweep", cmd, opt,
+      cli.show(name), cli.show(text), count < math.huge and string.format("%.0f", count) or "too many", M.MAX_RUNS)
   end
   local vals = {}
-  for k = 0, count - 1 do vals[k + 1] = va + k * vs end
+  for k = 0, count - 1 do
+    vals[k + 1] = va + k * vs
+    if not (math.abs(vals[k + 1]) < math.huge) then
+      errors.raise(nil, "%s: %s %s=%s: value %d, %s + %d * %s, overflows a double", cmd, opt, cli.show(name),
+        cli.show(text), k + 1, cli.show(a), k, cli.show(s))
+    end
+    -- a step below the spacing of doubles near the values repeats them
+    if k > 0 and not (vals[k + 1] > vals[k]) then
+      errors.raise(nil, "%s: %s %s=%s: values %d and %d are the same double (%s): the step %s is below the "
+        .. "resolution of numbers near the start; use a larger step", cmd, opt, cli.show(name), cli.show(text), k,
+        k + 1, string.format("%.17g", vals[k]), cli.show(s))
+    end
+  end
   return vals
 end
 
@@ -102,11 +116,15 @@ end
 
 -- The kind of a name given without an option (CSV columns, --uniform,
 -- --normal): a parameter, else a state, else an input; nil if none.
-local function kind_of(m, name)
+local kind_of
+function kind_of(m, name)
   local assign = require("diagc.cli.assign")
   for _, kind in ipairs({ "param", "state", "input" }) do
     if assign.names(m, kind)[name] then return kind end
   end
+  -- one element, NAME[i], of a value of several
+  local b = require("diagc.cli.sweep_plan").indexed(name)
+  if b then return kind_of(m, b) end
 end
 
 local function unknown_name(m, where, name)
@@ -161,7 +179,7 @@ function M.csv(cmd, m, path)
   local host = require("diagc_host")
   local text, why = host.read_source(path, 16 * 1024 * 1024)
   if not text then errors.raise(nil, "%s: --samples: cannot read '%s': %s", cmd, cli.show(path), why or "?") end
-  local lines, names, kinds, rows = {}, nil, {}, {}
+  local lines, names, kinds, rows, header_line = {}, nil, {}, {}, nil
   for line in (text:gsub("\r\n", "\n") .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = line end
   while #lines > 0 and lines[#lines]:match("^%s*$") do lines[#lines] = nil end
   for ln, line in ipairs(lines) do
@@ -170,7 +188,7 @@ function M.csv(cmd, m, path)
       local cells, col = split_csv(line)
       if not cells then errors.raise({ file = path, line = ln, col = col }, "a quoted cell is not closed properly") end
       if not names then
-        names = {}
+        names, header_line = {}, ln
         for j, c in ipairs(cells) do
           c = c:match("^%s*(.-)%s*$")
           if c == "" then errors.raise(loc, "column %d of the header has no name", j) end
@@ -201,7 +219,9 @@ function M.csv(cmd, m, path)
   end
   if not names then errors.raise({ file = path, line = 1 }, "the file is empty; give a header of names, then one row per run") end
   if #rows == 0 then errors.raise({ file = path, line = #lines }, "the file has a header but no rows: nothing to run") end
-  return { names = names, kinds = kinds, n = #rows, value = function(i) return rows[i] end }
+  return { names = names, kinds = kinds, n = #rows, value = function(i) return rows[i] end,
+    loc = { file = path, line = header_line },
+    label = function(j) return string.format("header column %d", j) end }
 end
 
 -- splitmix64 (Steele, Lea, Flood 2014): run i's stream starts from
@@ -230,7 +250,7 @@ function M.random(cmd, m, o)
     errors.raise(nil, "%s: --random %s: more runs than the limit of a sweep, %d", cmd, cli.show(o["--random"]), M.MAX_RUNS)
   end
   local seed = o["--seed"] and cli.number(cmd, "--seed", o["--seed"], { min = 0, max = 2 ^ 53, integer = true }) or 1
-  local names, kinds, dist = {}, {}, {}
+  local names, kinds, dist, opts = {}, {}, {}, {}
   for _, opt in ipairs({ "--uniform", "--normal" }) do
     for _, kv in ipairs(o[opt] or {}) do
       local name, a, b = kv:match("^([^=]+)=([^:]*):([^:]*)$")
@@ -254,7 +274,7 @@ function M.random(cmd, m, o)
       for _, prev in ipairs(names) do
         if prev == name then errors.raise(nil, "%s: %s is sampled twice; give it once", cmd, cli.show(name)) end
       end
-      names[#names + 1], kinds[#kinds + 1] = name, kind
+      names[#names + 1], kinds[#kinds + 1], opts[#names + 1] = name, kind, opt
       dist[#dist + 1] = { normal = opt == "--normal", a = va, b = vb }
     end
   end
@@ -262,7 +282,8 @@ function M.random(cmd, m, o)
     errors.raise(nil, "%s: --random %s needs what to sample: --uniform NAME=LOW:HIGH or --normal NAME=MEAN:SD", cmd,
       cli.show(o["--random"]))
   end
-  return { names = names, kinds = kinds, n = n, seed = seed, value = function(i)
+  return { names = names, kinds = kinds, n = n, seed = seed,
+    label = function(j) return opts[j] .. " " .. cli.show(names[j]) end, value = function(i)
     local u, out = stream(seed, i), {}
     for j, d in ipairs(dist) do
       if d.normal then

@@ -1,4 +1,4 @@
-/* diagc/batch.h: many runs of one model at once (issue #30, docs/batch.md).
+/* diagc/batch.h: many runs of one model at once (issue #30, docs/sweep.md).
  *
  * A batch runs N independent simulations of one generated model: run i
  * starts from a clone (memcpy) of a default context, gets its own values
