@@ -1,5 +1,5 @@
 """diagc._batch: Model.batch -- many runs of one model at once over the C
-batch API (diagc/batch.h, docs/batch.md): NumPy arrays in and out, the runs
+batch API (diagc/batch.h, docs/sweep.md): NumPy arrays in and out, the runs
 spread over a pool of C11 threads while Python's GIL is released (one
 foreign call for the whole batch).  Each run's results are bit for bit
 those of a single simulator running it, whatever the number of threads."""
