@@ -13,7 +13,7 @@ import os
 import numpy as np
 
 from . import _c
-from ._errors import DiagcError, fail
+from ._errors import DiagcError, as_float, fail
 
 STATE_KINDS = (_c.SRC_Q, _c.SRC_V, _c.SRC_Z, _c.SRC_XD)
 KIND_WORDS = {"state": "state", "param": "parameter", "input": "input"}
@@ -171,7 +171,7 @@ class Context:
 
     @time.setter
     def time(self, t):
-        t = float(t)
+        t = as_float(t, "time")
         if not np.isfinite(t):
             fail("time: %r is not finite; give a finite time", t)
         self.model.d.set_time(self.ptr, t)
@@ -179,6 +179,8 @@ class Context:
     # -- values by name -------------------------------------------------------
     def _values(self, what, value, n):
         try:
+            if value is None or isinstance(value, (str, bytes)):
+                raise TypeError  # NumPy would read None as nan, "1" as 1
             a = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):
             fail("%s: expects %d number%s, got %r", what, n, "" if n == 1 else "s", value)
