@@ -48,6 +48,36 @@ def simulate_equals_diagc_run():
             assert np.array_equal(logs[name]["value"], table[:, k]), "%s: %s's values" % (integ, name)
 
 
+TWO_RATES = """
+local L = leaf "L" {
+  continuous_state { z = { "x" }, z0 = { 1.0 } },
+  derivatives { prerequisites = { "z" }, calc = [[ zdot[0] = -z[0]; ]] },
+  output_port { "y", size = 1, prerequisites = { "z" }, calc = [[ y[0] = z[0]; ]] },
+  output_port { "w", size = 2, prerequisites = { "z" }, calc = [[ w[0] = 2.0 * z[0]; w[1] = -z[0]; ]] },
+}
+return diagram "two" { system { "l", L }, log { "l.y", period = 0.1 }, log { "l.w", period = 0.25 } }
+"""
+
+
+@test
+def loggers_at_two_rates_equal_diagc_run():
+    # rows where only one logger fires: each logger gets its own rows
+    path = os.path.join(tmp, "two.lua")
+    with open(path, "w") as f:
+        f.write(TWO_RATES)
+    rows = list(csv.reader(io.StringIO(cli("run", path, "--until", "2"))))
+    assert rows[0] == ["t", "l.y", "l.w[0]", "l.w[1]"], rows[0]
+    logs = diagc.build(path).simulate(until=2.0)
+    y = [(float(r[0]), float(r[1])) for r in rows[1:] if r[1]]
+    w = [(float(r[0]), float(r[2]), float(r[3])) for r in rows[1:] if r[2]]
+    assert len(y) == 21 and len(w) == 9, (len(y), len(w))
+    assert np.array_equal(logs["l.y"]["t"], [a[0] for a in y]) and \
+        np.array_equal(logs["l.y"]["value"], [a[1] for a in y]), "l.y"
+    assert logs["l.w"]["value"].shape == (9, 2)
+    assert np.array_equal(logs["l.w"]["t"], [a[0] for a in w]) and \
+        np.array_equal(logs["l.w"]["value"], [a[1:] for a in w]), "l.w"
+
+
 @test
 def linearize_equals_diagc_linearize():
     for theta in (np.pi, 0.0):
