@@ -16,7 +16,7 @@ if (!out) {
   process.exit(2);
 }
 // the packages whose code the page holds (not esbuild, not playwright-core)
-const BUNDLED = ["@dagrejs/dagre", "@dagrejs/graphlib", "uplot"];
+const BUNDLED = ["@dagrejs/dagre", "@dagrejs/graphlib", "uplot", "three"];
 const licences = BUNDLED.map((p) => {
   const pkg = JSON.parse(readFileSync(join(here, "node_modules", p, "package.json"), "utf8"));
   const text = readFileSync(join(here, "node_modules", p, "LICENSE"), "utf8").trim();

@@ -19,7 +19,8 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
                           [-p system.param=value ...]
                           [--state system.name=value ...] [--input name=value ...]
                           [--jacobian model|fd] [--stats] [--plot FILE.png] [--html PAGE.html]
-                          [--progress | --no-progress] [--no-finite-check]
+                          [--plot-signals NAME,...] [--progress | --no-progress]
+                          [--no-finite-check]
        diagc sweep SPEC.lua --out DIR [-p NAME=START:STEP:STOP ... | --samples FILE.csv
                           | --random N [--seed S] --uniform NAME=LO:HI --normal NAME=MEAN:SD]
                           [--metrics FILE.lua] [--jobs N] [--mpi] [--max-rows N] [run options]
@@ -88,6 +89,44 @@ M.DEFAULT_TIMEOUT = 60 -- seconds, for every command but test (docs/security.md)
 
 -- checked: a failed write (a full disk) prints an error and gives status 1
 local function out(s, code) return require("diagc.cli.output").stdout_status(s, code) end
+
+-- One command's part of USAGE: its usage lines (the line naming it and
+-- the continuation lines indented below it) and its description (its row
+-- and the rows indented below it), then the global options' rows.
+local function command_help(cmd)
+  local lines, usage, desc, globals = {}, {}, {}, {}
+  for line in USAGE:gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
+  local i = 1
+  while i <= #lines do
+    local line = lines[i]
+    local u = line:match("^usage: diagc (%S+)") or line:match("^       diagc (%S+)")
+    local d = line:match("^  (%S+)")
+    local group = u == cmd and usage or d == cmd and desc or d and d:match("^%-%-") and globals
+    if (u or d) and group then
+      group[#group + 1] = (line:gsub("^usage: ", "       "))
+      i = i + 1
+      while lines[i] and lines[i]:match("^%s%s%s%s%s%s%s%s%s%s%s") and not lines[i]:match("^       diagc ") do
+        group[#group + 1] = lines[i]
+        i = i + 1
+      end
+    else
+      i = i + 1
+    end
+  end
+  usage[1] = "usage: " .. usage[1]:gsub("^%s+", "")
+  return table.concat(usage, "\n") .. "\n\n" .. table.concat(desc, "\n") .. "\n"
+    .. table.concat(globals, "\n") .. "\n"
+end
+M.command_help = command_help
+
+-- 1 when args (a subcommand's) ask for its help before any "--"
+local function wants_help(args)
+  for i = 2, #args do
+    if args[i] == "--" then return false end
+    if args[i] == "--help" or args[i] == "-h" then return true end
+  end
+  return false
+end
 
 local subcommands = {
   run = "diagc.cli.run",
@@ -189,6 +228,9 @@ function M.main(args)
   end
   if args[1] == "--version" then
     return out("diagc " .. compile.VERSION .. "\n", 0)
+  end
+  if subcommands[args[1]] and wants_help(args) then
+    return out(command_help(args[1]), 0)
   end
   arm_timeout(args, timeout)
   local ok, res = xpcall(function()

@@ -185,4 +185,19 @@ known=$($DIAGC run "$tmp/decay.lua" --integrator none 2>&1 | sed -n 's/.*(integr
 [ -n "$known" ] || missing+=" (no integrator list in the error)"
 for i in $known; do grep -q -- "$i" <<<"$help" || missing+=" integrator:$i"; done
 if [ -z "$missing" ]; then ok help.complete; else fail help.complete "--help lacks$missing"; fi
+
+# every command's own --help (or -h): its usage lines and its row of the
+# main help, on stdout, status 0, nothing else run (the spec need not
+# exist); after --, --help is an argument
+bad=""
+for cmd in run sweep linearize trim graph info view test deploy; do
+  for h in --help -h; do
+    o=$($DIAGC $cmd nonexistent.lua $h 2>"$tmp/help.err"); st=$?
+    if [ $st -ne 0 ] || [ -s "$tmp/help.err" ] || ! head -1 <<<"$o" | grep -q "^usage: diagc $cmd " \
+      || ! grep -q "^  $cmd  " <<<"$o"; then bad+=" $cmd$h(status $st)"; fi
+  done
+done
+$DIAGC run -- --help >/dev/null 2>"$tmp/help.err" && bad+=" run--:status0"
+grep -q "^diagc: " "$tmp/help.err" || bad+=" run--:no-error"
+if [ -z "$bad" ]; then ok help.per_command; else fail help.per_command "wrong:$bad"; fi
 exit 0

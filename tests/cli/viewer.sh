@@ -21,6 +21,10 @@ bad() { echo "FAIL viewer.$1: $2"; fail=1; }
 
 # the rows of a CSV where column $2 (1-based) is not empty
 points() { awk -F, -v c="$2" 'NR > 1 && $c != "" { n++ } END { print n + 0 }' "$1"; }
+# pairs CSV X Y [T0 T1]: the rows where columns X and Y are both logged
+# (with T0 <= t <= T1): the points of an x-y plot
+pairs() { awk -F, -v x="$2" -v y="$3" -v a="${4:--1e300}" -v b="${5:-1e300}" \
+  'NR > 1 && $x != "" && $y != "" && $1 + 0 >= a + 0 && $1 + 0 <= b + 0 { n++ } END { print n + 0 }' "$1"; }
 
 # the viewer's bundle is built only where `npm ci` reached the npm registry
 # (scripts/install-deps.sh, docs/viewer.md): without it every page is refused
@@ -66,7 +70,8 @@ n=$(points "$T/pid.csv" 2)
 # -> the exported output position.  controller holds err, law: r -> err.a,
 # y -> err.b, err.y -> law.e, law.u -> u.  law holds p, i, d, sum: e -> p.u,
 # i.u, d.u (three wires), p.y, i.y, d.y -> sum.a, b, c, sum.y -> u.
-# A change of law.p's gain k reaches p.y and then sum.y (the law's blocks).
+# A change of law.p's gain k reaches p.y and then sum.y (the law's blocks);
+# in p's cache view, its one entry outcache:y.
 # Opening controller in place at the root draws err and law instead of it,
 # with the root's 4 wires and controller's 4; opening law too draws its
 # four blocks and adds its 7 wires (15 in all, every wire of the model).
@@ -96,7 +101,13 @@ cat >"$T/pid.json" <<JSON
     { "logger": "ref.r", "series": 1, "points": $(points "$T/pid.csv" 2), "discrete": false, "legend": ["ref.r"] },
     { "logger": "plant.y", "series": 1, "points": $(points "$T/pid.csv" 3), "discrete": false, "legend": ["plant.y"] },
     { "logger": "controller.u", "series": 1, "points": $(points "$T/pid.csv" 4), "discrete": false, "legend": ["controller.u"] } ],
-  "wire": { "level": "", "from": "controller.u", "logger": "controller.u" } }
+  "wire": { "level": "", "from": "controller.u", "logger": "controller.u" },
+  "cache": [ { "select": "controller.law.p", "shot": true, "follow": "controller.law.sum",
+    "own": ["controller.law.p:pn:k", "controller.law.p:input:u", "controller.law.p:outcache:y", "controller.law.p:output:y"],
+    "near": ["controller.law:input:e", "controller.law.sum:input:a"], "edges": 5,
+    "stale": { "source": "controller.law.p.k", "nodes": ["controller.law.p:outcache:y"] } } ],
+  "xy": { "x": "ref.r", "y": "plant.y", "xlabel": "ref.r", "ylabel": "plant.y",
+    "points": $(pairs "$T/pid.csv" 2 3), "zoomed": $(pairs "$T/pid.csv" 2 3 0.2 0.4) } }
 JSON
 timeout 120 node tests/cli/viewer_browser.mjs "$T/pid.html" "$T/pid.json" "$ART/pid_plant.png" || fail=1
 cp "$T/pid.html" "$ART/pid_plant.html"
@@ -120,7 +131,32 @@ cat >"$T/hy.json" <<JSON
     { "logger": "plant.y", "series": 1, "points": $(points "$T/hy.csv" 2), "discrete": false, "legend": ["plant.y"] },
     { "logger": "controller.u_out", "series": 1, "points": $(points "$T/hy.csv" 3), "discrete": true, "legend": ["controller.u_out"] },
     { "logger": "supervisor.r", "series": 1, "points": $(points "$T/hy.csv" 4), "discrete": true, "legend": ["supervisor.r"] } ],
-  "wire": { "level": "", "from": "supervisor.r", "logger": "supervisor.r" } }
+  "wire": { "level": "", "from": "supervisor.r", "logger": "supervisor.r" },
+  "marks": { "all": 112, "zoomed": 24, "off": "controller.control", "without": 3 } }
 JSON
+# the event marks: controller.control every 0.01 s and supervisor.schedule
+# every 0.1 s, both from 0: over 0 .. 1 s 101 + 11 firings, over the zoom
+# 0.2 .. 0.4 s 21 + 3, and 3 with the controller's switched off
 timeout 120 node tests/cli/viewer_browser.mjs "$T/hy.html" "$T/hy.json" "$ART/hybrid_controller.png" || fail=1
+
+# --- ports with units (tests/lua/fixtures/motor_units.lua) ---
+mu=tests/lua/fixtures/motor_units.lua
+"$DIAGC" run $mu --until 2 --csv "$T/mu.csv" || bad units.run "diagc run failed"
+"$DIAGC" view $mu --csv "$T/mu.csv" -o "$T/mu.html" || bad units.view "diagc view failed"
+# motor_units.lua: one leaf m, its input exported as volts (one wire from
+# the boundary); speed is rad/s, current A, both has no unit; the CSV is
+# t, m.speed, m.current, m.both.w, m.both.i
+cat >"$T/mu.json" <<JSON
+{ "name": "motor_units", "budget": 2000000, "systems": 1, "wires": 1,
+  "levels": [ { "path": "", "blocks": 1, "wires": 1, "inputs": 1, "outputs": 0 } ],
+  "clicks": [ { "level": "", "block": "m", "states": [["z", "continuous z", "w, i", "0, 0"]], "params": [] } ],
+  "panels": [
+    { "logger": "m.speed", "series": 1, "points": $(points "$T/mu.csv" 2), "discrete": false, "legend": ["m.speed"] },
+    { "logger": "m.current", "series": 1, "points": $(points "$T/mu.csv" 3), "discrete": false, "legend": ["m.current"] },
+    { "logger": "m.both", "series": 2, "points": $(points "$T/mu.csv" 4), "discrete": false, "legend": ["m.both.w", "m.both.i"] } ],
+  "ylabels": ["m.speed [rad/s]", "m.current [A]", "m.both"],
+  "xy": { "x": "m.speed", "y": "m.current", "xlabel": "m.speed [rad/s]", "ylabel": "m.current [A]",
+    "points": $(pairs "$T/mu.csv" 2 3), "zoomed": $(pairs "$T/mu.csv" 2 3 0.2 0.4) } }
+JSON
+timeout 120 node tests/cli/viewer_browser.mjs "$T/mu.html" "$T/mu.json" "$ART/motor_units.png" || fail=1
 exit $fail

@@ -130,10 +130,89 @@ try {
     check("wire_plots", sel.length === 1 && sel[0] === E.wire.logger, `selected ${JSON.stringify(sel)}, expected ${E.wire.logger}`);
   }
 
+  // the y axes: the logger's name and its port's unit
+  if (E.ylabels) {
+    const got = await p.evaluate(() => window.diagcViewer.panels.map((q) => [q.u.axes[1].label, q.panel.dataset.ylabel]));
+    check("units", JSON.stringify(got) === JSON.stringify(E.ylabels.map((x) => [x, x])),
+      `y labels ${JSON.stringify(got)}, expected ${JSON.stringify(E.ylabels)}`);
+  }
+
+  // the periodic events' marks on every panel, over the whole run
+  const marks = () => p.evaluate(() => window.diagcViewer.panels.map((q) => Number(q.panel.dataset.marks)));
+  if (E.marks) {
+    const m = await marks();
+    check("event_marks", m.every((x) => x === E.marks.all), `marks per panel ${JSON.stringify(m)}, expected ${E.marks.all}`);
+  }
+
+  // the cache view of a block: its entries, ports and what they depend on,
+  // and the trackers of other systems one edge away
+  for (const c of E.cache || []) {
+    await p.evaluate(() => window.diagcViewer.enter(""));
+    await p.click('.views button.view[data-view="cache"]');
+    await p.evaluate((path) => window.diagcViewer.select(path), c.select);
+    const got = await p.evaluate(() => ({
+      own: [...document.querySelectorAll(".cg-node:not(.near)")].map((n) => n.dataset.system + ":" + n.dataset.name).sort(),
+      near: [...document.querySelectorAll(".cg-node.near")].map((n) => n.dataset.system + ":" + n.dataset.name).sort(),
+      edges: document.querySelectorAll("svg.cachegraph path.cg-edge").length,
+      path: document.querySelector("svg.cachegraph").dataset.path,
+    }));
+    const want = { own: [...c.own].sort(), near: [...c.near].sort(), edges: c.edges, path: c.select };
+    check(`cache_${c.select || "root"}`, JSON.stringify(got) === JSON.stringify(want),
+      `got ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
+    // the masks in the cache view: a change of the source marks these nodes stale
+    if (c.stale) {
+      await p.click(`.inspector button.source[data-source="${c.stale.source}"]`);
+      const st = await p.evaluate(() => [...document.querySelectorAll(".cg-node.stale")].map((n) => n.dataset.system + ":" + n.dataset.name).sort());
+      check(`cache_masks_${c.stale.source}`, JSON.stringify(st) === JSON.stringify([...c.stale.nodes].sort()),
+        `stale nodes ${JSON.stringify(st)}, expected ${JSON.stringify(c.stale.nodes)}`);
+    }
+    if (c.shot) await p.screenshot({ path: shot.replace(/\.png$/, "_cache.png") });
+    // a grey node selects its system
+    if (c.follow) {
+      await p.click(`.cg-node.near[data-system="${c.follow}"] >> nth=0`);
+      const now = await p.evaluate(() => [document.querySelector("svg.cachegraph").dataset.path, document.querySelector(".inspector").dataset.path]);
+      check(`cache_follow_${c.follow}`, now[0] === c.follow && now[1] === c.follow, `showing ${JSON.stringify(now)}`);
+    }
+    await p.click('.views button.view[data-view="blocks"]');
+    const back = await p.evaluate(() => document.querySelectorAll("svg.diagram .block").length);
+    check(`cache_back_to_blocks`, back > 0, `blocks ${back}`);
+  }
+
+  // x-y mode: two columns chosen, the trajectory drawn on its canvas
+  if (E.xy) {
+    await p.selectOption("select.xy-x", { label: E.xy.x });
+    await p.selectOption("select.xy-y", { label: E.xy.y });
+    await p.click("button.xy-draw");
+    const got = await p.evaluate(() => {
+      const q = document.querySelector(".panel.xy");
+      const c = q.querySelector("canvas");
+      const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+      let line = 0; // pixels of the trajectory's colour (#1f77b4)
+      for (let i = 0; i < px.length; i += 4) if (Math.abs(px[i] - 31) < 40 && Math.abs(px[i + 1] - 119) < 40 && px[i + 2] > 140 && px[i + 3] > 0) line++;
+      return { points: Number(q.dataset.points), xlabel: q.dataset.xlabel, ylabel: q.dataset.ylabel, line };
+    });
+    check("xy_plot", got.points === E.xy.points && got.xlabel === E.xy.xlabel && got.ylabel === E.xy.ylabel && got.line > 200,
+      `got ${JSON.stringify(got)}, expected ${JSON.stringify(E.xy)} and more than 200 pixels of the line`);
+    await p.screenshot({ path: shot.replace(/\.png$/, "_xy.png"), fullPage: true });
+  }
+
   // zoom in one panel: every panel's time axis follows
   await p.evaluate(() => window.diagcViewer.panels[0].u.setScale("x", { min: 0.2, max: 0.4 }));
   const scales = await p.evaluate(() => window.diagcViewer.panels.map((q) => [q.u.scales.x.min, q.u.scales.x.max]));
   check("shared_zoom", scales.every(([a, b]) => a === 0.2 && b === 0.4), JSON.stringify(scales));
+  if (E.marks) {
+    const m = await marks();
+    check("event_marks_zoomed", m.every((x) => x === E.marks.zoomed), `marks per panel ${JSON.stringify(m)}, expected ${E.marks.zoomed}`);
+    // switching an event off takes its marks away
+    await p.click(`input[data-event="${E.marks.off}"]`);
+    const off = await marks();
+    check("event_marks_off", off.every((x) => x === E.marks.without), `marks per panel ${JSON.stringify(off)}, expected ${E.marks.without}`);
+    await p.click(`input[data-event="${E.marks.off}"]`);
+  }
+  if (E.xy) {
+    const n = await p.evaluate(() => Number(document.querySelector(".panel.xy").dataset.points));
+    check("xy_follows_zoom", n === E.xy.zoomed, `${n} points in 0.2 .. 0.4 s, expected ${E.xy.zoomed}`);
+  }
   await p.evaluate(() => { const q = window.diagcViewer.panels[0]; q.u.setScale("x", { min: q.u.data[0][0], max: q.u.data[0][q.u.data[0].length - 1] }); });
   await p.evaluate(() => window.diagcViewer.enter(""));
   await p.screenshot({ path: shot, fullPage: true });

@@ -174,3 +174,26 @@ test("world_signals.only_the_ports_referred_to", function()
   assert(mm.outputs["w.b.pose"] and not mm.outputs["w.a.pose"] and not mm.outputs["w.b.velocity"],
     "only w.b.pose is in the model")
 end)
+
+-- world.contacts (docs/world.md, "Signals by name"): a ball resting on the
+-- ground touches it at one point below its centre, the normal from the
+-- ball (the pair's second shape) to the plane is -z, and the step's normal
+-- impulse holds its weight over one step, m g dt
+test("world_signals.contacts_of_a_resting_ball", function()
+  local m, g, dt, r = 2.0, 9.81, 1e-3, 0.1
+  local mm = diagc.jit(dsl.diagram "rest" {
+    dsl.system { "w", dsl.world "rest" { time_step = dt,
+      dsl.body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },
+      dsl.body { "ball", mass = m, inertia = { 0.008, 0.008, 0.008 },
+        joint = { "free", q = { 0.3, -0.2, r, 1, 0, 0, 0 } }, shapes = { { "sphere", radius = r } } } } },
+    dsl.log { "w.contacts" },
+  })
+  local c = mm:context()
+  local v = get(c, "w.contacts")
+  eq(#v, 1 + 8) -- one candidate pair of a sphere and a plane: one slot
+  eq(v[1], 1)
+  close({ v[2], v[3], v[4] }, { 0.3, -0.2, 0 }, 1e-12, "point")
+  close({ v[5], v[6], v[7] }, { 0, 0, -1 }, 1e-15, "normal")
+  close({ v[8] }, { 0 }, 1e-12, "depth")
+  near(v[9], m * g * dt, { rtol = 1e-9 })
+end)

@@ -1,5 +1,5 @@
 // inspector.js: what `diagc info` knows about the selected system (its
-// ports with sizes, states with names and initial values, parameters,
+// ports with sizes and units, states with names and initial values, parameters,
 // events with periods, cache entries with their tickets), and the sources
 // a change of which marks cache entries stale (the invalidation masks):
 // choosing one highlights the blocks whose entries it invalidates.
@@ -48,8 +48,8 @@ export function showSystem(m, path, host, ui) {
   host.dataset.path = path;
   h("h2", null, path === "" ? `diagram ${s.type}` : `${path}`, host);
   h("p", "kind", `${s.kind} ${s.type}`, host);
-  table(host, "ports", ["port", "dir", "size", "wiring"],
-    [...s.inputs, ...s.outputs].map((p) => [p.name, p.direction, String(p.size),
+  table(host, "ports", ["port", "dir", "size", "unit", "wiring"],
+    [...s.inputs, ...s.outputs].map((p) => [p.name, p.direction, String(p.size), p.unit || "",
       p.direction === "input" ? "<- " + p.from : (p.from ? "= " + p.from + " " : "") + (p.to && p.to.length ? "-> " + p.to.join(", ") : "")]),
     "ports");
   table(host, "states", ["state", "kind", "elements", "initial"],

@@ -5,13 +5,16 @@
 //
 // The page is a set of views, each a module with its own part of the
 // page: the diagram (diagram.js, with inspector.js beside it) and the
-// plots (plots.js).  Worlds in 3D (issue #29, item 4) come as a third
-// view, world.js, drawn when the model has worlds (model.desc.worlds).
+// plots (plots.js), and worlds in 3D (world.js), drawn when the page has
+// worlds (data.worlds: cli/page_world.lua).
 import "./style.css";
+import { drawWorlds } from "./world.js";
+import { unpackRun } from "./run_data.js";
 import { buildModel, resolveSource } from "./model.js";
 import { drawDiagram } from "./diagram.js";
 import { showSystem, staleBlocks } from "./inspector.js";
 import { drawPlots } from "./plots.js";
+import { drawCacheGraph } from "./cachegraph.js";
 
 function h(tag, cls, parent, text) {
   const e = document.createElement(tag);
@@ -23,6 +26,7 @@ function h(tag, cls, parent, text) {
 
 function start() {
   const data = JSON.parse(document.getElementById("diagc-data").textContent);
+  unpackRun(data.run);
   const m = buildModel(data.model);
   m.resolveSource = (from) => resolveSource(m, from);
   const app = document.getElementById("diagc-app");
@@ -33,11 +37,15 @@ function start() {
   const top = h("div", "top", app);
   const left = h("div", "diagram-pane", top);
   const crumbs = h("nav", "crumbs", left);
+  const views = h("nav", "views", left); // the diagram pane's views: blocks, cache graph
   const canvas = h("div", "diagram-host", left);
   const inspector = h("aside", "inspector", top);
   const plots = h("div", "plots", app);
+  const worldHost = h("div", "worlds"); // worlds in 3D (world.js), above the plots
+  if (data.worlds) app.insertBefore(worldHost, plots);
+  window.diagcWorlds = drawWorlds(data, worldHost); // for tests and the console: one object per world
 
-  let shown = "";
+  let shown = "", selected = "", view = "blocks";
   const expanded = new Set(); // the subdiagrams drawn open in place
   const ui = {
     enter(path) { shown = path; render(); ui.select(path); },
@@ -48,6 +56,8 @@ function start() {
       ui.select(path);
     },
     select(path) {
+      selected = path;
+      if (view === "cache") ui.cache = drawCacheGraph(m, data.graph, path, canvas, ui);
       for (const b of canvas.querySelectorAll(".block, .cluster")) b.classList.toggle("selected", b.dataset.path === path);
       for (const b of canvas.querySelectorAll(".block, .cluster")) b.classList.remove("stale");
       showSystem(m, path, inspector, ui);
@@ -62,6 +72,9 @@ function start() {
       if (!list) list = h("p", "stale-list", inspector.querySelector(".info-sources"));
       list.textContent = `a change of ${source.name} marks stale: ` + (source.stale.length === 0 ? "nothing" :
         source.stale.map((i) => { const e = entries.get(i); return `bit ${i} ${e.system === "" ? "" : e.system + "."}${e.ticket}`; }).join(", "));
+      // in the cache view: the stale entries' nodes
+      const stale = new Set(source.stale.map((i) => entries.get(i).system + "|" + entries.get(i).ticket));
+      for (const n of canvas.querySelectorAll(".cg-node")) n.classList.toggle("stale", stale.has(n.dataset.system + "|" + n.dataset.name));
     },
     wire(signal, path) {
       for (const w of canvas.querySelectorAll(".wire")) w.classList.toggle("selected", w === path);
@@ -77,7 +90,22 @@ function start() {
         : "not logged; add log { \"" + signal + "\" } to the diagram to plot it");
     },
   };
+  for (const [v, label] of [["blocks", "blocks"], ["cache", "cache graph of the selection"]]) {
+    const b = h("button", "view", views, label);
+    b.dataset.view = v;
+    b.addEventListener("click", () => ui.view(v));
+  }
+  const markView = (v) => {
+    view = v;
+    for (const b of views.querySelectorAll("button.view")) b.classList.toggle("on", b.dataset.view === v);
+  };
+  ui.view = (v) => {
+    markView(v);
+    if (v === "blocks") render();
+    ui.select(selected);
+  };
   function render() {
+    markView("blocks"); // entering or opening a subdiagram shows the blocks
     crumbs.textContent = "";
     const chain = [];
     for (let s = m.systems.get(shown); s; s = s.parent) chain.unshift(s);
@@ -91,10 +119,11 @@ function start() {
     drawDiagram(m, m.systems.get(shown), canvas, ui, expanded);
   }
   render();
-  ui.select("");
+  ui.view("blocks");
   const panels = drawPlots(m, data.run, plots);
   // for tests and the console: what was drawn
-  window.diagcViewer = { model: m, panels, enter: ui.enter, expand: ui.expand, collapse: ui.collapse };
+  window.diagcViewer = { model: m, panels, enter: ui.enter, expand: ui.expand, collapse: ui.collapse,
+    select: ui.select, view: ui.view, cache: () => ui.cache };
   document.body.dataset.ready = "true";
 }
 

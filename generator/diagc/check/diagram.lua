@@ -8,9 +8,9 @@
 --                  D.by_name: name -> system
 --   D.connections  {from = {sys=, port=}, to = {sys=, port=}, loc=}
 --   D.inputs       exported inputs {name=, size=, targets= {{sys=, port=}},
---                  default= (numbers or nil), loc=}
+--                  default= (numbers or nil), loc=, unit= (the first target's)}
 --   D.outputs      exported outputs {name=, size=, source= {sys=, port=}, loc=,
---                  elements= (the source port's names or nil)}
+--                  elements=, unit= (the source port's, or nil)}
 --   D.fixed        fixed inputs {target= {sys=, port=}, value=, loc=}
 --   D.logs         {name=, source= {sys=, port=}, period=, loc=}; a log of a
 --                  leaf's state reads the port check/state_log.lua adds
@@ -186,7 +186,8 @@ function M.check(spec, check_type)
       end
       local def
       if a.default ~= nil then def = fields.vector(item.loc, "export_input default", a.default, size) end
-      d.inputs[#d.inputs + 1] = { name = name, size = size, targets = targets, loc = item.loc, default = def }
+      d.inputs[#d.inputs + 1] = { name = name, size = size, targets = targets, loc = item.loc, default = def,
+        unit = targets[1].port.unit }
     elseif k == "export_output" then
       fields.only(item, { "as" }, 1)
       local child, p = port_ref(item, a[1], "output", "export_output")
@@ -197,7 +198,7 @@ function M.check(spec, check_type)
         if q.name == name then errors.raise(item.loc, "diagram \"%s\" already exports an output named '%s'", d.name, name) end
       end
       d.outputs[#d.outputs + 1] = { name = name, size = p.size, source = { sys = child, port = p }, loc = item.loc,
-        elements = p.elements }
+        elements = p.elements, unit = p.unit }
     elseif k == "fix_input" then
       fields.only(item, { "value" }, 1)
       local child, p, ref = port_ref(item, a[1], "input", "fix_input")

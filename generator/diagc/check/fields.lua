@@ -159,6 +159,41 @@ function M.c_type(loc, what, v)
   return v
 end
 
+-- A port's unit (unit = "rad/s"): a label for plots and diagc info, not
+-- checked across wires.  Up to UNIT_MAX bytes of printable text (UTF-8
+-- letters such as "°" or "Ω" allowed), no control characters, no spaces
+-- at its ends.
+M.UNIT_MAX = 32
+
+local function utf8_ok(s)
+  local i = 1
+  while i <= #s do
+    local n = util.utf8_len(s, i)
+    if not n then return false end
+    i = i + n
+  end
+  return true
+end
+
+function M.unit(loc, what, v)
+  if v == nil then return nil end
+  if type(v) ~= "string" then
+    errors.raise(loc, "%s unit must be a string such as \"rad/s\", got %s", what, errors.describe(v))
+  end
+  if v == "" or #v > M.UNIT_MAX then
+    errors.raise(loc, "%s unit '%s' is %d bytes long; a unit is 1 to %d bytes, such as \"rad/s\"", what,
+      (v:sub(1, M.UNIT_MAX):gsub("[%c\127]", "?")), #v, M.UNIT_MAX)
+  end
+  if v:find("[%c\127]") or not utf8_ok(v) then
+    errors.raise(loc, "%s unit holds a control character or a byte that is not UTF-8; write it as printable "
+      .. "text, such as \"m/s^2\"", what)
+  end
+  if v:find("^%s") or v:find("%s$") then
+    errors.raise(loc, "%s unit '%s' starts or ends with a space; remove it", what, v)
+  end
+  return v
+end
+
 -- Find where a calc body's text sits in its spec file: {file, line, col}.
 function M.locate(sources, loc, text)
   local src = sources[loc.file]

@@ -9,7 +9,8 @@
 --                     cache): the items of that kind in declaration order,
 --                     each {kind=k, name=, loc=, index= 1-based in by_kind[k]}
 --                     plus: xd, pn: size=, default= (numbers); xa, pa:
---                     ctype=, init= (C text or nil); input, output: size=;
+--                     ctype=, init= (C text or nil); input, output: size=,
+--                     unit= (a label, or nil: check/fields.lua's unit);
 --                     cache: size= (vector) or ctype=, init= (typed);
 --                     output, cache: calc= (their calc, below);
 --                     output, xd: elements= (names = {...}: one name per

@@ -166,6 +166,7 @@ local function port(leaf, item, kind, allowed)
   fields.only(item, allowed, 1)
   local it = declare(leaf, item, kind, fields.name(item))
   it.size = fields.positive_int(item.loc, item._item .. " size", item.args.size)
+  it.unit = fields.unit(item.loc, item._item .. " '" .. it.name .. "'", item.args.unit)
   if kind == "output" then
     -- a generated leaf's port may go by a dotted name ("ball.pose", world/lower.lua)
     it.label = item.args.label
@@ -210,9 +211,9 @@ function M.declare(leaf, spec, sources)
     elseif k == "abstract_state" or k == "abstract_parameter" then
       abstract(leaf, item, k)
     elseif k == "input_port" then
-      port(leaf, item, "input", { "name", "size" })
+      port(leaf, item, "input", { "name", "size", "unit" })
     elseif k == "output_port" then
-      local it = port(leaf, item, "output", { "name", "size", "names", "calc", "prerequisites", "jacobian" })
+      local it = port(leaf, item, "output", { "name", "size", "names", "unit", "calc", "prerequisites", "jacobian" })
       deferred[#deferred + 1] = { item = item, it = it }
     elseif k == "cache_entry" then
       deferred[#deferred + 1] = { item = item, it = cache_entry(leaf, item) }

@@ -53,7 +53,7 @@ local function ports(F)
     local outs = ctx.kind == "leaf" and t.by_kind.output or t.outputs
     for _, p in ipairs(ins) do
       local e = { path = join(ctx.path, p.name), direction = "input", size = p.size,
-        from = source_of(F, ctx, p.name), system = ctx.path, name = p.name }
+        from = source_of(F, ctx, p.name), system = ctx.path, name = p.name, unit = p.unit }
       local s = ctx.input_src[p.name]
       if s and (s.kind == "peer" or s.kind == "parent") then
         e.source = { system = s.ctx.path, port = s.port } -- the same, as a pair (the viewer's wires)
@@ -65,7 +65,8 @@ local function ports(F)
       if p.from_state then goto next_port end -- a logged state (check/state_log.lua): listed with the loggers
       local e = { path = join(ctx.path, p.label or p.name), direction = "output", size = p.size,
         to = json.array(readers[join(ctx.path, p.name)] or {}),
-        elements = p.elements and json.array(p.elements) or nil, system = ctx.path, name = p.label or p.name }
+        elements = p.elements and json.array(p.elements) or nil, system = ctx.path, name = p.label or p.name,
+        unit = p.unit }
       if ctx.kind == "diagram" then
         local src = ctx.output_src[p.name]
         e.from = join(src.ctx.path, src.port)
@@ -127,7 +128,25 @@ local function events(F)
   return list, wit
 end
 
-local function loggers(F)
+-- Whether a change of time, of the continuous state or of a model input
+-- marks the cache entry with bit `index` stale (the invalidation masks,
+-- masks/entry_points.lua): if none does, the value changes only at
+-- discrete updates and holds in between.
+local function moves_continuously(gen)
+  local moving = {}
+  for _, ep in ipairs(gen.entry_points or {}) do
+    if ep.name == "time" or ep.name == "xc" or ep.kind == "input" then
+      for _, e in ipairs(ep.stale or {}) do moving[e.index] = true end
+    end
+  end
+  return moving
+end
+
+-- the loggers with their CSV columns, units and whether they are
+-- discrete (cli/plot.lua too)
+function M.loggers(gen)
+  local F = gen.flat
+  local moving = moves_continuously(gen)
   local list = json.array()
   for _, l in ipairs(F.logs) do
     local o = F.outputs[l.output + 1]
@@ -137,7 +156,8 @@ local function loggers(F)
       cols[i] = o.elements and (l.name .. "." .. o.elements[i])
         or (l.size == 1 and l.name or string.format("%s[%d]", l.name, i - 1))
     end
-    list[#list + 1] = { name = l.name, source = o.path, size = l.size, period = l.period, columns = cols }
+    list[#list + 1] = { name = l.name, source = o.path, size = l.size, period = l.period, columns = cols,
+      unit = o.unit, discrete = not (o.entry and moving[o.entry.index]) }
   end
   return list
 end
@@ -193,7 +213,7 @@ function M.describe(gen)
   return {
     model = gen.prefix, spec = gen.spec_main or "", diagram = F.root.type.name,
     systems = system_tree(F.root), ports = ports(F), states = states(F), parameters = parameters(F),
-    events = ev, witnesses = wit, loggers = loggers(F), jacobians = jacobians(gen), worlds = info_world.describe(F),
+    events = ev, witnesses = wit, loggers = M.loggers(gen), jacobians = jacobians(gen), worlds = info_world.describe(F),
     cache_entries = cache_entries(gen), sources = sources(gen),
     sizes = { nq = F.nq, nv = F.nv, nz = F.nz, nxd = F.nxd, leaves = #F.leaves },
   }
@@ -222,7 +242,7 @@ function M.text(d)
     local wiring = p.direction == "input" and ("<- " .. p.from)
       or (#p.to > 0 and ("-> " .. table.concat(p.to, ", ")) or "")
     if p.direction == "output" and p.from then wiring = "= " .. p.from .. (wiring ~= "" and " " .. wiring or "") end
-    w("  %-28s %-6s size %d  %s%s", p.path, p.direction, p.size, wiring,
+    w("  %-28s %-6s size %d%s  %s%s", p.path, p.direction, p.size, p.unit and ("  [" .. p.unit .. "]") or "", wiring,
       p.elements and ("  (" .. table.concat(p.elements, ", ") .. ")") or "")
   end
   w("states:")
@@ -253,7 +273,7 @@ function M.text(d)
   w("loggers:")
   if #d.loggers == 0 then w("  (none)") end
   for _, l in ipairs(d.loggers) do
-    w("  %-28s %s  size %d  %s", l.name, l.source, l.size,
+    w("  %-28s %s  size %d%s  %s", l.name, l.source, l.size, l.unit and ("  [" .. l.unit .. "]") or "",
       l.period > 0 and ("period " .. num(l.period)) or "every step")
   end
   if #d.jacobians > 0 then

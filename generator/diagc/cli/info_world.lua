@@ -72,13 +72,15 @@ function M.describe(F)
             offset = j.mimic.offset }
         end
       end
-      -- the ports by name a diagram may connect, export or log (world/signals.lua)
+      -- the ports by name a diagram may connect, export or log (world/signals.lua);
+      -- the element names of a port of at most 64 (not those of `contacts`,
+      -- 8 for each of up to thousands of contact slots: n, cK.x .. cK.pn)
       local signals = json.array()
       local sig = require("diagc.world.signals")
       for _, l in ipairs(sig.labels(C)) do
         local p = sig.port(C, "", l)
         signals[#signals + 1] = { path = join(ctx.path, l), size = p.size,
-          elements = p.elements and json.array(p.elements) or nil }
+          elements = p.elements and #p.elements <= 64 and json.array(p.elements) or nil }
       end
       list[#list + 1] = { path = ctx.path, bodies = bodies, robots = robots, excluded = excluded,
         pairs = #C.pairs, nq = C.nq, nv = C.nv, joint_friction = friction, mimics = mimics, signals = signals }

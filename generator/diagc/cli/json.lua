@@ -18,24 +18,7 @@ end
 local ESC = { ['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f", ["\n"] = "\\n",
   ["\r"] = "\\r", ["\t"] = "\\t" }
 
--- length of a valid UTF-8 sequence starting at byte i of s, or nil
-local function utf8_len(s, i)
-  local c = s:byte(i)
-  local n, min
-  if c < 0x80 then return 1
-  elseif c >= 0xC2 and c <= 0xDF then n, min = 2, 0x80
-  elseif c >= 0xE0 and c <= 0xEF then n, min = 3, 0x800
-  elseif c >= 0xF0 and c <= 0xF4 then n, min = 4, 0x10000
-  else return nil end
-  local cp = c % (2 ^ (7 - n))
-  for k = 1, n - 1 do
-    local b = s:byte(i + k)
-    if not b or b < 0x80 or b > 0xBF then return nil end
-    cp = cp * 64 + (b - 0x80)
-  end
-  if cp < min or cp > 0x10FFFF or (cp >= 0xD800 and cp <= 0xDFFF) then return nil end
-  return n
-end
+local utf8_len = require("diagc.util").utf8_len
 
 function M.string(s)
   local out, i = { '"' }, 1

@@ -95,8 +95,9 @@ function M.read_csv(path, d, shown, cmd)
   return { columns = want, t = t, values = values, rows = n }
 end
 
--- the run as compact JSON (one line per column: numbers as diagc run
--- writes them, null for an empty cell, NaN or an infinity)
+-- the run as compact JSON (one line per column): t as diagc run writes it,
+-- each other column as the base64 of its doubles (cli/pack.lua; NaN for an
+-- empty cell), which the page decodes (viewer/src/run_data.js)
 local function run_json(run)
   local function nums(a)
     local s = {}
@@ -105,14 +106,31 @@ local function run_json(run)
   end
   local cols, vals = {}, {}
   for i, c in ipairs(run.columns) do cols[i] = json.string(c) end
-  for i, v in ipairs(run.values) do vals[i] = nums(v) end
+  for i, v in ipairs(run.values) do vals[i] = '"' .. require("diagc.cli.pack").f64(v, run.rows) .. '"' end
   return string.format('{"columns":[%s],"rows":%d,"t":%s,"values":[\n%s]}', table.concat(cols, ","), run.rows,
     nums(run.t), table.concat(vals, ",\n"))
 end
 
--- The page: the model's description, the run, the bundle.
-function M.page(d, run, bundle, title)
-  local data = string.format('{"model":%s,"run":%s,"title":%s}', json.encode(d), run_json(run), json.string(title))
+-- The ticket graph of `diagc graph` (cli/graph.lua's data), compact: nodes
+-- [system, name, kind] (their index is their id here), edges [from, to,
+-- kind]; the viewer's cache view draws the part around a block.
+function M.graph(gen)
+  local D = require("diagc.cli.graph").data(gen)
+  local index, nodes, edges = {}, json.array(), json.array()
+  for i, n in ipairs(D.nodes) do
+    index[n.id] = i - 1
+    nodes[i] = json.array({ n.system, n.name, n.kind })
+  end
+  for i, e in ipairs(D.edges) do edges[i] = json.array({ index[e.from], index[e.to], e.kind }) end
+  return { nodes = nodes, edges = edges }
+end
+
+-- The page: the model's description, its ticket graph, the run, the bundle.
+function M.page(d, graph, run, bundle, title, worlds)
+  local data = string.format('{"graph":%s,"model":%s,"run":%s,"title":%s}', json.encode(graph), json.encode(d),
+    run_json(run), json.string(title))
+  -- what the 3D replay draws of each world (cli/page_world.lua), absent without
+  if worlds and #worlds > 0 then data = data:sub(1, -2) .. ',"worlds":' .. json.encode(worlds) .. "}" end
   -- inside <script>, "</" could end the element: JSON allows "<\/"
   data = data:gsub("</", "<\\/")
   local function esc(s) return (s:gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;")) end
@@ -139,7 +157,9 @@ function M.write(cmd, gen, spec, csv_path, target, inputs)
   end
   local run = M.read_csv(csv_path, d, csv_path, cmd)
   local bundle = read_bundle(cmd)
-  output.write_file(cmd, target, M.page(d, run, bundle, require("diagc.util").basename(spec)), inputs)
+  local worlds = require("diagc.cli.page_world").describe(gen.flat)
+  output.write_file(cmd, target, M.page(d, M.graph(gen), run, bundle, require("diagc.util").basename(spec), worlds),
+    inputs)
 end
 
 return M

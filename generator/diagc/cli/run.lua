@@ -11,6 +11,7 @@ local bounds = require("diagc.cli.bounds")
 local assign = require("diagc.cli.assign")
 local cvode = require("diagc.testing.cvode")
 local stiffness = require("diagc.cli.stiffness")
+local plot = require("diagc.cli.plot")
 
 local M = {}
 
@@ -19,7 +20,7 @@ local FLAGS = {
   ["--accuracy"] = true, ["-p"] = true, ["--stats"] = false, ["--max-step"] = true,
   ["--plot"] = true, ["--progress"] = false, ["--no-progress"] = false,
   ["--state"] = true, ["--input"] = true, ["--no-finite-check"] = false,
-  ["--jacobian"] = true, ["--max-steps"] = true, ["--html"] = true,
+  ["--jacobian"] = true, ["--max-steps"] = true, ["--html"] = true, ["--plot-signals"] = true,
 }
 local MULTI = { ["-p"] = true, ["--state"] = true, ["--input"] = true }
 
@@ -50,56 +51,6 @@ local function run_info(opts, t_end)
   local fixed = opts.error_control == 0 or FIXED_ONLY[name]
   return { integrator = name, fixed_step = fixed and (opts.fixed_step or opts.max_step or 0.1) or nil,
     max_step = opts.max_step or 0.1, t_end = t_end }
-end
-
--- shell-quote a path for os.execute
-local shq = require("diagc.util").shell_quote
-
--- gnuplot on PATH?
-local function have_gnuplot()
-  local p = io.popen("command -v gnuplot 2>/dev/null")
-  local r = p and p:read("*l")
-  if p then p:close() end
-  return r ~= nil and r ~= ""
-end
-
--- gnuplot single-quoted string (no escapes but '' for ')
-local function gq(s) return "'" .. s:gsub("'", "''") .. "'" end
-
--- Draws the CSV (header t,<columns>) into a PNG with gnuplot: one line per
--- column against t; columns of loggers with other periods have gaps, which
--- gnuplot skips.  Both paths are diagc's own temporary files (no quoting
--- trouble); returns nil or gnuplot's last error line.
-local function plot(csv_path, png_path, title, ncol)
-  local script, errf = output.temp(CMD, ".gp"), output.temp(CMD, ".err")
-  local function write_script(term)
-    local g = assert(io.open(script, "w"))
-    g:write(string.format([[
-set terminal %s size 1000,600
-set output %s
-set datafile separator ","
-set datafile missing ""
-set title %s noenhanced
-set xlabel "t [s]"
-set grid
-set key outside right top noenhanced
-plot for [i=2:%d] %s using 1:i with lines lw 1.5 title columnheader(i)
-]], term, gq(png_path), gq(title), ncol, gq(csv_path)))
-    g:close()
-  end
-  local ok = false
-  for _, term in ipairs({ "pngcairo", "png" }) do
-    write_script(term)
-    local rc = os.execute("gnuplot " .. shq(script) .. " 2>" .. shq(errf))
-    if rc == 0 or rc == true then ok = true; break end
-  end
-  local ef = io.open(errf, "r")
-  local err = ef and ef:read("*a") or ""
-  if ef then ef:close() end
-  output.remove_temp(script)
-  output.remove_temp(errf)
-  if not ok then return (err:gsub("%s+$", ""):match("[^\n]*$")) or "?" end
-  return nil
 end
 
 -- A progress bar on stderr, drawn at most 10 times a second once the run
@@ -241,33 +192,6 @@ local function abandon_csv(C, out)
   output.remove_temp(out.tmp)
 end
 
--- Plots the finished CSV to a temporary PNG, then moves it over `target`.
-local function make_plot(csv_path, target, title, ncol)
-  local png = output.temp(CMD, ".png")
-  -- gnuplot reads a copy of the CSV under a plain name when the CSV's own
-  -- path (beside a user's file) has characters a gnuplot string cannot hold
-  local copy
-  if csv_path:find("[^%w%._/%-]") then
-    copy = output.temp(CMD, ".csv")
-    local fi, fo = io.open(csv_path, "rb"), io.open(copy, "wb")
-    if fi and fo then fo:write(fi:read("*a")) end
-    if fi then fi:close() end
-    if fo then fo:close() end
-  end
-  local why = plot(copy or csv_path, png, (title:gsub("[%c\127]", "?")), ncol)
-  output.remove_temp(copy)
-  if why then
-    output.remove_temp(png)
-    errors.raise(nil, "%s: --plot: gnuplot failed: %s", CMD, cli.show(why))
-  end
-  local f = io.open(png, "rb")
-  local data = f and f:read("*a")
-  if f then f:close() end
-  output.remove_temp(png)
-  if not data or data == "" then errors.raise(nil, "%s: --plot: gnuplot wrote no image", CMD) end
-  output.write_file(CMD, target, data)
-end
-
 -- (diagc sweep runs with the same options: cli/sweep.lua)
 function M.options(o, cmd)
   CMD = cmd
@@ -285,7 +209,10 @@ function M.command(args, cmd)
   local o, pos = cli.parse(args, { flags = FLAGS, multi = MULTI }, CMD)
   if #pos ~= 1 then errors.raise(nil, "%s: expected one spec file, as in: %s spec.lua --until 1", CMD, CMD) end
   local t_end, opts = parse_options(o)
-  if o["--plot"] and not have_gnuplot() then
+  if o["--plot-signals"] and not o["--plot"] then
+    errors.raise(nil, "%s: --plot-signals chooses what --plot draws; give --plot FILE.png too", CMD)
+  end
+  if o["--plot"] and not plot.have_gnuplot() then
     errors.raise(nil, "%s: --plot needs gnuplot, which is not installed (scripts/install-deps.sh gnuplot-nox)", CMD)
   end
   if o["--plot"] and o["--csv"] and o["--plot"] == o["--csv"] then
@@ -300,6 +227,8 @@ function M.command(args, cmd)
   local C = ffi.C
   dffi.stdio()
   local inputs = require("diagc.cli.generate").inputs(m.gen)
+  -- the subplots (a bad --plot-signals name stops here, before the run)
+  local panels = o["--plot"] and plot.panels(require("diagc.cli.info").loggers(m.gen), o["--plot-signals"], CMD)
   if o["--plot"] then output.check_target(CMD, o["--plot"], inputs) end
   if o["--html"] then
     output.check_target(CMD, o["--html"], inputs)
@@ -371,42 +300,35 @@ function M.command(args, cmd)
     io.stderr:write(string.format("diagc run: an event handler reached termination at t = %.17g\n",
       C.diagc_sim_time(sim.sim)))
   end
-  local ok, e = pcall(close_csv, C, out, w)
-  if not ok then
-    output.remove_temp(plot_csv)
-    error(e, 0)
-  end
-  local warn = stiffness.warning(sim:stats(), run_info(opts, t_end))
-  if warn then io.stderr:write(warn) end
-  if o["--plot"] then
-    local ncol = 1
-    for i = 0, m.desc.n_loggers - 1 do ncol = ncol + m.desc.loggers[i].size end
-    if tonumber(w.rows) == 0 or ncol < 2 then
-      if m.desc.n_loggers > 0 then
-        io.stderr:write("diagc run: warning: nothing was logged, so no plot was drawn\n")
-      end
-    else
-      ok, e = pcall(make_plot, out.tmp or plot_csv, o["--plot"], require("diagc.util").basename(pos[1]), ncol)
-      if not ok then
-        output.remove_temp(plot_csv)
-        output.remove_temp(out.tmp)
-        error(e, 0)
-      end
-    end
-  end
-  if o["--html"] then
-    if tonumber(w.rows) == 0 then
-      output.remove_temp(plot_csv)
-      output.remove_temp(out.tmp)
-      errors.raise(nil, "%s: the run logged no samples, so there is nothing to show; run it longer (--until) or log "
-        .. "a port every step", CMD)
-    end
-    ok, e = pcall(require("diagc.cli.page").write, CMD, m.gen, pos[1], out.tmp or plot_csv, o["--html"], inputs)
+  -- from here on, an error drops the CSV's temporary files
+  local function guarded(f, ...)
+    local ok, e = pcall(f, ...)
     if not ok then
       output.remove_temp(plot_csv)
       output.remove_temp(out.tmp)
       error(e, 0)
     end
+  end
+  guarded(close_csv, C, out, w)
+  local warn = stiffness.warning(sim:stats(), run_info(opts, t_end))
+  if warn then io.stderr:write(warn) end
+  if o["--plot"] then
+    if tonumber(w.rows) == 0 or #panels == 0 then
+      if m.desc.n_loggers > 0 then
+        io.stderr:write("diagc run: warning: nothing was logged, so no plot was drawn\n")
+      end
+    else
+      guarded(plot.draw, CMD, out.tmp or plot_csv, o["--plot"], require("diagc.util").basename(pos[1]), panels)
+    end
+  end
+  if o["--html"] then
+    guarded(function()
+      if tonumber(w.rows) == 0 then
+        errors.raise(nil, "%s: the run logged no samples, so there is nothing to show; run it longer (--until) or "
+          .. "log a port every step", CMD)
+      end
+      require("diagc.cli.page").write(CMD, m.gen, pos[1], out.tmp or plot_csv, o["--html"], inputs)
+    end)
   end
   if plot_csv then -- only the plot's or the page's: nothing to keep
     output.remove_temp(out.tmp)

@@ -39,7 +39,7 @@
 --       doubles) then every vector entry
 --   F.outputs    every output port of every context, pre-order: {ctx=,
 --       port=, size=, path= (by the port's label if it has one), cname=,
---       entry= (the leaf output behind it), elements= (names or nil)}
+--       entry= (the leaf output behind it), elements= (names or nil), unit=}
 --   F.logs       {name=, output= (0-based in F.outputs), size=, period=, loc=}
 --   F.jac_params the numeric parameters of parameter_jacobian declarations,
 --       in declaration order, once each: {ctx= (leaf), name=, size=,
@@ -97,7 +97,7 @@ local function outputs(F)
   for _, ctx in ipairs(F.contexts) do
     local ports = ctx.kind == "leaf" and ctx.type.by_kind.output or ctx.type.outputs
     for _, p in ipairs(ports) do
-      F.outputs[#F.outputs + 1] = { ctx = ctx, port = p.name, size = p.size, elements = p.elements,
+      F.outputs[#F.outputs + 1] = { ctx = ctx, port = p.name, size = p.size, elements = p.elements, unit = p.unit,
         path = path.join(ctx.path, p.label or p.name), cname = path.cjoin(ctx.cpath, p.name),
         entry = F.resolve_output(ctx, p.name) }
     end

@@ -21,7 +21,11 @@
 --     B.velocity  vx vy vz (the origin's velocity) wx wy wz (angular), in
 --                 world axes
 --     J.q, J.v    the joint's coordinates and rates (names as the state's)
---   Each reads only what it needs (pos; pos and vel).
+--     contacts    (a world with candidate pairs) the contacts of the step
+--                 from the current state: n, then per contact slot cK.x
+--                 .. cK.pn (point, normal, depth, normal impulse), read
+--                 from the step's work
+--   Each reads only what it needs (pos; pos and vel; work).
 --   M.labels(C)        every port's name, in order
 --   M.emit(C, P)       the C helpers the ports call (static inline)
 local errors = require("diagc.errors")
@@ -30,6 +34,7 @@ local M = {}
 
 local Q_NAMES = { revolute = { "q" }, prismatic = { "q" }, ball = { "qw", "qx", "qy", "qz" },
   free = { "x", "y", "z", "qw", "qx", "qy", "qz" } }
+local CONTACT = { "x", "y", "z", "nx", "ny", "nz", "depth", "pn" }
 local V_NAMES = { revolute = { "v" }, prismatic = { "v" }, ball = { "wx", "wy", "wz" },
   free = { "vx", "vy", "vz", "wx", "wy", "wz" } }
 
@@ -180,6 +185,24 @@ local function all_ports(C, P)
       function(n) return copy(n, "pos", b.q0, b.nq) end)
     out(j.name .. ".v", b.nv, b.nv > 1 and V_NAMES[j.type] or nil, { "vel" },
       function(n) return copy(n, "vel", b.v0, b.nv) end)
+  end
+  -- the contacts of the step from the current state: their number, then
+  -- per slot x y z (world), nx ny nz (unit, from the second shape to the
+  -- first), depth, pn (the normal impulse the step applies); slots past
+  -- the number are zero
+  local K = #C.pairs > 0 and (C.max_contacts or 0) - (C.nlim_rows or 0) or 0
+  if K > 0 then
+    local names = { "n" }
+    for k = 0, K - 1 do
+      for _, e in ipairs(CONTACT) do names[#names + 1] = "c" .. k .. "." .. e end
+    end
+    out("contacts", 1 + 8 * K, names, { "work" }, function(pn)
+      return string.format("const int n = work->status == 0 ? (int)work->info[0]%s : 0; %s[0] = n; "
+        .. "for (int i = 0; i < %d; i++) { double *o = %s + 1 + 8 * i; if (i < n) { const diagc_contact *c = "
+        .. "&work->con[i]; for (int r = 0; r < 3; r++) { o[r] = c->point[r]; o[3 + r] = c->normal[r]; } "
+        .. "o[6] = c->depth; o[7] = work->x[3 * i]; } else { for (int r = 0; r < 8; r++) o[r] = 0.0; } }",
+        (C.nlim_rows or 0) > 0 and " - work->nlim" or "", pn, K, pn)
+    end)
   end
   C.signal_ports = { list = list, by = by }
   return C.signal_ports
