@@ -13,6 +13,7 @@ local M = {}
 
 local USAGE = [[
 usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
+                     [--info OUT.json]
        diagc run SPEC.lua [--until T] [--csv FILE] [--integrator NAME] [--step H]
                           [--accuracy A] [--max-step H] [--max-steps N]
                           [-p system.param=value ...]
@@ -41,7 +42,8 @@ usage: diagc SPEC.lua -o OUT.c [--name PREFIX] [--no-check] [--no-jacobian]
 
   SPEC.lua -o OUT.c  generate OUT.c and OUT.h (C99, no heap, no globals);
                      --no-jacobian: without the state Jacobian P_jac_xc
-                     (docs/jacobians.md)
+                     (docs/jacobians.md); --info: also info --json's
+                     document, from the same generation
   run                compile in-process with TinyCC, simulate, print logged
                      outputs as CSV (header t,<logger names>); --integrator:
                      runge_kutta3 (default), explicit_euler,

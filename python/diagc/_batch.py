@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from . import _c
-from ._errors import fail
+from ._errors import as_floats, fail
 from ._model import _hint
 from ._sim import _options, logs_from_rows
 
@@ -65,7 +65,7 @@ def _sources(m, what, named, n_runs, per_run_shape):
             fail("batch: %s: no numeric state, parameter or input named '%s' in model %s%s", what, name, m.name,
                  _hint(str(name), numeric))
         size = s[2]
-        a = np.asarray(value, dtype=np.float64)
+        a = as_floats(value, "batch: %s['%s']" % (what, name))
         want = (n_runs,) + per_run_shape + (size,)
         if a.shape == want[:-1] and size == 1:
             a = a.reshape(want)
@@ -194,11 +194,19 @@ def batch(m, t_final, runs=None, set=None, inputs=None, sample_period=None, max_
             fail("batch: a cotangent needs a model without continuous state and with one periodic update "
                  "that has a generated Jacobian (a world); model %s has %d continuous states and %d update "
                  "timings", m.name, d.nxc, d.n_jac_updates)
-        cot = np.ascontiguousarray(np.asarray(cotangent, dtype=np.float64))
-        if cot.shape != (n, d.nxd) or not np.all(np.isfinite(cot)):
+        try:
+            cot = np.ascontiguousarray(np.asarray(cotangent, dtype=np.float64))
+        except (TypeError, ValueError):
+            fail("batch: cotangent must be an array of runs x nxd = (%d, %d) numbers, got %r", n, d.nxd,
+                 type(cotangent).__name__)
+        if cot.shape != (n, d.nxd):
             fail("batch: cotangent must be runs x nxd = (%d, %d) finite numbers (the final discrete state: %s), "
                  "got shape %s", n, d.nxd, ", ".join(m.state_names[:4]) + (", ..." if d.nxd > 4 else ""),
                  cot.shape)
+        bad = np.argwhere(~np.isfinite(cot))
+        if bad.size:
+            fail("batch: cotangent at %s is %s; give finite numbers", tuple(int(i) for i in bad[0]),
+                 cot[tuple(bad[0])])
         h = d.jac_updates[0].period
         k_max = vjp_steps if vjp_steps is not None else int(math.ceil(t_final / h)) + 1
         nu = d.jac_updates[0].ncol - d.nxd

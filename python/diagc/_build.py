@@ -6,7 +6,8 @@ Next to OUT.so it leaves OUT.c and OUT.h (the generated model), OUT_entry.c
 (one exported function, diagc_python_model(), returning the descriptor, so
 that load() needs no model name; the library also holds collect.c, the
 loggers' callback simulate() uses) and OUT.json (`diagc info --json`: the
-ports and worlds, which the descriptor does not carry).
+ports and worlds, which the descriptor does not carry), the generator
+writing OUT.c, OUT.h and OUT.json in one run (`--info`).
 """
 import atexit
 import json
@@ -71,8 +72,9 @@ def build(spec, out=None, cc=None, cflags=("-O2",), timeout=600, load=True):
     base = out[:-3]
     if not os.path.isdir(os.path.dirname(out)):
         raise DiagcError("diagc: %s: no such folder for the shared library; create it first" % os.path.dirname(out))
-    _run([exe, spec, "-o", base + ".c"], "generating " + spec, timeout)
-    info = _run([exe, "info", spec, "--json"], "diagc info " + spec, timeout)
+    # one run of the generator writes OUT.c, OUT.h and OUT.json (--info:
+    # the document of `diagc info --json`, from the same generation)
+    _run([exe, spec, "-o", base + ".c", "--info", base + ".json"], "generating " + spec, timeout)
     with open(base + ".h") as f:
         m = re.search(r"extern const diagc_model (\w+)_model;", f.read())
     if not m:
@@ -93,8 +95,6 @@ def build(spec, out=None, cc=None, cflags=("-O2",), timeout=600, load=True):
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
-    with open(base + ".json", "w") as f:
-        f.write(info)
     if not load:
         return out
     from ._model import load as _load

@@ -133,7 +133,7 @@ class PyLog(C.Structure):
     """python/diagc/collect.c's diagc_py_log."""
     _fields_ = [("n_loggers", C.c_int), ("width", C.c_int), ("sizes", c_int_p),
                 ("rows", C.c_size_t), ("cap", C.c_size_t), ("t", c_double_p), ("values", c_double_p),
-                ("fired", C.POINTER(C.c_ubyte)), ("failed", C.c_int)]
+                ("fired", C.POINTER(C.c_ubyte)), ("failed", C.c_int), ("full_rows", C.c_size_t)]
 
 
 LOG_FN = C.CFUNCTYPE(None, C.c_void_p, C.c_double, C.POINTER(C.c_ubyte), C.POINTER(c_double_p))

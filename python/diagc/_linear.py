@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import _c
-from ._errors import fail
+from ._errors import as_float, fail
 from ._model import _hint
 
 
@@ -42,7 +42,7 @@ def linearize(ctx, mode="linearize", input=None, output=None, jacobian="model", 
     if jacobian not in ("model", "fd"):
         fail("linearize: jacobian must be 'model' or 'fd', got %r", jacobian)
     o.jacobian = _c.JACOBIAN_MODEL if jacobian == "model" else _c.JACOBIAN_FD
-    tol = float(tolerance)
+    tol = as_float(tolerance, "linearize: tolerance")
     if not np.isfinite(tol) or tol <= 0:
         fail("linearize: tolerance must be a finite number > 0, got %r", tolerance)
     o.equilibrium_tolerance = tol

@@ -13,7 +13,7 @@ import os
 import numpy as np
 
 from . import _c
-from ._errors import DiagcError, fail
+from ._errors import DiagcError, as_float, fail
 
 STATE_KINDS = (_c.SRC_Q, _c.SRC_V, _c.SRC_Z, _c.SRC_XD)
 KIND_WORDS = {"state": "state", "param": "parameter", "input": "input"}
@@ -123,6 +123,13 @@ class Model:
         return self._names((_c.SRC_INPUT, _c.SRC_FIXED_INPUT))
 
     @property
+    def abstract(self):
+        """Abstract (C-typed) states and parameters: name -> byte size
+        (Context.set_abstract, get_abstract)."""
+        return {n: self.d.sources[s[0]].byte_size for n, s in self.sources.items()
+                if s[1] in (_c.SRC_XA, _c.SRC_PA)}
+
+    @property
     def state_names(self):
         """The state elements: xc then xd ("spring.position", "counter.x[0]")."""
         return list(self.elements)
@@ -171,7 +178,7 @@ class Context:
 
     @time.setter
     def time(self, t):
-        t = float(t)
+        t = as_float(t, "time")
         if not np.isfinite(t):
             fail("time: %r is not finite; give a finite time", t)
         self.model.d.set_time(self.ptr, t)
@@ -179,6 +186,8 @@ class Context:
     # -- values by name -------------------------------------------------------
     def _values(self, what, value, n):
         try:
+            if value is None or isinstance(value, (str, bytes)):
+                raise TypeError  # NumPy would read None as nan, "1" as 1
             a = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):
             fail("%s: expects %d number%s, got %r", what, n, "" if n == 1 else "s", value)
@@ -198,6 +207,9 @@ class Context:
         kinds = {"state": STATE_KINDS, "param": (_c.SRC_PN,),
                  "input": (_c.SRC_INPUT, _c.SRC_FIXED_INPUT)}[kind]
         s = m.sources.get(name)
+        if s is not None and s[1] in (_c.SRC_XA, _c.SRC_PA):
+            fail("'%s' is an abstract %s (a C value of %d bytes): use set_abstract / get_abstract", name,
+                 "state" if s[1] == _c.SRC_XA else "parameter", m.d.sources[s[0]].byte_size)
         if s is not None and s[2] > 0:
             if s[1] not in kinds:
                 other = [k for k, ks in (("state", STATE_KINDS), ("param", (_c.SRC_PN,)),
@@ -247,6 +259,43 @@ class Context:
 
     def set_input(self, name, value):
         self._set("input", name, value)
+
+    def _abstract(self, name):
+        m = self.model
+        s = m.sources.get(name)
+        if s is None or s[1] not in (_c.SRC_XA, _c.SRC_PA):
+            if s is not None or name in m.elements:
+                fail("'%s' is not abstract (it holds numbers): use get / set", name)
+            fail("no abstract state or parameter named '%s' in model %s%s", name, m.name,
+                 _hint(name, list(m.abstract)))
+        return s[0], s[3], m.d.sources[s[0]].byte_size
+
+    def set_abstract(self, name, value):
+        """Sets an abstract state or parameter from the bytes of a value of
+        its C type: a ctypes object (a Structure mirroring the typedef),
+        bytes, or any buffer of exactly its size; applies its invalidation
+        as the generated setter does."""
+        i, _off, size = self._abstract(name)
+        try:
+            raw = bytes(memoryview(value).cast("B"))
+        except TypeError:
+            fail("%s: expects the %d bytes of its C type (a ctypes Structure, bytes or a buffer), got %s", name,
+                 size, type(value).__name__)
+        if len(raw) != size:
+            fail("%s: its C type has %d bytes, got %d; mirror the typedef field for field", name, size, len(raw))
+        buf = C.create_string_buffer(raw, size)
+        self.model.d.set_source(self.ptr, i, C.cast(buf, C.c_void_p))
+
+    def get_abstract(self, name, ctype=None):
+        """The bytes of an abstract state or parameter, or with ctype (a
+        ctypes type of the same size) a copy as that type."""
+        _i, off, size = self._abstract(name)
+        raw = self._buf.view(np.uint8)[off:off + size].tobytes()
+        if ctype is None:
+            return raw
+        if not isinstance(ctype, type) or not hasattr(ctype, "from_buffer_copy") or C.sizeof(ctype) != size:
+            fail("%s: ctype must be a ctypes type of %d bytes (its C type), got %r", name, size, ctype)
+        return ctype.from_buffer_copy(raw)
 
     @property
     def xc(self):

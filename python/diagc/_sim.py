@@ -1,6 +1,7 @@
 """diagc._sim: Context.simulate -- the runtime's simulator (diagc/simulator.h)
 on a copy of the context, its loggers collected into NumPy arrays."""
 import ctypes as C
+import math
 
 import numpy as np
 
@@ -17,27 +18,64 @@ class Logs(dict):
     .stats: the simulator's counters (diagc_sim_statistics) as a dict;
     .status: 0, or 1 when a handler terminated the run early."""
 
+    _st = None
+    _stats = None
+
+    @property
+    def stats(self):
+        """The simulator's counters (diagc_sim_statistics) as a dict, made
+        on first use."""
+        if self._stats is None and self._st is not None:
+            self._stats = {f: getattr(self._st, f) for f, _ in _c.SimStatistics._fields_}
+        return self._stats
+
     def arrays(self, name):
         """(t, values) of one logger as plain arrays."""
         a = self[name]
         return a["t"].copy(), a["value"].copy()
 
 
+_DTYPES = {}
+
+
+def _dtype(size):
+    """The structured dtype of a logger's rows (cached: one per size)."""
+    d = _DTYPES.get(size)
+    if d is None:
+        d = _DTYPES[size] = np.dtype([("t", np.float64), ("value", np.float64, (size,))]) if size != 1 else \
+            np.dtype([("t", np.float64), ("value", np.float64)])
+    return d
+
+
 def logs_from_rows(loggers, t, values, fired):
     """Logs from rows of samples: t (rows), values (rows x the loggers'
-    elements), fired (rows x loggers); each logger gets its own rows."""
-    logs, col = Logs(), 0
+    elements), fired (rows x loggers, or None: every logger in every row);
+    each logger gets its own rows (no selection when it fired in every
+    row, the common case)."""
+    logs, col, n = Logs(), 0, len(t)
     for k, (name, size) in enumerate(loggers):
-        sel = fired[:, k].astype(bool)
-        dt = np.dtype([("t", np.float64), ("value", np.float64, (size,))]) if size != 1 else \
-            np.dtype([("t", np.float64), ("value", np.float64)])
-        a = np.zeros(int(sel.sum()), dtype=dt)
-        a["t"] = t[sel]
-        v = values[sel, col:col + size]
-        a["value"] = v if size != 1 else v[:, 0]
+        f = fired[:, k] if fired is not None else None
+        count = int(np.count_nonzero(f)) if f is not None else n
+        if count == n:
+            tk, vk = t, values[:, col:col + size]
+        else:
+            sel = f.astype(bool)
+            tk, vk = t[sel], values[sel, col:col + size]
+        a = np.empty(count, dtype=_dtype(size))
+        a["t"] = tk
+        a["value"] = vk if size != 1 else vk[:, 0]
         logs[name] = a
         col += size
     return logs
+
+
+def _view(ptr, shape, dtype):
+    """The C array at ptr as a read-only array of `shape` (one copy into a
+    bytes object, cheaper from Python than np.empty and memmove)."""
+    n = shape[0] * (shape[1] if len(shape) > 1 else 1)
+    if n == 0:
+        return np.zeros(shape, dtype=dtype)
+    return np.frombuffer(C.string_at(ptr, n * np.dtype(dtype).itemsize), dtype=dtype).reshape(shape)
 
 
 def _options(opts):
@@ -79,6 +117,48 @@ def _options(opts):
     return o, keep
 
 
+def _one_call(m):
+    """collect.c's diagc_py_simulate in the model's library (declared once
+    per model), or None for a library built without it."""
+    f = m.__dict__.get("_py_simulate", False)
+    if f is False:
+        f = getattr(m._lib, "diagc_py_simulate", None) if hasattr(m._lib, "diagc_py_simulate") else None
+        if f is not None:
+            f.restype = C.c_int
+            f.argtypes = [C.POINTER(_c.Model), C.c_void_p, C.POINTER(_c.SimOptions), C.c_double,
+                          C.POINTER(_c.PyLog), C.POINTER(_c.SimStatistics), C.c_char_p, C.c_size_t]
+        m._py_simulate = f
+    return f
+
+
+def _simulate_in_c(m, ctx, one_call, o, until, err):
+    """simulate() as one foreign call (collect.c's diagc_py_simulate: the
+    simulator made, run and freed in C), its samples read into Logs."""
+    sizes = m.__dict__.get("_log_sizes")
+    if sizes is None:
+        sizes = m._log_sizes = (C.c_int * max(len(m.loggers), 1))(*[s for _, s in m.loggers])
+    width = sum(s for _, s in m.loggers)
+    col = _c.PyLog(n_loggers=len(m.loggers), width=width, sizes=sizes)
+    st = _c.SimStatistics()
+    try:
+        rc = one_call(m._pdesc, ctx.ptr, C.byref(o), until, C.byref(col), C.byref(st), err, len(err))
+        if rc < 0:
+            fail("simulate: %s", err.value.decode() or "the simulator failed")
+        if col.failed:
+            fail("simulate: out of memory for the logs after %d rows; log less (a period) or simulate less",
+                 col.rows)
+        n = col.rows
+        # read before collect.c's arrays are freed; logs_from_rows copies
+        fired = None if col.full_rows == n else _view(col.fired, (n, len(m.loggers)), np.uint8)
+        logs = logs_from_rows(m.loggers, _view(col.t, (n,), np.float64), _view(col.values, (n, width), np.float64),
+                              fired)
+    finally:
+        m._lib.diagc_py_log_free(C.byref(col))
+    logs._st = st
+    logs.status = rc
+    return logs
+
+
 def simulate(ctx, until, **opts):
     """Simulate from the context's time and state to `until`; the context
     then holds the final time and state.  Returns Logs."""
@@ -87,11 +167,14 @@ def simulate(ctx, until, **opts):
         until = float(until)
     except (TypeError, ValueError):
         fail("simulate: until must be a number, got %r", until)
-    if not np.isfinite(until) or until < ctx.time:
+    if not math.isfinite(until) or until < ctx.time:
         fail("simulate: until = %r is not a finite time at or after the context's time %g", until, ctx.time)
     lib = _c.runtime()
     o, _keep = _options(opts)
     err = C.create_string_buffer(512)
+    one_call = _one_call(m)
+    if one_call:
+        return _simulate_in_c(m, ctx, one_call, o, until, err)
     sim = lib.diagc_sim_create_ex(m._pdesc, C.byref(o), err, len(err))
     if not sim:
         fail("simulate: %s", err.value.decode() or "the simulator could not be created")
@@ -115,7 +198,7 @@ def simulate(ctx, until, **opts):
             c0 += size
         rows.append((t, row, f))
 
-    cb = _c.LOG_FN(on_log)
+    cb = None if append else _c.LOG_FN(on_log)
     try:
         sctx = lib.diagc_sim_context(sim)
         C.memmove(sctx, ctx.ptr, m.d.context_size)
@@ -136,11 +219,10 @@ def simulate(ctx, until, **opts):
         C.memmove(ctx.ptr, sctx, m.d.context_size)
         if append:
             n = col.rows
-            t = np.ctypeslib.as_array(col.t, shape=(n,)).copy() if n else np.zeros(0)
-            values = np.ctypeslib.as_array(col.values, shape=(n, width)).copy() if n and width else \
-                np.zeros((n, width))
-            fired = np.ctypeslib.as_array(col.fired, shape=(n, len(sizes))).copy() if n else \
-                np.zeros((0, len(sizes)), dtype=np.uint8)
+            # read before collect.c's arrays are freed; logs_from_rows copies
+            t = _view(col.t, (n,), np.float64)
+            values = _view(col.values, (n, width), np.float64)
+            fired = _view(col.fired, (n, len(sizes)), np.uint8)
         else:
             t = np.array([r[0] for r in rows])
             values = np.array([r[1] for r in rows]).reshape(len(rows), width)
@@ -150,6 +232,6 @@ def simulate(ctx, until, **opts):
         if append:
             m._lib.diagc_py_log_free(C.byref(col))
     logs = logs_from_rows(m.loggers, t, values, fired)
-    logs.stats = {f: getattr(st, f) for f, _ in _c.SimStatistics._fields_}
+    logs._st = st
     logs.status = rc
     return logs

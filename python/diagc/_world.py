@@ -15,7 +15,7 @@ import ctypes as C
 import numpy as np
 
 from . import _c
-from ._errors import fail
+from ._errors import DiagcError, as_floats, fail
 
 # the most Jacobian entries a rollout keeps (as testing/rollout.lua)
 MAX_ENTRIES = 10 ** 7
@@ -106,7 +106,10 @@ def _set_effort(ctx, W, effort, api):
     if W.path + ".effort" not in ctx.model.sources:
         fail("%s: the world's effort input is connected (to %s): fix it (fix_input) to drive it from Python",
              api, W.effort_from)
-    ctx.set_input(W.path + ".effort", effort)
+    try:
+        ctx.set_input(W.path + ".effort", effort)
+    except DiagcError as e:  # the setter's reason, said of this call (and step)
+        fail("%s: %s", api, str(e)[len("diagc: "):])
 
 
 def _advance(ctx, W):
@@ -175,11 +178,17 @@ class Trajectory:
         W = self.world
         lam = []
         for name, x in (("lq", lq), ("lv", lv)):
-            a = np.asarray(x, dtype=np.float64).reshape(-1)
-            if a.size != W.nv or not np.all(np.isfinite(a)):
+            try:
+                a = np.asarray(x, dtype=np.float64).reshape(-1)
+            except (TypeError, ValueError):
+                a = np.zeros(0)
+            if a.size != W.nv:
                 fail("vjp: %s must be nv = %d finite numbers (the cotangent of the final %s, tangent "
                      "coordinates%s), got shape %s", name, W.nv, "q" if name == "lq" else "v",
                      "; q itself has %d" % W.nq if W.nq != W.nv else "", np.shape(x))
+            bad = np.flatnonzero(~np.isfinite(a))
+            if bad.size:
+                fail("vjp: %s[%d] is %s; the cotangent must be finite numbers", name, bad[0], a[bad[0]])
             lam.append(a)
         lam = np.concatenate(lam)
         nv, nu = W.nv, W.nu
@@ -204,7 +213,7 @@ def rollout(ctx, steps, effort=None, world=None):
         fail("rollout: steps must be a whole number from 1 to %d (world %s keeps %d Jacobian entries per "
              "step, at most %d in all), got %r", most, W.path, per, MAX_ENTRIES, steps)
     if effort is not None and not callable(effort):
-        e = np.asarray(effort, dtype=np.float64)
+        e = as_floats(effort, "rollout: effort")
         if e.shape not in ((steps, W.nu),) + (((steps,),) if W.nu == 1 else ()):
             fail("rollout: effort must have shape (steps, nu) = (%d, %d), got %s", steps, W.nu, e.shape)
         effort = e.reshape(steps, W.nu)

@@ -174,7 +174,7 @@ echo "$out" | grep -q '^4 passed, 0 failed' || fail api.runner "$out"
 help=$($DIAGC --help)
 missing=""
 for cmd in run linearize graph info generate deploy; do
-  if [ $cmd = generate ]; then usage=$(sed -n '/^usage: diagc SPEC/p' <<<"$help")
+  if [ $cmd = generate ]; then usage=$(awk '/^usage: diagc SPEC/ { on = 1; print; next } on && /^ +\[/ { print; next } { on = 0 }' <<<"$help")
   else usage=$(awk -v c="diagc $cmd " 'index($0, c) { on = 1; print; next } on && /^ +diagc / { on = 0 } on && /^ +\[/ { print } /^$/ { on = 0 }' <<<"$help"); fi
   for flag in $(grep -o '\["-[-a-z]*"\] = ' "generator/diagc/cli/$cmd.lua" | sed 's/\["\(.*\)"\] = /\1/' | sort -u); do
     grep -q -- "[[ |]$flag[] ]" <<<"$usage" || missing+=" $cmd:$flag"

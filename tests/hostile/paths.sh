@@ -127,6 +127,23 @@ expect_exit 2
 expect_error "-o must name a \.c file"
 hdone
 
+hcase paths.generate_info_not_json
+pa_spec "$T/spec.lua"
+hrun -- "$DIAGC" "$T/spec.lua" -o "$T/m.c" --info "$T/spec.lua"
+expect_exit 2
+expect_error "--info must name a \.json file"
+expect_absent "$T/m.c" "$T/m.h"
+hdone
+
+hcase paths.generate_info_onto_a_directory
+pa_spec "$T/spec.lua"
+mkdir "$T/m.json"
+hrun -- "$DIAGC" "$T/spec.lua" -o "$T/m.c" --info "$T/m.json"
+expect_exit 2
+expect_error "m\.json': it is a directory; name a file"
+expect_absent "$T/m.c" "$T/m.h"
+hdone
+
 hcase paths.spec_is_directory
 mkdir "$T/spec.lua"
 hrun -- "$DIAGC" run "$T/spec.lua"

@@ -3,7 +3,7 @@ loaded (again, and by its model name); a bad spec and bad paths raise
 DiagcError with diagc's one line, and a bad spec writes no library."""
 import os
 
-from harness import close, done, raises, spec, test, tmpdir
+from harness import ROOT, close, done, raises, spec, test, tmpdir
 
 import diagc
 
@@ -21,6 +21,12 @@ def build_and_load():
     assert m.parameters == ["spring.stiffness", "spring.mass"], m.parameters
     assert m.state_names == ["spring.position", "spring.velocity"], m.state_names
     assert m.loggers == [("spring.x", 1)], m.loggers
+    # the generator's --info document is `diagc info --json`'s, byte for byte
+    import subprocess
+    info = subprocess.run([os.path.join(ROOT, "bin", "diagc"), "info", spec("examples/spring_mass.lua"), "--json"],
+                          stdout=subprocess.PIPE, check=True, timeout=120).stdout
+    with open(os.path.join(tmp, "sm.json"), "rb") as f:
+        assert f.read() == info, "sm.json differs from diagc info --json"
     again = diagc.load(out)
     close(again.context().xc, [1.0, 0.0], 0, "xc of the loaded model")
     by_name = diagc.load(out, name="spring_mass")

@@ -4,6 +4,8 @@ local cli = require("diagc.cli.main")
 local output = require("diagc.cli.output")
 local compile = require("diagc.compile")
 local util = require("diagc.util")
+local info = require("diagc.cli.info")
+local json = require("diagc.cli.json")
 
 local M = {}
 
@@ -19,7 +21,7 @@ end
 
 function M.main(args)
   local o, pos = cli.parse(args, { flags = { ["-o"] = true, ["--name"] = true, ["--no-check"] = false,
-    ["--no-jacobian"] = false } }, "diagc")
+    ["--no-jacobian"] = false, ["--info"] = true } }, "diagc")
   if #pos >= 1 and not exists(pos[1]) and not pos[1]:find("[/.]") then
     errors.raise(nil, "unknown command '%s'%s; or give a spec file, as in: diagc spec.lua -o model.c",
       cli.show(pos[1]), cli.hint(pos[1], COMMANDS, "commands"))
@@ -31,6 +33,10 @@ function M.main(args)
   if not outc then errors.raise(nil, "missing -o OUT.c (the generated source; OUT.h is written beside it)") end
   if not outc:match("[^/]%.c$") then errors.raise(nil, "-o must name a .c file, got '%s'", cli.show(outc)) end
   local outh = outc:gsub("%.c$", ".h")
+  local outj = o["--info"]
+  if outj and not outj:match("[^/]%.json$") then
+    errors.raise(nil, "--info must name a .json file, got '%s'", cli.show(outj))
+  end
   if o["--name"] and not o["--name"]:match("^[%w_]+$") then
     errors.raise(nil, "invalid --name '%s': expected a C identifier (letters, digits, _)", cli.show(o["--name"]))
   end
@@ -50,8 +56,16 @@ function M.main(args)
       require("diagc.jit").compile(gen, { allow_undefined = true })
     end
   end
-  -- both files or neither
-  output.write_files(nil, { { outh, gen.header }, { outc, gen.source } }, inputs)
+  local files = { { outh, gen.header }, { outc, gen.source } }
+  if outj then
+    -- the document of `diagc info --json` from this same generation
+    -- (diagc.build needs both: one run of the generator, not two)
+    output.check_target("diagc", outj, inputs)
+    gen.spec_main = require("diagc.spec.load").normalize(pos[1])
+    files[3] = { outj, json.encode(info.describe(gen)) }
+  end
+  -- all the files or none
+  output.write_files(nil, files, inputs)
   return 0
 end
 

@@ -9,6 +9,7 @@ local cli = require("diagc.cli.main")
 local compile = require("diagc.compile")
 local output = require("diagc.cli.output")
 local json = require("diagc.cli.json")
+local util = require("diagc.util")
 local info_world = require("diagc.cli.info_world")
 
 local M = {}
@@ -295,7 +296,7 @@ function M.main(args)
   local d = M.describe(gen)
   local text = o["--json"] and json.encode(d) or M.text(d)
   if o["-o"] then
-    output.write_file(cmd, o["-o"], text, require("diagc.cli.generate").inputs(gen))
+    output.write_file(cmd, o["-o"], text, util.sorted_keys(gen.sources or {}))
   else
     output.stdout(cmd, text)
   end
