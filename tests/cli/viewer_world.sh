@@ -169,7 +169,7 @@ browse "$T/panda.html" "$T/panda.csv" "$T/panda.json" "$ART/world_panda.png"
   || bad a1.note "expected one note line on stderr, got: $(cat "$T/a1.err")"
 cat >"$T/a1.json" <<JSON
 { "name": "a1_no_visual_meshes", "budget": 2000000, "source": "position", "frames": $(points "$T/a1.csv" 2), "tol": 0,
-  "visualNote": "13 bodies drawn with their collision shapes, not their visual meshes" }
+  "visualNote": "visual geometry: 13 notes (all in this line's tooltip); the first: link 'trunk'" }
 JSON
 browse "$T/a1.html" "$T/a1.csv" "$T/a1.json" "$ART/world_a1.png"
 exit $fail

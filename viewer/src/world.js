@@ -79,7 +79,7 @@ function drawWorld(data, w, host) {
   }
   if (w.visual_notes) {
     const vn = h("div", "world-visual-note", panel, w.visual_notes.length === 1 ? w.visual_notes[0]
-      : `${w.visual_notes.length} bodies drawn with their collision shapes, not their visual meshes: ${w.visual_notes[0]}; ...`);
+      : `visual geometry: ${w.visual_notes.length} notes (all in this line's tooltip); the first: ${w.visual_notes[0]}`);
     vn.title = w.visual_notes.join("\n");
   }
   // the contacts of the current step, on request, when the run logged them
