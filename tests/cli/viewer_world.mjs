@@ -9,7 +9,10 @@
 //     (x y z qw qx qy qz) or a body's pose port, turned into R here;
 //   - playing advances the time and draws frames; the following camera
 //     keeps its target on the body;
-//   - the note of a world with no logged poses says what to log.
+//   - the note of a world with no logged poses says what to log;
+//   - a robot's visual meshes: drawn by default (their count and
+//     triangles), posed from the CSV's poses and each visual's origin, and
+//     the toggle to the collision shapes.
 // Prints "ok NAME" / "FAIL NAME: why" lines and "note" lines with figures.
 import { createRequire } from "node:module";
 import { readFileSync, statSync } from "node:fs";
@@ -87,6 +90,10 @@ try {
   check("world_drawn", !!w, "no world panel");
   if (!w) throw new Error("no world");
   check("source", w.source === E.source, `poses from ${w.source}, expected ${E.source}`);
+  if (E.visualNote) {
+    const vn = await p.evaluate(() => (document.querySelector(".world-visual-note") || {}).textContent || "");
+    check("visual_note", vn.includes(E.visualNote), `status '${vn}' lacks '${E.visualNote}'`);
+  }
   if (E.note) check("note", w.note.includes(E.note), `note '${w.note}' lacks '${E.note}'`);
   if (E.frames !== undefined) check("frames", w.frames === E.frames, `${w.frames} frames, expected ${E.frames} (the CSV's samples)`);
 
@@ -179,6 +186,59 @@ try {
     }, E.follow);
     const off = Math.max(...f.map((x) => Math.max(...x.target.map((v, i) => Math.abs(v - x.p[i])))));
     check("follow", off < 1e-9, `camera target off the body by ${off}: ${JSON.stringify(f)}`);
+  }
+  // visual geometry (a URDF's <visual>s): drawn by default, posed from the
+  // bodies' poses (the CSV's, times each visual's origin read by hand from
+  // the URDF), the collision shapes by the toggle
+  if (E.visuals) {
+    const V = E.visuals;
+    const on = await p.evaluate(() => { const w = window.diagcWorlds[0]; return { g: w.geometry(), v: w.visuals() }; });
+    check("visuals_by_default", on.g === "visual" && on.v.meshes === V.meshes && on.v.collisionBodies === V.collisionBodies,
+      `showing ${on.g}: ${on.v.meshes} visual meshes, ${on.v.collisionBodies} bodies with collision shapes; expected ` +
+      `${V.meshes} and ${V.collisionBodies}`);
+    check("visual_triangles", on.v.triangles === V.triangles && on.v.pageTriangles === V.pageTriangles,
+      `${on.v.triangles} triangles drawn (${on.v.pageTriangles} in the page), expected ${V.triangles} (${V.pageTriangles})`);
+    console.log(`note viewer_world.${name}: ${on.v.meshes} visual meshes of ${on.v.files} files drawn, ` +
+      `${on.v.triangles} triangles (${on.v.pageTriangles} in the page)`);
+    const got = await p.evaluate((t) => { const w = window.diagcWorlds[0]; w.setTime(t); return w.visuals().drawn; }, V.t);
+    const pc = col.get(`${V.poses}[0]`);
+    const r = rowAt(V.t, pc);
+    let worst = 0, where = "", seen = 0;
+    for (const [body, o] of Object.entries(V.origins)) {
+      // the body's pose from the CSV (R row-major, origin), then the visual's
+      const X = (k) => r[pc + 12 * o.index + k];
+      const R = [0, 1, 2, 3, 4, 5, 6, 7, 8].map(X), P = [X(9), X(10), X(11)];
+      const [cr, sr, cp, sp, cy, sy] = [Math.cos(o.rpy[0]), Math.sin(o.rpy[0]), Math.cos(o.rpy[1]), Math.sin(o.rpy[1]),
+        Math.cos(o.rpy[2]), Math.sin(o.rpy[2])];
+      // URDF: Rz(yaw) Ry(pitch) Rx(roll)
+      const L = [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr, sy * cp, sy * sp * sr + cy * cr,
+        sy * sp * cr - cy * sr, -sp, cp * sr, cp * cr];
+      const want = [];
+      for (let i = 0; i < 3; i++) {
+        for (let j = 0; j < 3; j++) want.push(R[3 * i] * L[j] + R[3 * i + 1] * L[3 + j] + R[3 * i + 2] * L[6 + j]);
+        want.push(P[i] + R[3 * i] * o.xyz[0] + R[3 * i + 1] * o.xyz[1] + R[3 * i + 2] * o.xyz[2]);
+      }
+      for (let k = 0; k < 12; k++) want[k] *= k % 4 === 3 ? 1 : o.scale[k % 4];
+      for (const d of got.filter((x) => x.body === body)) {
+        seen++;
+        for (let k = 0; k < 12; k++) {
+          if (Math.abs(d.M[k] - want[k]) > worst) { worst = Math.abs(d.M[k] - want[k]); where = `${body} M[${k}]`; }
+        }
+      }
+    }
+    check(`visual_poses_at_${V.t}`, seen === Object.keys(V.origins).length && worst <= E.tol,
+      `${seen} visuals compared; largest difference ${worst} at ${where} (tolerance ${E.tol})`);
+    await p.locator(".world").screenshot({ path: shot.replace(/\.png$/, "_visual.png") });
+    // the toggle, as a person uses it: every body with its collision shapes, no visual
+    const off = await p.evaluate(() => {
+      const sel = document.querySelector(".world-geometry select");
+      sel.value = "collision";
+      sel.dispatchEvent(new Event("change"));
+      const w = window.diagcWorlds[0];
+      return { g: w.geometry(), v: w.visuals(), nb: w.bodies.length };
+    });
+    check("toggle_collision", off.g === "collision" && off.v.meshes === 0 && off.v.collisionBodies === off.nb,
+      `showing ${off.g}: ${off.v.meshes} visual meshes, ${off.v.collisionBodies} of ${off.nb} bodies with collision shapes`);
   }
   await p.locator(".world").screenshot({ path: shot });
   check("screenshot", statSync(shot).size > 5000, `${shot} has ${statSync(shot).size} bytes`);

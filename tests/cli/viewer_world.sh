@@ -14,7 +14,13 @@
 #     times, the frame rate of the replay, the page size;
 #   - the stack with its contacts logged (world.contacts): none drawn until
 #     asked, then each step's points and normals as the CSV has them;
-#   - a world whose poses are not logged: the page says what to log.
+#   - a world whose poses are not logged: the page says what to log;
+#   - examples/robots/panda with its world's poses logged: its visual meshes
+#     (COLLADA) drawn by default, their count and triangles (counted here
+#     from the files' own <triangles count>), posed from the CSV's poses
+#     and each visual's origin as the URDF writes it; the toggle to the
+#     collision shapes; examples/robots/a1, whose visual meshes are not in
+#     the repository: the status bar says its links show collision shapes.
 # Expected poses come from the CSV (`diagc run`'s C), never from the page.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -130,4 +136,40 @@ cat >"$T/s50.json" <<JSON
   "play": 3000, "follow": "box9_4" }
 JSON
 browse "$T/s50.html" "$T/s50.csv" "$T/s50.json" "$ART/world_stack50.png"
+# --- a robot's visual meshes: the Panda, its world's poses logged ---
+P=$PWD/examples/robots/panda
+sed -e 's|log { "arm.position", period = 1e-2 },|log { "arm.poses", period = 1e-2 },|' \
+  -e "s|\"panda.urdf\", srdf = \"panda.srdf\"|\"$P/panda.urdf\", srdf = \"$P/panda.srdf\"|" \
+  -e "s|package_path = \".\"|package_path = \"$P\"|" examples/robots/panda/panda.lua >"$T/panda.lua"
+grep -q arm.poses "$T/panda.lua" || bad panda.spec "the log line of examples/robots/panda/panda.lua changed"
+"$DIAGC" run "$T/panda.lua" --until 0.3 --csv "$T/panda.csv" || bad panda.run "diagc run failed"
+"$DIAGC" view "$T/panda.lua" --csv "$T/panda.csv" -o "$T/panda.html" 2>"$T/panda.err" || bad panda.view "diagc view failed"
+[ -s "$T/panda.err" ] && bad panda.quiet "diagc view printed: $(cat "$T/panda.err")"
+# the triangles of each visual mesh, as the file counts them (<triangles count=>)
+vm=$P/example-robot-data/robots/panda_description/meshes/visual
+tris() { grep -o '<triangles[^>]*count="[0-9]*"' "$vm/$1.dae" | sed 's/.*count="//; s/"//' | awk '{ s += $1 } END { print s }'; }
+drawn=0 files=0
+for m in link0 link1 link2 link3 link4 link5 link6 link7 hand finger finger; do drawn=$((drawn + $(tris $m))); done
+for m in link0 link1 link2 link3 link4 link5 link6 link7 hand finger; do files=$((files + $(tris $m))); done
+# 11 <visual>s, one a body (panda.urdf); the right finger's turned by pi about z
+id='"xyz": [0, 0, 0], "rpy": [0, 0, 0], "scale": [1, 1, 1]'
+cat >"$T/panda.json" <<JSON
+{ "name": "panda_visual", "budget": 2000000, "source": "poses", "frames": $(points "$T/panda.csv" 2), "tol": 1e-12,
+  "visuals": { "meshes": 11, "collisionBodies": 0, "triangles": $drawn, "pageTriangles": $files, "t": 0.2,
+    "poses": "arm.poses", "origins": { "panda_link0": { "index": 0, $id }, "panda_link4": { "index": 4, $id },
+      "panda_hand": { "index": 8, $id },
+      "panda_rightfinger": { "index": 10, "xyz": [0, 0, 0], "rpy": [0, 0, 3.141592653589793], "scale": [1, 1, 1] } } } }
+JSON
+browse "$T/panda.html" "$T/panda.csv" "$T/panda.json" "$ART/world_panda.png"
+
+# --- the A1, whose visual meshes are not here: noted, drawn with its collision shapes ---
+"$DIAGC" run examples/robots/a1/a1.lua --until 0.05 --csv "$T/a1.csv" || bad a1.run "diagc run failed"
+"$DIAGC" view examples/robots/a1/a1.lua --csv "$T/a1.csv" -o "$T/a1.html" 2>"$T/a1.err" || bad a1.view "diagc view failed"
+[ "$(wc -l <"$T/a1.err")" = 1 ] && grep -q "^diagc view: note: link 'trunk': .*trunk.dae.*drawn with its collision shapes (and 12 more" "$T/a1.err" \
+  || bad a1.note "expected one note line on stderr, got: $(cat "$T/a1.err")"
+cat >"$T/a1.json" <<JSON
+{ "name": "a1_no_visual_meshes", "budget": 2000000, "source": "position", "frames": $(points "$T/a1.csv" 2), "tol": 0,
+  "visualNote": "visual geometry: 13 notes (all in this line's tooltip); the first: link 'trunk'" }
+JSON
+browse "$T/a1.html" "$T/a1.csv" "$T/a1.json" "$ART/world_a1.png"
 exit $fail

@@ -9,6 +9,7 @@ import * as THREE from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { packPoses, packContacts } from "./world_pose.js";
 import { shapeMeshes, markerMeshes } from "./world_shapes.js";
+import { meshGeometries, visualMeshes } from "./world_visuals.js";
 
 function h(tag, cls, parent, text) {
   const e = document.createElement(tag);
@@ -66,6 +67,21 @@ function drawWorld(data, w, host) {
   const follow = h("select", "world-follow", bar);
   h("option", null, follow, "nothing").value = "-1";
   w.bodies.forEach((b, i) => { if (b.pose) h("option", null, follow, b.name).value = String(i); });
+  // visual geometry (a URDF's <visual>s) where a body has it, else its
+  // collision shapes; the toggle shows every body's collision shapes
+  const hasVisuals = w.bodies.some((b) => b.visuals);
+  let geometry = null;
+  if (hasVisuals) {
+    const label = h("label", "world-geometry", bar, "show ");
+    geometry = h("select", null, label);
+    h("option", null, geometry, "visual").value = "visual";
+    h("option", null, geometry, "collision").value = "collision";
+  }
+  if (w.visual_notes) {
+    const vn = h("div", "world-visual-note", panel, w.visual_notes.length === 1 ? w.visual_notes[0]
+      : `visual geometry: ${w.visual_notes.length} notes (all in this line's tooltip); the first: ${w.visual_notes[0]}`);
+    vn.title = w.visual_notes.join("\n");
+  }
   // the contacts of the current step, on request, when the run logged them
   let showContacts = null;
   if (CT) {
@@ -86,15 +102,33 @@ function drawWorld(data, w, host) {
   const box = new THREE.Box3();
   const v = new THREE.Vector3();
   for (let k = 0; k < n * nb; k++) box.expandByPoint(v.set(P.X[12 * k + 9], P.X[12 * k + 10], P.X[12 * k + 11]));
+  const geos = meshGeometries(w);
+  const collisionParts = [], visualParts = [];
   const groups = w.bodies.map((b, i) => {
     const g = new THREE.Group();
     g.name = b.name;
     g.matrixAutoUpdate = false;
+    const col = new THREE.Group(), vis = new THREE.Group();
     const meshes = b.shapes.length > 0 ? shapeMeshes(b, i) : markerMeshes(b, i);
-    for (const m of meshes) g.add(m);
+    for (const m of meshes) col.add(m);
+    for (const m of visualMeshes(b, geos, w)) vis.add(m);
+    g.add(col, vis);
+    collisionParts.push(col);
+    visualParts.push(b.visuals ? vis : null);
     scene.add(g);
     return g;
   });
+  // visual: each body with visuals shows them instead of its collision shapes
+  function setGeometry(mode) {
+    const visual = mode === "visual" && hasVisuals;
+    groups.forEach((g, i) => {
+      const vis = visualParts[i];
+      if (vis) vis.visible = visual;
+      collisionParts[i].visible = !(visual && vis);
+    });
+    if (geometry) geometry.value = visual ? "visual" : "collision";
+  }
+  setGeometry("visual");
   const size = new THREE.Vector3();
   box.getSize(size);
   const reach = Math.max(0.5, size.length() / 2 + 0.3);
@@ -225,6 +259,7 @@ function drawWorld(data, w, host) {
   scrub.addEventListener("input", () => { pause(); t = P.times[Number(scrub.value)]; show(Number(scrub.value)); });
   follow.addEventListener("change", () => show(frame));
   if (showContacts) showContacts.addEventListener("change", () => show(frame));
+  if (geometry) geometry.addEventListener("change", () => { setGeometry(geometry.value); request(); });
   if (typeof ResizeObserver !== "undefined") new ResizeObserver(resize).observe(view);
   resize();
   show(0);
@@ -255,6 +290,27 @@ function drawWorld(data, w, host) {
         out.push({ p: [e[12], e[13], e[14]], n: [0, 1, 2].map((r) => (pos[6 * k + 3 + r] - pos[6 * k + r]) / arrow) });
       }
       return { t: drawnContacts.t, drawn: out };
+    },
+    // visual or collision geometry: what the toggle shows, and the visual
+    // meshes drawn now (count, triangles) with each one's world matrix
+    geometry: () => (geometry ? geometry.value : "collision"),
+    setGeometry: (mode) => { setGeometry(mode); render(); },
+    visuals: () => {
+      let meshes = 0, triangles = 0;
+      const drawn = [];
+      groups.forEach((g, i) => {
+        g.updateMatrixWorld(true);
+        const vis = visualParts[i];
+        if (!vis || !vis.visible) return;
+        for (const m of vis.children) {
+          meshes++;
+          triangles += m.userData.triangles;
+          const e = m.matrixWorld.elements;
+          drawn.push({ body: g.name, type: m.userData.visual, M: [e[0], e[4], e[8], e[12], e[1], e[5], e[9], e[13], e[2], e[6], e[10], e[14]] });
+        }
+      });
+      const collision = collisionParts.filter((c) => c.visible).length;
+      return { meshes, triangles, files: geos.length, pageTriangles: w.triangles || 0, collisionBodies: collision, drawn };
     },
     camera: () => ({ position: camera.position.toArray(), target: controls ? controls.target.toArray() : null }),
     // the drawn canvas: its size and how many pixels differ from the background

@@ -43,4 +43,22 @@ function M.f64(values, n)
   return base64(p, 8 * n)
 end
 
+-- values[1..n] -> base64 of n little-endian floats (f32) or unsigned
+-- 32-bit integers (u32): a visual mesh's positions and triangle indices
+-- (cli/page_visual.lua; viewer/src/world_visuals.js decodes them)
+local function packed(ctype, values, n)
+  local d = ffi.new(ctype .. "[?]", math.max(n, 1))
+  for i = 1, n do d[i - 1] = values[i] end
+  local p = ffi.cast("uint8_t *", d)
+  if not ffi.abi("le") then
+    for i = 0, n - 1 do
+      p[4 * i], p[4 * i + 3], p[4 * i + 1], p[4 * i + 2] = p[4 * i + 3], p[4 * i], p[4 * i + 2], p[4 * i + 1]
+    end
+  end
+  return base64(p, 4 * n)
+end
+
+function M.f32(values, n) return packed("float", values, n) end
+function M.u32(values, n) return packed("uint32_t", values, n) end
+
 return M

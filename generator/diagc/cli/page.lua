@@ -160,6 +160,15 @@ function M.write(cmd, gen, spec, csv_path, target, inputs)
   local worlds = require("diagc.cli.page_world").describe(gen.flat)
   output.write_file(cmd, target, M.page(d, M.graph(gen), run, bundle, require("diagc.util").basename(spec), worlds),
     inputs)
+  -- visual meshes that could not be drawn: one line here, each in the page's world panel
+  local notes = {}
+  for _, w in ipairs(worlds) do
+    for _, n in ipairs(w.visual_notes or {}) do notes[#notes + 1] = n end
+  end
+  if #notes > 0 then
+    io.stderr:write(string.format("%s: note: %s%s\n", cmd, notes[1], #notes > 1 and
+      string.format(" (and %d more such notes in the page's 3D panel)", #notes - 1) or ""))
+  end
 end
 
 return M

@@ -7,9 +7,11 @@
 -- the initial q, and which logged ports give the bodies' poses: the world's
 -- `poses` (R and origin of every body), its `position` (q, from which the
 -- page computes the poses), or a body's own `B.pose`; and its `contacts`
--- port (world/signals.lua), whose logged points and normals it can show.
+-- port (world/signals.lua), whose logged points and normals it can show;
+-- and the bodies' visual geometry (a URDF's <visual>s: cli/page_visual.lua).
 local json = require("diagc.cli.json")
 local kin = require("diagc.world.kinematics")
+local visual = require("diagc.cli.page_visual")
 
 local M = {}
 
@@ -51,16 +53,19 @@ function M.describe(F)
     local C = ctx.type.world
     if C then
       local bodies = json.array()
-      for _, b in ipairs(C.bodies) do
+      local visuals, meshes, notes, triangles = visual.describe(C)
+      for bi, b in ipairs(C.bodies) do
         local Ro, o, a = kin.frame(b)
         bodies[#bodies + 1] = { name = b.name, parent = b.joint.parent - 1, joint = b.joint.type,
           R = arr(Ro), o = arr(o), axis = arr(a), q = b.q0, nq = b.nq, mass = b.mass or 0,
           com = arr(b.com or { 0, 0, 0 }), shapes = shapes_of(b),
-          pose = not b.welded and join(ctx.path, b.name .. ".pose") or nil }
+          pose = not b.welded and join(ctx.path, b.name .. ".pose") or nil, visuals = visuals[bi] }
       end
       list[#list + 1] = { path = ctx.path, name = C.name, bodies = bodies, q = arr(C.q_init),
         position = join(ctx.path, "position"), poses = join(ctx.path, "poses"), pose_form = C.pose or "quaternion",
-        contacts = #C.pairs > 0 and join(ctx.path, "contacts") or nil }
+        contacts = #C.pairs > 0 and join(ctx.path, "contacts") or nil,
+        meshes = #meshes > 0 and meshes or nil, triangles = #meshes > 0 and triangles or nil,
+        visual_notes = #notes > 0 and arr(notes) or nil }
     end
   end
   return list

@@ -16,7 +16,9 @@
 --                 mimic= (nil or { leader=, multiplier=, offset=, body= (the
 --                 leader's index) }: world/couplings.lua), q={}, v={} },
 --       q0=, v0= (0-based offsets in q and v), nq=, nv=, welded= (true when
---       fixed to the world through fixed joints only), shapes = {...} }
+--       fixed to the world through fixed joints only), shapes = {...},
+--       visuals = nil | { ... } (an imported link's <visual>s, world/urdf.lua:
+--       drawn by the viewer, never collided nor generated) }
 --   C.nb, C.nq, C.nv, C.actuated { {body=, dof= (0-based in v)} ... }
 --   C.shapes   every shape { body= (index, 0 = world), type= ("sphere" "box"
 --                "capsule" "plane"), size={3} (radius; half extents;
@@ -61,7 +63,8 @@ local function body_item(item)
   if name == "world" then
     errors.raise(item.loc, "body name 'world' is reserved for the fixed frame; choose another name")
   end
-  return { name = name, loc = item.loc, args = a, massless = item.massless }
+  -- visuals: a URDF link's <visual>s (world/urdf.lua), for the viewer only
+  return { name = name, loc = item.loc, args = a, massless = item.massless, visuals = item.visuals }
 end
 
 -- Bodies in tree order; raises on unknown parents and kinematic loops.

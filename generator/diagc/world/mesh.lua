@@ -90,7 +90,10 @@ end
 
 local KINDS = { stl = "stl", obj = "obj", dae = "dae" }
 
-function M.load(filename, scale, ctx)
+-- The mesh file a filename names, read: its path, kind ("stl" | "obj" |
+-- "dae"), text and the host (also for the viewer's visual meshes,
+-- cli/page_visual.lua); raises at ctx.loc
+function M.file(filename, ctx)
   local function raise(fmt, ...) errors.raise(ctx.loc, "%s: " .. fmt, ctx.what, ...) end
   local h = host()
   if not h then errors.raise(ctx.loc, "mesh import needs bin/diagc's host (file reading, libexpat)") end
@@ -107,6 +110,13 @@ function M.load(filename, scale, ctx)
     raise("cannot read mesh file '%s': %s", shown, why or "cannot read it")
   end
   if #text == 0 then raise("mesh file '%s' is empty", shown) end
+  return path, kind, text, h
+end
+
+function M.load(filename, scale, ctx)
+  local function raise(fmt, ...) errors.raise(ctx.loc, "%s: " .. fmt, ctx.what, ...) end
+  local path, kind, text, h = M.file(filename, ctx)
+  local shown = errors.sanitize(path, 160)
   -- errors inside the mesh: at its line (text formats), else at ctx.loc
   local via = ctx.loc and { file = ctx.loc.file, line = ctx.loc.line }
   local function fail(line, fmt, ...)

@@ -274,6 +274,9 @@ local function dae(text, fail, xml_parse, name)
   return out
 end
 
+-- shared with world/mesh_tris.lua (the viewer's triangles of a visual mesh)
+M.number, M.floats, M.node_transform, M.mat_mul, M.ID = number, floats, node_transform, mat_mul, ID
+
 function M.vertices(text, kind, fail, xml_parse, name)
   if kind == "stl" then return stl(text, fail) end
   if kind == "obj" then return obj(text, fail) end

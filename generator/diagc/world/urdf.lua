@@ -278,6 +278,19 @@ local function shapes_of(l, o, xyz, rpy, notes, path)
   return out
 end
 
+-- the link's <visual>s (world/urdf_visual.lua) in a frame where the link
+-- frame sits at (xyz, rpy): metadata for the viewer, which reads their
+-- meshes (cli/page_visual.lua, relative to `base` and the package folders)
+local function visuals_of(l, o, xyz, rpy, path, list)
+  for _, v in ipairs(l.visuals) do
+    local vx, vr = frames.compose(xyz, rpy, v.xyz, v.rpy)
+    list[#list + 1] = { type = v.type, size = v.size, radius = v.radius, length = v.length, filename = v.filename,
+      scale = v.scale, rgba = v.rgba, xyz = vx, rpy = vr, link = l.name, loc = loc(path, v.line),
+      base = util.dirname(path.file), dirs = o.package_path }
+  end
+  return list
+end
+
 local function massless(l) return l.inertial == nil or l.inertial.mass == 0 end
 
 -- How the link moves, for the error about a missing mass; nil if welded.
@@ -455,7 +468,7 @@ local function facts(item, o, robot, path, link_body, joints_in_order, notes)
   end
   return { file = path.file, name = o.file, loc = item.loc, srdf = o.srdf, link_body = link_body,
     joints = joints_in_order, adjacent = adjacent, skipped = robot.skipped, mimics = mimics, notes = notes, links = robot.links,
-    filter_groups = robot.filter_groups, filter_group = robot.filter_group }
+    filter_groups = robot.filter_groups, filter_group = robot.filter_group, visual_notes = robot.visual_notes }
 end
 
 function M.bodies(item)
@@ -476,7 +489,7 @@ function M.bodies(item)
   local frame, moving, out, by_body, link_body, notes, joints_in_order = {}, {}, {}, {}, {}, {}, {}
   local ZERO = { 0, 0, 0 }
   local function add_body(l, name, joint, mass, com, inertia, shapes)
-    local it = { _item = "body", loc = loc(path, l.line),
+    local it = { _item = "body", loc = loc(path, l.line), visuals = visuals_of(l, o, ZERO, ZERO, path, {}),
       args = { name, mass = mass, com = com, inertia = inertia, joint = joint, shapes = shapes } }
     out[#out + 1], by_body[name] = it, it
     return it
@@ -501,6 +514,7 @@ function M.bodies(item)
       local it = add_body(l, name, { "free", parent = "world", xyz = xyz, rpy = rpy },
         mass, com, inertia, shapes_of(l, o, ZERO, ZERO, notes, path))
       local rs = shapes_of(root, o, frame[root.name].xyz, frame[root.name].rpy, notes, path)
+      visuals_of(root, o, frame[root.name].xyz, frame[root.name].rpy, path, it.visuals)
       for _, sh in ipairs(rs) do it.args.shapes[#it.args.shapes + 1] = sh end
       frame[l.name], moving[l.name] = { body = name, xyz = ZERO, rpy = ZERO }, true
       joints_in_order[#joints_in_order + 1] = { name = "(root " .. root.name .. ")", type = "floating",
@@ -511,6 +525,7 @@ function M.bodies(item)
       frame[l.name], moving[l.name] = { body = pf.body, xyz = xyz, rpy = rpy }, moving[j.parent]
       local shapes = by_body[pf.body].args.shapes
       for _, sh in ipairs(shapes_of(l, o, xyz, rpy, notes, path)) do shapes[#shapes + 1] = sh end
+      visuals_of(l, o, xyz, rpy, path, by_body[pf.body].visuals)
     elseif j and j.type == "planar" then
       -- two prismatic joints along the plane's axes and a revolute about
       -- its normal, through two massless bodies
@@ -523,6 +538,7 @@ function M.bodies(item)
         damping = j.damping, q = { q0[1] } })
       add_body(l, py, { "prismatic", parent = px, axis = ey, damping = j.damping, q = { q0[2] } })
       by_body[px].massless, by_body[py].massless = true, true
+      by_body[px].visuals, by_body[py].visuals = {}, {} -- the link's are its body's (below)
       local mass, com, inertia = mass_props(l, path, string.format("joint '%s' is planar", j.name))
       add_body(l, name, { "revolute", parent = py, axis = ez, damping = j.damping, q = { q0[3] } }, mass, com,
         inertia, shapes_of(l, o, ZERO, ZERO, notes, path))

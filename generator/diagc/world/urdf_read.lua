@@ -3,6 +3,7 @@
 -- of its element:
 --   { name=, line=, links = { link... }, joints = { joint... },
 --     link = {name -> link}, joint = {name -> joint} }   (document order)
+--     visual_notes = { { line=, what= } ... } (the <visual>s left out),
 --     skipped = { tag -> count } (elements read past: visual, material,
 --       transmission, gazebo and any element URDF does not define),
 --     unsupported = { { line=, what= } ... } (reported together by
@@ -14,7 +15,8 @@
 --             inertia = {ixx, iyy, izz, ixy, ixz, iyz} },
 --             collisions = { { line=, type = "box"|"sphere"|"cylinder"|"capsule"|"mesh",
 --             size = {x, y, z} | radius=, length= | filename=, scale=, mesh_line=,
---             xyz=, rpy= } ... } }
+--             xyz=, rpy= } ... },
+--             visuals = { world/urdf_visual.lua's visual ... } (for the viewer) }
 --             (a <sphere radius="0"> is a point: radius 0)
 --   joint = { name=, line=, type= (the URDF's), parent=, child= (link
 --             names), xyz=, rpy=, axis= (nonzero), damping=, friction=
@@ -29,6 +31,7 @@
 -- quantity's range (world/ranges.lua) at its element.
 local errors = require("diagc.errors")
 local ranges = require("diagc.world.ranges")
+local visual = require("diagc.world.urdf_visual")
 
 local M = {}
 
@@ -178,12 +181,14 @@ local filter_group -- below
 local function link(R, el, opts)
   local name = R.name(el, "link")
   local what = string.format("link '%s'", errors.sanitize(name, 80))
-  local l = { name = name, line = el.line, collisions = {} }
+  local l = { name = name, line = el.line, collisions = {}, visuals = {} }
   local inert = children(el, "inertial")
   if #inert > 1 then R.raise(inert[2], "%s has two <inertial> elements", what) end
   if inert[1] then l.inertial = inertial(R, inert[1], what) end
   for _, c in ipairs(el.children) do
     if not LINK_CHILDREN[c.tag] then R.skip(c.tag) end
+    -- simulated or not, a <visual> is kept for the viewer (world/urdf_visual.lua)
+    if c.tag == "visual" then l.visuals[#l.visuals + 1] = visual.read(c, opts.materials, opts.visual_notes, what) end
   end
   for _, c in ipairs(children(el, "collision")) do
     if opts.collisions == false then
@@ -288,13 +293,14 @@ end
 
 -- opts: { collisions = false: skip every <collision> }
 function M.robot(root, path, opts)
-  opts = opts or {}
+  opts = { collisions = opts and opts.collisions, materials = visual.materials(root), visual_notes = {} }
   local R = make_reader(type(path) == "string" and { file = path } or path)
   if root.tag ~= "robot" then
     R.raise(root, "a URDF's root element is <robot>, not <%s>", errors.sanitize(root.tag, 40))
   end
   local robot = { name = root.attrs.name, line = root.line, links = {}, joints = {}, link = {}, joint = {},
-    skipped = R.skipped, unsupported = R.unsupported_list, filter_groups = {}, filter_group = {} }
+    skipped = R.skipped, unsupported = R.unsupported_list, filter_groups = {}, filter_group = {},
+    visual_notes = opts.visual_notes }
   for _, el in ipairs(root.children) do
     if el.tag == "link" then
       local l = link(R, el, opts)
