@@ -276,6 +276,7 @@ end
 
 -- shared with world/mesh_tris.lua (the viewer's triangles of a visual mesh)
 M.number, M.floats, M.node_transform, M.mat_mul, M.ID = number, floats, node_transform, mat_mul, ID
+M.kids, M.kid = kids, kid
 
 function M.vertices(text, kind, fail, xml_parse, name)
   if kind == "stl" then return stl(text, fail) end

@@ -112,15 +112,7 @@ end
 -- ---------------------------------------------------------------------
 -- COLLADA
 
-local function kids(el, tag)
-  local out = {}
-  for _, c in ipairs(el.children) do
-    if c.tag == tag then out[#out + 1] = c end
-  end
-  return out
-end
-
-local function kid(el, tag) return kids(el, tag)[1] end
+local kids, kid = read.kids, read.kid
 
 local function ref(s) return s and s:match("^#(.+)$") end
 
