@@ -217,7 +217,8 @@ local function geometry_positions(g, fail)
   fail(vs.line, "<vertices> has no <input semantic=\"POSITION\">")
 end
 
-local function dae(text, fail, xml_parse, name)
+-- A COLLADA file's root element and its unit in metres (1 without <unit>).
+local function dae_root(text, fail, xml_parse, name)
   local root, _, line, _, reason = xml_parse(text, name)
   if not root then fail(line, "malformed XML: %s", tostring(reason)) end
   if root.tag ~= "COLLADA" then fail(root.line, "a COLLADA file's root element is <COLLADA>, not <%s>", root.tag) end
@@ -230,6 +231,11 @@ local function dae(text, fail, xml_parse, name)
       fail(u.line, "<unit meter=\"%s\"> must be a positive number", tostring(u.attrs.meter):sub(1, 40))
     end
   end
+  return root, unit
+end
+
+local function dae(text, fail, xml_parse, name)
+  local root, unit = dae_root(text, fail, xml_parse, name)
   local geoms, order = {}, {}
   for _, lib in ipairs(kids(root, "library_geometries")) do
     for _, g in ipairs(kids(lib, "geometry")) do
@@ -276,7 +282,7 @@ end
 
 -- shared with world/mesh_tris.lua (the viewer's triangles of a visual mesh)
 M.number, M.floats, M.node_transform, M.mat_mul, M.ID = number, floats, node_transform, mat_mul, ID
-M.kids, M.kid = kids, kid
+M.kids, M.kid, M.dae_root = kids, kid, dae_root
 
 function M.vertices(text, kind, fail, xml_parse, name)
   if kind == "stl" then return stl(text, fail) end

@@ -228,16 +228,7 @@ local function emit(m, g, T, bind, mats, fail)
 end
 
 local function dae(text, fail, xml_parse, name)
-  local root, _, line, _, reason = xml_parse(text, name)
-  if not root then fail(line, "malformed XML: %s", tostring(reason)) end
-  if root.tag ~= "COLLADA" then fail(root.line, "a COLLADA file's root element is <COLLADA>, not <%s>", root.tag) end
-  local unit = 1
-  local asset = kid(root, "asset")
-  local u = asset and kid(asset, "unit")
-  if u and u.attrs.meter then
-    unit = number(u.attrs.meter)
-    if not unit or not finite(unit) or unit <= 0 then fail(u.line, "<unit meter> must be a positive number") end
-  end
+  local root, unit = read.dae_root(text, fail, xml_parse, name)
   local mats = colours(root, fail)
   local geoms, order = {}, {}
   for _, lib in ipairs(kids(root, "library_geometries")) do
