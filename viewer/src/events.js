@@ -196,8 +196,9 @@ export function drawMarks(u, events) {
 }
 
 // The hover read-out of one panel: the mark nearest the cursor (within 4
-// px) named with its event, trigger and time in a tip over the plot, and
-// in the panel's data-hover.
+// px), and any other drawn on its pixel column, each named with its event,
+// trigger and time ("; " between them), in a tip over the plot and in the
+// panel's data-hover.
 export function hoverMarks(u, panel, marks) {
   const tip = document.createElement("div");
   tip.className = "mark-tip";
@@ -212,7 +213,9 @@ export function hoverMarks(u, panel, marks) {
       delete panel.dataset.hover;
       return;
     }
-    const text = `${best.event.path} (${WORDS[best.event.trigger] || best.event.trigger}) at t = ${best.t} s`;
+    // every mark drawn on that pixel column (events that fired together)
+    const at = marks().filter((k) => Math.abs(k.px - best.px) < 1);
+    const text = at.map((k) => `${k.event.path} (${WORDS[k.event.trigger] || k.event.trigger}) at t = ${k.t} s`).join("; ");
     tip.textContent = text;
     tip.style.display = "block";
     tip.style.left = `${Math.min(best.px + 6, Math.max(0, u.over.clientWidth - 260))}px`;
