@@ -100,7 +100,7 @@ end
 -- Reads and checks the side file `path` (`shown` in messages) against the
 -- model described by d and its run (cli/page.lua's read_csv): every error
 -- names the file and line.  Returns {t0=, t_end=, events = {{path=,
--- trigger=, kind=, times=, n=}}} for the model's non-periodic events.
+-- trigger=, times=, n=, omitted=}}} for the model's non-periodic events.
 function M.read(path, d, run, shown)
   shown = shown or path
   local f, err = io.open(path, "rb")
@@ -108,34 +108,32 @@ function M.read(path, d, run, shown)
     errors.raise({ file = shown, line = 1 }, "cannot read the firings file: %s; write the CSV and it with diagc run "
       .. "%s --csv FILE", (tostring(err):gsub("^.*: ", "")), d.spec)
   end
-  local by, list = {}, {}
+  local function bad(line, fmt, ...)
+    f:close()
+    errors.raise({ file = shown, line = line }, fmt, ...)
+  end
+  local by, list, names = {}, {}, {}
   for _, e in ipairs(d.events) do
     by[e.path] = e
     if e.trigger ~= "periodic" then
-      local rec = { path = e.path, trigger = e.trigger, kind = e.kind, times = {}, n = 0, omitted = 0 }
-      list[#list + 1] = rec
-      by[e.path] = rec
+      list[#list + 1] = { path = e.path, trigger = e.trigger, times = {}, n = 0, omitted = 0 }
+      by[e.path] = list[#list]
+      names[#names + 1] = e.path
     end
   end
-  local function check_event(name, i)
+  -- the model's event named in line i, which is not periodic
+  local function event(name, i)
     local e = by[name]
     if not e then
-      errors.raise({ file = shown, line = i }, "'%s' is not an event of the model (%s); the file belongs to another "
-        .. "model: write it again with diagc run %s --csv FILE", cli.show(name),
-        #list > 0 and ("its events with firings: " .. table.concat((function()
-          local n = {}
-          for k, r in ipairs(list) do n[k] = r.path end
-          return n
-        end)(), ", ")) or "it has none with firings", d.spec)
+      bad(i, "'%s' is not an event of the model (its events with firings: %s); the file belongs to another model: "
+        .. "write it again with diagc run %s --csv FILE", cli.show(name), table.concat(names, ", "), d.spec)
     end
     if not e.times then
-      errors.raise({ file = shown, line = i }, "'%s' is a periodic event, whose firings are not written (the page "
-        .. "computes them from its period)", name)
+      bad(i, "'%s' is a periodic event, whose firings are not written (the page computes them from its period)", name)
     end
     return e
   end
-  local t0, t_end, last, i = nil, nil, -math.huge, 0
-  local in_trailer = false
+  local t0, t_end, last, i, trailer = nil, nil, -math.huge, 0, false
   for line in f:lines() do
     i = i + 1
     line = line:gsub("\r$", "")
@@ -143,79 +141,59 @@ function M.read(path, d, run, shown)
       local a, b = line:match("^# diagc firings t0=(%S+) t_end=(%S+)$")
       t0, t_end = a and number(a), b and number(b)
       if not (t0 and t_end and t0 <= t_end) then
-        f:close()
-        errors.raise({ file = shown, line = 1 }, "not a firings file of diagc run (its first line is '# diagc "
-          .. "firings t0=T0 t_end=T1'); write it with diagc run %s --csv FILE", d.spec)
+        bad(1, "not a firings file of diagc run (its first line is '# diagc firings t0=T0 t_end=T1'); write it "
+          .. "with diagc run %s --csv FILE", d.spec)
       end
     elseif i == 2 then
-      if line ~= "t,event" then
-        f:close()
-        errors.raise({ file = shown, line = 2 }, "the header '%s' is not 't,event'", cli.show(line))
-      end
+      if line ~= "t,event" then bad(2, "the header '%s' is not 't,event'", cli.show(line)) end
     elseif line:sub(1, 1) == "#" then
+      -- "# omitted EVENT N": after an event's MAX_ROWS rows, once
       local name, n = line:match("^# omitted (%S+) (%d+)$")
       n = tonumber(n)
       if not name or not n or n < 1 or n > 2 ^ 53 then
-        f:close()
-        errors.raise({ file = shown, line = i }, "'%s' is not a line '# omitted EVENT N' (N > 0 firings not written)",
-          cli.show(line))
+        bad(i, "'%s' is not a line '# omitted EVENT N' (N > 0 firings not written)", cli.show(line))
       end
-      local e = check_event(name, i)
+      local e = event(name, i)
       if e.omitted > 0 or e.n ~= M.MAX_ROWS then
-        f:close()
-        errors.raise({ file = shown, line = i }, "%s: %s firings omitted, but the file holds %d rows of it, not %d "
-          .. "(diagc run writes the first %d and counts the rest once)", name, e.omitted > 0 and "twice" or "some",
-          e.n, M.MAX_ROWS, M.MAX_ROWS)
+        bad(i, "%s: %s firings omitted, but the file holds %d rows of it, not %d (diagc run writes the first %d and "
+          .. "counts the rest once)", name, e.omitted > 0 and "twice" or "some", e.n, M.MAX_ROWS, M.MAX_ROWS)
       end
-      e.omitted = n
-      in_trailer = true
+      e.omitted, trailer = n, true
     else
       local a, name = line:match("^([^,]*),([^,]*)$")
       local t = a and number(a)
-      if not t then
-        f:close()
-        errors.raise({ file = shown, line = i }, "'%s' is not a row 't,event' with a number t", cli.show(line))
-      end
-      if in_trailer then
-        f:close()
-        errors.raise({ file = shown, line = i }, "a firing after the '# omitted' lines, which end the file")
-      end
-      local e = check_event(name, i)
+      if not t then bad(i, "'%s' is not a row 't,event' with a number t", cli.show(line)) end
+      if trailer then bad(i, "a firing after the '# omitted' lines, which end the file") end
+      local e = event(name, i)
       if t < t0 or t > t_end then
-        f:close()
-        errors.raise({ file = shown, line = i }, "t = %s is outside the run (t0=%s to t_end=%s)", a,
-          cli.show(tostring(t0)), cli.show(tostring(t_end)))
+        bad(i, "t = %s is outside the run (t0=%s to t_end=%s)", a, tostring(t0), tostring(t_end))
       end
       if t < last then
-        f:close()
-        errors.raise({ file = shown, line = i }, "t = %s is before the previous firing's time; the rows of diagc run "
-          .. "come in time order", a)
+        bad(i, "t = %s is before the previous firing's time; the rows of diagc run come in time order", a)
       end
       if e.n >= M.MAX_ROWS then
-        f:close()
-        errors.raise({ file = shown, line = i }, "more than %d rows of %s (diagc run writes at most %d per event and "
-          .. "counts the rest in a '# omitted' line)", M.MAX_ROWS, name, M.MAX_ROWS)
+        bad(i, "more than %d rows of %s (diagc run writes at most %d per event and counts the rest in a "
+          .. "'# omitted' line)", M.MAX_ROWS, name, M.MAX_ROWS)
       end
-      last = t
-      e.n = e.n + 1
+      last, e.n = t, e.n + 1
       e.times[e.n] = t
     end
   end
-  f:close()
   if i < 2 then
-    errors.raise({ file = shown, line = math.max(1, i) }, "the firings file ends before its header 't,event'; "
-      .. "write it with diagc run %s --csv FILE", d.spec)
+    bad(math.max(1, i), "the firings file ends before its header 't,event'; write it with diagc run %s --csv FILE",
+      d.spec)
   end
+  f:close()
   -- the CSV's rows lie in the run's span, else the two are of different runs
   if run.t[1] < t0 or run.t[run.rows] > t_end then
     errors.raise({ file = shown, line = 1 }, "the run from t0=%s to t_end=%s does not hold the CSV's times "
       .. "(%s to %s): the two files are of different runs; write both with one diagc run %s --csv FILE",
-      cli.show(tostring(t0)), cli.show(tostring(t_end)), tostring(run.t[1]), tostring(run.t[run.rows]), d.spec)
+      tostring(t0), tostring(t_end), tostring(run.t[1]), tostring(run.t[run.rows]), d.spec)
   end
   return { t0 = t0, t_end = t_end, events = list }
 end
 
--- The page's data (viewer/src/plots.js): per non-periodic event its
+-- The page's data (viewer/src/events.js): per non-periodic event its
 -- firings' times as base64 doubles, their number and those not written;
 -- or, with no file, why there are none.
 function M.data(F, missing)

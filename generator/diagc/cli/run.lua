@@ -301,7 +301,7 @@ function M.command(args, cmd)
   C.diagc_csv_write_header(w)
   C.diagc_sim_set_log_callback(sim.sim, ffi.cast("diagc_log_fn", C.diagc_csv_log_callback), w)
   local fire
-  if out.tmp then
+  if out.tmp and (o["--csv"] or o["--html"]) then
     local ok, e = pcall(open_firings, m, sim, o, inputs, t_end)
     if not ok then
       abandon_csv(C, out)
