@@ -128,6 +128,9 @@ struct diagc_sim {
   /* progress hook */
   diagc_progress_fn progress_fn;
   void *progress_user;
+  /* event-firing hook */
+  diagc_event_fn event_fn;
+  void *event_user;
 
   /* options */
   diagc_sim_options opt;      /* opt.integrator points at a static name */

@@ -695,6 +695,12 @@ void diagc_sim_set_progress_callback(diagc_sim *s, diagc_progress_fn fn,
   s->progress_user = user;
 }
 
+void diagc_sim_set_event_callback(diagc_sim *s, diagc_event_fn fn,
+                                  void *user) {
+  s->event_fn = fn;
+  s->event_user = user;
+}
+
 int diagc_sim_stats(const diagc_sim *s, diagc_sim_statistics *out) {
   if (!s || !out) return DIAGC_SIM_E_ARG;
   *out = s->st;
@@ -948,6 +954,7 @@ static int handle_updates(diagc_sim *s, int kind, int phase, acc_t *outer) {
     int e = ord[j], st;
     if (!s->sel[e]) continue;
     st = m->events[e].handler(s->ctx, s->state_buf);
+    if (s->event_fn) s->event_fn(s->event_user, diagc_sim_ctx_time(s), e);
     keep_more_severe(&a, normalize_status(st), e, st);
     if (a.sev == DIAGC_FAILED) break;
   }
@@ -989,6 +996,7 @@ static int handle_publishes(diagc_sim *s, int phase, acc_t *outer) {
     }
     if (e < m->n_events) {
       st = m->events[e].handler(s->ctx, NULL);
+      if (s->event_fn) s->event_fn(s->event_user, diagc_sim_ctx_time(s), e);
       keep_more_severe(&a, normalize_status(st), e, st);
     } else {
       const int li = e - m->n_events;

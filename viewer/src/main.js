@@ -120,7 +120,7 @@ function start() {
   }
   render();
   ui.view("blocks");
-  const panels = drawPlots(m, data.run, plots);
+  const panels = drawPlots(m, data.run, plots, data.firings);
   // for tests and the console: what was drawn
   window.diagcViewer = { model: m, panels, enter: ui.enter, expand: ui.expand, collapse: ui.collapse,
     select: ui.select, view: ui.view, cache: () => ui.cache };

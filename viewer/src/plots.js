@@ -3,38 +3,25 @@
 // port's name and unit (output_port's unit = ...), time shared by every
 // panel (drag to zoom, double click to reset, wheel to zoom, shift and
 // drag to pan), the cursor's read-out in the legend, and a discrete
-// signal (model.js isDiscrete) drawn as steps.  The periodic events' times
-// are marked on every panel (a thin line per firing, one colour per event,
-// each event switched on and off in the bar above the panels); an x-y
-// panel (xy.js) draws one column against another.
+// signal (model.js isDiscrete) drawn as steps.  Every event's firings
+// are marked on every panel (events.js: a thin line per firing, one colour
+// per event, a line style per trigger, each event switched on and off in
+// the bar above the panels, a hover read-out); an x-y panel (xy.js) draws
+// one column against another.
 import uPlot from "uplot";
 import { drawXY } from "./xy.js";
+import { markedEvents, eventBar, drawMarks, hoverMarks } from "./events.js";
 
 const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"];
-const EVENT_COLORS = ["#ef6c00", "#6a1b9a", "#00838f", "#c62828", "#558b2f", "#4e342e"];
-// an event's marks are drawn when at most this many fall in the time range shown
-export const MAX_MARKS = 200;
-
 // the y axis' label: the logger's name, and its port's unit in brackets
 export const yLabel = (l) => (l.unit ? `${l.name} [${l.unit}]` : l.name);
 
-// The firings of periodic event e ({period, offset}) in [a, b].
-export function eventTimes(e, a, b) {
-  const p = e.period, o = e.offset || 0, eps = 1e-9 * p;
-  const k0 = Math.max(0, Math.ceil((a - o - eps) / p)), k1 = Math.floor((b - o + eps) / p);
-  const out = [];
-  if (k1 - k0 + 1 > MAX_MARKS) return null;
-  for (let k = k0; k <= k1; k++) out.push(o + k * p);
-  return out;
-}
-
-export function drawPlots(m, run, host) {
+export function drawPlots(m, run, host, firings) {
   host.textContent = "";
   const panels = [];
   const t = run.t;
   const tMin = t[0], tMax = t[t.length - 1];
-  const events = (m.desc.events || []).filter((e) => e.period > 0)
-    .map((e, i) => ({ ...e, color: EVENT_COLORS[i % EVENT_COLORS.length], on: true }));
+  const events = markedEvents(m, firings);
   const bar = document.createElement("div");
   bar.className = "plot-bar";
   host.appendChild(bar);
@@ -51,36 +38,6 @@ export function drawPlots(m, run, host) {
     for (const p of panels) if (p.u !== u) p.u.setScale("x", { min, max });
     if (xy) xy.setRange(min, max);
     syncing = false;
-  };
-  // the event marks of one panel, in its plotting area
-  const marks = (u) => {
-    const { min, max } = u.scales.x;
-    const { left, top, width, height } = u.bbox;
-    const ctx = u.ctx;
-    let drawn = 0, hidden = 0;
-    ctx.save();
-    ctx.lineWidth = 1;
-    ctx.setLineDash([3, 3]);
-    for (const e of events) {
-      if (!e.on) continue;
-      const ts = eventTimes(e, min, max);
-      if (e.note) e.note.textContent = ts === null ? ` (over ${MAX_MARKS} firings in this range, not marked: zoom in)` : "";
-      if (ts === null) { hidden++; continue; }
-      ctx.strokeStyle = e.color;
-      ctx.globalAlpha = 0.45;
-      ctx.beginPath();
-      for (const x of ts) {
-        const px = Math.round(u.valToPos(x, "x", true)) + 0.5;
-        if (px < left - 1 || px > left + width + 1) continue;
-        ctx.moveTo(px, top);
-        ctx.lineTo(px, top + height);
-        drawn++;
-      }
-      ctx.stroke();
-    }
-    ctx.restore();
-    u.root.parentNode.dataset.marks = String(drawn);
-    u.root.parentNode.dataset.marksHidden = String(hidden);
   };
   let col = 1; // run.values[col - 1]: the column after t
   for (const l of m.desc.loggers) {
@@ -116,10 +73,13 @@ export function drawPlots(m, run, host) {
       axes: [{ label: "t [s]", size: 36 }, { label: yLabel(l), size: 60 }],
       cursor: { sync: { key: "diagc-t", setSeries: false }, drag: { x: true, y: false } },
       legend: { live: true },
-      hooks: { setScale: [(u, key) => { if (key === "x") syncX(u); }], draw: [marks] },
+      hooks: { setScale: [(u, key) => { if (key === "x") syncX(u); }], draw: [(u) => { entry.marks = drawMarks(u, events); }] },
     };
+    const entry = { logger: l, panel, marks: [] };
     const u = new uPlot(opts, data, panel);
-    panels.push({ logger: l, u, panel });
+    entry.u = u;
+    panels.push(entry);
+    hoverMarks(u, panel, () => entry.marks);
     wheelAndPan(u, tMin, tMax);
   }
   xyBar(bar, m, run, (xc, yc) => {
@@ -133,32 +93,6 @@ export function drawPlots(m, run, host) {
   });
   panels.xy = () => xy;
   return panels;
-}
-
-// The periodic events, each with its colour and a check box.
-function eventBar(bar, events, redraw) {
-  const box = document.createElement("span");
-  box.className = "event-list";
-  bar.appendChild(box);
-  if (events.length === 0) { box.textContent = "no periodic events to mark"; return; }
-  box.appendChild(document.createTextNode("event marks: "));
-  for (const e of events) {
-    const lab = document.createElement("label");
-    lab.className = "event";
-    lab.style.color = e.color;
-    const cb = document.createElement("input");
-    cb.type = "checkbox";
-    cb.checked = true;
-    cb.dataset.event = e.path;
-    cb.addEventListener("change", () => { e.on = cb.checked; redraw(); });
-    lab.appendChild(cb);
-    lab.appendChild(document.createTextNode(` ${e.path} (${e.kind.replace(/_/g, " ")}, every ${e.period} s` +
-      `${e.offset ? " from " + e.offset + " s" : ""})`));
-    e.note = document.createElement("span");
-    e.note.className = "event-note";
-    lab.appendChild(e.note);
-    box.appendChild(lab);
-  }
 }
 
 // x-y mode: two column choosers and a button; draw(xCol, yCol) (indices

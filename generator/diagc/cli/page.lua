@@ -126,9 +126,11 @@ function M.graph(gen)
 end
 
 -- The page: the model's description, its ticket graph, the run, the bundle.
-function M.page(d, graph, run, bundle, title, worlds)
+function M.page(d, graph, run, bundle, title, worlds, firings)
   local data = string.format('{"graph":%s,"model":%s,"run":%s,"title":%s}', json.encode(graph), json.encode(d),
     run_json(run), json.string(title))
+  -- the firings of the events that are not periodic (cli/firings.lua), absent without such events
+  if firings then data = data:sub(1, -2) .. ',"firings":' .. json.encode(firings) .. "}" end
   -- what the 3D replay draws of each world (cli/page_world.lua), absent without
   if worlds and #worlds > 0 then data = data:sub(1, -2) .. ',"worlds":' .. json.encode(worlds) .. "}" end
   -- inside <script>, "</" could end the element: JSON allows "<\/"
@@ -148,18 +150,36 @@ end
 -- The bundle is there (before a run that would end on its absence).
 function M.check_bundle(cmd) read_bundle(cmd) end
 
--- After `diagc run --html PAGE` (cli/run.lua): the CSV it wrote, to PAGE.
-function M.write(cmd, gen, spec, csv_path, target, inputs)
+-- The firings for the page (cli/firings.lua): nil for a model whose
+-- events are all periodic; without the file, a note on stderr and the
+-- page saying why nothing but the periodic events is marked.
+local function page_firings(cmd, d, run, path, shown)
+  local firings = require("diagc.cli.firings")
+  if not firings.wanted(d.events) then return nil end
+  local f = path and io.open(path, "rb")
+  if not f then
+    local why = string.format("no firings file %s beside the CSV (diagc run --csv writes it)", shown or "")
+    io.stderr:write(string.format("%s: note: %s: the events that are not periodic are not marked\n", cmd, why))
+    return firings.data(nil, why)
+  end
+  f:close()
+  return firings.data(firings.read(path, d, run, shown))
+end
+
+-- After `diagc run --html PAGE` (cli/run.lua): the CSV it wrote (and the
+-- firings beside it, cli/firings.lua), to PAGE.
+function M.write(cmd, gen, spec, csv_path, target, inputs, firings_path, firings_shown)
   gen.spec_main = gen.spec_main or require("diagc.spec.load").normalize(spec)
   local d = info.describe(gen)
   if #d.loggers == 0 then
     errors.raise(nil, "%s: the diagram logs nothing, so there is nothing to plot; add log { \"system.port\" } to it", cmd)
   end
   local run = M.read_csv(csv_path, d, csv_path, cmd)
+  local fire = page_firings(cmd, d, run, firings_path, firings_shown or firings_path)
   local bundle = read_bundle(cmd)
   local worlds = require("diagc.cli.page_world").describe(gen.flat)
-  output.write_file(cmd, target, M.page(d, M.graph(gen), run, bundle, require("diagc.util").basename(spec), worlds),
-    inputs)
+  output.write_file(cmd, target, M.page(d, M.graph(gen), run, bundle, require("diagc.util").basename(spec), worlds,
+    fire), inputs)
   -- visual meshes that could not be drawn: one line here, each in the page's world panel
   local notes = {}
   for _, w in ipairs(worlds) do

@@ -12,6 +12,8 @@ local assign = require("diagc.cli.assign")
 local cvode = require("diagc.testing.cvode")
 local stiffness = require("diagc.cli.stiffness")
 local plot = require("diagc.cli.plot")
+local firings = require("diagc.cli.firings")
+local open_firings
 
 local M = {}
 
@@ -192,6 +194,38 @@ local function abandon_csv(C, out)
   output.remove_temp(out.tmp)
 end
 
+-- The firings beside a CSV in a regular file (cli/firings.lua), for a
+-- model with events that are not periodic: to a temporary file beside
+-- the CSV's side file (committed with the CSV), or beside the temporary
+-- CSV of --plot / --html.  The writer is the simulator's event hook.
+open_firings = function(m, sim, o, inputs, t_end)
+  if not firings.wanted_desc(m.desc) then return nil end
+  local target = o["--csv"] and firings.path(o["--csv"])
+  local real, tmp
+  if target then
+    for _, a in ipairs({ "--html", "--plot" }) do
+      if o[a] == target then
+        errors.raise(nil, "%s: %s names '%s', where the CSV's event firings go (docs/viewer.md); choose another name",
+          CMD, a, cli.show(target))
+      end
+    end
+    real = output.check_target(CMD, target, inputs) and output.real(target) or target
+    local fh
+    tmp, fh = output.temp_beside(real)
+    if not tmp then errors.raise(nil, "%s: cannot write '%s': %s", CMD, cli.show(target), fh) end
+    fh:close()
+  else
+    tmp = output.temp(CMD, ".events.csv")
+  end
+  local ok, W = pcall(firings.open, CMD, sim.sim, m.desc, tmp, ffi.C.diagc_sim_time(sim.sim), t_end)
+  if not ok then
+    output.remove_temp(tmp)
+    error(W, 0)
+  end
+  W.tmp, W.real, W.target = tmp, real, target
+  return W
+end
+
 -- (diagc sweep runs with the same options: cli/sweep.lua)
 function M.options(o, cmd)
   CMD = cmd
@@ -266,11 +300,22 @@ function M.command(args, cmd)
   C.diagc_csv_writer_init(w, m.desc, out.file)
   C.diagc_csv_write_header(w)
   C.diagc_sim_set_log_callback(sim.sim, ffi.cast("diagc_log_fn", C.diagc_csv_log_callback), w)
+  local fire
+  if out.tmp and (o["--csv"] or o["--html"]) then
+    local ok, e = pcall(open_firings, m, sim, o, inputs, t_end)
+    if not ok then
+      abandon_csv(C, out)
+      output.remove_temp(plot_csv)
+      error(e, 0)
+    end
+    fire = e
+  end
 
   local host = require("diagc_host")
   local function fail()
     local msg = sim:error()
     abandon_csv(C, out)
+    if fire then fire.abandon(); output.remove_temp(fire.tmp) end
     output.remove_temp(plot_csv)
     errors.raise(nil, "%s: simulation failed: %s%s", CMD, msg,
       stiffness.failure_suffix(msg, sim:stats(), run_info(opts, t_end)))
@@ -306,10 +351,15 @@ function M.command(args, cmd)
     if not ok then
       output.remove_temp(plot_csv)
       output.remove_temp(out.tmp)
+      if fire then output.remove_temp(fire.tmp) end
       error(e, 0)
     end
   end
   guarded(close_csv, C, out, w)
+  if fire then
+    guarded(fire.close)
+    firings.note(CMD, fire)
+  end
   local warn = stiffness.warning(sim:stats(), run_info(opts, t_end))
   if warn then io.stderr:write(warn) end
   if o["--plot"] then
@@ -327,13 +377,17 @@ function M.command(args, cmd)
         errors.raise(nil, "%s: the run logged no samples, so there is nothing to show; run it longer (--until) or "
           .. "log a port every step", CMD)
       end
-      require("diagc.cli.page").write(CMD, m.gen, pos[1], out.tmp or plot_csv, o["--html"], inputs)
+      require("diagc.cli.page").write(CMD, m.gen, pos[1], out.tmp or plot_csv, o["--html"], inputs,
+        fire and fire.tmp, fire and fire.target)
     end)
   end
   if plot_csv then -- only the plot's or the page's: nothing to keep
     output.remove_temp(out.tmp)
     output.remove_temp(plot_csv)
+    if fire then output.remove_temp(fire.tmp) end
   elseif out.tmp then
+    -- the firings first: a CSV in place always has its own beside it
+    if fire then output.commit(CMD, fire.tmp, fire.real, fire.target) end
     output.commit(CMD, out.tmp, out.real, out.target)
   end
   if o["--stats"] then

@@ -59,10 +59,12 @@ function M.main(args)
   local spec = rest[1]
   local gen = require("diagc.compile").compile(spec, {})
   local inputs = require("diagc.cli.generate").inputs(gen)
+  local side = require("diagc.cli.firings").path(csv)
   inputs[#inputs + 1] = csv
+  inputs[#inputs + 1] = side
   target = target or default_target(spec)
   output.check_target(CMD, target, inputs)
-  page.write(CMD, gen, spec, csv, target, inputs)
+  page.write(CMD, gen, spec, csv, target, inputs, side)
   return 0
 end
 

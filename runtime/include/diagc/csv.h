@@ -56,6 +56,44 @@ void diagc_csv_log_callback(void *user, double t, const unsigned char *fired,
  * DIAGC_CSV_E_BUFFER (negative) if buf is too small. */
 int diagc_format_double(char *buf, size_t bufsize, double v);
 
+/* ---- event firings (the side file of `diagc run --csv`) ----------------
+ *
+ * A diagc_event_fn (diagc/simulator.h) that writes the firings of the
+ * events whose times only the run knows -- every trigger but periodic
+ * (a periodic event fires at offset + k period) -- one line each:
+ *
+ *   # diagc firings t0=T0 t_end=T1     the run's span (its first line)
+ *   t,event                            the header
+ *   0.45152364098573034,ball.impact    a firing: the time, the event's name
+ *   # omitted world.step 900000        after the rows: firings not written
+ *
+ * At most max_rows rows are written per event (its first max_rows
+ * firings); the later ones are only counted, and
+ * diagc_firings_write_omitted() writes one "# omitted NAME N" line per
+ * event with N > 0 of them.  Times print as in the CSV (shortest round
+ * trip).  No allocation: counts is the caller's array of m->n_events. */
+typedef struct diagc_firings_writer {
+  FILE *out;
+  const diagc_model *m;
+  long long *counts;  /* firings of each event so far (m->n_events) */
+  long long max_rows; /* rows written per event at most (>= 1) */
+  long long rows;     /* rows written */
+  int error;          /* nonzero once a write failed */
+} diagc_firings_writer;
+
+/* Zeroes counts[0 .. m->n_events). */
+void diagc_firings_writer_init(diagc_firings_writer *w, const diagc_model *m,
+                               FILE *out, long long *counts,
+                               long long max_rows);
+/* The first two lines.  DIAGC_OK or DIAGC_CSV_E_IO. */
+int diagc_firings_write_header(diagc_firings_writer *w, double t0,
+                               double t_end);
+/* A diagc_event_fn; `user` is a diagc_firings_writer*.  Errors are
+ * recorded in w->error. */
+void diagc_firings_callback(void *user, double t, int event);
+/* After the run: the "# omitted" lines.  DIAGC_OK or DIAGC_CSV_E_IO. */
+int diagc_firings_write_omitted(diagc_firings_writer *w);
+
 /* Creates a simulator for m (opt may be NULL), writes the header, then
  * initializes, advances to t_end and streams one row per log instant to
  * out.  Returns DIAGC_OK on success, DIAGC_SIM_TERMINATED (positive) if a

@@ -175,6 +175,20 @@ typedef void (*diagc_log_fn)(void *user, double t, const unsigned char *fired,
  * simulator or its context. */
 typedef void (*diagc_progress_fn)(void *user, double t);
 
+/* Called once per event firing: each time the simulator runs the handler
+ * of model event `event` (an index into m->events, whose name, kind and
+ * trigger say what fired), with the context's time t, in the order the
+ * handlers run.  Every trigger is reported: initialization, per-step,
+ * periodic, timed (next_update_time) and witness events.  An update fires
+ * when its handler runs: pending updates run at the start of the step
+ * after the one that reached their time (at that same time), and updates
+ * due exactly at advance_to's target run in the next call, so they are
+ * reported then.  Loggers are not events here (diagc_log_fn delivers
+ * them).  The hook runs inside initialize/advance_to: it must not modify
+ * the simulator or its context, and it is the caller's to bound what it
+ * keeps (the simulator stores nothing per firing). */
+typedef void (*diagc_event_fn)(void *user, double t, int event);
+
 typedef struct diagc_sim diagc_sim;
 
 /* Fills the defaults listed above. */
@@ -210,6 +224,9 @@ void diagc_sim_set_log_callback(diagc_sim *sim, diagc_log_fn fn, void *user);
 /* Installs (fn != NULL) or removes the progress hook. */
 void diagc_sim_set_progress_callback(diagc_sim *sim, diagc_progress_fn fn,
                                      void *user);
+/* Installs (fn != NULL) or removes the event-firing hook. */
+void diagc_sim_set_event_callback(diagc_sim *sim, diagc_event_fn fn,
+                                  void *user);
 
 int diagc_sim_initialize(diagc_sim *sim);
 int diagc_sim_advance_to(diagc_sim *sim, double t_max);
