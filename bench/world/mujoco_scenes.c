@@ -7,7 +7,8 @@
  * ball scene is not run.  Prints RESULT lines like dart_scenes.cpp, with
  * the cone in the scene name's suffix ("/pyramidal", "/elliptic"), and for
  * the box scenes the deepest penetration at the end (box_scenes.h).
- *   mujoco_scenes [QUICK [REPS]]: time per step is the best of REPS runs. */
+ *   mujoco_scenes [QUICK [REPS [SCENE]]]: time per step is the best of REPS
+ * runs; with SCENE (a pile or "pyramid"), only that box scene. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,22 +166,27 @@ static void warn_to_stderr(const char *msg) { fprintf(stderr, "MuJoCo warning: %
 int main(int argc, char **argv) {
   mju_user_warning = warn_to_stderr;
   int quick = argc > 1 && atoi(argv[1]) != 0, k = quick ? 10 : 1, r = argc > 2 ? atoi(argv[2]) : 1;
+  const char *only = argc > 3 ? argv[3] : NULL;
   if (r < 1) r = 1;
   for (int cone = 0; cone < 2; cone++) {
-    stack(1, 10000 / k, r, cone);
-    stack(5, 2000 / k, r, cone);
-    stack(10, 2000 / k, r, cone);
-    stack(20, 1000 / k, r, cone);
-    stack(50, 1000 / k, r, cone);
+    if (!only) {
+      stack(1, 10000 / k, r, cone);
+      stack(5, 2000 / k, r, cone);
+      stack(10, 2000 / k, r, cone);
+      stack(20, 1000 / k, r, cone);
+      stack(50, 1000 / k, r, cone);
+    }
     double q[7 * BOX_MAX];
     for (int seed = 0; seed < PILE_SEEDS; seed++) {
       char name[16];
       snprintf(name, sizeof name, seed ? "pile_s%d" : "pile", seed);
+      if (only && strcmp(only, name)) continue;
       pile_poses(q, seed);
       boxes(name, PILE_N, q, 4000, r, 1, cone);
     }
     pyramid_poses(q);
-    boxes("pyramid", PYRAMID_N, q, 2000, r, 1, cone);
+    if (!only || !strcmp(only, "pyramid")) boxes("pyramid", PYRAMID_N, q, 2000, r, 1, cone);
+    if (only) continue;
     incline(0.5, 2000 / k, r, cone);
     incline(0.2, 1000, r, cone);
     incline_turned(1000, r, cone);

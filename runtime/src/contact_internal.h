@@ -58,7 +58,8 @@ typedef struct {
   int *mark, *queue;     /* nc each                                          */
   int *tstart, *tlist;   /* nv + 2, 2 nc: the island's contacts per tree
                             (tlist: then the residual's marks of contacts
-                            with a nonzero impulse)                        */
+                            with a nonzero impulse, and after those K the
+                            region rounds' marks)                          */
   int *span;             /* 2 DIAGC__SPAN_RUNS nc: each contact's nonzero
                             columns (compact problems; contact_rows.c)     */
   int nbr_cap;
