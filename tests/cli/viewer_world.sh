@@ -114,22 +114,8 @@ browse "$T/cpe.html" "$T/cpe.csv" "$T/cpe.json" "$ART/world_cartpole_unlogged.pn
 # --- 50 cubes, 10 s at 100 Hz: the header from the model, the motion here ---
 s50=tests/cli/viewer_world/stack50.lua
 "$DIAGC" run $s50 --until 0 --csv "$T/s50_0.csv" || bad stack50.run "diagc run failed"
-# cube k (0-based) moves on a circle of 0.3 m about its place and turns
-# about the axis (1, k mod 3, 1) at 1 + k/50 rad/s; %.17g keeps every bit
-awk -F, 'NR == 1 { print; n = (NF - 1) / 7 } NR == 2 {
-  for (k = 0; k < n; k++) { x0[k] = $(2 + 7 * k); y0[k] = $(3 + 7 * k); z0[k] = $(4 + 7 * k) } }
-  END {
-    for (i = 0; i <= 1000; i++) {
-      t = i / 100; line = sprintf("%.17g", t)
-      for (k = 0; k < n; k++) {
-        ax = 1; ay = k % 3; az = 1; m = sqrt(ax * ax + ay * ay + az * az); a = t * (1 + k / 50)
-        s = sin(a / 2) / m
-        line = line sprintf(",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", x0[k] + 0.3 * cos(t + k), y0[k] + 0.3 * sin(t + k),
-          z0[k] + 0.05 * sin(3 * t + k), cos(a / 2), s * ax, s * ay, s * az)
-      }
-      print line
-    }
-  }' "$T/s50_0.csv" >"$T/s50.csv"
+# every cube moving and turning (the same CSV as bench/viewer/run's)
+tests/cli/viewer_world/stack50_csv.sh "$T/s50_0.csv" >"$T/s50.csv"
 "$DIAGC" view $s50 --csv "$T/s50.csv" -o "$T/s50.html" || bad stack50.view "diagc view failed"
 some=$(awk -F, 'NR == 1 { for (i = 2; i <= NF; i += 35) { sub(/\.x$/, "", $i); split($i, p, "."); printf "%s\"%s\": \"%s\"", (n++ ? ", " : ""), p[3], $i } }' "$T/s50.csv")
 cat >"$T/s50.json" <<JSON
