@@ -132,18 +132,20 @@ try {
       const w = window.diagcWorlds[0];
       w.setFrame(0);
       w.setSpeed(1);
-      const r0 = w.stats.renders, t0 = performance.now();
+      const r0 = w.stats.renders, s0 = w.stats.script, t0 = performance.now();
       w.play();
       await new Promise((res) => setTimeout(res, ms));
       const wall = (performance.now() - t0) / 1000, sim = w.time(), renders = w.stats.renders - r0;
+      const script = (w.stats.script - s0) / Math.max(1, renders);
       w.pause();
-      return { wall, sim, renders, bench: w.bench(100) };
+      return { wall, sim, renders, script, bench: w.bench(100), renderer: w.stats.renderer, antialias: w.stats.antialias };
     }, E.play);
     check("play_advances", r.sim > 0.5 * r.wall && r.renders > 10, JSON.stringify(r));
     console.log(`note viewer_world.${name}: played ${r.sim.toFixed(2)} s of the run in ${r.wall.toFixed(2)} s at 1x: ` +
-      `${(r.renders / r.wall).toFixed(1)} frames/s drawn; one frame costs ${r.bench.js.toFixed(2)} ms of script ` +
+      `${(r.renders / r.wall).toFixed(1)} frames/s drawn, ${r.script.toFixed(2)} ms of script a frame while playing; one frame costs ${r.bench.js.toFixed(2)} ms of script ` +
       `(poses and three.js's draw calls) and ${r.bench.drawn.toFixed(1)} ms until its pixels are there ` +
-      `(${(1000 / r.bench.drawn).toFixed(0)} frames/s in this browser's software WebGL)`);
+      `(${(1000 / r.bench.drawn).toFixed(0)} frames/s in this browser's software WebGL: ${r.renderer}, ` +
+      `antialias ${r.antialias ? "on" : "off"})`);
   }
   // contacts, on request: none drawn until asked; then at each scrub time
   // those of the CSV's sample at that time (drawn in single precision)

@@ -19,8 +19,10 @@
 #     (COLLADA) drawn by default, their count and triangles (counted here
 #     from the files' own <triangles count>), posed from the CSV's poses
 #     and each visual's origin as the URDF writes it; the toggle to the
-#     collision shapes; examples/robots/a1, whose visual meshes are not in
-#     the repository: the status bar says its links show collision shapes.
+#     collision shapes; examples/robots/iiwa, its glTF visual meshes the
+#     same way (their triangles counted here from the files' JSON);
+#     examples/robots/a1, whose visual meshes are not in the repository:
+#     the status bar says its links show collision shapes.
 # Expected poses come from the CSV (`diagc run`'s C), never from the page.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -112,22 +114,8 @@ browse "$T/cpe.html" "$T/cpe.csv" "$T/cpe.json" "$ART/world_cartpole_unlogged.pn
 # --- 50 cubes, 10 s at 100 Hz: the header from the model, the motion here ---
 s50=tests/cli/viewer_world/stack50.lua
 "$DIAGC" run $s50 --until 0 --csv "$T/s50_0.csv" || bad stack50.run "diagc run failed"
-# cube k (0-based) moves on a circle of 0.3 m about its place and turns
-# about the axis (1, k mod 3, 1) at 1 + k/50 rad/s; %.17g keeps every bit
-awk -F, 'NR == 1 { print; n = (NF - 1) / 7 } NR == 2 {
-  for (k = 0; k < n; k++) { x0[k] = $(2 + 7 * k); y0[k] = $(3 + 7 * k); z0[k] = $(4 + 7 * k) } }
-  END {
-    for (i = 0; i <= 1000; i++) {
-      t = i / 100; line = sprintf("%.17g", t)
-      for (k = 0; k < n; k++) {
-        ax = 1; ay = k % 3; az = 1; m = sqrt(ax * ax + ay * ay + az * az); a = t * (1 + k / 50)
-        s = sin(a / 2) / m
-        line = line sprintf(",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", x0[k] + 0.3 * cos(t + k), y0[k] + 0.3 * sin(t + k),
-          z0[k] + 0.05 * sin(3 * t + k), cos(a / 2), s * ax, s * ay, s * az)
-      }
-      print line
-    }
-  }' "$T/s50_0.csv" >"$T/s50.csv"
+# every cube moving and turning (the same CSV as bench/viewer/run's)
+tests/cli/viewer_world/stack50_csv.sh "$T/s50_0.csv" >"$T/s50.csv"
 "$DIAGC" view $s50 --csv "$T/s50.csv" -o "$T/s50.html" || bad stack50.view "diagc view failed"
 some=$(awk -F, 'NR == 1 { for (i = 2; i <= NF; i += 35) { sub(/\.x$/, "", $i); split($i, p, "."); printf "%s\"%s\": \"%s\"", (n++ ? ", " : ""), p[3], $i } }' "$T/s50.csv")
 cat >"$T/s50.json" <<JSON
@@ -161,6 +149,38 @@ cat >"$T/panda.json" <<JSON
       "panda_rightfinger": { "index": 10, "xyz": [0, 0, 0], "rpy": [0, 0, 3.141592653589793], "scale": [1, 1, 1] } } } }
 JSON
 browse "$T/panda.html" "$T/panda.csv" "$T/panda.json" "$ART/world_panda.png"
+
+# --- the iiwa: glTF visual meshes (external .bin buffers), its world's poses logged ---
+I=$PWD/examples/robots/iiwa
+sed -e 's|log { "arm.position", period = 1e-2 },|log { "arm.poses", period = 1e-2 },|' \
+  -e "s|\"iiwa14_spheres_collision.urdf\"|\"$I/iiwa14_spheres_collision.urdf\"|" \
+  -e "s|package_path = \".\"|package_path = \"$I\"|" examples/robots/iiwa/iiwa.lua >"$T/iiwa.lua"
+grep -q arm.poses "$T/iiwa.lua" || bad iiwa.spec "the log line of examples/robots/iiwa/iiwa.lua changed"
+"$DIAGC" run "$T/iiwa.lua" --until 0.3 --csv "$T/iiwa.csv" || bad iiwa.run "diagc run failed"
+"$DIAGC" view "$T/iiwa.lua" --csv "$T/iiwa.csv" -o "$T/iiwa.html" 2>"$T/iiwa.err" || bad iiwa.view "diagc view failed"
+[ -s "$T/iiwa.err" ] && bad iiwa.quiet "diagc view printed: $(cat "$T/iiwa.err")"
+# the triangles of the URDF's visual meshes (each <visual>, and each file
+# once), counted here from the glTF files' own JSON: the index accessors'
+# counts of their TRIANGLES primitives, over 3
+read -r iv idrawn ifiles < <(python3 - "$I/iiwa14_spheres_collision.urdf" "$I/drake_models" <<'PY'
+import json, re, sys
+urdf, pkg = sys.argv[1], sys.argv[2]
+names = re.findall(r'filename="package://drake_models/([^"]+\.gltf)"', open(urdf).read())
+def tris(n):
+    g = json.load(open(pkg + "/" + n))
+    return sum(g["accessors"][p["indices"]]["count"] // 3 for m in g["meshes"] for p in m["primitives"]
+               if p.get("mode", 4) == 4)
+print(len(names), sum(tris(n) for n in names), sum(tris(n) for n in set(names)))
+PY
+)
+id='"xyz": [0, 0, 0], "rpy": [0, 0, 0], "scale": [1, 1, 1]'
+cat >"$T/iiwa.json" <<JSON
+{ "name": "iiwa_gltf", "budget": 2000000, "source": "poses", "frames": $(points "$T/iiwa.csv" 2), "tol": 1e-12,
+  "visuals": { "meshes": $iv, "collisionBodies": 2, "triangles": $idrawn, "pageTriangles": $ifiles, "t": 0.2,
+    "poses": "arm.poses", "origins": { "iiwa_link_0": { "index": 2, $id }, "iiwa_link_1": { "index": 3, $id },
+      "iiwa_link_7": { "index": 9, $id } } } }
+JSON
+browse "$T/iiwa.html" "$T/iiwa.csv" "$T/iiwa.json" "$ART/world_iiwa.png"
 
 # --- the A1, whose visual meshes are not here: noted, drawn with its collision shapes ---
 "$DIAGC" run examples/robots/a1/a1.lua --until 0.05 --csv "$T/a1.csv" || bad a1.run "diagc run failed"

@@ -69,7 +69,7 @@ m_bad coplanar 'filename="flat.obj"' \
 m_bad package_nowhere 'filename="package://no_such_pkg/meshes/a.stl"' \
   "robot\.urdf:7: link 'arm': package 'no_such_pkg' of mesh 'package://no_such_pkg/meshes/a\.stl' is in none of the package folders \(search path: .*/pkgs\); give its parent folder with --package-path DIR.* $M_AT"
 m_bad unknown_format 'filename="part.ply"' \
-  "robot\.urdf:7: link 'arm': mesh file '.*/part\.ply' has an unknown format \(extensions: \.stl, \.obj, \.dae\) $M_AT" \
+  "robot\.urdf:7: link 'arm': mesh file '.*/part\.ply' has an unknown format \(extensions: \.stl, \.obj, \.dae, \.gltf, \.glb\) $M_AT" \
   ': >part.ply'
 m_bad dae_malformed 'filename="bad.dae"' \
   "bad\.dae:4: malformed XML: .*\(imported at .*robot\.urdf:7\)$" \

@@ -38,6 +38,15 @@ function frameAt(times, t) {
 
 const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 4];
 
+// software rasterizers: Chromium's SwiftShader, Mesa's llvmpipe and softpipe
+const SOFTWARE = /swiftshader|llvmpipe|softpipe|software/i;
+
+function rendererName(r) {
+  const gl = r.getContext();
+  const ext = gl.getExtension("WEBGL_debug_renderer_info");
+  return String(gl.getParameter(ext ? ext.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+}
+
 function drawWorld(data, w, host) {
   const P = packPoses(data, w);
   const CT = packContacts(data, w);
@@ -180,15 +189,24 @@ function drawWorld(data, w, host) {
   const camera = new THREE.PerspectiveCamera(45, 16 / 9, reach / 100, reach * 100);
   camera.up.set(0, 0, 1);
   camera.position.set(center.x + 1.6 * reach, center.y - 2.4 * reach, center.z + 1.2 * reach);
-  let renderer = null;
+  let renderer = null, gpu = null;
   try {
     renderer = new THREE.WebGLRenderer({ antialias: true });
+    gpu = rendererName(renderer);
+    // a software rasterizer (no GPU) pays for every sample of
+    // multisampling on the CPU: there the canvas is drawn without it
+    if (SOFTWARE.test(gpu)) {
+      renderer.dispose();
+      renderer.forceContextLoss();
+      renderer = new THREE.WebGLRenderer({ antialias: false });
+    }
   } catch (e) {
     h("p", "world-error", view, `this browser cannot draw WebGL (${e.message}): the 3D view is off; the replay's poses are still read`);
   }
   let controls = null;
   if (renderer) {
-    renderer.setPixelRatio(window.devicePixelRatio || 1);
+    // at most 2 pixels a CSS pixel: a 3x screen would draw 2.25 times as many for no visible gain
+    renderer.setPixelRatio(Math.min(2, window.devicePixelRatio || 1));
     view.appendChild(renderer.domElement);
     controls = new OrbitControls(camera, renderer.domElement);
     controls.target.copy(center);
@@ -206,8 +224,10 @@ function drawWorld(data, w, host) {
     request();
   }
 
-  let frame = 0, t = P.times[0], playing = false, last = null, pending = false;
-  const stats = { renders: 0 };
+  let frame = 0, t = P.times[0], playing = false, last = null, pending = false, dirty = false;
+  // renders: frames drawn; script: ms of script in the animation frames
+  // (poses, three.js's draw calls); renderer: what draws them
+  const stats = { renders: 0, script: 0, renderer: gpu, antialias: !!renderer && renderer.getContextAttributes().antialias };
   function show(f) {
     frame = Math.max(0, Math.min(n - 1, f));
     const off = frame * nb * 12;
@@ -229,16 +249,21 @@ function drawWorld(data, w, host) {
     request();
   }
   function render() {
-    pending = false;
+    dirty = false;
     if (!renderer) return;
     scene.updateMatrixWorld();
     renderer.render(scene, camera);
     stats.renders++;
   }
-  function request() {
+  // an animation frame, to draw (redraw: something changed) or, while
+  // playing, to see whether the frame due now is another
+  function request(redraw = true) {
+    if (redraw) dirty = true;
     if (!pending) { pending = true; requestAnimationFrame(tick); }
   }
   function tick(now) {
+    const t0 = performance.now();
+    pending = false;
     if (playing) {
       if (last !== null) t += ((now - last) / 1000) * Number(speed.value);
       last = now;
@@ -246,8 +271,11 @@ function drawWorld(data, w, host) {
       const f = frameAt(P.times, t);
       if (f !== frame) show(f);
     }
-    render();
-    if (playing) request();
+    // drawn only when the frame or the view changed (a 0.1x replay of a
+    // 100 Hz log shows a new sample every 0.1 s, not every redraw)
+    if (dirty) render();
+    stats.script += performance.now() - t0;
+    if (playing) request(false);
   }
   function start() {
     if (n < 2) return;

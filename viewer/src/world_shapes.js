@@ -3,8 +3,14 @@
 // as half extents, radius and half length; a mesh as its convex hull), and
 // the marker of a body without shapes: a ball at its centre of mass (of the
 // volume 1000 kg/m³ would give its mass) on a rod from the body's origin.
+// Lambert's diffuse shading (and an unlit ground): what the scene shows
+// without the physically based materials' cost per pixel, which a
+// software renderer pays on every pixel of every frame (docs/viewer.md,
+// "Frame rate").
 import * as THREE from "three";
 import { rpyRot } from "./world_pose.js";
+
+const GROUND = 0xb0bec5;
 
 // a colour per body, well apart around the hue circle
 function colour(i) {
@@ -52,7 +58,7 @@ export function shapeMeshes(b, i) {
     const geo = geometryOf(s);
     if (!geo) continue;
     if (s.type === "plane") {
-      const m = new THREE.Mesh(geo, new THREE.MeshStandardMaterial({ color: 0xb0bec5, transparent: true, opacity: 0.25,
+      const m = new THREE.Mesh(geo, new THREE.MeshBasicMaterial({ color: GROUND, transparent: true, opacity: 0.25,
         side: THREE.DoubleSide, depthWrite: false }));
       m.userData.plane = true;
       // scaled in its own plane only: a child of the placed frame
@@ -62,8 +68,7 @@ export function shapeMeshes(b, i) {
       out.push(frame);
       continue;
     }
-    const mat = new THREE.MeshStandardMaterial({ color: colour(i), roughness: 0.6, metalness: 0.05,
-      flatShading: s.type === "hull" || s.type === "box" });
+    const mat = new THREE.MeshLambertMaterial({ color: colour(i), flatShading: s.type === "hull" || s.type === "box" });
     const m = placed(new THREE.Mesh(geo, mat), s);
     m.userData.shape = s.type;
     out.push(m);
@@ -79,7 +84,7 @@ export function shapeMeshes(b, i) {
 export function markerMeshes(b, i) {
   if (!(b.mass > 0)) return [];
   const r = Math.cbrt((3 * b.mass) / (4 * Math.PI * 1000));
-  const mat = new THREE.MeshStandardMaterial({ color: colour(i), roughness: 0.5 });
+  const mat = new THREE.MeshLambertMaterial({ color: colour(i) });
   const ball = new THREE.Mesh(new THREE.SphereGeometry(r, 24, 12), mat);
   ball.position.set(b.com[0], b.com[1], b.com[2]);
   ball.userData.shape = "marker";
@@ -87,7 +92,7 @@ export function markerMeshes(b, i) {
   const len = Math.hypot(b.com[0], b.com[1], b.com[2]);
   if (len > 1e-9) {
     const rod = new THREE.Mesh(new THREE.CylinderGeometry(r / 4, r / 4, len, 12),
-      new THREE.MeshStandardMaterial({ color: 0x607d8b }));
+      new THREE.MeshLambertMaterial({ color: 0x607d8b }));
     // along y by default: turned onto the direction of the centre of mass
     rod.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0),
       new THREE.Vector3(b.com[0], b.com[1], b.com[2]).normalize());

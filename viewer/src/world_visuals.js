@@ -31,8 +31,9 @@ const GREY = [0.72, 0.74, 0.76, 1];
 
 function material(rgba) {
   const c = rgba || GREY;
-  return new THREE.MeshStandardMaterial({ color: new THREE.Color(c[0], c[1], c[2]), roughness: 0.55,
-    metalness: 0.05, flatShading: true, transparent: c[3] < 1, opacity: c[3], side: THREE.DoubleSide });
+  // Lambert's diffuse shading, as the collision shapes (world_shapes.js)
+  return new THREE.MeshLambertMaterial({ color: new THREE.Color(c[0], c[1], c[2]), flatShading: true,
+    transparent: c[3] < 1, opacity: c[3], side: THREE.DoubleSide });
 }
 
 function primitive(v) {

@@ -2,10 +2,11 @@
 -- iiwa14_spheres_collision.urdf (unmodified; NOTICE) on a ground plane,
 -- its seven joints held at a bent pose by gravity compensation and a PD
 -- term.  Set pd.on to 0 and the arm swings down under gravity
--- (examples/robots/iiwa/iiwa_test.lua).
+-- (examples/robots/iiwa/iiwa_test.lua).  Its glTF visual meshes, drawn by
+-- diagc view, are under drake_models/ (package_path = ".").
 local Iiwa = world "Iiwa" {
   body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },
-  urdf { "iiwa14_spheres_collision.urdf", actuated = "all",
+  urdf { "iiwa14_spheres_collision.urdf", actuated = "all", package_path = ".",
     q = { iiwa_joint_2 = 0.6, iiwa_joint_4 = -1.2, iiwa_joint_6 = 0.5 } },
 }
 

@@ -6,10 +6,14 @@
 -- float32s, triangle indices as the base64 of uint32s (cli/pack.lua), one
 -- copy per file however many links use it.
 --
--- Never an error: a visual mesh that is missing or unreadable, or that
--- would take the page over M.MAX_TRIANGLES, leaves its body drawn with its
--- collision shapes, and says so in a note (the page's status bar, and one
--- line on stderr from cli/page.lua).  The cap is counted over the distinct
+-- A visual mesh that is missing or unreadable (or of a format diagc does
+-- not read), or that would take the page over M.MAX_TRIANGLES, leaves its
+-- body drawn with its collision shapes, and says so in a note (the page's
+-- status bar, and one line on stderr from cli/page.lua); so does what a
+-- file holds that is not drawn (a glTF's textures).  A mesh file that is
+-- there but malformed is an error at its line, or at the line of the
+-- URDF's <mesh> naming it (world/mesh.lua's failer), as for a collision
+-- mesh.  The cap is counted over the distinct
 -- mesh files in the page, body by body in tree order: a body whose meshes
 -- would pass it is drawn with its collision shapes, the later ones that
 -- fit are still drawn.
@@ -32,21 +36,22 @@ local function arr(t)
   return a
 end
 
--- the mesh of visual v: {file=, m=} or nil, why
+-- the mesh of visual v: {file=, m=, notes=} or nil, why (a file that
+-- cannot be found or read, or of a format diagc does not read); a file
+-- that is there but malformed raises (mesh.failer: its line, or the
+-- <visual>'s line of the URDF naming the file)
 local function load(v, cache)
   local ctx = { base = v.base, dirs = v.dirs, loc = v.loc, what = string.format("link '%s'", v.link) }
   local ok, path, kind, text, h = pcall(mesh.file, v.filename, ctx)
   if not ok then return nil, tostring(type(path) == "table" and path.msg or path) end
   if cache[path] then return cache[path] end
-  local function fail(line, fmt, ...)
-    error({ msg = string.format("%s%s", line and string.format("line %d: ", line) or "", string.format(fmt, ...)) }, 0)
-  end
-  local ok2, m = pcall(tris.read, text, kind, fail, h.xml_parse, path)
-  if not ok2 then
-    return nil, string.format("%s: mesh file '%s': %s", ctx.what, util.basename(path), type(m) == "table" and m.msg or tostring(m))
-  end
+  local m = tris.read(text, kind, mesh.failer(path, ctx), h.xml_parse, path, mesh.loader(path, h))
   if #m.indices == 0 then return nil, string.format("%s: mesh file '%s' has no triangles", ctx.what, util.basename(path)) end
-  cache[path] = { file = util.basename(path), m = m, triangles = #m.indices / 3 }
+  local notes = {}
+  for _, n in ipairs(m.notes) do
+    notes[#notes + 1] = string.format("%s: mesh file '%s': %s", ctx.what, util.basename(path), n)
+  end
+  cache[path] = { file = util.basename(path), m = m, triangles = #m.indices / 3, notes = notes }
   return cache[path]
 end
 
@@ -70,7 +75,10 @@ function M.describe(C)
             bad = bad or one_line(why) .. string.format("; body '%s'", b.name)
           else
             e.scale, e._mesh = arr(v.scale), got
-            if not index[got] and not fresh[got] then fresh[got], add = true, add + got.triangles end
+            if not index[got] and not fresh[got] then
+              fresh[got], add = true, add + got.triangles
+              for _, n in ipairs(got.notes) do notes[#notes + 1] = n end
+            end
           end
         elseif v.type == "box" then
           e.size = arr(v.size)

@@ -8,6 +8,11 @@
 --       errors point (the <mesh> element, or the body), what = "link 'x'" }
 --   M.is_hull(h): h came from M.load (a spec cannot forge one)
 --   M.package_path: the --package-path folders (cli/ sets them)
+--   M.file(filename, ctx) -> path, kind, text, host: the file, read
+--   M.failer(path, ctx) -> fail(line, fmt, ...): an error inside the mesh
+--     file, at its line (text formats) or at ctx.loc naming the file
+--   M.loader(path, h) -> load(uri): a glTF's external buffer, relative to
+--     the folder of the file at path
 --
 -- Filenames: package://NAME/REST is searched, in order, in the importer's
 -- package_path, the --package-path folders, then ROS_PACKAGE_PATH and
@@ -15,7 +20,8 @@
 -- package as DIR/NAME (or is it, when its own name is NAME; under
 -- AMENT_PREFIX_PATH as DIR/share/NAME).  file:///abs and absolute names
 -- are used as given; other names are relative to ctx.base (the URDF's
--- folder).  The format is the extension's: .stl, .obj, .dae (any case).
+-- folder).  The format is the extension's: .stl, .obj, .dae, .gltf, .glb
+-- (any case; a .gltf's external buffers are relative to its folder).
 -- Caps: M.MAX_FILE_BYTES per file, mesh_read.MAX_VERTICES vertices per
 -- file, hull.MAX_VERTICES per hull (more: the simplified hull, counted).
 local errors = require("diagc.errors")
@@ -23,6 +29,7 @@ local util = require("diagc.util")
 local ranges = require("diagc.world.ranges")
 local read = require("diagc.world.mesh_read")
 local hull = require("diagc.world.hull")
+local tris = require("diagc.world.mesh_tris")
 
 local M = {}
 
@@ -88,7 +95,7 @@ local function resolve(h, filename, ctx)
   return ctx.base .. "/" .. f
 end
 
-local KINDS = { stl = "stl", obj = "obj", dae = "dae" }
+local KINDS = { stl = "stl", obj = "obj", dae = "dae", gltf = "gltf", glb = "glb" }
 
 -- The mesh file a filename names, read: its path, kind ("stl" | "obj" |
 -- "dae"), text and the host (also for the viewer's visual meshes,
@@ -102,7 +109,7 @@ function M.file(filename, ctx)
   local shown = errors.sanitize(path, 160)
   local kind = KINDS[(path:match("%.([%w]+)$") or ""):lower()]
   if not kind then
-    raise("mesh file '%s' has an unknown format (extensions: .stl, .obj, .dae)", shown)
+    raise("mesh file '%s' has an unknown format (extensions: .stl, .obj, .dae, .gltf, .glb)", shown)
   end
   local text, why = h.read_source(path, M.MAX_FILE_BYTES)
   if not text then
@@ -113,18 +120,38 @@ function M.file(filename, ctx)
   return path, kind, text, h
 end
 
+-- errors inside the mesh: at its line (text formats), else at ctx.loc
+function M.failer(path, ctx)
+  local via = ctx.loc and { file = ctx.loc.file, line = ctx.loc.line }
+  return function(line, fmt, ...)
+    local msg = string.format(fmt, ...)
+    if line then errors.raise({ file = path, line = line, via = via }, "%s", msg) end
+    errors.raise(ctx.loc, "%s: mesh file '%s': %s", ctx.what, errors.sanitize(path, 160), msg)
+  end
+end
+
+function M.loader(path, h)
+  local dir = util.dirname(path)
+  return function(uri)
+    local text, why = h.read_source(dir .. "/" .. uri, M.MAX_FILE_BYTES)
+    if text == nil and why and why:match("larger than") then
+      why = string.format("it is larger than the limit of %d MiB", M.MAX_FILE_BYTES / 2^20)
+    end
+    return text, why
+  end
+end
+
 function M.load(filename, scale, ctx)
   local function raise(fmt, ...) errors.raise(ctx.loc, "%s: " .. fmt, ctx.what, ...) end
   local path, kind, text, h = M.file(filename, ctx)
   local shown = errors.sanitize(path, 160)
-  -- errors inside the mesh: at its line (text formats), else at ctx.loc
-  local via = ctx.loc and { file = ctx.loc.file, line = ctx.loc.line }
-  local function fail(line, fmt, ...)
-    local msg = string.format(fmt, ...)
-    if line then errors.raise({ file = path, line = line, via = via }, "%s", msg) end
-    raise("mesh file '%s': %s", shown, msg)
+  local fail = M.failer(path, ctx)
+  local pts
+  if kind == "gltf" or kind == "glb" then
+    pts = tris.read(text, kind, fail, h.xml_parse, path, M.loader(path, h)).positions
+  else
+    pts = read.vertices(text, kind, fail, h.xml_parse, path)
   end
-  local pts = read.vertices(text, kind, fail, h.xml_parse, path)
   if #pts == 0 then raise("mesh file '%s' has no vertices", shown) end
   for i = 1, #pts do
     local v = pts[i] * scale[(i - 1) % 3 + 1]

@@ -2,16 +2,20 @@
 -- viewer (cli/page_visual.lua): STL (binary and ASCII), Wavefront OBJ
 -- (polygons as fans) and COLLADA (<triangles>, <polylist>, <polygons>
 -- placed by the nodes of its visual scenes, in <unit meter>, each
--- primitive with its material's diffuse colour).  world/mesh_read.lua
+-- primitive with its material's diffuse colour) and glTF 2.0 (.gltf,
+-- .glb: world/mesh_gltf.lua, each primitive in its baseColorFactor).
+-- world/mesh_read.lua
 -- reads the vertices of collision meshes for their hulls; this reads the
 -- faces too.  Sizes are bounded by mesh_read.MAX_VERTICES.
 --
---   M.read(text, kind, fail, xml_parse, name) -> mesh
+--   M.read(text, kind, fail, xml_parse, name, load) -> mesh
 --     mesh = { positions = {x, y, z, ...} (metres of the file), indices =
 --       {i, j, k, ...} (0-based), groups = { {start=, count= (in indices),
---       rgba = nil | {4}} ... } }
---     fail(line, fmt, ...) raises
+--       rgba = nil | {4}} ... }, notes = { what the file has that is not
+--       drawn (a glTF's textures ...) } }
+--     fail(line, fmt, ...) raises; load(uri): a glTF's external buffer
 local read = require("diagc.world.mesh_read")
+local gltf = require("diagc.world.mesh_gltf")
 
 local M = {}
 
@@ -271,11 +275,15 @@ local function dae(text, fail, xml_parse, name)
   return m
 end
 
-function M.read(text, kind, fail, xml_parse, name)
-  local m
+function M.read(text, kind, fail, xml_parse, name, load)
+  local m, notes
   if kind == "stl" then m = stl(text, fail)
   elseif kind == "obj" then m = obj(text, fail)
+  elseif kind == "gltf" or kind == "glb" then
+    m = new(fail)
+    notes = gltf.read(text, kind, fail, m, load)
   else m = dae(text, fail, xml_parse, name) end
+  m.notes = notes or {}
   -- groups without triangles are dropped
   local g = {}
   for _, x in ipairs(m.groups) do

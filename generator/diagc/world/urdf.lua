@@ -285,7 +285,7 @@ local function visuals_of(l, o, xyz, rpy, path, list)
   for _, v in ipairs(l.visuals) do
     local vx, vr = frames.compose(xyz, rpy, v.xyz, v.rpy)
     list[#list + 1] = { type = v.type, size = v.size, radius = v.radius, length = v.length, filename = v.filename,
-      scale = v.scale, rgba = v.rgba, xyz = vx, rpy = vr, link = l.name, loc = loc(path, v.line),
+      scale = v.scale, rgba = v.rgba, xyz = vx, rpy = vr, link = l.name, loc = loc(path, v.mesh_line or v.line),
       base = util.dirname(path.file), dirs = o.package_path }
   end
   return list

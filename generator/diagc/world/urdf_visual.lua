@@ -10,8 +10,8 @@
 --   M.read(el, mats, notes) -> visual or nil
 --     visual = { line=, type = "box"|"sphere"|"cylinder"|"capsule"|"mesh",
 --       size = {x, y, z} (full extents, as URDF) | radius=, length= |
---       filename=, scale = {3}, xyz=, rpy= (in the link frame), rgba = nil |
---       {r, g, b, a} }
+--       filename=, mesh_line= (the <mesh>'s), scale = {3}, xyz=, rpy= (in
+--       the link frame), rgba = nil | {r, g, b, a} }
 --     notes: a list; each visual left out adds { line=, what= }
 local M = {}
 
@@ -78,7 +78,7 @@ local function geometry(el, v)
     if r then l, why = numbers(s, "length", 1) end
     v.radius, v.length = r and r[1], l and l[1]
   elseif s.tag == "mesh" then
-    v.filename = s.attrs.filename
+    v.filename, v.mesh_line = s.attrs.filename, s.line
     if v.filename == nil or v.filename == "" then return "<mesh> has no filename" end
     v.scale, why = numbers(s, "scale", 3, { 1, 1, 1 })
   else
