@@ -184,7 +184,7 @@ function M.main(args, env)
       local rc = tonumber(j.status[k])
       if rc < 0 then
         failed = failed + 1
-        if rc == dffi.const.DIAGC_CSV_E_IO then unwritten = unwritten + 1 end
+        if rc == ffi.C.DIAGC_CSV_E_IO then unwritten = unwritten + 1 end
       end
       local cells = { tostring(i), status_text(rc) }
       for _, v in ipairs(vals[i]) do cells[#cells + 1] = num(v) end
