@@ -60,12 +60,12 @@ struct diagc_batch {
  * allocation of the output step).  DIAGC_OK, DIAGC_BATCH_E_ARG or
  * DIAGC_BATCH_E_NOMEM, with err. */
 int diagc_batch_out_prepare(diagc_batch *b, const diagc_batch_job *j,
-                             const diagc_batch_output *o, char *err,
-                             size_t errlen);
+                            const diagc_batch_output *o, char *err,
+                            size_t errlen);
 /* Run i's output step on worker w: its summary cells and its CSV file; a
  * failed write becomes the run's status and message. */
 void diagc_batch_out_run(worker *w, const diagc_batch_job *j,
-                          const diagc_batch_output *o, int i);
+                         const diagc_batch_output *o, int i);
 /* Frees what prepare allocated (b->w still valid). */
 void diagc_batch_out_free(diagc_batch *b);
 

@@ -6,7 +6,9 @@
 -- sources the samples set from cli/sweep_plan.lua) or over MPI ranks
 -- (--mpi: cli/sweep_mpi.lua), and write each run's log and a summary
 -- (cli/sweep_out.lua) with the user's metrics (cli/sweep_metrics.lua).
--- docs/sweep.md.
+-- Each run's CSV and its summary cells are formatted and written by the
+-- batch's thread that ran it (its output step); this thread joins the
+-- summary rows and runs the metrics.  docs/sweep.md, "What runs where".
 local ffi = require("ffi")
 local errors = require("diagc.errors")
 local cli = require("diagc.cli.main")

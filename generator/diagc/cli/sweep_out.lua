@@ -1,5 +1,7 @@
 -- cli/sweep_out.lua: the folder a sweep writes (docs/sweep.md, "Output"):
 --   DIR/runs/NNN.csv   each run's log, as `diagc run --csv` writes it
+--                      (written by the batch's output step, diagc/batch.h:
+--                      this module names the folder and cleans up)
 --   DIR/summary.csv    one row per run: its number, status, sampled values,
 --                      end time, each logged column's final, min and max,
 --                      the metrics, and the failure message
