@@ -16,41 +16,8 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "diagc/batch.h"
+#include "batch_internal.h"
 #include "sim_internal.h"
-
-typedef struct worker {
-  char pad0[64]; /* the fields below are written per log row: keep them
-                    off the cache lines of the neighbouring workers */
-  struct diagc_batch *b;
-  diagc_sim *sim;
-  pthread_t thread;
-  int started;
-  double *jac;          /* VJP: K x nnz Jacobian values */
-  size_t jac_cap;       /* doubles */
-  /* the run being logged */
-  const diagc_batch_job *job;
-  int run;
-  int rows;
-  char pad1[64];
-} worker;
-
-struct diagc_batch {
-  const diagc_model *m;
-  int jobs;
-  void *ctx0;
-  worker *w;
-  int log_width;
-  int *log_off;         /* n_loggers: column offset of each logger */
-  /* the pool */
-  pthread_mutex_t mu;
-  pthread_cond_t go, done;
-  int generation;       /* bumped for each job */
-  int stopping;
-  int busy;             /* workers still in the current job */
-  const diagc_batch_job *job;
-  atomic_int next;      /* the next run to hand out */
-};
 
 static void set_err(char *err, size_t errlen, const char *fmt, const char *a,
                     long v) {
@@ -254,11 +221,17 @@ static int run_one(worker *w, int i) {
   return rc;
 }
 
-static void work(worker *w, const diagc_batch_job *j) {
+/* The runs this thread takes: each is run (unless write_only), then
+ * given its output step (out != NULL). */
+static void work(worker *w, const diagc_batch_job *j,
+                 const diagc_batch_output *out, int write_only) {
   int i;
   w->job = j;
   diagc_sim_set_log_callback(w->sim, log_row, w);
-  while ((i = atomic_fetch_add(&w->b->next, 1)) < j->n_runs) run_one(w, i);
+  while ((i = atomic_fetch_add(&w->b->next, 1)) < j->n_runs) {
+    if (!write_only) run_one(w, i);
+    if (out) diagc_batch_out_run(w, j, out, i);
+  }
 }
 
 static void *thread_main(void *arg) {
@@ -267,6 +240,8 @@ static void *thread_main(void *arg) {
   int seen = 0;
   for (;;) {
     const diagc_batch_job *j;
+    const diagc_batch_output *out;
+    int write_only;
     pthread_mutex_lock(&b->mu);
     while (!b->stopping && b->generation == seen) pthread_cond_wait(&b->go, &b->mu);
     if (b->stopping) {
@@ -275,8 +250,10 @@ static void *thread_main(void *arg) {
     }
     seen = b->generation;
     j = b->job;
+    out = b->out;
+    write_only = b->write_only;
     pthread_mutex_unlock(&b->mu);
-    work(w, j);
+    work(w, j, out, write_only);
     pthread_mutex_lock(&b->mu);
     if (--b->busy == 0) pthread_cond_signal(&b->done);
     pthread_mutex_unlock(&b->mu);
@@ -302,6 +279,7 @@ void diagc_batch_destroy(diagc_batch *b) {
     pthread_mutex_unlock(&b->mu);
     for (i = 1; i < b->jobs; i++)
       if (b->w[i].started) pthread_join(b->w[i].thread, NULL);
+    diagc_batch_out_free(b);
     for (i = 0; i < b->jobs; i++) {
       diagc_sim_destroy(b->w[i].sim);
       free(b->w[i].jac);
@@ -431,7 +409,10 @@ static int check_job(const diagc_batch *b, const diagc_batch_job *j,
   return DIAGC_OK;
 }
 
-int diagc_batch_run(diagc_batch *b, const diagc_batch_job *j, char *err,
+/* A job on the pool: its runs (unless write_only) and their output step
+ * (out != NULL). */
+static int pool_run(diagc_batch *b, const diagc_batch_job *j,
+                    const diagc_batch_output *out, int write_only, char *err,
                     size_t errlen) {
   int i, rc;
   if (err && errlen) err[0] = 0;
@@ -440,7 +421,9 @@ int diagc_batch_run(diagc_batch *b, const diagc_batch_job *j, char *err,
     return DIAGC_BATCH_E_ARG;
   }
   if ((rc = check_job(b, j, err, errlen)) != DIAGC_OK) return rc;
-  if (j->cotangent) {
+  if (out && (rc = diagc_batch_out_prepare(b, j, out, err, errlen)) != DIAGC_OK)
+    return rc;
+  if (j->cotangent && !write_only) {
     const size_t need =
         (size_t)(j->vjp_steps > 0 ? j->vjp_steps : 1) *
         (size_t)(b->m->jac_updates[0].nnz > 0 ? b->m->jac_updates[0].nnz : 1);
@@ -460,14 +443,41 @@ int diagc_batch_run(diagc_batch *b, const diagc_batch_job *j, char *err,
   atomic_store(&b->next, 0);
   pthread_mutex_lock(&b->mu);
   b->job = j;
+  b->out = out;
+  b->write_only = write_only;
   b->busy = b->jobs - 1;
   b->generation++;
   pthread_cond_broadcast(&b->go);
   pthread_mutex_unlock(&b->mu);
-  work(&b->w[0], j); /* the calling thread is worker 0 */
+  work(&b->w[0], j, out, write_only); /* the calling thread is worker 0 */
   pthread_mutex_lock(&b->mu);
   while (b->busy > 0) pthread_cond_wait(&b->done, &b->mu);
   b->job = NULL;
+  b->out = NULL;
   pthread_mutex_unlock(&b->mu);
   return DIAGC_OK;
+}
+
+int diagc_batch_run(diagc_batch *b, const diagc_batch_job *j, char *err,
+                    size_t errlen) {
+  return pool_run(b, j, NULL, 0, err, errlen);
+}
+
+int diagc_batch_run_output(diagc_batch *b, const diagc_batch_job *j,
+                           const diagc_batch_output *out, char *err,
+                           size_t errlen) {
+  if (!out) {
+    if (err && errlen) snprintf(err, errlen, "batch: output: no output (out is NULL)");
+    return DIAGC_BATCH_E_ARG;
+  }
+  return pool_run(b, j, out, 0, err, errlen);
+}
+
+int diagc_batch_write(diagc_batch *b, const diagc_batch_job *j,
+                      const diagc_batch_output *out, char *err, size_t errlen) {
+  if (!out) {
+    if (err && errlen) snprintf(err, errlen, "batch: output: no output (out is NULL)");
+    return DIAGC_BATCH_E_ARG;
+  }
+  return pool_run(b, j, out, 1, err, errlen);
 }

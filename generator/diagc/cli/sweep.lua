@@ -6,7 +6,9 @@
 -- sources the samples set from cli/sweep_plan.lua) or over MPI ranks
 -- (--mpi: cli/sweep_mpi.lua), and write each run's log and a summary
 -- (cli/sweep_out.lua) with the user's metrics (cli/sweep_metrics.lua).
--- docs/sweep.md.
+-- Each run's CSV and its summary cells are formatted and written by the
+-- batch's thread that ran it (its output step); this thread joins the
+-- summary rows and runs the metrics.  docs/sweep.md, "What runs where".
 local ffi = require("ffi")
 local errors = require("diagc.errors")
 local cli = require("diagc.cli.main")
@@ -41,6 +43,7 @@ local sbatch = require("diagc.cli.sweep_batch")
 local sim_options, rows_bound, new_batch, run_chunk = sbatch.sim_options, sbatch.rows_bound, sbatch.new_batch,
   sbatch.run_chunk
 local columns, status_text = sbatch.columns, sbatch.status_text
+local set_output, write_chunk, summary_cells = sbatch.set_output, sbatch.write_chunk, sbatch.summary_cells
 local plan = require("diagc.cli.sweep_plan").plan
 
 -- A progress bar on stderr: runs done of n, at most 10 times a second.
@@ -154,7 +157,9 @@ function M.main(args, env)
   end
 
   -- rank 0 (or the only process): the output
-  local w = out.open(CMD, o["--out"])
+  local w = out.open(CMD, o["--out"], S.n)
+  local runs_dir, runs_shown = out.runs_dir(w)
+  set_output(b, runs_dir, runs_shown, S.n)
   local cols = columns(desc)
   local header = { "run", "status" }
   for _, nm in ipairs(S.names) do header[#header + 1] = out.cell(nm) end
@@ -164,54 +169,34 @@ function M.main(args, env)
   end
   for _, mt in ipairs(metrics or {}) do header[#header + 1] = out.cell(mt.name) end
   header[#header + 1] = "message"
-  local rows, failed = {}, 0
+  local rows, failed, unwritten = {}, 0, 0
   local num = dffi.number_text
   local timeout = env.timeout or 60
   local show_progress = (o["--progress"] or host().isatty(2)) and not o["--no-progress"]
   local tick, clear = progress(S.n)
   local done = 0
 
-  local function process()
+  -- a chunk's summary rows, once its runs are written (the batch's
+  -- threads wrote each run's CSV and its summary cells); the metrics run
+  -- here, on this thread
+  local function process(first, count)
     local j = b.job
-    -- the chunk's first run is in its block (sent back whole over MPI)
-    local first = tonumber(b.head[0])
-    local count = math.min(chunk, S.n - first)
     for k = 0, count - 1 do
       local i = first + k + 1
-      out.write_run(w, b, S.n, i, k)
       local rc = tonumber(j.status[k])
-      if rc < 0 then failed = failed + 1 end
+      if rc < 0 then
+        failed = failed + 1
+        if rc == ffi.C.DIAGC_CSV_E_IO then unwritten = unwritten + 1 end
+      end
       local cells = { tostring(i), status_text(rc) }
       for _, v in ipairs(vals[i]) do cells[#cells + 1] = num(v) end
-      cells[#cells + 1] = num(j.end_time[k])
-      local nrows = tonumber(j.rows[k])
-      local log = metrics and { t = {} }
-      if log then
-        for r = 0, nrows - 1 do log.t[r + 1] = j.t[k * R + r] end
-      end
-      for c = 0, lw - 1 do
-        local final, lo, hi
-        local col = log and {}
-        for r = 0, nrows - 1 do
-          local v = j.values[(k * R + r) * lw + c]
-          if col then col[r + 1] = v end
-          if v == v then
-            final = v
-            if not lo or v < lo then lo = v end
-            if not hi or v > hi then hi = v end
-          end
-        end
-        if log then log[cols[c + 1]] = col end
-        cells[#cells + 1] = final and num(final) or ""
-        cells[#cells + 1] = lo and num(lo) or ""
-        cells[#cells + 1] = hi and num(hi) or ""
-      end
+      cells[#cells + 1] = summary_cells(b, k)
       if metrics then
         local values = {}
         if rc >= 0 then
           local sample = {}
           for jn, nm in ipairs(S.names) do sample[nm] = vals[i][jn] end
-          values = metrics_mod.evaluate(o["--metrics"], metrics, log, sample, timeout, i)
+          values = metrics_mod.evaluate(o["--metrics"], metrics, metrics_mod.log(b, k, cols), sample, timeout, i)
         end
         for _, mt in ipairs(metrics) do
           local v = values[mt.name]
@@ -227,12 +212,17 @@ function M.main(args, env)
 
   local ok, e = pcall(function()
     if mpi and mpi.size > 1 then
-      mpi.master(b, n_chunks, chunk_values, process, S.n, o["--out"], function() return done end)
+      mpi.master(b, n_chunks, chunk_values, function()
+        local first, count = write_chunk(b, S.n)
+        out.track(w, first + 1, count)
+        process(first, count)
+      end, S.n, o["--out"], function() return done end)
     else
       for c = 0, n_chunks - 1 do
         local first, count = chunk_values(c, b.set_values)
+        out.track(w, first + 1, count)
         run_chunk(b, first, count)
-        process()
+        process(first, count)
       end
     end
     if show_progress then clear() end
@@ -245,8 +235,9 @@ function M.main(args, env)
   end
   if mpi then mpi.finalize() end
   if failed > 0 then
-    io.stderr:write(string.format("%s: %d of %d runs failed; their status and message are in %s/summary.csv\n",
-      CMD, failed, S.n, o["--out"]))
+    io.stderr:write(string.format("%s: %d of %d runs failed%s; their status and message are in %s/summary.csv\n",
+      CMD, failed, S.n, unwritten > 0 and string.format(" (%d could not write their CSV)", unwritten) or "",
+      o["--out"]))
   end
   return 0
 end

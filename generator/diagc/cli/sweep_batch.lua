@@ -1,7 +1,9 @@
 -- cli/sweep_batch.lua: diagc sweep's side of the runtime's batch
 -- (diagc/batch.h, through LuaJIT's FFI): the batch with one chunk's
 -- arrays carved from one block (MPI sends a chunk's results as one
--- message), running a chunk, and reading the results (columns, status).
+-- message), its output step (each run's CSV file and summary cells,
+-- formatted and written by the batch's threads), running a chunk, and
+-- reading the results (columns, status).
 local ffi = require("ffi")
 local errors = require("diagc.errors")
 local dffi = require("diagc.testing.ffi")
@@ -86,13 +88,54 @@ local function new_batch(m, opts, jobs, max_rows, chunk, width)
   return b
 end
 
--- Runs runs [first, first + count) (0-based) of the sweep in b's arrays.
+-- The output step: each run's CSV in dir (shown: its name in messages),
+-- named by its 1-based number zero-padded to the digits of n_runs, and
+-- its summary cells (b.summary, b.summary_bytes a run).  Without it
+-- (MPI's ranks other than 0) run_chunk only runs.
+local function set_output(b, dir, shown, n_runs)
+  local C = ffi.C
+  local o = ffi.new("diagc_batch_output")
+  b.out_strings = { dir, shown }
+  o.dir, o.shown = dir, shown
+  o.digits = #tostring(n_runs)
+  o.summary_bytes = C.diagc_batch_summary_bytes(b.m.desc)
+  b.summary = ffi.new("char[?]", b.chunk * o.summary_bytes)
+  o.summary = b.summary
+  b.out, b.summary_bytes = o, o.summary_bytes
+end
+
+-- Runs runs [first, first + count) (0-based) of the sweep in b's arrays,
+-- and writes them when b has an output step.
 local function run_chunk(b, first, count)
   local err = ffi.new("char[256]")
   b.head[0] = first
   b.job.n_runs = count
-  local rc = ffi.C.diagc_batch_run(b.ptr, b.job, err, 256)
+  local rc
+  if b.out then
+    b.out.first = first + 1
+    rc = ffi.C.diagc_batch_run_output(b.ptr, b.job, b.out, err, 256)
+  else
+    rc = ffi.C.diagc_batch_run(b.ptr, b.job, err, 256)
+  end
   if rc ~= 0 then errors.raise(nil, "%s: %s", CMD, ffi.string(err)) end
+end
+
+-- Writes the chunk in b's arrays (MPI: another rank ran it) through the
+-- output step, as run_chunk would have; its first run and count.
+local function write_chunk(b, n_runs)
+  local err = ffi.new("char[256]")
+  local first = tonumber(b.head[0])
+  local count = math.min(b.chunk, n_runs - first)
+  b.job.n_runs = count
+  b.out.first = first + 1
+  local rc = ffi.C.diagc_batch_write(b.ptr, b.job, b.out, err, 256)
+  if rc ~= 0 then errors.raise(nil, "%s: %s", CMD, ffi.string(err)) end
+  return first, count
+end
+
+-- Run k's (in the chunk) summary cells: end time, final, min, max.
+local function summary_cells(b, k)
+  return ffi.string(b.summary + k * b.summary_bytes)
 end
 
 local function columns(desc)
@@ -114,5 +157,6 @@ end
 
 
 M.sim_options, M.rows_bound, M.new_batch, M.run_chunk = sim_options, rows_bound, new_batch, run_chunk
+M.set_output, M.write_chunk, M.summary_cells = set_output, write_chunk, summary_cells
 M.columns, M.status_text = columns, status_text
 return M

@@ -69,6 +69,22 @@ function M.load(cmd, path)
   return list
 end
 
+-- Run k's log (slot k of the chunk in batch b's arrays: cli/sweep_batch.lua)
+-- as the metrics see it: {t = {...}, [column] = {...}}, cols the column
+-- names in log order.
+function M.log(b, k, cols)
+  local j, R, lw = b.job, b.max_rows, b.log_width
+  local nrows = tonumber(j.rows[k])
+  local log = { t = {} }
+  for r = 0, nrows - 1 do log.t[r + 1] = j.t[k * R + r] end
+  for c = 0, lw - 1 do
+    local col = {}
+    for r = 0, nrows - 1 do col[r + 1] = j.values[(k * R + r) * lw + c] end
+    log[cols[c + 1]] = col
+  end
+  return log
+end
+
 -- The values of every metric for one run: {name = number or nil}.
 -- timeout: the seconds each call may take (0: none).  A call runs
 -- interpreted (JIT off) under a count hook that raises the timeout's

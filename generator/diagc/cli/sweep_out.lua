@@ -1,5 +1,7 @@
 -- cli/sweep_out.lua: the folder a sweep writes (docs/sweep.md, "Output"):
 --   DIR/runs/NNN.csv   each run's log, as `diagc run --csv` writes it
+--                      (written by the batch's output step, diagc/batch.h:
+--                      this module names the folder and cleans up)
 --   DIR/summary.csv    one row per run: its number, status, sampled values,
 --                      end time, each logged column's final, min and max,
 --                      the metrics, and the failure message
@@ -34,8 +36,9 @@ function M.cell(s)
   return s
 end
 
--- Checks DIR and creates the hidden folder beside it: a writer object.
-function M.open(cmd, dir)
+-- Checks DIR and creates the hidden folder beside it: a writer object
+-- for n_runs runs.
+function M.open(cmd, dir, n_runs)
   declare()
   local host = require("diagc_host")
   if dir == "" then errors.raise(nil, "%s: --out: empty folder name", cmd) end
@@ -65,7 +68,8 @@ function M.open(cmd, dir)
     if ffi.errno() ~= 17 then errors.raise(nil, "%s: --out %s: cannot create a folder beside it: %s", cmd, cli.show(dir), why()) end
   end
   if not tmp then errors.raise(nil, "%s: --out %s: cannot create a temporary folder beside it", cmd, cli.show(dir)) end
-  local w = { cmd = cmd, dir = dir, tmp = tmp, files = {}, existed = st ~= nil }
+  local w = { cmd = cmd, dir = dir, tmp = tmp, files = {}, ranges = {}, n_runs = n_runs,
+    existed = st ~= nil }
   if ffi.C.mkdir(tmp .. "/runs", tonumber("755", 8)) ~= 0 then
     local e = why()
     M.abandon(w)
@@ -79,6 +83,13 @@ function M.abandon(w)
   if not w or w.done then return end
   w.done = true
   for _, f in ipairs(w.files) do os.remove(f) end
+  for _, r in ipairs(w.ranges) do
+    for i = r[1], r[1] + r[2] - 1 do
+      local name = M.run_name(w.n_runs, i)
+      os.remove(w.tmp .. "/" .. name)
+      os.remove(w.tmp .. "/" .. name:gsub("^runs/", "runs/.") .. ".tmp")
+    end
+  end
   ffi.C.rmdir(w.tmp .. "/runs")
   ffi.C.rmdir(w.tmp)
 end
@@ -88,35 +99,17 @@ function M.run_name(n_runs, i)
   return string.format("runs/%0" .. digits .. "d.csv", i)
 end
 
--- Writes run i's log (the job arrays of its chunk, slot k) as diagc run's
--- CSV, through the runtime's writer.
-function M.write_run(w, b, n_runs, i, k)
-  local C = ffi.C
-  local rel = M.run_name(n_runs, i)
-  local path = w.tmp .. "/" .. rel
-  local f = C.fopen(path, "w")
-  if f == nil then
-    local e = why()
-    M.abandon(w)
-    errors.raise(nil, "%s: cannot write '%s': %s", w.cmd, cli.show(w.dir .. "/" .. rel), e)
-  end
-  w.files[#w.files + 1] = path
-  local cw = ffi.new("diagc_csv_writer")
-  C.diagc_csv_writer_init(cw, b.m.desc, f)
-  C.diagc_csv_write_header(cw)
-  local R, lw, nl = b.max_rows, b.log_width, b.n_loggers
-  for r = 0, b.job.rows[k] - 1 do
-    local row = k * R + r
-    for l = 0, nl - 1 do b.vptr[l] = b.job.values + row * lw + b.log_off[l] end
-    C.diagc_csv_write_row(cw, b.job.t[row], b.job.fired + row * nl, b.vptr)
-  end
-  local bad = C.fflush(f) ~= 0 or C.ferror(f) ~= 0 or cw.error ~= 0
-  if C.fclose(f) ~= 0 then bad = true end
-  if bad then
-    local e = why()
-    M.abandon(w)
-    errors.raise(nil, "%s: cannot write '%s': %s", w.cmd, cli.show(w.dir .. "/" .. rel), e)
-  end
+-- The folder the batch's output step writes the runs into (diagc/batch.h,
+-- diagc_batch_output: runs/N.csv by way of runs/.N.csv.tmp), and its name
+-- in messages.
+function M.runs_dir(w)
+  return w.tmp .. "/runs", w.dir .. "/runs"
+end
+
+-- Runs [first, first + count) (1-based) are being written: abandon
+-- removes them.
+function M.track(w, first, count)
+  w.ranges[#w.ranges + 1] = { first, count }
 end
 
 -- summary.csv and the rename into place.

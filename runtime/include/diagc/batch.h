@@ -151,6 +151,56 @@ int diagc_batch_log_width(const diagc_model *m);
 int diagc_batch_run(diagc_batch *b, const diagc_batch_job *job, char *err,
                     size_t errlen);
 
+/* ---- the per-run output step (diagc sweep) ----
+ *
+ * With an output step, the thread that ran run i (or, for
+ * diagc_batch_write, whichever thread takes it) then writes the run's
+ * log as a CSV file, byte for byte what diagc_csv_writer (diagc/csv.h)
+ * writes for it: the header, then one row per logged row (the values of
+ * a logger that did not fire are empty cells; the job needs `fired`).
+ * The file is dir/N.csv, N = first + i zero-padded to `digits` digits;
+ * it is written to dir/.N.csv.tmp and renamed into place, so N.csv is
+ * either whole or absent.  Every call is checked: a failed open, write,
+ * close or rename removes the temporary file and becomes the run's
+ * failure, status[i] = DIAGC_CSV_E_IO with the message "cannot write
+ * SHOWN/N.csv: REASON" (SHOWN: `shown`, or dir), followed by the run's
+ * own failure if it had one.  The job needs status and messages.
+ *
+ * summary (may be NULL; needs end_time): run i's summary cells at
+ * summary + i * summary_bytes, NUL-terminated: its end time, then for
+ * each log column (in log order) its last, smallest and largest value
+ * other than NaN over the run's rows (an empty cell when every value was
+ * NaN), all comma-separated, each number as diagc_format_double writes
+ * it.
+ *
+ * The output step allocates its buffers before the runs start (a file
+ * buffer, paths and the column statistics per thread); the loop over
+ * runs never allocates. */
+typedef struct diagc_batch_output {
+  const char *dir;       /* an existing folder */
+  const char *shown;     /* the folder as messages name it (NULL: dir) */
+  long first;            /* the number of run 0's file (>= 0) */
+  int digits;            /* zero-padded to 1 .. 19 digits */
+  char *summary;         /* NULL, or n_runs x summary_bytes */
+  int summary_bytes;     /* >= diagc_batch_summary_bytes(m) */
+} diagc_batch_output;
+
+/* The bytes of one run's summary cells, NUL included. */
+int diagc_batch_summary_bytes(const diagc_model *m);
+
+/* diagc_batch_run, then each run's output step (out != NULL). */
+int diagc_batch_run_output(diagc_batch *b, const diagc_batch_job *job,
+                           const diagc_batch_output *out, char *err,
+                           size_t errlen);
+
+/* The output step alone, on the batch's threads, for results already in
+ * the job's arrays (rows, t, values, fired, status, messages, end_time;
+ * MPI's rank 0 writes the chunks the other ranks ran): the same files
+ * and summary cells as diagc_batch_run_output. */
+int diagc_batch_write(diagc_batch *b, const diagc_batch_job *job,
+                      const diagc_batch_output *out, char *err,
+                      size_t errlen);
+
 /* FFI-END */
 
 #ifdef __cplusplus
