@@ -90,3 +90,20 @@ for jobs in 1 2; do
     bad "write_fails_per_run.jobs$jobs" "exit $rc: $(head -2 "$tmp/err" | tr '\n' '|') $(tr '\n' '|' <"$out/summary.csv" 2>&1 | head -c 300) $(ls -A "$out/runs" 2>&1 | tr '\n' ' ')"
   fi
 done
+
+# 4. The summary names a column as the run's CSV does: a world's position
+#    port names its elements (plant.position.cart.q), so the summary's
+#    columns are plant.position.cart.q.final/.min/.max, in the CSV's order
+#    (and the metrics' log is keyed by the same names: docs/sweep.md)
+if "$DIAGC" sweep examples/world/cartpole.lua -p pd.kp=10:10:20 --until 0.05 --no-progress \
+     --out "$tmp/named" 2>"$tmp/err"; then
+  csv=$(head -1 "$tmp/named/runs/1.csv" | cut -d, -f2- | tr ',' '\n')
+  sum=$(head -1 "$tmp/named/summary.csv" | tr ',' '\n' | sed -n 's/\.final$//p')
+  if [ -n "$csv" ] && [ "$csv" = "$sum" ] && echo "$csv" | grep -qx 'plant\.position\.cart\.q'; then
+    ok summary_names_as_csv
+  else
+    bad summary_names_as_csv "csv: $(echo $csv) summary: $(echo $sum)"
+  fi
+else
+  bad summary_names_as_csv "exit $?: $(head -1 "$tmp/err")"
+fi

@@ -138,12 +138,23 @@ local function summary_cells(b, k)
   return ffi.string(b.summary + k * b.summary_bytes)
 end
 
+-- The logged columns' names, as the CSV header names them (csv.c's
+-- diagc_csv_write_header): `sys.port.ELEMENT` for a port whose elements
+-- are named, else `sys.port` or `sys.port[i]`.
 local function columns(desc)
   local cols = {}
   for l = 0, desc.n_loggers - 1 do
     local lg = desc.loggers[l]
     local name = ffi.string(lg.name)
-    for e = 0, lg.size - 1 do cols[#cols + 1] = lg.size == 1 and name or string.format("%s[%d]", name, e) end
+    local el -- Lua nil unless the port names its elements (a NULL cdata is truthy)
+    if lg.output >= 0 and lg.output < desc.n_outputs and desc.outputs[lg.output].elements ~= nil then
+      el = desc.outputs[lg.output].elements
+    end
+    for e = 0, lg.size - 1 do
+      if el then cols[#cols + 1] = name .. "." .. ffi.string(el[e])
+      elseif lg.size == 1 then cols[#cols + 1] = name
+      else cols[#cols + 1] = string.format("%s[%d]", name, e) end
+    end
   end
   return cols
 end
