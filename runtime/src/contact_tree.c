@@ -65,13 +65,6 @@ static int island_tree(const diagc_contact_problem *p, const contact_ws *w, int 
   return t;
 }
 
-static double dot(const double *a, const double *b, int n) {
-  double s = 0.0;
-  int i;
-  for (i = 0; i < n; i++) s += a[i] * b[i];
-  return s;
-}
-
 /* cross product of (b - a) and (c - a) */
 static double turn(const double *u, const double *v, int a, int b, int c) {
   return (u[b] - u[a]) * (v[c] - v[a]) - (v[b] - v[a]) * (u[c] - u[a]);
@@ -80,57 +73,61 @@ static double turn(const double *u, const double *v, int a, int b, int c) {
 /* Marks (keep[i] = 0) the contacts g[0 .. n) of one group that are not
  * vertices of the convex hull of their normal rows' points in the rows'
  * plane; returns how many it dropped. */
-static int drop_inside(const diagc_contact_problem *p, const int *g, int n, int *keep) {
-  int W = p->width, cw = diagc__contact_width(p, g[0]), i, j, far = -1, far2 = -1, h, dropped = 0;
-  double e1[WIDTH_MAX], e2[WIDTH_MAX], u[GROUP_MAX], v[GROUP_MAX], big = 0.0, scale, lim, span = 0.0, a;
+static int drop_inside(const diagc_contact_problem *p, const int *spans, const int *g, int n, int *keep) {
+  int W = p->width, cw = diagc__contact_width(p, g[0]), i, j, far = -1, far2 = -1, h, dropped = 0, r;
+  const int *run = spans + 2 * DIAGC__SPAN_RUNS * g[0]; /* the group's nonzero columns (shared) */
+  double e1[WIDTH_MAX], e2[WIDTH_MAX], u[GROUP_MAX], v[GROUP_MAX], big = 0.0, scale, lim, extent = 0.0, a;
   int order[GROUP_MAX], hull[2 * GROUP_MAX + 1];
   const double *n0 = p->Jc + (size_t)(3 * g[0]) * (size_t)W;
 #define ROW(i) (p->Jc + (size_t)(3 * g[i]) * (size_t)W)
+#define COLS for (r = 0; r < DIAGC__SPAN_RUNS; r++) for (j = run[2 * r]; j < run[2 * r + 1]; j++)
   if (cw > WIDTH_MAX) return 0;
   /* e1: along the difference of largest norm; e2: the largest remainder */
   for (i = 1; i < n; i++) {
     const double *ni = ROW(i);
     double s = 0.0;
-    for (j = 0; j < cw; j++) s += (ni[j] - n0[j]) * (ni[j] - n0[j]);
+    COLS s += (ni[j] - n0[j]) * (ni[j] - n0[j]);
     if (s > big) big = s, far = i;
   }
-  scale = dot(n0, n0, cw);
+  scale = 0.0;
+  COLS scale += n0[j] * n0[j];
   if (far < 0 || !(big > PLANE_TOL * PLANE_TOL * scale)) return 0; /* one point: nothing to drop */
   a = 1.0 / sqrt(big);
-  for (j = 0; j < cw; j++) e1[j] = (ROW(far)[j] - n0[j]) * a;
+  COLS e1[j] = (ROW(far)[j] - n0[j]) * a;
   big = 0.0;
   for (i = 1; i < n; i++) {
     const double *ni = ROW(i);
     double s = 0.0, t;
     a = 0.0;
-    for (j = 0; j < cw; j++) a += (ni[j] - n0[j]) * e1[j];
-    for (j = 0; j < cw; j++) t = ni[j] - n0[j] - a * e1[j], s += t * t;
+    COLS a += (ni[j] - n0[j]) * e1[j];
+    COLS t = ni[j] - n0[j] - a * e1[j], s += t * t;
     if (s > big) big = s, far2 = i;
   }
   if (far2 >= 0) {
     const double *ni = ROW(far2);
     double s = 0.0;
     a = 0.0;
-    for (j = 0; j < cw; j++) a += (ni[j] - n0[j]) * e1[j];
-    for (j = 0; j < cw; j++) e2[j] = ni[j] - n0[j] - a * e1[j], s += e2[j] * e2[j];
+    COLS a += (ni[j] - n0[j]) * e1[j];
+    COLS e2[j] = ni[j] - n0[j] - a * e1[j], s += e2[j] * e2[j];
     s = s > 0.0 ? 1.0 / sqrt(s) : 0.0;
-    for (j = 0; j < cw; j++) e2[j] *= s;
+    COLS e2[j] *= s;
   } else {
-    for (j = 0; j < cw; j++) e2[j] = 0.0;
+    COLS e2[j] = 0.0;
   }
   /* the coordinates, and every row within PLANE_TOL of the plane */
   lim = PLANE_TOL * PLANE_TOL * scale;
   for (i = 0; i < n; i++) {
     const double *ni = ROW(i);
-    double r = 0.0, t;
+    double res = 0.0, t;
     u[i] = v[i] = 0.0;
-    for (j = 0; j < cw; j++) u[i] += (ni[j] - n0[j]) * e1[j], v[i] += (ni[j] - n0[j]) * e2[j];
-    for (j = 0; j < cw; j++) t = ni[j] - n0[j] - u[i] * e1[j] - v[i] * e2[j], r += t * t;
-    if (!(r <= lim)) return 0;
-    if (fabs(u[i]) > span) span = fabs(u[i]);
-    if (fabs(v[i]) > span) span = fabs(v[i]);
+    COLS u[i] += (ni[j] - n0[j]) * e1[j], v[i] += (ni[j] - n0[j]) * e2[j];
+    COLS t = ni[j] - n0[j] - u[i] * e1[j] - v[i] * e2[j], res += t * t;
+    if (!(res <= lim)) return 0;
+    if (fabs(u[i]) > extent) extent = fabs(u[i]);
+    if (fabs(v[i]) > extent) extent = fabs(v[i]);
   }
 #undef ROW
+#undef COLS
   /* Andrew's monotone chain; a turn within HULL_TOL of straight pops (a
      point on an edge is not a vertex) */
   for (i = 0; i < n; i++) {
@@ -141,7 +138,7 @@ static int drop_inside(const diagc_contact_problem *p, const int *g, int n, int 
     }
     order[k] = i;
   }
-  lim = HULL_TOL * span * span;
+  lim = HULL_TOL * extent * extent;
   h = 0;
   for (i = 0; i < n; i++) { /* lower */
     while (h >= 2 && turn(u, v, hull[h - 2], hull[h - 1], order[i]) <= lim) h--;
@@ -176,7 +173,7 @@ static int support(const diagc_contact_problem *p, contact_ws *w, int isl, int *
       keep[d] = 1;
       g[n++] = d;
     }
-    if (n >= 3) dropped += drop_inside(p, g, n, keep);
+    if (n >= 3) dropped += drop_inside(p, w->span, g, n, keep);
   }
   return dropped;
 }
