@@ -317,12 +317,12 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
   }
   bud.left = diagc_lcp_work_budget(rows, o->lcp.work_budget) * (double)rows * (double)rows;
   for (isl = 0; isl < w.nislands; isl++) {
-    int rc = diagc__contact_island(p, o, &w, isl, x, &bud, st);
+    int rc = diagc__contact_tree_island(p, o, &w, isl, x, &bud, st);
     /* a held contact that stopped along t1' within the step is released
        and its island solved again from there (at most once per contact) */
     while ((rc == DIAGC_OK || rc == DIAGC_LCP_SOLVED_TOL) && diagc__friction_release(p, &w, isl, x, w.hold) > 0) {
       st->friction_resolves++;
-      rc = diagc__contact_island(p, o, &w, isl, x, &bud, st);
+      rc = diagc__contact_tree_island(p, o, &w, isl, x, &bud, st);
     }
     worst(&status, rc);
   }

@@ -104,6 +104,15 @@ int diagc__contact_island_rows(const diagc_contact_problem *p, const contact_ws 
  * the order of their first contact. */
 void diagc__contact_islands(const diagc_contact_problem *p, contact_ws *w);
 
+/* contact_tree.c: island isl as diagc__contact_island does, but an
+ * island of one tree whose flat patches have redundant contacts (normal
+ * rows inside the convex hull of their group's) is solved on the others
+ * first, the dropped ones at 0 when that solves the whole island's LCP
+ * (checked); otherwise the whole island from that point. */
+int diagc__contact_tree_island(const diagc_contact_problem *p, const diagc_contact_options *o,
+                               contact_ws *w, int isl, double *x, contact_budget *bud,
+                               diagc_contact_stats *st);
+
 /* Builds and solves island isl's LCP, scatters its impulses into x (the
  * warm start on entry) and adds to the stats; returns its status. */
 int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_options *o,

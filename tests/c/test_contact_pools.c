@@ -4,7 +4,9 @@
  * island beyond them is counted (stats.pool_overflows), never silent.
  *
  * The scene: one box (6 dofs, diagonal M) resting on the ground on K
- * contacts spread over its bottom face, in compact rows.  Every contact
+ * contacts spread over its bottom face (on an ellipse: each a vertex of
+ * their hull, so none is dropped as redundant, runtime/src/contact_tree.c),
+ * in compact rows.  Every contact
  * shares the box's tree with every other, so the island's neighbour list
  * has K^2 entries: above the pools of K contacts (48 entries per contact)
  * for K = 56, within those of 3K.  Expected values are analytic: at rest the
@@ -31,8 +33,8 @@ typedef struct {
 
 static const int DOF0[2] = {0, 6}, DOFS[6] = {0, 1, 2, 3, 4, 5};
 
-/* the box (mass m, half sizes a, b, c) at rest on its K contacts, a grid
- * of 8 x 7 points of its bottom face */
+/* the box (mass m, half sizes a, b, c) at rest on its K contacts, points
+ * of the ellipse inscribed in its bottom face */
 static void make(scene *s, double m, double a, double b, double c) {
   double I[3], minv[6];
   int k, r, i;
@@ -41,7 +43,7 @@ static void make(scene *s, double m, double a, double b, double c) {
   for (i = 0; i < 3; i++) minv[i] = 1.0 / m, minv[3 + i] = 1.0 / I[i];
   for (k = 0; k < K; k++) {
     double p[3], d[3][3] = {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}}; /* n, t1, t2 */
-    p[0] = -a + 2.0 * a * (k % 8) / 7.0, p[1] = -b + 2.0 * b * (k / 8) / 6.0, p[2] = -c;
+    p[0] = a * cos(6.283185307179586 * k / K), p[1] = b * sin(6.283185307179586 * k / K), p[2] = -c;
     for (r = 0; r < 3; r++) {
       double *row = s->Jc + (3 * k + r) * 6;
       for (i = 0; i < 3; i++) row[i] = d[r][i];

@@ -338,13 +338,34 @@ end
 -- the dofs of the contact's two trees (tree a's, then tree b's when it is
 -- another; diagc/world.h, "compact rows"), from the point Jacobians of the
 -- two bodies on their trees, and MJc = M^-1 J^T on the same columns (M is
--- block diagonal over the trees)
+-- block diagonal over the trees).
+--
+-- The body form (trees of at least M.BODY_FORM_DOFS dofs): a run of at
+-- least M.BODY_FORM_RUN consecutive contacts of one body against the world
+-- (a sole's points) takes M^-1 of the body's six rows once, [J(0); w] (the
+-- point Jacobian at the origin, and the angular rows, J(e_x) - J(0) =
+-- w x e_x and J(e_y) - J(0) = w x e_y), and each contact's rows as
+-- combinations of them: F_r . J(p) = F_r . J(0) + (p x F_r) . w, so
+-- M^-1 J_r^T = sum of the six columns weighted by (F_r, p x F_r): two
+-- three-column solves per body instead of one per contact (the Atlas
+-- standing: 16 sole points, 10 -> 2 solves per foot, the step 56 -> 50
+-- us; docs/world.md, "Contact solve").  Smaller trees (a free box's 6
+-- dofs) keep one solve per contact.
+M.BODY_FORM_DOFS = 12
+M.BODY_FORM_RUN = 4
 local function rows(C, P)
   local W, WT = C.width, math.max(C.tree_width, 1)
-  return lines({
+  local body = C.tree_width >= M.BODY_FORM_DOFS
+  local out = {
     string.format("static inline void %scontact_rows(const double *q, const double *X, const double *LDL, "
       .. "const diagc_contact *con, const int *pair, int nc, double *Jc, double *MJc)", P),
     "{",
+  }
+  if body then
+    out[#out + 1] = string.format("  double G[%d]; /* M^-1 [J(0); w]^T of body cur, 6 rows of %d */", 6 * WT, WT)
+    out[#out + 1] = "  int cur = -1, cur_t = -1;"
+  end
+  local main = {
     "  for (int i = 0; i < nc; i++) {",
     string.format("    double F[9], Ja[%d], Jb[%d];", 3 * WT, 3 * WT),
     string.format("    const int *pr = %spair[pair[i]];", P),
@@ -368,6 +389,56 @@ local function rows(C, P)
     "      /* M^-1 J_r^T: the two trees' blocks of the factor, on the packed columns */",
     string.format("      for (int c = 0; c < %d; c++) Mr[c] = Jr[c];", W),
     "    }",
+  }
+  for _, x in ipairs(main) do out[#out + 1] = x end
+  if body then
+    local bf = {
+      "    /* one moving side (tree t, body bd, sign sg: its rows are +-F J(p)) in a run",
+      "       of contacts of that body: the body form */",
+      "    if ((ta < 0) != (tb < 0)) {",
+      "      const int side = ta < 0 ? 1 : 0, t = side ? tb : ta, n = side ? nb : na;",
+      string.format("      const int bd = %sshape_body[pr[side]];", P),
+      "      const double sg = side ? -1.0 : 1.0;",
+      "      int run = 0;",
+      string.format("      for (int j = i; j < nc && run < %d && bd != cur; j++) {", M.BODY_FORM_RUN),
+      string.format("        const int *pj = %spair[pair[j]];", P),
+      string.format("        if ((pj[4] < 0) != (ta < 0) || (pj[5] < 0) != (tb < 0) || %sshape_body[pj[side]] != bd) break;", P),
+      "        run++;",
+      "      }",
+      string.format("      if (bd != cur && run >= %d && n >= %d) {", M.BODY_FORM_RUN, M.BODY_FORM_DOFS),
+      "        static const double o[3][3] = { { 0.0, 0.0, 0.0 }, { 1.0, 0.0, 0.0 }, { 0.0, 1.0, 0.0 } };",
+      "        for (int e = 0; e < 3; e++) {",
+      string.format("          %spoint_jacobian_tree(bd, q, X, o[e], e == 0 ? G : Ja);", P),
+      "          if (e == 0) continue;",
+      "          for (int c = 0; c < n; c++) { /* w x e_x = (0, w_z, -w_y), w x e_y = (-w_z, 0, w_x) */",
+      string.format("            if (e == 1) G[%d + c] = G[%d + c] - Ja[%d + c], G[%d + c] = Ja[%d + c] - G[%d + c];",
+        4 * WT, 2 * WT, 2 * WT, 5 * WT, WT, WT),
+      string.format("            else G[%d + c] = Ja[%d + c] - G[%d + c];", 3 * WT, 2 * WT, 2 * WT),
+      "          }",
+      "        }",
+      string.format("        %ssolve_tree3(LDL, t, G, %d);", P, WT),
+      string.format("        %ssolve_tree3(LDL, t, G + %d, %d);", P, 3 * WT, WT),
+      "        cur = bd, cur_t = t;",
+      "      }",
+      "      if (bd == cur && t == cur_t) {",
+      "        const double *p = con[i].point;",
+      "        for (int r = 0; r < 3; r++) {",
+      "          const double *f = F + 3 * r;",
+      "          const double g0 = sg * f[0], g1 = sg * f[1], g2 = sg * f[2];",
+      "          const double g3 = sg * (p[1] * f[2] - p[2] * f[1]), g4 = sg * (p[2] * f[0] - p[0] * f[2]);",
+      "          const double g5 = sg * (p[0] * f[1] - p[1] * f[0]);",
+      string.format("          double *Mr = MJc + (size_t)(3 * i + r) * %d + (side ? na : 0);", W),
+      "          for (int c = 0; c < n; c++)",
+      string.format("            Mr[c] = g0 * G[c] + g1 * G[%d + c] + g2 * G[%d + c] + g3 * G[%d + c] + g4 * G[%d + c] + g5 * G[%d + c];",
+        WT, 2 * WT, 3 * WT, 4 * WT, 5 * WT),
+      "        }",
+      "        continue;",
+      "      }",
+      "    }",
+    }
+    for _, x in ipairs(bf) do out[#out + 1] = x end
+  end
+  local tail = {
     "    {",
     string.format("      double *Mr = MJc + (size_t)(3 * i) * %d;", W),
     string.format("      if (na > 0) %ssolve_tree3(LDL, ta, Mr, %d);", P, W),
@@ -375,7 +446,9 @@ local function rows(C, P)
     "    }",
     "  }",
     "}",
-  })
+  }
+  for _, x in ipairs(tail) do out[#out + 1] = x end
+  return lines(out)
 end
 
 -- the dense rows J (3 nc x nv) and M^-1 J^T (nv x 3 nc) of the compact ones
