@@ -39,9 +39,11 @@ local function context(P, lim)
 end
 M.context = context
 
--- the twist Jacobians Jb of every body, from dX = d X / dq
+-- the twist Jacobians Jb of every body, from dX = d X / dq (the looped
+-- tangents write them from the motion columns: PFX_d_bjac)
 local function body_jacobians(C, P, G)
   local nv = G.nv
+  if G.lt then return nil end
   return lines({
     string.format("static inline void %sbody_jacobians(const double *X, %sgrad *g)", P, P),
     "{",
@@ -96,8 +98,10 @@ local function geometry(C, P, G)
     "{",
     "  int kinks = 0;",
     string.format("  double xa[%d], xb[%d];", 6 * nv, 6 * nv),
-    string.format("  %sd_kinematics(q, g->dX);", P),
-    string.format("  %sbody_jacobians(w->X, g);", P),
+    not G.lt and string.format("  %sd_kinematics(q, g->dX);", P),
+    not G.lt and string.format("  %sbody_jacobians(w->X, g);", P),
+    G.lt and "  (void)q;",
+    G.lt and string.format("  %sd_bjac(w->X, g->Jb);", P),
     "  /* the rows of this step's contacts, limits and couplings (w->info[0]) */",
     string.format("  for (int i = 0; i < (int)w->info[0] * %d; i++) g->Tdepth[i] = 0.0;", ncol),
     "  for (int i0 = 0, i1; i0 < nc; i0 = i1) {",
@@ -288,8 +292,11 @@ function M.op_rest(P)
 end
 
 function M.emit(C, P, G)
-  return table.concat({ context(P, C.nlim_rows > 0), body_jacobians(C, P, G), shape_twist(C, P, G), geometry(C, P, G), frame(P),
-    op_dJy(C, P, G), op_dJTx(C, P, G), M.op_rest(P) }, "\n\n")
+  local parts = { context(P, C.nlim_rows > 0), body_jacobians(C, P, G) or false, shape_twist(C, P, G), geometry(C, P, G),
+    frame(P), op_dJy(C, P, G), op_dJTx(C, P, G), M.op_rest(P) }
+  local o = {}
+  for _, x in ipairs(parts) do if x then o[#o + 1] = x end end
+  return table.concat(o, "\n\n")
 end
 
 return M

@@ -25,6 +25,10 @@
 --        V_b = sum over body b's chain of S_k y_k (world/motion.lua: omega, v_o)
 --   void P_d_gforce(const double *q, const double *W, double *D)   nv x nv: d tau / d dq,
 --        tau_k = sum over the bodies b dof k moves of S_k . W_b (W_b = n_o, f)
+--   void P_d_bjac(const double *X, double *Jb)     (6 nb) x nv: the bodies' spatial
+--        Jacobians at the poses X, straight from the motion columns (looped
+--        tangents only: "bjac" in opts.functions; the unrolled Jacobians
+--        are formed from d_kinematics by world/grad_ops.lua)
 -- Tangent coordinates: dq of a revolute/prismatic dof adds to q; a ball
 -- joint's rotation vector d turns its quaternion q -> q (x) (1, d/2) (unit
 -- q: the first-order increment is tangent to the sphere, so no
@@ -302,7 +306,7 @@ function M.emit(world, prefix, opts)
   local t = tree.facts(world)
   local want = {}
   for _, name in ipairs(opts.functions or M.FUNCTIONS) do
-    assert(BODIES[name], "tangent.emit: unknown function " .. tostring(name))
+    assert(BODIES[name] or name == "bjac", "tangent.emit: unknown function " .. tostring(name))
     want[name] = true
   end
   if dynamics.mode(world, t, "tangents") == "looped" then
@@ -311,9 +315,11 @@ function M.emit(world, prefix, opts)
     for _, name in ipairs(M.FUNCTIONS) do
       if want[name] then names[#names + 1] = name end
     end
+    if want.bjac then names[#names + 1] = "bjac" end
     return string.format("/* %s: tangent derivatives of the dynamics (looped, %d bodies, nv %d) */\n", prefix,
       t.nb, t.nv) .. require("diagc.world.tangent_looped").emit(world, t, prefix, names)
   end
+  assert(not want.bjac, "tangent.emit: bjac is a function of the looped tangents only")
   local lex = opts.lex or require("diagc_host").lex_c
   -- the spatial helpers the bodies call besides the dynamics' own (named
   -- apart: cdiff inlines them, the text emitted never calls them)

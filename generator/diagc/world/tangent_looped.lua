@@ -51,6 +51,74 @@ static inline int P_slide(int k)
   return P_tree.type[b] == 4 && P_tree.parent[b] < 0 && k - P_tree.v0[b] < 3;
 }
 ]==],
+  spin = [==[
+/* is dof k a rotational dof of a free joint on the world?  Moving it turns
+   the joint's whole tree rigidly about the joint's origin.  The RNEA's
+   joint forces (and M y) are scalars of the tree's own frame: they change
+   only as the world vectors the tree sees turn the other way, gravity and
+   the free joint's linear acceleration (its linear velocity changes
+   nothing: P_slide), which enter together as c = P a_lin - g (P the
+   joint frame).  So that column is M's linear columns applied to
+   -(w_k x c): P_spin_col, from the subtrees' masses and first moments
+   (P_moments), with no pass over the tree.  The free joint's own linear
+   columns stay fixed in the world (P_aff) while the argument turns every
+   column: their rows take back the turn's term (S_k x S_m) . F_i */
+static inline int P_spin(int k)
+{
+  const int b = P_tree.dof_body[k];
+  return P_tree.type[b] == 4 && P_tree.parent[b] < 0 && k - P_tree.v0[b] >= 3;
+}
+
+/* Ic[i]: the mass and the first moment (m times the centre of mass, world
+   frame) of body i's subtree (I: the bodies' world spatial inertias) */
+static inline void P_moments(double (*I)[10], double (*Ic)[4])
+{
+  int i, r;
+  for (i = 0; i < @NB@; ++i) {
+    for (r = 0; r < 4; ++r) Ic[i][r] = P_tree.flags[i] & 1 ? I[i][r] : 0.0;
+  }
+  for (i = @NB@ - 1; i >= 0; --i) {
+    const int pa = P_tree.parent[i];
+    if (pa >= 0) {
+      for (r = 0; r < 4; ++r) Ic[pa][r] += Ic[i][r];
+    }
+  }
+}
+
+/* column k (P_spin) of d(forces)/dq, given a (the free joint's linear
+   acceleration is a[v0 .. v0 + 2]) and gs (1: gravity enters, 0: M y):
+   D[m][k] = S_m . (hc x d, mc d), d = -(w_k x c), for the dofs m of the
+   tree (in: its marks), mc and hc body m's subtree's (Ic), less
+   (S_k x S_m) . F_i on the columns that do not turn (F: the composite
+   forces) */
+static inline void P_spin_col(int k, const unsigned char *in, double (*S)[6], double (*Ic)[4], double (*F)[6],
+                              const double *a, double gs, double *D)
+{
+  const int b = P_tree.dof_body[k], v0 = P_tree.v0[b];
+  const double *J = P_tree.joint[b], *w = S[k];
+  double c[3], d[3], f[6], x[6];
+  int i, m, r;
+  for (r = 0; r < 3; ++r) c[r] = J[3 * r] * a[v0] + J[3 * r + 1] * a[v0 + 1] + J[3 * r + 2] * a[v0 + 2] - gs * P_tree.gravity[r];
+  d[0] = w[2] * c[1] - w[1] * c[2];
+  d[1] = w[0] * c[2] - w[2] * c[0];
+  d[2] = w[1] * c[0] - w[0] * c[1];
+  for (i = b; i < P_tree.send[b]; ++i) {
+    const double *h = Ic[i] + 1;
+    if (!in[i]) continue;
+    f[0] = h[1] * d[2] - h[2] * d[1];
+    f[1] = h[2] * d[0] - h[0] * d[2];
+    f[2] = h[0] * d[1] - h[1] * d[0];
+    for (r = 0; r < 3; ++r) f[3 + r] = Ic[i][0] * d[r];
+    for (m = P_tree.v0[i]; m < P_tree.v0[i] + P_tree.nv[i]; ++m) {
+      D[m * @NV@ + k] = P_dot6(S[m], f);
+      if (!P_aff(k, m)) {
+        P_cross_m(S[k], S[m], x);
+        D[m * @NV@ + k] -= P_dot6(x, F[i]);
+      }
+    }
+  }
+}
+]==],
   subtree = [==[
 /* marks the bodies of body b's subtree in in[] over [b, send[b]) */
 static inline void P_subtree(int b, unsigned char *in)
@@ -194,6 +262,30 @@ static inline void @PUB@_d_kinematics(const double *q, double *dX)
 }
 ]==]
 
+-- the bodies' spatial Jacobians straight from the motion columns (no
+-- derivative of the poses to difference back into twists)
+C.bjac = [==[
+/* the bodies' spatial Jacobians at the poses X (world frame, about the
+   origin; (6 nb) x nv): column k of body i is dof k's motion column S_k
+   when dof k moves body i (i in the subtree of k's body), else 0 */
+static inline void @PUB@_d_bjac(const double *X, double *Jb)
+{
+  double S[6];
+  unsigned char in[@NB@];
+  int k, i, r, n;
+  for (n = 0; n < 6 * @NB@ * @NV@; ++n) Jb[n] = 0.0;
+  for (k = 0; k < @NV@; ++k) {
+    const int b = P_tree.dof_body[k];
+    P_lp_col(X, k, S);
+    P_subtree(b, in);
+    for (i = b; i < P_tree.send[b]; ++i) {
+      if (!in[i]) continue;
+      for (r = 0; r < 6; ++r) Jb[(6 * i + r) * @NV@ + k] = S[r];
+    }
+  }
+}
+]==]
+
 C.bvel = [==[
 static inline void @PUB@_d_bvel(const double *q, const double *y, double *D)
 {
@@ -245,10 +337,12 @@ static inline void @PUB@_d_gforce(const double *q, const double *W, double *D)
 C.mvec = [==[
 static inline void @PUB@_d_mvec(const double *q, const double *y, const double *inertial, double *D)
 {
-  double X[12 * @NB@], S[@NV@][6], I[@NB@][10], U[@NB@][6], H[@NB@][6], F[@NB@][6], dU[@NB@][6], dF[@NB@][6];
+  double X[12 * @NB@], S[@NV@][6], I[@NB@][10], U[@NB@][6], H[@NB@][6], F[@NB@][6], dU[@NB@][6], dF[@NB@][6],
+    Ic[@NB@][4];
   unsigned char in[@NB@];
   int k, i, r, n;
   P_primal(q, inertial, X, S, I);
+  P_moments(I, Ic);
   P_velocities(S, y, U);
   for (i = 0; i < @NB@; ++i) {
     if (P_tree.flags[i] & 1) P_inertia_apply(I[i], U[i], H[i]);
@@ -261,6 +355,10 @@ static inline void @PUB@_d_mvec(const double *q, const double *y, const double *
     const int b = P_tree.dof_body[k];
     if (P_slide(k)) continue;
     P_subtree(b, in);
+    if (P_spin(k)) {
+      P_spin_col(k, in, S, Ic, F, y, 0.0, D);
+      continue;
+    }
     for (i = b; i < P_tree.send[b]; ++i) {
       if (!in[i]) continue;
       for (r = 0; r < 6; ++r) dU[i][r] = i == b ? 0.0 : dU[P_tree.parent[i]][r];
@@ -282,10 +380,11 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
   const double A0[6] = { 0.0, 0.0, 0.0, -P_tree.gravity[0], -P_tree.gravity[1], -P_tree.gravity[2] };
   static const double Z[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
   double X[12 * @NB@], S[@NV@][6], I[@NB@][10], V[@NB@][6], A[@NB@][6], vl[@NB@][6], vr[@NB@][6], H[@NB@][6],
-    F[@NB@][6], dV[@NB@][6], dA[@NB@][6], dF[@NB@][6], x[6], y[6], u[6];
+    F[@NB@][6], dV[@NB@][6], dA[@NB@][6], dF[@NB@][6], x[6], y[6], u[6], Ic[@NB@][4];
   unsigned char in[@NB@];
   int k, i, m, r, n, wrt;
   P_primal(q, inertial, X, S, I);
+  P_moments(I, Ic);
   for (i = 0; i < @NB@; ++i) {
     const int pa = P_tree.parent[i], v0 = P_tree.v0[i];
     const double *Vp = pa >= 0 ? V[pa] : Z, *Ap = pa >= 0 ? A[pa] : A0;
@@ -316,6 +415,10 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
       const int b = P_tree.dof_body[k];
       if (P_slide(k)) continue;
       P_subtree(b, in);
+      if (wrt == 0 && P_spin(k)) {
+        P_spin_col(k, in, S, Ic, F, a, 1.0, Dq);
+        continue;
+      }
       for (i = b; i < P_tree.send[b]; ++i) {
         const int pa = P_tree.parent[i], v0 = P_tree.v0[i];
         const double *Vp = pa >= 0 ? V[pa] : Z, *dVp = i == b ? Z : dV[pa], *dAp = i == b ? Z : dA[pa];
@@ -378,20 +481,22 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
 -- parts (table, col, inertia) and spatial helpers
 local NEEDS = {
   aff = {}, slide = {}, subtree = {}, velocities = {}, composite = {},
+  spin = { "aff", spatial = { "cross_m", "dot6" } },
   primal = { "kinematics", parts = { "col", "inertia" } },
   dterm = { "aff", spatial = { "cross_m" } },
   project = { "aff", spatial = { "cross_m", "dot6" } },
   dforce = { spatial = { "cross_m", "inertia_apply", "cross_f" } },
   -- the functions
   d_kinematics = { "kinematics", "subtree", parts = { "col" } },
+  d_bjac = { "subtree", parts = { "col" } },
   d_bvel = { "primal", "subtree", "dterm" },
   d_gforce = { "primal", "composite", "subtree", "aff", spatial = { "cross_m", "dot6" } },
-  d_mvec = { "primal", "velocities", "composite", "subtree", "slide", "dterm", "dforce", "project",
+  d_mvec = { "primal", "velocities", "composite", "subtree", "slide", "spin", "dterm", "dforce", "project",
     spatial = { "inertia_apply" } },
-  d_rnea = { "primal", "composite", "subtree", "aff", "slide", "dforce", "project",
+  d_rnea = { "primal", "composite", "subtree", "aff", "slide", "spin", "dforce", "project",
     spatial = { "cross_m", "inertia_apply", "cross_f" } },
 }
-local ORDER = { "kinematics", "aff", "slide", "subtree", "primal", "velocities", "dterm", "project", "composite", "dforce" }
+local ORDER = { "kinematics", "aff", "slide", "spin", "subtree", "primal", "velocities", "dterm", "project", "composite", "dforce" }
 
 -- The text is self-contained (as cdiff's is): its own copy of the tree's
 -- table, poses and helpers, named prefix_tl_*, so it needs nothing of the
