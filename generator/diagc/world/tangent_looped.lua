@@ -380,7 +380,7 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
   const double A0[6] = { 0.0, 0.0, 0.0, -P_tree.gravity[0], -P_tree.gravity[1], -P_tree.gravity[2] };
   static const double Z[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
   double X[12 * @NB@], S[@NV@][6], I[@NB@][10], V[@NB@][6], A[@NB@][6], vl[@NB@][6], vr[@NB@][6], H[@NB@][6],
-    F[@NB@][6], dV[@NB@][6], dA[@NB@][6], dF[@NB@][6], x[6], y[6], u[6], Ic[@NB@][4];
+    F[@NB@][6], IA[@NB@][6], dV[@NB@][6], dA[@NB@][6], dF[@NB@][6], x[6], u[6], Ic[@NB@][4];
   unsigned char in[@NB@];
   int k, i, m, r, n, wrt;
   P_primal(q, inertial, X, S, I);
@@ -402,10 +402,11 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
     }
     if (P_tree.flags[i] & 1) {
       P_inertia_apply(I[i], V[i], H[i]);
-      P_inertia_apply(I[i], A[i], F[i]);
+      P_inertia_apply(I[i], A[i], IA[i]);
+      for (r = 0; r < 6; ++r) F[i][r] = IA[i][r];
       P_cross_f_add(V[i], H[i], F[i]);
     } else {
-      for (r = 0; r < 6; ++r) H[i][r] = F[i][r] = 0.0;
+      for (r = 0; r < 6; ++r) H[i][r] = IA[i][r] = F[i][r] = 0.0;
     }
   }
   P_composite(F);
@@ -440,13 +441,13 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
           for (r = 0; r < 6; ++r) (P_tree.type[i] == 4 && k - v0 < 3 ? dvl : dvr)[r] = S[k][r];
         }
         for (r = 0; r < 6; ++r) dV[i][r] = dVp[r] + dvl[r] + dvr[r];
-        /* the terms of a zero dVp (i == b) or zero dvl, dvr (v, below b) are
-           zeros, not formed */
-        if (i != b) {
+        /* the terms of a zero dVp (i == b) or zero dvl, dvr (v, below b; vl
+           and dvl off a free joint's body) are zeros, not formed */
+        if (i != b && P_tree.type[i] == 4) {
           P_cross_m(dVp, vl[i], x);
           for (r = 0; r < 6; ++r) dA[i][r] += x[r];
         }
-        if (wrt == 0 || i == b) {
+        if ((wrt == 0 || i == b) && P_tree.type[i] == 4) {
           P_cross_m(Vp, dvl, x);
           for (r = 0; r < 6; ++r) dA[i][r] += x[r];
         }
@@ -461,8 +462,7 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
           P_cross_m(S[k], A[i], x);
           for (r = 0; r < 6; ++r) x[r] = dA[i][r] - x[r];
           P_inertia_apply(I[i], x, dF[i]);
-          P_inertia_apply(I[i], A[i], y);
-          P_cross_f_add(S[k], y, dF[i]);
+          P_cross_f_add(S[k], IA[i], dF[i]);
           P_dforce(I[i], S[k], V[i], H[i], dV[i], u);
         } else {
           P_inertia_apply(I[i], dA[i], dF[i]);
