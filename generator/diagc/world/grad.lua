@@ -164,7 +164,8 @@ local function smooth_tangent(C, P, G)
   local dt = d(C.time_step)
   local rest = {
     string.format("  %ssolve(w->M, g->a);", P),
-    string.format("  %sd_rnea(q, v, g->a, w->inertial, g->Dq, g->Dv);", P),
+    G.lt and string.format("  %sd_rnea_at(w->X, v, g->a, w->inertial, g->Dq, g->Dv);", P)
+      or string.format("  %sd_rnea(q, v, g->a, w->inertial, g->Dq, g->Dv);", P),
     string.format("  for (int i = 0; i < %d; i++) g->Tv[i] = g->Tvs[i] = 0.0;", nv * ncol),
     string.format("  for (int c = 0; c < %d; c++) {", 2 * nv),
     string.format("    const double *D = c < %d ? g->Dq : g->Dv;", nv),
@@ -770,15 +771,19 @@ function M.looped_tangents(C)
   return require("diagc.world.dynamics").mode(C, nil, "tangents") == "looped"
 end
 
--- the tangent.lua functions the Jacobians call: the bodies' Jacobians
--- from the motion columns when the tangents are looped (bjac), else from
--- d_kinematics (world/grad_ops.lua)
+-- the tangent.lua functions the Jacobians call: when the tangents are
+-- looped, at the step's poses (the _at forms: no kinematics of their own),
+-- the bodies' Jacobians from the motion columns (bjac) and the velocity
+-- derivatives of the contacts' bodies only (bvel_at); else from
+-- d_kinematics and d_bvel (world/grad_ops.lua)
 function M.tangent_functions(C)
+  local lt = M.looped_tangents(C)
   if #C.pairs > 0 then
-    return { M.looped_tangents(C) and "bjac" or "kinematics", "rnea", "mvec", "bvel", "gforce" }
+    if lt then return { "bjac", "rnea_at", "mvec_at", "bvel_at", "gforce_at" } end
+    return { "kinematics", "rnea", "mvec", "bvel", "gforce" }
   end
-  if limits.rows_on(C) then return { "rnea", "mvec" } end
-  return { "rnea" }
+  if limits.rows_on(C) then return lt and { "rnea_at", "mvec_at" } or { "rnea", "mvec" } end
+  return { lt and "rnea_at" or "rnea" }
 end
 
 return M

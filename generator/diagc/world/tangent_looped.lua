@@ -131,11 +131,10 @@ static inline void P_subtree(int b, unsigned char *in)
 }
 ]==],
   primal = [==[
-/* the primal pass: poses X, columns S, inertias I of the moving bodies */
-static inline void P_primal(const double *q, const double *inertial, double *X, double (*S)[6], double (*I)[10])
+/* the primal pass at the poses X: columns S, inertias I of the moving bodies */
+static inline void P_primal(const double *X, const double *inertial, double (*S)[6], double (*I)[10])
 {
   int i, k;
-  P_kinematics(q, X);
   for (k = 0; k < @NV@; ++k) P_lp_col(X, k, S[k]);
   if (I) {
     for (i = 0; i < @NB@; ++i) {
@@ -286,13 +285,49 @@ static inline void @PUB@_d_bjac(const double *X, double *Jb)
 }
 ]==]
 
+-- d_bvel's blocks of chosen bodies only (the contacts' in ∂(J y)/∂q), one
+-- cross product per ancestor dof instead of a pass per dof over its subtree
+C.bvel_at = [==[
+/* the blocks of d_bvel (d U_i / dq, 6 x nv) of the bodies i with
+   hit[i + 1] (1-based bodies: 0 is the world), at the poses X; the other
+   blocks are not written.  U_i = U_p(b) + the own terms of the bodies
+   from b (dof k's) down to i, whose columns turn along S_k (but a free
+   joint's own linear ones: P_aff), so dU_i/dq_k = S_k x (U_i - U_p(b) -
+   the terms that do not turn) */
+static inline void @PUB@_d_bvel_at(const double *X, const double *y, const unsigned char *hit, double *D)
+{
+  double S[@NV@][6], U[@NB@][6], u[6], x[6];
+  int k, i, j, m, r;
+  for (k = 0; k < @NV@; ++k) P_lp_col(X, k, S[k]);
+  P_velocities(S, y, U);
+  for (i = 0; i < @NB@; ++i) {
+    double *Di = D + 6 * i * @NV@;
+    if (!hit[i + 1]) continue;
+    for (k = 0; k < 6 * @NV@; ++k) Di[k] = 0.0;
+    for (j = i; j >= 0; j = P_tree.parent[j]) {
+      const int pa = P_tree.parent[j];
+      for (k = P_tree.v0[j]; k < P_tree.v0[j] + P_tree.nv[j]; ++k) {
+        for (r = 0; r < 6; ++r) u[r] = U[i][r] - (pa >= 0 ? U[pa][r] : 0.0);
+        for (m = P_tree.v0[j]; m < P_tree.v0[j] + P_tree.nv[j]; ++m) {
+          if (P_aff(k, m)) continue;
+          for (r = 0; r < 6; ++r) u[r] -= S[m][r] * y[m];
+        }
+        P_cross_m(S[k], u, x);
+        for (r = 0; r < 6; ++r) Di[r * @NV@ + k] = x[r];
+      }
+    }
+  }
+}
+]==]
+
 C.bvel = [==[
 static inline void @PUB@_d_bvel(const double *q, const double *y, double *D)
 {
   double X[12 * @NB@], S[@NV@][6], dU[@NB@][6];
   unsigned char in[@NB@];
   int k, i, r, n;
-  P_primal(q, 0, X, S, 0);
+  P_kinematics(q, X);
+  P_primal(X, 0, S, 0);
   for (n = 0; n < 6 * @NB@ * @NV@; ++n) D[n] = 0.0;
   for (k = 0; k < @NV@; ++k) {
     const int b = P_tree.dof_body[k];
@@ -307,13 +342,13 @@ static inline void @PUB@_d_bvel(const double *q, const double *y, double *D)
 }
 ]==]
 
-C.gforce = [==[
-static inline void @PUB@_d_gforce(const double *q, const double *W, double *D)
+C.gforce_at = [==[
+static inline void @PUB@_d_gforce_at(const double *X, const double *W, double *D)
 {
-  double X[12 * @NB@], S[@NV@][6], F[@NB@][6], x[6];
+  double S[@NV@][6], F[@NB@][6], x[6];
   unsigned char in[@NB@];
   int k, i, m, r, n;
-  P_primal(q, 0, X, S, 0);
+  P_primal(X, 0, S, 0);
   for (i = 0; i < @NB@; ++i) {
     for (r = 0; r < 6; ++r) F[i][r] = W[6 * i + r];
   }
@@ -334,14 +369,13 @@ static inline void @PUB@_d_gforce(const double *q, const double *W, double *D)
 }
 ]==]
 
-C.mvec = [==[
-static inline void @PUB@_d_mvec(const double *q, const double *y, const double *inertial, double *D)
+C.mvec_at = [==[
+static inline void @PUB@_d_mvec_at(const double *X, const double *y, const double *inertial, double *D)
 {
-  double X[12 * @NB@], S[@NV@][6], I[@NB@][10], U[@NB@][6], H[@NB@][6], F[@NB@][6], dU[@NB@][6], dF[@NB@][6],
-    Ic[@NB@][4];
+  double S[@NV@][6], I[@NB@][10], U[@NB@][6], H[@NB@][6], F[@NB@][6], dU[@NB@][6], dF[@NB@][6], Ic[@NB@][4];
   unsigned char in[@NB@];
   int k, i, r, n;
-  P_primal(q, inertial, X, S, I);
+  P_primal(X, inertial, S, I);
   P_moments(I, Ic);
   P_velocities(S, y, U);
   for (i = 0; i < @NB@; ++i) {
@@ -373,17 +407,17 @@ static inline void @PUB@_d_mvec(const double *q, const double *y, const double *
 -- M a + c by the RNEA with acceleration a: V_i = V_p + vl + vr (vl: a free
 -- joint's linear part, vr: the rest), A_i = A_p + V_p x vl + V_i x vr +
 -- sum S a, F_i = I A + V x* (I V); d/dq and d/dv per direction
-C.rnea = [==[
-static inline void @PUB@_d_rnea(const double *q, const double *v, const double *a, const double *inertial, double *Dq,
-                                double *Dv)
+C.rnea_at = [==[
+static inline void @PUB@_d_rnea_at(const double *X, const double *v, const double *a, const double *inertial,
+                                   double *Dq, double *Dv)
 {
   const double A0[6] = { 0.0, 0.0, 0.0, -P_tree.gravity[0], -P_tree.gravity[1], -P_tree.gravity[2] };
   static const double Z[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
-  double X[12 * @NB@], S[@NV@][6], I[@NB@][10], V[@NB@][6], A[@NB@][6], vl[@NB@][6], vr[@NB@][6], H[@NB@][6],
+  double S[@NV@][6], I[@NB@][10], V[@NB@][6], A[@NB@][6], vl[@NB@][6], vr[@NB@][6], H[@NB@][6],
     F[@NB@][6], IA[@NB@][6], dV[@NB@][6], dA[@NB@][6], dF[@NB@][6], x[6], u[6], Ic[@NB@][4];
   unsigned char in[@NB@];
   int k, i, m, r, n, wrt;
-  P_primal(q, inertial, X, S, I);
+  P_primal(X, inertial, S, I);
   P_moments(I, Ic);
   for (i = 0; i < @NB@; ++i) {
     const int pa = P_tree.parent[i], v0 = P_tree.v0[i];
@@ -477,24 +511,40 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
 }
 ]==]
 
+-- the q forms of the functions computed at the poses X (NAME_at): the
+-- poses from q, then the same function (tangent.lua's signatures)
+local AT = {
+  rnea = { "const double *v, const double *a, const double *inertial, double *Dq, double *Dv", "v, a, inertial, Dq, Dv" },
+  mvec = { "const double *y, const double *inertial, double *D", "y, inertial, D" },
+  gforce = { "const double *W, double *D", "W, D" },
+}
+for name, sig in pairs(AT) do
+  C[name] = "static inline void @PUB@_d_" .. name .. "(const double *q, " .. sig[1] .. ")\n{\n  double X[12 * @NB@];\n"
+    .. "  P_kinematics(q, X);\n  @PUB@_d_" .. name .. "_at(X, " .. sig[2] .. ");\n}\n"
+end
+
 -- what each piece and function needs: pieces of this file, looped.lua's
 -- parts (table, col, inertia) and spatial helpers
 local NEEDS = {
   aff = {}, slide = {}, subtree = {}, velocities = {}, composite = {},
   spin = { "aff", spatial = { "cross_m", "dot6" } },
-  primal = { "kinematics", parts = { "col", "inertia" } },
+  primal = { parts = { "col", "inertia" } },
   dterm = { "aff", spatial = { "cross_m" } },
   project = { "aff", spatial = { "cross_m", "dot6" } },
   dforce = { spatial = { "cross_m", "inertia_apply", "cross_f" } },
   -- the functions
   d_kinematics = { "kinematics", "subtree", parts = { "col" } },
   d_bjac = { "subtree", parts = { "col" } },
-  d_bvel = { "primal", "subtree", "dterm" },
-  d_gforce = { "primal", "composite", "subtree", "aff", spatial = { "cross_m", "dot6" } },
-  d_mvec = { "primal", "velocities", "composite", "subtree", "slide", "spin", "dterm", "dforce", "project",
+  d_bvel = { "kinematics", "primal", "subtree", "dterm" },
+  d_bvel_at = { "velocities", "aff", parts = { "col" }, spatial = { "cross_m" } },
+  d_gforce_at = { "primal", "composite", "subtree", "aff", spatial = { "cross_m", "dot6" } },
+  d_mvec_at = { "primal", "velocities", "composite", "subtree", "slide", "spin", "dterm", "dforce", "project",
     spatial = { "inertia_apply" } },
-  d_rnea = { "primal", "composite", "subtree", "aff", "slide", "spin", "dforce", "project",
+  d_rnea_at = { "primal", "composite", "subtree", "aff", "slide", "spin", "dforce", "project",
     spatial = { "cross_m", "inertia_apply", "cross_f" } },
+  d_gforce = { "kinematics", "d_gforce_at" },
+  d_mvec = { "kinematics", "d_mvec_at" },
+  d_rnea = { "kinematics", "d_rnea_at" },
 }
 local ORDER = { "kinematics", "aff", "slide", "spin", "subtree", "primal", "velocities", "dterm", "project", "composite", "dforce" }
 
@@ -518,11 +568,15 @@ function M.emit(world, t, prefix, names)
   NEEDS.kinematics = {}
   local s = looped.sizes(t)
   s.PUB = prefix
-  local fns = {}
-  for _, name in ipairs(names) do
+  local fns, done = {}, {}
+  local function fn(name)
+    if done[name] then return end
+    done[name] = true
+    if AT[name] then fn(name .. "_at") end
     need("d_" .. name)
     fns[#fns + 1] = looped.fill(assert(C[name], name), tp, s)
   end
+  for _, name in ipairs(names) do fn(name) end
   local pieces = {}
   for _, name in ipairs(ORDER) do
     if used[name] then
