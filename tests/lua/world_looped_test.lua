@@ -164,6 +164,31 @@ test("world_looped.tangents_match_cdiff", function()
   end
 end)
 
+-- the looped tangents' body Jacobians, written from the motion columns
+-- (d_bjac), against each body's spatial Jacobian from the generated point
+-- Jacobians (world_tangent_support.lua)
+test("world_looped.body_jacobians_from_motion_columns", function()
+  for _, e in ipairs(WORLDS) do
+    local label, world = e[1], e[2]
+    local l = T.compile(with(world, "looped"), "tb", true)
+    local f = l.f
+    local nv, nb = f.nv, f.nb
+    local rnd = T.rng(7)
+    for trial = 1, 3 do
+      local q = T.random_q(world, f, rnd)
+      local X = S.arr(12 * nb)
+      l.fn.kinematics(S.arr(f.nq, q), X)
+      local Jb = S.arr(6 * nb * nv)
+      l.d.bjac(X, Jb)
+      for i = 0, nb - 1 do
+        local got = {}
+        for k = 0, 6 * nv - 1 do got[k + 1] = Jb[6 * i * nv + k] end
+        same(string.format("%s state %d body %d", label, trial, i + 1), got, T.body_jacobian(l, q, i + 1))
+      end
+    end
+  end
+end)
+
 -- specs: a chain of n revolute links alternating y/x axes; a binary tree
 -- of n revolute bodies; n free boxes on a plane
 local function chain_world(n, settings)

@@ -37,12 +37,18 @@ function T.wrappers(P)
 end
 
 -- the world compiled with its tangent functions: S.compile's table plus
--- w.d[name] and w.gen_seconds (the generation time of tangent.emit)
-function T.compile(world, P)
+-- w.d[name] and w.gen_seconds (the generation time of tangent.emit);
+-- bjac: with the looped tangents' d_bjac too (w.d.bjac(X, Jb))
+function T.compile(world, P, bjac)
   local t0 = os.clock()
-  local text = tangent.emit(world, P)
+  local fns = { unpack(tangent.FUNCTIONS) }
+  if bjac then fns[#fns + 1] = "bjac" end
+  local text = tangent.emit(world, P, { functions = fns })
   local gen = os.clock() - t0
   local unit = S.unit(world, P) .. "\n" .. text .. "\n" .. T.wrappers(P)
+  if bjac then
+    unit = unit .. string.format("void %s_t_d_bjac(const double *X, double *o1) { %s_d_bjac(X, o1); }\n", P, P)
+  end
   local state, msgs = host.tcc_compile(unit, { options = "-Wall -Werror", name = P .. "_tangent.c",
     defines = { __STRICT_ANSI__ = true } })
   assert(state, msgs)
@@ -56,6 +62,7 @@ function T.compile(world, P)
   }
   for name, ty in pairs(NAMES) do w.fn[name] = ffi.cast(ty, host.tcc_symbol(state, P .. "_t_" .. name)) end
   for name, sig in pairs(T.SIGS) do w.d[name] = ffi.cast(sig[1], host.tcc_symbol(state, P .. "_t_d_" .. name)) end
+  if bjac then w.d.bjac = ffi.cast("void (*)(const double *, double *)", host.tcc_symbol(state, P .. "_t_d_bjac")) end
   return w
 end
 

@@ -57,7 +57,7 @@ end
 function M.sizes(C)
   local G = { nv = C.nv, nu = #C.actuated, np = #C.pairs, mc = C.max_contacts, nb = C.nb, nslots = C.nslots,
     rows = limits.rows_on(C), nlim = C.nlim_rows, nm = require("diagc.world.tree").nmass(
-      require("diagc.world.dynamics").facts(C)) }
+      require("diagc.world.dynamics").facts(C)), lt = M.looped_tangents(C) }
   G.ncol = 2 * G.nv + G.nu + G.np
   G.width = require("diagc.world.jacobian").tree_columns(require("diagc.world.dynamics").facts(C))
   return G
@@ -81,8 +81,8 @@ local function grad_fields(G)
       4 * mc * ncol)
     l[#l + 1] = string.format("  int cls[%d], active[%d], bounce[%d], target[%d], mu_col[%d];", 3 * mc, 3 * mc, mc, mc, mc)
     l[#l + 1] = "  int imp_n;  /* the entries whose rows of imp are set (the others are 0) */"
-    l[#l + 1] = string.format("  double dX[%d], Jb[%d], Dgeo[%d], D13[%d];", 12 * G.nb * nv, 6 * G.nb * nv,
-      13 * mc * nv, 156 * 8)
+    l[#l + 1] = string.format("  double %sJb[%d], Dgeo[%d], D13[%d];", G.lt and "" or string.format("dX[%d], ", 12 * G.nb * nv),
+      6 * G.nb * nv, 13 * mc * nv, 156 * 8)
     l[#l + 1] = string.format("  double Tdepth[%d], Tx[%d], V[%d], dV[%d], Wb[%d], dWb[%d];", mc * ncol, 3 * mc * ncol,
       6 * G.nb, 6 * G.nb * nv, 6 * G.nb, 6 * G.nb * nv)
     l[#l + 1] = string.format("  double B[%d], Bws[%d], Brows[%d], Be[%d];", nv * nv, mc * mc + 4 * mc, mc * nv, mc)
@@ -164,7 +164,8 @@ local function smooth_tangent(C, P, G)
   local dt = d(C.time_step)
   local rest = {
     string.format("  %ssolve(w->M, g->a);", P),
-    string.format("  %sd_rnea(q, v, g->a, w->inertial, g->Dq, g->Dv);", P),
+    G.lt and string.format("  %sd_rnea_at(w->X, v, g->a, w->inertial, g->Dq, g->Dv);", P)
+      or string.format("  %sd_rnea(q, v, g->a, w->inertial, g->Dq, g->Dv);", P),
     string.format("  for (int i = 0; i < %d; i++) g->Tv[i] = g->Tvs[i] = 0.0;", nv * ncol),
     string.format("  for (int c = 0; c < %d; c++) {", 2 * nv),
     string.format("    const double *D = c < %d ? g->Dq : g->Dv;", nv),
@@ -765,11 +766,24 @@ function M.emit(C, P)
   return table.concat(parts, "\n\n") .. "\n"
 end
 
--- the tangent.lua functions the Jacobians call
+-- are the world's tangents looped (world/tangent_looped.lua)?
+function M.looped_tangents(C)
+  return require("diagc.world.dynamics").mode(C, nil, "tangents") == "looped"
+end
+
+-- the tangent.lua functions the Jacobians call: when the tangents are
+-- looped, at the step's poses (the _at forms: no kinematics of their own),
+-- the bodies' Jacobians from the motion columns (bjac) and the velocity
+-- derivatives of the contacts' bodies only (bvel_at); else from
+-- d_kinematics and d_bvel (world/grad_ops.lua)
 function M.tangent_functions(C)
-  if #C.pairs > 0 then return { "kinematics", "rnea", "mvec", "bvel", "gforce" } end
-  if limits.rows_on(C) then return { "rnea", "mvec" } end
-  return { "rnea" }
+  local lt = M.looped_tangents(C)
+  if #C.pairs > 0 then
+    if lt then return { "bjac", "rnea_at", "mvec_at", "bvel_at", "gforce_at" } end
+    return { "kinematics", "rnea", "mvec", "bvel", "gforce" }
+  end
+  if limits.rows_on(C) then return lt and { "rnea_at", "mvec_at" } or { "rnea", "mvec" } end
+  return { lt and "rnea_at" or "rnea" }
 end
 
 return M

@@ -39,9 +39,11 @@ local function context(P, lim)
 end
 M.context = context
 
--- the twist Jacobians Jb of every body, from dX = d X / dq
+-- the twist Jacobians Jb of every body, from dX = d X / dq (the looped
+-- tangents write them from the motion columns: PFX_d_bjac)
 local function body_jacobians(C, P, G)
   local nv = G.nv
+  if G.lt then return nil end
   return lines({
     string.format("static inline void %sbody_jacobians(const double *X, %sgrad *g)", P, P),
     "{",
@@ -96,8 +98,10 @@ local function geometry(C, P, G)
     "{",
     "  int kinks = 0;",
     string.format("  double xa[%d], xb[%d];", 6 * nv, 6 * nv),
-    string.format("  %sd_kinematics(q, g->dX);", P),
-    string.format("  %sbody_jacobians(w->X, g);", P),
+    not G.lt and string.format("  %sd_kinematics(q, g->dX);", P),
+    not G.lt and string.format("  %sbody_jacobians(w->X, g);", P),
+    G.lt and "  (void)q;",
+    G.lt and string.format("  %sd_bjac(w->X, g->Jb);", P),
     "  /* the rows of this step's contacts, limits and couplings (w->info[0]) */",
     string.format("  for (int i = 0; i < (int)w->info[0] * %d; i++) g->Tdepth[i] = 0.0;", ncol),
     "  for (int i0 = 0, i1; i0 < nc; i0 = i1) {",
@@ -156,12 +160,17 @@ local function op_dJy(C, P, G)
     string.format("  const %sgctx *x = (const %sgctx *)vc;", P, P),
     string.format("  const %swork *w = x->w;", P),
     string.format("  %sgrad *g = x->g;", P),
+    G.lt and string.format("  unsigned char hit[%d] = { 0 }; /* the contacts' bodies: V and dV of the others are not read */", nb + 1),
+    G.lt and "  for (int i = 0; i < x->nc; i++)",
+    G.lt and string.format("    hit[%sshape_body[%spair[w->pair[i]][0]]] = hit[%sshape_body[%spair[w->pair[i]][1]]] = 1;",
+      P, P, P, P),
     string.format("  for (int r = 0; r < %d; r++) {", 6 * nb),
     "    double s = 0.0;",
+    G.lt and "    if (!hit[1 + r / 6]) continue;",
     string.format("    for (int j = 0; j < %d; j++) s += g->Jb[r * %d + j] * y[j];", nv, nv),
     "    g->V[r] = s;",
     "  }",
-    string.format("  %sd_bvel(x->q, y, g->dV);", P),
+    G.lt and string.format("  %sd_bvel_at(w->X, y, hit, g->dV);", P) or string.format("  %sd_bvel(x->q, y, g->dV);", P),
     zero or false,
     "  for (int i = 0; i < x->nc; i++) {",
     string.format("    int ba = %sshape_body[%spair[w->pair[i]][0]], bb = %sshape_body[%spair[w->pair[i]][1]];", P, P, P, P),
@@ -230,7 +239,7 @@ local function op_dJTx(C, P, G)
     "      if (bb > 0) g->Wb[6 * (bb - 1) + k] -= W[k];",
     "    }",
     "  }",
-    string.format("  %sd_gforce(x->q, g->Wb, out);", P),
+    G.lt and string.format("  %sd_gforce_at(w->X, g->Wb, out);", P) or string.format("  %sd_gforce(x->q, g->Wb, out);", P),
     string.format("  for (int k = 0; k < %d; k++) g->dWb[k] = 0.0;", 6 * nb * nv),
     string.format("  unsigned char hit[%d] = { 0 };", nb + 1),
     "  for (int i = 0; i < x->nc; i++) {",
@@ -270,13 +279,15 @@ local function op_dJTx(C, P, G)
 end
 
 -- the operators every world's step shares: d(M y)/dq and the solve with M
--- (world/limits.lua's limits-only operators use them too)
-function M.op_rest(P)
+-- (world/limits.lua's limits-only operators use them too); lt: the
+-- tangents are looped (d_mvec at the step's poses)
+function M.op_rest(P, lt)
   return lines({
     string.format("static void %sop_dMy(void *vc, const double *y, double *out)", P),
     "{",
     string.format("  const %sgctx *x = (const %sgctx *)vc;", P, P),
-    string.format("  %sd_mvec(x->q, y, x->w->inertial, out);", P),
+    lt and string.format("  %sd_mvec_at(x->w->X, y, x->w->inertial, out);", P)
+      or string.format("  %sd_mvec(x->q, y, x->w->inertial, out);", P),
     "}",
     "",
     string.format("static void %sop_solve(void *vc, double *v)", P),
@@ -288,8 +299,11 @@ function M.op_rest(P)
 end
 
 function M.emit(C, P, G)
-  return table.concat({ context(P, C.nlim_rows > 0), body_jacobians(C, P, G), shape_twist(C, P, G), geometry(C, P, G), frame(P),
-    op_dJy(C, P, G), op_dJTx(C, P, G), M.op_rest(P) }, "\n\n")
+  local parts = { context(P, C.nlim_rows > 0), body_jacobians(C, P, G) or false, shape_twist(C, P, G), geometry(C, P, G),
+    frame(P), op_dJy(C, P, G), op_dJTx(C, P, G), M.op_rest(P, G.lt) }
+  local o = {}
+  for _, x in ipairs(parts) do if x then o[#o + 1] = x end end
+  return table.concat(o, "\n\n")
 end
 
 return M

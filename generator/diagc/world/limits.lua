@@ -187,7 +187,7 @@ function M.emit_ops(C, P, G)
     string.format("  for (int i = 0; i < %d; i++) out[i] = 0.0;", nv * nv),
     "}",
     "",
-    require("diagc.world.grad_ops").op_rest(P),
+    require("diagc.world.grad_ops").op_rest(P, G.lt),
   }, "\n")
 end
 

@@ -25,6 +25,15 @@
 --        V_b = sum over body b's chain of S_k y_k (world/motion.lua: omega, v_o)
 --   void P_d_gforce(const double *q, const double *W, double *D)   nv x nv: d tau / d dq,
 --        tau_k = sum over the bodies b dof k moves of S_k . W_b (W_b = n_o, f)
+--   void P_d_bjac(const double *X, double *Jb)     (6 nb) x nv: the bodies' spatial
+--        Jacobians at the poses X, straight from the motion columns
+--   void P_d_bvel_at(const double *X, const double *y, const unsigned char *hit, double *D)
+--        d_bvel's blocks of the bodies i with hit[i + 1] only, at the poses X
+--   void P_d_rnea_at(X, v, a, inertial, Dq, Dv), P_d_mvec_at(X, y, inertial, D),
+--        P_d_gforce_at(X, W, D): d_rnea, d_mvec, d_gforce at the poses X of q
+--        (the step's: no kinematics of their own)
+--   (these for looped tangents only, in opts.functions: M.LOOPED_ONLY; the
+--   unrolled ones form the Jacobians from d_kinematics, world/grad_ops.lua)
 -- Tangent coordinates: dq of a revolute/prismatic dof adds to q; a ball
 -- joint's rotation vector d turns its quaternion q -> q (x) (1, d/2) (unit
 -- q: the first-order increment is tangent to the sphere, so no
@@ -46,6 +55,9 @@ local lone = require("diagc.world.lone")
 local M = {}
 
 M.FUNCTIONS = { "kinematics", "rnea", "mvec", "bvel", "gforce" }
+M.LOOPED_ONLY = { "bjac", "bvel_at", "rnea_at", "mvec_at", "gforce_at" }
+local LOOPED_ONLY = {}
+for _, name in ipairs(M.LOOPED_ONLY) do LOOPED_ONLY[name] = true end
 
 -- C lines of qt = q (+) dq (first order) for every joint
 local function retract_lines(world, t)
@@ -302,7 +314,7 @@ function M.emit(world, prefix, opts)
   local t = tree.facts(world)
   local want = {}
   for _, name in ipairs(opts.functions or M.FUNCTIONS) do
-    assert(BODIES[name], "tangent.emit: unknown function " .. tostring(name))
+    assert(BODIES[name] or LOOPED_ONLY[name], "tangent.emit: unknown function " .. tostring(name))
     want[name] = true
   end
   if dynamics.mode(world, t, "tangents") == "looped" then
@@ -311,8 +323,14 @@ function M.emit(world, prefix, opts)
     for _, name in ipairs(M.FUNCTIONS) do
       if want[name] then names[#names + 1] = name end
     end
+    for _, name in ipairs(M.LOOPED_ONLY) do
+      if want[name] then names[#names + 1] = name end
+    end
     return string.format("/* %s: tangent derivatives of the dynamics (looped, %d bodies, nv %d) */\n", prefix,
       t.nb, t.nv) .. require("diagc.world.tangent_looped").emit(world, t, prefix, names)
+  end
+  for name in pairs(LOOPED_ONLY) do
+    assert(not want[name], "tangent.emit: " .. name .. " is a function of the looped tangents only")
   end
   local lex = opts.lex or require("diagc_host").lex_c
   -- the spatial helpers the bodies call besides the dynamics' own (named

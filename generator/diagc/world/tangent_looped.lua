@@ -51,6 +51,74 @@ static inline int P_slide(int k)
   return P_tree.type[b] == 4 && P_tree.parent[b] < 0 && k - P_tree.v0[b] < 3;
 }
 ]==],
+  spin = [==[
+/* is dof k a rotational dof of a free joint on the world?  Moving it turns
+   the joint's whole tree rigidly about the joint's origin.  The RNEA's
+   joint forces (and M y) are scalars of the tree's own frame: they change
+   only as the world vectors the tree sees turn the other way, gravity and
+   the free joint's linear acceleration (its linear velocity changes
+   nothing: P_slide), which enter together as c = P a_lin - g (P the
+   joint frame).  So that column is M's linear columns applied to
+   -(w_k x c): P_spin_col, from the subtrees' masses and first moments
+   (P_moments), with no pass over the tree.  The free joint's own linear
+   columns stay fixed in the world (P_aff) while the argument turns every
+   column: their rows take back the turn's term (S_k x S_m) . F_i */
+static inline int P_spin(int k)
+{
+  const int b = P_tree.dof_body[k];
+  return P_tree.type[b] == 4 && P_tree.parent[b] < 0 && k - P_tree.v0[b] >= 3;
+}
+
+/* Ic[i]: the mass and the first moment (m times the centre of mass, world
+   frame) of body i's subtree (I: the bodies' world spatial inertias) */
+static inline void P_moments(double (*I)[10], double (*Ic)[4])
+{
+  int i, r;
+  for (i = 0; i < @NB@; ++i) {
+    for (r = 0; r < 4; ++r) Ic[i][r] = P_tree.flags[i] & 1 ? I[i][r] : 0.0;
+  }
+  for (i = @NB@ - 1; i >= 0; --i) {
+    const int pa = P_tree.parent[i];
+    if (pa >= 0) {
+      for (r = 0; r < 4; ++r) Ic[pa][r] += Ic[i][r];
+    }
+  }
+}
+
+/* column k (P_spin) of d(forces)/dq, given a (the free joint's linear
+   acceleration is a[v0 .. v0 + 2]) and gs (1: gravity enters, 0: M y):
+   D[m][k] = S_m . (hc x d, mc d), d = -(w_k x c), for the dofs m of the
+   tree (in: its marks), mc and hc body m's subtree's (Ic), less
+   (S_k x S_m) . F_i on the columns that do not turn (F: the composite
+   forces) */
+static inline void P_spin_col(int k, const unsigned char *in, double (*S)[6], double (*Ic)[4], double (*F)[6],
+                              const double *a, double gs, double *D)
+{
+  const int b = P_tree.dof_body[k], v0 = P_tree.v0[b];
+  const double *J = P_tree.joint[b], *w = S[k];
+  double c[3], d[3], f[6], x[6];
+  int i, m, r;
+  for (r = 0; r < 3; ++r) c[r] = J[3 * r] * a[v0] + J[3 * r + 1] * a[v0 + 1] + J[3 * r + 2] * a[v0 + 2] - gs * P_tree.gravity[r];
+  d[0] = w[2] * c[1] - w[1] * c[2];
+  d[1] = w[0] * c[2] - w[2] * c[0];
+  d[2] = w[1] * c[0] - w[0] * c[1];
+  for (i = b; i < P_tree.send[b]; ++i) {
+    const double *h = Ic[i] + 1;
+    if (!in[i]) continue;
+    f[0] = h[1] * d[2] - h[2] * d[1];
+    f[1] = h[2] * d[0] - h[0] * d[2];
+    f[2] = h[0] * d[1] - h[1] * d[0];
+    for (r = 0; r < 3; ++r) f[3 + r] = Ic[i][0] * d[r];
+    for (m = P_tree.v0[i]; m < P_tree.v0[i] + P_tree.nv[i]; ++m) {
+      D[m * @NV@ + k] = P_dot6(S[m], f);
+      if (!P_aff(k, m)) {
+        P_cross_m(S[k], S[m], x);
+        D[m * @NV@ + k] -= P_dot6(x, F[i]);
+      }
+    }
+  }
+}
+]==],
   subtree = [==[
 /* marks the bodies of body b's subtree in in[] over [b, send[b]) */
 static inline void P_subtree(int b, unsigned char *in)
@@ -63,11 +131,10 @@ static inline void P_subtree(int b, unsigned char *in)
 }
 ]==],
   primal = [==[
-/* the primal pass: poses X, columns S, inertias I of the moving bodies */
-static inline void P_primal(const double *q, const double *inertial, double *X, double (*S)[6], double (*I)[10])
+/* the primal pass at the poses X: columns S, inertias I of the moving bodies */
+static inline void P_primal(const double *X, const double *inertial, double (*S)[6], double (*I)[10])
 {
   int i, k;
-  P_kinematics(q, X);
   for (k = 0; k < @NV@; ++k) P_lp_col(X, k, S[k]);
   if (I) {
     for (i = 0; i < @NB@; ++i) {
@@ -194,13 +261,73 @@ static inline void @PUB@_d_kinematics(const double *q, double *dX)
 }
 ]==]
 
+-- the bodies' spatial Jacobians straight from the motion columns (no
+-- derivative of the poses to difference back into twists)
+C.bjac = [==[
+/* the bodies' spatial Jacobians at the poses X (world frame, about the
+   origin; (6 nb) x nv): column k of body i is dof k's motion column S_k
+   when dof k moves body i (i in the subtree of k's body), else 0 */
+static inline void @PUB@_d_bjac(const double *X, double *Jb)
+{
+  double S[6];
+  unsigned char in[@NB@];
+  int k, i, r, n;
+  for (n = 0; n < 6 * @NB@ * @NV@; ++n) Jb[n] = 0.0;
+  for (k = 0; k < @NV@; ++k) {
+    const int b = P_tree.dof_body[k];
+    P_lp_col(X, k, S);
+    P_subtree(b, in);
+    for (i = b; i < P_tree.send[b]; ++i) {
+      if (!in[i]) continue;
+      for (r = 0; r < 6; ++r) Jb[(6 * i + r) * @NV@ + k] = S[r];
+    }
+  }
+}
+]==]
+
+-- d_bvel's blocks of chosen bodies only (the contacts' in ∂(J y)/∂q), one
+-- cross product per ancestor dof instead of a pass per dof over its subtree
+C.bvel_at = [==[
+/* the blocks of d_bvel (d U_i / dq, 6 x nv) of the bodies i with
+   hit[i + 1] (1-based bodies: 0 is the world), at the poses X; the other
+   blocks are not written.  U_i = U_p(b) + the own terms of the bodies
+   from b (dof k's) down to i, whose columns turn along S_k (but a free
+   joint's own linear ones: P_aff), so dU_i/dq_k = S_k x (U_i - U_p(b) -
+   the terms that do not turn) */
+static inline void @PUB@_d_bvel_at(const double *X, const double *y, const unsigned char *hit, double *D)
+{
+  double S[@NV@][6], U[@NB@][6], u[6], x[6];
+  int k, i, j, m, r;
+  for (k = 0; k < @NV@; ++k) P_lp_col(X, k, S[k]);
+  P_velocities(S, y, U);
+  for (i = 0; i < @NB@; ++i) {
+    double *Di = D + 6 * i * @NV@;
+    if (!hit[i + 1]) continue;
+    for (k = 0; k < 6 * @NV@; ++k) Di[k] = 0.0;
+    for (j = i; j >= 0; j = P_tree.parent[j]) {
+      const int pa = P_tree.parent[j];
+      for (k = P_tree.v0[j]; k < P_tree.v0[j] + P_tree.nv[j]; ++k) {
+        for (r = 0; r < 6; ++r) u[r] = U[i][r] - (pa >= 0 ? U[pa][r] : 0.0);
+        for (m = P_tree.v0[j]; m < P_tree.v0[j] + P_tree.nv[j]; ++m) {
+          if (P_aff(k, m)) continue;
+          for (r = 0; r < 6; ++r) u[r] -= S[m][r] * y[m];
+        }
+        P_cross_m(S[k], u, x);
+        for (r = 0; r < 6; ++r) Di[r * @NV@ + k] = x[r];
+      }
+    }
+  }
+}
+]==]
+
 C.bvel = [==[
 static inline void @PUB@_d_bvel(const double *q, const double *y, double *D)
 {
   double X[12 * @NB@], S[@NV@][6], dU[@NB@][6];
   unsigned char in[@NB@];
   int k, i, r, n;
-  P_primal(q, 0, X, S, 0);
+  P_kinematics(q, X);
+  P_primal(X, 0, S, 0);
   for (n = 0; n < 6 * @NB@ * @NV@; ++n) D[n] = 0.0;
   for (k = 0; k < @NV@; ++k) {
     const int b = P_tree.dof_body[k];
@@ -215,13 +342,13 @@ static inline void @PUB@_d_bvel(const double *q, const double *y, double *D)
 }
 ]==]
 
-C.gforce = [==[
-static inline void @PUB@_d_gforce(const double *q, const double *W, double *D)
+C.gforce_at = [==[
+static inline void @PUB@_d_gforce_at(const double *X, const double *W, double *D)
 {
-  double X[12 * @NB@], S[@NV@][6], F[@NB@][6], x[6];
+  double S[@NV@][6], F[@NB@][6], x[6];
   unsigned char in[@NB@];
   int k, i, m, r, n;
-  P_primal(q, 0, X, S, 0);
+  P_primal(X, 0, S, 0);
   for (i = 0; i < @NB@; ++i) {
     for (r = 0; r < 6; ++r) F[i][r] = W[6 * i + r];
   }
@@ -242,13 +369,14 @@ static inline void @PUB@_d_gforce(const double *q, const double *W, double *D)
 }
 ]==]
 
-C.mvec = [==[
-static inline void @PUB@_d_mvec(const double *q, const double *y, const double *inertial, double *D)
+C.mvec_at = [==[
+static inline void @PUB@_d_mvec_at(const double *X, const double *y, const double *inertial, double *D)
 {
-  double X[12 * @NB@], S[@NV@][6], I[@NB@][10], U[@NB@][6], H[@NB@][6], F[@NB@][6], dU[@NB@][6], dF[@NB@][6];
+  double S[@NV@][6], I[@NB@][10], U[@NB@][6], H[@NB@][6], F[@NB@][6], dU[@NB@][6], dF[@NB@][6], Ic[@NB@][4];
   unsigned char in[@NB@];
   int k, i, r, n;
-  P_primal(q, inertial, X, S, I);
+  P_primal(X, inertial, S, I);
+  P_moments(I, Ic);
   P_velocities(S, y, U);
   for (i = 0; i < @NB@; ++i) {
     if (P_tree.flags[i] & 1) P_inertia_apply(I[i], U[i], H[i]);
@@ -261,6 +389,10 @@ static inline void @PUB@_d_mvec(const double *q, const double *y, const double *
     const int b = P_tree.dof_body[k];
     if (P_slide(k)) continue;
     P_subtree(b, in);
+    if (P_spin(k)) {
+      P_spin_col(k, in, S, Ic, F, y, 0.0, D);
+      continue;
+    }
     for (i = b; i < P_tree.send[b]; ++i) {
       if (!in[i]) continue;
       for (r = 0; r < 6; ++r) dU[i][r] = i == b ? 0.0 : dU[P_tree.parent[i]][r];
@@ -275,17 +407,18 @@ static inline void @PUB@_d_mvec(const double *q, const double *y, const double *
 -- M a + c by the RNEA with acceleration a: V_i = V_p + vl + vr (vl: a free
 -- joint's linear part, vr: the rest), A_i = A_p + V_p x vl + V_i x vr +
 -- sum S a, F_i = I A + V x* (I V); d/dq and d/dv per direction
-C.rnea = [==[
-static inline void @PUB@_d_rnea(const double *q, const double *v, const double *a, const double *inertial, double *Dq,
-                                double *Dv)
+C.rnea_at = [==[
+static inline void @PUB@_d_rnea_at(const double *X, const double *v, const double *a, const double *inertial,
+                                   double *Dq, double *Dv)
 {
   const double A0[6] = { 0.0, 0.0, 0.0, -P_tree.gravity[0], -P_tree.gravity[1], -P_tree.gravity[2] };
   static const double Z[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
-  double X[12 * @NB@], S[@NV@][6], I[@NB@][10], V[@NB@][6], A[@NB@][6], vl[@NB@][6], vr[@NB@][6], H[@NB@][6],
-    F[@NB@][6], dV[@NB@][6], dA[@NB@][6], dF[@NB@][6], x[6], y[6], u[6];
+  double S[@NV@][6], I[@NB@][10], V[@NB@][6], A[@NB@][6], vl[@NB@][6], vr[@NB@][6], H[@NB@][6],
+    F[@NB@][6], IA[@NB@][6], dV[@NB@][6], dA[@NB@][6], dF[@NB@][6], x[6], u[6], Ic[@NB@][4];
   unsigned char in[@NB@];
   int k, i, m, r, n, wrt;
-  P_primal(q, inertial, X, S, I);
+  P_primal(X, inertial, S, I);
+  P_moments(I, Ic);
   for (i = 0; i < @NB@; ++i) {
     const int pa = P_tree.parent[i], v0 = P_tree.v0[i];
     const double *Vp = pa >= 0 ? V[pa] : Z, *Ap = pa >= 0 ? A[pa] : A0;
@@ -303,10 +436,11 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
     }
     if (P_tree.flags[i] & 1) {
       P_inertia_apply(I[i], V[i], H[i]);
-      P_inertia_apply(I[i], A[i], F[i]);
+      P_inertia_apply(I[i], A[i], IA[i]);
+      for (r = 0; r < 6; ++r) F[i][r] = IA[i][r];
       P_cross_f_add(V[i], H[i], F[i]);
     } else {
-      for (r = 0; r < 6; ++r) H[i][r] = F[i][r] = 0.0;
+      for (r = 0; r < 6; ++r) H[i][r] = IA[i][r] = F[i][r] = 0.0;
     }
   }
   P_composite(F);
@@ -316,6 +450,10 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
       const int b = P_tree.dof_body[k];
       if (P_slide(k)) continue;
       P_subtree(b, in);
+      if (wrt == 0 && P_spin(k)) {
+        P_spin_col(k, in, S, Ic, F, a, 1.0, Dq);
+        continue;
+      }
       for (i = b; i < P_tree.send[b]; ++i) {
         const int pa = P_tree.parent[i], v0 = P_tree.v0[i];
         const double *Vp = pa >= 0 ? V[pa] : Z, *dVp = i == b ? Z : dV[pa], *dAp = i == b ? Z : dA[pa];
@@ -337,13 +475,13 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
           for (r = 0; r < 6; ++r) (P_tree.type[i] == 4 && k - v0 < 3 ? dvl : dvr)[r] = S[k][r];
         }
         for (r = 0; r < 6; ++r) dV[i][r] = dVp[r] + dvl[r] + dvr[r];
-        /* the terms of a zero dVp (i == b) or zero dvl, dvr (v, below b) are
-           zeros, not formed */
-        if (i != b) {
+        /* the terms of a zero dVp (i == b) or zero dvl, dvr (v, below b; vl
+           and dvl off a free joint's body) are zeros, not formed */
+        if (i != b && P_tree.type[i] == 4) {
           P_cross_m(dVp, vl[i], x);
           for (r = 0; r < 6; ++r) dA[i][r] += x[r];
         }
-        if (wrt == 0 || i == b) {
+        if ((wrt == 0 || i == b) && P_tree.type[i] == 4) {
           P_cross_m(Vp, dvl, x);
           for (r = 0; r < 6; ++r) dA[i][r] += x[r];
         }
@@ -358,8 +496,7 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
           P_cross_m(S[k], A[i], x);
           for (r = 0; r < 6; ++r) x[r] = dA[i][r] - x[r];
           P_inertia_apply(I[i], x, dF[i]);
-          P_inertia_apply(I[i], A[i], y);
-          P_cross_f_add(S[k], y, dF[i]);
+          P_cross_f_add(S[k], IA[i], dF[i]);
           P_dforce(I[i], S[k], V[i], H[i], dV[i], u);
         } else {
           P_inertia_apply(I[i], dA[i], dF[i]);
@@ -374,24 +511,42 @@ static inline void @PUB@_d_rnea(const double *q, const double *v, const double *
 }
 ]==]
 
+-- the q forms of the functions computed at the poses X (NAME_at): the
+-- poses from q, then the same function (tangent.lua's signatures)
+local AT = {
+  rnea = { "const double *v, const double *a, const double *inertial, double *Dq, double *Dv", "v, a, inertial, Dq, Dv" },
+  mvec = { "const double *y, const double *inertial, double *D", "y, inertial, D" },
+  gforce = { "const double *W, double *D", "W, D" },
+}
+for name, sig in pairs(AT) do
+  C[name] = "static inline void @PUB@_d_" .. name .. "(const double *q, " .. sig[1] .. ")\n{\n  double X[12 * @NB@];\n"
+    .. "  P_kinematics(q, X);\n  @PUB@_d_" .. name .. "_at(X, " .. sig[2] .. ");\n}\n"
+end
+
 -- what each piece and function needs: pieces of this file, looped.lua's
 -- parts (table, col, inertia) and spatial helpers
 local NEEDS = {
   aff = {}, slide = {}, subtree = {}, velocities = {}, composite = {},
-  primal = { "kinematics", parts = { "col", "inertia" } },
+  spin = { "aff", spatial = { "cross_m", "dot6" } },
+  primal = { parts = { "col", "inertia" } },
   dterm = { "aff", spatial = { "cross_m" } },
   project = { "aff", spatial = { "cross_m", "dot6" } },
   dforce = { spatial = { "cross_m", "inertia_apply", "cross_f" } },
   -- the functions
   d_kinematics = { "kinematics", "subtree", parts = { "col" } },
-  d_bvel = { "primal", "subtree", "dterm" },
-  d_gforce = { "primal", "composite", "subtree", "aff", spatial = { "cross_m", "dot6" } },
-  d_mvec = { "primal", "velocities", "composite", "subtree", "slide", "dterm", "dforce", "project",
+  d_bjac = { "subtree", parts = { "col" } },
+  d_bvel = { "kinematics", "primal", "subtree", "dterm" },
+  d_bvel_at = { "velocities", "aff", parts = { "col" }, spatial = { "cross_m" } },
+  d_gforce_at = { "primal", "composite", "subtree", "aff", spatial = { "cross_m", "dot6" } },
+  d_mvec_at = { "primal", "velocities", "composite", "subtree", "slide", "spin", "dterm", "dforce", "project",
     spatial = { "inertia_apply" } },
-  d_rnea = { "primal", "composite", "subtree", "aff", "slide", "dforce", "project",
+  d_rnea_at = { "primal", "composite", "subtree", "aff", "slide", "spin", "dforce", "project",
     spatial = { "cross_m", "inertia_apply", "cross_f" } },
+  d_gforce = { "kinematics", "d_gforce_at" },
+  d_mvec = { "kinematics", "d_mvec_at" },
+  d_rnea = { "kinematics", "d_rnea_at" },
 }
-local ORDER = { "kinematics", "aff", "slide", "subtree", "primal", "velocities", "dterm", "project", "composite", "dforce" }
+local ORDER = { "kinematics", "aff", "slide", "spin", "subtree", "primal", "velocities", "dterm", "project", "composite", "dforce" }
 
 -- The text is self-contained (as cdiff's is): its own copy of the tree's
 -- table, poses and helpers, named prefix_tl_*, so it needs nothing of the
@@ -413,11 +568,15 @@ function M.emit(world, t, prefix, names)
   NEEDS.kinematics = {}
   local s = looped.sizes(t)
   s.PUB = prefix
-  local fns = {}
-  for _, name in ipairs(names) do
+  local fns, done = {}, {}
+  local function fn(name)
+    if done[name] then return end
+    done[name] = true
+    if AT[name] then fn(name .. "_at") end
     need("d_" .. name)
     fns[#fns + 1] = looped.fill(assert(C[name], name), tp, s)
   end
+  for _, name in ipairs(names) do fn(name) end
   local pieces = {}
   for _, name in ipairs(ORDER) do
     if used[name] then
