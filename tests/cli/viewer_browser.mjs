@@ -6,6 +6,7 @@
 import { createRequire } from "node:module";
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { launch, watchedPage } from "./viewer_page.mjs";
 
 const [page, expectPath, shot] = process.argv.slice(2);
 const E = JSON.parse(readFileSync(expectPath, "utf8"));
@@ -18,18 +19,9 @@ const check = (what, ok, why) => {
   else { failures++; console.log(`FAIL viewer.${name}.${what}: ${why}`); }
 };
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND"],
-});
+const browser = await launch(chromium);
 try {
-  const context = await browser.newContext({ offline: true, viewport: { width: 1400, height: 1000 } });
-  const p = await context.newPage();
-  const requests = [], errors = [];
-  p.on("request", (r) => { if (!r.url().startsWith("file:") && !r.url().startsWith("data:")) requests.push(r.url()); });
-  p.on("pageerror", (e) => errors.push(String(e)));
-  p.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  const { p, requests, errors } = await watchedPage(browser);
   await p.goto("file://" + resolve(page));
   await p.waitForSelector("body[data-ready=true]", { timeout: 15000 });
   check("no_errors", errors.length === 0, errors.join(" | "));

@@ -17,6 +17,7 @@
 import { createRequire } from "node:module";
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { launch, watchedPage } from "./viewer_page.mjs";
 
 const [page, csvPath, expectPath, shot] = process.argv.slice(2);
 const E = JSON.parse(readFileSync(expectPath, "utf8"));
@@ -57,20 +58,9 @@ function expected(prefix, time) {
   return { t: r[0], R: rotation(r[c[3]], r[c[4]], r[c[5]], r[c[6]]), p: [r[c[0]], r[c[1]], r[c[2]]] };
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  // WebGL without a GPU: SwiftShader, which headless Chromium asks to be named
-  args: ["--no-sandbox", "--enable-unsafe-swiftshader", "--use-angle=swiftshader", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--proxy-server=127.0.0.1:9",
-    "--host-resolver-rules=MAP * ~NOTFOUND"],
-});
+const browser = await launch(chromium, { webgl: true });
 try {
-  const context = await browser.newContext({ offline: true, viewport: { width: 1400, height: 1000 } });
-  const p = await context.newPage();
-  const requests = [], errors = [];
-  p.on("request", (r) => { if (!r.url().startsWith("file:") && !r.url().startsWith("data:")) requests.push(r.url()); });
-  p.on("pageerror", (e) => errors.push(String(e)));
-  p.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  const { p, requests, errors } = await watchedPage(browser);
   const t0 = Date.now();
   await p.goto("file://" + resolve(page));
   await p.waitForSelector("body[data-ready=true]", { timeout: 30000 });
