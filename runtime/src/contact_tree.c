@@ -233,10 +233,13 @@ int diagc__contact_tree_island(const diagc_contact_problem *p, const diagc_conta
   int *keep = w->mark, s0 = w->start[isl], end = w->start[isl + 1], a, b, q, nk, rc;
   diagc_contact_stats sub;
   double worst;
+  w->one_tree = 0;
   if (!p->Jc || o->method != DIAGC_CONTACT_SPARSE || !w->span || island_tree(p, w, isl) < 0 ||
-      support(p, w, isl, keep) == 0) {
+      (w->one_tree = 1, support(p, w, isl, keep) == 0)) {
     if (w->blk_isl == support_key(isl)) w->blk_isl = -1;
-    return diagc__contact_island(p, o, w, isl, x, bud, st);
+    rc = diagc__contact_island(p, o, w, isl, x, bud, st);
+    w->one_tree = 0;
+    return rc;
   }
   /* the support first in the island's list, the island cut to it */
   for (q = 0, a = s0; a < end; a++)
@@ -265,11 +268,14 @@ int diagc__contact_tree_island(const diagc_contact_problem *p, const diagc_conta
     worst = dropped_violation(p, o, w, isl, keep, x);
     if (worst <= o->lcp.tol || worst <= sub.residual) {
       add_stats(st, &sub, 1);
+      w->one_tree = 0;
       return rc;
     }
   }
   /* the whole island, from the support's point */
   add_stats(st, &sub, 0);
   w->blk_isl = -1;
-  return diagc__contact_island(p, o, w, isl, x, bud, st);
+  rc = diagc__contact_island(p, o, w, isl, x, bud, st);
+  w->one_tree = 0;
+  return rc;
 }
