@@ -67,6 +67,9 @@ typedef struct {
                             nbr, blk hold (a friction re-solve of the same
                             island reuses them), or -1                     */
   size_t pool_cap, env_cap;
+  int one_tree;          /* 1 while the island being solved is of one tree
+                            (contact_tree.c): the sparse path sends it to
+                            the dense one when small (contact_sparse.c)   */
 } contact_ws;
 
 /* Sizes of the sparse path's pools per contact of the workspace (plan()
@@ -85,6 +88,11 @@ typedef struct {
 /* The dense method's arrays in a sparse workspace: islands of up to this
  * many rows that the sparse method does not settle go to it. */
 #define DIAGC__DENSE_FALLBACK_ROWS 48
+/* An island of one tree of up to this many rows whose warm start does not
+ * satisfy its LCP goes to the dense path (its A formed whole, pivoted from
+ * the warm start): one body's few contacts, where the sparse machinery's
+ * blocks, orderings and rescue rounds cost more than the dense solve. */
+#define DIAGC__TREE_DENSE_ROWS 32
 
 
 

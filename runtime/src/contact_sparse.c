@@ -12,8 +12,9 @@
  * levels of the LCP's conditions (after at most POLISH projected
  * Gauss-Seidel sweeps in velocity form, kept while they help) it is the
  * answer, and no point worse than it is ever returned.  An island of at
- * most DIAGC_CONTACT_DENSE_ROWS rows with no warm start goes to the dense
- * path (contact_island.c).
+ * most DIAGC_CONTACT_DENSE_ROWS rows with no warm start, or of one tree
+ * and at most DIAGC__TREE_DENSE_ROWS rows, goes to the dense path
+ * (contact_island.c).
  * Otherwise the LCP is solved by block principal pivoting on row classes:
  * a normal row is clamped (w = 0) or zero (a bilateral row,
  * diagc_contact_problem.bound: clamped or at one of its bounds, x =
@@ -1171,10 +1172,12 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
     if (best <= WARM_ACCEPT * lvl) done = 1;
     else memcpy(w->x, w->xbest, sizeof(double) * (size_t)m);
   }
-  if (done == 0 && m <= DIAGC_CONTACT_DENSE_ROWS && cold(&s)) {
-    /* a small island with no warm start (its contacts are new): the
-       dense path; a small warm one is pivoted from its warm start here
-       (the dense path's search costs several m^3 on a pile at rest) */
+  if (done == 0 && m <= DIAGC_CONTACT_DENSE_ROWS && m <= w->dense_rows &&
+      (cold(&s) || (w->one_tree && m <= DIAGC__TREE_DENSE_ROWS))) {
+    /* a small island with no warm start (its contacts are new), or a
+       small one of one tree: the dense path; a small warm one of several
+       trees is pivoted from its warm start here (the dense path's search
+       costs several m^3 on a pile at rest) */
     st->work += s.work;
     bud->left -= s.work;
     return 1;

@@ -65,6 +65,18 @@ static int island_tree(const diagc_contact_problem *p, const contact_ws *w, int 
   return t;
 }
 
+/* 1 when the island has a bilateral row (a joint's friction).  Such an
+ * island stays on the sparse path: the dense path left a joint held by
+ * its friction turning at 2.6e-13 rad/s, the sparse one at 0 to 1e-14
+ * (tests/lua/world_joint_friction_test.lua). */
+static int has_bilateral(const diagc_contact_problem *p, const contact_ws *w, int isl) {
+  int a;
+  if (!p->bound) return 0;
+  for (a = w->start[isl]; a < w->start[isl + 1]; a++)
+    if (p->bound[w->list[a]] > 0.0) return 1;
+  return 0;
+}
+
 /* cross product of (b - a) and (c - a) */
 static double turn(const double *u, const double *v, int a, int b, int c) {
   return (u[b] - u[a]) * (v[c] - v[a]) - (v[b] - v[a]) * (u[c] - u[a]);
@@ -233,10 +245,13 @@ int diagc__contact_tree_island(const diagc_contact_problem *p, const diagc_conta
   int *keep = w->mark, s0 = w->start[isl], end = w->start[isl + 1], a, b, q, nk, rc;
   diagc_contact_stats sub;
   double worst;
+  w->one_tree = 0;
   if (!p->Jc || o->method != DIAGC_CONTACT_SPARSE || !w->span || island_tree(p, w, isl) < 0 ||
-      support(p, w, isl, keep) == 0) {
+      (w->one_tree = !has_bilateral(p, w, isl), support(p, w, isl, keep) == 0)) {
     if (w->blk_isl == support_key(isl)) w->blk_isl = -1;
-    return diagc__contact_island(p, o, w, isl, x, bud, st);
+    rc = diagc__contact_island(p, o, w, isl, x, bud, st);
+    w->one_tree = 0;
+    return rc;
   }
   /* the support first in the island's list, the island cut to it */
   for (q = 0, a = s0; a < end; a++)
@@ -265,11 +280,14 @@ int diagc__contact_tree_island(const diagc_contact_problem *p, const diagc_conta
     worst = dropped_violation(p, o, w, isl, keep, x);
     if (worst <= o->lcp.tol || worst <= sub.residual) {
       add_stats(st, &sub, 1);
+      w->one_tree = 0;
       return rc;
     }
   }
   /* the whole island, from the support's point */
   add_stats(st, &sub, 0);
   w->blk_isl = -1;
-  return diagc__contact_island(p, o, w, isl, x, bud, st);
+  rc = diagc__contact_island(p, o, w, isl, x, bud, st);
+  w->one_tree = 0;
+  return rc;
 }

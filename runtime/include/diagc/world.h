@@ -420,7 +420,8 @@ typedef struct diagc_contact_options {
                                   problems' islands by the sparse method,
                                   except those of at most
                                   DIAGC_CONTACT_DENSE_ROWS rows with no
-                                  warm start (dense);
+                                  warm start, or of one tree and at most
+                                  32 rows (dense);
                                   DIAGC_CONTACT_DENSE: every island by the
                                   dense method (the reference; its
                                   workspace is then O(nc^2)) */
