@@ -165,3 +165,30 @@ if "$DIAGC" deploy "$tmp/dep.lua" -o "$tmp/app.c" 2>"$tmp/err" &&
 else
   bad deploy_topics "$(head -1 "$tmp/err")"
 fi
+
+# 7. a long vector in `diagc info`'s text: the first 16 values or names and
+# the count (docs/tutorial.md, "Inspecting a model"); --json lists them all
+cat >"$tmp/long.lua" <<'EOF2'
+local names = {}
+for i = 1, 40 do names[i] = "e" .. i end
+local L = leaf "Long" {
+  discrete_state { "s", default = (function() local t = {} for i = 1, 40 do t[i] = i / 4 end return t end)(),
+    names = names },
+  output_port { "y", size = 33, prerequisites = { "s" }, calc = [[ for (int i = 0; i < 33; i++) y[i] = s[i]; ]] },
+}
+return diagram "d" { system { "l", L } }
+EOF2
+if "$DIAGC" info "$tmp/long.lua" >"$tmp/info.txt" 2>"$tmp/err" &&
+   "$DIAGC" info "$tmp/long.lua" --json >"$tmp/info.json" 2>>"$tmp/err"; then
+  line=$(grep '^  l.s ' "$tmp/info.txt")
+  want_vals='initial 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.25, 2.5, 2.75, 3, 3.25, 3.5, 3.75, 4, ... (40 values; --json lists them all)'
+  want_names='(e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, ... (40 elements; --json lists them all))'
+  if [[ $line == *"$want_vals"* ]] && [[ $line == *"$want_names"* ]] &&
+     grep -q '"e40"' "$tmp/info.json" && grep -q '10' "$tmp/info.json"; then
+    ok info_long_vectors
+  else
+    bad info_long_vectors "got: $line"
+  fi
+else
+  bad info_long_vectors "$(head -1 "$tmp/err")"
+fi

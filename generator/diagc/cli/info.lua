@@ -220,9 +220,23 @@ function M.describe(gen)
 end
 
 local num = json.number
+-- A long vector's first LONG values, then how many there are (a world's
+-- warm-start state holds thousands of zeros); --json lists them all.
+local LONG = 16
 local function nums(t)
   local s = {}
-  for i, x in ipairs(t) do s[i] = num(x) end
+  for i = 1, math.min(#t, LONG) do s[i] = num(t[i]) end
+  if #t > 2 * LONG then s[#s + 1] = string.format("... (%d values; --json lists them all)", #t)
+  else for i = LONG + 1, #t do s[i] = num(t[i]) end end
+  return table.concat(s, ", ")
+end
+
+-- Element names, cut the same way.
+local function names(t)
+  if #t <= 2 * LONG then return table.concat(t, ", ") end
+  local s = {}
+  for i = 1, LONG do s[i] = t[i] end
+  s[#s + 1] = string.format("... (%d elements; --json lists them all)", #t)
   return table.concat(s, ", ")
 end
 
@@ -243,7 +257,7 @@ function M.text(d)
       or (#p.to > 0 and ("-> " .. table.concat(p.to, ", ")) or "")
     if p.direction == "output" and p.from then wiring = "= " .. p.from .. (wiring ~= "" and " " .. wiring or "") end
     w("  %-28s %-6s size %d%s  %s%s", p.path, p.direction, p.size, p.unit and ("  [" .. p.unit .. "]") or "", wiring,
-      p.elements and ("  (" .. table.concat(p.elements, ", ") .. ")") or "")
+      p.elements and ("  (" .. names(p.elements) .. ")") or "")
   end
   w("states:")
   if #d.states == 0 then w("  (none)") end
@@ -251,7 +265,7 @@ function M.text(d)
     if s.kind == "abstract" then w("  %-28s abstract %s", s.path, s.ctype)
     else
       w("  %-28s %-12s size %d  initial %s%s", s.path, s.kind, s.size, nums(s.initial),
-        s.elements and ("  (" .. table.concat(s.elements, ", ") .. ")") or "")
+        s.elements and ("  (" .. names(s.elements) .. ")") or "")
     end
   end
   w("parameters:")
