@@ -51,6 +51,11 @@ if [ "$row" = "0,1,4,7" ]; then ok run.state_discrete; else fail run.state_discr
 $DIAGC run "$tmp/decay.lua" --until 1 --max-step 0.01 --stats >/dev/null 2>"$tmp/err"
 if grep -Eq 'smallest step [0-9.e-]+, largest step 0\.01' "$tmp/err"; then ok run.stats_smallest_step
 else fail run.stats_smallest_step "$(cat "$tmp/err")"; fi
+# a model without continuous state: no integrator step, no step sizes (no "nan")
+$DIAGC run examples/discrete_counter.lua --until 0.06 --stats >/dev/null 2>"$tmp/err"
+if grep -q '^steps 3, integrator steps 0, rejected 0, derivative evaluations 0, wall ' "$tmp/err" &&
+   ! grep -qi 'nan' "$tmp/err"; then ok run.stats_discrete_no_sizes
+else fail run.stats_discrete_no_sizes "$(cat "$tmp/err")"; fi
 
 # --jacobian model|fd: the implicit integrators' Jacobian source; both
 # give x(2) = e^{-1} (k = 0.5) within the tolerance, --stats names it

@@ -392,10 +392,14 @@ function M.command(args, cmd)
   end
   if o["--stats"] then
     local st = sim:stats()
+    -- the step sizes only when the integrator took a step (a model without
+    -- continuous state has none to report)
+    local sizes = tonumber(st.integrator_steps) > 0
+      and string.format(", smallest step %g, largest step %g", st.smallest_step, st.largest_step) or ""
     io.stderr:write(string.format(
-      "steps %d, integrator steps %d, rejected %d, derivative evaluations %d, smallest step %g, largest step %g, wall %.3f s\n",
+      "steps %d, integrator steps %d, rejected %d, derivative evaluations %d%s, wall %.3f s\n",
       tonumber(st.steps), tonumber(st.integrator_steps), tonumber(st.rejected_steps),
-      tonumber(st.derivative_evals), st.smallest_step, st.largest_step, host.now() - t0))
+      tonumber(st.derivative_evals), sizes, host.now() - t0))
     if opts.integrator == cvode.NAME then
       io.stderr:write(string.format("integrator cvode_bdf (%s), ",
         cvode.describe(st.jacobian_source == dffi.const.DIAGC_JACOBIAN_MODEL)))
