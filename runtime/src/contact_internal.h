@@ -67,6 +67,9 @@ typedef struct {
                             nbr, blk hold (a friction re-solve of the same
                             island reuses them), or -1                     */
   size_t pool_cap, env_cap;
+  int a_isl, a_m;        /* the island and row count whose A w->A holds
+                            (contact_island.c; a_isl -1: none): a friction
+                            re-solve of the same rows reuses it            */
   int one_tree;          /* 1 while the island being solved is of one tree
                             (contact_tree.c): the sparse path sends it to
                             the dense one when small (contact_sparse.c)   */
