@@ -219,9 +219,7 @@ static int compact_system(const diagc_contact_problem *p, const diagc_contact_op
     }
   }
   for (a = 0; a < m; a++) A[(size_t)a * (size_t)m + a] += o->cfm;
-  for (a = 0; a < m * m; a++)
-    if (!isfinite(A[a])) return -1;
-  return 0;
+  return diagc__finite_run(A, (size_t)m * (size_t)m) ? 0 : -1;
 }
 
 /* A = P + cfm I with P = J_I M^-1 J_I^T (symmetric); 0, or -1 when
@@ -263,9 +261,7 @@ static int island_system(const diagc_contact_problem *p, const diagc_contact_opt
     }
     A[(size_t)r * m + r] += o->cfm;
   }
-  for (r = 0; r < m * m; r++)
-    if (!isfinite(A[r])) return -1;
-  return 0;
+  return diagc__finite_run(A, (size_t)m * (size_t)m) ? 0 : -1;
 }
 
 static int finite_b(const contact_ws *w, int m) {
