@@ -67,6 +67,9 @@ typedef struct {
                             nbr, blk hold (a friction re-solve of the same
                             island reuses them), or -1                     */
   size_t pool_cap, env_cap;
+  int a_isl, a_m;        /* the island and row count whose A w->A holds
+                            (contact_island.c; a_isl -1: none): a friction
+                            re-solve of the same rows reuses it            */
   int one_tree;          /* 1 while the island being solved is of one tree
                             (contact_tree.c): the sparse path sends it to
                             the dense one when small (contact_sparse.c)   */
@@ -202,6 +205,9 @@ double diagc__row_mrow(const diagc_contact_problem *p, int r, int q);
 void diagc__contact_spans(const diagc_contact_problem *p, int *span);
 int diagc__contact_block(const diagc_contact_problem *p, const int *span, int k, int l, double B[9]);
 int diagc__contact_compact_ok(const diagc_contact_problem *p);
+/* 1 when the n doubles from a are all finite (an integer test of their
+   exponents, which the compiler vectorizes) */
+int diagc__finite_run(const double *a, size_t n);
 /* the block of contacts k, l in the frames fr (contact_friction.c; NULL: the default ones), over
    contact k's runs of span (diagc__contact_spans; NULL: all its columns) */
 static inline int diagc__fcontact_block(const diagc_contact_problem *p, const double *fr, const int *span, int k,

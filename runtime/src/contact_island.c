@@ -219,14 +219,10 @@ static int compact_system(const diagc_contact_problem *p, const diagc_contact_op
     }
   }
   for (a = 0; a < m; a++) A[(size_t)a * (size_t)m + a] += o->cfm;
-  for (a = 0; a < m; a++)
-    if (!isfinite(w->b[a])) return -1;
-  for (a = 0; a < m * m; a++)
-    if (!isfinite(A[a])) return -1;
-  return 0;
+  return diagc__finite_run(A, (size_t)m * (size_t)m) ? 0 : -1;
 }
 
-/* A = P + cfm I with P = J_I M^-1 J_I^T (symmetric), and b; 0, or -1 when
+/* A = P + cfm I with P = J_I M^-1 J_I^T (symmetric); 0, or -1 when
  * something is not finite (overflow).  P is formed contact block by
  * contact block, only for contacts that share a tree (M^-1 is block
  * diagonal over the trees: the other blocks are exact zeros), over the
@@ -265,10 +261,26 @@ static int island_system(const diagc_contact_problem *p, const diagc_contact_opt
     }
     A[(size_t)r * m + r] += o->cfm;
   }
+  return diagc__finite_run(A, (size_t)m * (size_t)m) ? 0 : -1;
+}
+
+static int finite_b(const contact_ws *w, int m) {
+  int r;
   for (r = 0; r < m; r++)
-    if (!isfinite(w->b[r])) return -1;
-  for (r = 0; r < m * m; r++)
-    if (!isfinite(A[r])) return -1;
+    if (!isfinite(w->b[r])) return 0;
+  return 1;
+}
+
+/* A of island isl's m rows into w->A, unless it holds it already: within
+ * one step an island's rows are those of its support or all of its
+ * contacts (contact_tree.c; different counts), and a friction re-solve
+ * (contact.c) has the same rows and frames, only other bounds. */
+static int island_a(const diagc_contact_problem *p, const diagc_contact_options *o, contact_ws *w, int isl,
+                    int m) {
+  if (w->a_isl == isl && w->a_m == m) return 0;
+  w->a_isl = -1;
+  if (island_system(p, o, w, m) != 0) return -1;
+  w->a_isl = isl, w->a_m = m;
   return 0;
 }
 
@@ -287,6 +299,13 @@ static void island_options(const diagc_contact_options *o, const contact_ws *w, 
   lo->work_budget = units == INFINITY ? -1.0 : units >= 1.0 ? units : 1.0;
 }
 
+/* 1 for a small island of one articulated tree (contact_tree.c): the
+ * dense path takes it from its warm start, which the LCP solver scores
+ * on the formed A (m^2 multiply-adds; scored from the rows by the sparse
+ * method it cost more than half of forming A, and was then scored again) */
+static int tree_dense(const contact_ws *w, int m) {
+  return w->one_tree && m <= DIAGC__TREE_DENSE_ROWS && m <= DIAGC_CONTACT_DENSE_ROWS && m <= w->dense_rows;
+}
 
 int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_options *o,
                           contact_ws *w, int isl, double *x, contact_budget *bud,
@@ -298,13 +317,16 @@ int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_op
   /* the sparse method: every island's warm start scored from the rows
      first, islands above DIAGC_CONTACT_DENSE_ROWS solved (1: the dense
      path) */
-  if (p->Jc && o->method == DIAGC_CONTACT_SPARSE) rc = diagc__contact_island_sparse(p, o, w, isl, m, bud, st);
+  if (p->Jc && o->method == DIAGC_CONTACT_SPARSE && !tree_dense(w, m)) {
+    w->a_isl = -1; /* its region solves write w->A */
+    rc = diagc__contact_island_sparse(p, o, w, isl, m, bud, st);
+  }
   if (rc != 1) {
     /* solved by the sparse method */
   } else if (m > w->dense_rows) { /* cannot happen: the sparse method decides */
     rc = DIAGC_CONTACT_E_WORKSPACE;
     memset(w->x, 0, sizeof(double) * (size_t)m);
-  } else if (island_system(p, o, w, m) != 0) {
+  } else if (!finite_b(w, m) || island_a(p, o, w, isl, m) != 0) {
     rc = DIAGC_CONTACT_E_NUMERIC;
     memset(w->x, 0, sizeof(double) * (size_t)m);
     memset(&ls, 0, sizeof ls);

@@ -418,7 +418,9 @@ static void P_solve(const double *LDL, double *x)
   }
   for (i = 0; i < @NV@; ++i) x[i] /= LDL[P_lp_at(i, i)];
   for (i = 0; i < @NV@; ++i) {
-    for (j = P_tree.dof_parent[i]; j >= 0; j = P_tree.dof_parent[j]) x[i] -= LDL[P_lp_at(i, j)] * x[j];
+    double xi = x[i];
+    for (j = P_tree.dof_parent[i]; j >= 0; j = P_tree.dof_parent[j]) xi -= LDL[P_lp_at(i, j)] * x[j];
+    x[i] = xi;
   }
 }
 ]==], {}, { "at" } }
@@ -441,10 +443,11 @@ static void P_solve_tree(const double *LDL, int tree, double *x)
   }
   for (n = first; n < last; ++n) x[n - first] /= LDL[P_lp_at(P_tree.tdofs[n], P_tree.tdofs[n])];
   for (n = first; n < last; ++n) {
+    double xi;
     i = P_tree.tdofs[n];
-    for (j = P_tree.dof_parent[i]; j >= 0; j = P_tree.dof_parent[j]) {
-      x[P_tree.mpos[i]] -= LDL[P_lp_at(i, j)] * x[P_tree.mpos[j]];
-    }
+    xi = x[P_tree.mpos[i]];
+    for (j = P_tree.dof_parent[i]; j >= 0; j = P_tree.dof_parent[j]) xi -= LDL[P_lp_at(i, j)] * x[P_tree.mpos[j]];
+    x[P_tree.mpos[i]] = xi;
   }
 }
 ]==], {}, { "at" } }
@@ -507,8 +510,10 @@ static void P_solve_tree(const double *LDL, int tree, double *x)
   for (n = first; n < last; ++n) x[n - first] /= LDL[P_anc.dlp[P_tree.tdofs[n]]];
   for (n = first; n < last; ++n) {
     const int pi = P_tree.mpos[P_tree.tdofs[n]];
+    double xi = x[pi]; /* in a register: the stores below do not alias it */
     i = P_tree.tdofs[n];
-    for (e = P_anc.start[i]; e < P_anc.start[i + 1]; ++e) x[pi] -= LDL[P_anc.lp[e]] * x[P_anc.pos[e]];
+    for (e = P_anc.start[i]; e < P_anc.start[i + 1]; ++e) xi -= LDL[P_anc.lp[e]] * x[P_anc.pos[e]];
+    x[pi] = xi;
   }
 }
 ]==], {}, { "anc" } }

@@ -363,9 +363,10 @@ local function rows(C, P)
   }
   if body then
     out[#out + 1] = string.format("  double G[%d]; /* M^-1 [J(0); w]^T of body cur, 6 rows of %d */", 6 * WT, WT)
-    out[#out + 1] = "  int cur = -1, cur_t = -1;"
+    out[#out + 1] = string.format("  double B[%d]; /* [J(0); w] of body cur on its nonzero columns ch */", 6 * WT)
+    out[#out + 1] = string.format("  int ch[%d], nch = 0, cur = -1, cur_t = -1;", WT)
   end
-  local main = {
+  local head = {
     "  for (int i = 0; i < nc; i++) {",
     string.format("    double F[9], Ja[%d], Jb[%d];", 3 * WT, 3 * WT),
     string.format("    const int *pr = %spair[pair[i]];", P),
@@ -373,25 +374,25 @@ local function rows(C, P)
     string.format("    int nb = (tb >= 0 && tb != ta) ? %stree_dof0[tb + 1] - %stree_dof0[tb] : 0;", P, P),
     "    for (int r = 0; r < 3; r++) F[r] = con[i].normal[r];",
     "    diagc_contact_frame(con[i].normal, F + 3, F + 6);",
-    string.format("    %spoint_jacobian_tree(%sshape_body[pr[0]], q, X, con[i].point, Ja);", P, P),
-    string.format("    %spoint_jacobian_tree(%sshape_body[pr[1]], q, X, con[i].point, Jb);", P, P),
-    "    for (int r = 0; r < 3; r++) {",
-    string.format("      double *Jr = Jc + (size_t)(3 * i + r) * %d, *Mr = MJc + (size_t)(3 * i + r) * %d;", W, W),
-    "      for (int c = 0; c < na; c++) {",
-    string.format("        double a0 = Ja[c], a1 = Ja[%d + c], a2 = Ja[%d + c];", WT, 2 * WT),
-    string.format("        if (tb == ta) a0 -= Jb[c], a1 -= Jb[%d + c], a2 -= Jb[%d + c];", WT, 2 * WT),
-    "        Jr[c] = F[3 * r] * a0 + F[3 * r + 1] * a1 + F[3 * r + 2] * a2;",
-    "      }",
-    "      for (int c = 0; c < nb; c++)",
-    string.format("        Jr[na + c] = -(F[3 * r] * Jb[c] + F[3 * r + 1] * Jb[%d + c] + F[3 * r + 2] * Jb[%d + c]);",
-      WT, 2 * WT),
-    string.format("      for (int c = na + nb; c < %d; c++) Jr[c] = 0.0;", W),
-    "      /* M^-1 J_r^T: the two trees' blocks of the factor, on the packed columns */",
-    string.format("      for (int c = 0; c < %d; c++) Mr[c] = Jr[c];", W),
-    "    }",
   }
-  for _, x in ipairs(main) do out[#out + 1] = x end
+  for _, x in ipairs(head) do out[#out + 1] = x end
   if body then
+    -- the pair loop's second statement is the first one at c + 1: a pair
+    -- of columns per iteration (gcc -O2 vectorizes it; n is not constant)
+    local function pairs2(indent, c, n, lhs, rhs)
+      return {
+        indent .. "int " .. c .. " = 0;",
+        indent .. "for (; " .. c .. " + 2 <= " .. n .. "; " .. c .. " += 2) {",
+        indent .. "  " .. lhs(c) .. " = " .. rhs(c) .. ";",
+        indent .. "  " .. lhs(c .. " + 1") .. " = " .. rhs(c .. " + 1") .. ";",
+        indent .. "}",
+        indent .. "if (" .. c .. " < " .. n .. ") " .. lhs(c) .. " = " .. rhs(c) .. ";",
+      }
+    end
+    local function gsum(arr, c)
+      return string.format("g0 * %s[%s] + g1 * %s[%d + %s] + g2 * %s[%d + %s] + g3 * %s[%d + %s] + g4 * %s[%d + %s] + g5 * %s[%d + %s]",
+        arr, c, arr, WT, c, arr, 2 * WT, c, arr, 3 * WT, c, arr, 4 * WT, c, arr, 5 * WT, c)
+    end
     local bf = {
       "    /* one moving side (tree t, body bd, sign sg: its rows are +-F J(p)) in a run",
       "       of contacts of that body: the body form */",
@@ -416,6 +417,12 @@ local function rows(C, P)
       string.format("            else G[%d + c] = Ja[%d + c] - G[%d + c];", 3 * WT, 2 * WT, 2 * WT),
       "          }",
       "        }",
+      "        /* the six rows on the columns of the body's chain (its nonzero ones), packed */",
+      "        nch = 0;",
+      "        for (int c = 0; c < n; c++)",
+      string.format("          if ((G[c] != 0.0) | (G[%d + c] != 0.0) | (G[%d + c] != 0.0) | (G[%d + c] != 0.0) | (G[%d + c] != 0.0) | (G[%d + c] != 0.0)) ch[nch++] = c;",
+        WT, 2 * WT, 3 * WT, 4 * WT, 5 * WT),
+      string.format("        for (int e = 0; e < 6; e++) for (int j = 0; j < nch; j++) B[%d * e + j] = G[%d * e + ch[j]];", WT, WT),
       string.format("        %ssolve_tree3(LDL, t, G, %d);", P, WT),
       string.format("        %ssolve_tree3(LDL, t, G + %d, %d);", P, 3 * WT, WT),
       "        cur = bd, cur_t = t;",
@@ -427,17 +434,49 @@ local function rows(C, P)
       "          const double g0 = sg * f[0], g1 = sg * f[1], g2 = sg * f[2];",
       "          const double g3 = sg * (p[1] * f[2] - p[2] * f[1]), g4 = sg * (p[2] * f[0] - p[0] * f[2]);",
       "          const double g5 = sg * (p[0] * f[1] - p[1] * f[0]);",
-      string.format("          double *Mr = MJc + (size_t)(3 * i + r) * %d + (side ? na : 0);", W),
-      "          for (int c = 0; c < n; c++)",
-      string.format("            Mr[c] = g0 * G[c] + g1 * G[%d + c] + g2 * G[%d + c] + g3 * G[%d + c] + g4 * G[%d + c] + g5 * G[%d + c];",
-        WT, 2 * WT, 3 * WT, 4 * WT, 5 * WT),
+      string.format("          double *Jr = Jc + (size_t)(3 * i + r) * %d, *Mr = MJc + (size_t)(3 * i + r) * %d;", W, W),
+      "          /* the other side is the world: the row's columns are [0, n) */",
+      string.format("          for (int c = 0; c < %d; c++) Jr[c] = 0.0;", W),
+    }
+    for _, x in ipairs(pairs2("          ", "j", "nch", function(c) return "Ja[" .. c .. "]" end,
+      function(c) return gsum("B", c) end)) do
+      bf[#bf + 1] = x
+    end
+    bf[#bf + 1] = "          for (j = 0; j < nch; j++) Jr[ch[j]] = Ja[j];"
+    for _, x in ipairs(pairs2("          ", "c", "n", function(c) return "Mr[" .. c .. "]" end,
+      function(c) return gsum("G", c) end)) do
+      bf[#bf + 1] = x
+    end
+    local bf2 = {
+      string.format("          for (c = n; c < %d; c++) Mr[c] = 0.0;", W),
       "        }",
       "        continue;",
       "      }",
       "    }",
     }
+    for _, x in ipairs(bf2) do bf[#bf + 1] = x end
     for _, x in ipairs(bf) do out[#out + 1] = x end
   end
+  local main = {
+    "    /* the point Jacobians of the moving sides */",
+    string.format("    if (ta >= 0) %spoint_jacobian_tree(%sshape_body[pr[0]], q, X, con[i].point, Ja);", P, P),
+    string.format("    if (tb >= 0) %spoint_jacobian_tree(%sshape_body[pr[1]], q, X, con[i].point, Jb);", P, P),
+    "    for (int r = 0; r < 3; r++) {",
+    string.format("      double *Jr = Jc + (size_t)(3 * i + r) * %d, *Mr = MJc + (size_t)(3 * i + r) * %d;", W, W),
+    "      for (int c = 0; c < na; c++) {",
+    string.format("        double a0 = Ja[c], a1 = Ja[%d + c], a2 = Ja[%d + c];", WT, 2 * WT),
+    string.format("        if (tb == ta) a0 -= Jb[c], a1 -= Jb[%d + c], a2 -= Jb[%d + c];", WT, 2 * WT),
+    "        Jr[c] = F[3 * r] * a0 + F[3 * r + 1] * a1 + F[3 * r + 2] * a2;",
+    "      }",
+    "      for (int c = 0; c < nb; c++)",
+    string.format("        Jr[na + c] = -(F[3 * r] * Jb[c] + F[3 * r + 1] * Jb[%d + c] + F[3 * r + 2] * Jb[%d + c]);",
+      WT, 2 * WT),
+    string.format("      for (int c = na + nb; c < %d; c++) Jr[c] = 0.0;", W),
+    "      /* M^-1 J_r^T: the two trees' blocks of the factor, on the packed columns */",
+    string.format("      for (int c = 0; c < %d; c++) Mr[c] = Jr[c];", W),
+    "    }",
+  }
+  for _, x in ipairs(main) do out[#out + 1] = x end
   local tail = {
     "    {",
     string.format("      double *Mr = MJc + (size_t)(3 * i) * %d;", W),
