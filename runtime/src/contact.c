@@ -305,7 +305,7 @@ int diagc_contact_solve(const diagc_contact_problem *p, const diagc_contact_opti
   if (p->Jc) diagc__contact_spans(p, w.span); /* the blocks of A over each row's nonzero columns */
   else w.span = NULL;
   diagc__contact_islands(p, &w);
-  w.blk_isl = -1;
+  w.blk_isl = w.fac_isl = -1;
   w.a_isl = -1;
   w.one_tree = 0;
   /* the budget of one LCP of all the step's rows, in multiply-adds,

@@ -33,7 +33,9 @@
  * sliding velocity (v* = v + dt a), so the frame follows a slide as it
  * turns (a step late on the turn).  A held contact that stops along t1'
  * within the step (its x_t1' inside its bound) is released (t2' bounds
- * back to +-mu) and its island solved again from that point: this
+ * back to +-mu) and its island solved again from that point, all the
+ * island's stopped contacts at once (contact.c; the sparse method keeps
+ * the first solve's blocks, order and factor: contact_sparse.c): this
  * happens on the step a slide ends; a contact at rest at the start of a
  * step is never held.
  *

@@ -66,6 +66,9 @@ typedef struct {
   int blk_isl;           /* the island whose neighbours and blocks nbr0,
                             nbr, blk hold (a friction re-solve of the same
                             island reuses them), or -1                     */
+  int fac_isl, fac_nred; /* the island whose factor the envelope holds (of
+                            cls0 and order0; its reduced rows, nred), kept
+                            for a friction re-solve of it, or -1          */
   size_t pool_cap, env_cap;
   int a_isl, a_m;        /* the island and row count whose A w->A holds
                             (contact_island.c; a_isl -1: none): a friction

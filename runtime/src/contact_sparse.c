@@ -1140,7 +1140,7 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
                                  contact_ws *w, int isl, int m, contact_budget *bud,
                                  diagc_contact_stats *st) {
   sp s;
-  int i, rc, round, done = 0;
+  int i, rc, round, done = 0, resolve, reuse;
   double best = INFINITY, tol = o->lcp.tol, units, limit;
   diagc_lcp_stats ls;
   memset(&s, 0, sizeof s);
@@ -1149,14 +1149,22 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
   s.check = o->check;
   s.tol = o->lcp.tol;
   s.keep = w->xbest;
+  /* a friction re-solve of the island (contact.c: w->blk_isl is isl only
+     then) has the same contacts and frames: the neighbours and blocks of
+     its first solve, and (w->fac_isl) its elimination order and factor,
+     whose leading rows up to the first released contact stay */
+  resolve = w->blk_isl == isl;
+  reuse = resolve && w->fac_isl == isl;
+  w->fac_isl = -1;
   w->roff[0] = 0;
   for (i = 0; i < s.K; i++) w->roff[i + 1] = w->roff[i] + (p->mu[contact_of(&s, i)] > 0.0 ? 3 : 1);
-  {
+  if (!resolve) {
     /* the warm start itself is the first candidate, scored from the rows
        (no block formed): what the step uses is never worse than it, and
        when it satisfies the LCP to round-off, after at most POLISH
        projected Gauss-Seidel sweeps kept while they help, it is the
-       answer (a scene at rest: no block, no factorization) */
+       answer (a scene at rest: no block, no factorization); a re-solve's
+       is scored on its blocks below */
     double v0 = warm_by_rows(&s, o->cfm), lvl = noise_level(&s, tol);
     int k;
     best = v0;
@@ -1182,9 +1190,7 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
     bud->left -= s.work;
     return 1;
   }
-  /* a friction re-solve of the island (contact.c) has the same contacts
-     and frames: their neighbours and blocks are those of its first solve */
-  if (done == 0 && w->blk_isl != isl) {
+  if (done == 0 && !resolve) {
     w->blk_isl = -1;
     done = neighbours(&s) != 0 ? -1 : 0;
     if (done == 0 && blocks(&s, o->cfm) != 0) return DIAGC_CONTACT_E_NUMERIC;
@@ -1198,7 +1204,10 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
     limit = SPARSE_WORK * 9.0 * (double)w->nbr0[s.K];
   if (done == 0) {
     s.dmax = max_diagonal(&s);
-    rcm(&s);
+    if (reuse) /* the first solve's order, and the factor of its last classes */
+      s.valid = 1, s.nred = w->fac_nred;
+    else
+      rcm(&s);
     for (i = 0; i < s.K; i++) w->mark[i] = 0;
     /* the (polished) warm start scored again on the blocks */
     double v0 = score(&s, &best), lvl = noise_level(&s, tol);
@@ -1208,7 +1217,7 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
     } else {
       if (best < INFINITY) memcpy(w->x, w->xbest, sizeof(double) * (size_t)m);
       initial_classes(&s);
-      load_first(&s);
+      if (!reuse) load_first(&s);
       s.from_x = 1;
       /* a warm start already near round-off gets a few solves to reach
          it, not a search (its dependent rows' round-off violations would
@@ -1234,6 +1243,7 @@ int diagc__contact_island_sparse(const diagc_contact_problem *p, const diagc_con
     }
   }
   if (done < 0) st->pool_overflows++;
+  if (s.valid) w->fac_isl = isl, w->fac_nred = s.nred; /* for a re-solve */
   units = s.work / ((double)m * (double)m);
   st->work += s.work;
   bud->left -= s.work;

@@ -262,7 +262,9 @@ int diagc__contact_tree_island(const diagc_contact_problem *p, const diagc_conta
     w->one_tree = 0;
     return rc;
   }
-  /* the support first in the island's list, the island cut to it */
+  /* the support first in the island's list, the island cut to it (w->queue
+     taken: the sparse method's factor is not kept) */
+  w->fac_isl = -1;
   for (q = 0, a = s0; a < end; a++)
     if (keep[w->list[a]]) w->queue[q++] = w->list[a];
   nk = q;
