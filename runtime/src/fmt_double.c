@@ -75,6 +75,19 @@ static void mul64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo) {
 #endif
 }
 
+static int bit_length(uint64_t c) { /* c != 0 */
+#if defined(__GNUC__)
+  return 64 - __builtin_clzll(c);
+#else
+  int n = 0;
+  while (c) {
+    c >>= 1;
+    n++;
+  }
+  return n;
+#endif
+}
+
 static int trailing_zeros(uint64_t c) { /* c != 0 */
 #if defined(__GNUC__)
   return __builtin_ctzll(c);
@@ -111,10 +124,11 @@ static int is_integer(uint64_t c, int e2, int q) {
 
 /* *fl = floor(c 2^e2 / 10^q) (0 < c < 2^58, the quotient < 2^63) and
  * *exact = whether that is the quotient.  Returns 0 when the table's
- * rounding leaves the floor undecided. */
-static int scaled_floor(uint64_t c, int e2, int q, uint64_t *fl, int *exact) {
+ * rounding leaves the floor undecided.  k = diagc_fmt_pow10_shift(q). */
+static int scaled_floor(uint64_t c, int e2, int q, int k, uint64_t *fl,
+                        int *exact) {
   const uint64_t *t = diagc_fmt_pow10[q - DIAGC_FMT_Q_MIN];
-  const int sh = diagc_fmt_pow10_shift(q) - e2; /* in (65, 191] */
+  const int sh = k - e2; /* in (65, 191] */
   uint64_t p[4], h0, l0, h1, l1;
   mul64(c, t[1], &h0, &l0);
   mul64(c, t[0], &h1, &l1);
@@ -136,17 +150,16 @@ enum { F_ZERO, F_BELOW_HALF, F_HALF, F_ABOVE_HALF };
 /* D rounded to nd - s digits (s dropped), ties to even: *r gets the
  * digits (10^(nd - s) when the rounding carried); returns *r 10^s. */
 static uint64_t round_to(uint64_t d, int s, int f, uint64_t *r) {
-  const uint64_t p = POW10[s];
-  uint64_t k = d / p;
-  const uint64_t rem = d - k * p;
-  int up;
+  uint64_t p, k, rem, h;
   if (s == 0) {
-    up = f == F_ABOVE_HALF || (f == F_HALF && (k & 1));
-  } else {
-    const uint64_t h = p / 2;
-    up = rem > h || (rem == h && (f != F_ZERO || (k & 1)));
+    *r = d + (uint64_t)(f == F_ABOVE_HALF || (f == F_HALF && (d & 1)));
+    return *r;
   }
-  k += (uint64_t)up;
+  p = POW10[s];
+  k = d / p;
+  rem = d - k * p;
+  h = p / 2;
+  k += (uint64_t)(rem > h || (rem == h && (f != F_ZERO || (k & 1))));
   *r = k;
   return k * p;
 }
@@ -158,28 +171,41 @@ typedef struct {
   int len, x, n;
 } form;
 
+static const char DIGITS2[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* r: n digits, or 10^n when the rounding carried; e: the exponent of
+ * its first digit before the carry. */
 static void make_form(form *o, uint64_t r, int n, int e) {
-  int i;
+  int len = n;
+  char *p;
   if (r == POW10[n]) { /* carried to the next power of ten */
     r = 1;
+    len = 1;
     e++;
   }
-  while (r % 10 == 0) r /= 10;
-  i = 0;
-  {
-    char rev[20];
-    do {
-      rev[i++] = (char)('0' + r % 10);
-      r /= 10;
-    } while (r);
-    o->len = i;
-    while (i > 0) {
-      o->dig[o->len - i] = rev[i - 1];
-      i--;
-    }
+  while (r % 10 == 0) {
+    r /= 10;
+    len--;
   }
+  o->len = len;
   o->x = e;
   o->n = n;
+  p = o->dig + len;
+  while (r >= 100) {
+    const unsigned k = (unsigned)(r % 100) * 2;
+    r /= 100;
+    *--p = DIGITS2[k + 1];
+    *--p = DIGITS2[k];
+  }
+  if (r >= 10) {
+    *--p = DIGITS2[r * 2 + 1];
+    *--p = DIGITS2[r * 2];
+  } else {
+    *--p = (char)('0' + r);
+  }
 }
 
 static int exponential(const form *o) { return o->x < -4 || o->x >= o->n; }
@@ -245,7 +271,7 @@ static int write_special(char *out, const char *s) {
 
 int diagc_fmt_shortest(char *out, double v) {
   uint64_t bits, m, d, x2, hx, lx, lc, hf, r, pw, hb;
-  int neg, be, e, q, nd, ex2, exh, exl, incl, f, smax, n, first;
+  int neg, be, e, q, k, nd, ex2, exh, exl, incl, f, smax, n, first;
   form a, b;
   memcpy(&bits, &v, sizeof bits);
   neg = (int)(bits >> 63);
@@ -260,20 +286,13 @@ int diagc_fmt_shortest(char *out, double v) {
     e = -1074;
   }
   /* 2^(e + bits(m) - 1) <= v: q = E' - 16 with E' = E or E - 1 */
-  {
-    int bl = 0;
-    uint64_t t = m;
-    while (t) {
-      bl++;
-      t >>= 1;
-    }
-    q = diagc_fmt_floor_log10_pow2(e + bl - 1) - 16;
-  }
+  q = diagc_fmt_floor_log10_pow2(e + bit_length(m) - 1) - 16;
+  k = diagc_fmt_pow10_shift(q);
   incl = !(m & 1);
-  if (!scaled_floor(8 * m, e - 2, q, &x2, &ex2) ||
-      !scaled_floor(4 * m + 2, e - 2, q, &hx, &exh) ||
+  if (!scaled_floor(8 * m, e - 2, q, k, &x2, &ex2) ||
+      !scaled_floor(4 * m + 2, e - 2, q, k, &hx, &exh) ||
       !scaled_floor(4 * m - ((bits & (((uint64_t)1 << 52) - 1)) == 0 && be > 1 ? 1 : 2),
-                    e - 2, q, &lx, &exl))
+                    e - 2, q, k, &lx, &exl))
     return -1;
   d = x2 >> 1;
   f = ex2 ? ((x2 & 1) ? F_HALF : F_ZERO) : ((x2 & 1) ? F_ABOVE_HALF : F_BELOW_HALF);
