@@ -11,6 +11,7 @@ local output = require("diagc.cli.output")
 local json = require("diagc.cli.json")
 local util = require("diagc.util")
 local info_world = require("diagc.cli.info_world")
+local columns = require("diagc.cli.columns")
 
 local M = {}
 
@@ -151,11 +152,7 @@ function M.loggers(gen)
   for _, l in ipairs(F.logs) do
     local o = F.outputs[l.output + 1]
     -- the CSV columns (runtime/src/csv.c's rule)
-    local cols = json.array()
-    for i = 1, l.size do
-      cols[i] = o.elements and (l.name .. "." .. o.elements[i])
-        or (l.size == 1 and l.name or string.format("%s[%d]", l.name, i - 1))
-    end
+    local cols = json.array(columns.of(l.name, l.size, o.elements))
     list[#list + 1] = { name = l.name, source = o.path, size = l.size, period = l.period, columns = cols,
       unit = o.unit, discrete = not (o.entry and moving[o.entry.index]) }
   end

@@ -7,6 +7,7 @@
 local ffi = require("ffi")
 local errors = require("diagc.errors")
 local dffi = require("diagc.testing.ffi")
+local column_names = require("diagc.cli.columns")
 
 local M = {}
 local CMD = "diagc sweep"
@@ -138,23 +139,18 @@ local function summary_cells(b, k)
   return ffi.string(b.summary + k * b.summary_bytes)
 end
 
--- The logged columns' names, as the CSV header names them (csv.c's
--- diagc_csv_write_header): `sys.port.ELEMENT` for a port whose elements
--- are named, else `sys.port` or `sys.port[i]`.
+-- The logged columns' names, as the CSV header names them (cli/columns.lua).
 local function columns(desc)
   local cols = {}
   for l = 0, desc.n_loggers - 1 do
     local lg = desc.loggers[l]
-    local name = ffi.string(lg.name)
     local el -- Lua nil unless the port names its elements (a NULL cdata is truthy)
     if lg.output >= 0 and lg.output < desc.n_outputs and desc.outputs[lg.output].elements ~= nil then
-      el = desc.outputs[lg.output].elements
+      local names = desc.outputs[lg.output].elements
+      el = {}
+      for e = 0, lg.size - 1 do el[e + 1] = ffi.string(names[e]) end
     end
-    for e = 0, lg.size - 1 do
-      if el then cols[#cols + 1] = name .. "." .. ffi.string(el[e])
-      elseif lg.size == 1 then cols[#cols + 1] = name
-      else cols[#cols + 1] = string.format("%s[%d]", name, e) end
-    end
+    for _, c in ipairs(column_names.of(ffi.string(lg.name), lg.size, el)) do cols[#cols + 1] = c end
   end
   return cols
 end
