@@ -37,7 +37,11 @@
  * start from 0;
  * the point is scored with the LCP's own violation (lcp.h), and rows that
  * violate their conditions change class (those within DAMP of the worst,
- * or, once that stops making progress, the worst one).  When that does not
+ * or, once that stops making progress, the worst one); a change whose
+ * solve blows up (an inconsistent clamped set) is taken back for the
+ * worst row's alone, and when that blows up too a ratio test along the
+ * null direction chooses a row to leave (pivoting(), ratio_test()).
+ * When that does not
  * settle, region rounds (region_rounds()) re-solve the neighbourhood of
  * the violated contacts exactly and pivot again; when those do not
  * settle either, rounds of block Gauss-Seidel with exact dense blocks (one
@@ -1071,6 +1075,10 @@ static int pivoting(sp *s, int maxit, double limit, double *best, diagc_lcp_stat
         entered_first(s);
         changed = 1;
         ls->pivots++;
+        if (s->work > limit) {
+          ls->budget_hit = 1;
+          return 0;
+        }
         continue;
       }
     }
