@@ -82,6 +82,7 @@ static size_t plan(contact_ws *w, void *base, size_t room, int nv, int nc, int k
   PART(xbest, double, sn);
   PART(xprox, double, sn);
   PART(xpbest, double, sn);
+  PART(xprev, double, sn);
   PART(loff, size_t, sn);
   PART(uoff, size_t, sn);
   PART(fx, int, n);
@@ -100,6 +101,7 @@ static size_t plan(contact_ws *w, void *base, size_t room, int nv, int nc, int k
   PART(order, int, sn ? nc : 0);
   PART(order0, int, sn ? nc : 0);
   PART(cls0, int, sn);
+  PART(clsprev, int, sn);
   PART(where, int, sn ? nc : 0);
   PART(mark, int, sn ? nc : 0);
   PART(queue, int, sn ? nc : 0);

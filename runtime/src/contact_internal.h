@@ -44,8 +44,10 @@ typedef struct {
                             in the pool after the island's blocks          */
   double *xbest;         /* n: the best point seen                          */
   double *xprox, *xpbest;/* n each: a proximal round's centre and best point */
+  double *xprev;         /* n: the pivoting's last point (contact_sparse.c) */
   double *vt;            /* nv: scratch (the check's velocity)              */
   int *cls;              /* n: row classes (contact_sparse.c)               */
+  int *clsprev;          /* n: the classes of xprev                          */
   int *cls0, *order0;    /* n, nc: the classes and the order the envelope's
                             factor is of (its leading rows are kept)        */
   int *red;              /* n: the row's reduced index, or -1               */

@@ -37,7 +37,11 @@
  * start from 0;
  * the point is scored with the LCP's own violation (lcp.h), and rows that
  * violate their conditions change class (those within DAMP of the worst,
- * or, once that stops making progress, the worst one).  When that does not
+ * or, once that stops making progress, the worst one); a change whose
+ * solve blows up (an inconsistent clamped set) is taken back for the
+ * worst row's alone, and when that blows up too a ratio test along the
+ * null direction chooses a row to leave (pivoting(), ratio_test()).
+ * When that does not
  * settle, region rounds (region_rounds()) re-solve the neighbourhood of
  * the violated contacts exactly and pivot again; when those do not
  * settle either, rounds of block Gauss-Seidel with exact dense blocks (one
@@ -92,6 +96,10 @@ enum { C_ZERO = 0, C_FREE = 1, C_HI = 2, C_LO = 3 }; /* row classes */
 #define PROX_STALL 8    /* ... and at most this many in a row that do not
                            lower the best violation by PROX_GAIN          */
 #define PROX_GAIN 0.9
+#define BLOW 3.0        /* a solve whose largest impulse is this many times the
+                           last point's: its clamped set was inconsistent   */
+#define CYCLE_MEM 16    /* class sets a pivoting run remembers (cycles)     */
+#define EXCHANGES 8     /* rows a blow-up lets leave, at most               */
 
 typedef struct {
   const diagc_contact_problem *p;
@@ -947,24 +955,138 @@ static void classes_of_point(sp *s) {
   }
 }
 
+/* The largest impulse of the island's current point. */
+static double xmax_of(const sp *s) {
+  double xm = 0.0;
+  int r;
+  for (r = 0; r < s->m; r++)
+    if (fabs(s->w->x[r]) > xm) xm = fabs(s->w->x[r]);
+  return xm;
+}
+
+/* The row that violates its conditions most (above tol) and whose class
+ * can change: *bi its contact, *br it, *bc its new class; 0 when none. */
+static int worst_change(const sp *s, double tol, int *bi, int *br, int *bc) {
+  int i, a, found = 0;
+  double worst = tol;
+  for (i = 0; i < s->K; i++)
+    for (a = 0; a < nrows(s, i); a++) {
+      int r = row_of(s, i, a), c;
+      double rv = s->w->rhs[r];
+      if (!(rv > worst)) continue;
+      c = fix_class(s, r, i, tol);
+      if (c < 0) continue;
+      worst = rv, *bi = i, *br = r, *bc = c, found = 1;
+    }
+  return found;
+}
+
+/* The exchange's ratio test.  The classes were w->clsprev (point
+ * w->xprev, its clamped rows' w = 0) with row er entering; the solve of
+ * that set blew up: the entering column depends on the clamped ones, and
+ * the solution is dominated by the null direction d = x - xprev.  Along d
+ * (oriented so that er moves the way its violation asks: dir), the rows
+ * clamped in both sets keep w = 0; the first of them to reach a bound (a
+ * normal 0, a friction row its moving bound mu x_n, a bilateral row
+ * +-bound) leaves, as in Dantzig's and Baraff's principal pivoting.
+ * Returns that row (*li its contact, *lc its class), or -1. */
+static int ratio_test(const sp *s, int er, double dir, int *li, int *lc) {
+  const contact_ws *w = s->w;
+  const double *x0 = w->xprev, *x1 = w->x;
+  double sg = (x1[er] - x0[er]) * dir < 0.0 ? -1.0 : 1.0, tbest = INFINITY;
+  int i, a, lr = -1;
+  for (i = 0; i < s->K; i++) {
+    int r0 = row_of(s, i, 0);
+    double xn = x0[r0], dn = sg * (x1[r0] - x0[r0]), mu = mu_of(s, i), bd = bound_of(s, i);
+    if (w->cls[r0] != C_FREE || w->clsprev[r0] != C_FREE || r0 == er) continue;
+    if (bd > 0.0) {
+      double t = dn > 0.0 ? (bd - xn) / dn : dn < 0.0 ? (xn + bd) / -dn : INFINITY;
+      if (t < tbest) tbest = t, lr = r0, *li = i, *lc = dn > 0.0 ? C_HI : C_LO;
+      continue;
+    }
+    if (dn < 0.0 && xn >= 0.0 && xn / -dn < tbest) tbest = xn / -dn, lr = r0, *li = i, *lc = C_ZERO;
+    for (a = 1; a < nrows(s, i); a++) {
+      int r = r0 + a;
+      double xt = x0[r], dt = sg * (x1[r] - x0[r]), g0, g1;
+      if (w->cls[r] != C_FREE || w->clsprev[r] != C_FREE || r == er) continue;
+      g0 = mu * xn - xt, g1 = mu * dn - dt; /* to the upper bound */
+      if (g1 < 0.0 && g0 >= 0.0 && g0 / -g1 < tbest) tbest = g0 / -g1, lr = r, *li = i, *lc = C_HI;
+      g0 = mu * xn + xt, g1 = mu * dn + dt; /* to the lower bound */
+      if (g1 < 0.0 && g0 >= 0.0 && g0 / -g1 < tbest) tbest = g0 / -g1, lr = r, *li = i, *lc = C_LO;
+    }
+  }
+  return lr;
+}
+
+/* 1 when the current classes (and mode) are among the *n last in hist;
+ * they join it (the last CYCLE_MEM kept). */
+static int seen(const sp *s, unsigned long *hist, int *n, int mode) {
+  unsigned long h = 2166136261ul + (unsigned long)mode;
+  int r, k;
+  for (r = 0; r < s->m; r++) h = (h ^ (unsigned long)s->w->cls[r]) * 16777619ul;
+  for (k = 0; k < *n; k++)
+    if (hist[k] == h) return 1;
+  memmove(hist + 1, hist, sizeof(unsigned long) * (size_t)(CYCLE_MEM - 1));
+  hist[0] = h;
+  if (*n < CYCLE_MEM) ++*n;
+  return 0;
+}
+
 /* Block principal pivoting from the current classes, at most maxit
  * solves; keeps the best point in w->xbest (*best: its violation).
  * Returns 1 when it settled (violation <= tol, or nothing left that a
- * class change could fix), 0 when not, -1 when a pool was too small. */
+ * class change could fix), 0 when not, -1 when a pool was too small.
+ * A block change whose solve blows up (its largest impulse BLOW times the
+ * last point's: the new clamped set is inconsistent, a column dependent
+ * on the others) is taken back and replaced by the single change of the
+ * worst row; when that one blows up too, the exchange's ratio test
+ * (ratio_test()) chooses a row to leave, up to EXCHANGES of them. */
 static int pivoting(sp *s, int maxit, double limit, double *best, diagc_lcp_stats *ls) {
   contact_ws *w = s->w;
-  int it, stall = 0, prev = -1, fail = 0, r;
+  int it, stall = 0, prev = -1, fail = 0, r, changed = 0, er = -1, ei = -1, ec = 0, nex = 0;
   double v1 = -1.0, v2 = -1.0; /* the violations of the last two solves */
+  double xpmax = -1.0, edir = 0.0;
+  size_t mb = sizeof(double) * (size_t)s->m, mi = sizeof(int) * (size_t)s->m;
+  unsigned long hist[CYCLE_MEM] = {0};
+  int nh = 0;
   for (it = 0; it < maxit; it++) {
     int nviol = 0;
-    double v = solve_classes(s, &fail), tau;
+    double v = solve_classes(s, &fail), tau, xm;
     if (fail) return -1;
     ls->iterations++;
     if (v < *best) {
       *best = v;
-      memcpy(s->keep, w->x, sizeof(double) * (size_t)s->m);
+      memcpy(s->keep, w->x, mb);
     }
     if (v <= s->tol) return 1;
+    xm = xmax_of(s);
+    if (changed > 0 && er >= 0 && xpmax > 0.0 && xm > BLOW * xpmax && nex < EXCHANGES) {
+      /* an inconsistent clamped set: back to the last point's classes */
+      int li = -1, lc = 0, lr = changed == 1 ? ratio_test(s, er, edir, &li, &lc) : -1;
+      if (changed > 1 || lr >= 0) {
+        memcpy(w->cls, w->clsprev, mi);
+        if (changed == 1) { /* an exchange: er enters, lr leaves (and stays out) */
+          nex++;
+          set_class(s, li, lr, lc);
+          memcpy(w->clsprev, w->cls, mi);
+        }
+        set_class(s, ei, er, ec);
+        if (er == row_of(s, ei, 0) && ec == C_FREE) w->mark[ei] = 1;
+        entered_first(s);
+        changed = 1;
+        ls->pivots++;
+        if (s->work > limit) {
+          ls->budget_hit = 1;
+          return 0;
+        }
+        continue;
+      }
+    }
+    /* classes seen before in this run, in the same mode (block or single
+       changes): the changes cycle (a row and the rows it makes violated
+       changing in turn, through up to CYCLE_MEM sets); more solves repeat
+       them */
+    if (seen(s, hist, &nh, stall >= STALL)) return 0;
     /* a point seen two solves ago: the classes cycle (a row and the row it
        makes violated changing in turn); more solves repeat it */
     if (v == v2 && v1 != v) return 0;
@@ -980,6 +1102,11 @@ static int pivoting(sp *s, int maxit, double limit, double *best, diagc_lcp_stat
     } else {
       stall++;
     }
+    /* the point and its classes, and the single change a blow-up takes */
+    memcpy(w->xprev, w->x, mb);
+    memcpy(w->clsprev, w->cls, mi);
+    xpmax = xm, nex = 0, er = -1;
+    if (worst_change(s, tau, &ei, &er, &ec)) edir = w->w[er] > 0.0 ? -1.0 : 1.0;
     {
       /* damped block changes: the rows violated by at least a share of the
          worst violation (a row violated only through another's wrong
@@ -988,7 +1115,9 @@ static int pivoting(sp *s, int maxit, double limit, double *best, diagc_lcp_stat
       for (r = 0; r < s->m; r++)
         if (w->rhs[r] > vmax) vmax = w->rhs[r];
       cut = DAMP * vmax > tau ? DAMP * vmax : tau;
-      if (pivot(s, cut, stall >= STALL) == 0 && (cut == tau || pivot(s, tau, stall >= STALL) == 0)) return 1;
+      changed = pivot(s, cut, stall >= STALL);
+      if (changed == 0 && cut != tau) changed = pivot(s, tau, stall >= STALL);
+      if (changed == 0) return 1;
     }
     entered_first(s);
     ls->pivots++;
