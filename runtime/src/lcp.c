@@ -52,8 +52,9 @@
 #define START_STALL 0.8 /* ... stop when a round does not cut its violation
                            below this share of the previous round's        */
 #define BUDGET_MAIN 0.75 /* AUTO, finite budget: the pivoting stages' share */
-#define WARM_STEPS 1  /* active-set steps from a warm start before the
-                         coupled pivoting (see pivoting_stages)          */
+#define WARM_NOPROG 1 /* active-set steps from a warm start without halving
+                         the violation before the coupled pivoting
+                         (pivoting_stages)                                */
 #ifndef CP_ORDERS
 #define CP_ORDERS 8   /* coupled pivoting: attempts at most                  */
 #endif
@@ -576,18 +577,21 @@ static void pivoting_stages(diagc__lcp_ctx *c, int method, int maxit, int sym, i
                             int *used) {
   size_t nn = (size_t)c->n;
   if (warm) {
-    /* a warm start: one active-set step from it, which solves the problem
-       when the warm start's active set is the answer's (a contact island
-       whose contacts kept their states).  When it is not, the iteration
-       from there changes many states at once, refactorizing every step,
-       and often stalls (friction rows at a bound cycling) before the
-       coupled pivoting from zero runs anyway: on the small contact
-       islands of bench/world's piles the steps after the first cost 2.3x
-       the whole solve (docs/lcp.md, "Automatic"); the active set from
-       the best point still runs in full after the coupled pivoting */
+    /* a warm start: the active set from it, for as long as each step
+       halves the violation (it converges, to round-off, when the warm
+       start's active set is near the answer's: a contact island whose
+       contacts kept their states).  When it is not, the iteration changes
+       many states at once, refactorizing every step, and stalls (friction
+       rows at a bound cycling) for the 12 steps of its usual stop before
+       the coupled pivoting from zero runs anyway: on the small contact
+       islands of bench/world's piles those steps cost 1.8x the whole
+       solve (docs/lcp.md, "Automatic").  The active set from the best
+       point still runs in full after the coupled pivoting. */
     memcpy(c->sol, c->xc, sizeof(double) * nn);
     memcpy(c->rhs, c->w, sizeof(double) * nn);
-    diagc__lcp_pivot_run(c, c->sol, c->rhs, WARM_STEPS < maxit ? WARM_STEPS : maxit, 0);
+    c->noprog = WARM_NOPROG;
+    diagc__lcp_pivot_run(c, c->sol, c->rhs, maxit, 0);
+    c->noprog = 0;
   }
   if (diagc__lcp_go(c)) coupled_stage(c, method, maxit, sym, used);
   if (method == DIAGC_LCP_COUPLED) return; /* that method alone */
