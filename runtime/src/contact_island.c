@@ -299,7 +299,7 @@ static void island_options(const diagc_contact_options *o, const contact_ws *w, 
   lo->work_budget = units == INFINITY ? -1.0 : units >= 1.0 ? units : 1.0;
 }
 
-/* 1 for a small island of one articulated tree (contact_tree.c): the
+/* 1 for a small island of one tree (contact_tree.c): the
  * dense path takes it from its warm start, which the LCP solver scores
  * on the formed A (m^2 multiply-adds; scored from the rows by the sparse
  * method it cost more than half of forming A, and was then scored again) */

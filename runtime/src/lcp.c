@@ -52,6 +52,9 @@
 #define START_STALL 0.8 /* ... stop when a round does not cut its violation
                            below this share of the previous round's        */
 #define BUDGET_MAIN 0.75 /* AUTO, finite budget: the pivoting stages' share */
+#define WARM_NOPROG 1 /* active-set steps from a warm start without halving
+                         the violation before the coupled pivoting
+                         (pivoting_stages)                                */
 #ifndef CP_ORDERS
 #define CP_ORDERS 8   /* coupled pivoting: attempts at most                  */
 #endif
@@ -573,10 +576,22 @@ static void second_chance(diagc__lcp_ctx *c, int method, int maxit, int *used) {
 static void pivoting_stages(diagc__lcp_ctx *c, int method, int maxit, int sym, int warm,
                             int *used) {
   size_t nn = (size_t)c->n;
-  if (warm) { /* a warm start near a solution: the active set from it */
+  if (warm) {
+    /* a warm start: the active set from it, for as long as each step
+       halves the violation (it converges, to round-off, when the warm
+       start's active set is near the answer's: a contact island whose
+       contacts kept their states).  When it is not, the iteration changes
+       many states at once, refactorizing every step, and stalls (friction
+       rows at a bound cycling) for the 12 steps of its usual stop before
+       the coupled pivoting from zero runs anyway: on the small contact
+       islands of bench/world's piles those steps cost 1.8x the whole
+       solve (docs/lcp.md, "Automatic").  The active set from the best
+       point still runs in full after the coupled pivoting. */
     memcpy(c->sol, c->xc, sizeof(double) * nn);
     memcpy(c->rhs, c->w, sizeof(double) * nn);
+    c->noprog = WARM_NOPROG;
     diagc__lcp_pivot_run(c, c->sol, c->rhs, maxit, 0);
+    c->noprog = 0;
   }
   if (diagc__lcp_go(c)) coupled_stage(c, method, maxit, sym, used);
   if (method == DIAGC_LCP_COUPLED) return; /* that method alone */

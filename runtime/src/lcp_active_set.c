@@ -259,7 +259,7 @@ double diagc__lcp_pivot_run(diagc__lcp_ctx *c, const double *x0, const double *w
     v = diagc__lcp_score(c, c->xc);
     if (v < 0.5 * run_best) {
       noprog = 0;
-    } else if (++noprog > NOPROG) {
+    } else if (++noprog > (c->noprog > 0 ? c->noprog : NOPROG)) {
       break; /* not converging: let the caller fall back */
     }
     if (v < run_best) run_best = v;

@@ -115,6 +115,8 @@ typedef struct {
   double work;     /* work spent, in units of n^2 multiply-adds */
   double work_max; /* the budget in the same units (INFINITY: none) */
   int spent;       /* 1 once work >= work_max: every method stops */
+  int noprog;      /* active-set steps without halving the violation
+                      before it stops (0: NOPROG, lcp_active_set.c) */
 } diagc__lcp_ctx;
 
 /* Charges `units` (of n^2 multiply-adds) of work; returns 1 when the
