@@ -75,9 +75,12 @@ typedef struct {
   int a_isl, a_m;        /* the island and row count whose A w->A holds
                             (contact_island.c; a_isl -1: none): a friction
                             re-solve of the same rows reuses it            */
-  int one_tree;          /* 1 while the island being solved is of one tree
-                            (contact_tree.c): the sparse path sends it to
-                            the dense one when small (contact_sparse.c)   */
+  int one_tree;          /* nonzero while the island being solved is of
+                            one tree (contact_tree.c): the sparse path
+                            sends it to the dense one when small
+                            (contact_sparse.c); 2 for an articulated tree,
+                            whose warm start is not scored from the rows
+                            first (contact_island.c), 1 for a lone body   */
 } contact_ws;
 
 /* Sizes of the sparse path's pools per contact of the workspace (plan()

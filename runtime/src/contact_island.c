@@ -299,12 +299,12 @@ static void island_options(const diagc_contact_options *o, const contact_ws *w, 
   lo->work_budget = units == INFINITY ? -1.0 : units >= 1.0 ? units : 1.0;
 }
 
-/* 1 for a small island of one tree (contact_tree.c): the
+/* 1 for a small island of one articulated tree (contact_tree.c): the
  * dense path takes it from its warm start, which the LCP solver scores
  * on the formed A (m^2 multiply-adds; scored from the rows by the sparse
  * method it cost more than half of forming A, and was then scored again) */
 static int tree_dense(const contact_ws *w, int m) {
-  return w->one_tree && m <= DIAGC__TREE_DENSE_ROWS && m <= DIAGC_CONTACT_DENSE_ROWS && m <= w->dense_rows;
+  return w->one_tree == 2 && m <= DIAGC__TREE_DENSE_ROWS && m <= DIAGC_CONTACT_DENSE_ROWS && m <= w->dense_rows;
 }
 
 int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_options *o,

@@ -77,6 +77,14 @@ static int has_bilateral(const diagc_contact_problem *p, const contact_ws *w, in
   return 0;
 }
 
+/* What w->one_tree says of tree t's island (contact_internal.h): 2 for a
+ * tree with more dofs than one free body (a robot: the dense path takes
+ * it unscored), 1 for a lone body (its warm start scored from the rows
+ * first: at rest, the usual case, that is the answer and no A is formed). */
+static int tree_kind(const diagc_contact_problem *p, int t) {
+  return p->tree_dof0 && t < p->ntrees && p->tree_dof0[t + 1] - p->tree_dof0[t] > 6 ? 2 : 1;
+}
+
 /* cross product of (b - a) and (c - a) */
 static double turn(const double *u, const double *v, int a, int b, int c) {
   return (u[b] - u[a]) * (v[c] - v[a]) - (v[b] - v[a]) * (u[c] - u[a]);
@@ -242,14 +250,14 @@ static double dropped_violation(const diagc_contact_problem *p, const diagc_cont
 
 int diagc__contact_tree_island(const diagc_contact_problem *p, const diagc_contact_options *o, contact_ws *w,
                                int isl, double *x, contact_budget *bud, diagc_contact_stats *st) {
-  int *keep = w->mark, s0 = w->start[isl], end = w->start[isl + 1], a, b, q, nk, rc;
+  int *keep = w->mark, s0 = w->start[isl], end = w->start[isl + 1], a, b, q, nk, rc, t;
   diagc_contact_stats sub;
   double worst;
   w->one_tree = 0;
   /* an island of one tree, a robot's or a lone body's, takes the dense
      path when small (w->one_tree; docs/world.md, "Contact solve") */
-  if (!p->Jc || o->method != DIAGC_CONTACT_SPARSE || !w->span || island_tree(p, w, isl) < 0 ||
-      (w->one_tree = !has_bilateral(p, w, isl), support(p, w, isl, keep) == 0)) {
+  if (!p->Jc || o->method != DIAGC_CONTACT_SPARSE || !w->span || (t = island_tree(p, w, isl)) < 0 ||
+      (w->one_tree = has_bilateral(p, w, isl) ? 0 : tree_kind(p, t), support(p, w, isl, keep) == 0)) {
     if (w->blk_isl == support_key(isl)) w->blk_isl = -1;
     rc = diagc__contact_island(p, o, w, isl, x, bud, st);
     w->one_tree = 0;
