@@ -55,20 +55,23 @@ local M = {}
 -- not fold (world/fold.lua, world/lower.lua)
 M.PARTS = { kinematics = "kinematics (the joints' placements and axes)",
   mass_matrix = "mass matrix (the masses, centres of mass and inertias)",
-  bias = "bias forces (gravity on the masses, Coriolis terms)", damping = "damping",
+  bias = "bias forces (gravity on the masses, Coriolis terms)",
+  mass_bias = "mass matrix and bias forces", damping = "damping",
   factor = "mass matrix factor", solve = "solve", solve_tree = "solve", solve_tree3 = "solve",
   point_jacobian = "point Jacobians",
   point_jacobian_tree = "point Jacobians",
   integrate = "position update", energy = "energy (the masses in gravity)", velocities = "body velocities" }
 
 M.FUNCTIONS = { "kinematics", "mass_matrix", "bias", "damping", "factor", "solve", "point_jacobian", "integrate", "energy" }
-M.ORDER = { "kinematics", "mass_matrix", "bias", "damping", "factor", "solve", "solve_tree", "solve_tree3", "point_jacobian",
+M.ORDER = { "kinematics", "mass_matrix", "bias", "mass_bias", "damping", "factor", "solve", "solve_tree", "solve_tree3", "point_jacobian",
   "point_jacobian_tree", "integrate", "energy", "velocities" }
 
 local EMIT = {
   kinematics = function(w, t, p, h) return require("diagc.world.kinematics").emit(w, t, p, h) end,
   mass_matrix = function(w, t, p, h) return require("diagc.world.crba").emit(w, t, p, h) end,
   bias = function(w, t, p, h) return require("diagc.world.rnea").emit(w, t, p, h) end,
+  -- the looped form's only (world/looped.lua): both sharing the columns and inertias
+  mass_bias = function() error("dynamics.emit: mass_bias is the looped form's only", 0) end,
   damping = function(w, t, p) return require("diagc.world.rnea").emit_damping(w, t, p) end,
   factor = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "factor") end,
   solve = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "solve") end,
