@@ -70,8 +70,17 @@ local EMIT = {
   kinematics = function(w, t, p, h) return require("diagc.world.kinematics").emit(w, t, p, h) end,
   mass_matrix = function(w, t, p, h) return require("diagc.world.crba").emit(w, t, p, h) end,
   bias = function(w, t, p, h) return require("diagc.world.rnea").emit(w, t, p, h) end,
-  -- the looped form's only (world/looped.lua): both sharing the columns and inertias
-  mass_bias = function() error("dynamics.emit: mass_bias is the looped form's only", 0) end,
+  -- both at once (the looped form shares the columns and inertias: world/looped.lua);
+  -- with the two it calls when they are not wanted themselves
+  mass_bias = function(w, t, p, h, want)
+    local out = {}
+    if not want.mass_matrix then out[#out + 1] = require("diagc.world.crba").emit(w, t, p, h) end
+    if not want.bias then out[#out + 1] = require("diagc.world.rnea").emit(w, t, p, h) end
+    out[#out + 1] = string.format("static void %s_mass_bias(const double *q, const double *v, const double *X, "
+      .. "const double *inertial, double *M, double *c)\n{\n  %s_mass_matrix(q, X, inertial, M);\n"
+      .. "  %s_bias(q, v, X, inertial, c);\n}\n", p, p, p)
+    return table.concat(out, "\n")
+  end,
   damping = function(w, t, p) return require("diagc.world.rnea").emit_damping(w, t, p) end,
   factor = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "factor") end,
   solve = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "solve") end,
@@ -112,7 +121,7 @@ function M.emit(world, prefix, opts)
       if is_looped and name ~= "integrate" and name ~= "damping" then
         emit = function(w, tt, p, hh) return looped.emit(name, w, tt, p, hh, parts) end
       end
-      local ok, text = pcall(emit, world, t, prefix, h)
+      local ok, text = pcall(emit, world, t, prefix, h, want)
       if not ok then
         if fold.is_nonfinite(text) and not text.part then text.part = M.PARTS[name] end
         error(text, 0)

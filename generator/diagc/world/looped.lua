@@ -279,7 +279,7 @@ end
 -- the looped parts of one text: prefix names the table and helpers, h the
 -- spatial helpers they call
 function M.parts(world, t, prefix, h)
-  return setmetatable({ world = world, t = t, prefix = prefix, h = h, used = {}, any = false }, Parts)
+  return setmetatable({ world = world, t = t, prefix = prefix, h = h, used = {}, any = false, cores = {} }, Parts)
 end
 
 local C = {}
@@ -427,7 +427,7 @@ static void P_mass_bias(const double *q, const double *v, const double *X, const
   P_bias_si(q, v, X, inertial, S, I, c);
   P_mass_matrix_si(q, X, inertial, S, I, M);
 }
-]==], {}, { "fill" } }
+]==], {}, { "fill" }, nil, { "mass_matrix", "bias" } }
 
 C.factor = { [==[
 static void P_factor(double *M)
@@ -684,23 +684,29 @@ local TAIL = {
   end,
 }
 
-function M.emit(name, world, t, prefix, h, parts)
+function M.emit(name, world, t, prefix, h, parts, core_only)
   if C[name .. "_anc"] and M.use_anc(t) then name = name .. "_anc" end
   local spec = assert(C[name], "looped.emit: no looped " .. tostring(name))
   for _, u in ipairs(spec[2]) do h:use(u) end
   parts.any = true
   for _, u in ipairs(spec[3]) do parts:use(u) end
-  -- a function with a core (spec[4]: the lone bodies' tail ends it) follows it
-  local body = spec[4] or spec[1]
-  local text = fill(body, prefix, M.sizes(t))
+  -- a function with a core (spec[4]: the lone bodies' tail ends it)
+  -- follows it; one calling cores (spec[5]) has those not yet emitted first
+  local pre = {}
+  for _, c in ipairs(spec[5] or {}) do
+    if not parts.cores[c] then pre[#pre + 1] = M.emit(c, world, t, prefix, h, parts, true) end
+  end
+  if core_only or spec[4] then parts.cores[name] = true end
+  local text = fill(spec[4] or spec[1], prefix, M.sizes(t))
   if TAIL[name] then
     local out = { text }
     TAIL[name](world, t, out)
     out[#out + 1] = "}\n"
     text = table.concat(out, "\n")
   end
-  if spec[4] then text = text .. "\n" .. fill(spec[1], prefix, M.sizes(t)) end
-  return text
+  if spec[4] and not core_only then text = text .. "\n" .. fill(spec[1], prefix, M.sizes(t)) end
+  pre[#pre + 1] = text
+  return table.concat(pre, "\n")
 end
 
 return M
