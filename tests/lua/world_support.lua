@@ -103,13 +103,12 @@ void %s_t_accel(const double *q, const double *v, const double *tau, double *a)
   double X[%d], M[%d];
   int k;
   %s_kinematics(q, X);
-  %s_mass_matrix(q, X, %s_tmass, M);
-  %s_bias(q, v, X, %s_tmass, a);
+  %s_mass_bias(q, v, X, %s_tmass, M, a); /* the step's way: both at once */
   %s_damping(d, v, a);
   for (k = 0; k < %d; ++k) a[k] = tau[k] - a[k];
   %s_factor(M);
   %s_solve(M, a);
-}]], P, nd, dl, 12 * nb, math.max(f.nm, 1), P, P, P, P, P, P, f.nv, P, P),
+}]], P, nd, dl, 12 * nb, math.max(f.nm, 1), P, P, P, P, f.nv, P, P),
   }, "\n") .. "\n"
 end
 

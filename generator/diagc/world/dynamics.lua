@@ -55,20 +55,32 @@ local M = {}
 -- not fold (world/fold.lua, world/lower.lua)
 M.PARTS = { kinematics = "kinematics (the joints' placements and axes)",
   mass_matrix = "mass matrix (the masses, centres of mass and inertias)",
-  bias = "bias forces (gravity on the masses, Coriolis terms)", damping = "damping",
+  bias = "bias forces (gravity on the masses, Coriolis terms)",
+  mass_bias = "mass matrix and bias forces", damping = "damping",
   factor = "mass matrix factor", solve = "solve", solve_tree = "solve", solve_tree3 = "solve",
   point_jacobian = "point Jacobians",
   point_jacobian_tree = "point Jacobians",
   integrate = "position update", energy = "energy (the masses in gravity)", velocities = "body velocities" }
 
 M.FUNCTIONS = { "kinematics", "mass_matrix", "bias", "damping", "factor", "solve", "point_jacobian", "integrate", "energy" }
-M.ORDER = { "kinematics", "mass_matrix", "bias", "damping", "factor", "solve", "solve_tree", "solve_tree3", "point_jacobian",
+M.ORDER = { "kinematics", "mass_matrix", "bias", "mass_bias", "damping", "factor", "solve", "solve_tree", "solve_tree3", "point_jacobian",
   "point_jacobian_tree", "integrate", "energy", "velocities" }
 
 local EMIT = {
   kinematics = function(w, t, p, h) return require("diagc.world.kinematics").emit(w, t, p, h) end,
   mass_matrix = function(w, t, p, h) return require("diagc.world.crba").emit(w, t, p, h) end,
   bias = function(w, t, p, h) return require("diagc.world.rnea").emit(w, t, p, h) end,
+  -- both at once (the looped form shares the columns and inertias: world/looped.lua);
+  -- with the two it calls when they are not wanted themselves
+  mass_bias = function(w, t, p, h, want)
+    local out = {}
+    if not want.mass_matrix then out[#out + 1] = require("diagc.world.crba").emit(w, t, p, h) end
+    if not want.bias then out[#out + 1] = require("diagc.world.rnea").emit(w, t, p, h) end
+    out[#out + 1] = string.format("static void %s_mass_bias(const double *q, const double *v, const double *X, "
+      .. "const double *inertial, double *M, double *c)\n{\n  %s_mass_matrix(q, X, inertial, M);\n"
+      .. "  %s_bias(q, v, X, inertial, c);\n}\n", p, p, p)
+    return table.concat(out, "\n")
+  end,
   damping = function(w, t, p) return require("diagc.world.rnea").emit_damping(w, t, p) end,
   factor = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "factor") end,
   solve = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "solve") end,
@@ -109,7 +121,7 @@ function M.emit(world, prefix, opts)
       if is_looped and name ~= "integrate" and name ~= "damping" then
         emit = function(w, tt, p, hh) return looped.emit(name, w, tt, p, hh, parts) end
       end
-      local ok, text = pcall(emit, world, t, prefix, h)
+      local ok, text = pcall(emit, world, t, prefix, h, want)
       if not ok then
         if fold.is_nonfinite(text) and not text.part then text.part = M.PARTS[name] end
         error(text, 0)

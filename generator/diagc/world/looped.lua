@@ -180,6 +180,18 @@ static inline void P_lp_inertia(const double *X, const double *inertial, int i, 
   const double *B = P_tree.mi[i] >= 0 ? inertial + 10 * P_tree.mi[i] : P_tree.body[i];
   P_body_inertia(X + 12 * i, B[0], B[1], B[2], B[3], B[4], B[5], B[6], B[7], B[8], B[9], I);
 }
+]==], fill = [==[
+/* the dofs' motion columns S (6 each) and the bodies' world inertias I (10
+   each; only the bodies with flag 2) at pose X, for the mass matrix and the bias */
+static inline void P_lp_fill(const double *X, const double *inertial, double *S, double *I)
+{
+  int i;
+  for (i = 0; i < @NV@; ++i) P_lp_col(X, i, S + 6 * i);
+  for (i = 0; i < @NB@; ++i) {
+    if (P_tree.flags[i] & 2) P_lp_inertia(X, inertial, i, I + 10 * i);
+  }
+}
+
 ]==] }
 -- each dof's ancestors as flat tables (anc): where entry (i, j) of the
 -- factor is stored (lp) and j's place in its block (pos), for j = i's
@@ -235,8 +247,9 @@ static const struct {
 ]==], ints(start), ints(lp), ints(pos), ints(dlp)), prefix, { NVP = t.nv + 1, NA = #lp, NV = t.nv })
 end
 
-local PIECE_ORDER = { "at", "col", "inertia" }
+local PIECE_ORDER = { "at", "col", "inertia", "fill" }
 local PIECE_SPATIAL = { inertia = { "body_inertia" } }
+local PIECE_DEPS = { fill = { "col", "inertia" } }
 
 local Parts = {}
 Parts.__index = Parts
@@ -248,6 +261,7 @@ function Parts:use(name)
   end
   assert(PIECES[name], "looped: no piece " .. name)
   self.used[name] = true
+  for _, u in ipairs(PIECE_DEPS[name] or {}) do self:use(u) end
   for _, u in ipairs(PIECE_SPATIAL[name] or {}) do self.h:use(u) end
 end
 
@@ -265,7 +279,7 @@ end
 -- the looped parts of one text: prefix names the table and helpers, h the
 -- spatial helpers they call
 function M.parts(world, t, prefix, h)
-  return setmetatable({ world = world, t = t, prefix = prefix, h = h, used = {}, any = false }, Parts)
+  return setmetatable({ world = world, t = t, prefix = prefix, h = h, used = {}, any = false, cores = {} }, Parts)
 end
 
 local C = {}
@@ -317,44 +331,60 @@ static void P_kinematics(const double *q, double *X)
 }
 ]==], { "mul33", "quat_rot" }, {} }
 
+-- the mass matrix and the bias forces share the dofs' motion columns S
+-- and the bodies' world inertias I (P_lp_fill): each has a core taking
+-- them (the mass matrix's turns I into the composite inertias, so the
+-- bias's runs first where both are wanted: P_mass_bias)
 C.mass_matrix = { [==[
 static void P_mass_matrix(const double *q, const double *X, const double *inertial, double *M)
 {
-  double I[@NB@][10], S[@NV@][6];
+  double I[@NB@ * 10], S[@NV@ * 6];
+  P_lp_fill(X, inertial, S, I);
+  P_mass_matrix_si(q, X, inertial, S, I, M);
+}
+]==], { "inertia_add", "inertia_apply", "dot6" }, { "at", "fill" }, [==[
+static void P_mass_matrix_si(const double *q, const double *X, const double *inertial, const double *S, double *I, double *M)
+{
   int i, j;
   (void)q;
-  for (j = 0; j < @NV@; ++j) P_lp_col(X, j, S[j]);
-  for (i = 0; i < @NB@; ++i) {
-    if (P_tree.flags[i] & 2) P_lp_inertia(X, inertial, i, I[i]);
-  }
+  (void)X;
+  (void)inertial;
   for (i = @NB@ - 1; i >= 0; --i) {
     const int pa = P_tree.parent[i];
-    if ((P_tree.flags[i] & 2) && pa >= 0 && (P_tree.flags[pa] & 1)) P_inertia_add(I[pa], I[i]);
+    if ((P_tree.flags[i] & 2) && pa >= 0 && (P_tree.flags[pa] & 1)) P_inertia_add(I + 10 * pa, I + 10 * i);
   }
   for (j = 0; j < @NV@; ++j) {
     const int b = P_tree.dof_body[j];
     double F[6];
     if (!(P_tree.flags[b] & 2)) continue;
-    P_inertia_apply(I[b], S[j], F);
+    P_inertia_apply(I + 10 * b, S + 6 * j, F);
     for (i = j; i >= 0; i = P_tree.dof_parent[i]) {
-      M[P_lp_at(i, j)] = P_dot6(S[i], F);
+      M[P_lp_at(i, j)] = P_dot6(S + 6 * i, F);
       if (i != j) M[P_lp_at(j, i)] = M[P_lp_at(i, j)];
     }
   }
-]==], { "inertia_add", "inertia_apply", "dot6" }, { "at", "col", "inertia" } }
+]==] }
 
 C.bias = { [==[
 static void P_bias(const double *q, const double *v, const double *X, const double *inertial, double *c)
 {
+  double I[@NB@ * 10], S[@NV@ * 6];
+  P_lp_fill(X, inertial, S, I);
+  P_bias_si(q, v, X, inertial, S, I, c);
+}
+]==], { "cross_m", "body_force", "dot6" }, { "fill" }, [==[
+static void P_bias_si(const double *q, const double *v, const double *X, const double *inertial, const double *S, const double *I, double *c)
+{
   const double A0[6] = { 0.0, 0.0, 0.0, -P_tree.gravity[0], -P_tree.gravity[1], -P_tree.gravity[2] };
-  double S[@NV@][6], V[@NB@][6], A[@NB@][6], F[@NB@][6];
+  double V[@NB@][6], A[@NB@][6], F[@NB@][6];
   int i, k, r;
   (void)q;
-  for (k = 0; k < @NV@; ++k) P_lp_col(X, k, S[k]);
+  (void)X;
+  (void)inertial;
   for (i = 0; i < @NB@; ++i) {
     const int pa = P_tree.parent[i], fl = P_tree.flags[i], v0 = P_tree.v0[i];
     const double *Vp = pa >= 0 ? V[pa] : 0, *Ap = pa >= 0 ? A[pa] : A0;
-    double vl[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 }, vr[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 }, x[6], I[10];
+    double vl[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 }, vr[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 }, x[6];
     if (!(fl & 2)) {
       for (r = 0; r < 6; ++r) {
         V[i][r] = 0.0;
@@ -365,7 +395,7 @@ static void P_bias(const double *q, const double *v, const double *X, const doub
     /* a free joint's linear part (its columns turn with the parent) and the rest */
     for (k = v0; k < v0 + P_tree.nv[i]; ++k) {
       double *d = P_tree.type[i] == 4 && k - v0 < 3 ? vl : vr;
-      for (r = 0; r < 6; ++r) d[r] += S[k][r] * v[k];
+      for (r = 0; r < 6; ++r) d[r] += S[6 * k + r] * v[k];
     }
     for (r = 0; r < 6; ++r) V[i][r] = (Vp ? Vp[r] : 0.0) + vl[r] + vr[r];
     P_cross_m(V[i], vr, A[i]);
@@ -374,8 +404,7 @@ static void P_bias(const double *q, const double *v, const double *X, const doub
       for (r = 0; r < 6; ++r) A[i][r] += x[r];
     }
     for (r = 0; r < 6; ++r) A[i][r] += Ap[r];
-    P_lp_inertia(X, inertial, i, I);
-    P_body_force(I, V[i], A[i], F[i]);
+    P_body_force(I + 10 * i, V[i], A[i], F[i]);
   }
   for (i = @NB@ - 1; i >= 0; --i) {
     const int pa = P_tree.parent[i];
@@ -385,9 +414,20 @@ static void P_bias(const double *q, const double *v, const double *X, const doub
   }
   for (k = 0; k < @NV@; ++k) {
     const int b = P_tree.dof_body[k];
-    if (P_tree.flags[b] & 2) c[k] = P_dot6(S[k], F[b]);
+    if (P_tree.flags[b] & 2) c[k] = P_dot6(S + 6 * k, F[b]);
   }
-]==], { "cross_m", "body_force", "dot6" }, { "col", "inertia" } }
+]==] }
+
+-- both at once (the step's smooth part): S and I computed once
+C.mass_bias = { [==[
+static void P_mass_bias(const double *q, const double *v, const double *X, const double *inertial, double *M, double *c)
+{
+  double I[@NB@ * 10], S[@NV@ * 6];
+  P_lp_fill(X, inertial, S, I);
+  P_bias_si(q, v, X, inertial, S, I, c);
+  P_mass_matrix_si(q, X, inertial, S, I, M);
+}
+]==], {}, { "fill" }, nil, { "mass_matrix", "bias" } }
 
 C.factor = { [==[
 static void P_factor(double *M)
@@ -644,20 +684,29 @@ local TAIL = {
   end,
 }
 
-function M.emit(name, world, t, prefix, h, parts)
+function M.emit(name, world, t, prefix, h, parts, core_only)
   if C[name .. "_anc"] and M.use_anc(t) then name = name .. "_anc" end
   local spec = assert(C[name], "looped.emit: no looped " .. tostring(name))
   for _, u in ipairs(spec[2]) do h:use(u) end
   parts.any = true
   for _, u in ipairs(spec[3]) do parts:use(u) end
-  local text = fill(spec[1], prefix, M.sizes(t))
+  -- a function with a core (spec[4]: the lone bodies' tail ends it)
+  -- follows it; one calling cores (spec[5]) has those not yet emitted first
+  local pre = {}
+  for _, c in ipairs(spec[5] or {}) do
+    if not parts.cores[c] then pre[#pre + 1] = M.emit(c, world, t, prefix, h, parts, true) end
+  end
+  if core_only or spec[4] then parts.cores[name] = true end
+  local text = fill(spec[4] or spec[1], prefix, M.sizes(t))
   if TAIL[name] then
     local out = { text }
     TAIL[name](world, t, out)
     out[#out + 1] = "}\n"
     text = table.concat(out, "\n")
   end
-  return text
+  if spec[4] and not core_only then text = text .. "\n" .. fill(spec[1], prefix, M.sizes(t)) end
+  pre[#pre + 1] = text
+  return table.concat(pre, "\n")
 end
 
 return M

@@ -523,12 +523,19 @@ local function smooth(C, P)
     "{",
     string.format("  double c[%d];", C.nv),
     string.format("  %skinematics(q, w->X);", P),
-    string.format("  %smass_matrix(q, w->X, w->inertial, w->M);", P),
-    string.format("  %sbias(q, v, w->X, w->inertial, c);", P),
+  }
+  if require("diagc.world.dynamics").mode(C) == "looped" then
+    -- one pass for the motion columns and the inertias (world/looped.lua)
+    l[#l + 1] = string.format("  %smass_bias(q, v, w->X, w->inertial, w->M, c);", P)
+  else
+    l[#l + 1] = string.format("  %smass_matrix(q, w->X, w->inertial, w->M);", P)
+    l[#l + 1] = string.format("  %sbias(q, v, w->X, w->inertial, c);", P)
+  end
+  for _, x in ipairs({
     string.format("  %sdamping(w->damping, v, c);", P),
     string.format("  %sfactor(w->M);", P),
     string.format("  for (int i = 0; i < %d; i++) c[i] = -c[i];", C.nv),
-  }
+  }) do l[#l + 1] = x end
   if C.effort_limits.any then
     -- the effort limits (world/limits.lua): the clamped effort, its count in info[8]
     l[#l + 1] = string.format("  double u[%d];", #C.actuated)
@@ -894,6 +901,7 @@ function M.emit(C, P)
   -- the mass columns of the step's Jacobians (world/grad.lua) take the
   -- centres of mass's point Jacobians on their trees
   if C.settings.gradients and not rows_on then table.insert(fns, 7, "point_jacobian_tree") end
+  if dynamics.mode(C) == "looped" then table.insert(fns, 4, "mass_bias") end -- smooth's
   local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = fns })),
     tables(C, P), require("diagc.world.signals").emit(C, P) }
   parts[#parts + 1] = inertial_fn(C, P)
