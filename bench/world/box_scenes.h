@@ -11,7 +11,7 @@
 
 #define BOX_EDGE 0.2
 #define PILE_N 30
-#define PILE_SEEDS 5 /* the pile and four more arrangements (pile_s1 ... pile_s4) */
+#define PILE_SEEDS 10 /* the pile and nine more arrangements (pile_s1 ... pile_s9) */
 #define PYRAMID_N 10
 #define BOX_MAX 64 /* most cubes box_penetration measures */
 
