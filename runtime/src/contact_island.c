@@ -264,13 +264,6 @@ static int island_system(const diagc_contact_problem *p, const diagc_contact_opt
   return diagc__finite_run(A, (size_t)m * (size_t)m) ? 0 : -1;
 }
 
-static int finite_b(const contact_ws *w, int m) {
-  int r;
-  for (r = 0; r < m; r++)
-    if (!isfinite(w->b[r])) return 0;
-  return 1;
-}
-
 /* A of island isl's m rows into w->A, unless it holds it already: within
  * one step an island's rows are those of its support or all of its
  * contacts (contact_tree.c; different counts), and a friction re-solve
@@ -326,7 +319,7 @@ int diagc__contact_island(const diagc_contact_problem *p, const diagc_contact_op
   } else if (m > w->dense_rows) { /* cannot happen: the sparse method decides */
     rc = DIAGC_CONTACT_E_WORKSPACE;
     memset(w->x, 0, sizeof(double) * (size_t)m);
-  } else if (!finite_b(w, m) || island_a(p, o, w, isl, m) != 0) {
+  } else if (!diagc__finite_run(w->b, (size_t)m) || island_a(p, o, w, isl, m) != 0) {
     rc = DIAGC_CONTACT_E_NUMERIC;
     memset(w->x, 0, sizeof(double) * (size_t)m);
     memset(&ls, 0, sizeof ls);
