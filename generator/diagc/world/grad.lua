@@ -325,7 +325,7 @@ local function mass_ops(C, P, G)
     "  pr.J = ga->Jd; pr.MinvJT = ga->MJd; pr.Jc = NULL; pr.MJc = NULL;",
     "  x.q = q; x.w = w; x.g = g; x.nc = nc;",
     string.format("  ops.ctx = &x; ops.dJy = %sopm_dJy; ops.dJTx = %sopm_dJTx; ops.dMy = %sopm_dMy; "
-      .. "ops.solve = %sopm_solve;", P, P, P, P),
+      .. "ops.solve = %sopm_solve; ops.solve_cols = NULL;", P, P, P, P),
     string.format("  for (int i = 0; i < %d; i++) g->zm[i] = 0.0;", math.max(nv, G.mc) * nm),
     string.format("  t.ncol = %d; t.nq = %d; t.Tv = g->zm; t.Tvstar = g->Tvm; t.Tdepth = g->zm; t.mu_col = NULL;", nm, nm),
     string.format("  t.Tv_next = g->Tm + %d; t.Tx = g->Txm; t.cls = NULL; t.bounce = NULL; t.target = NULL;", nv * nm),
@@ -479,8 +479,8 @@ local function contact_tangent(C, P, G)
     "  diagc_contact_tangent t;",
     G.nlim > 0 and "  int ncc = nc - w->nlim;" or false,
     G.nlim > 0 and "  x.q = q; x.w = w; x.g = g; x.nc = ncc; x.nall = nc;" or "  x.q = q; x.w = w; x.g = g; x.nc = nc;",
-    string.format("  ops.ctx = &x; ops.dJy = %sop_dJy; ops.dJTx = %sop_dJTx; ops.dMy = %sop_dMy; ops.solve = %sop_solve;",
-      P, P, P, P),
+    string.format("  ops.ctx = &x; ops.dJy = %sop_dJy; ops.dJTx = %sop_dJTx; ops.dMy = %sop_dMy; ops.solve = %sop_solve;"
+      .. " ops.solve_cols = NULL;", P, P, P, P),
     G.np > 0 and string.format("  int kinks = %sgeometry(q, w, g, %s);", P, G.nlim > 0 and "ncc" or "nc")
       or string.format("  int kinks = 0;\n  for (int i = 0; i < nc * %d; i++) g->Tdepth[i] = 0.0;", ncol),
     "  if (kinks < 0) return kinks;",

@@ -587,6 +587,10 @@ typedef struct diagc_step_ops {
   void (*dMy)(void *ctx, const double *y, double *out);
   /* x (nv) <- M^-1 x */
   void (*solve)(void *ctx, double *x);
+  /* optional (NULL: solve column by column): X <- M^-1 X for the nv x ncol
+     row-major X with row stride ld (X[i * ld + c]), every column solved as
+     solve would, with the same arithmetic in the same order */
+  void (*solve_cols)(void *ctx, double *X, int ncol, int ld);
 } diagc_step_ops;
 
 typedef struct diagc_contact_tangent {
