@@ -59,6 +59,12 @@ typedef struct {
                                        nv/nc/3 nc x ncol matrix below       */
   int *cm;                          /* ncol0: the caller's column of live
                                        column c (cm[c] = c for c < nq)      */
+  int *rs;                          /* ncol0 + 1: the live columns in runs of
+                                       consecutive caller's columns: run j
+                                       is rs[j] .. rs[j + 1] - 1            */
+  int nrun;
+  int tu;                           /* Tu: 0 formed; 1 not yet (u = v); 2
+                                       not yet (u = (v + v*) / 2, no impact) */
   int *mc;                          /* nc: the live column of contact k's mu
                                        (t->mu_col), or -1                   */
   double *u, *vs, *dv, *vn, *y, *z; /* nv each                              */
@@ -74,8 +80,10 @@ typedef struct {
   double *R;                        /* n x ncol                             */
   int *cls, *C, *pos, *rp, *cp;     /* 3 nc each                            */
   int *pri;                         /* 3 nc: clamped rows with x != 0       */
-  int *act;                         /* max(ncol, nv): the nonzero columns of
-                                       R; a row of J's nonzeros before    */
+  int *idx;                         /* max(3 nc, nv): row lists (add_rows) */
+  double *coef;                     /* max(3 nc, nv): their factors         */
+  int *rq, *cq;                     /* 3 nc: rp, cp inverted                */
+  int *mn;                          /* 3 nc: moves_nothing of each row      */
   int *branch;                      /* nc                                   */
   double *Jt, *Mt;                  /* 3 nc x nv, nv x 3 nc: turned J, M^-1 J^T */
   double *fr;                       /* 2 nc: the frames (cos, sin)          */
@@ -88,14 +96,15 @@ typedef struct {
 static size_t doubles_needed(size_t nv, size_t nc, size_t ncol) {
   size_t n3 = 3 * nc;
   return 6 * nv + 2 * n3 + nc + 2 * ncol + 3 * nv * ncol + nc * ncol + 2 * nv * ncol + 2 * n3 * ncol +
-         nv * n3 + n3 * n3 + n3 * ncol + 2 * n3 * nv + 2 * nc + nc * ncol + n3;
+         nv * n3 + n3 * n3 + n3 * ncol + 2 * n3 * nv + 2 * nc + nc * ncol + n3 + (n3 > nv ? n3 : nv);
 }
 
 size_t diagc_contact_tangent_workspace_size(int nv, int nc_max, int ncol) {
   size_t d, ints;
   if (nv < 0 || nc_max < 0 || ncol < 0 || nc_max > (1 << 16) || nv > (1 << 16) || ncol > (1 << 16)) return 0;
   d = doubles_needed((size_t)nv, (size_t)nc_max, (size_t)ncol);
-  ints = 6 * 3 * (size_t)nc_max + 4 * (size_t)nc_max + (size_t)(ncol > nv ? ncol : nv) + (size_t)ncol;
+  ints = 9 * 3 * (size_t)nc_max + 4 * (size_t)nc_max + (size_t)(3 * nc_max > nv ? 3 * nc_max : nv) +
+         2 * (size_t)ncol + 1;
   return (d + ints + 1) * sizeof(double);
 }
 
@@ -120,6 +129,7 @@ static void carve(tg *g, void *ws) {
   g->G = take(&q, nv * n3), g->Q = take(&q, n3 * n3), g->R = take(&q, n3 * nc_);
   g->Jt = take(&q, n3 * nv), g->Mt = take(&q, nv * n3), g->fr = take(&q, 2 * nc);
   g->phi = take(&q, nc * nc_), g->xd = take(&q, n3);
+  g->coef = take(&q, n3 > nv ? n3 : nv);
   iq = (int *)q;
   g->cls = iq, iq += n3;
   g->C = iq, iq += n3;
@@ -127,21 +137,31 @@ static void carve(tg *g, void *ws) {
   g->rp = iq, iq += n3;
   g->cp = iq, iq += n3;
   g->pri = iq, iq += n3;
-  g->act = iq, iq += (size_t)(g->ncol0 > g->nv ? g->ncol0 : g->nv);
+  g->rq = iq, iq += n3;
+  g->cq = iq, iq += n3;
+  g->mn = iq, iq += n3;
+  g->idx = iq, iq += n3 > nv ? n3 : nv;
   g->branch = iq, iq += nc;
   g->dphi_on = iq, iq += nc;
   g->held = iq, iq += nc;
   g->mc = iq, iq += nc;
-  g->cm = iq;
+  g->cm = iq, iq += nc_;
+  g->rs = iq;
 }
 
 /* s[c] += |A_ic| over the n rows of the n x ncol matrix A, columns c0..:
  * s[c] stays 0 exactly when column c is (a sum of magnitudes does not
- * cancel; NaN stays NaN, not 0); row by row, a loop that vectorizes */
-static void add_magnitudes(const double *A, int n, int ncol, int c0, double *s) {
-  int i, c;
-  for (i = 0; i < n; i++) {
-    const double *a = A + (size_t)i * (size_t)ncol;
+ * cancel; NaN stays NaN, not 0); four rows at a time, a loop that
+ * vectorizes */
+static void add_magnitudes(const double *restrict A, int n, int ncol, int c0, double *restrict s) {
+  size_t ld = (size_t)ncol;
+  int i = 0, c;
+  for (; i + 4 <= n; i += 4) {
+    const double *a0 = A + (size_t)i * ld, *a1 = a0 + ld, *a2 = a1 + ld, *a3 = a2 + ld;
+    for (c = c0; c < ncol; c++) s[c] += (fabs(a0[c]) + fabs(a1[c])) + (fabs(a2[c]) + fabs(a3[c]));
+  }
+  for (; i < n; i++) {
+    const double *a = A + (size_t)i * ld;
     for (c = c0; c < ncol; c++) s[c] += fabs(a[c]);
   }
 }
@@ -166,6 +186,10 @@ static void live_columns(tg *g) {
   for (c = 0; c < ncol0; c++)
     if (c < nq || s[c] != 0.0) g->cm[n++] = c;
   g->ncol = n;
+  g->nrun = 0;
+  for (c = 0; c < n; c++)
+    if (c == 0 || g->cm[c] != g->cm[c - 1] + 1) g->rs[g->nrun++] = c;
+  g->rs[g->nrun] = n;
   for (k = 0; k < g->nc; k++) g->mc[k] = -1;
   if (t->mu_col)
     for (c = 0; c < n; c++)
@@ -173,14 +197,20 @@ static void live_columns(tg *g) {
         if (t->mu_col[k] == g->cm[c]) g->mc[k] = c;
 }
 
-/* row c of the n x ncol0 matrix A into the n x ncol matrix B: the live columns */
-static void gather(const tg *g, const double *A, int n, double *B) {
-  int i, c;
-  for (i = 0; i < n; i++) {
-    const double *a = A + (size_t)i * (size_t)g->ncol0;
-    double *b = B + (size_t)i * (size_t)g->ncol;
-    for (c = 0; c < g->ncol; c++) b[c] = a[g->cm[c]];
+/* the live columns of the caller's row a (ncol0) into b (ncol), run by run */
+static void gather_row(const tg *g, const double *a, double *b) {
+  int j, c;
+  for (j = 0; j < g->nrun; j++) {
+    const int c0 = g->rs[j], c1 = g->rs[j + 1];
+    const double *s = a + (g->cm[c0] - c0);
+    for (c = c0; c < c1; c++) b[c] = s[c];
   }
+}
+
+/* the n x ncol0 matrix A into the n x ncol matrix B: the live columns */
+static void gather(const tg *g, const double *A, int n, double *B) {
+  int i;
+  for (i = 0; i < n; i++) gather_row(g, A + (size_t)i * (size_t)g->ncol0, B + (size_t)i * (size_t)g->ncol);
 }
 
 static double dot(const double *a, const double *b, int n) {
@@ -196,6 +226,37 @@ static double dot_col(const double *a, const double *T, int nv, int ncol, int c)
   int i;
   for (i = 0; i < nv; i++) s += a[i] * T[(size_t)i * (size_t)ncol + c];
   return s;
+}
+
+/* y[c] += sum_k a[k] X[idx[k] ld + c] for c < m, the terms added one at a
+ * time in k's order (four rows per pass over y: loops that vectorize) */
+static void add_rows(double *restrict y, const double *restrict X, size_t ld, const int *idx, const double *a,
+                     int na, int m) {
+  int k = 0, c;
+  for (; k + 4 <= na; k += 4) {
+    const double a0 = a[k], a1 = a[k + 1], a2 = a[k + 2], a3 = a[k + 3];
+    const double *x0 = X + (size_t)idx[k] * ld, *x1 = X + (size_t)idx[k + 1] * ld;
+    const double *x2 = X + (size_t)idx[k + 2] * ld, *x3 = X + (size_t)idx[k + 3] * ld;
+    for (c = 0; c < m; c++) y[c] = (((y[c] + a0 * x0[c]) + a1 * x1[c]) + a2 * x2[c]) + a3 * x3[c];
+  }
+  if (k + 2 <= na) {
+    const double a0 = a[k], a1 = a[k + 1], *x0 = X + (size_t)idx[k] * ld, *x1 = X + (size_t)idx[k + 1] * ld;
+    for (c = 0; c < m; c++) y[c] = (y[c] + a0 * x0[c]) + a1 * x1[c];
+    k += 2;
+  }
+  if (k < na) {
+    const double a0 = a[k], *x0 = X + (size_t)idx[k] * ld;
+    for (c = 0; c < m; c++) y[c] += a0 * x0[c];
+  }
+}
+
+/* the nonzero entries of the row a (n) into g->idx, g->coef (times f: +-1);
+ * their count */
+static int nonzeros(tg *g, const double *a, int n, double f) {
+  int j, m = 0;
+  for (j = 0; j < n; j++)
+    if (a[j] != 0.0) g->idx[m] = j, g->coef[m++] = f * a[j];
+  return m;
 }
 
 /* T[:, 0..nq) += M^-1 D (D: nv x nq), column by column */
@@ -252,8 +313,21 @@ static void impact_hook(void *vctx, int k, const double *u, double vn, double a,
   if (g->t->bounce) g->t->bounce[k] = 1;
 }
 
+/* Tu when it was left unformed (g->tu): v's derivative, or the midpoint
+ * of v's and v*'s (no impact: Tvs is still v*'s) */
+static void form_tu(tg *g) {
+  size_t nvc = (size_t)g->nv * (size_t)g->ncol, i;
+  if (g->tu == 0) return;
+  gather(g, g->t->Tv, g->nv, g->Tu);
+  if (g->tu == 2)
+    for (i = 0; i < nvc; i++) g->Tu[i] = 0.5 * (g->Tu[i] + g->Tvs[i]);
+  g->tu = 0;
+}
+
 /* u, Tu: the velocity the LCP starts from (after the impacts) and its
- * derivative; vs, Tvs: v* shifted by the impacts. */
+ * derivative; vs, Tvs: v* shifted by the impacts.  Tu is only read by the
+ * impacts and by restitution targets: without an impact it is formed when
+ * needed (form_tu), and Tvs is v*'s derivative. */
 static void impacts(tg *g) {
   const diagc_contact_problem *p = g->p;
   const diagc_contact_tangent *t = g->t;
@@ -261,14 +335,22 @@ static void impacts(tg *g) {
   int k, passes = 0;
   for (k = 0; k < g->nc; k++) g->lam[k] = 0.0;
   memset(g->Tlam, 0, sizeof(double) * (size_t)g->nc * (size_t)g->ncol);
-  gather(g, t->Tv, g->nv, g->Tu);
   gather(g, t->Tvstar, g->nv, g->Tvs);
   if (!(g->o->restitution_passes > 0 && p->restitution)) {
     memcpy(g->u, p->v, sizeof(double) * (size_t)g->nv);
     memcpy(g->vs, p->vstar, sizeof(double) * (size_t)g->nv);
+    g->tu = 1;
     return;
   }
   for (i = 0; i < (size_t)g->nv; i++) g->u[i] = 0.5 * (p->v[i] + p->vstar[i]);
+  /* the passes on a copy: without an impact nothing below moves */
+  memcpy(g->y, g->u, sizeof(double) * (size_t)g->nv);
+  if (diagc__contact_impacts_hook(p, g->o, g->y, g->lam, &passes, NULL, NULL) == 0) {
+    for (i = 0; i < (size_t)g->nv; i++) g->vs[i] = g->u[i] + 0.5 * (p->vstar[i] - p->v[i]);
+    g->tu = 2;
+    return;
+  }
+  gather(g, t->Tv, g->nv, g->Tu);
   for (i = 0; i < nvc; i++) g->Tw[i] = g->Tvs[i] - g->Tu[i]; /* Tvstar - Tv (Tw: free until phase 2) */
   for (i = 0; i < nvc; i++) g->Tu[i] = 0.5 * (g->Tu[i] + g->Tvs[i]);
   diagc__contact_impacts_hook(p, g->o, g->u, g->lam, &passes, impact_hook, g);
@@ -424,7 +506,7 @@ static void frame_rhs(tg *g, int n) {
     double f;
     if (t == 0 || !g->dphi_on[k]) continue;
     f = t == 1 ? -dot(J1 + g->nv, g->vn, g->nv) : dot(J1, g->vn, g->nv);
-    for (c = 0; c < ncol; c++) g->R[(size_t)i * (size_t)ncol + c] += f * ph[c];
+    for (c = 0; c < ncol; c++) g->R[(size_t)g->rq[i] * (size_t)ncol + c] += f * ph[c];
   }
 }
 
@@ -469,16 +551,11 @@ static int clamped_system(tg *g) {
     f = sgn(g->xl[r]) * p->mu[r / 3];
     for (i = 0; i < nv; i++) g->G[(size_t)i * (size_t)n + g->pos[rn]] += f * p->MinvJT[(size_t)i * (size_t)n3 + r];
   }
-  for (i = 0; i < n; i++) {
-    const double *Ji = p->J + (size_t)g->C[i] * (size_t)nv;
-    int k, nz = 0;
-    for (k = 0; k < nv; k++) /* J's row: its two bodies' dofs (act: scratch here) */
-      if (Ji[k] != 0.0) g->act[nz++] = k;
-    for (j = 0; j < n; j++) {
-      double s = 0.0;
-      for (k = 0; k < nz; k++) s += Ji[g->act[k]] * g->G[(size_t)g->act[k] * (size_t)n + j];
-      g->Q[(size_t)i * (size_t)n + j] = s + (i == j ? g->o->cfm : 0.0);
-    }
+  for (i = 0; i < n; i++) { /* J's row: its two bodies' dofs */
+    double *q = g->Q + (size_t)i * (size_t)n;
+    for (j = 0; j < n; j++) q[j] = 0.0;
+    add_rows(q, g->G, (size_t)n, g->idx, g->coef, nonzeros(g, p->J + (size_t)g->C[i] * (size_t)nv, nv, 1.0), n);
+    q[i] += g->o->cfm;
   }
   return n;
 }
@@ -509,33 +586,34 @@ static void held_impulse_velocity(tg *g) {
 static void clamped_rhs(tg *g, int n) {
   const diagc_contact_problem *p = g->p;
   const diagc_contact_tangent *t = g->t;
-  int nv = g->nv, ncol = g->ncol, nq = g->nq, i, c, k2, rest = 0;
+  int nv = g->nv, ncol = g->ncol, nq = g->nq, i, c, rest = 0;
   for (i = 0; i < n; i++) rest |= g->C[i] % 3 == 0 && g->branch[g->C[i] / 3] == DIAGC__TARGET_RESTITUTION;
+  if (rest) form_tu(g);
   if (nq > 0) {
     g->ops->dJy(g->ops->ctx, g->vn, g->DJ);
     if (rest) g->ops->dJy(g->ops->ctx, g->u, g->DJ2);
   }
-  for (i = 0; i < n; i++) {
+  for (i = 0; i < n; i++) { /* row i of R at its pivot position rq[i] */
     int r = g->C[i], k = r / 3;
-    const double *Jr = p->J + (size_t)r * (size_t)nv;
+    const double *Jr = p->J + (size_t)r * (size_t)nv, *dj = g->DJ + (size_t)r * (size_t)nq;
     int b = r % 3 == 0 ? g->branch[k] : DIAGC__TARGET_CONST;
-    double e = p->restitution ? p->restitution[k] : 0.0;
-    for (c = 0; c < ncol; c++) g->ra[c] = 0.0;
-    for (k2 = 0; k2 < nv; k2++) {
-      const double a = Jr[k2], *tw = g->Tw + (size_t)k2 * (size_t)ncol;
-      if (a == 0.0) continue; /* J's row: only its two bodies' dofs */
-      for (c = 0; c < ncol; c++) g->ra[c] += a * tw[c];
-    }
-    for (c = 0; c < ncol; c++) {
-      double s = -g->ra[c];
-      if (c < nq) s -= g->DJ[(size_t)r * (size_t)nq + c];
-      if (b == DIAGC__TARGET_RESTITUTION)
-        s -= e * (dot_col(Jr, g->Tu, nv, ncol, c) + (c < nq ? g->DJ2[(size_t)r * (size_t)nq + c] : 0.0));
-      else if (b == DIAGC__TARGET_PENETRATION)
-        s += g->o->erp / p->dt * t->Tdepth[(size_t)k * (size_t)g->ncol0 + g->cm[c]];
-      else if (b == DIAGC__TARGET_GAP)
-        s += t->Tdepth[(size_t)k * (size_t)g->ncol0 + g->cm[c]] / p->dt;
-      g->R[(size_t)i * (size_t)ncol + c] = s;
+    double e = p->restitution ? p->restitution[k] : 0.0, *out = g->R + (size_t)g->rq[i] * (size_t)ncol;
+    for (c = 0; c < ncol; c++) out[c] = 0.0;
+    /* -J_r dw (J's row: only its two bodies' dofs) */
+    add_rows(out, g->Tw, (size_t)ncol, g->idx, g->coef, nonzeros(g, Jr, nv, -1.0), ncol);
+    for (c = 0; c < nq; c++) out[c] -= dj[c];
+    if (b == DIAGC__TARGET_RESTITUTION) {
+      for (c = 0; c < ncol; c++)
+        out[c] -= e * (dot_col(Jr, g->Tu, nv, ncol, c) + (c < nq ? g->DJ2[(size_t)r * (size_t)nq + c] : 0.0));
+    } else if (b == DIAGC__TARGET_PENETRATION || b == DIAGC__TARGET_GAP) {
+      double *td = g->rb;
+      gather_row(g, t->Tdepth + (size_t)k * (size_t)g->ncol0, td);
+      if (b == DIAGC__TARGET_PENETRATION) {
+        const double f = g->o->erp / p->dt;
+        for (c = 0; c < ncol; c++) out[c] += f * td[c];
+      } else {
+        for (c = 0; c < ncol; c++) out[c] += td[c] / p->dt;
+      }
     }
   }
 }
@@ -614,76 +692,54 @@ static void lu_solve_col(const double *Q, int n, int rank, const int *rp, const 
   for (i = 0; i < n; i++) R[(size_t)cp[i] * (size_t)ncol + c] = s[i];
 }
 
-/* solves Q dx = R for the columns act[0..na) of R (the others are zero
- * columns, whose solution is zero), in place; S (n x na) holds the
- * solution compactly on return (basic solution: dependent unknowns 0) */
-static void lu_solve_all(const double *Q, int n, int rank, const int *rp, const int *cp, double *R, int ncol,
-                         const int *act, int na, double *S) {
-  int i, j, c;
-  size_t m = (size_t)na;
-  for (i = 0; i < n; i++)
-    for (c = 0; c < na; c++) S[(size_t)i * m + c] = R[(size_t)rp[i] * (size_t)ncol + act[c]];
-  for (i = 0; i < rank; i++)
-    for (j = 0; j < i; j++) {
-      const double a = Q[(size_t)i * n + j], *sj = S + (size_t)j * m;
-      double *si = S + (size_t)i * m;
-      if (a == 0.0) continue;
-      for (c = 0; c < na; c++) si[c] -= a * sj[c];
-    }
+/* solves Q dx = R in place, R's rows in pivot order (row rq[i] holds
+ * clamped row i's right side): on return row cq[j] holds unknown j (basic
+ * solution: the rows from the rank on are 0) */
+static void lu_solve_rows(tg *g, int n, int rank) {
+  const double *Q = g->Q;
+  size_t ld = (size_t)g->ncol;
+  int i, c, m;
+  for (i = 1; i < rank; i++) {
+    m = nonzeros(g, Q + (size_t)i * (size_t)n, i, -1.0);
+    add_rows(g->R + (size_t)i * ld, g->R, ld, g->idx, g->coef, m, g->ncol);
+  }
   for (i = rank - 1; i >= 0; i--) {
-    double *si = S + (size_t)i * m;
-    for (j = i + 1; j < rank; j++) {
-      const double a = Q[(size_t)i * n + j], *sj = S + (size_t)j * m;
-      if (a == 0.0) continue;
-      for (c = 0; c < na; c++) si[c] -= a * sj[c];
-    }
-    for (c = 0; c < na; c++) si[c] /= Q[(size_t)i * n + i];
+    double *si = g->R + (size_t)i * ld, d = Q[(size_t)i * (size_t)n + i];
+    m = nonzeros(g, Q + (size_t)i * (size_t)n + (i + 1), rank - i - 1, -1.0);
+    for (c = 0; c < m; c++) g->idx[c] += i + 1;
+    add_rows(si, g->R, ld, g->idx, g->coef, m, g->ncol);
+    for (c = 0; c < g->ncol; c++) si[c] /= d;
   }
-  for (i = rank; i < n; i++) memset(S + (size_t)i * m, 0, sizeof(double) * m);
-  /* unpermute: S row i is the unknown cp[i]; S reordered in R's order */
-  for (i = 0; i < n; i++)
-    for (c = 0; c < na; c++) R[(size_t)cp[i] * (size_t)ncol + act[c]] = S[(size_t)i * m + c];
-  for (i = 0; i < n; i++)
-    for (c = 0; c < na; c++) S[(size_t)i * m + c] = R[(size_t)i * (size_t)ncol + act[c]];
-}
-
-/* the columns of R (n x ncol) with a nonzero entry, into act; their count */
-static int active_columns(const double *R, int n, int ncol, int *act) {
-  int c, i, na = 0;
-  for (c = 0; c < ncol; c++) {
-    for (i = 0; i < n && R[(size_t)i * (size_t)ncol + c] == 0.0; i++) {}
-    if (i < n) act[na++] = c;
-  }
-  return na;
+  for (i = rank; i < n; i++) memset(g->R + (size_t)i * ld, 0, sizeof(double) * ld);
 }
 
 /* the live columns' row b into the caller's row out (its dead columns 0) */
 static void scatter(const tg *g, const double *b, double *out) {
-  int c;
-  memset(out, 0, sizeof(double) * (size_t)g->ncol0);
-  for (c = 0; c < g->ncol; c++) out[g->cm[c]] = b[c];
+  int j, c, o = 0;
+  for (j = 0; j < g->nrun; j++) {
+    const int c0 = g->rs[j], c1 = g->rs[j + 1], o0 = g->cm[c0];
+    double *d = out + (o0 - c0);
+    for (; o < o0; o++) out[o] = 0.0;
+    for (c = c0; c < c1; c++) d[c] = b[c];
+    o = g->cm[c1 - 1] + 1;
+  }
+  for (; o < g->ncol0; o++) out[o] = 0.0;
 }
 
 /* dv' = dw + G dx_C; dx (rows C: dx_C, U: s mu dx_n (+ s x_n on its mu
- * column), others 0; the impacts' dl on the normals) */
-static void results(tg *g, int n, int na) {
+ * column), others 0; the impacts' dl on the normals); dx_C: lu_solve_rows' */
+static void results(tg *g, int n, int rank) {
   const diagc_contact_problem *p = g->p;
   diagc_contact_tangent *t = g->t;
   int nv = g->nv, ncol = g->ncol, r, i, j, c;
-  for (i = 0; i < nv; i++) {
-    double *row = g->rb, *acc = g->ra;
-    const double *tw = g->Tw + (size_t)i * (size_t)ncol;
-    for (c = 0; c < ncol; c++) row[c] = tw[c];
-    /* the active columns gathered into ra (contiguous: the loop below
-       vectorizes), the same sums in the same order, scattered back */
-    for (c = 0; c < na; c++) acc[c] = row[g->act[c]];
-    for (j = 0; j < n; j++) {
-      const double a = g->G[(size_t)i * (size_t)n + j], *sj = g->DJ2 + (size_t)j * (size_t)na;
-      if (a == 0.0) continue;
-      for (c = 0; c < na; c++) acc[c] += a * sj[c];
-    }
-    for (c = 0; c < na; c++) row[g->act[c]] = acc[c];
-    scatter(g, row, t->Tv_next + (size_t)i * (size_t)g->ncol0);
+  for (i = 0; i < nv; i++) { /* Tw's row i += G_i dx_C, the unknowns in order */
+    const double *gi = g->G + (size_t)i * (size_t)n;
+    double *tw = g->Tw + (size_t)i * (size_t)ncol;
+    int m = 0;
+    for (j = 0; j < n; j++)
+      if (gi[j] != 0.0 && g->cq[j] < rank) g->idx[m] = g->cq[j], g->coef[m++] = gi[j];
+    add_rows(tw, g->R, (size_t)ncol, g->idx, g->coef, m, ncol);
+    scatter(g, tw, t->Tv_next + (size_t)i * (size_t)g->ncol0);
   }
   if (!t->Tx) return;
   for (r = 0; r < g->n3; r++) {
@@ -691,10 +747,11 @@ static void results(tg *g, int n, int na) {
     int k = r / 3, rn = 3 * k;
     for (c = 0; c < ncol; c++) row[c] = 0.0;
     if (g->pos[r] >= 0) {
-      for (c = 0; c < ncol; c++) row[c] = g->R[(size_t)g->pos[r] * (size_t)ncol + c];
+      const double *s = g->R + (size_t)g->cq[g->pos[r]] * (size_t)ncol;
+      for (c = 0; c < ncol; c++) row[c] = s[c];
     } else if (g->cls[r] == DIAGC_ROW_UPPER_BOUND && g->pos[rn] >= 0) {
-      double f = sgn(g->xl[r]);
-      for (c = 0; c < ncol; c++) row[c] = f * p->mu[k] * g->R[(size_t)g->pos[rn] * (size_t)ncol + c];
+      const double f = sgn(g->xl[r]), *s = g->R + (size_t)g->cq[g->pos[rn]] * (size_t)ncol;
+      for (c = 0; c < ncol; c++) row[c] = f * p->mu[k] * s[c];
       if (g->mc[k] >= 0) row[g->mc[k]] += f * g->xl[rn];
     }
     if (r == rn)
@@ -714,16 +771,21 @@ static void row_velocities(tg *g, const diagc_contact_problem *p2) {
   }
 }
 
-/* 1 when row r's impulse column M^-1 J_r^T is below the class tolerance */
-static int moves_nothing(const tg *g, int r) {
-  double cn = 0.0;
-  int i;
-  for (i = 0; i < g->nv; i++) {
-    double m = g->p->MinvJT[(size_t)i * (size_t)g->n3 + r];
-    cn += m * m;
+/* g->mn: 1 for a row whose impulse column M^-1 J_r^T is below the class
+ * tolerance */
+static void rows_moving_nothing(tg *g) {
+  int i, r;
+  for (r = 0; r < g->n3; r++) {
+    double cn = 0.0;
+    for (i = 0; i < g->nv; i++) {
+      double m = g->p->MinvJT[(size_t)i * (size_t)g->n3 + r];
+      cn += m * m;
+    }
+    g->mn[r] = sqrt(cn) < DIAGC_CLASS_COLUMN_TOL;
   }
-  return sqrt(cn) < DIAGC_CLASS_COLUMN_TOL;
 }
+
+static int moves_nothing(const tg *g, int r) { return g->mn[r]; }
 
 /* The classes by complementarity where the impulse thresholds of
  * diagc_contact_classify cannot tell (impulses of the order of the
@@ -813,7 +875,7 @@ int diagc_contact_tangent_solve(const diagc_contact_problem *p, const diagc_cont
                                 diagc_contact_tangent *t, void *ws, size_t ws_size) {
   tg g;
   diagc_contact_problem p2;
-  int n, r, i, k, na;
+  int n, r, i, k;
   if (!check_args(p, o, x, v_next, ops, t)) return DIAGC_CONTACT_E_ARG;
   if (!ws || ws_size < diagc_contact_tangent_workspace_size(p->nv, p->nc, t->ncol))
     return DIAGC_CONTACT_E_WORKSPACE;
@@ -838,6 +900,7 @@ int diagc_contact_tangent_solve(const diagc_contact_problem *p, const diagc_cont
   }
   if (g.nc > 0 && diagc_contact_classify(g.nv, g.nc, g.Mt, g.xl, p->mu, g.cls) < 0) return DIAGC_CONTACT_E_ARG;
   p2 = *g.p, p2.v = g.u, p2.vstar = g.vs;
+  rows_moving_nothing(&g);
   row_velocities(&g, &p2);
   refine_classes(&g);
   held_classes(&g);
@@ -845,15 +908,15 @@ int diagc_contact_tangent_solve(const diagc_contact_problem *p, const diagc_cont
   frame_derivatives(&g);
   for (k = 0; k < g.nc; k++) diagc__contact_normal_target(&p2, o, k, &g.branch[k]);
   n = clamped_system(&g);
+  for (i = 0; i < n; i++) g.pri[i] = g.xl[g.C[i]] != 0.0;
+  t->rank = lu_complete(g.Q, n, g.rp, g.cp, g.pri);
+  for (i = 0; i < n; i++) g.rq[g.rp[i]] = i, g.cq[g.cp[i]] = i;
   held_impulse_velocity(&g);
   frame_velocity(&g);
   clamped_rhs(&g, n);
   frame_rhs(&g, n);
-  for (i = 0; i < n; i++) g.pri[i] = g.xl[g.C[i]] != 0.0;
-  t->rank = lu_complete(g.Q, n, g.rp, g.cp, g.pri);
-  na = active_columns(g.R, n, g.ncol, g.act);
-  lu_solve_all(g.Q, n, t->rank, g.rp, g.cp, g.R, g.ncol, g.act, na, g.DJ2);
-  results(&g, n, na);
+  lu_solve_rows(&g, n, t->rank);
+  results(&g, n, t->rank);
   frame_results(&g);
   t->clamped = n;
   t->kinks = count_kinks(&g);
