@@ -229,15 +229,29 @@ static double dot_col(const double *a, const double *T, int nv, int ncol, int c)
 }
 
 /* y[c] += sum_k a[k] X[idx[k] ld + c] for c < m, the terms added one at a
- * time in k's order (four rows per pass over y: loops that vectorize) */
+ * time in k's order (up to eight rows per pass over y: loops that
+ * vectorize) */
 static void add_rows(double *restrict y, const double *restrict X, size_t ld, const int *idx, const double *a,
                      int na, int m) {
   int k = 0, c;
-  for (; k + 4 <= na; k += 4) {
+  for (; k + 8 <= na; k += 8) {
+    const double a0 = a[k], a1 = a[k + 1], a2 = a[k + 2], a3 = a[k + 3];
+    const double a4 = a[k + 4], a5 = a[k + 5], a6 = a[k + 6], a7 = a[k + 7];
+    const double *x0 = X + (size_t)idx[k] * ld, *x1 = X + (size_t)idx[k + 1] * ld;
+    const double *x2 = X + (size_t)idx[k + 2] * ld, *x3 = X + (size_t)idx[k + 3] * ld;
+    const double *x4 = X + (size_t)idx[k + 4] * ld, *x5 = X + (size_t)idx[k + 5] * ld;
+    const double *x6 = X + (size_t)idx[k + 6] * ld, *x7 = X + (size_t)idx[k + 7] * ld;
+    for (c = 0; c < m; c++)
+      y[c] = (((((((y[c] + a0 * x0[c]) + a1 * x1[c]) + a2 * x2[c]) + a3 * x3[c]) + a4 * x4[c]) + a5 * x5[c]) +
+              a6 * x6[c]) +
+             a7 * x7[c];
+  }
+  if (k + 4 <= na) {
     const double a0 = a[k], a1 = a[k + 1], a2 = a[k + 2], a3 = a[k + 3];
     const double *x0 = X + (size_t)idx[k] * ld, *x1 = X + (size_t)idx[k + 1] * ld;
     const double *x2 = X + (size_t)idx[k + 2] * ld, *x3 = X + (size_t)idx[k + 3] * ld;
     for (c = 0; c < m; c++) y[c] = (((y[c] + a0 * x0[c]) + a1 * x1[c]) + a2 * x2[c]) + a3 * x3[c];
+    k += 4;
   }
   if (k + 2 <= na) {
     const double a0 = a[k], a1 = a[k + 1], *x0 = X + (size_t)idx[k] * ld, *x1 = X + (size_t)idx[k + 1] * ld;
@@ -259,9 +273,19 @@ static int nonzeros(tg *g, const double *a, int n, double f) {
   return m;
 }
 
-/* T[:, 0..nq) += M^-1 D (D: nv x nq), column by column */
-static void add_solved(tg *g, const double *D, double *T) {
+/* T[:, 0..nq) += M^-1 D (D: nv x nq; with solve_cols, overwritten by
+ * M^-1 D), all columns in one call, or column by column */
+static void add_solved(tg *g, double *D, double *T) {
   int c, i;
+  if (g->ops->solve_cols) {
+    g->ops->solve_cols(g->ops->ctx, D, g->nq, g->nq);
+    for (i = 0; i < g->nv; i++) {
+      const double *d = D + (size_t)i * (size_t)g->nq;
+      double *r = T + (size_t)i * (size_t)g->ncol;
+      for (c = 0; c < g->nq; c++) r[c] += d[c];
+    }
+    return;
+  }
   for (c = 0; c < g->nq; c++) {
     for (i = 0; i < g->nv; i++) g->z[i] = D[(size_t)i * (size_t)g->nq + c];
     g->ops->solve(g->ops->ctx, g->z);
@@ -402,6 +426,11 @@ static void turned_solve(void *ctx, double *x) {
   g->uops->solve(g->uops->ctx, x);
 }
 
+static void turned_solve_cols(void *ctx, double *X, int ncol, int ld) {
+  tg *g = (tg *)ctx;
+  g->uops->solve_cols(g->uops->ctx, X, ncol, ld);
+}
+
 /* the frames of the LCP's v* (g->vs), the turned rows and operators */
 static void turn_problem(tg *g) {
   const diagc_contact_problem *p0 = g->p0;
@@ -427,6 +456,7 @@ static void turn_problem(tg *g) {
     g->tops.dJTx = g->uops->dJTx ? turned_dJTx : NULL;
     g->tops.dMy = g->uops->dMy ? turned_dMy : NULL;
     g->tops.solve = g->uops->solve ? turned_solve : NULL;
+    g->tops.solve_cols = g->uops->solve_cols ? turned_solve_cols : NULL;
     g->ops = &g->tops;
   }
 }
@@ -720,7 +750,9 @@ static void scatter(const tg *g, const double *b, double *out) {
     const int c0 = g->rs[j], c1 = g->rs[j + 1], o0 = g->cm[c0];
     double *d = out + (o0 - c0);
     for (; o < o0; o++) out[o] = 0.0;
-    for (c = c0; c < c1; c++) d[c] = b[c];
+    if (c1 - c0 >= 8) memcpy(d + c0, b + c0, sizeof(double) * (size_t)(c1 - c0));
+    else
+      for (c = c0; c < c1; c++) d[c] = b[c];
     o = g->cm[c1 - 1] + 1;
   }
   for (; o < g->ncol0; o++) out[o] = 0.0;

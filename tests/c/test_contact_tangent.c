@@ -8,8 +8,9 @@
  * two contacts, redundant contacts (singular Q), d/d mu; isotropic friction
  * off the tangent axes (the frames turned along the sliding velocity:
  * their derivative, the held rows, the impulses' derivative in the default
- * tangents); and diagc_bounce_matrix (its constraints; the two-ball
- * reflection). */
+ * tangents); the configuration operators' many-column solve (solve_cols)
+ * against the column-by-column one; and diagc_bounce_matrix (its
+ * constraints; the two-ball reflection). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -84,7 +85,7 @@ static void solve_m(void *ctx, double *x) {
 static int tangent(const scene *s, double *Tvn, double *Tx, diagc_contact_tangent *t) {
   diagc_contact_problem p;
   diagc_contact_options o;
-  diagc_step_ops ops = {NULL, zero_rows, zero_rows, zero_rows, solve_m};
+  diagc_step_ops ops = {NULL, zero_rows, zero_rows, zero_rows, solve_m, NULL};
   double th[MAXV + 2 * MAXC], v[MAXV], vs[MAXV], d[MAXC], mu[MAXC], MJ[3 * MAXC * MAXV], vn[MAXV], x[3 * MAXC];
   double Tv[MAXV * (MAXV + 2 * MAXC)], Td[MAXC * (MAXV + 2 * MAXC)];
   int mucol[MAXC], n = ncols(s), i, rc;
@@ -307,6 +308,124 @@ static void bounce_matrix(void) {
   check(diagc_bounce_matrix(2, 1, J, e, NULL, bws) == DIAGC_CONTACT_E_ARG, "bounce.bad_args", "%s", "");
 }
 
+/* Fixed linear maps standing in for the configuration operators (not a
+ * scene's derivatives: the columns 0 .. nq-1 are only to exercise the
+ * operator paths), and an M^-1 with a coupling (x_i -= x_{i-1} / 4, then
+ * / m_i) applied column by column (solve) or to a block (solve_cols, the
+ * same arithmetic in the same order) */
+#define FAKE_NQ 2
+static int ncall_cols;
+static double coef(int a, int b, int c) { return 0.1 * sin(1.0 + a + 2.0 * b + 3.0 * c); }
+static void fake_dJy(void *ctx, const double *y, double *out) {
+  int r, c, i;
+  (void)ctx;
+  for (r = 0; r < 3 * cur.s->nc; r++)
+    for (c = 0; c < FAKE_NQ; c++) {
+      double s = 0.0;
+      for (i = 0; i < cur.s->nv; i++) s += coef(r, c, i) * y[i];
+      out[r * FAKE_NQ + c] = s;
+    }
+}
+static void fake_dJTx(void *ctx, const double *x, double *out) {
+  int r, c, i;
+  (void)ctx;
+  for (i = 0; i < cur.s->nv; i++)
+    for (c = 0; c < FAKE_NQ; c++) {
+      double s = 0.0;
+      for (r = 0; r < 3 * cur.s->nc; r++) s += coef(i + 7, c, r) * x[r];
+      out[i * FAKE_NQ + c] = s;
+    }
+}
+static void fake_dMy(void *ctx, const double *y, double *out) {
+  int j, c, i;
+  (void)ctx;
+  for (i = 0; i < cur.s->nv; i++)
+    for (c = 0; c < FAKE_NQ; c++) {
+      double s = 0.0;
+      for (j = 0; j < cur.s->nv; j++) s += coef(i + 13, c + 1, j) * y[j];
+      out[i * FAKE_NQ + c] = s;
+    }
+}
+static void coupled_solve(void *ctx, double *x) {
+  int i;
+  (void)ctx;
+  for (i = 0; i < cur.s->nv; i++) x[i] = (x[i] - (i > 0 ? 0.25 * x[i - 1] : 0.0)) / cur.s->m[i];
+}
+static void coupled_solve_cols(void *ctx, double *X, int ncol, int ld) {
+  int i, c;
+  (void)ctx;
+  ncall_cols++;
+  for (i = 0; i < cur.s->nv; i++)
+    for (c = 0; c < ncol; c++)
+      X[i * ld + c] = (X[i * ld + c] - (i > 0 ? 0.25 * X[(i - 1) * ld + c] : 0.0)) / cur.s->m[i];
+}
+
+/* the tangent at theta0 with FAKE_NQ configuration columns in front of the
+ * scene's (seeds: some of v's and v*'s), operators as above */
+static int tangent_ops(const scene *s, int with_cols, double *Tvn, double *Tx, diagc_contact_tangent *t) {
+  diagc_contact_problem p;
+  diagc_contact_options o;
+  diagc_step_ops ops = {NULL, fake_dJy, fake_dJTx, fake_dMy, coupled_solve, NULL};
+  double th[MAXV + 2 * MAXC], v[MAXV], vs[MAXV], d[MAXC], mu[MAXC], MJ[3 * MAXC * MAXV], vn[MAXV], x[3 * MAXC];
+  double Tv[MAXV * (FAKE_NQ + MAXV + 2 * MAXC)], Tvs[MAXV * (FAKE_NQ + MAXV + 2 * MAXC)];
+  double Td[MAXC * (FAKE_NQ + MAXV + 2 * MAXC)];
+  int mucol[MAXC], n = FAKE_NQ + ncols(s), i, rc;
+  if (with_cols) ops.solve_cols = coupled_solve_cols;
+  theta0(s, th);
+  rc = step(s, th, vn, x);
+  if (rc < 0) return rc;
+  build(s, th, &p, v, vs, d, mu, MJ);
+  options(s, &o);
+  memset(Tv, 0, sizeof Tv), memset(Tvs, 0, sizeof Tvs), memset(Td, 0, sizeof Td);
+  for (i = 0; i < s->nv; i++) {
+    Tv[i * n + FAKE_NQ + i] = Tvs[i * n + FAKE_NQ + i] = 1.0;
+    Tv[i * n + 0] = coef(i, 5, 0), Tvs[i * n + 1] = coef(i, 6, 1);
+  }
+  for (i = 0; i < s->nc; i++) Td[i * n + FAKE_NQ + s->nv + i] = 1.0, mucol[i] = FAKE_NQ + s->nv + s->nc + i;
+  cur.s = s;
+  memset(t, 0, sizeof *t);
+  t->ncol = n, t->nq = FAKE_NQ, t->Tv = Tv, t->Tvstar = Tvs, t->Tdepth = Td, t->mu_col = mucol;
+  t->Tv_next = Tvn, t->Tx = Tx;
+  return diagc_contact_tangent_solve(&p, &o, x, vn, &ops, t, tws, sizeof tws);
+}
+
+/* solve_cols (one call for the nq columns) gives the results of the
+ * column-by-column solve, bit for bit */
+static void expect_same_with_cols(const char *name, const scene *s) {
+  enum { NT = FAKE_NQ + MAXV + 2 * MAXC };
+  double Tvn0[MAXV * NT], Tx0[3 * MAXC * NT], Tvn1[MAXV * NT], Tx1[3 * MAXC * NT];
+  diagc_contact_tangent t0, t1;
+  size_t nvn = sizeof(double) * (size_t)(s->nv * (FAKE_NQ + ncols(s)));
+  size_t nx = sizeof(double) * (size_t)(3 * s->nc * (FAKE_NQ + ncols(s)));
+  int rc0, rc1, calls;
+  ncall_cols = 0;
+  rc0 = tangent_ops(s, 0, Tvn0, Tx0, &t0);
+  calls = ncall_cols;
+  rc1 = tangent_ops(s, 1, Tvn1, Tx1, &t1);
+  check(rc0 == 0 && rc1 == 0 && calls == 0 && ncall_cols > 0 && memcmp(Tvn0, Tvn1, nvn) == 0 &&
+            memcmp(Tx0, Tx1, nx) == 0 && t0.rank == t1.rank && t0.clamped == t1.clamped,
+        name, "rc %d %d, solve_cols calls %d %d, Tv_next %s, Tx %s", rc0, rc1, calls, ncall_cols,
+        memcmp(Tvn0, Tvn1, nvn) == 0 ? "same" : "differ", memcmp(Tx0, Tx1, nx) == 0 ? "same" : "differ");
+}
+
+static void solve_cols_tests(void) {
+  const double c30 = sqrt(3.0) / 2.0, s30 = 0.5;
+  scene s = particle(0.5, 0.3, -1.0, 0.0);
+  s.e[0] = 0.5, s.passes = 20; /* an impact: the replay solves too */
+  expect_same_with_cols("tangent.solve_cols_impact", &s);
+  s = particle(0.5, c30, -0.05, 5e-5);
+  s.v[1] = s30; /* sliding off the axes: turned frames */
+  expect_same_with_cols("tangent.solve_cols_sliding_turned", &s);
+  memset(&s, 0, sizeof s); /* the resting chain of two contacts */
+  s.nv = 2, s.nc = 2, s.dt = 1e-3;
+  s.m[0] = 1.0, s.m[1] = 3.0;
+  s.J[0 * 2 + 0] = 1.0;
+  s.J[3 * 2 + 0] = -1.0, s.J[3 * 2 + 1] = 1.0;
+  s.v[0] = -0.01, s.v[1] = -0.02, s.acc[0] = s.acc[1] = -9.81;
+  s.depth[0] = s.depth[1] = 5e-5;
+  expect_same_with_cols("tangent.solve_cols_chain", &s);
+}
+
 static void bad_args(void) {
   scene s = particle(0.5, 1.0, -0.05, 5e-5);
   double T[64], Tx[64];
@@ -328,6 +447,7 @@ int main(void) {
   chains();
   isotropic();
   bounce_matrix();
+  solve_cols_tests();
   bad_args();
   return failures != 0;
 }
