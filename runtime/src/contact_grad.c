@@ -149,20 +149,21 @@ static void carve(tg *g, void *ws) {
   g->rs = iq;
 }
 
-/* s[c] += |A_ic| over the n rows of the n x ncol matrix A, columns c0..:
- * s[c] stays 0 exactly when column c is (a sum of magnitudes does not
- * cancel; NaN stays NaN, not 0); four rows at a time, a loop that
- * vectorizes */
-static void add_magnitudes(const double *restrict A, int n, int ncol, int c0, double *restrict s) {
-  size_t ld = (size_t)ncol;
+/* s[c] += |a_ic| over the nr rows a_i, columns c0 .. ncol-1: s[c] stays 0
+ * exactly when column c is (a sum of magnitudes does not cancel; NaN
+ * stays NaN, not 0); eight rows at a time, a loop that vectorizes */
+static void add_magnitudes(const double *const *a, int nr, int ncol, int c0, double *restrict s) {
   int i = 0, c;
-  for (; i + 4 <= n; i += 4) {
-    const double *a0 = A + (size_t)i * ld, *a1 = a0 + ld, *a2 = a1 + ld, *a3 = a2 + ld;
-    for (c = c0; c < ncol; c++) s[c] += (fabs(a0[c]) + fabs(a1[c])) + (fabs(a2[c]) + fabs(a3[c]));
+  for (; i + 8 <= nr; i += 8) {
+    const double *restrict a0 = a[i], *restrict a1 = a[i + 1], *restrict a2 = a[i + 2], *restrict a3 = a[i + 3];
+    const double *restrict a4 = a[i + 4], *restrict a5 = a[i + 5], *restrict a6 = a[i + 6], *restrict a7 = a[i + 7];
+    for (c = c0; c < ncol; c++)
+      s[c] += ((fabs(a0[c]) + fabs(a1[c])) + (fabs(a2[c]) + fabs(a3[c]))) +
+              ((fabs(a4[c]) + fabs(a5[c])) + (fabs(a6[c]) + fabs(a7[c])));
   }
-  for (; i < n; i++) {
-    const double *a = A + (size_t)i * ld;
-    for (c = c0; c < ncol; c++) s[c] += fabs(a[c]);
+  for (; i < nr; i++) {
+    const double *restrict a0 = a[i];
+    for (c = c0; c < ncol; c++) s[c] += fabs(a0[c]);
   }
 }
 
@@ -175,12 +176,16 @@ static void add_magnitudes(const double *restrict A, int n, int ncol, int c0, do
  * same order with the same operations as they would be among all. */
 static void live_columns(tg *g) {
   const diagc_contact_tangent *t = g->t;
-  int ncol0 = g->ncol0, nq = g->nq, c, k, n = 0;
+  int ncol0 = g->ncol0, nq = g->nq, c, k, n = 0, nr = 0, i;
   double *s = g->ra; /* scratch here */
+  const double *rows[8];
   for (c = nq; c < ncol0; c++) s[c] = 0.0;
-  add_magnitudes(t->Tv, g->nv, ncol0, nq, s);
-  add_magnitudes(t->Tvstar, g->nv, ncol0, nq, s);
-  if (g->nc > 0) add_magnitudes(t->Tdepth, g->nc, ncol0, nq, s);
+  for (i = 0; i < 2 * g->nv + g->nc; i++) { /* the rows of Tvstar, Tv, Tdepth, eight at a time */
+    rows[nr++] = i < g->nv       ? t->Tvstar + (size_t)i * (size_t)ncol0
+                 : i < 2 * g->nv ? t->Tv + (size_t)(i - g->nv) * (size_t)ncol0
+                                 : t->Tdepth + (size_t)(i - 2 * g->nv) * (size_t)ncol0;
+    if (nr == 8 || i == 2 * g->nv + g->nc - 1) add_magnitudes(rows, nr, ncol0, nq, s), nr = 0;
+  }
   for (k = 0; k < g->nc; k++)
     if (t->mu_col && t->mu_col[k] >= nq && t->mu_col[k] < ncol0) s[t->mu_col[k]] = 1.0;
   for (c = 0; c < ncol0; c++)
@@ -203,7 +208,9 @@ static void gather_row(const tg *g, const double *a, double *b) {
   for (j = 0; j < g->nrun; j++) {
     const int c0 = g->rs[j], c1 = g->rs[j + 1];
     const double *s = a + (g->cm[c0] - c0);
-    for (c = c0; c < c1; c++) b[c] = s[c];
+    if (c1 - c0 >= 8) memcpy(b + c0, s + c0, sizeof(double) * (size_t)(c1 - c0));
+    else
+      for (c = c0; c < c1; c++) b[c] = s[c];
   }
 }
 
@@ -540,24 +547,20 @@ static void frame_rhs(tg *g, int n) {
   }
 }
 
-/* Tx back to the default tangents: dx = R^T dx' + dphi (x'_1 e2 - x'_2 e1) */
-static void frame_results(tg *g) {
-  int k, c, ncol = g->ncol;
-  double *Tx = g->t->Tx;
-  if (!Tx) return;
-  for (k = 0; k < g->nc; k++) {
-    double cs = g->fr[2 * k], sn = g->fr[2 * k + 1], x1 = g->xl[3 * k + 1], x2 = g->xl[3 * k + 2];
-    double *a1 = Tx + (size_t)(3 * k + 1) * (size_t)g->ncol0, *a2 = a1 + g->ncol0;
-    const double *ph = g->phi + (size_t)k * (size_t)ncol;
-    if (!is_turned(g, k) && !g->dphi_on[k]) continue;
-    for (c = 0; c < ncol; c++) { /* the live columns: the dead ones stay 0 */
-      const int o = g->cm[c];
-      double a = a1[o], b = a2[o];
-      a1[o] = cs * a - sn * b;
-      a2[o] = sn * a + cs * b;
-      if (g->dphi_on[k]) a1[o] += (-sn * x1 - cs * x2) * ph[c], a2[o] += (cs * x1 - sn * x2) * ph[c];
-    }
+/* contact k's rows of Tx back to the default tangents: dx = R^T dx' +
+ * dphi (x'_1 e2 - x'_2 e1) (a1, a2: its rows t1', t2', ncol each, in place) */
+static void frame_results(const tg *g, int k, double *a1, double *a2) {
+  int c, ncol = g->ncol;
+  double cs = g->fr[2 * k], sn = g->fr[2 * k + 1], x1 = g->xl[3 * k + 1], x2 = g->xl[3 * k + 2];
+  const double *ph = g->phi + (size_t)k * (size_t)ncol;
+  if (!is_turned(g, k) && !g->dphi_on[k]) return;
+  for (c = 0; c < ncol; c++) {
+    double a = a1[c], b = a2[c];
+    a1[c] = cs * a - sn * b;
+    a2[c] = sn * a + cs * b;
   }
+  if (g->dphi_on[k])
+    for (c = 0; c < ncol; c++) a1[c] += (-sn * x1 - cs * x2) * ph[c], a2[c] += (cs * x1 - sn * x2) * ph[c];
 }
 
 /* ---- phase 2: the clamped LCP ---- */
@@ -774,9 +777,9 @@ static void results(tg *g, int n, int rank) {
     scatter(g, tw, t->Tv_next + (size_t)i * (size_t)g->ncol0);
   }
   if (!t->Tx) return;
-  for (r = 0; r < g->n3; r++) {
-    double *row = g->rb;
+  for (r = 0; r < g->n3; r++) { /* contact k's three rows in DJ (free here), turned back, then out */
     int k = r / 3, rn = 3 * k;
+    double *row = g->DJ + (size_t)(r - rn) * (size_t)ncol;
     for (c = 0; c < ncol; c++) row[c] = 0.0;
     if (g->pos[r] >= 0) {
       const double *s = g->R + (size_t)g->cq[g->pos[r]] * (size_t)ncol;
@@ -788,7 +791,9 @@ static void results(tg *g, int n, int rank) {
     }
     if (r == rn)
       for (c = 0; c < ncol; c++) row[c] += g->Tlam[(size_t)k * (size_t)ncol + c];
-    scatter(g, row, t->Tx + (size_t)r * (size_t)g->ncol0);
+    if (r - rn < 2) continue;
+    frame_results(g, k, g->DJ + (size_t)ncol, g->DJ + 2 * (size_t)ncol);
+    for (j = 0; j < 3; j++) scatter(g, g->DJ + (size_t)j * (size_t)ncol, t->Tx + (size_t)(rn + j) * (size_t)g->ncol0);
   }
 }
 
@@ -949,7 +954,6 @@ int diagc_contact_tangent_solve(const diagc_contact_problem *p, const diagc_cont
   frame_rhs(&g, n);
   lu_solve_rows(&g, n, t->rank);
   results(&g, n, t->rank);
-  frame_results(&g);
   t->clamped = n;
   t->kinks = count_kinks(&g);
   /* dependent clamped rows with friction at its bound: the impulses'
