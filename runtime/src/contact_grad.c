@@ -652,15 +652,31 @@ static void clamped_rhs(tg *g, int n) {
 }
 
 /* the largest |Q_ij| over rows and columns k.. (columns with pri[cp[j]]
- * only, when pri is not NULL); -1 when there is none */
-static double pivot_search(const double *Q, int n, int k, const int *cp, const int *pri, int *bi, int *bj) {
+ * only, when pri is not NULL), its first place column by column (NaN
+ * never taken); -1 when there is none.  cm: n scratch (the columns'
+ * largest, row by row: a loop that vectorizes) */
+static double pivot_search(const double *Q, int n, int k, const int *cp, const int *pri, int *bi, int *bj,
+                           double *restrict cm) {
   double best = -1.0;
   int i, j;
+  for (j = k; j < n; j++) cm[j] = -1.0;
+  for (i = k; i < n; i++) {
+    const double *restrict q = Q + (size_t)i * n;
+    for (j = k; j < n; j++) {
+      const double a = fabs(q[j]);
+      cm[j] = a > cm[j] ? a : cm[j];
+    }
+  }
   for (j = k; j < n; j++) {
     if (pri && !pri[cp[j]]) continue;
-    for (i = k; i < n; i++)
-      if (fabs(Q[(size_t)i * n + j]) > best) best = fabs(Q[(size_t)i * n + j]), *bi = i, *bj = j;
+    if (cm[j] > best) best = cm[j], *bj = j;
   }
+  if (best >= 0.0)
+    for (i = k; i < n; i++)
+      if (fabs(Q[(size_t)i * n + *bj]) == best) {
+        *bi = i;
+        break;
+      }
   return best;
 }
 
@@ -668,18 +684,18 @@ static double pivot_search(const double *Q, int n, int k, const int *cp, const i
  * pri (n, may be NULL): columns to pivot on first; the others only once
  * those are exhausted, so the dependent unknowns (left at 0 by the
  * basic solution) are taken among the others: the rows the LCP solver
- * left at zero impulse when it dropped dependent columns. */
-static int lu_complete(double *Q, int n, int *rp, int *cp, const int *pri) {
+ * left at zero impulse when it dropped dependent columns.  cm: n scratch. */
+static int lu_complete(double *Q, int n, int *rp, int *cp, const int *pri, double *cm) {
   int k, i, j, rank = 0, phase = pri ? 0 : 1;
   double first = 0.0;
   for (i = 0; i < n; i++) rp[i] = i, cp[i] = i;
   for (k = 0; k < n; k++) {
     int bi = k, bj = k;
-    double best = pivot_search(Q, n, k, cp, phase == 0 ? pri : NULL, &bi, &bj);
+    double best = pivot_search(Q, n, k, cp, phase == 0 ? pri : NULL, &bi, &bj, cm);
     if (k == 0 || first == 0.0) first = best > 0.0 ? best : first;
     if (phase == 0 && !(best > RANK_TOL * first)) {
       phase = 1;
-      best = pivot_search(Q, n, k, cp, NULL, &bi, &bj);
+      best = pivot_search(Q, n, k, cp, NULL, &bi, &bj, cm);
       if (first == 0.0 && best > 0.0) first = best;
     }
     if (!(best > RANK_TOL * first) || best == 0.0) break;
@@ -746,19 +762,18 @@ static void lu_solve_rows(tg *g, int n, int rank) {
   for (i = rank; i < n; i++) memset(g->R + (size_t)i * ld, 0, sizeof(double) * ld);
 }
 
-/* the live columns' row b into the caller's row out (its dead columns 0) */
+/* the live columns' row b into the caller's row out (its dead columns 0:
+ * the row zeroed first when there are gaps, one call) */
 static void scatter(const tg *g, const double *b, double *out) {
-  int j, c, o = 0;
+  int j, c;
+  if (g->ncol < g->ncol0) memset(out, 0, sizeof(double) * (size_t)g->ncol0);
   for (j = 0; j < g->nrun; j++) {
-    const int c0 = g->rs[j], c1 = g->rs[j + 1], o0 = g->cm[c0];
-    double *d = out + (o0 - c0);
-    for (; o < o0; o++) out[o] = 0.0;
+    const int c0 = g->rs[j], c1 = g->rs[j + 1];
+    double *d = out + (g->cm[c0] - c0);
     if (c1 - c0 >= 8) memcpy(d + c0, b + c0, sizeof(double) * (size_t)(c1 - c0));
     else
       for (c = c0; c < c1; c++) d[c] = b[c];
-    o = g->cm[c1 - 1] + 1;
   }
-  for (; o < g->ncol0; o++) out[o] = 0.0;
 }
 
 /* dv' = dw + G dx_C; dx (rows C: dx_C, U: s mu dx_n (+ s x_n on its mu
@@ -946,7 +961,7 @@ int diagc_contact_tangent_solve(const diagc_contact_problem *p, const diagc_cont
   for (k = 0; k < g.nc; k++) diagc__contact_normal_target(&p2, o, k, &g.branch[k]);
   n = clamped_system(&g);
   for (i = 0; i < n; i++) g.pri[i] = g.xl[g.C[i]] != 0.0;
-  t->rank = lu_complete(g.Q, n, g.rp, g.cp, g.pri);
+  t->rank = lu_complete(g.Q, n, g.rp, g.cp, g.pri, g.xd);
   for (i = 0; i < n; i++) g.rq[g.rp[i]] = i, g.cq[g.cp[i]] = i;
   held_impulse_velocity(&g);
   frame_velocity(&g);
@@ -992,7 +1007,7 @@ int diagc_bounce_matrix(int nv, int m, const double *J, const double *e, double 
     }
     c[j] = -(1.0 + e[j]);
   }
-  rank = lu_complete(K, m, rp, cp, NULL);
+  rank = lu_complete(K, m, rp, cp, NULL, s);
   lu_solve_col(K, m, rank, rp, cp, c, 1, 0, s);
   for (k = 0; k < m; k++) {
     const double *a = J + (size_t)k * nv;
