@@ -575,8 +575,8 @@ static int clamped_system(tg *g) {
     g->pos[r] = -1;
     if (g->cls[r] == DIAGC_ROW_CLAMPING) g->pos[r] = n, g->C[n++] = r;
   }
-  for (j = 0; j < n; j++)
-    for (i = 0; i < nv; i++) g->G[(size_t)i * (size_t)n + j] = p->MinvJT[(size_t)i * (size_t)n3 + g->C[j]];
+  for (i = 0; i < nv; i++)
+    for (j = 0; j < n; j++) g->G[(size_t)i * (size_t)n + j] = p->MinvJT[(size_t)i * (size_t)n3 + g->C[j]];
   for (r = 0; r < n3; r++) {
     int rn = 3 * (r / 3);
     double f;
@@ -826,15 +826,14 @@ static void row_velocities(tg *g, const diagc_contact_problem *p2) {
 /* g->mn: 1 for a row whose impulse column M^-1 J_r^T is below the class
  * tolerance */
 static void rows_moving_nothing(tg *g) {
+  double *cn = g->xd; /* scratch here */
   int i, r;
-  for (r = 0; r < g->n3; r++) {
-    double cn = 0.0;
-    for (i = 0; i < g->nv; i++) {
-      double m = g->p->MinvJT[(size_t)i * (size_t)g->n3 + r];
-      cn += m * m;
-    }
-    g->mn[r] = sqrt(cn) < DIAGC_CLASS_COLUMN_TOL;
+  for (r = 0; r < g->n3; r++) cn[r] = 0.0;
+  for (i = 0; i < g->nv; i++) {
+    const double *m = g->p->MinvJT + (size_t)i * (size_t)g->n3;
+    for (r = 0; r < g->n3; r++) cn[r] += m[r] * m[r];
   }
+  for (r = 0; r < g->n3; r++) g->mn[r] = sqrt(cn[r]) < DIAGC_CLASS_COLUMN_TOL;
 }
 
 static int moves_nothing(const tg *g, int r) { return g->mn[r]; }
