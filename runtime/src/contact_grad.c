@@ -63,6 +63,7 @@ typedef struct {
                                        consecutive caller's columns: run j
                                        is rs[j] .. rs[j + 1] - 1            */
   int nrun;
+  int impacted;                     /* 1 once an impact was replayed (Tlam) */
   int tu;                           /* Tu: 0 formed; 1 not yet (u = v); 2
                                        not yet (u = (v + v*) / 2, no impact) */
   int *mc;                          /* nc: the live column of contact k's mu
@@ -293,10 +294,17 @@ static void add_solved(tg *g, double *D, double *T) {
     }
     return;
   }
-  for (c = 0; c < g->nq; c++) {
-    for (i = 0; i < g->nv; i++) g->z[i] = D[(size_t)i * (size_t)g->nq + c];
-    g->ops->solve(g->ops->ctx, g->z);
-    for (i = 0; i < g->nv; i++) T[(size_t)i * (size_t)g->ncol + c] += g->z[i];
+  {
+    const size_t lq = (size_t)g->nq, lc = (size_t)g->ncol;
+    const int nv = g->nv, nq = g->nq;
+    double *z = g->z;
+    for (c = 0; c < nq; c++) {
+      const double *d = D + c;
+      double *r = T + c;
+      for (i = 0; i < nv; i++) z[i] = d[(size_t)i * lq];
+      g->ops->solve(g->ops->ctx, z);
+      for (i = 0; i < nv; i++) r[(size_t)i * lc] += z[i];
+    }
   }
 }
 
@@ -342,6 +350,7 @@ static void impact_hook(void *vctx, int k, const double *u, double vn, double a,
     add_solved(g, g->D, g->Tu);
   }
   if (g->t->bounce) g->t->bounce[k] = 1;
+  g->impacted = 1;
 }
 
 /* Tu when it was left unformed (g->tu): v's derivative, or the midpoint
@@ -795,7 +804,6 @@ static void results(tg *g, int n, int rank) {
   for (r = 0; r < g->n3; r++) { /* contact k's three rows in DJ (free here), turned back, then out */
     int k = r / 3, rn = 3 * k;
     double *row = g->DJ + (size_t)(r - rn) * (size_t)ncol;
-    for (c = 0; c < ncol; c++) row[c] = 0.0;
     if (g->pos[r] >= 0) {
       const double *s = g->R + (size_t)g->cq[g->pos[r]] * (size_t)ncol;
       for (c = 0; c < ncol; c++) row[c] = s[c];
@@ -803,8 +811,10 @@ static void results(tg *g, int n, int rank) {
       const double f = sgn(g->xl[r]), *s = g->R + (size_t)g->cq[g->pos[rn]] * (size_t)ncol;
       for (c = 0; c < ncol; c++) row[c] = f * p->mu[k] * s[c];
       if (g->mc[k] >= 0) row[g->mc[k]] += f * g->xl[rn];
+    } else {
+      for (c = 0; c < ncol; c++) row[c] = 0.0;
     }
-    if (r == rn)
+    if (r == rn && g->impacted) /* Tlam: zero without an impact */
       for (c = 0; c < ncol; c++) row[c] += g->Tlam[(size_t)k * (size_t)ncol + c];
     if (r - rn < 2) continue;
     frame_results(g, k, g->DJ + (size_t)ncol, g->DJ + 2 * (size_t)ncol);
