@@ -64,6 +64,7 @@ typedef struct {
                                        is rs[j] .. rs[j + 1] - 1            */
   int nrun;
   int impacted;                     /* 1 once an impact was replayed (Tlam) */
+  int mr;                           /* R's columns past mr are 0 (span)     */
   int tu;                           /* Tu: 0 formed; 1 not yet (u = v); 2
                                        not yet (u = (v + v*) / 2, no impact) */
   int *mc;                          /* nc: the live column of contact k's mu
@@ -270,6 +271,22 @@ static void add_rows(double *restrict y, const double *restrict X, size_t ld, co
     const double a0 = a[k], *x0 = X + (size_t)idx[k] * ld;
     for (c = 0; c < m; c++) y[c] += a0 * x0[c];
   }
+}
+
+/* the columns of the rows x ncol matrix A (row stride ld) up to its last
+ * nonzero one (NaN counts as nonzero): the trailing zero columns are left
+ * out of the products below (a contact's mu column while it sticks) */
+static int span(const double *A, int rows, size_t ld, int ncol) {
+  int i, c, m = 0;
+  for (i = 0; i < rows; i++) {
+    const double *a = A + (size_t)i * ld;
+    for (c = ncol - 1; c >= m; c--)
+      if (a[c] != 0.0) {
+        m = c + 1;
+        break;
+      }
+  }
+  return m;
 }
 
 /* the nonzero entries of the row a (n) into g->idx, g->coef (times f: +-1);
@@ -628,7 +645,7 @@ static void held_impulse_velocity(tg *g) {
 static void clamped_rhs(tg *g, int n) {
   const diagc_contact_problem *p = g->p;
   const diagc_contact_tangent *t = g->t;
-  int nv = g->nv, ncol = g->ncol, nq = g->nq, i, c, rest = 0;
+  int nv = g->nv, ncol = g->ncol, nq = g->nq, i, c, rest = 0, mt = span(g->Tw, nv, (size_t)ncol, ncol);
   for (i = 0; i < n; i++) rest |= g->C[i] % 3 == 0 && g->branch[g->C[i] / 3] == DIAGC__TARGET_RESTITUTION;
   if (rest) form_tu(g);
   if (nq > 0) {
@@ -642,7 +659,7 @@ static void clamped_rhs(tg *g, int n) {
     double e = p->restitution ? p->restitution[k] : 0.0, *out = g->R + (size_t)g->rq[i] * (size_t)ncol;
     for (c = 0; c < ncol; c++) out[c] = 0.0;
     /* -J_r dw (J's row: only its two bodies' dofs) */
-    add_rows(out, g->Tw, (size_t)ncol, g->idx, g->coef, nonzeros(g, Jr, nv, -1.0), ncol);
+    add_rows(out, g->Tw, (size_t)ncol, g->idx, g->coef, nonzeros(g, Jr, nv, -1.0), mt);
     for (c = 0; c < nq; c++) out[c] -= dj[c];
     if (b == DIAGC__TARGET_RESTITUTION) {
       for (c = 0; c < ncol; c++)
@@ -756,17 +773,17 @@ static void lu_solve_col(const double *Q, int n, int rank, const int *rp, const 
 static void lu_solve_rows(tg *g, int n, int rank) {
   const double *Q = g->Q;
   size_t ld = (size_t)g->ncol;
-  int i, c, m;
+  int i, c, m, mr = g->mr = span(g->R, n, ld, g->ncol); /* the columns past mr: 0, and their solution */
   for (i = 1; i < rank; i++) {
     m = nonzeros(g, Q + (size_t)i * (size_t)n, i, -1.0);
-    add_rows(g->R + (size_t)i * ld, g->R, ld, g->idx, g->coef, m, g->ncol);
+    add_rows(g->R + (size_t)i * ld, g->R, ld, g->idx, g->coef, m, mr);
   }
   for (i = rank - 1; i >= 0; i--) {
     double *si = g->R + (size_t)i * ld, d = Q[(size_t)i * (size_t)n + i];
     m = nonzeros(g, Q + (size_t)i * (size_t)n + (i + 1), rank - i - 1, -1.0);
     for (c = 0; c < m; c++) g->idx[c] += i + 1;
-    add_rows(si, g->R, ld, g->idx, g->coef, m, g->ncol);
-    for (c = 0; c < g->ncol; c++) si[c] /= d;
+    add_rows(si, g->R, ld, g->idx, g->coef, m, mr);
+    for (c = 0; c < mr; c++) si[c] /= d;
   }
   for (i = rank; i < n; i++) memset(g->R + (size_t)i * ld, 0, sizeof(double) * ld);
 }
@@ -797,7 +814,7 @@ static void results(tg *g, int n, int rank) {
     int m = 0;
     for (j = 0; j < n; j++)
       if (gi[j] != 0.0 && g->cq[j] < rank) g->idx[m] = g->cq[j], g->coef[m++] = gi[j];
-    add_rows(tw, g->R, (size_t)ncol, g->idx, g->coef, m, ncol);
+    add_rows(tw, g->R, (size_t)ncol, g->idx, g->coef, m, g->mr);
     scatter(g, tw, t->Tv_next + (size_t)i * (size_t)g->ncol0);
   }
   if (!t->Tx) return;
