@@ -741,10 +741,12 @@ static int lu_complete(double *Q, int n, int *rp, int *cp, const int *pri, doubl
         Q[(size_t)i * n + k] = Q[(size_t)i * n + bj], Q[(size_t)i * n + bj] = s;
       }
     }
-    for (i = k + 1; i < n; i++) {
-      double f = Q[(size_t)i * n + k] / Q[(size_t)k * n + k];
-      Q[(size_t)i * n + k] = f;
-      for (j = k + 1; j < n; j++) Q[(size_t)i * n + j] -= f * Q[(size_t)k * n + j];
+    for (i = k + 1; i < n; i++) { /* rows i and k: distinct */
+      double *restrict qi = Q + (size_t)i * n;
+      const double *restrict qk = Q + (size_t)k * n;
+      const double f = qi[k] / qk[k];
+      qi[k] = f;
+      for (j = k + 1; j < n; j++) qi[j] -= f * qk[j];
     }
     rank++;
   }
