@@ -243,31 +243,43 @@ static double dot_col(const double *a, const double *T, int nv, int ncol, int c)
 static void add_rows(double *restrict y, const double *restrict X, size_t ld, const int *idx, const double *a,
                      int na, int m) {
   int k = 0, c;
-  for (; k + 8 <= na; k += 8) {
+  while (na - k >= 8) {
     const double a0 = a[k], a1 = a[k + 1], a2 = a[k + 2], a3 = a[k + 3];
     const double a4 = a[k + 4], a5 = a[k + 5], a6 = a[k + 6], a7 = a[k + 7];
     const double *x0 = X + (size_t)idx[k] * ld, *x1 = X + (size_t)idx[k + 1] * ld;
     const double *x2 = X + (size_t)idx[k + 2] * ld, *x3 = X + (size_t)idx[k + 3] * ld;
     const double *x4 = X + (size_t)idx[k + 4] * ld, *x5 = X + (size_t)idx[k + 5] * ld;
     const double *x6 = X + (size_t)idx[k + 6] * ld, *x7 = X + (size_t)idx[k + 7] * ld;
+    if (na - k == 9) { /* a row of J on a free base and a three-dof leg: one pass */
+      const double a8 = a[k + 8], *x8 = X + (size_t)idx[k + 8] * ld;
+      for (c = 0; c < m; c++)
+        y[c] = ((((((((y[c] + a0 * x0[c]) + a1 * x1[c]) + a2 * x2[c]) + a3 * x3[c]) + a4 * x4[c]) + a5 * x5[c]) +
+                 a6 * x6[c]) +
+                a7 * x7[c]) +
+               a8 * x8[c];
+      return;
+    }
     for (c = 0; c < m; c++)
       y[c] = (((((((y[c] + a0 * x0[c]) + a1 * x1[c]) + a2 * x2[c]) + a3 * x3[c]) + a4 * x4[c]) + a5 * x5[c]) +
               a6 * x6[c]) +
              a7 * x7[c];
+    k += 8;
   }
-  if (k + 4 <= na) {
+  if (na - k >= 4) {
     const double a0 = a[k], a1 = a[k + 1], a2 = a[k + 2], a3 = a[k + 3];
     const double *x0 = X + (size_t)idx[k] * ld, *x1 = X + (size_t)idx[k + 1] * ld;
     const double *x2 = X + (size_t)idx[k + 2] * ld, *x3 = X + (size_t)idx[k + 3] * ld;
     for (c = 0; c < m; c++) y[c] = (((y[c] + a0 * x0[c]) + a1 * x1[c]) + a2 * x2[c]) + a3 * x3[c];
     k += 4;
   }
-  if (k + 2 <= na) {
+  if (na - k == 3) {
+    const double a0 = a[k], a1 = a[k + 1], a2 = a[k + 2];
+    const double *x0 = X + (size_t)idx[k] * ld, *x1 = X + (size_t)idx[k + 1] * ld, *x2 = X + (size_t)idx[k + 2] * ld;
+    for (c = 0; c < m; c++) y[c] = ((y[c] + a0 * x0[c]) + a1 * x1[c]) + a2 * x2[c];
+  } else if (na - k == 2) {
     const double a0 = a[k], a1 = a[k + 1], *x0 = X + (size_t)idx[k] * ld, *x1 = X + (size_t)idx[k + 1] * ld;
     for (c = 0; c < m; c++) y[c] = (y[c] + a0 * x0[c]) + a1 * x1[c];
-    k += 2;
-  }
-  if (k < na) {
+  } else if (na - k == 1) {
     const double a0 = a[k], *x0 = X + (size_t)idx[k] * ld;
     for (c = 0; c < m; c++) y[c] += a0 * x0[c];
   }
