@@ -1,14 +1,14 @@
 -- world/tangent_looped.lua: world/tangent.lua's functions for the looped
 -- form of the dynamics (world/looped.lua): the same signatures and dense
--- row-major outputs, computed as forward-mode directional derivatives
--- looped over the nv tangent directions instead of cdiff's Jacobian of
--- unrolled code.  O(1) code; O(nv (subtree + depth)) work per call after
--- one primal pass, plus writing the dense outputs.
+-- row-major outputs, computed from one primal pass and the subtrees'
+-- composites instead of cdiff's Jacobian of unrolled code.  O(1) code;
+-- O(nb + nv (subtree dofs + depth)) work per call, plus writing the dense
+-- outputs.
 --
 --   local text = tangent_looped.emit(world, t, prefix, names)
 --
 -- The derivation.  Moving tangent coordinate k (dof k of body b) by dk
--- moves b's subtree rigidly by the world twist S_k dk (world/motion.lua's
+-- moves b's subtree rigidly by the world twist s = S_k dk (world/motion.lua's
 -- column: a revolute or ball rotation about the body origin, a prismatic
 -- or free linear slide; tangent.lua's coordinates), and nothing else.
 -- Under a twist s, every world-frame quantity carried by a moved body
@@ -16,18 +16,33 @@
 -- column dS_m = s x S_m (motion cross product) when m's frame moves, that
 -- is m's body is in the subtree, except a free joint's own linear
 -- columns, which turn with its parent (aff below); a spatial inertia
--- dI y = s x* (I y) - I (s x y).  The recursions of tangent.lua's
--- quantities (body velocities V_i = V_p + S v, accelerations, forces,
--- composites, projections tau_m = S_m . F_c) are differentiated term by
--- term over the subtree, then the composite's change is carried up the
--- ancestors (their columns do not move).  d/dv of the RNEA is the same
--- pass with dv = e_k.
+-- dI y = s x* (I y) - I (s x y).
+--
+-- The RNEA (V_i = V_p + vl + vr, vl a free joint's linear part; A_i = A_p
+-- + V_p x vl + V_i x vr + sum S a; F_i = I A + V x* (I V)) in the subtree
+-- of b then changes as a rigid turn but for what stays fixed, the
+-- velocity Vb and acceleration Ab of b's parent (with a free joint's
+-- linear part, whose columns do not turn): dV_i = s x V_i - w, dA_i =
+-- s x A_i - s x Ab - w x (V_i - Vb), w = s x Vb.  Summed over a subtree,
+--   dF_j = s x* F_j + Ic_j c - Bc_j w,  c = Ab x s + w x Vb,
+-- Ic_j the subtree's inertia, Bc_j the sum of its B_i: w -> I_i (w x V_i)
+-- + w x* (I_i V_i) + V_i x* (I_i w), that is Sym_i (symmetric: X + X^T, X
+-- = (V_i x*) I_i) plus w x* h_i (h = I V).  The output tau_m = S_m . F_j
+-- (j m's body) turns with s for m in the subtree, and (s x S_m) . F +
+-- S_m . (s x* F) = 0, so there
+--   dtau_m/dq_k = P_m . c - Q_m . w,  P_m = Ic_j S_m, Q_m = Bc_j^T S_m,
+-- per dof m once; a free joint's own linear columns (that do not turn)
+-- take back (s x S_m) . F_b; b's ancestors (columns fixed) get S_m . dF_b.
+-- d/dv_k: dV_i = s over the subtree, dA_i = s x V_i - s x g (g = 2 V_b -
+-- vr_b, or 2 V_p + vl_b for a free joint's linear dof), so dF_j = Bc_j s -
+-- Ic_j e (e = s x g) and dtau_m/dv_k = Q_m . s - P_m . e.  M y is the
+-- RNEA with V = 0, a = y, no gravity: dtau_m/dq_k = P_m . c.
 local looped = require("diagc.world.looped")
 local spatial = require("diagc.world.spatial")
 
 local M = {}
 
--- helpers: the subtree walk and aff, shared by the functions
+-- helpers shared by the functions
 local PIECES = {
   aff = [==[
 /* does dof k's motion turn the column of dof m (m's body in k's subtree)?
@@ -51,74 +66,6 @@ static inline int P_slide(int k)
   return P_tree.type[b] == 4 && P_tree.parent[b] < 0 && k - P_tree.v0[b] < 3;
 }
 ]==],
-  spin = [==[
-/* is dof k a rotational dof of a free joint on the world?  Moving it turns
-   the joint's whole tree rigidly about the joint's origin.  The RNEA's
-   joint forces (and M y) are scalars of the tree's own frame: they change
-   only as the world vectors the tree sees turn the other way, gravity and
-   the free joint's linear acceleration (its linear velocity changes
-   nothing: P_slide), which enter together as c = P a_lin - g (P the
-   joint frame).  So that column is M's linear columns applied to
-   -(w_k x c): P_spin_col, from the subtrees' masses and first moments
-   (P_moments), with no pass over the tree.  The free joint's own linear
-   columns stay fixed in the world (P_aff) while the argument turns every
-   column: their rows take back the turn's term (S_k x S_m) . F_i */
-static inline int P_spin(int k)
-{
-  const int b = P_tree.dof_body[k];
-  return P_tree.type[b] == 4 && P_tree.parent[b] < 0 && k - P_tree.v0[b] >= 3;
-}
-
-/* Ic[i]: the mass and the first moment (m times the centre of mass, world
-   frame) of body i's subtree (I: the bodies' world spatial inertias) */
-static inline void P_moments(double (*I)[10], double (*Ic)[4])
-{
-  int i, r;
-  for (i = 0; i < @NB@; ++i) {
-    for (r = 0; r < 4; ++r) Ic[i][r] = P_tree.flags[i] & 1 ? I[i][r] : 0.0;
-  }
-  for (i = @NB@ - 1; i >= 0; --i) {
-    const int pa = P_tree.parent[i];
-    if (pa >= 0) {
-      for (r = 0; r < 4; ++r) Ic[pa][r] += Ic[i][r];
-    }
-  }
-}
-
-/* column k (P_spin) of d(forces)/dq, given a (the free joint's linear
-   acceleration is a[v0 .. v0 + 2]) and gs (1: gravity enters, 0: M y):
-   D[m][k] = S_m . (hc x d, mc d), d = -(w_k x c), for the dofs m of the
-   tree (in: its marks), mc and hc body m's subtree's (Ic), less
-   (S_k x S_m) . F_i on the columns that do not turn (F: the composite
-   forces) */
-static inline void P_spin_col(int k, const unsigned char *in, double (*S)[6], double (*Ic)[4], double (*F)[6],
-                              const double *a, double gs, double *D)
-{
-  const int b = P_tree.dof_body[k], v0 = P_tree.v0[b];
-  const double *J = P_tree.joint[b], *w = S[k];
-  double c[3], d[3], f[6], x[6];
-  int i, m, r;
-  for (r = 0; r < 3; ++r) c[r] = J[3 * r] * a[v0] + J[3 * r + 1] * a[v0 + 1] + J[3 * r + 2] * a[v0 + 2] - gs * P_tree.gravity[r];
-  d[0] = w[2] * c[1] - w[1] * c[2];
-  d[1] = w[0] * c[2] - w[2] * c[0];
-  d[2] = w[1] * c[0] - w[0] * c[1];
-  for (i = b; i < P_tree.send[b]; ++i) {
-    const double *h = Ic[i] + 1;
-    if (!in[i]) continue;
-    f[0] = h[1] * d[2] - h[2] * d[1];
-    f[1] = h[2] * d[0] - h[0] * d[2];
-    f[2] = h[0] * d[1] - h[1] * d[0];
-    for (r = 0; r < 3; ++r) f[3 + r] = Ic[i][0] * d[r];
-    for (m = P_tree.v0[i]; m < P_tree.v0[i] + P_tree.nv[i]; ++m) {
-      D[m * @NV@ + k] = P_dot6(S[m], f);
-      if (!P_aff(k, m)) {
-        P_cross_m(S[k], S[m], x);
-        D[m * @NV@ + k] -= P_dot6(x, F[i]);
-      }
-    }
-  }
-}
-]==],
   subtree = [==[
 /* marks the bodies of body b's subtree in in[] over [b, send[b]) */
 static inline void P_subtree(int b, unsigned char *in)
@@ -131,14 +78,16 @@ static inline void P_subtree(int b, unsigned char *in)
 }
 ]==],
   primal = [==[
-/* the primal pass at the poses X: columns S, inertias I of the moving bodies */
+/* the primal pass at the poses X: columns S, inertias I of the moving
+   bodies (the others' set to 0) */
 static inline void P_primal(const double *X, const double *inertial, double (*S)[6], double (*I)[10])
 {
-  int i, k;
+  int i, k, r;
   for (k = 0; k < @NV@; ++k) P_lp_col(X, k, S[k]);
   if (I) {
     for (i = 0; i < @NB@; ++i) {
       if (P_tree.flags[i] & 1) P_lp_inertia(X, inertial, i, I[i]);
+      else for (r = 0; r < 10; ++r) I[i][r] = 0.0;
     }
   }
 }
@@ -170,62 +119,121 @@ static inline void P_dterm(int k, const double *s, int i, double (*S)[6], const 
   }
 }
 ]==],
-  project = [==[
-/* composites of the forces over the subtree of b (in: its marks), then the
-   output column k: D[m][k] for the dofs of the subtree (dF: the changes
-   of the forces, F: the composites, their columns turning when aff) and
-   of b's ancestors (their columns fixed) */
-static inline void P_project(int k, int b, const unsigned char *in, double (*S)[6], double (*F)[6],
-                                double (*dF)[6], double *D)
-{
-  int i, m, r, pa;
-  double x[6];
-  for (i = P_tree.send[b] - 1; i > b; --i) {
-    if (!in[i]) continue;
-    pa = P_tree.parent[i];
-    for (r = 0; r < 6; ++r) dF[pa][r] += dF[i][r];
-  }
-  for (i = b; i < P_tree.send[b]; ++i) {
-    if (!in[i]) continue;
-    for (m = P_tree.v0[i]; m < P_tree.v0[i] + P_tree.nv[i]; ++m) {
-      double e = P_dot6(S[m], dF[i]);
-      if (F && P_aff(k, m)) {
-        P_cross_m(S[k], S[m], x);
-        e += P_dot6(x, F[i]);
-      }
-      D[m * @NV@ + k] = e;
-    }
-  }
-  for (pa = P_tree.parent[b]; pa >= 0; pa = P_tree.parent[pa]) {
-    for (m = P_tree.v0[pa]; m < P_tree.v0[pa] + P_tree.nv[pa]; ++m) D[m * @NV@ + k] = P_dot6(S[m], dF[b]);
-  }
-}
-]==],
   composite = [==[
-/* composite forces from the leaves up */
-static inline void P_composite(double (*F)[6])
+/* composites from the leaves up of n numbers per body (X: nb rows of n) */
+static inline void P_composite(double *X, int n)
 {
   int i, r;
   for (i = @NB@ - 1; i >= 0; --i) {
     const int pa = P_tree.parent[i];
     if (pa >= 0) {
-      for (r = 0; r < 6; ++r) F[pa][r] += F[i][r];
+      for (r = 0; r < n; ++r) X[n * pa + r] += X[n * i + r];
     }
   }
 }
 ]==],
-  dforce = [==[
-/* dF = I dU - I (s x U) + s x* (I U): the change of F = I U when the body
-   moves along s (moved) and U changes by dU */
-static inline void P_dforce(const double *I, const double *s, const double *U, const double *h, const double *dU,
-                               double *dF)
+  sym = [==[
+/* Y = X + X^T, X = (V x*) I (6 x 6, row-major; I a spatial inertia): the
+   symmetric part of w -> I (w x V) + w x* (I V) + V x* (I w) */
+static inline void P_sym(const double *I, const double *V, double *Y)
 {
-  double x[6];
+  const double *h = I + 1, *w = V, *v = V + 3;
+  double X[36], c[6];
+  int r, j;
+  for (r = 0; r < 6; ++r) {
+    /* column r of I (symmetric: its row r), then V x* it into X's column r */
+    const double m = I[0];
+    switch (r) {
+    case 0: c[0] = I[4]; c[1] = I[7]; c[2] = I[8]; c[3] = 0.0; c[4] = -h[2]; c[5] = h[1]; break;
+    case 1: c[0] = I[7]; c[1] = I[5]; c[2] = I[9]; c[3] = h[2]; c[4] = 0.0; c[5] = -h[0]; break;
+    case 2: c[0] = I[8]; c[1] = I[9]; c[2] = I[6]; c[3] = -h[1]; c[4] = h[0]; c[5] = 0.0; break;
+    case 3: c[0] = 0.0; c[1] = h[2]; c[2] = -h[1]; c[3] = m; c[4] = 0.0; c[5] = 0.0; break;
+    case 4: c[0] = -h[2]; c[1] = 0.0; c[2] = h[0]; c[3] = 0.0; c[4] = m; c[5] = 0.0; break;
+    default: c[0] = h[1]; c[1] = -h[0]; c[2] = 0.0; c[3] = 0.0; c[4] = 0.0; c[5] = m; break;
+    }
+    X[r] = w[1] * c[2] - w[2] * c[1] + v[1] * c[5] - v[2] * c[4];
+    X[6 + r] = w[2] * c[0] - w[0] * c[2] + v[2] * c[3] - v[0] * c[5];
+    X[12 + r] = w[0] * c[1] - w[1] * c[0] + v[0] * c[4] - v[1] * c[3];
+    X[18 + r] = w[1] * c[5] - w[2] * c[4];
+    X[24 + r] = w[2] * c[3] - w[0] * c[5];
+    X[30 + r] = w[0] * c[4] - w[1] * c[3];
+  }
+  for (r = 0; r < 6; ++r) {
+    for (j = r; j < 6; ++j) Y[6 * r + j] = Y[6 * j + r] = X[6 * r + j] + X[6 * j + r];
+  }
+}
+]==],
+  mat6 = [==[
+/* out = Y x (6 x 6, row-major) */
+static inline void P_mat6(const double *Y, const double *x, double *out)
+{
   int r;
-  P_cross_m(s, U, x);
-  for (r = 0; r < 6; ++r) x[r] = dU[r] - x[r];
-  P_inertia_apply(I, x, dF);
-  P_cross_f_add(s, h, dF);
+  for (r = 0; r < 6; ++r) out[r] = P_dot6(Y + 6 * r, x);
+}
+]==],
+  base = [==[
+/* the velocity Vb and acceleration Ab of what stays fixed when dof k moves
+   (k's subtree turning along S_k): its body's parent's Vp, Ap, and a free
+   joint's linear part vl (columns S, coordinates a), whose columns do not
+   turn; on the world Vb = 0, as a free tree's uniform velocity changes
+   nothing (Galilean invariance: P_slide) */
+static inline void P_base(int k, double (*S)[6], const double *Vp, const double *Ap, const double *vl, const double *a,
+                          double *Vb, double *Ab)
+{
+  const int b = P_tree.dof_body[k], v0 = P_tree.v0[b];
+  double x[6];
+  int m, r;
+  for (r = 0; r < 6; ++r) {
+    Vb[r] = Vp[r];
+    Ab[r] = Ap[r];
+  }
+  if (P_tree.type[b] != 4) return;
+  if (P_tree.parent[b] >= 0) {
+    P_cross_m(Vp, vl, x);
+    for (r = 0; r < 6; ++r) {
+      Ab[r] += x[r];
+      Vb[r] += vl[r];
+    }
+  }
+  for (m = v0; m < v0 + 3; ++m) {
+    for (r = 0; r < 6; ++r) Ab[r] += S[m][r] * a[m];
+  }
+}
+]==],
+  cols = [==[
+/* column k of D over the dofs m of k's body's subtree (P_tt): P_m . c -
+   Q_m . w (Q null: P_m . c) */
+static inline void P_cols(int k, const double *c, const double *w, double (*P)[6], double (*Q)[6], double *D)
+{
+  const int b = P_tree.dof_body[k];
+  int n;
+  for (n = P_tt.dlo[b]; n < P_tt.dhi[b]; ++n) {
+    const int m = P_tt.dofs[n];
+    D[m * @NV@ + k] = Q ? P_dot6(P[m], c) - P_dot6(Q[m], w) : P_dot6(P[m], c);
+  }
+}
+
+/* the columns of k's body's own dofs that do not turn with k (a free
+   joint's linear ones): less (S_k x S_m) . F, F the body's composite */
+static inline void P_fixed(int k, double (*S)[6], const double *F, double *D)
+{
+  const int b = P_tree.dof_body[k], v0 = P_tree.v0[b];
+  double x[6];
+  int m;
+  if (P_tree.type[b] != 4) return;
+  for (m = v0; m < v0 + 3; ++m) {
+    P_cross_m(S[k], S[m], x);
+    D[m * @NV@ + k] -= P_dot6(x, F);
+  }
+}
+
+/* column k of D over the dofs of the ancestors of k's body: S_m . u */
+static inline void P_up(int k, double (*S)[6], const double *u, double *D)
+{
+  int pa, m;
+  for (pa = P_tree.parent[P_tree.dof_body[k]]; pa >= 0; pa = P_tree.parent[pa]) {
+    for (m = P_tree.v0[pa]; m < P_tree.v0[pa] + P_tree.nv[pa]; ++m) D[m * @NV@ + k] = P_dot6(S[m], u);
+  }
 }
 ]==],
 }
@@ -266,20 +274,19 @@ static inline void @PUB@_d_kinematics(const double *q, double *dX)
 C.bjac = [==[
 /* the bodies' spatial Jacobians at the poses X (world frame, about the
    origin; (6 nb) x nv): column k of body i is dof k's motion column S_k
-   when dof k moves body i (i in the subtree of k's body), else 0 */
+   when dof k moves body i (k's body i or an ancestor of it), else 0 */
 static inline void @PUB@_d_bjac(const double *X, double *Jb)
 {
-  double S[6];
-  unsigned char in[@NB@];
-  int k, i, r, n;
-  for (n = 0; n < 6 * @NB@ * @NV@; ++n) Jb[n] = 0.0;
-  for (k = 0; k < @NV@; ++k) {
-    const int b = P_tree.dof_body[k];
-    P_lp_col(X, k, S);
-    P_subtree(b, in);
-    for (i = b; i < P_tree.send[b]; ++i) {
-      if (!in[i]) continue;
-      for (r = 0; r < 6; ++r) Jb[(6 * i + r) * @NV@ + k] = S[r];
+  double S[@NV@][6];
+  int k, i, j, r, n;
+  for (k = 0; k < @NV@; ++k) P_lp_col(X, k, S[k]);
+  for (i = 0; i < @NB@; ++i) {
+    double *Ji = Jb + 6 * i * @NV@;
+    for (n = 0; n < 6 * @NV@; ++n) Ji[n] = 0.0;
+    for (j = i; j >= 0; j = P_tree.parent[j]) {
+      for (k = P_tree.v0[j]; k < P_tree.v0[j] + P_tree.nv[j]; ++k) {
+        for (r = 0; r < 6; ++r) Ji[r * @NV@ + k] = S[k][r];
+      }
     }
   }
 }
@@ -290,10 +297,10 @@ static inline void @PUB@_d_bjac(const double *X, double *Jb)
 C.bvel_at = [==[
 /* the blocks of d_bvel (d U_i / dq, 6 x nv) of the bodies i with
    hit[i + 1] (1-based bodies: 0 is the world), at the poses X; the other
-   blocks are not written.  U_i = U_p(b) + the own terms of the bodies
-   from b (dof k's) down to i, whose columns turn along S_k (but a free
-   joint's own linear ones: P_aff), so dU_i/dq_k = S_k x (U_i - U_p(b) -
-   the terms that do not turn) */
+   blocks are not written.  U_i = U_p(j) + the own terms of the bodies
+   from j (dof k's body) down to i, whose columns turn along S_k (but a free
+   joint's own linear ones: P_aff, and S_k x them is 0 for a linear S_k),
+   so dU_i/dq_k = S_k x (U_i - U_p(j) - the terms that do not turn) */
 static inline void @PUB@_d_bvel_at(const double *X, const double *y, const unsigned char *hit, double *D)
 {
   double S[@NV@][6], U[@NB@][6], u[6], x[6];
@@ -305,13 +312,15 @@ static inline void @PUB@_d_bvel_at(const double *X, const double *y, const unsig
     if (!hit[i + 1]) continue;
     for (k = 0; k < 6 * @NV@; ++k) Di[k] = 0.0;
     for (j = i; j >= 0; j = P_tree.parent[j]) {
-      const int pa = P_tree.parent[j];
-      for (k = P_tree.v0[j]; k < P_tree.v0[j] + P_tree.nv[j]; ++k) {
-        for (r = 0; r < 6; ++r) u[r] = U[i][r] - (pa >= 0 ? U[pa][r] : 0.0);
-        for (m = P_tree.v0[j]; m < P_tree.v0[j] + P_tree.nv[j]; ++m) {
-          if (P_aff(k, m)) continue;
+      const int pa = P_tree.parent[j], v0 = P_tree.v0[j];
+      if (P_tree.nv[j] == 0) continue;
+      for (r = 0; r < 6; ++r) u[r] = U[i][r] - (pa >= 0 ? U[pa][r] : 0.0);
+      if (P_tree.type[j] == 4) {
+        for (m = v0; m < v0 + 3; ++m) {
           for (r = 0; r < 6; ++r) u[r] -= S[m][r] * y[m];
         }
+      }
+      for (k = v0; k < v0 + P_tree.nv[j]; ++k) {
         P_cross_m(S[k], u, x);
         for (r = 0; r < 6; ++r) Di[r * @NV@ + k] = x[r];
       }
@@ -342,83 +351,78 @@ static inline void @PUB@_d_bvel(const double *q, const double *y, double *D)
 }
 ]==]
 
+-- D[m][k] = (S_k x S_m) . F_j = S_k . G_m, G_m = S_m x* F_j (F_j the
+-- composite of W over m's body's subtree), for the turning columns
 C.gforce_at = [==[
 static inline void @PUB@_d_gforce_at(const double *X, const double *W, double *D)
 {
-  double S[@NV@][6], F[@NB@][6], x[6];
-  unsigned char in[@NB@];
+  double S[@NV@][6], F[@NB@][6], G[@NV@][6];
   int k, i, m, r, n;
   P_primal(X, 0, S, 0);
   for (i = 0; i < @NB@; ++i) {
     for (r = 0; r < 6; ++r) F[i][r] = W[6 * i + r];
   }
-  P_composite(F);
+  P_composite(F[0], 6);
+  for (m = 0; m < @NV@; ++m) {
+    for (r = 0; r < 6; ++r) G[m][r] = 0.0;
+    P_cross_f_add(S[m], F[P_tree.dof_body[m]], G[m]);
+  }
   for (n = 0; n < @NV@ * @NV@; ++n) D[n] = 0.0;
   for (k = 0; k < @NV@; ++k) {
     const int b = P_tree.dof_body[k];
-    P_subtree(b, in);
-    for (i = b; i < P_tree.send[b]; ++i) {
-      if (!in[i]) continue;
-      for (m = P_tree.v0[i]; m < P_tree.v0[i] + P_tree.nv[i]; ++m) {
-        if (!P_aff(k, m)) continue;
-        P_cross_m(S[k], S[m], x);
-        D[m * @NV@ + k] = P_dot6(x, F[i]);
-      }
+    for (n = P_tt.dlo[b]; n < P_tt.dhi[b]; ++n) {
+      m = P_tt.dofs[n];
+      D[m * @NV@ + k] = P_dot6(S[k], G[m]);
+    }
+    if (P_tree.type[b] == 4) {
+      for (m = P_tree.v0[b]; m < P_tree.v0[b] + 3; ++m) D[m * @NV@ + k] = 0.0;
     }
   }
 }
 ]==]
 
+-- M y: the RNEA with V = 0, accelerations U (from y), no gravity
 C.mvec_at = [==[
 static inline void @PUB@_d_mvec_at(const double *X, const double *y, const double *inertial, double *D)
 {
-  double S[@NV@][6], I[@NB@][10], U[@NB@][6], H[@NB@][6], F[@NB@][6], dU[@NB@][6], dF[@NB@][6], Ic[@NB@][4];
-  unsigned char in[@NB@];
-  int k, i, r, n;
+  static const double Z[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
+  double S[@NV@][6], I[@NB@][10], U[@NB@][6], F[@NB@][6], P[@NV@][6], Vb[6], Ab[6], c[6], u[6];
+  int k, i, m, n;
   P_primal(X, inertial, S, I);
-  P_moments(I, Ic);
   P_velocities(S, y, U);
-  for (i = 0; i < @NB@; ++i) {
-    if (P_tree.flags[i] & 1) P_inertia_apply(I[i], U[i], H[i]);
-    else for (r = 0; r < 6; ++r) H[i][r] = 0.0;
-    for (r = 0; r < 6; ++r) F[i][r] = H[i][r];
-  }
-  P_composite(F);
+  for (i = 0; i < @NB@; ++i) P_inertia_apply(I[i], U[i], F[i]);
+  P_composite(F[0], 6);
+  P_composite(I[0], 10);
+  for (m = 0; m < @NV@; ++m) P_inertia_apply(I[P_tree.dof_body[m]], S[m], P[m]);
   for (n = 0; n < @NV@ * @NV@; ++n) D[n] = 0.0;
   for (k = 0; k < @NV@; ++k) {
-    const int b = P_tree.dof_body[k];
+    const int b = P_tree.dof_body[k], pa = P_tree.parent[b];
     if (P_slide(k)) continue;
-    P_subtree(b, in);
-    if (P_spin(k)) {
-      P_spin_col(k, in, S, Ic, F, y, 0.0, D);
-      continue;
-    }
-    for (i = b; i < P_tree.send[b]; ++i) {
-      if (!in[i]) continue;
-      for (r = 0; r < 6; ++r) dU[i][r] = i == b ? 0.0 : dU[P_tree.parent[i]][r];
-      P_dterm(k, S[k], i, S, y, dU[i]);
-      P_dforce(I[i], S[k], U[i], H[i], dU[i], dF[i]);
-    }
-    P_project(k, b, in, S, F, dF, D);
+    P_base(k, S, Z, pa >= 0 ? U[pa] : Z, Z, y, Vb, Ab);
+    P_cross_m(Ab, S[k], c);
+    P_cols(k, c, 0, P, 0, D);
+    P_fixed(k, S, F[b], D);
+    P_inertia_apply(I[b], c, u);
+    P_cross_f_add(S[k], F[b], u);
+    P_up(k, S, u, D);
   }
 }
 ]==]
 
 -- M a + c by the RNEA with acceleration a: V_i = V_p + vl + vr (vl: a free
 -- joint's linear part, vr: the rest), A_i = A_p + V_p x vl + V_i x vr +
--- sum S a, F_i = I A + V x* (I V); d/dq and d/dv per direction
+-- sum S a, F_i = I A + V x* (I V); the composites Ic, F, h = I V and B's
+-- symmetric parts, then per dof P_m, Q_m, then each column
 C.rnea_at = [==[
 static inline void @PUB@_d_rnea_at(const double *X, const double *v, const double *a, const double *inertial,
                                    double *Dq, double *Dv)
 {
   const double A0[6] = { 0.0, 0.0, 0.0, -P_tree.gravity[0], -P_tree.gravity[1], -P_tree.gravity[2] };
   static const double Z[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
-  double S[@NV@][6], I[@NB@][10], V[@NB@][6], A[@NB@][6], vl[@NB@][6], vr[@NB@][6], H[@NB@][6],
-    F[@NB@][6], IA[@NB@][6], dV[@NB@][6], dA[@NB@][6], dF[@NB@][6], x[6], u[6], Ic[@NB@][4];
-  unsigned char in[@NB@];
-  int k, i, m, r, n, wrt;
+  double S[@NV@][6], I[@NB@][10], V[@NB@][6], A[@NB@][6], vl[@NB@][6], vr[@NB@][6], H[@NB@][6], F[@NB@][6],
+    B[@NB@][36], P[@NV@][6], Q[@NV@][6], x[6], Vb[6], Ab[6], w[6], c[6], e[6], u[6];
+  int k, i, m, r, n;
   P_primal(X, inertial, S, I);
-  P_moments(I, Ic);
   for (i = 0; i < @NB@; ++i) {
     const int pa = P_tree.parent[i], v0 = P_tree.v0[i];
     const double *Vp = pa >= 0 ? V[pa] : Z, *Ap = pa >= 0 ? A[pa] : A0;
@@ -436,76 +440,61 @@ static inline void @PUB@_d_rnea_at(const double *X, const double *v, const doubl
     }
     if (P_tree.flags[i] & 1) {
       P_inertia_apply(I[i], V[i], H[i]);
-      P_inertia_apply(I[i], A[i], IA[i]);
-      for (r = 0; r < 6; ++r) F[i][r] = IA[i][r];
+      P_inertia_apply(I[i], A[i], F[i]);
       P_cross_f_add(V[i], H[i], F[i]);
+      P_sym(I[i], V[i], B[i]);
     } else {
-      for (r = 0; r < 6; ++r) H[i][r] = IA[i][r] = F[i][r] = 0.0;
+      for (r = 0; r < 6; ++r) H[i][r] = F[i][r] = 0.0;
+      for (r = 0; r < 36; ++r) B[i][r] = 0.0;
     }
   }
-  P_composite(F);
+  P_composite(I[0], 10);
+  P_composite(H[0], 6);
+  P_composite(F[0], 6);
+  P_composite(B[0], 36);
+  /* P_m = Ic_j S_m, Q_m = Bc_j^T S_m = Sym_j S_m - S_m x* h_j */
+  for (m = 0; m < @NV@; ++m) {
+    const int j = P_tree.dof_body[m];
+    P_inertia_apply(I[j], S[m], P[m]);
+    P_mat6(B[j], S[m], Q[m]);
+    for (r = 0; r < 6; ++r) x[r] = -S[m][r];
+    P_cross_f_add(x, H[j], Q[m]);
+  }
   for (n = 0; n < @NV@ * @NV@; ++n) Dq[n] = Dv[n] = 0.0;
-  for (wrt = 0; wrt < 2; ++wrt) {
-    for (k = 0; k < @NV@; ++k) {
-      const int b = P_tree.dof_body[k];
-      if (P_slide(k)) continue;
-      P_subtree(b, in);
-      if (wrt == 0 && P_spin(k)) {
-        P_spin_col(k, in, S, Ic, F, a, 1.0, Dq);
-        continue;
-      }
-      for (i = b; i < P_tree.send[b]; ++i) {
-        const int pa = P_tree.parent[i], v0 = P_tree.v0[i];
-        const double *Vp = pa >= 0 ? V[pa] : Z, *dVp = i == b ? Z : dV[pa], *dAp = i == b ? Z : dA[pa];
-        double dvl[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 }, dvr[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
-        if (!in[i]) continue;
-        for (r = 0; r < 6; ++r) dA[i][r] = dAp[r];
-        if (wrt == 0) {
-          /* q: the own columns turn along S_k (v and a terms) */
-          for (m = v0; m < v0 + P_tree.nv[i]; ++m) {
-            if (!P_aff(k, m)) continue;
-            P_cross_m(S[k], S[m], x);
-            for (r = 0; r < 6; ++r) {
-              (P_tree.type[i] == 4 && m - v0 < 3 ? dvl : dvr)[r] += x[r] * v[m];
-              dA[i][r] += x[r] * a[m];
-            }
-          }
-        } else if (i == b) {
-          /* v: the own velocity term of dof k */
-          for (r = 0; r < 6; ++r) (P_tree.type[i] == 4 && k - v0 < 3 ? dvl : dvr)[r] = S[k][r];
-        }
-        for (r = 0; r < 6; ++r) dV[i][r] = dVp[r] + dvl[r] + dvr[r];
-        /* the terms of a zero dVp (i == b) or zero dvl, dvr (v, below b; vl
-           and dvl off a free joint's body) are zeros, not formed */
-        if (i != b && P_tree.type[i] == 4) {
-          P_cross_m(dVp, vl[i], x);
-          for (r = 0; r < 6; ++r) dA[i][r] += x[r];
-        }
-        if ((wrt == 0 || i == b) && P_tree.type[i] == 4) {
-          P_cross_m(Vp, dvl, x);
-          for (r = 0; r < 6; ++r) dA[i][r] += x[r];
-        }
-        P_cross_m(dV[i], vr[i], x);
-        for (r = 0; r < 6; ++r) dA[i][r] += x[r];
-        if (wrt == 0 || i == b) {
-          P_cross_m(V[i], dvr, x);
-          for (r = 0; r < 6; ++r) dA[i][r] += x[r];
-        }
-        /* dF = dI A + I dA + dV x* (I V) + V x* (dI V + I dV), dI y = s x* (I y) - I (s x y) */
-        if (wrt == 0) {
-          P_cross_m(S[k], A[i], x);
-          for (r = 0; r < 6; ++r) x[r] = dA[i][r] - x[r];
-          P_inertia_apply(I[i], x, dF[i]);
-          P_cross_f_add(S[k], IA[i], dF[i]);
-          P_dforce(I[i], S[k], V[i], H[i], dV[i], u);
-        } else {
-          P_inertia_apply(I[i], dA[i], dF[i]);
-          P_inertia_apply(I[i], dV[i], u);
-        }
-        P_cross_f_add(dV[i], H[i], dF[i]);
-        P_cross_f_add(V[i], u, dF[i]);
-      }
-      P_project(k, b, in, S, wrt == 0 ? F : 0, dF, wrt == 0 ? Dq : Dv);
+  for (k = 0; k < @NV@; ++k) {
+    const int b = P_tree.dof_body[k], pa = P_tree.parent[b];
+    const double *s = S[k], *Vp = pa >= 0 ? V[pa] : Z;
+    if (P_slide(k)) continue;
+    /* q: w = s x Vb, c = Ab x s + w x Vb; the ancestors get S_m . dF_b,
+       dF_b = s x* F_b + Ic_b c - Sym_b w - w x* h_b */
+    P_base(k, S, Vp, pa >= 0 ? A[pa] : A0, vl[b], a, Vb, Ab);
+    P_cross_m(s, Vb, w);
+    P_cross_m(Ab, s, c);
+    P_cross_m(w, Vb, x);
+    for (r = 0; r < 6; ++r) c[r] += x[r];
+    P_cols(k, c, w, P, Q, Dq);
+    P_fixed(k, S, F[b], Dq);
+    if (pa >= 0) {
+      P_inertia_apply(I[b], c, u);
+      P_mat6(B[b], w, x);
+      for (r = 0; r < 6; ++r) u[r] -= x[r];
+      P_cross_f_add(s, F[b], u);
+      for (r = 0; r < 6; ++r) x[r] = -w[r];
+      P_cross_f_add(x, H[b], u);
+      P_up(k, S, u, Dq);
+    }
+    /* v: e = s x g; the ancestors get S_m . (Sym_b s + s x* h_b - Ic_b e) */
+    for (r = 0; r < 6; ++r) {
+      x[r] = P_tree.type[b] == 4 && k - P_tree.v0[b] < 3 ? 2.0 * Vp[r] + vl[b][r] : 2.0 * V[b][r] - vr[b][r];
+    }
+    P_cross_m(s, x, e);
+    P_cols(k, s, e, Q, P, Dv);
+    if (pa >= 0) {
+      P_mat6(B[b], s, u);
+      P_inertia_apply(I[b], e, x);
+      for (r = 0; r < 6; ++r) u[r] -= x[r];
+      P_cross_f_add(s, H[b], u);
+      P_up(k, S, u, Dv);
     }
   }
 }
@@ -523,30 +512,61 @@ for name, sig in pairs(AT) do
     .. "  P_kinematics(q, X);\n  @PUB@_d_" .. name .. "_at(X, " .. sig[2] .. ");\n}\n"
 end
 
--- what each piece and function needs: pieces of this file, looped.lua's
--- parts (table, col, inertia) and spatial helpers
+-- what each piece and function needs: pieces of this file (tt: the
+-- subtrees' table), looped.lua's parts (table, col, inertia) and spatial
+-- helpers
 local NEEDS = {
-  aff = {}, slide = {}, subtree = {}, velocities = {}, composite = {},
-  spin = { "aff", spatial = { "cross_m", "dot6" } },
+  tt = {}, aff = {}, slide = {}, subtree = {}, velocities = {}, composite = {}, sym = {},
   primal = { parts = { "col", "inertia" } },
   dterm = { "aff", spatial = { "cross_m" } },
-  project = { "aff", spatial = { "cross_m", "dot6" } },
-  dforce = { spatial = { "cross_m", "inertia_apply", "cross_f" } },
+  mat6 = { spatial = { "dot6" } },
+  base = { spatial = { "cross_m" } },
+  cols = { "tt", spatial = { "cross_m", "dot6" } },
   -- the functions
   d_kinematics = { "kinematics", "subtree", parts = { "col" } },
-  d_bjac = { "subtree", parts = { "col" } },
+  d_bjac = { parts = { "col" } },
   d_bvel = { "kinematics", "primal", "subtree", "dterm" },
-  d_bvel_at = { "velocities", "aff", parts = { "col" }, spatial = { "cross_m" } },
-  d_gforce_at = { "primal", "composite", "subtree", "aff", spatial = { "cross_m", "dot6" } },
-  d_mvec_at = { "primal", "velocities", "composite", "subtree", "slide", "spin", "dterm", "dforce", "project",
-    spatial = { "inertia_apply" } },
-  d_rnea_at = { "primal", "composite", "subtree", "aff", "slide", "spin", "dforce", "project",
+  d_bvel_at = { "velocities", parts = { "col" }, spatial = { "cross_m" } },
+  d_gforce_at = { "primal", "composite", "tt", spatial = { "cross_f", "dot6" } },
+  d_mvec_at = { "primal", "velocities", "composite", "slide", "base", "cols", spatial = { "inertia_apply", "cross_f" } },
+  d_rnea_at = { "primal", "composite", "slide", "sym", "mat6", "base", "cols",
     spatial = { "cross_m", "inertia_apply", "cross_f" } },
   d_gforce = { "kinematics", "d_gforce_at" },
   d_mvec = { "kinematics", "d_mvec_at" },
   d_rnea = { "kinematics", "d_rnea_at" },
 }
-local ORDER = { "kinematics", "aff", "slide", "spin", "subtree", "primal", "velocities", "dterm", "project", "composite", "dforce" }
+local ORDER = { "kinematics", "tt", "aff", "slide", "subtree", "primal", "velocities", "dterm", "composite", "sym",
+  "mat6", "base", "cols" }
+
+-- the subtrees as ranges: the dofs body by body in a depth-first preorder
+-- of the bodies (children in their order), body i's subtree's dofs at
+-- [dlo[i], dhi[i]) of it, its own first
+local function tt_text(world, t, tp)
+  local kids = {}
+  for i = 0, t.nb do kids[i] = {} end
+  for i = 1, t.nb do
+    local pa = world.bodies[i].joint.parent
+    kids[pa][#kids[pa] + 1] = i
+  end
+  local dofs, dlo, dhi = {}, {}, {}
+  local function visit(i)
+    dlo[i] = #dofs
+    for k = t.v0[i], t.v0[i] + t.nvi[i] - 1 do dofs[#dofs + 1] = k end
+    for _, c in ipairs(kids[i]) do visit(c) end
+    dhi[i] = #dofs
+  end
+  for _, r in ipairs(kids[0]) do visit(r) end
+  local lo, hi = {}, {}
+  for i = 1, t.nb do lo[i], hi[i] = dlo[i], dhi[i] end
+  local function ints(list) return "{ " .. table.concat(list, ", ") .. " }" end
+  return looped.fill([==[
+/* P_tt: the dofs body by body in a depth-first preorder of the bodies;
+   those of body i's subtree are dofs[dlo[i] .. dhi[i]), its own first */
+static const struct {
+  int dofs[@NV@], dlo[@NB@], dhi[@NB@];
+} P_tt = {
+  ]==], tp, looped.sizes(t)) .. ints(dofs) .. ",\n  " .. ints(lo) .. ",\n  " .. ints(hi) .. "\n};\n"
+end
 
 -- The text is self-contained (as cdiff's is): its own copy of the tree's
 -- table, poses and helpers, named prefix_tl_*, so it needs nothing of the
@@ -582,6 +602,8 @@ function M.emit(world, t, prefix, names)
     if used[name] then
       if name == "kinematics" then
         pieces[#pieces + 1] = looped.emit("kinematics", world, t, tp, h, parts):gsub("^static void", "static inline void")
+      elseif name == "tt" then
+        pieces[#pieces + 1] = tt_text(world, t, tp)
       else
         pieces[#pieces + 1] = looped.fill(PIECES[name], tp, s)
       end
