@@ -132,43 +132,49 @@ static inline void P_composite(double *X, int n)
   }
 }
 ]==],
-  sym = [==[
-/* Y = X + X^T, X = (V x*) I (6 x 6, row-major; I a spatial inertia): the
-   symmetric part of w -> I (w x V) + w x* (I V) + V x* (I w) */
-static inline void P_sym(const double *I, const double *V, double *Y)
+  zsym = [==[
+/* for body inertia I (m, c the first moment, Ib) moving at V = (w, v): the
+   symmetric 3 x 3 Z = [w]x Ib - Ib [w]x - ([v]x [c]x + [c]x [v]x) (xx yy
+   zz xy xz yz).  The map B: x -> I (x x V) + x x* (I V) + V x* (I x) is
+   then (Z xa + xa x ha, 2 xa x hl), h = (ha, hl) = I V, and a sum of them
+   (composite) the same of the sums of Z and h */
+static inline void P_zsym(const double *I, const double *V, double *Z)
 {
-  const double *h = I + 1, *w = V, *v = V + 3;
-  double X[36], c[6];
-  int r, j;
-  for (r = 0; r < 6; ++r) {
-    /* column r of I (symmetric: its row r), then V x* it into X's column r */
-    const double m = I[0];
-    switch (r) {
-    case 0: c[0] = I[4]; c[1] = I[7]; c[2] = I[8]; c[3] = 0.0; c[4] = -h[2]; c[5] = h[1]; break;
-    case 1: c[0] = I[7]; c[1] = I[5]; c[2] = I[9]; c[3] = h[2]; c[4] = 0.0; c[5] = -h[0]; break;
-    case 2: c[0] = I[8]; c[1] = I[9]; c[2] = I[6]; c[3] = -h[1]; c[4] = h[0]; c[5] = 0.0; break;
-    case 3: c[0] = 0.0; c[1] = h[2]; c[2] = -h[1]; c[3] = m; c[4] = 0.0; c[5] = 0.0; break;
-    case 4: c[0] = -h[2]; c[1] = 0.0; c[2] = h[0]; c[3] = 0.0; c[4] = m; c[5] = 0.0; break;
-    default: c[0] = h[1]; c[1] = -h[0]; c[2] = 0.0; c[3] = 0.0; c[4] = 0.0; c[5] = m; break;
-    }
-    X[r] = w[1] * c[2] - w[2] * c[1] + v[1] * c[5] - v[2] * c[4];
-    X[6 + r] = w[2] * c[0] - w[0] * c[2] + v[2] * c[3] - v[0] * c[5];
-    X[12 + r] = w[0] * c[1] - w[1] * c[0] + v[0] * c[4] - v[1] * c[3];
-    X[18 + r] = w[1] * c[5] - w[2] * c[4];
-    X[24 + r] = w[2] * c[3] - w[0] * c[5];
-    X[30 + r] = w[0] * c[4] - w[1] * c[3];
+  const double *c = I + 1, *w = V, *v = V + 3;
+  const double Ib[9] = { I[4], I[7], I[8], I[7], I[5], I[9], I[8], I[9], I[6] };
+  const double d = 2.0 * (v[0] * c[0] + v[1] * c[1] + v[2] * c[2]);
+  double C[9];
+  int j;
+  for (j = 0; j < 3; ++j) {
+    C[j] = w[1] * Ib[6 + j] - w[2] * Ib[3 + j];
+    C[3 + j] = w[2] * Ib[j] - w[0] * Ib[6 + j];
+    C[6 + j] = w[0] * Ib[3 + j] - w[1] * Ib[j];
   }
-  for (r = 0; r < 6; ++r) {
-    for (j = r; j < 6; ++j) Y[6 * r + j] = Y[6 * j + r] = X[6 * r + j] + X[6 * j + r];
-  }
+  Z[0] = 2.0 * (C[0] - c[0] * v[0]) + d;
+  Z[1] = 2.0 * (C[4] - c[1] * v[1]) + d;
+  Z[2] = 2.0 * (C[8] - c[2] * v[2]) + d;
+  Z[3] = C[1] + C[3] - (c[0] * v[1] + v[0] * c[1]);
+  Z[4] = C[2] + C[6] - (c[0] * v[2] + v[0] * c[2]);
+  Z[5] = C[5] + C[7] - (c[1] * v[2] + v[1] * c[2]);
 }
-]==],
-  mat6 = [==[
-/* out = Y x (6 x 6, row-major) */
-static inline void P_mat6(const double *Y, const double *x, double *out)
+
+/* out = B x (P_zsym: Z and h a composite's) */
+static inline void P_bmul(const double *Z, const double *h, const double *x, double *out)
 {
-  int r;
-  for (r = 0; r < 6; ++r) out[r] = P_dot6(Y + 6 * r, x);
+  out[0] = Z[0] * x[0] + Z[3] * x[1] + Z[4] * x[2] + x[1] * h[2] - x[2] * h[1];
+  out[1] = Z[3] * x[0] + Z[1] * x[1] + Z[5] * x[2] + x[2] * h[0] - x[0] * h[2];
+  out[2] = Z[4] * x[0] + Z[5] * x[1] + Z[2] * x[2] + x[0] * h[1] - x[1] * h[0];
+  out[3] = 2.0 * (x[1] * h[5] - x[2] * h[4]);
+  out[4] = 2.0 * (x[2] * h[3] - x[0] * h[5]);
+  out[5] = 2.0 * (x[0] * h[4] - x[1] * h[3]);
+}
+
+/* the angular part of B^T x (its linear part is 0): Z xa + ha x xa + 2 hl x xl */
+static inline void P_btmul(const double *Z, const double *h, const double *x, double *out)
+{
+  out[0] = Z[0] * x[0] + Z[3] * x[1] + Z[4] * x[2] + h[1] * x[2] - h[2] * x[1] + 2.0 * (h[4] * x[5] - h[5] * x[4]);
+  out[1] = Z[3] * x[0] + Z[1] * x[1] + Z[5] * x[2] + h[2] * x[0] - h[0] * x[2] + 2.0 * (h[5] * x[3] - h[3] * x[5]);
+  out[2] = Z[4] * x[0] + Z[5] * x[1] + Z[2] * x[2] + h[0] * x[1] - h[1] * x[0] + 2.0 * (h[3] * x[4] - h[4] * x[3]);
 }
 ]==],
   base = [==[
@@ -202,14 +208,15 @@ static inline void P_base(int k, double (*S)[6], const double *Vp, const double 
 ]==],
   cols = [==[
 /* column k of D over the dofs m of k's body's subtree (P_tt): P_m . c -
-   Q_m . w (Q null: P_m . c) */
-static inline void P_cols(int k, const double *c, const double *w, double (*P)[6], double (*Q)[6], double *D)
+   Q_m . w (Q: 3 numbers, w's angular part; Q null: P_m . c), negated if neg */
+static inline void P_cols(int k, const double *c, const double *w, double (*P)[6], double (*Q)[3], int neg, double *D)
 {
   const int b = P_tree.dof_body[k];
   int n;
   for (n = P_tt.dlo[b]; n < P_tt.dhi[b]; ++n) {
     const int m = P_tt.dofs[n];
-    D[m * @NV@ + k] = Q ? P_dot6(P[m], c) - P_dot6(Q[m], w) : P_dot6(P[m], c);
+    const double e = Q ? P_dot6(P[m], c) - (Q[m][0] * w[0] + Q[m][1] * w[1] + Q[m][2] * w[2]) : P_dot6(P[m], c);
+    D[m * @NV@ + k] = neg ? -e : e;
   }
 }
 
@@ -400,7 +407,7 @@ static inline void @PUB@_d_mvec_at(const double *X, const double *y, const doubl
     if (P_slide(k)) continue;
     P_base(k, S, Z, pa >= 0 ? U[pa] : Z, Z, y, Vb, Ab);
     P_cross_m(Ab, S[k], c);
-    P_cols(k, c, 0, P, 0, D);
+    P_cols(k, c, 0, P, 0, 0, D);
     P_fixed(k, S, F[b], D);
     P_inertia_apply(I[b], c, u);
     P_cross_f_add(S[k], F[b], u);
@@ -420,7 +427,7 @@ static inline void @PUB@_d_rnea_at(const double *X, const double *v, const doubl
   const double A0[6] = { 0.0, 0.0, 0.0, -P_tree.gravity[0], -P_tree.gravity[1], -P_tree.gravity[2] };
   static const double Z[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
   double S[@NV@][6], I[@NB@][10], V[@NB@][6], A[@NB@][6], vl[@NB@][6], vr[@NB@][6], H[@NB@][6], F[@NB@][6],
-    B[@NB@][36], P[@NV@][6], Q[@NV@][6], x[6], Vb[6], Ab[6], w[6], c[6], e[6], u[6];
+    Y[@NB@][6], P[@NV@][6], Q[@NV@][3], x[6], Vb[6], Ab[6], w[6], c[6], e[6], u[6];
   int k, i, m, r, n;
   P_primal(X, inertial, S, I);
   for (i = 0; i < @NB@; ++i) {
@@ -442,23 +449,20 @@ static inline void @PUB@_d_rnea_at(const double *X, const double *v, const doubl
       P_inertia_apply(I[i], V[i], H[i]);
       P_inertia_apply(I[i], A[i], F[i]);
       P_cross_f_add(V[i], H[i], F[i]);
-      P_sym(I[i], V[i], B[i]);
+      P_zsym(I[i], V[i], Y[i]);
     } else {
-      for (r = 0; r < 6; ++r) H[i][r] = F[i][r] = 0.0;
-      for (r = 0; r < 36; ++r) B[i][r] = 0.0;
+      for (r = 0; r < 6; ++r) H[i][r] = F[i][r] = Y[i][r] = 0.0;
     }
   }
   P_composite(I[0], 10);
   P_composite(H[0], 6);
   P_composite(F[0], 6);
-  P_composite(B[0], 36);
-  /* P_m = Ic_j S_m, Q_m = Bc_j^T S_m = Sym_j S_m - S_m x* h_j */
+  P_composite(Y[0], 6);
+  /* P_m = Ic_j S_m, Q_m = Bc_j^T S_m (j m's body) */
   for (m = 0; m < @NV@; ++m) {
     const int j = P_tree.dof_body[m];
     P_inertia_apply(I[j], S[m], P[m]);
-    P_mat6(B[j], S[m], Q[m]);
-    for (r = 0; r < 6; ++r) x[r] = -S[m][r];
-    P_cross_f_add(x, H[j], Q[m]);
+    P_btmul(Y[j], H[j], S[m], Q[m]);
   }
   for (n = 0; n < @NV@ * @NV@; ++n) Dq[n] = Dv[n] = 0.0;
   for (k = 0; k < @NV@; ++k) {
@@ -466,34 +470,32 @@ static inline void @PUB@_d_rnea_at(const double *X, const double *v, const doubl
     const double *s = S[k], *Vp = pa >= 0 ? V[pa] : Z;
     if (P_slide(k)) continue;
     /* q: w = s x Vb, c = Ab x s + w x Vb; the ancestors get S_m . dF_b,
-       dF_b = s x* F_b + Ic_b c - Sym_b w - w x* h_b */
+       dF_b = s x* F_b + Ic_b c - Bc_b w */
     P_base(k, S, Vp, pa >= 0 ? A[pa] : A0, vl[b], a, Vb, Ab);
     P_cross_m(s, Vb, w);
     P_cross_m(Ab, s, c);
     P_cross_m(w, Vb, x);
     for (r = 0; r < 6; ++r) c[r] += x[r];
-    P_cols(k, c, w, P, Q, Dq);
+    P_cols(k, c, w, P, Q, 0, Dq);
     P_fixed(k, S, F[b], Dq);
     if (pa >= 0) {
       P_inertia_apply(I[b], c, u);
-      P_mat6(B[b], w, x);
+      P_bmul(Y[b], H[b], w, x);
       for (r = 0; r < 6; ++r) u[r] -= x[r];
       P_cross_f_add(s, F[b], u);
-      for (r = 0; r < 6; ++r) x[r] = -w[r];
-      P_cross_f_add(x, H[b], u);
       P_up(k, S, u, Dq);
     }
-    /* v: e = s x g; the ancestors get S_m . (Sym_b s + s x* h_b - Ic_b e) */
+    /* v: e = s x g, dtau_m = Q_m . s - P_m . e; the ancestors get S_m .
+       (Bc_b s - Ic_b e) */
     for (r = 0; r < 6; ++r) {
       x[r] = P_tree.type[b] == 4 && k - P_tree.v0[b] < 3 ? 2.0 * Vp[r] + vl[b][r] : 2.0 * V[b][r] - vr[b][r];
     }
     P_cross_m(s, x, e);
-    P_cols(k, s, e, Q, P, Dv);
+    P_cols(k, e, s, P, Q, 1, Dv);
     if (pa >= 0) {
-      P_mat6(B[b], s, u);
+      P_bmul(Y[b], H[b], s, u);
       P_inertia_apply(I[b], e, x);
       for (r = 0; r < 6; ++r) u[r] -= x[r];
-      P_cross_f_add(s, H[b], u);
       P_up(k, S, u, Dv);
     }
   }
@@ -516,10 +518,9 @@ end
 -- subtrees' table), looped.lua's parts (table, col, inertia) and spatial
 -- helpers
 local NEEDS = {
-  tt = {}, aff = {}, slide = {}, subtree = {}, velocities = {}, composite = {}, sym = {},
+  tt = {}, aff = {}, slide = {}, subtree = {}, velocities = {}, composite = {}, zsym = {},
   primal = { parts = { "col", "inertia" } },
   dterm = { "aff", spatial = { "cross_m" } },
-  mat6 = { spatial = { "dot6" } },
   base = { spatial = { "cross_m" } },
   cols = { "tt", spatial = { "cross_m", "dot6" } },
   -- the functions
@@ -529,14 +530,14 @@ local NEEDS = {
   d_bvel_at = { "velocities", parts = { "col" }, spatial = { "cross_m" } },
   d_gforce_at = { "primal", "composite", "tt", spatial = { "cross_f", "dot6" } },
   d_mvec_at = { "primal", "velocities", "composite", "slide", "base", "cols", spatial = { "inertia_apply", "cross_f" } },
-  d_rnea_at = { "primal", "composite", "slide", "sym", "mat6", "base", "cols",
+  d_rnea_at = { "primal", "composite", "slide", "zsym", "base", "cols",
     spatial = { "cross_m", "inertia_apply", "cross_f" } },
   d_gforce = { "kinematics", "d_gforce_at" },
   d_mvec = { "kinematics", "d_mvec_at" },
   d_rnea = { "kinematics", "d_rnea_at" },
 }
-local ORDER = { "kinematics", "tt", "aff", "slide", "subtree", "primal", "velocities", "dterm", "composite", "sym",
-  "mat6", "base", "cols" }
+local ORDER = { "kinematics", "tt", "aff", "slide", "subtree", "primal", "velocities", "dterm", "composite", "zsym",
+  "base", "cols" }
 
 -- the subtrees as ranges: the dofs body by body in a depth-first preorder
 -- of the bodies (children in their order), body i's subtree's dofs at
