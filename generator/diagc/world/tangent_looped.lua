@@ -207,16 +207,36 @@ static inline void P_base(int k, double (*S)[6], const double *Vp, const double 
 }
 ]==],
   cols = [==[
-/* column k of D over the dofs m of k's body's subtree (P_tt): P_m . c -
-   Q_m . w (Q: 3 numbers, w's angular part; Q null: P_m . c), negated if neg */
-static inline void P_cols(int k, const double *c, const double *w, double (*P)[6], double (*Q)[3], int neg, double *D)
+/* column k of D over the dofs m of k's body's subtree (P_tt): P_m . c,
+   P_m . c - Q_m . w (cols_q), Q_m . s - P_m . e (cols_v); Q_m 3 numbers
+   (w's, s's angular part) */
+static inline void P_cols(int k, const double *c, double (*P)[6], double *D)
 {
   const int b = P_tree.dof_body[k];
   int n;
   for (n = P_tt.dlo[b]; n < P_tt.dhi[b]; ++n) {
     const int m = P_tt.dofs[n];
-    const double e = Q ? P_dot6(P[m], c) - (Q[m][0] * w[0] + Q[m][1] * w[1] + Q[m][2] * w[2]) : P_dot6(P[m], c);
-    D[m * @NV@ + k] = neg ? -e : e;
+    D[m * @NV@ + k] = P_dot6(P[m], c);
+  }
+}
+
+static inline void P_cols_q(int k, const double *c, const double *w, double (*P)[6], double (*Q)[3], double *D)
+{
+  const int b = P_tree.dof_body[k];
+  int n;
+  for (n = P_tt.dlo[b]; n < P_tt.dhi[b]; ++n) {
+    const int m = P_tt.dofs[n];
+    D[m * @NV@ + k] = P_dot6(P[m], c) - (Q[m][0] * w[0] + Q[m][1] * w[1] + Q[m][2] * w[2]);
+  }
+}
+
+static inline void P_cols_v(int k, const double *s, const double *e, double (*P)[6], double (*Q)[3], double *D)
+{
+  const int b = P_tree.dof_body[k];
+  int n;
+  for (n = P_tt.dlo[b]; n < P_tt.dhi[b]; ++n) {
+    const int m = P_tt.dofs[n];
+    D[m * @NV@ + k] = Q[m][0] * s[0] + Q[m][1] * s[1] + Q[m][2] * s[2] - P_dot6(P[m], e);
   }
 }
 
@@ -234,12 +254,16 @@ static inline void P_fixed(int k, double (*S)[6], const double *F, double *D)
   }
 }
 
-/* column k of D over the dofs of the ancestors of k's body: S_m . u */
-static inline void P_up(int k, double (*S)[6], const double *u, double *D)
+/* column k of D over the dofs of the ancestors of k's body: S_m . u (and
+   of E: S_m . ue, E non-null) */
+static inline void P_up(int k, double (*S)[6], const double *u, double *D, const double *ue, double *E)
 {
   int pa, m;
   for (pa = P_tree.parent[P_tree.dof_body[k]]; pa >= 0; pa = P_tree.parent[pa]) {
-    for (m = P_tree.v0[pa]; m < P_tree.v0[pa] + P_tree.nv[pa]; ++m) D[m * @NV@ + k] = P_dot6(S[m], u);
+    for (m = P_tree.v0[pa]; m < P_tree.v0[pa] + P_tree.nv[pa]; ++m) {
+      D[m * @NV@ + k] = P_dot6(S[m], u);
+      if (E) E[m * @NV@ + k] = P_dot6(S[m], ue);
+    }
   }
 }
 ]==],
@@ -394,12 +418,16 @@ static inline void @PUB@_d_mvec_at(const double *X, const double *y, const doubl
 {
   static const double Z[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
   double S[@NV@][6], I[@NB@][10], U[@NB@][6], F[@NB@][6], P[@NV@][6], Vb[6], Ab[6], c[6], u[6];
-  int k, i, m, n;
+  int k, i, m, r, n;
   P_primal(X, inertial, S, I);
   P_velocities(S, y, U);
   for (i = 0; i < @NB@; ++i) P_inertia_apply(I[i], U[i], F[i]);
-  P_composite(F[0], 6);
-  P_composite(I[0], 10);
+  for (i = @NB@ - 1; i >= 0; --i) {
+    const int pa = P_tree.parent[i];
+    if (pa < 0) continue;
+    for (r = 0; r < 10; ++r) I[pa][r] += I[i][r];
+    for (r = 0; r < 6; ++r) F[pa][r] += F[i][r];
+  }
   for (m = 0; m < @NV@; ++m) P_inertia_apply(I[P_tree.dof_body[m]], S[m], P[m]);
   for (n = 0; n < @NV@ * @NV@; ++n) D[n] = 0.0;
   for (k = 0; k < @NV@; ++k) {
@@ -407,11 +435,13 @@ static inline void @PUB@_d_mvec_at(const double *X, const double *y, const doubl
     if (P_slide(k)) continue;
     P_base(k, S, Z, pa >= 0 ? U[pa] : Z, Z, y, Vb, Ab);
     P_cross_m(Ab, S[k], c);
-    P_cols(k, c, 0, P, 0, 0, D);
+    P_cols(k, c, P, D);
     P_fixed(k, S, F[b], D);
-    P_inertia_apply(I[b], c, u);
-    P_cross_f_add(S[k], F[b], u);
-    P_up(k, S, u, D);
+    if (pa >= 0) {
+      P_inertia_apply(I[b], c, u);
+      P_cross_f_add(S[k], F[b], u);
+      P_up(k, S, u, D, 0, 0);
+    }
   }
 }
 ]==]
@@ -427,7 +457,7 @@ static inline void @PUB@_d_rnea_at(const double *X, const double *v, const doubl
   const double A0[6] = { 0.0, 0.0, 0.0, -P_tree.gravity[0], -P_tree.gravity[1], -P_tree.gravity[2] };
   static const double Z[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
   double S[@NV@][6], I[@NB@][10], V[@NB@][6], A[@NB@][6], vl[@NB@][6], vr[@NB@][6], H[@NB@][6], F[@NB@][6],
-    Y[@NB@][6], P[@NV@][6], Q[@NV@][3], x[6], Vb[6], Ab[6], w[6], c[6], e[6], u[6];
+    Y[@NB@][6], P[@NV@][6], Q[@NV@][3], x[6], Vb[6], Ab[6], w[6], c[6], e[6], u[6], ue[6];
   int k, i, m, r, n;
   P_primal(X, inertial, S, I);
   for (i = 0; i < @NB@; ++i) {
@@ -454,10 +484,16 @@ static inline void @PUB@_d_rnea_at(const double *X, const double *v, const doubl
       for (r = 0; r < 6; ++r) H[i][r] = F[i][r] = Y[i][r] = 0.0;
     }
   }
-  P_composite(I[0], 10);
-  P_composite(H[0], 6);
-  P_composite(F[0], 6);
-  P_composite(Y[0], 6);
+  for (i = @NB@ - 1; i >= 0; --i) {
+    const int pa = P_tree.parent[i];
+    if (pa < 0) continue;
+    for (r = 0; r < 10; ++r) I[pa][r] += I[i][r];
+    for (r = 0; r < 6; ++r) {
+      H[pa][r] += H[i][r];
+      F[pa][r] += F[i][r];
+      Y[pa][r] += Y[i][r];
+    }
+  }
   /* P_m = Ic_j S_m, Q_m = Bc_j^T S_m (j m's body) */
   for (m = 0; m < @NV@; ++m) {
     const int j = P_tree.dof_body[m];
@@ -469,34 +505,35 @@ static inline void @PUB@_d_rnea_at(const double *X, const double *v, const doubl
     const int b = P_tree.dof_body[k], pa = P_tree.parent[b];
     const double *s = S[k], *Vp = pa >= 0 ? V[pa] : Z;
     if (P_slide(k)) continue;
-    /* q: w = s x Vb, c = Ab x s + w x Vb; the ancestors get S_m . dF_b,
-       dF_b = s x* F_b + Ic_b c - Bc_b w */
+    /* q: w = s x Vb, c = Ab x s + w x Vb (on the world Vb = 0: w = 0);
+       the ancestors get S_m . dF_b, dF_b = s x* F_b + Ic_b c - Bc_b w */
     P_base(k, S, Vp, pa >= 0 ? A[pa] : A0, vl[b], a, Vb, Ab);
-    P_cross_m(s, Vb, w);
     P_cross_m(Ab, s, c);
-    P_cross_m(w, Vb, x);
-    for (r = 0; r < 6; ++r) c[r] += x[r];
-    P_cols(k, c, w, P, Q, 0, Dq);
-    P_fixed(k, S, F[b], Dq);
     if (pa >= 0) {
-      P_inertia_apply(I[b], c, u);
-      P_bmul(Y[b], H[b], w, x);
-      for (r = 0; r < 6; ++r) u[r] -= x[r];
-      P_cross_f_add(s, F[b], u);
-      P_up(k, S, u, Dq);
+      P_cross_m(s, Vb, w);
+      P_cross_m(w, Vb, x);
+      for (r = 0; r < 6; ++r) c[r] += x[r];
+      P_cols_q(k, c, w, P, Q, Dq);
+    } else {
+      P_cols(k, c, P, Dq);
     }
+    P_fixed(k, S, F[b], Dq);
     /* v: e = s x g, dtau_m = Q_m . s - P_m . e; the ancestors get S_m .
        (Bc_b s - Ic_b e) */
     for (r = 0; r < 6; ++r) {
       x[r] = P_tree.type[b] == 4 && k - P_tree.v0[b] < 3 ? 2.0 * Vp[r] + vl[b][r] : 2.0 * V[b][r] - vr[b][r];
     }
     P_cross_m(s, x, e);
-    P_cols(k, e, s, P, Q, 1, Dv);
+    P_cols_v(k, s, e, P, Q, Dv);
     if (pa >= 0) {
-      P_bmul(Y[b], H[b], s, u);
-      P_inertia_apply(I[b], e, x);
+      P_inertia_apply(I[b], c, u);
+      P_bmul(Y[b], H[b], w, x);
       for (r = 0; r < 6; ++r) u[r] -= x[r];
-      P_up(k, S, u, Dv);
+      P_cross_f_add(s, F[b], u);
+      P_bmul(Y[b], H[b], s, ue);
+      P_inertia_apply(I[b], e, x);
+      for (r = 0; r < 6; ++r) ue[r] -= x[r];
+      P_up(k, S, u, Dq, ue, Dv);
     }
   }
 }
@@ -529,8 +566,8 @@ local NEEDS = {
   d_bvel = { "kinematics", "primal", "subtree", "dterm" },
   d_bvel_at = { "velocities", parts = { "col" }, spatial = { "cross_m" } },
   d_gforce_at = { "primal", "composite", "tt", spatial = { "cross_f", "dot6" } },
-  d_mvec_at = { "primal", "velocities", "composite", "slide", "base", "cols", spatial = { "inertia_apply", "cross_f" } },
-  d_rnea_at = { "primal", "composite", "slide", "zsym", "base", "cols",
+  d_mvec_at = { "primal", "velocities", "slide", "base", "cols", spatial = { "inertia_apply", "cross_f" } },
+  d_rnea_at = { "primal", "slide", "zsym", "base", "cols",
     spatial = { "cross_m", "inertia_apply", "cross_f" } },
   d_gforce = { "kinematics", "d_gforce_at" },
   d_mvec = { "kinematics", "d_mvec_at" },
