@@ -78,6 +78,32 @@ static inline void P_subtree(int b, unsigned char *in)
 }
 ]==],
   primal = [==[
+/* body i's world spatial inertia at the poses X (P_lp_inertia's
+   arithmetic, its numbers read in place) */
+static inline void P_winertia(const double *X, const double *inertial, int i, double *I)
+{
+  const double *B = P_tree.mi[i] >= 0 ? inertial + 10 * P_tree.mi[i] : P_tree.body[i];
+  const double *R = X + 12 * i, m = B[0];
+  double T[9], c[3];
+  int r;
+  for (r = 0; r < 3; ++r) {
+    c[r] = X[12 * i + 9 + r] + R[3 * r] * B[1] + R[3 * r + 1] * B[2] + R[3 * r + 2] * B[3];
+    T[3 * r] = R[3 * r] * B[4] + R[3 * r + 1] * B[7] + R[3 * r + 2] * B[8];
+    T[3 * r + 1] = R[3 * r] * B[7] + R[3 * r + 1] * B[5] + R[3 * r + 2] * B[9];
+    T[3 * r + 2] = R[3 * r] * B[8] + R[3 * r + 1] * B[9] + R[3 * r + 2] * B[6];
+  }
+  I[0] = m;
+  I[1] = m * c[0];
+  I[2] = m * c[1];
+  I[3] = m * c[2];
+  I[4] = T[0] * R[0] + T[1] * R[1] + T[2] * R[2] + m * (c[1] * c[1] + c[2] * c[2]);
+  I[5] = T[3] * R[3] + T[4] * R[4] + T[5] * R[5] + m * (c[0] * c[0] + c[2] * c[2]);
+  I[6] = T[6] * R[6] + T[7] * R[7] + T[8] * R[8] + m * (c[0] * c[0] + c[1] * c[1]);
+  I[7] = T[0] * R[3] + T[1] * R[4] + T[2] * R[5] - m * c[0] * c[1];
+  I[8] = T[0] * R[6] + T[1] * R[7] + T[2] * R[8] - m * c[0] * c[2];
+  I[9] = T[3] * R[6] + T[4] * R[7] + T[5] * R[8] - m * c[1] * c[2];
+}
+
 /* the primal pass at the poses X: columns S, inertias I of the moving
    bodies (the others' set to 0) */
 static inline void P_primal(const double *X, const double *inertial, double (*S)[6], double (*I)[10])
@@ -86,7 +112,7 @@ static inline void P_primal(const double *X, const double *inertial, double (*S)
   for (k = 0; k < @NV@; ++k) P_lp_col(X, k, S[k]);
   if (I) {
     for (i = 0; i < @NB@; ++i) {
-      if (P_tree.flags[i] & 1) P_lp_inertia(X, inertial, i, I[i]);
+      if (P_tree.flags[i] & 1) P_winertia(X, inertial, i, I[i]);
       else for (r = 0; r < 10; ++r) I[i][r] = 0.0;
     }
   }
@@ -556,7 +582,7 @@ end
 -- helpers
 local NEEDS = {
   tt = {}, aff = {}, slide = {}, subtree = {}, velocities = {}, composite = {}, zsym = {},
-  primal = { parts = { "col", "inertia" } },
+  primal = { parts = { "col" } },
   dterm = { "aff", spatial = { "cross_m" } },
   base = { spatial = { "cross_m" } },
   cols = { "tt", spatial = { "cross_m", "dot6" } },
