@@ -77,7 +77,7 @@ static inline void P_subtree(int b, unsigned char *in)
   }
 }
 ]==],
-  primal = [==[
+  winertia = [==[
 /* body i's world spatial inertia at the poses X (P_lp_inertia's
    arithmetic, its numbers read in place) */
 static inline void P_winertia(const double *X, const double *inertial, int i, double *I)
@@ -104,18 +104,13 @@ static inline void P_winertia(const double *X, const double *inertial, int i, do
   I[9] = T[3] * R[6] + T[4] * R[7] + T[5] * R[8] - m * c[1] * c[2];
 }
 
-/* the primal pass at the poses X: columns S, inertias I of the moving
-   bodies (the others' set to 0) */
-static inline void P_primal(const double *X, const double *inertial, double (*S)[6], double (*I)[10])
+]==],
+  scols = [==[
+/* the motion columns S at the poses X */
+static inline void P_scols(const double *X, double (*S)[6])
 {
-  int i, k, r;
+  int k;
   for (k = 0; k < @NV@; ++k) P_lp_col(X, k, S[k]);
-  if (I) {
-    for (i = 0; i < @NB@; ++i) {
-      if (P_tree.flags[i] & 1) P_winertia(X, inertial, i, I[i]);
-      else for (r = 0; r < 10; ++r) I[i][r] = 0.0;
-    }
-  }
 }
 ]==],
   velocities = [==[
@@ -142,19 +137,6 @@ static inline void P_dterm(int k, const double *s, int i, double (*S)[6], const 
     if (!P_aff(k, m)) continue;
     P_cross_m(s, S[m], x);
     for (r = 0; r < 6; ++r) out[r] += x[r] * y[m];
-  }
-}
-]==],
-  composite = [==[
-/* composites from the leaves up of n numbers per body (X: nb rows of n) */
-static inline void P_composite(double *X, int n)
-{
-  int i, r;
-  for (i = @NB@ - 1; i >= 0; --i) {
-    const int pa = P_tree.parent[i];
-    if (pa >= 0) {
-      for (r = 0; r < n; ++r) X[n * pa + r] += X[n * i + r];
-    }
   }
 }
 ]==],
@@ -204,15 +186,15 @@ static inline void P_btmul(const double *Z, const double *h, const double *x, do
 }
 ]==],
   base = [==[
-/* the velocity Vb and acceleration Ab of what stays fixed when dof k moves
-   (k's subtree turning along S_k): its body's parent's Vp, Ap, and a free
-   joint's linear part vl (columns S, coordinates a), whose columns do not
-   turn; on the world Vb = 0, as a free tree's uniform velocity changes
-   nothing (Galilean invariance: P_slide) */
-static inline void P_base(int k, double (*S)[6], const double *Vp, const double *Ap, const double *vl, const double *a,
+/* the velocity Vb and acceleration Ab of what stays fixed when a dof of
+   body b moves (b's subtree turning along its column): b's parent's Vp,
+   Ap, and a free joint's linear part vl (columns S, coordinates a), whose
+   columns do not turn; on the world Vb = 0, as a free tree's uniform
+   velocity changes nothing (Galilean invariance: P_slide) */
+static inline void P_base(int b, double (*S)[6], const double *Vp, const double *Ap, const double *vl, const double *a,
                           double *Vb, double *Ab)
 {
-  const int b = P_tree.dof_body[k], v0 = P_tree.v0[b];
+  const int v0 = P_tree.v0[b];
   double x[6];
   int m, r;
   for (r = 0; r < 6; ++r) {
@@ -326,17 +308,46 @@ static inline void @PUB@_d_kinematics(const double *q, double *dX)
 }
 ]==]
 
+-- the primal data the _pre forms share (one computation at the poses X
+-- for all of them); the _at forms compute it themselves
+C.tprim = [==[
+/* the looped tangents' primal data at the poses X (@PUB@_d_primal): the
+   motion columns S, the bodies' world inertias I (0 for those no dof
+   moves), their subtrees' composites Ic and P_m = Ic_j S_m (j m's body) */
+typedef struct {
+  double S[@NV@][6], I[@NB@][10], Ic[@NB@][10], P[@NV@][6];
+} @PUB@_tprim;
+]==]
+
+C.primal = [==[
+static inline void @PUB@_d_primal(const double *X, const double *inertial, @PUB@_tprim *T)
+{
+  int i, m, r;
+  for (m = 0; m < @NV@; ++m) P_lp_col(X, m, T->S[m]);
+  for (i = 0; i < @NB@; ++i) {
+    if (P_tree.flags[i] & 1) P_winertia(X, inertial, i, T->I[i]);
+    else for (r = 0; r < 10; ++r) T->I[i][r] = 0.0;
+    for (r = 0; r < 10; ++r) T->Ic[i][r] = T->I[i][r];
+  }
+  for (i = @NB@ - 1; i >= 0; --i) {
+    const int pa = P_tree.parent[i];
+    if (pa < 0) continue;
+    for (r = 0; r < 10; ++r) T->Ic[pa][r] += T->Ic[i][r];
+  }
+  for (m = 0; m < @NV@; ++m) P_inertia_apply(T->Ic[P_tree.dof_body[m]], T->S[m], T->P[m]);
+}
+]==]
+
 -- the bodies' spatial Jacobians straight from the motion columns (no
 -- derivative of the poses to difference back into twists)
-C.bjac = [==[
-/* the bodies' spatial Jacobians at the poses X (world frame, about the
-   origin; (6 nb) x nv): column k of body i is dof k's motion column S_k
-   when dof k moves body i (k's body i or an ancestor of it), else 0 */
-static inline void @PUB@_d_bjac(const double *X, double *Jb)
+C.bjac_pre = [==[
+/* the bodies' spatial Jacobians (world frame, about the origin; (6 nb) x
+   nv): column k of body i is dof k's motion column S_k when dof k moves
+   body i (k's body i or an ancestor of it), else 0 */
+static inline void @PUB@_d_bjac_pre(@PUB@_tprim *T, double *Jb)
 {
-  double S[@NV@][6];
+  double (*S)[6] = T->S;
   int k, i, j, r, n;
-  for (k = 0; k < @NV@; ++k) P_lp_col(X, k, S[k]);
   for (i = 0; i < @NB@; ++i) {
     double *Ji = Jb + 6 * i * @NV@;
     for (n = 0; n < 6 * @NV@; ++n) Ji[n] = 0.0;
@@ -351,18 +362,18 @@ static inline void @PUB@_d_bjac(const double *X, double *Jb)
 
 -- d_bvel's blocks of chosen bodies only (the contacts' in ∂(J y)/∂q), one
 -- cross product per ancestor dof instead of a pass per dof over its subtree
-C.bvel_at = [==[
+C.bvel_pre = [==[
 /* the blocks of d_bvel (d U_i / dq, 6 x nv) of the bodies i with
-   hit[i + 1] (1-based bodies: 0 is the world), at the poses X; the other
-   blocks are not written.  U_i = U_p(j) + the own terms of the bodies
-   from j (dof k's body) down to i, whose columns turn along S_k (but a free
-   joint's own linear ones: P_aff, and S_k x them is 0 for a linear S_k),
-   so dU_i/dq_k = S_k x (U_i - U_p(j) - the terms that do not turn) */
-static inline void @PUB@_d_bvel_at(const double *X, const double *y, const unsigned char *hit, double *D)
+   hit[i + 1] (1-based bodies: 0 is the world); the other blocks are not
+   written.  U_i = U_p(j) + the own terms of the bodies from j (dof k's
+   body) down to i, whose columns turn along S_k (but a free joint's own
+   linear ones: P_aff, and S_k x them is 0 for a linear S_k), so dU_i/dq_k
+   = S_k x (U_i - U_p(j) - the terms that do not turn) */
+static inline void @PUB@_d_bvel_pre(@PUB@_tprim *T, const double *y, const unsigned char *hit, double *D)
 {
-  double S[@NV@][6], U[@NB@][6], u[6], x[6];
+  double (*S)[6] = T->S;
+  double U[@NB@][6], u[6], x[6];
   int k, i, j, m, r;
-  for (k = 0; k < @NV@; ++k) P_lp_col(X, k, S[k]);
   P_velocities(S, y, U);
   for (i = 0; i < @NB@; ++i) {
     double *Di = D + 6 * i * @NV@;
@@ -393,7 +404,7 @@ static inline void @PUB@_d_bvel(const double *q, const double *y, double *D)
   unsigned char in[@NB@];
   int k, i, r, n;
   P_kinematics(q, X);
-  P_primal(X, 0, S, 0);
+  for (k = 0; k < @NV@; ++k) P_lp_col(X, k, S[k]);
   for (n = 0; n < 6 * @NB@ * @NV@; ++n) D[n] = 0.0;
   for (k = 0; k < @NV@; ++k) {
     const int b = P_tree.dof_body[k];
@@ -410,16 +421,20 @@ static inline void @PUB@_d_bvel(const double *q, const double *y, double *D)
 
 -- D[m][k] = (S_k x S_m) . F_j = S_k . G_m, G_m = S_m x* F_j (F_j the
 -- composite of W over m's body's subtree), for the turning columns
-C.gforce_at = [==[
-static inline void @PUB@_d_gforce_at(const double *X, const double *W, double *D)
+C.gforce_pre = [==[
+static inline void @PUB@_d_gforce_pre(@PUB@_tprim *T, const double *W, double *D)
 {
-  double S[@NV@][6], F[@NB@][6], G[@NV@][6];
+  double (*S)[6] = T->S;
+  double F[@NB@][6], G[@NV@][6];
   int k, i, m, r, n;
-  P_primal(X, 0, S, 0);
   for (i = 0; i < @NB@; ++i) {
     for (r = 0; r < 6; ++r) F[i][r] = W[6 * i + r];
   }
-  P_composite(F[0], 6);
+  for (i = @NB@ - 1; i >= 0; --i) {
+    const int pa = P_tree.parent[i];
+    if (pa < 0) continue;
+    for (r = 0; r < 6; ++r) F[pa][r] += F[i][r];
+  }
   for (m = 0; m < @NV@; ++m) {
     for (r = 0; r < 6; ++r) G[m][r] = 0.0;
     P_cross_f_add(S[m], F[P_tree.dof_body[m]], G[m]);
@@ -439,34 +454,35 @@ static inline void @PUB@_d_gforce_at(const double *X, const double *W, double *D
 ]==]
 
 -- M y: the RNEA with V = 0, accelerations U (from y), no gravity
-C.mvec_at = [==[
-static inline void @PUB@_d_mvec_at(const double *X, const double *y, const double *inertial, double *D)
+C.mvec_pre = [==[
+static inline void @PUB@_d_mvec_pre(@PUB@_tprim *T, const double *y, double *D)
 {
   static const double Z[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
-  double S[@NV@][6], I[@NB@][10], U[@NB@][6], F[@NB@][6], P[@NV@][6], Vb[6], Ab[6], c[6], u[6];
-  int k, i, m, r, n;
-  P_primal(X, inertial, S, I);
+  double (*S)[6] = T->S, (*I)[10] = T->I, (*Ic)[10] = T->Ic, (*P)[6] = T->P;
+  double U[@NB@][6], F[@NB@][6], Vb[6], Ab[6], c[6], u[6];
+  int k, b, i, r, n;
   P_velocities(S, y, U);
   for (i = 0; i < @NB@; ++i) P_inertia_apply(I[i], U[i], F[i]);
   for (i = @NB@ - 1; i >= 0; --i) {
     const int pa = P_tree.parent[i];
     if (pa < 0) continue;
-    for (r = 0; r < 10; ++r) I[pa][r] += I[i][r];
     for (r = 0; r < 6; ++r) F[pa][r] += F[i][r];
   }
-  for (m = 0; m < @NV@; ++m) P_inertia_apply(I[P_tree.dof_body[m]], S[m], P[m]);
   for (n = 0; n < @NV@ * @NV@; ++n) D[n] = 0.0;
-  for (k = 0; k < @NV@; ++k) {
-    const int b = P_tree.dof_body[k], pa = P_tree.parent[b];
-    if (P_slide(k)) continue;
-    P_base(k, S, Z, pa >= 0 ? U[pa] : Z, Z, y, Vb, Ab);
-    P_cross_m(Ab, S[k], c);
-    P_cols(k, c, P, D);
-    P_fixed(k, S, F[b], D);
-    if (pa >= 0) {
-      P_inertia_apply(I[b], c, u);
-      P_cross_f_add(S[k], F[b], u);
-      P_up(k, S, u, D, 0, 0);
+  for (b = 0; b < @NB@; ++b) {
+    const int pa = P_tree.parent[b], v0 = P_tree.v0[b];
+    if (P_tree.nv[b] == 0) continue;
+    P_base(b, S, Z, pa >= 0 ? U[pa] : Z, Z, y, Vb, Ab);
+    for (k = v0; k < v0 + P_tree.nv[b]; ++k) {
+      if (P_slide(k)) continue;
+      P_cross_m(Ab, S[k], c);
+      P_cols(k, c, P, D);
+      P_fixed(k, S, F[b], D);
+      if (pa >= 0) {
+        P_inertia_apply(Ic[b], c, u);
+        P_cross_f_add(S[k], F[b], u);
+        P_up(k, S, u, D, 0, 0);
+      }
     }
   }
 }
@@ -474,18 +490,17 @@ static inline void @PUB@_d_mvec_at(const double *X, const double *y, const doubl
 
 -- M a + c by the RNEA with acceleration a: V_i = V_p + vl + vr (vl: a free
 -- joint's linear part, vr: the rest), A_i = A_p + V_p x vl + V_i x vr +
--- sum S a, F_i = I A + V x* (I V); the composites Ic, F, h = I V and B's
--- symmetric parts, then per dof P_m, Q_m, then each column
-C.rnea_at = [==[
-static inline void @PUB@_d_rnea_at(const double *X, const double *v, const double *a, const double *inertial,
-                                   double *Dq, double *Dv)
+-- sum S a, F_i = I A + V x* (I V); the composites F, h = I V and B's Z,
+-- then per dof Q_m, then the columns body by body
+C.rnea_pre = [==[
+static inline void @PUB@_d_rnea_pre(@PUB@_tprim *T, const double *v, const double *a, double *Dq, double *Dv)
 {
   const double A0[6] = { 0.0, 0.0, 0.0, -P_tree.gravity[0], -P_tree.gravity[1], -P_tree.gravity[2] };
   static const double Z[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
-  double S[@NV@][6], I[@NB@][10], V[@NB@][6], A[@NB@][6], vl[@NB@][6], vr[@NB@][6], H[@NB@][6], F[@NB@][6],
-    Y[@NB@][6], P[@NV@][6], Q[@NV@][3], x[6], Vb[6], Ab[6], w[6], c[6], e[6], u[6], ue[6];
-  int k, i, m, r, n;
-  P_primal(X, inertial, S, I);
+  double (*S)[6] = T->S, (*I)[10] = T->I, (*Ic)[10] = T->Ic, (*P)[6] = T->P;
+  double V[@NB@][6], A[@NB@][6], vl[@NB@][6], vr[@NB@][6], H[@NB@][6], F[@NB@][6], Y[@NB@][6], Q[@NV@][3],
+    x[6], Vb[6], Ab[6], w[6], c[6], e[6], u[6], ue[6];
+  int k, b, i, m, r, n;
   for (i = 0; i < @NB@; ++i) {
     const int pa = P_tree.parent[i], v0 = P_tree.v0[i];
     const double *Vp = pa >= 0 ? V[pa] : Z, *Ap = pa >= 0 ? A[pa] : A0;
@@ -513,55 +528,102 @@ static inline void @PUB@_d_rnea_at(const double *X, const double *v, const doubl
   for (i = @NB@ - 1; i >= 0; --i) {
     const int pa = P_tree.parent[i];
     if (pa < 0) continue;
-    for (r = 0; r < 10; ++r) I[pa][r] += I[i][r];
     for (r = 0; r < 6; ++r) {
       H[pa][r] += H[i][r];
       F[pa][r] += F[i][r];
       Y[pa][r] += Y[i][r];
     }
   }
-  /* P_m = Ic_j S_m, Q_m = Bc_j^T S_m (j m's body) */
-  for (m = 0; m < @NV@; ++m) {
-    const int j = P_tree.dof_body[m];
-    P_inertia_apply(I[j], S[m], P[m]);
-    P_btmul(Y[j], H[j], S[m], Q[m]);
-  }
+  /* Q_m = Bc_j^T S_m (j m's body) */
+  for (m = 0; m < @NV@; ++m) P_btmul(Y[P_tree.dof_body[m]], H[P_tree.dof_body[m]], S[m], Q[m]);
   for (n = 0; n < @NV@ * @NV@; ++n) Dq[n] = Dv[n] = 0.0;
-  for (k = 0; k < @NV@; ++k) {
-    const int b = P_tree.dof_body[k], pa = P_tree.parent[b];
-    const double *s = S[k], *Vp = pa >= 0 ? V[pa] : Z;
-    if (P_slide(k)) continue;
-    /* q: w = s x Vb, c = Ab x s + w x Vb (on the world Vb = 0: w = 0);
-       the ancestors get S_m . dF_b, dF_b = s x* F_b + Ic_b c - Bc_b w */
-    P_base(k, S, Vp, pa >= 0 ? A[pa] : A0, vl[b], a, Vb, Ab);
-    P_cross_m(Ab, s, c);
-    if (pa >= 0) {
-      P_cross_m(s, Vb, w);
-      P_cross_m(w, Vb, x);
-      for (r = 0; r < 6; ++r) c[r] += x[r];
-      P_cols_q(k, c, w, P, Q, Dq);
-    } else {
-      P_cols(k, c, P, Dq);
-    }
-    P_fixed(k, S, F[b], Dq);
-    /* v: e = s x g, dtau_m = Q_m . s - P_m . e; the ancestors get S_m .
-       (Bc_b s - Ic_b e) */
-    for (r = 0; r < 6; ++r) {
-      x[r] = P_tree.type[b] == 4 && k - P_tree.v0[b] < 3 ? 2.0 * Vp[r] + vl[b][r] : 2.0 * V[b][r] - vr[b][r];
-    }
-    P_cross_m(s, x, e);
-    P_cols_v(k, s, e, P, Q, Dv);
-    if (pa >= 0) {
-      P_inertia_apply(I[b], c, u);
-      P_bmul(Y[b], H[b], w, x);
-      for (r = 0; r < 6; ++r) u[r] -= x[r];
-      P_cross_f_add(s, F[b], u);
-      P_bmul(Y[b], H[b], s, ue);
-      P_inertia_apply(I[b], e, x);
-      for (r = 0; r < 6; ++r) ue[r] -= x[r];
-      P_up(k, S, u, Dq, ue, Dv);
+  for (b = 0; b < @NB@; ++b) {
+    const int pa = P_tree.parent[b], v0 = P_tree.v0[b];
+    const double *Vp = pa >= 0 ? V[pa] : Z;
+    if (P_tree.nv[b] == 0) continue;
+    P_base(b, S, Vp, pa >= 0 ? A[pa] : A0, vl[b], a, Vb, Ab);
+    for (k = v0; k < v0 + P_tree.nv[b]; ++k) {
+      const double *s = S[k];
+      if (P_slide(k)) continue;
+      /* q: w = s x Vb, c = Ab x s + w x Vb (on the world Vb = 0: w = 0);
+         the ancestors get S_m . dF_b, dF_b = s x* F_b + Ic_b c - Bc_b w */
+      P_cross_m(Ab, s, c);
+      if (pa >= 0) {
+        P_cross_m(s, Vb, w);
+        P_cross_m(w, Vb, x);
+        for (r = 0; r < 6; ++r) c[r] += x[r];
+        P_cols_q(k, c, w, P, Q, Dq);
+      } else {
+        P_cols(k, c, P, Dq);
+      }
+      P_fixed(k, S, F[b], Dq);
+      /* v: e = s x g, dtau_m = Q_m . s - P_m . e; the ancestors get S_m .
+         (Bc_b s - Ic_b e) */
+      for (r = 0; r < 6; ++r) {
+        x[r] = P_tree.type[b] == 4 && k - v0 < 3 ? 2.0 * Vp[r] + vl[b][r] : 2.0 * V[b][r] - vr[b][r];
+      }
+      P_cross_m(s, x, e);
+      P_cols_v(k, s, e, P, Q, Dv);
+      if (pa >= 0) {
+        P_inertia_apply(Ic[b], c, u);
+        P_bmul(Y[b], H[b], w, x);
+        for (r = 0; r < 6; ++r) u[r] -= x[r];
+        P_cross_f_add(s, F[b], u);
+        P_bmul(Y[b], H[b], s, ue);
+        P_inertia_apply(Ic[b], e, x);
+        for (r = 0; r < 6; ++r) ue[r] -= x[r];
+        P_up(k, S, u, Dq, ue, Dv);
+      }
     }
   }
+}
+]==]
+
+-- the _at forms: the primal data at the poses X, then the _pre form (the
+-- inertias only where used)
+C.rnea_at = [==[
+static inline void @PUB@_d_rnea_at(const double *X, const double *v, const double *a, const double *inertial,
+                                   double *Dq, double *Dv)
+{
+  @PUB@_tprim T;
+  @PUB@_d_primal(X, inertial, &T);
+  @PUB@_d_rnea_pre(&T, v, a, Dq, Dv);
+}
+]==]
+
+C.mvec_at = [==[
+static inline void @PUB@_d_mvec_at(const double *X, const double *y, const double *inertial, double *D)
+{
+  @PUB@_tprim T;
+  @PUB@_d_primal(X, inertial, &T);
+  @PUB@_d_mvec_pre(&T, y, D);
+}
+]==]
+
+C.gforce_at = [==[
+static inline void @PUB@_d_gforce_at(const double *X, const double *W, double *D)
+{
+  @PUB@_tprim T;
+  P_scols(X, T.S);
+  @PUB@_d_gforce_pre(&T, W, D);
+}
+]==]
+
+C.bvel_at = [==[
+static inline void @PUB@_d_bvel_at(const double *X, const double *y, const unsigned char *hit, double *D)
+{
+  @PUB@_tprim T;
+  P_scols(X, T.S);
+  @PUB@_d_bvel_pre(&T, y, hit, D);
+}
+]==]
+
+C.bjac = [==[
+static inline void @PUB@_d_bjac(const double *X, double *Jb)
+{
+  @PUB@_tprim T;
+  P_scols(X, T.S);
+  @PUB@_d_bjac_pre(&T, Jb);
 }
 ]==]
 
@@ -581,25 +643,36 @@ end
 -- subtrees' table), looped.lua's parts (table, col, inertia) and spatial
 -- helpers
 local NEEDS = {
-  tt = {}, aff = {}, slide = {}, subtree = {}, velocities = {}, composite = {}, zsym = {},
-  primal = { parts = { "col" } },
+  tt = {}, aff = {}, slide = {}, subtree = {}, velocities = {}, zsym = {},
+  scols = { parts = { "col" } },
+  winertia = {},
   dterm = { "aff", spatial = { "cross_m" } },
   base = { spatial = { "cross_m" } },
   cols = { "tt", spatial = { "cross_m", "dot6" } },
   -- the functions
   d_kinematics = { "kinematics", "subtree", parts = { "col" } },
-  d_bjac = { parts = { "col" } },
-  d_bvel = { "kinematics", "primal", "subtree", "dterm" },
-  d_bvel_at = { "velocities", parts = { "col" }, spatial = { "cross_m" } },
-  d_gforce_at = { "primal", "composite", "tt", spatial = { "cross_f", "dot6" } },
-  d_mvec_at = { "primal", "velocities", "slide", "base", "cols", spatial = { "inertia_apply", "cross_f" } },
-  d_rnea_at = { "primal", "slide", "zsym", "base", "cols",
-    spatial = { "cross_m", "inertia_apply", "cross_f" } },
-  d_gforce = { "kinematics", "d_gforce_at" },
-  d_mvec = { "kinematics", "d_mvec_at" },
-  d_rnea = { "kinematics", "d_rnea_at" },
+  d_bvel = { "kinematics", "subtree", "dterm", parts = { "col" } },
+  d_tprim = {},
+  d_primal = { "winertia", parts = { "col" }, spatial = { "inertia_apply" } },
+  d_bjac_pre = {},
+  d_bvel_pre = { "velocities", spatial = { "cross_m" } },
+  d_gforce_pre = { "tt", spatial = { "cross_f", "dot6" } },
+  d_mvec_pre = { "velocities", "slide", "base", "cols", spatial = { "inertia_apply", "cross_f" } },
+  d_rnea_pre = { "slide", "zsym", "base", "cols", spatial = { "cross_m", "inertia_apply", "cross_f" } },
+  d_bjac = { "scols" }, d_bvel_at = { "scols" }, d_gforce_at = { "scols" }, d_mvec_at = {}, d_rnea_at = {},
+  d_gforce = { "kinematics" },
+  d_mvec = { "kinematics" },
+  d_rnea = { "kinematics" },
 }
-local ORDER = { "kinematics", "tt", "aff", "slide", "subtree", "primal", "velocities", "dterm", "composite", "zsym",
+-- the functions a function calls, emitted before it
+local CALLS = {
+  rnea = { "rnea_at" }, mvec = { "mvec_at" }, gforce = { "gforce_at" },
+  rnea_at = { "primal", "rnea_pre" }, mvec_at = { "primal", "mvec_pre" }, gforce_at = { "tprim", "gforce_pre" },
+  bvel_at = { "tprim", "bvel_pre" }, bjac = { "tprim", "bjac_pre" },
+  primal = { "tprim" }, rnea_pre = { "tprim" }, mvec_pre = { "tprim" }, gforce_pre = { "tprim" },
+  bvel_pre = { "tprim" }, bjac_pre = { "tprim" },
+}
+local ORDER = { "kinematics", "tt", "aff", "slide", "subtree", "scols", "winertia", "velocities", "dterm", "zsym",
   "base", "cols" }
 
 -- the subtrees as ranges: the dofs body by body in a depth-first preorder
@@ -656,7 +729,7 @@ function M.emit(world, t, prefix, names)
   local function fn(name)
     if done[name] then return end
     done[name] = true
-    if AT[name] then fn(name .. "_at") end
+    for _, c in ipairs(CALLS[name] or {}) do fn(c) end
     need("d_" .. name)
     fns[#fns + 1] = looped.fill(assert(C[name], name), tp, s)
   end
