@@ -228,25 +228,6 @@ static inline void P_cols(int k, const double *c, double (*P)[6], double *D)
   }
 }
 
-static inline void P_cols_q(int k, const double *c, const double *w, double (*P)[6], double (*Q)[3], double *D)
-{
-  const int b = P_tree.dof_body[k];
-  int n;
-  for (n = P_tt.dlo[b]; n < P_tt.dhi[b]; ++n) {
-    const int m = P_tt.dofs[n];
-    D[m * @NV@ + k] = P_dot6(P[m], c) - (Q[m][0] * w[0] + Q[m][1] * w[1] + Q[m][2] * w[2]);
-  }
-}
-
-static inline void P_cols_v(int k, const double *s, const double *e, double (*P)[6], double (*Q)[3], double *D)
-{
-  const int b = P_tree.dof_body[k];
-  int n;
-  for (n = P_tt.dlo[b]; n < P_tt.dhi[b]; ++n) {
-    const int m = P_tt.dofs[n];
-    D[m * @NV@ + k] = Q[m][0] * s[0] + Q[m][1] * s[1] + Q[m][2] * s[2] - P_dot6(P[m], e);
-  }
-}
 
 /* the columns of k's body's own dofs that do not turn with k (a free
    joint's linear ones): less (S_k x S_m) . F, F the body's composite */
@@ -274,6 +255,28 @@ static inline void P_up(int k, double (*S)[6], const double *u, double *D, const
     }
   }
 }
+]==],
+  cols_qv = [==[
+static inline void P_cols_q(int k, const double *c, const double *w, double (*P)[6], double (*Q)[3], double *D)
+{
+  const int b = P_tree.dof_body[k];
+  int n;
+  for (n = P_tt.dlo[b]; n < P_tt.dhi[b]; ++n) {
+    const int m = P_tt.dofs[n];
+    D[m * @NV@ + k] = P_dot6(P[m], c) - (Q[m][0] * w[0] + Q[m][1] * w[1] + Q[m][2] * w[2]);
+  }
+}
+
+static inline void P_cols_v(int k, const double *s, const double *e, double (*P)[6], double (*Q)[3], double *D)
+{
+  const int b = P_tree.dof_body[k];
+  int n;
+  for (n = P_tt.dlo[b]; n < P_tt.dhi[b]; ++n) {
+    const int m = P_tt.dofs[n];
+    D[m * @NV@ + k] = Q[m][0] * s[0] + Q[m][1] * s[1] + Q[m][2] * s[2] - P_dot6(P[m], e);
+  }
+}
+
 ]==],
 }
 
@@ -511,8 +514,12 @@ static inline void @PUB@_d_rnea_pre(@PUB@_tprim *T, const double *v, const doubl
     }
     for (r = 0; r < 6; ++r) V[i][r] = Vp[r] + vl[i][r] + vr[i][r];
     P_cross_m(V[i], vr[i], A[i]);
-    P_cross_m(Vp, vl[i], x);
-    for (r = 0; r < 6; ++r) A[i][r] += Ap[r] + x[r];
+    if (P_tree.type[i] == 4) {
+      P_cross_m(Vp, vl[i], x);
+      for (r = 0; r < 6; ++r) A[i][r] += Ap[r] + x[r];
+    } else {
+      for (r = 0; r < 6; ++r) A[i][r] += Ap[r];
+    }
     for (m = v0; m < v0 + P_tree.nv[i]; ++m) {
       for (r = 0; r < 6; ++r) A[i][r] += S[m][r] * a[m];
     }
@@ -649,6 +656,7 @@ local NEEDS = {
   dterm = { "aff", spatial = { "cross_m" } },
   base = { spatial = { "cross_m" } },
   cols = { "tt", spatial = { "cross_m", "dot6" } },
+  cols_qv = { "cols" },
   -- the functions
   d_kinematics = { "kinematics", "subtree", parts = { "col" } },
   d_bvel = { "kinematics", "subtree", "dterm", parts = { "col" } },
@@ -658,7 +666,7 @@ local NEEDS = {
   d_bvel_pre = { "velocities", spatial = { "cross_m" } },
   d_gforce_pre = { "tt", spatial = { "cross_f", "dot6" } },
   d_mvec_pre = { "velocities", "slide", "base", "cols", spatial = { "inertia_apply", "cross_f" } },
-  d_rnea_pre = { "slide", "zsym", "base", "cols", spatial = { "cross_m", "inertia_apply", "cross_f" } },
+  d_rnea_pre = { "slide", "zsym", "base", "cols", "cols_qv", spatial = { "cross_m", "inertia_apply", "cross_f" } },
   d_bjac = { "scols" }, d_bvel_at = { "scols" }, d_gforce_at = { "scols" }, d_mvec_at = {}, d_rnea_at = {},
   d_gforce = { "kinematics" },
   d_mvec = { "kinematics" },
@@ -673,7 +681,7 @@ local CALLS = {
   bvel_pre = { "tprim" }, bjac_pre = { "tprim" },
 }
 local ORDER = { "kinematics", "tt", "aff", "slide", "subtree", "scols", "winertia", "velocities", "dterm", "zsym",
-  "base", "cols" }
+  "base", "cols", "cols_qv" }
 
 -- the subtrees as ranges: the dofs body by body in a depth-first preorder
 -- of the bodies (children in their order), body i's subtree's dofs at
