@@ -120,7 +120,11 @@ static inline void P_velocities(double (*S)[6], const double *y, double (*U)[6])
   int i, k, r;
   for (i = 0; i < @NB@; ++i) {
     const int pa = P_tree.parent[i];
-    for (r = 0; r < 6; ++r) U[i][r] = pa >= 0 ? U[pa][r] : 0.0;
+    if (pa >= 0) {
+      for (r = 0; r < 6; ++r) U[i][r] = U[pa][r];
+    } else {
+      for (r = 0; r < 6; ++r) U[i][r] = 0.0;
+    }
     for (k = P_tree.v0[i]; k < P_tree.v0[i] + P_tree.nv[i]; ++k) {
       for (r = 0; r < 6; ++r) U[i][r] += S[k][r] * y[k];
     }
