@@ -7,6 +7,12 @@
 --
 --   local text = tangent_looped.emit(world, t, prefix, names)
 --
+-- names: tangent.lua's, and primal, rnea_pre, mvec_pre, gforce_pre,
+-- bvel_pre, bjac_pre: PFX_d_primal(X, inertial, &T) fills a PFX_tprim T
+-- (motion columns, world inertias, composites, P_m below) that the _pre
+-- forms take in place of the poses, so one primal pass serves them all;
+-- the _at forms (and bjac) compute it and call their _pre form.
+--
 -- The derivation.  Moving tangent coordinate k (dof k of body b) by dk
 -- moves b's subtree rigidly by the world twist s = S_k dk (world/motion.lua's
 -- column: a revolute or ball rotation about the body origin, a prismatic
@@ -26,8 +32,9 @@
 -- s x A_i - s x Ab - w x (V_i - Vb), w = s x Vb.  Summed over a subtree,
 --   dF_j = s x* F_j + Ic_j c - Bc_j w,  c = Ab x s + w x Vb,
 -- Ic_j the subtree's inertia, Bc_j the sum of its B_i: w -> I_i (w x V_i)
--- + w x* (I_i V_i) + V_i x* (I_i w), that is Sym_i (symmetric: X + X^T, X
--- = (V_i x*) I_i) plus w x* h_i (h = I V).  The output tau_m = S_m . F_j
+-- + w x* (I_i V_i) + V_i x* (I_i w), which is (Z_i wa + wa x ha, 2 wa x
+-- hl), h = I V and Z_i a symmetric 3 x 3 (P_zsym), so Bc_j is the sums of
+-- Z and h (w = (wa, wl): B ignores wl).  The output tau_m = S_m . F_j
 -- (j m's body) turns with s for m in the subtree, and (s x S_m) . F +
 -- S_m . (s x* F) = 0, so there
 --   dtau_m/dq_k = P_m . c - Q_m . w,  P_m = Ic_j S_m, Q_m = Bc_j^T S_m,
