@@ -166,18 +166,23 @@ local function smooth_tangent(C, P, G)
     string.format("  %ssolve(w->M, g->a);", P),
     G.lt and string.format("  %sd_rnea_at(w->X, v, g->a, w->inertial, g->Dq, g->Dv);", P)
       or string.format("  %sd_rnea(q, v, g->a, w->inertial, g->Dq, g->Dv);", P),
-    string.format("  for (int i = 0; i < %d; i++) g->Tv[i] = g->Tvs[i] = 0.0;", nv * ncol),
-    string.format("  for (int c = 0; c < %d; c++) {", 2 * nv),
-    string.format("    const double *D = c < %d ? g->Dq : g->Dv;", nv),
-    string.format("    int k = c %% %d;", nv),
-    "    int any = 0; /* a zero column (a slide of a free base: world/tangent_looped.lua) stays 0 */",
-    string.format("    for (int i = 0; i < %d; i++) { g->col[i] = -D[i * %d + k]; any |= g->col[i] != 0.0; }", nv, nv),
-    "    if (!any) continue;",
-    string.format("    %ssolve(w->M, g->col);", P),
-    string.format("    for (int i = 0; i < %d; i++) g->Tvs[i * %d + c] = %s * g->col[i];", nv, ncol, dt),
+    -- the columns of -D and the effort's unit columns into Tvs, solved at
+    -- once (0.0 - D: a zero entry +0, so a zero column stays +0); the
+    -- rest of Tv and Tvs (the mu columns) is never written: 0 since P_init
+    string.format("  for (int i = 0; i < %d; i++) {", nv),
+    string.format("    double *r = g->Tvs + i * %d;", ncol),
+    string.format("    for (int k = 0; k < %d; k++) { r[k] = 0.0 - g->Dq[i * %d + k]; r[%d + k] = 0.0 - g->Dv[i * %d + k]; }",
+      nv, nv, nv, nv),
+    G.nu > 0 and string.format("    for (int k = 0; k < %d; k++) r[%d + k] = 0.0;", G.nu, 2 * nv) or false,
     "  }",
-    string.format("  for (int i = 0; i < %d; i++) { g->Tv[i * %d + %d + i] = 1.0; g->Tvs[i * %d + %d + i] += 1.0; }",
-      nv, ncol, nv, ncol, nv),
+    "@EFFORT@",
+    string.format("  %ssolve_cols(w->M, g->Tvs, %d, %d);", P, 2 * nv + G.nu, ncol),
+    string.format("  for (int i = 0; i < %d; i++) {", nv),
+    string.format("    double *r = g->Tvs + i * %d;", ncol),
+    string.format("    for (int c = 0; c < %d; c++) r[c] = %s * r[c];", 2 * nv + G.nu, dt),
+    string.format("    r[%d + i] += 1.0;", nv),
+    string.format("    g->Tv[i * %d + %d + i] = 1.0;", ncol, nv),
+    "  }",
   }
   -- the damping d_j v_k (world/rnea.lua's PFX_damping): d_j on Dv's diagonal
   local j, at = 0, 3
@@ -190,17 +195,19 @@ local function smooth_tangent(C, P, G)
       j = j + 1
     end
   end
-  for _, x in ipairs(rest) do l[#l + 1] = x end
+  local eff = {}
   for k, a in ipairs(C.actuated) do
-    if clamp and C.effort_limits[k] then
-      l[#l + 1] = string.format("  if (u[%d] != effort[%d]) { for (int i = 0; i < %d; i++) g->Tvs[i * %d + %d] = 0.0; } else {",
-        k - 1, k - 1, nv, ncol, 2 * nv + k - 1)
+    local set = string.format("g->Tvs[%d] = 1.0;", a.dof * ncol + 2 * nv + k - 1)
+    -- a clamped entry's column stays 0
+    eff[#eff + 1] = clamp and C.effort_limits[k] and string.format("  if (u[%d] == effort[%d]) %s", k - 1, k - 1, set)
+      or "  " .. set
+  end
+  for _, x in ipairs(rest) do
+    if x == "@EFFORT@" then
+      for _, e in ipairs(eff) do l[#l + 1] = e end
+    elseif x then
+      l[#l + 1] = x
     end
-    l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->col[i] = i == %d ? 1.0 : 0.0;", nv, a.dof)
-    l[#l + 1] = string.format("  %ssolve(w->M, g->col);", P)
-    l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->Tvs[i * %d + %d] = %s * g->col[i];", nv, ncol,
-      2 * nv + k - 1, dt)
-    if clamp and C.effort_limits[k] then l[#l + 1] = "  }" end
   end
   l[#l + 1] = "}"
   return lines(l)
@@ -311,6 +318,12 @@ local function mass_ops(C, P, G)
     string.format("  %ssolve(x->w->M, xv);", P),
     "}",
     "",
+    string.format("static void %sopm_solve_cols(void *ctx, double *X, int ncol, int ld)", P),
+    "{",
+    string.format("  const %smctx *x = (const %smctx *)ctx;", P, P),
+    string.format("  %ssolve_cols(x->w->M, X, ncol, ld);", P),
+    "}",
+    "",
     "/* the masses' columns through the contact step: the runtime's linearized step once more, on",
     "   them alone (the same problem and solution, so the same decisions) */",
     string.format("static inline int %smass_contact(const double *q, const double *v, const %swork *w, const %sgrad *ga, "
@@ -325,7 +338,7 @@ local function mass_ops(C, P, G)
     "  pr.J = ga->Jd; pr.MinvJT = ga->MJd; pr.Jc = NULL; pr.MJc = NULL;",
     "  x.q = q; x.w = w; x.g = g; x.nc = nc;",
     string.format("  ops.ctx = &x; ops.dJy = %sopm_dJy; ops.dJTx = %sopm_dJTx; ops.dMy = %sopm_dMy; "
-      .. "ops.solve = %sopm_solve; ops.solve_cols = NULL;", P, P, P, P),
+      .. "ops.solve = %sopm_solve; ops.solve_cols = %sopm_solve_cols;", P, P, P, P, P),
     string.format("  for (int i = 0; i < %d; i++) g->zm[i] = 0.0;", math.max(nv, G.mc) * nm),
     string.format("  t.ncol = %d; t.nq = %d; t.Tv = g->zm; t.Tvstar = g->Tvm; t.Tdepth = g->zm; t.mu_col = NULL;", nm, nm),
     string.format("  t.Tv_next = g->Tm + %d; t.Tx = g->Txm; t.cls = NULL; t.bounce = NULL; t.target = NULL;", nv * nm),
@@ -480,7 +493,7 @@ local function contact_tangent(C, P, G)
     G.nlim > 0 and "  int ncc = nc - w->nlim;" or false,
     G.nlim > 0 and "  x.q = q; x.w = w; x.g = g; x.nc = ncc; x.nall = nc;" or "  x.q = q; x.w = w; x.g = g; x.nc = nc;",
     string.format("  ops.ctx = &x; ops.dJy = %sop_dJy; ops.dJTx = %sop_dJTx; ops.dMy = %sop_dMy; ops.solve = %sop_solve;"
-      .. " ops.solve_cols = NULL;", P, P, P, P),
+      .. " ops.solve_cols = %sop_solve_cols;", P, P, P, P, P),
     G.np > 0 and string.format("  int kinks = %sgeometry(q, w, g, %s);", P, G.nlim > 0 and "ncc" or "nc")
       or string.format("  int kinks = 0;\n  for (int i = 0; i < nc * %d; i++) g->Tdepth[i] = 0.0;", ncol),
     "  if (kinks < 0) return kinks;",

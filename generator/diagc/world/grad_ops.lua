@@ -295,6 +295,12 @@ function M.op_rest(P, lt)
     string.format("  const %sgctx *x = (const %sgctx *)vc;", P, P),
     string.format("  %ssolve(x->w->M, v);", P),
     "}",
+    "",
+    string.format("static void %sop_solve_cols(void *vc, double *X, int ncol, int ld)", P),
+    "{",
+    string.format("  const %sgctx *x = (const %sgctx *)vc;", P, P),
+    string.format("  %ssolve_cols(x->w->M, X, ncol, ld);", P),
+    "}",
   })
 end
 

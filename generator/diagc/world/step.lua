@@ -902,6 +902,7 @@ function M.emit(C, P)
   -- centres of mass's point Jacobians on their trees
   if C.settings.gradients and not rows_on then table.insert(fns, 7, "point_jacobian_tree") end
   if dynamics.mode(C) == "looped" then table.insert(fns, 4, "mass_bias") end -- smooth's
+  if C.settings.gradients then fns[#fns + 1] = "solve_cols" end -- the smooth tangent's columns (world/grad.lua)
   local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = fns })),
     tables(C, P), require("diagc.world.signals").emit(C, P) }
   parts[#parts + 1] = inertial_fn(C, P)
