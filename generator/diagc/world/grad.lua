@@ -76,7 +76,11 @@ local function grad_fields(G)
   }
   if G.rows then
     local mc = G.mc
-    if G.np > 0 then l[#l + 1] = string.format("  double mu_pos[%d], mu_vel[%d];", nv * G.np, nv * G.np) end
+    if G.np > 0 then
+      l[#l + 1] = string.format("  double mu_pos[%d], mu_vel[%d];", nv * G.np, nv * G.np)
+      l[#l + 1] = string.format("  int mu_n, mu_live[%d];  /* the pairs whose mu columns of T, mu_pos, mu_vel, imp may be nonzero */",
+        G.np)
+    end
     l[#l + 1] = string.format("  double imp[%d];  /* d imp' (its entries [1 + slot, n, t1, t2]) x the same columns */",
       4 * mc * ncol)
     l[#l + 1] = string.format("  int cls[%d], active[%d], bounce[%d], target[%d], mu_col[%d];", 3 * mc, 3 * mc, mc, mc, mc)
@@ -139,6 +143,10 @@ end
 function M.ffi_struct(C)
   return "struct {\n" .. table.concat(grad_fields(M.sizes(C)), "\n") .. "\n}"
 end
+
+-- whether the mu columns are tracked (g->mu_live): only the pairs in
+-- contact have nonzero mu columns, the others are written only to clear them
+local function track(G) return G.rows and G.np > 0 end
 
 -- the derivative of v* along every column into g->Tvs (g->Tv: of v)
 local function smooth_tangent(C, P, G)
@@ -370,18 +378,28 @@ end
 local function position_tangent(C, P, G)
   local nv, ncol = G.nv, G.ncol
   local dt = d(C.time_step)
+  -- tracked: the columns before the mu ones, then the mu columns cl
+  -- (pairs) alone; the others are 0 in Tu and in T
+  local nf = track(G) and 2 * nv + G.nu or ncol
   local l = {
-    string.format("static inline void %sposition_tangent(const double *u, const double *Tu, %sgrad *g)", P, P),
+    track(G) and string.format("static inline void %sposition_tangent(const double *u, const double *Tu, %sgrad *g, "
+      .. "const int *cl, int ncl)", P, P)
+      or string.format("static inline void %sposition_tangent(const double *u, const double *Tu, %sgrad *g)", P, P),
     "{",
-    string.format("  for (int i = 0; i < %d; i++)", nv),
+    string.format("  for (int i = 0; i < %d; i++) {", nv),
     string.format("    for (int c = 0; c < %d; c++) g->T[i * %d + c] = (c == i ? 1.0 : 0.0) + %s * Tu[i * %d + c];",
-      ncol, ncol, dt, ncol),
+      nf, ncol, dt, ncol),
+    track(G) and string.format("    for (int k = 0; k < ncl; k++) { const int c = %d + cl[k]; "
+      .. "g->T[i * %d + c] = 0.0 + %s * Tu[i * %d + c]; }", nf, ncol, dt, ncol) or false,
+    "  }",
   }
   local rot = rotations(C)
   if #rot == 0 then l[#l + 1] = "  (void)u;" end
   for _, r in ipairs(rot) do
-    l[#l + 1] = string.format("  %sso3_rows(u + %d, %d, Tu, g->T, %d, 1);", P, r, r, ncol)
+    l[#l + 1] = track(G) and string.format("  %sso3_rows(u + %d, %d, Tu, g->T, %d, %d, cl, ncl, 1);", P, r, r, ncol, nf)
+      or string.format("  %sso3_rows(u + %d, %d, Tu, g->T, %d, %d, NULL, 0, 1);", P, r, r, ncol, ncol)
   end
+  if #rot == 0 and track(G) then l[#l + 1] = "  (void)cl;\n  (void)ncl;" end
   l[#l + 1] = "}"
   -- the masses' columns (Tm): no identity, stride nm
   local nm = G.nm
@@ -391,15 +409,16 @@ local function position_tangent(C, P, G)
   l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->Tm[i] = %s * Tu[i];", nv * nm, dt)
   if #rot == 0 then l[#l + 1] = "  (void)u;" end
   for _, r in ipairs(rot) do
-    l[#l + 1] = string.format("  %sso3_rows(u + %d, %d, Tu, g->Tm, %d, 0);", P, r, r, nm)
+    l[#l + 1] = string.format("  %sso3_rows(u + %d, %d, Tu, g->Tm, %d, %d, NULL, 0, 0);", P, r, r, nm, nm)
   end
   l[#l + 1] = "}"
+  for i = #l, 1, -1 do if not l[i] then table.remove(l, i) end end
   if #rot == 0 then return lines(l) end
   local so3 = {
     "/* rows r..r+2 of dq' for a rotation q' = q exp(phi), phi = dt u[0..2]:",
-    "   R(phi)^T on dq, the right Jacobian Jr(phi) on d phi */",
-    string.format("static inline void %sso3_rows(const double *w, int r, const double *Tu, double *T, int ncol, int ident)",
-      P),
+    "   R(phi)^T on dq, the right Jacobian Jr(phi) on d phi; columns 0 .. nf - 1 and nf + cl[k] */",
+    string.format("static inline void %sso3_rows(const double *w, int r, const double *Tu, double *T, int ncol, int nf, "
+      .. "const int *cl, int ncl, int ident)", P),
     "{",
     string.format("  const double p[3] = { %s * w[0], %s * w[1], %s * w[2] };", dt, dt, dt),
     "  const double th2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2], th = sqrt(th2);",
@@ -416,7 +435,8 @@ local function position_tangent(C, P, G)
     "    R[i] = I + A * K[i] + Bc * K2[i];",
     "    Jr[i] = I - Bc * K[i] + Cc * K2[i];",
     "  }",
-    "  for (int c = 0; c < ncol; c++) {",
+    "  for (int k = 0; k < nf + ncl; k++) {",
+    "    const int c = k < nf ? k : nf + cl[k - nf];",
     "    double s[3];",
     "    for (int i = 0; i < 3; i++) {",
     string.format("      s[i] = %s * (Jr[3 * i] * Tu[(r + 0) * ncol + c] + Jr[3 * i + 1] * Tu[(r + 1) * ncol + c]", dt),
@@ -447,7 +467,11 @@ local function split(C, P, G)
     l[#l + 1] = string.format("    for (int j = 0; j < %d; j++) { g->force_pos[i * %d + j] = tq[%d + j]; "
       .. "g->force_vel[i * %d + j] = tv[%d + j]; }", nu, nu, 2 * nv, nu, 2 * nv)
   end
-  if G.np > 0 then
+  if track(G) then
+    l[1] = string.format("static inline void %sgrad_split(%sgrad *g, const int *cl, int ncl)", P, P)
+    l[#l + 1] = string.format("    for (int k = 0; k < ncl; k++) { const int j = cl[k]; g->mu_pos[i * %d + j] = tq[%d + j]; "
+      .. "g->mu_vel[i * %d + j] = tv[%d + j]; }", G.np, 2 * nv + nu, G.np, 2 * nv + nu)
+  elseif G.np > 0 then
     l[#l + 1] = string.format("    for (int j = 0; j < %d; j++) { g->mu_pos[i * %d + j] = tq[%d + j]; "
       .. "g->mu_vel[i * %d + j] = tv[%d + j]; }", G.np, G.np, 2 * nv + nu, G.np, 2 * nv + nu)
   end
@@ -461,6 +485,21 @@ end
 -- P_init; clones copy the count with the rows; an entry's key row, 1 +
 -- slot, is never set: its derivative is 0)
 local function imp_clear(P, G)
+  if track(G) then
+    -- their columns before the mu ones and the mu columns of g->mu_live
+    local nf = 2 * G.nv + G.nu
+    return lines({
+      string.format("static inline void %simp_clear(%sgrad *g)", P, P),
+      "{",
+      "  for (int i = 0; i < 3 * g->imp_n; i++) {",
+      string.format("    double *r = g->imp + (4 * (i / 3) + 1 + i %% 3) * %d;", G.ncol),
+      string.format("    for (int c = 0; c < %d; c++) r[c] = 0.0;", nf),
+      string.format("    for (int k = 0; k < g->mu_n; k++) r[%d + g->mu_live[k]] = 0.0;", nf),
+      "  }",
+      "  g->imp_n = 0;",
+      "}",
+    })
+  end
   return lines({
     string.format("static inline void %simp_clear(%sgrad *g)", P, P),
     "{",
@@ -516,9 +555,17 @@ local function contact_tangent(C, P, G)
     "    g->active[i] = i % 3 == 0 ? w->x[i] != 0.0 : g->cls[i] == DIAGC_ROW_UPPER_BOUND ? (w->x[i] > 0.0 ? 1 : -1) : 0;",
     "  for (int i = 0; i < nc; i++) g->bounces += g->bounce[i];",
     string.format("  %simp_clear(g);", P),
-    "  for (int i = 0; i < 3 * nc; i++)",
-    string.format("    for (int c = 0; c < %d; c++) g->imp[(4 * (i / 3) + 1 + i %% 3) * %d + c] = g->Tx[i * %d + c];",
-      ncol, ncol, ncol),
+    track(G) and lines({
+      "  for (int i = 0; i < 3 * nc; i++) {",
+      string.format("    double *r = g->imp + (4 * (i / 3) + 1 + i %% 3) * %d;", ncol),
+      string.format("    const double *s = g->Tx + i * %d;", ncol),
+      string.format("    for (int c = 0; c < %d; c++) r[c] = s[c];", 2 * nv + G.nu),
+      "    for (int k = 0; k < nc; k++) if (g->mu_col[k] >= 0) r[g->mu_col[k]] = s[g->mu_col[k]];",
+      "  }",
+    }) or lines({
+      "  for (int i = 0; i < 3 * nc; i++)",
+      string.format("    for (int c = 0; c < %d; c++) g->imp[(4 * (i / 3) + 1 + i %% 3) * %d + c] = g->Tx[i * %d + c];",
+        ncol, ncol, ncol) }),
     "  g->imp_n = nc;",
     "  return 0;",
     "}",
@@ -577,11 +624,29 @@ local function step_jacobians(C, P, G)
     "  if (g->status != 0) return;",
     string.format("  %ssmooth_tangent(q, v, effort, w, g);", P),
   }) do l[#l + 1] = x end
+  local tr = track(G)
+  if tr then
+    -- the pairs whose mu columns may be nonzero: the last call's (g->mu_live,
+    -- to clear) and this step's contacts'; g->mu_live covers both until
+    -- they are written, then this step's alone
+    l[#l + 1] = string.format("  int cl[%d], ncl = 0, now[%d], nnow = 0;", G.np, G.np)
+    l[#l + 1] = string.format("  unsigned char seen[%d] = { 0 };", G.np)
+    l[#l + 1] = "  for (int k = 0; k < g->mu_n; k++) { seen[g->mu_live[k]] = 1; cl[ncl++] = g->mu_live[k]; }"
+  end
   if G.rows then
     l[#l + 1] = "  g->contacts = (int)w->info[0];"
     l[#l + 1] = "  if (g->contacts > 0) {"
     l[#l + 1] = string.format("    g->status = %scontact_tangent(q, v, w, g);", P)
     l[#l + 1] = "    if (g->status != 0) return;"
+    if tr then
+      l[#l + 1] = string.format("    for (int i = 0; i < g->contacts; i++) {")
+      l[#l + 1] = string.format("      const int j = g->mu_col[i] - %d;", 2 * nv + G.nu)
+      l[#l + 1] = "      if (j < 0) continue;"
+      l[#l + 1] = "      if (seen[j] != 2) { if (!seen[j]) cl[ncl++] = j; seen[j] = 2; now[nnow++] = j; }"
+      l[#l + 1] = "    }"
+      l[#l + 1] = "    g->mu_n = ncl;"
+      l[#l + 1] = "    for (int k = 0; k < ncl; k++) g->mu_live[k] = cl[k];"
+    end
     l[#l + 1] = "  } else {"
     l[#l + 1] = string.format("    for (int i = 0; i < %d; i++) g->T[%d + i] = g->Tvs[i];", nv * ncol, nv * ncol)
     l[#l + 1] = string.format("    %simp_clear(g);", P)
@@ -590,14 +655,18 @@ local function step_jacobians(C, P, G)
     l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->T[%d + i] = g->Tvs[i];", nv * ncol, nv * ncol)
   end
   if parallel then
-    l[#l + 1] = string.format("  %sposition_tangent(v, g->Tv, g);", P)
+    l[#l + 1] = string.format("  %sposition_tangent(v, g->Tv, g%s);", P, tr and ", cl, ncl" or "")
     if G.rows and M.bounce_factor(C) then
       l[#l + 1] = string.format("  if (g->bounces > 0 && (g->status = %sbounce(w, g)) != 0) return;", P)
     end
   else
-    l[#l + 1] = string.format("  %sposition_tangent(w->v_next, g->T + %d, g);", P, nv * ncol)
+    l[#l + 1] = string.format("  %sposition_tangent(w->v_next, g->T + %d, g%s);", P, nv * ncol, tr and ", cl, ncl" or "")
   end
-  l[#l + 1] = string.format("  %sgrad_split(g);", P)
+  l[#l + 1] = string.format("  %sgrad_split(g%s);", P, tr and ", cl, ncl" or "")
+  if tr then
+    l[#l + 1] = "  g->mu_n = nnow;"
+    l[#l + 1] = "  for (int k = 0; k < nnow; k++) g->mu_live[k] = now[k];"
+  end
   l[#l + 1] = "}"
   return lines(l)
 end
