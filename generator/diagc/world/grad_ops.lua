@@ -161,6 +161,31 @@ local function geometry(C, P, G)
   })
 end
 
+-- each dof's parent dof and each body's last chain dof (-1: none; index 0:
+-- the world), and P_chain2: the dofs on two bodies' chains, each once
+-- (where a contact's derivatives can be nonzero)
+local function chains(C, P, G)
+  local f = require("diagc.world.dynamics").facts(C)
+  local par, last = {}, { "-1" }
+  for k = 0, G.nv - 1 do par[#par + 1] = tostring(f.dof_parent[k]) end
+  for b = 1, G.nb do last[#last + 1] = tostring(f.last_dof[b] or -1) end
+  if #par == 0 then par[1] = "-1" end
+  return lines({
+    string.format("static const int %sgdof_parent[%d] = {%s};", P, #par, table.concat(par, ", ")),
+    string.format("static const int %sgbody_last[%d] = {%s};", P, #last, table.concat(last, ", ")),
+    "",
+    "/* the dofs on the chains of bodies a and b (0: the world), each once, into cl (mark: 0 in and out) */",
+    string.format("static inline int %schain2(int a, int b, int *cl, unsigned char *mark)", P),
+    "{",
+    "  int n = 0;",
+    string.format("  for (int k = %sgbody_last[a]; k >= 0; k = %sgdof_parent[k]) { mark[k] = 1; cl[n++] = k; }", P, P),
+    string.format("  for (int k = %sgbody_last[b]; k >= 0 && !mark[k]; k = %sgdof_parent[k]) cl[n++] = k;", P, P),
+    "  for (int m = 0; m < n; m++) mark[cl[m]] = 0;",
+    "  return n;",
+    "}",
+  })
+end
+
 -- the frame rows F (n, t1, t2) of contact i
 local function frame(P)
   return lines({
@@ -183,6 +208,8 @@ local function op_dJy(C, P, G)
     string.format("  const %swork *w = x->w;", P),
     string.format("  %sgrad *g = x->g;", P),
     G.lt and string.format("  unsigned char hit[%d] = { 0 }; /* the contacts' bodies: V and dV of the others are not read */", nb + 1),
+    string.format("  unsigned char mark[%d] = { 0 };", math.max(nv, 1)),
+    string.format("  int cl[%d]; /* a contact's dofs: out is 0 in the other columns */", math.max(nv, 1)),
     G.lt and "  for (int i = 0; i < x->nc; i++)",
     G.lt and string.format("    hit[%sshape_body[%spair[w->pair[i]][0]]] = hit[%sshape_body[%spair[w->pair[i]][1]]] = 1;",
       P, P, P, P),
@@ -210,7 +237,10 @@ local function op_dJy(C, P, G)
     "      rel[2] += sg * (V[5] + V[0] * p[1] - V[1] * p[0]);",
     "      for (int k = 0; k < 3; k++) wr[k] += sg * V[k];",
     "    }",
-    string.format("    for (int c = 0; c < %d; c++) {", nv),
+    string.format("    for (int k = 0; k < %d; k++) out[3 * i * %d + k] = 0.0;", 3 * nv, nv),
+    string.format("    const int ncl = %schain2(ba, bb, cl, mark);", P),
+    "    for (int m = 0; m < ncl; m++) {",
+    "      const int c = cl[m];",
     string.format("      const double dp[3] = { Dg[c], Dg[%d + c], Dg[%d + c] };", nv, 2 * nv),
     "      double dr[3];",
     "      dr[0] = wr[1] * dp[2] - wr[2] * dp[1];",
@@ -262,8 +292,15 @@ local function op_dJTx(C, P, G)
     "    }",
     "  }",
     G.lt and string.format("  %sd_gforce_at(w->X, g->Wb, out);", P) or string.format("  %sd_gforce(x->q, g->Wb, out);", P),
-    string.format("  for (int k = 0; k < %d; k++) g->dWb[k] = 0.0;", 6 * nb * nv),
-    string.format("  unsigned char hit[%d] = { 0 };", nb + 1),
+    "  /* dW_b of the moving bodies a contact touches (hit), on the dofs of its contacts' chains */",
+    string.format("  unsigned char hit[%d] = { 0 }, mark[%d] = { 0 };", nb + 1, math.max(nv, 1)),
+    string.format("  int cl[%d], ncl;", math.max(nv, 1)),
+    "  for (int i = 0; i < x->nc; i++) {",
+    string.format("    int ba = %sshape_body[%spair[w->pair[i]][0]], bb = %sshape_body[%spair[w->pair[i]][1]];", P, P, P, P),
+    string.format("    hit[ba] = %sgbody_last[ba] >= 0; hit[bb] = %sgbody_last[bb] >= 0;", P, P),
+    "  }",
+    string.format("  for (int b = 1; b <= %d; b++)", nb),
+    string.format("    if (hit[b]) for (int k = 0; k < %d; k++) g->dWb[6 * (b - 1) * %d + k] = 0.0;", 6 * nv, nv),
     "  for (int i = 0; i < x->nc; i++) {",
     string.format("    int ba = %sshape_body[%spair[w->pair[i]][0]], bb = %sshape_body[%spair[w->pair[i]][1]];", P, P, P, P),
     "    const double *p = w->con[i].point;",
@@ -271,8 +308,10 @@ local function op_dJTx(C, P, G)
     "    double F[9], f[3];",
     string.format("    %scontact_F(&w->con[i], F);", P),
     "    for (int k = 0; k < 3; k++) f[k] = xi[3 * i] * F[k] + xi[3 * i + 1] * F[3 + k] + xi[3 * i + 2] * F[6 + k];",
-    "    hit[ba] = hit[bb] = 1;",
-    string.format("    for (int c = 0; c < %d; c++) {", nv),
+    "    ba = hit[ba] ? ba : 0; bb = hit[bb] ? bb : 0;",
+    string.format("    ncl = %schain2(ba, bb, cl, mark);", P),
+    "    for (int m = 0; m < ncl; m++) {",
+    "      const int c = cl[m];",
     string.format("      const double dp[3] = { Dg[c], Dg[%d + c], Dg[%d + c] };", nv, 2 * nv),
     "      double df[3], dW[6];",
     "      for (int k = 0; k < 3; k++)",
@@ -288,13 +327,24 @@ local function op_dJTx(C, P, G)
     "      }",
     "    }",
     "  }",
-    string.format("  for (int r = 0; r < %d; r++) {", 6 * nb),
-    "    if (!hit[1 + r / 6]) continue;",
-    string.format("    for (int j = 0; j < %d; j++) {", nv),
-    string.format("      const double a = g->Jb[r * %d + j];", nv),
-    "      if (a == 0.0) continue;",
-    string.format("      for (int c = 0; c < %d; c++) out[j * %d + c] += a * g->dWb[r * %d + c];", nv, nv, nv),
+    string.format("  for (int b = 1; b <= %d; b++) {", nb),
+    "    if (!hit[b]) continue;",
+    "    /* the columns of dW_b: the chains of b's contacts */",
+    "    ncl = 0;",
+    "    for (int i = 0; i < x->nc; i++) {",
+    string.format("      int ba = %sshape_body[%spair[w->pair[i]][0]], bb = %sshape_body[%spair[w->pair[i]][1]];", P, P, P, P),
+    "      if (ba != b && bb != b) continue;",
+    "      for (int side = 0; side < 2; side++)",
+    string.format("        for (int k = %sgbody_last[side == 0 ? ba : bb]; k >= 0 && !mark[k]; k = %sgdof_parent[k]) { mark[k] = 1; cl[ncl++] = k; }",
+      P, P),
     "    }",
+    "    for (int m = 0; m < ncl; m++) mark[cl[m]] = 0;",
+    "    for (int r = 6 * (b - 1); r < 6 * b; r++)",
+    string.format("      for (int j = %sgbody_last[b]; j >= 0; j = %sgdof_parent[j]) {", P, P),
+    string.format("        const double a = g->Jb[r * %d + j];", nv),
+    "        if (a == 0.0) continue;",
+    string.format("        for (int m = 0; m < ncl; m++) out[j * %d + cl[m]] += a * g->dWb[r * %d + cl[m]];", nv, nv),
+    "      }",
     "  }",
     "}",
   })
@@ -328,7 +378,7 @@ end
 
 function M.emit(C, P, G)
   local parts = { context(P, C.nlim_rows > 0), body_jacobians(C, P, G) or false, shape_twist(C, P, G), geometry(C, P, G),
-    frame(P), op_dJy(C, P, G), op_dJTx(C, P, G), M.op_rest(P, G.lt) }
+    chains(C, P, G), frame(P), op_dJy(C, P, G), op_dJTx(C, P, G), M.op_rest(P, G.lt) }
   local o = {}
   for _, x in ipairs(parts) do if x then o[#o + 1] = x end end
   return table.concat(o, "\n\n")
