@@ -387,8 +387,8 @@ local function position_tangent(C, P, G)
       or string.format("static inline void %sposition_tangent(const double *u, const double *Tu, %sgrad *g)", P, P),
     "{",
     string.format("  for (int i = 0; i < %d; i++) {", nv),
-    string.format("    for (int c = 0; c < %d; c++) g->T[i * %d + c] = (c == i ? 1.0 : 0.0) + %s * Tu[i * %d + c];",
-      nf, ncol, dt, ncol),
+    string.format("    for (int c = 0; c < %d; c++) g->T[i * %d + c] = 0.0 + %s * Tu[i * %d + c];", nf, ncol, dt, ncol),
+    string.format("    g->T[i * %d] = 1.0 + %s * Tu[i * %d];", ncol + 1, dt, ncol + 1),
     track(G) and string.format("    for (int k = 0; k < ncl; k++) { const int c = %d + cl[k]; "
       .. "g->T[i * %d + c] = 0.0 + %s * Tu[i * %d + c]; }", nf, ncol, dt, ncol) or false,
     "  }",
