@@ -168,9 +168,21 @@ local function solve_cols(world, t, prefix)
     return table.concat(out, "\n")
   end
   out[#out + 1] = "  (void)ld; /* unread with a single dof */"
-  out[#out + 1] = "  for (int c = 0; c < ncol; c++) {"
+  local nz = symbolic(world, t)
+  -- two columns side by side (the same statements on adjacent entries: a
+  -- compiler may pair them in vector registers), then the last one alone
+  out[#out + 1] = "  int c = 0;"
+  out[#out + 1] = "  for (; c + 1 < ncol; c += 2) {"
+  out[#out + 1] = "    double *x = X + c, *y = X + c + 1;"
+  local one = solve_lines(t, nz, all_dofs(t), "    ", false, true)
+  for _, l in ipairs(one) do
+    out[#out + 1] = l
+    out[#out + 1] = (l:gsub("x(%d+)", "y%1"):gsub("x%[", "y["))
+  end
+  out[#out + 1] = "  }"
+  out[#out + 1] = "  if (c < ncol) {"
   out[#out + 1] = "    double *x = X + c;"
-  for _, l in ipairs(solve_lines(t, symbolic(world, t), all_dofs(t), "    ", false, true)) do out[#out + 1] = l end
+  for _, l in ipairs(one) do out[#out + 1] = l end
   out[#out + 1] = "  }\n}\n"
   return table.concat(out, "\n")
 end
