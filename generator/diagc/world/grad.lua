@@ -390,7 +390,15 @@ local function position_tangent(C, P, G)
       or string.format("static inline void %sposition_tangent(const double *u, const double *Tu, %sgrad *g)", P, P),
     "{",
     string.format("  for (int i = 0; i < %d; i++) {", nv),
-    string.format("    for (int c = 0; c < %d; c++) g->T[i * %d + c] = 0.0 + %s * Tu[i * %d + c];", nf, ncol, dt, ncol),
+    -- two columns at a time, both loaded before either is stored (Tu is
+    -- another part of T or g->Tv: a compiler may then pair them)
+    string.format("    for (int c = 0; c < %d; c += 2) {", nf - nf % 2),
+    string.format("      const double u0 = Tu[i * %d + c], u1 = Tu[i * %d + c + 1];", ncol, ncol),
+    string.format("      g->T[i * %d + c] = 0.0 + %s * u0;", ncol, dt),
+    string.format("      g->T[i * %d + c + 1] = 0.0 + %s * u1;", ncol, dt),
+    "    }",
+    nf % 2 == 1 and string.format("    g->T[i * %d + %d] = 0.0 + %s * Tu[i * %d + %d];", ncol, nf - 1, dt, ncol, nf - 1)
+      or false,
     string.format("    g->T[i * %d] = 1.0 + %s * Tu[i * %d];", ncol + 1, dt, ncol + 1),
     track(G) and string.format("    for (int k = 0; k < ncl; k++) { const int c = %d + cl[k]; "
       .. "g->T[i * %d + c] = 0.0 + %s * Tu[i * %d + c]; }", nf, ncol, dt, ncol) or false,
