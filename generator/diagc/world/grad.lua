@@ -179,8 +179,14 @@ local function smooth_tangent(C, P, G)
     -- rest of Tv and Tvs (the mu columns) is never written: 0 since P_init
     string.format("  for (int i = 0; i < %d; i++) {", nv),
     string.format("    double *r = g->Tvs + i * %d;", ncol),
-    string.format("    for (int k = 0; k < %d; k++) { r[k] = 0.0 - g->Dq[i * %d + k]; r[%d + k] = 0.0 - g->Dv[i * %d + k]; }",
-      nv, nv, nv, nv),
+    -- (entries in pairs, loaded before stored: a compiler may pair them)
+    string.format("    for (int k = 0; k < %d; k += 2) {", nv - nv % 2),
+    string.format("      const double q0 = g->Dq[i * %d + k], q1 = g->Dq[i * %d + k + 1], v0 = g->Dv[i * %d + k], "
+      .. "v1 = g->Dv[i * %d + k + 1];", nv, nv, nv, nv),
+    string.format("      r[k] = 0.0 - q0; r[k + 1] = 0.0 - q1; r[%d + k] = 0.0 - v0; r[%d + k + 1] = 0.0 - v1;", nv, nv),
+    "    }",
+    nv % 2 == 1 and string.format("    r[%d] = 0.0 - g->Dq[i * %d + %d]; r[%d] = 0.0 - g->Dv[i * %d + %d];", nv - 1, nv, nv - 1,
+      2 * nv - 1, nv, nv - 1) or false,
     G.nu > 0 and string.format("    for (int k = 0; k < %d; k++) r[%d + k] = 0.0;", G.nu, 2 * nv) or false,
     "  }",
     "@EFFORT@",
@@ -190,7 +196,9 @@ local function smooth_tangent(C, P, G)
     string.format("  %ssolve_cols(w->M, g->Tvs + c0, %d - c0, %d);", P, 2 * nv + G.nu, ncol),
     string.format("  for (int i = 0; i < %d; i++) {", nv),
     string.format("    double *r = g->Tvs + i * %d;", ncol),
-    string.format("    for (int c = 0; c < %d; c++) r[c] = %s * r[c];", 2 * nv + G.nu, dt),
+    string.format("    for (int c = 0; c < %d; c += 2) { const double a = r[c], b = r[c + 1]; r[c] = %s * a; r[c + 1] = %s * b; }",
+      (2 * nv + G.nu) - (2 * nv + G.nu) % 2, dt, dt),
+    (2 * nv + G.nu) % 2 == 1 and string.format("    r[%d] = %s * r[%d];", 2 * nv + G.nu - 1, dt, 2 * nv + G.nu - 1) or false,
     string.format("    r[%d + i] += 1.0;", nv),
     string.format("    g->Tv[i * %d + %d + i] = 1.0;", ncol, nv),
     "  }",
@@ -569,7 +577,9 @@ local function contact_tangent(C, P, G)
       "  for (int i = 0; i < 3 * nc; i++) {",
       string.format("    double *r = g->imp + (4 * (i / 3) + 1 + i %% 3) * %d;", ncol),
       string.format("    const double *s = g->Tx + i * %d;", ncol),
-      string.format("    for (int c = 0; c < %d; c++) r[c] = s[c];", 2 * nv + G.nu),
+      string.format("    for (int c = 0; c < %d; c += 2) { const double a = s[c], b = s[c + 1]; r[c] = a; r[c + 1] = b; }",
+        (2 * nv + G.nu) - (2 * nv + G.nu) % 2),
+      (2 * nv + G.nu) % 2 == 1 and string.format("    r[%d] = s[%d];", 2 * nv + G.nu - 1, 2 * nv + G.nu - 1) or false,
       "    for (int k = 0; k < nc; k++) if (g->mu_col[k] >= 0) r[g->mu_col[k]] = s[g->mu_col[k]];",
       "  }",
     }) or lines({
