@@ -155,23 +155,20 @@ local function smooth_tangent(C, P, G)
     string.format("static inline void %ssmooth_tangent(const double *q, const double *v, const double *effort, "
       .. "const %swork *w, %sgrad *g)", P, P, P),
     "{",
-    string.format("  %sbias(q, v, w->X, w->inertial, g->a);", P),
-    string.format("  %sdamping(w->damping, v, g->a);", P),
-    string.format("  for (int i = 0; i < %d; i++) g->a[i] = -g->a[i];", nv),
+    "  /* a = M^-1 (B u - c - damping): the step's own (w->acc) */",
+    string.format("  for (int i = 0; i < %d; i++) g->a[i] = w->acc[i];", nv),
+    "  (void)q;",
   }
   local clamp = C.effort_limits.any
   if clamp then
     -- the effort the step used (world/limits.lua); a clamped entry's column is 0
     l[#l + 1] = string.format("  double u[%d];", G.nu)
     l[#l + 1] = string.format("  (void)%seffort_clamp(v, effort, u);", P)
+  else
+    l[#l + 1] = "  (void)effort;"
   end
-  for k, a in ipairs(C.actuated) do
-    l[#l + 1] = string.format("  g->a[%d] += %s[%d];", a.dof, clamp and "u" or "effort", k - 1)
-  end
-  if #C.actuated == 0 then l[#l + 1] = "  (void)effort;" end
   local dt = d(C.time_step)
   local rest = {
-    string.format("  %ssolve(w->M, g->a);", P),
     G.lt and string.format("  %sd_rnea_at(w->X, v, g->a, w->inertial, g->Dq, g->Dv);", P)
       or string.format("  %sd_rnea(q, v, g->a, w->inertial, g->Dq, g->Dv);", P),
     -- the columns of -D and the effort's unit columns into Tvs, solved at
@@ -204,7 +201,7 @@ local function smooth_tangent(C, P, G)
     "  }",
   }
   -- the damping d_j v_k (world/rnea.lua's PFX_damping): d_j on Dv's diagonal
-  local j, at = 0, 3
+  local j, at = 0, 2
   for _, b in ipairs(C.bodies) do
     if b.nq > 0 then
       for k = b.v0, b.v0 + b.nv - 1 do

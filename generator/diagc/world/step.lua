@@ -546,6 +546,9 @@ local function smooth(C, P)
   if #C.actuated == 0 then l[#l + 1] = "  (void)effort;" end
   l[#l + 1] = string.format("  %ssolve(w->M, c);", P)
   l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) w->v_next[i] = v[i] + %s * c[i];", C.nv, d(C.time_step))
+  if C.settings.gradients then
+    l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) w->acc[i] = c[i];", C.nv)
+  end
   l[#l + 1] = "}"
   return lines(l)
 end
@@ -578,6 +581,10 @@ local function work_type(C, P)
     and "  int status, nlim;  /* nlim: the last step's limit, friction and mimic rows (after its contacts) */"
     or "  int status;"
   l[#l + 1] = string.format("  double X[%d], M[%d];", 12 * C.nb, math.max(require("diagc.world.dynamics").facts(C).nm, 1))
+  if C.settings.gradients then
+    l[#l + 1] = string.format("  double acc[%d];  /* M^-1 (B u - c): the smooth acceleration (the step's Jacobians) */",
+      math.max(nv, 1))
+  end
   if rows_on then
     l[#l + 1] = #C.pairs > 0 and string.format("  double Xs[%d][12], vstar[%d];", #C.shapes, nv)
       or string.format("  double vstar[%d];", nv)
