@@ -285,6 +285,54 @@ test("world_grad.friction_coefficient", function()
   assert(math.abs(J.mu_vel[1][1]) > 1e-3, "sliding: friction slows the block")
 end)
 
+-- the mu columns of the pairs no longer in contact: a context whose last
+-- step touched with the other sphere gives, bit for bit, a fresh context's
+-- Jacobians (every field: T, mu_pos, mu_vel, imp), the dead columns 0
+test("world_grad.mu_columns_follow_the_contacts", function()
+  local function sphere(name, x, z)
+    return dsl.body { name, mass = 1, inertia = { 4e-3, 4e-3, 4e-3 },
+      joint = { "free", q = { x, 0, z, 1, 0, 0, 0 }, v = { 0.1, 0, -0.01, 0, 0, 0 } },
+      shapes = { { "sphere", radius = 0.1 } } }
+  end
+  local m = diagc.jit(dsl.diagram "two" { dsl.system { "w", dsl.world "two" {
+    time_step = dt, friction = 0.5,
+    dsl.body { "ground", joint = { "fixed" }, shapes = { { "plane" } } },
+    sphere("s1", 0, 0.1 - 5e-5), sphere("s2", 1, 0.5) } } })
+  local SJ = require("diagc.testing.step_jacobians")
+  local qB = { 0, 0, 0.5, 1, 0, 0, 0, 1, 0, 0.1 - 5e-5, 1, 0, 0, 0 }
+  local fresh = m:context()
+  local imp0, info0 = fresh:get("w.imp"), fresh:get("w.info")
+  fresh:set("w.pos", qB)
+  local used = m:context()
+  local leaf = assert(SJ.find_world(m))
+  local gA = assert(SJ.grad_of(used, leaf))
+  eq(gA.status, 0)
+  eq(gA.contacts, 1)
+  used:set("w.pos", qB)
+  used:set("w.imp", imp0)
+  used:set("w.info", info0)
+  local g1, G = assert(SJ.grad_of(used, leaf))
+  local g2 = assert(SJ.grad_of(fresh, leaf))
+  eq(g1.status, 0)
+  eq(g1.contacts, 1)
+  local nv, np = G.nv, G.np
+  eq(np, 3)
+  local function same(name, n)
+    for i = 0, n - 1 do
+      if g1[name][i] ~= g2[name][i] then error(string.format("%s[%d]: %.17g, fresh %.17g", name, i, g1[name][i], g2[name][i]), 0) end
+    end
+  end
+  same("T", 2 * nv * G.ncol)
+  same("mu_pos", nv * np)
+  same("mu_vel", nv * np)
+  same("imp", 4 * G.mc * G.ncol)
+  -- the first pair (ground, s1) is out of contact: its columns are 0
+  for i = 0, nv - 1 do eq(g1.mu_pos[i * np], 0); eq(g1.mu_vel[i * np], 0) end
+  local live = 0
+  for i = 0, nv - 1 do if g1.mu_vel[i * np + 1] ~= 0 then live = live + 1 end end
+  assert(live > 0, "the second pair's friction moves v'")
+end)
+
 -- a level box resting on its four corners without friction: the impulse
 -- sits on two diagonal corners, the other two touch with none (a tie);
 -- the model reports kinks, the differences flag the columns that cross it

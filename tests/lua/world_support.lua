@@ -83,6 +83,8 @@ function S.wrappers(world, P)
     string.format("void %s_t_damping(const double *d, const double *v, double *c) { %s_damping(d, v, c); }", P, P),
     string.format("void %s_t_factor(double *M) { %s_factor(M); }", P, P),
     string.format("void %s_t_solve(const double *LDL, double *x) { %s_solve(LDL, x); }", P, P),
+    string.format("void %s_t_solve_cols(const double *LDL, double *X, int ncol, int ld) "
+      .. "{ %s_solve_cols(LDL, X, ncol, ld); }", P, P),
     string.format("void %s_t_solve_tree(const double *LDL, int tree, double *x) { %s_solve_tree(LDL, tree, x); }", P, P),
     string.format("void %s_t_solve_tree3(const double *LDL, int tree, double *x, int stride) "
       .. "{ %s_solve_tree3(LDL, tree, x, stride); }", P, P),
@@ -119,6 +121,7 @@ local NAMES = {
   damping = "void (*)(const double *, const double *, double *)",
   factor = "void (*)(double *)",
   solve = "void (*)(const double *, double *)",
+  solve_cols = "void (*)(const double *, double *, int, int)",
   solve_tree = "void (*)(const double *, int, double *)",
   solve_tree3 = "void (*)(const double *, int, double *, int)",
   point_jacobian = "void (*)(int, const double *, const double *, const double *, double *)",

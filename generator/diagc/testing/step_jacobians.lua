@@ -283,5 +283,6 @@ end
 
 M.find_world = find_world
 M.read = read
+M.grad_of = grad_of -- the raw grad entry and its sizes (world/grad.lua)
 
 return M

@@ -22,6 +22,8 @@
 --          c_k += d[j] v_k for every dof k of moving joint j (0-based, in body order)
 --   void   prefix_factor(double *M)                   in place, tree-sparse L^T D L
 --   void   prefix_solve(const double *LDL, double *x)  x <- M^-1 x
+--   void   prefix_solve_cols(const double *LDL, double *X, int ncol, int ld)   (only when asked for)
+--          X <- M^-1 X for the nv x ncol row-major X (X[i * ld + c]), each column as solve would
 --   void   prefix_solve_tree(const double *LDL, int tree, double *x)   (only when asked for)
 --          x <- M^-1 x over the dofs of subtree `tree`, packed: x[k] is its k-th dof (facts.tree_dofs)
 --   void   prefix_solve_tree3(const double *LDL, int tree, double *x, int stride)   (only when asked for)
@@ -57,13 +59,14 @@ M.PARTS = { kinematics = "kinematics (the joints' placements and axes)",
   mass_matrix = "mass matrix (the masses, centres of mass and inertias)",
   bias = "bias forces (gravity on the masses, Coriolis terms)",
   mass_bias = "mass matrix and bias forces", damping = "damping",
-  factor = "mass matrix factor", solve = "solve", solve_tree = "solve", solve_tree3 = "solve",
+  factor = "mass matrix factor", solve = "solve", solve_cols = "solve", solve_tree = "solve", solve_tree3 = "solve",
   point_jacobian = "point Jacobians",
   point_jacobian_tree = "point Jacobians",
   integrate = "position update", energy = "energy (the masses in gravity)", velocities = "body velocities" }
 
 M.FUNCTIONS = { "kinematics", "mass_matrix", "bias", "damping", "factor", "solve", "point_jacobian", "integrate", "energy" }
-M.ORDER = { "kinematics", "mass_matrix", "bias", "mass_bias", "damping", "factor", "solve", "solve_tree", "solve_tree3", "point_jacobian",
+M.ORDER = { "kinematics", "mass_matrix", "bias", "mass_bias", "damping", "factor", "solve", "solve_cols", "solve_tree", "solve_tree3",
+  "point_jacobian",
   "point_jacobian_tree", "integrate", "energy", "velocities" }
 
 local EMIT = {
@@ -84,6 +87,7 @@ local EMIT = {
   damping = function(w, t, p) return require("diagc.world.rnea").emit_damping(w, t, p) end,
   factor = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "factor") end,
   solve = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "solve") end,
+  solve_cols = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "solve_cols") end,
   solve_tree = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "solve_tree") end,
   solve_tree3 = function(w, t, p) return require("diagc.world.ltdl").emit(w, t, p, "solve_tree3") end,
   point_jacobian = function(w, t, p) return require("diagc.world.jacobian").emit(w, t, p) end,

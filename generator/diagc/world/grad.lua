@@ -76,7 +76,11 @@ local function grad_fields(G)
   }
   if G.rows then
     local mc = G.mc
-    if G.np > 0 then l[#l + 1] = string.format("  double mu_pos[%d], mu_vel[%d];", nv * G.np, nv * G.np) end
+    if G.np > 0 then
+      l[#l + 1] = string.format("  double mu_pos[%d], mu_vel[%d];", nv * G.np, nv * G.np)
+      l[#l + 1] = string.format("  int mu_n, mu_live[%d];  /* the pairs whose mu columns of T, mu_pos, mu_vel, imp may be nonzero */",
+        G.np)
+    end
     l[#l + 1] = string.format("  double imp[%d];  /* d imp' (its entries [1 + slot, n, t1, t2]) x the same columns */",
       4 * mc * ncol)
     l[#l + 1] = string.format("  int cls[%d], active[%d], bounce[%d], target[%d], mu_col[%d];", 3 * mc, 3 * mc, mc, mc, mc)
@@ -140,6 +144,10 @@ function M.ffi_struct(C)
   return "struct {\n" .. table.concat(grad_fields(M.sizes(C)), "\n") .. "\n}"
 end
 
+-- whether the mu columns are tracked (g->mu_live): only the pairs in
+-- contact have nonzero mu columns, the others are written only to clear them
+local function track(G) return G.rows and G.np > 0 end
+
 -- the derivative of v* along every column into g->Tvs (g->Tv: of v)
 local function smooth_tangent(C, P, G)
   local nv, ncol = G.nv, G.ncol
@@ -147,40 +155,53 @@ local function smooth_tangent(C, P, G)
     string.format("static inline void %ssmooth_tangent(const double *q, const double *v, const double *effort, "
       .. "const %swork *w, %sgrad *g)", P, P, P),
     "{",
-    string.format("  %sbias(q, v, w->X, w->inertial, g->a);", P),
-    string.format("  %sdamping(w->damping, v, g->a);", P),
-    string.format("  for (int i = 0; i < %d; i++) g->a[i] = -g->a[i];", nv),
+    "  /* a = M^-1 (B u - c - damping): the step's own (w->acc) */",
+    string.format("  for (int i = 0; i < %d; i++) g->a[i] = w->acc[i];", nv),
+    "  (void)q;",
   }
   local clamp = C.effort_limits.any
   if clamp then
     -- the effort the step used (world/limits.lua); a clamped entry's column is 0
     l[#l + 1] = string.format("  double u[%d];", G.nu)
     l[#l + 1] = string.format("  (void)%seffort_clamp(v, effort, u);", P)
+  else
+    l[#l + 1] = "  (void)effort;"
   end
-  for k, a in ipairs(C.actuated) do
-    l[#l + 1] = string.format("  g->a[%d] += %s[%d];", a.dof, clamp and "u" or "effort", k - 1)
-  end
-  if #C.actuated == 0 then l[#l + 1] = "  (void)effort;" end
   local dt = d(C.time_step)
   local rest = {
-    string.format("  %ssolve(w->M, g->a);", P),
     G.lt and string.format("  %sd_rnea_at(w->X, v, g->a, w->inertial, g->Dq, g->Dv);", P)
       or string.format("  %sd_rnea(q, v, g->a, w->inertial, g->Dq, g->Dv);", P),
-    string.format("  for (int i = 0; i < %d; i++) g->Tv[i] = g->Tvs[i] = 0.0;", nv * ncol),
-    string.format("  for (int c = 0; c < %d; c++) {", 2 * nv),
-    string.format("    const double *D = c < %d ? g->Dq : g->Dv;", nv),
-    string.format("    int k = c %% %d;", nv),
-    "    int any = 0; /* a zero column (a slide of a free base: world/tangent_looped.lua) stays 0 */",
-    string.format("    for (int i = 0; i < %d; i++) { g->col[i] = -D[i * %d + k]; any |= g->col[i] != 0.0; }", nv, nv),
-    "    if (!any) continue;",
-    string.format("    %ssolve(w->M, g->col);", P),
-    string.format("    for (int i = 0; i < %d; i++) g->Tvs[i * %d + c] = %s * g->col[i];", nv, ncol, dt),
+    -- the columns of -D and the effort's unit columns into Tvs, solved at
+    -- once (0.0 - D: a zero entry +0, so a zero column stays +0); the
+    -- rest of Tv and Tvs (the mu columns) is never written: 0 since P_init
+    string.format("  for (int i = 0; i < %d; i++) {", nv),
+    string.format("    double *r = g->Tvs + i * %d;", ncol),
+    -- (entries in pairs, loaded before stored: a compiler may pair them)
+    string.format("    for (int k = 0; k < %d; k += 2) {", nv - nv % 2),
+    string.format("      const double q0 = g->Dq[i * %d + k], q1 = g->Dq[i * %d + k + 1], v0 = g->Dv[i * %d + k], "
+      .. "v1 = g->Dv[i * %d + k + 1];", nv, nv, nv, nv),
+    string.format("      r[k] = 0.0 - q0; r[k + 1] = 0.0 - q1; r[%d + k] = 0.0 - v0; r[%d + k + 1] = 0.0 - v1;", nv, nv),
+    "    }",
+    nv % 2 == 1 and string.format("    r[%d] = 0.0 - g->Dq[i * %d + %d]; r[%d] = 0.0 - g->Dv[i * %d + %d];", nv - 1, nv, nv - 1,
+      2 * nv - 1, nv, nv - 1) or false,
+    G.nu > 0 and string.format("    for (int k = 0; k < %d; k++) r[%d + k] = 0.0;", G.nu, 2 * nv) or false,
     "  }",
-    string.format("  for (int i = 0; i < %d; i++) { g->Tv[i * %d + %d + i] = 1.0; g->Tvs[i * %d + %d + i] += 1.0; }",
-      nv, ncol, nv, ncol, nv),
+    "@EFFORT@",
+    "  int c0 = 0; /* the leading zero columns (a free base's slides) stay 0 */",
+    string.format("  for (int any = 0; c0 < %d && !any; c0 += !any)", 2 * nv + G.nu),
+    string.format("    for (int i = 0; i < %d && !any; i++) any = g->Tvs[i * %d + c0] != 0.0;", nv, ncol),
+    string.format("  %ssolve_cols(w->M, g->Tvs + c0, %d - c0, %d);", P, 2 * nv + G.nu, ncol),
+    string.format("  for (int i = 0; i < %d; i++) {", nv),
+    string.format("    double *r = g->Tvs + i * %d;", ncol),
+    string.format("    for (int c = 0; c < %d; c += 2) { const double a = r[c], b = r[c + 1]; r[c] = %s * a; r[c + 1] = %s * b; }",
+      (2 * nv + G.nu) - (2 * nv + G.nu) % 2, dt, dt),
+    (2 * nv + G.nu) % 2 == 1 and string.format("    r[%d] = %s * r[%d];", 2 * nv + G.nu - 1, dt, 2 * nv + G.nu - 1) or false,
+    string.format("    r[%d + i] += 1.0;", nv),
+    string.format("    g->Tv[i * %d + %d + i] = 1.0;", ncol, nv),
+    "  }",
   }
   -- the damping d_j v_k (world/rnea.lua's PFX_damping): d_j on Dv's diagonal
-  local j, at = 0, 3
+  local j, at = 0, 2
   for _, b in ipairs(C.bodies) do
     if b.nq > 0 then
       for k = b.v0, b.v0 + b.nv - 1 do
@@ -190,17 +211,19 @@ local function smooth_tangent(C, P, G)
       j = j + 1
     end
   end
-  for _, x in ipairs(rest) do l[#l + 1] = x end
+  local eff = {}
   for k, a in ipairs(C.actuated) do
-    if clamp and C.effort_limits[k] then
-      l[#l + 1] = string.format("  if (u[%d] != effort[%d]) { for (int i = 0; i < %d; i++) g->Tvs[i * %d + %d] = 0.0; } else {",
-        k - 1, k - 1, nv, ncol, 2 * nv + k - 1)
+    local set = string.format("g->Tvs[%d] = 1.0;", a.dof * ncol + 2 * nv + k - 1)
+    -- a clamped entry's column stays 0
+    eff[#eff + 1] = clamp and C.effort_limits[k] and string.format("  if (u[%d] == effort[%d]) %s", k - 1, k - 1, set)
+      or "  " .. set
+  end
+  for _, x in ipairs(rest) do
+    if x == "@EFFORT@" then
+      for _, e in ipairs(eff) do l[#l + 1] = e end
+    elseif x then
+      l[#l + 1] = x
     end
-    l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->col[i] = i == %d ? 1.0 : 0.0;", nv, a.dof)
-    l[#l + 1] = string.format("  %ssolve(w->M, g->col);", P)
-    l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->Tvs[i * %d + %d] = %s * g->col[i];", nv, ncol,
-      2 * nv + k - 1, dt)
-    if clamp and C.effort_limits[k] then l[#l + 1] = "  }" end
   end
   l[#l + 1] = "}"
   return lines(l)
@@ -311,6 +334,12 @@ local function mass_ops(C, P, G)
     string.format("  %ssolve(x->w->M, xv);", P),
     "}",
     "",
+    string.format("static void %sopm_solve_cols(void *ctx, double *X, int ncol, int ld)", P),
+    "{",
+    string.format("  const %smctx *x = (const %smctx *)ctx;", P, P),
+    string.format("  %ssolve_cols(x->w->M, X, ncol, ld);", P),
+    "}",
+    "",
     "/* the masses' columns through the contact step: the runtime's linearized step once more, on",
     "   them alone (the same problem and solution, so the same decisions) */",
     string.format("static inline int %smass_contact(const double *q, const double *v, const %swork *w, const %sgrad *ga, "
@@ -325,7 +354,7 @@ local function mass_ops(C, P, G)
     "  pr.J = ga->Jd; pr.MinvJT = ga->MJd; pr.Jc = NULL; pr.MJc = NULL;",
     "  x.q = q; x.w = w; x.g = g; x.nc = nc;",
     string.format("  ops.ctx = &x; ops.dJy = %sopm_dJy; ops.dJTx = %sopm_dJTx; ops.dMy = %sopm_dMy; "
-      .. "ops.solve = %sopm_solve; ops.solve_cols = NULL;", P, P, P, P),
+      .. "ops.solve = %sopm_solve; ops.solve_cols = %sopm_solve_cols;", P, P, P, P, P),
     string.format("  for (int i = 0; i < %d; i++) g->zm[i] = 0.0;", math.max(nv, G.mc) * nm),
     string.format("  t.ncol = %d; t.nq = %d; t.Tv = g->zm; t.Tvstar = g->Tvm; t.Tdepth = g->zm; t.mu_col = NULL;", nm, nm),
     string.format("  t.Tv_next = g->Tm + %d; t.Tx = g->Txm; t.cls = NULL; t.bounce = NULL; t.target = NULL;", nv * nm),
@@ -357,18 +386,36 @@ end
 local function position_tangent(C, P, G)
   local nv, ncol = G.nv, G.ncol
   local dt = d(C.time_step)
+  -- tracked: the columns before the mu ones, then the mu columns cl
+  -- (pairs) alone; the others are 0 in Tu and in T
+  local nf = track(G) and 2 * nv + G.nu or ncol
   local l = {
-    string.format("static inline void %sposition_tangent(const double *u, const double *Tu, %sgrad *g)", P, P),
+    track(G) and string.format("static inline void %sposition_tangent(const double *u, const double *Tu, %sgrad *g, "
+      .. "const int *cl, int ncl)", P, P)
+      or string.format("static inline void %sposition_tangent(const double *u, const double *Tu, %sgrad *g)", P, P),
     "{",
-    string.format("  for (int i = 0; i < %d; i++)", nv),
-    string.format("    for (int c = 0; c < %d; c++) g->T[i * %d + c] = (c == i ? 1.0 : 0.0) + %s * Tu[i * %d + c];",
-      ncol, ncol, dt, ncol),
+    string.format("  for (int i = 0; i < %d; i++) {", nv),
+    -- two columns at a time, both loaded before either is stored (Tu is
+    -- another part of T or g->Tv: a compiler may then pair them)
+    string.format("    for (int c = 0; c < %d; c += 2) {", nf - nf % 2),
+    string.format("      const double u0 = Tu[i * %d + c], u1 = Tu[i * %d + c + 1];", ncol, ncol),
+    string.format("      g->T[i * %d + c] = 0.0 + %s * u0;", ncol, dt),
+    string.format("      g->T[i * %d + c + 1] = 0.0 + %s * u1;", ncol, dt),
+    "    }",
+    nf % 2 == 1 and string.format("    g->T[i * %d + %d] = 0.0 + %s * Tu[i * %d + %d];", ncol, nf - 1, dt, ncol, nf - 1)
+      or false,
+    string.format("    g->T[i * %d] = 1.0 + %s * Tu[i * %d];", ncol + 1, dt, ncol + 1),
+    track(G) and string.format("    for (int k = 0; k < ncl; k++) { const int c = %d + cl[k]; "
+      .. "g->T[i * %d + c] = 0.0 + %s * Tu[i * %d + c]; }", nf, ncol, dt, ncol) or false,
+    "  }",
   }
   local rot = rotations(C)
   if #rot == 0 then l[#l + 1] = "  (void)u;" end
   for _, r in ipairs(rot) do
-    l[#l + 1] = string.format("  %sso3_rows(u + %d, %d, Tu, g->T, %d, 1);", P, r, r, ncol)
+    l[#l + 1] = track(G) and string.format("  %sso3_rows(u + %d, %d, Tu, g->T, %d, %d, cl, ncl, 1);", P, r, r, ncol, nf)
+      or string.format("  %sso3_rows(u + %d, %d, Tu, g->T, %d, %d, NULL, 0, 1);", P, r, r, ncol, ncol)
   end
+  if #rot == 0 and track(G) then l[#l + 1] = "  (void)cl;\n  (void)ncl;" end
   l[#l + 1] = "}"
   -- the masses' columns (Tm): no identity, stride nm
   local nm = G.nm
@@ -378,15 +425,16 @@ local function position_tangent(C, P, G)
   l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->Tm[i] = %s * Tu[i];", nv * nm, dt)
   if #rot == 0 then l[#l + 1] = "  (void)u;" end
   for _, r in ipairs(rot) do
-    l[#l + 1] = string.format("  %sso3_rows(u + %d, %d, Tu, g->Tm, %d, 0);", P, r, r, nm)
+    l[#l + 1] = string.format("  %sso3_rows(u + %d, %d, Tu, g->Tm, %d, %d, NULL, 0, 0);", P, r, r, nm, nm)
   end
   l[#l + 1] = "}"
+  for i = #l, 1, -1 do if not l[i] then table.remove(l, i) end end
   if #rot == 0 then return lines(l) end
   local so3 = {
     "/* rows r..r+2 of dq' for a rotation q' = q exp(phi), phi = dt u[0..2]:",
-    "   R(phi)^T on dq, the right Jacobian Jr(phi) on d phi */",
-    string.format("static inline void %sso3_rows(const double *w, int r, const double *Tu, double *T, int ncol, int ident)",
-      P),
+    "   R(phi)^T on dq, the right Jacobian Jr(phi) on d phi; columns 0 .. nf - 1 and nf + cl[k] */",
+    string.format("static inline void %sso3_rows(const double *w, int r, const double *Tu, double *T, int ncol, int nf, "
+      .. "const int *cl, int ncl, int ident)", P),
     "{",
     string.format("  const double p[3] = { %s * w[0], %s * w[1], %s * w[2] };", dt, dt, dt),
     "  const double th2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2], th = sqrt(th2);",
@@ -403,15 +451,15 @@ local function position_tangent(C, P, G)
     "    R[i] = I + A * K[i] + Bc * K2[i];",
     "    Jr[i] = I - Bc * K[i] + Cc * K2[i];",
     "  }",
-    "  for (int c = 0; c < ncol; c++) {",
-    "    double s[3];",
-    "    for (int i = 0; i < 3; i++) {",
-    string.format("      s[i] = %s * (Jr[3 * i] * Tu[(r + 0) * ncol + c] + Jr[3 * i + 1] * Tu[(r + 1) * ncol + c]", dt),
-    "        + Jr[3 * i + 2] * Tu[(r + 2) * ncol + c]);",
-    "      if (ident && c >= r && c < r + 3) s[i] += R[3 * (c - r) + i];",
-    "    }",
-    "    for (int i = 0; i < 3; i++) T[(r + i) * ncol + c] = s[i];",
+    "  for (int k = 0; k < nf + ncl; k++) {",
+    "    const int c = k < nf ? k : nf + cl[k - nf];",
+    "    const double t0 = Tu[r * ncol + c], t1 = Tu[(r + 1) * ncol + c], t2 = Tu[(r + 2) * ncol + c];",
+    string.format("    for (int i = 0; i < 3; i++) T[(r + i) * ncol + c] = %s * (Jr[3 * i] * t0 + Jr[3 * i + 1] * t1 + Jr[3 * i + 2] * t2);",
+      dt),
     "  }",
+    "  if (ident)",
+    "    for (int i = 0; i < 3; i++)",
+    "      for (int j = 0; j < 3; j++) T[(r + i) * ncol + r + j] += R[3 * j + i];",
     "}",
   }
   return lines(so3) .. "\n\n" .. lines(l)
@@ -434,7 +482,11 @@ local function split(C, P, G)
     l[#l + 1] = string.format("    for (int j = 0; j < %d; j++) { g->force_pos[i * %d + j] = tq[%d + j]; "
       .. "g->force_vel[i * %d + j] = tv[%d + j]; }", nu, nu, 2 * nv, nu, 2 * nv)
   end
-  if G.np > 0 then
+  if track(G) then
+    l[1] = string.format("static inline void %sgrad_split(%sgrad *g, const int *cl, int ncl)", P, P)
+    l[#l + 1] = string.format("    for (int k = 0; k < ncl; k++) { const int j = cl[k]; g->mu_pos[i * %d + j] = tq[%d + j]; "
+      .. "g->mu_vel[i * %d + j] = tv[%d + j]; }", G.np, 2 * nv + nu, G.np, 2 * nv + nu)
+  elseif G.np > 0 then
     l[#l + 1] = string.format("    for (int j = 0; j < %d; j++) { g->mu_pos[i * %d + j] = tq[%d + j]; "
       .. "g->mu_vel[i * %d + j] = tv[%d + j]; }", G.np, G.np, 2 * nv + nu, G.np, 2 * nv + nu)
   end
@@ -448,6 +500,21 @@ end
 -- P_init; clones copy the count with the rows; an entry's key row, 1 +
 -- slot, is never set: its derivative is 0)
 local function imp_clear(P, G)
+  if track(G) then
+    -- their columns before the mu ones and the mu columns of g->mu_live
+    local nf = 2 * G.nv + G.nu
+    return lines({
+      string.format("static inline void %simp_clear(%sgrad *g)", P, P),
+      "{",
+      "  for (int i = 0; i < 3 * g->imp_n; i++) {",
+      string.format("    double *r = g->imp + (4 * (i / 3) + 1 + i %% 3) * %d;", G.ncol),
+      string.format("    for (int c = 0; c < %d; c++) r[c] = 0.0;", nf),
+      string.format("    for (int k = 0; k < g->mu_n; k++) r[%d + g->mu_live[k]] = 0.0;", nf),
+      "  }",
+      "  g->imp_n = 0;",
+      "}",
+    })
+  end
   return lines({
     string.format("static inline void %simp_clear(%sgrad *g)", P, P),
     "{",
@@ -480,7 +547,7 @@ local function contact_tangent(C, P, G)
     G.nlim > 0 and "  int ncc = nc - w->nlim;" or false,
     G.nlim > 0 and "  x.q = q; x.w = w; x.g = g; x.nc = ncc; x.nall = nc;" or "  x.q = q; x.w = w; x.g = g; x.nc = nc;",
     string.format("  ops.ctx = &x; ops.dJy = %sop_dJy; ops.dJTx = %sop_dJTx; ops.dMy = %sop_dMy; ops.solve = %sop_solve;"
-      .. " ops.solve_cols = NULL;", P, P, P, P),
+      .. " ops.solve_cols = %sop_solve_cols;", P, P, P, P, P),
     G.np > 0 and string.format("  int kinks = %sgeometry(q, w, g, %s);", P, G.nlim > 0 and "ncc" or "nc")
       or string.format("  int kinks = 0;\n  for (int i = 0; i < nc * %d; i++) g->Tdepth[i] = 0.0;", ncol),
     "  if (kinks < 0) return kinks;",
@@ -503,9 +570,19 @@ local function contact_tangent(C, P, G)
     "    g->active[i] = i % 3 == 0 ? w->x[i] != 0.0 : g->cls[i] == DIAGC_ROW_UPPER_BOUND ? (w->x[i] > 0.0 ? 1 : -1) : 0;",
     "  for (int i = 0; i < nc; i++) g->bounces += g->bounce[i];",
     string.format("  %simp_clear(g);", P),
-    "  for (int i = 0; i < 3 * nc; i++)",
-    string.format("    for (int c = 0; c < %d; c++) g->imp[(4 * (i / 3) + 1 + i %% 3) * %d + c] = g->Tx[i * %d + c];",
-      ncol, ncol, ncol),
+    track(G) and lines({
+      "  for (int i = 0; i < 3 * nc; i++) {",
+      string.format("    double *r = g->imp + (4 * (i / 3) + 1 + i %% 3) * %d;", ncol),
+      string.format("    const double *s = g->Tx + i * %d;", ncol),
+      string.format("    for (int c = 0; c < %d; c += 2) { const double a = s[c], b = s[c + 1]; r[c] = a; r[c + 1] = b; }",
+        (2 * nv + G.nu) - (2 * nv + G.nu) % 2),
+      (2 * nv + G.nu) % 2 == 1 and string.format("    r[%d] = s[%d];", 2 * nv + G.nu - 1, 2 * nv + G.nu - 1) or false,
+      "    for (int k = 0; k < nc; k++) if (g->mu_col[k] >= 0) r[g->mu_col[k]] = s[g->mu_col[k]];",
+      "  }",
+    }) or lines({
+      "  for (int i = 0; i < 3 * nc; i++)",
+      string.format("    for (int c = 0; c < %d; c++) g->imp[(4 * (i / 3) + 1 + i %% 3) * %d + c] = g->Tx[i * %d + c];",
+        ncol, ncol, ncol) }),
     "  g->imp_n = nc;",
     "  return 0;",
     "}",
@@ -564,11 +641,29 @@ local function step_jacobians(C, P, G)
     "  if (g->status != 0) return;",
     string.format("  %ssmooth_tangent(q, v, effort, w, g);", P),
   }) do l[#l + 1] = x end
+  local tr = track(G)
+  if tr then
+    -- the pairs whose mu columns may be nonzero: the last call's (g->mu_live,
+    -- to clear) and this step's contacts'; g->mu_live covers both until
+    -- they are written, then this step's alone
+    l[#l + 1] = string.format("  int cl[%d], ncl = 0, now[%d], nnow = 0;", G.np, G.np)
+    l[#l + 1] = string.format("  unsigned char seen[%d] = { 0 };", G.np)
+    l[#l + 1] = "  for (int k = 0; k < g->mu_n; k++) { seen[g->mu_live[k]] = 1; cl[ncl++] = g->mu_live[k]; }"
+  end
   if G.rows then
     l[#l + 1] = "  g->contacts = (int)w->info[0];"
     l[#l + 1] = "  if (g->contacts > 0) {"
     l[#l + 1] = string.format("    g->status = %scontact_tangent(q, v, w, g);", P)
     l[#l + 1] = "    if (g->status != 0) return;"
+    if tr then
+      l[#l + 1] = string.format("    for (int i = 0; i < g->contacts; i++) {")
+      l[#l + 1] = string.format("      const int j = g->mu_col[i] - %d;", 2 * nv + G.nu)
+      l[#l + 1] = "      if (j < 0) continue;"
+      l[#l + 1] = "      if (seen[j] != 2) { if (!seen[j]) cl[ncl++] = j; seen[j] = 2; now[nnow++] = j; }"
+      l[#l + 1] = "    }"
+      l[#l + 1] = "    g->mu_n = ncl;"
+      l[#l + 1] = "    for (int k = 0; k < ncl; k++) g->mu_live[k] = cl[k];"
+    end
     l[#l + 1] = "  } else {"
     l[#l + 1] = string.format("    for (int i = 0; i < %d; i++) g->T[%d + i] = g->Tvs[i];", nv * ncol, nv * ncol)
     l[#l + 1] = string.format("    %simp_clear(g);", P)
@@ -577,14 +672,18 @@ local function step_jacobians(C, P, G)
     l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) g->T[%d + i] = g->Tvs[i];", nv * ncol, nv * ncol)
   end
   if parallel then
-    l[#l + 1] = string.format("  %sposition_tangent(v, g->Tv, g);", P)
+    l[#l + 1] = string.format("  %sposition_tangent(v, g->Tv, g%s);", P, tr and ", cl, ncl" or "")
     if G.rows and M.bounce_factor(C) then
       l[#l + 1] = string.format("  if (g->bounces > 0 && (g->status = %sbounce(w, g)) != 0) return;", P)
     end
   else
-    l[#l + 1] = string.format("  %sposition_tangent(w->v_next, g->T + %d, g);", P, nv * ncol)
+    l[#l + 1] = string.format("  %sposition_tangent(w->v_next, g->T + %d, g%s);", P, nv * ncol, tr and ", cl, ncl" or "")
   end
-  l[#l + 1] = string.format("  %sgrad_split(g);", P)
+  l[#l + 1] = string.format("  %sgrad_split(g%s);", P, tr and ", cl, ncl" or "")
+  if tr then
+    l[#l + 1] = "  g->mu_n = nnow;"
+    l[#l + 1] = "  for (int k = 0; k < nnow; k++) g->mu_live[k] = now[k];"
+  end
   l[#l + 1] = "}"
   return lines(l)
 end

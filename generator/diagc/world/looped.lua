@@ -465,6 +465,27 @@ static void P_solve(const double *LDL, double *x)
 }
 ]==], {}, { "at" } }
 
+-- each column of the nv x ncol X (row stride ld): solve's loops, the same
+-- arithmetic, on x[i * ld]
+C.solve_cols = { [==[
+static void P_solve_cols(const double *LDL, double *X, int ncol, int ld)
+{
+  int c, i, j;
+  for (c = 0; c < ncol; ++c) {
+    double *x = X + c;
+    for (i = @NV@ - 1; i >= 0; --i) {
+      for (j = P_tree.dof_parent[i]; j >= 0; j = P_tree.dof_parent[j]) x[j * ld] -= LDL[P_lp_at(i, j)] * x[i * ld];
+    }
+    for (i = 0; i < @NV@; ++i) x[i * ld] /= LDL[P_lp_at(i, i)];
+    for (i = 0; i < @NV@; ++i) {
+      double xi = x[i * ld];
+      for (j = P_tree.dof_parent[i]; j >= 0; j = P_tree.dof_parent[j]) xi -= LDL[P_lp_at(i, j)] * x[j * ld];
+      x[i * ld] = xi;
+    }
+  }
+}
+]==], {}, { "at" } }
+
 C.solve_tree = { [==[
 static void P_solve_tree(const double *LDL, int tree, double *x)
 {

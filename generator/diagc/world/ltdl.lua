@@ -1,4 +1,5 @@
--- world/ltdl.lua: emits PFX_factor(M), PFX_solve(LDL, x) and
+-- world/ltdl.lua: emits PFX_factor(M), PFX_solve(LDL, x), PFX_solve_cols(LDL,
+-- X, ncol, ld) (the solve of each column of X) and
 -- PFX_solve_tree(LDL, tree, x) (the solve over one subtree's dofs, x
 -- packed: x[k] is the tree's k-th dof; M is block diagonal over the
 -- subtrees): Featherstone's
@@ -80,13 +81,16 @@ end
 -- x <- M^-1 x over `dofs` (increasing; closed under dof_parent): x in
 -- locals, L^T y = x (leaves to root), D z = y, L x = z; entries of L that
 -- stay zero are skipped
--- (x[i] for dof i, or with `packed` x[k] for the k-th of `dofs`)
-local function solve_lines(t, nz, dofs, indent, packed)
+-- (x[i] for dof i, or with `packed` x[k] for the k-th of `dofs`, or with
+-- `strided` x[i * ld])
+local function solve_lines(t, nz, dofs, indent, packed, strided)
   local nv, lam, out, mi = t.nv, t.dof_parent, {}, t.mindex
   local function add(fmt, ...) out[#out + 1] = indent .. string.format(fmt, ...) end
   local at = {}
-  for k, i in ipairs(dofs) do at[i] = packed and k - 1 or i end
-  for _, i in ipairs(dofs) do add("double x%d = x[%d];", i, at[i]) end
+  for k, i in ipairs(dofs) do
+    at[i] = packed and tostring(k - 1) or strided and (i == 0 and "0" or string.format("%d * ld", i)) or tostring(i)
+  end
+  for _, i in ipairs(dofs) do add("double x%d = x[%s];", i, at[i]) end
   for n = #dofs, 1, -1 do
     local i = dofs[n]
     local j = lam[i]
@@ -103,7 +107,7 @@ local function solve_lines(t, nz, dofs, indent, packed)
       j = lam[j]
     end
   end
-  for _, i in ipairs(dofs) do add("x[%d] = x%d;", at[i], i) end
+  for _, i in ipairs(dofs) do add("x[%s] = x%d;", at[i], i) end
   return out
 end
 
@@ -155,6 +159,34 @@ local function solve_tree3(world, t, prefix)
   return table.concat(out, "\n")
 end
 
+-- X <- M^-1 X for the nv x ncol row-major X (row stride ld): solve's
+-- straight lines (the same arithmetic) once per column
+local function solve_cols(world, t, prefix)
+  local out = { string.format("static void %s_solve_cols(const double *LDL, double *X, int ncol, int ld)\n{", prefix) }
+  if t.nv == 0 then
+    out[#out + 1] = "  (void)LDL;\n  (void)X;\n  (void)ncol;\n  (void)ld;\n}\n"
+    return table.concat(out, "\n")
+  end
+  out[#out + 1] = "  (void)ld; /* unread with a single dof */"
+  local nz = symbolic(world, t)
+  -- two columns side by side (the same statements on adjacent entries: a
+  -- compiler may pair them in vector registers), then the last one alone
+  out[#out + 1] = "  int c = 0;"
+  out[#out + 1] = "  for (; c + 1 < ncol; c += 2) {"
+  out[#out + 1] = "    double *x = X + c, *y = X + c + 1;"
+  local one = solve_lines(t, nz, all_dofs(t), "    ", false, true)
+  for _, l in ipairs(one) do
+    out[#out + 1] = l
+    out[#out + 1] = (l:gsub("x(%d+)", "y%1"):gsub("x%[", "y["))
+  end
+  out[#out + 1] = "  }"
+  out[#out + 1] = "  if (c < ncol) {"
+  out[#out + 1] = "    double *x = X + c;"
+  for _, l in ipairs(one) do out[#out + 1] = l end
+  out[#out + 1] = "  }\n}\n"
+  return table.concat(out, "\n")
+end
+
 function M.emit(world, t, prefix, what)
   if what == "factor" then
     local out = { string.format("static void %s_factor(double *M)\n{", prefix) }
@@ -166,6 +198,7 @@ function M.emit(world, t, prefix, what)
   end
   if what == "solve_tree" then return solve_tree(world, t, prefix) end
   if what == "solve_tree3" then return solve_tree3(world, t, prefix) end
+  if what == "solve_cols" then return solve_cols(world, t, prefix) end
   local out = { string.format("static void %s_solve(const double *LDL, double *x)\n{", prefix) }
   local body = t.nv > 0 and solve_lines(t, symbolic(world, t), all_dofs(t), "  ") or { "  (void)LDL;", "  (void)x;" }
   for _, l in ipairs(body) do out[#out + 1] = l end

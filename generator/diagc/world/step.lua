@@ -546,6 +546,9 @@ local function smooth(C, P)
   if #C.actuated == 0 then l[#l + 1] = "  (void)effort;" end
   l[#l + 1] = string.format("  %ssolve(w->M, c);", P)
   l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) w->v_next[i] = v[i] + %s * c[i];", C.nv, d(C.time_step))
+  if C.settings.gradients then
+    l[#l + 1] = string.format("  for (int i = 0; i < %d; i++) w->acc[i] = c[i];", C.nv)
+  end
   l[#l + 1] = "}"
   return lines(l)
 end
@@ -578,6 +581,10 @@ local function work_type(C, P)
     and "  int status, nlim;  /* nlim: the last step's limit, friction and mimic rows (after its contacts) */"
     or "  int status;"
   l[#l + 1] = string.format("  double X[%d], M[%d];", 12 * C.nb, math.max(require("diagc.world.dynamics").facts(C).nm, 1))
+  if C.settings.gradients then
+    l[#l + 1] = string.format("  double acc[%d];  /* M^-1 (B u - c): the smooth acceleration (the step's Jacobians) */",
+      math.max(nv, 1))
+  end
   if rows_on then
     l[#l + 1] = #C.pairs > 0 and string.format("  double Xs[%d][12], vstar[%d];", #C.shapes, nv)
       or string.format("  double vstar[%d];", nv)
@@ -902,6 +909,7 @@ function M.emit(C, P)
   -- centres of mass's point Jacobians on their trees
   if C.settings.gradients and not rows_on then table.insert(fns, 7, "point_jacobian_tree") end
   if dynamics.mode(C) == "looped" then table.insert(fns, 4, "mass_bias") end -- smooth's
+  if C.settings.gradients then fns[#fns + 1] = "solve_cols" end -- the smooth tangent's columns (world/grad.lua)
   local parts = { "#include <diagc/world.h>", work_type(C, P), inline(dynamics.emit(C, P:sub(1, -2), { functions = fns })),
     tables(C, P), require("diagc.world.signals").emit(C, P) }
   parts[#parts + 1] = inertial_fn(C, P)
