@@ -93,6 +93,11 @@ local function grad_fields(G)
     l[#l + 1] = string.format("  double Jd[%d], MJd[%d];  /* the step's rows, dense (the compact ones spread) */",
       3 * mc * nv, 3 * mc * nv)
     l[#l + 1] = string.format("  double ws[%d];", M.tangent_doubles(nv, mc, ncol))
+    if G.lt then
+      -- PFX_tprim (world/tangent_looped.lua): the primal data of the looped
+      -- tangents, formed once an evaluation and read by every operator
+      l[#l + 1] = string.format("  double tp[%d];  /* PFX_tprim: the looped tangents' primal data */", 12 * nv + 20 * G.nb)
+    end
   end
   return l
 end
@@ -135,6 +140,12 @@ local function grad_type(C, P, G)
   }
   for _, f in ipairs(grad_fields(G)) do l[#l + 1] = f end
   l[#l + 1] = string.format("} %sgrad;", P)
+  if G.lt and G.rows then
+    -- tp as the looped tangents' PFX_tprim (doubles only: no padding; the
+    -- typedef below fails to compile if the sizes ever differ)
+    l[#l + 1] = string.format("typedef char %stp_fits[sizeof(%stprim) == sizeof(((%sgrad *)0)->tp) ? 1 : -1];", P, P, P)
+    l[#l + 1] = string.format("static inline %stprim *%stp(%sgrad *g) { return (%stprim *)(void *)g->tp; }", P, P, P, P)
+  end
   return lines(l)
 end
 
@@ -169,7 +180,9 @@ local function smooth_tangent(C, P, G)
   end
   local dt = d(C.time_step)
   local rest = {
-    G.lt and string.format("  %sd_rnea_at(w->X, v, g->a, w->inertial, g->Dq, g->Dv);", P)
+    G.lt and G.rows and string.format("  %sd_primal(w->X, w->inertial, %stp(g));\n"
+      .. "  %sd_rnea_pre(%stp(g), v, g->a, g->Dq, g->Dv);", P, P, P, P)
+      or G.lt and string.format("  %sd_rnea_at(w->X, v, g->a, w->inertial, g->Dq, g->Dv);", P)
       or string.format("  %sd_rnea(q, v, g->a, w->inertial, g->Dq, g->Dv);", P),
     -- the columns of -D and the effort's unit columns into Tvs, solved at
     -- once (0.0 - D: a zero entry +0, so a zero column stays +0); the
@@ -878,10 +891,10 @@ end
 function M.tangent_functions(C)
   local lt = M.looped_tangents(C)
   if #C.pairs > 0 then
-    if lt then return { "bjac", "rnea_at", "mvec_at", "bvel_at", "gforce_at" } end
+    if lt then return { "primal", "bjac_pre", "rnea_pre", "mvec_pre", "bvel_pre", "gforce_pre" } end
     return { "kinematics", "rnea", "mvec", "bvel", "gforce" }
   end
-  if limits.rows_on(C) then return lt and { "rnea_at", "mvec_at" } or { "rnea", "mvec" } end
+  if limits.rows_on(C) then return lt and { "primal", "rnea_pre", "mvec_pre" } or { "rnea", "mvec" } end
   return { lt and "rnea_at" or "rnea" }
 end
 

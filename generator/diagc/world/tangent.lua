@@ -55,7 +55,8 @@ local lone = require("diagc.world.lone")
 local M = {}
 
 M.FUNCTIONS = { "kinematics", "rnea", "mvec", "bvel", "gforce" }
-M.LOOPED_ONLY = { "bjac", "bvel_at", "rnea_at", "mvec_at", "gforce_at" }
+M.LOOPED_ONLY = { "bjac", "bvel_at", "rnea_at", "mvec_at", "gforce_at", "primal", "rnea_pre", "mvec_pre", "gforce_pre",
+  "bvel_pre", "bjac_pre" }
 local LOOPED_ONLY = {}
 for _, name in ipairs(M.LOOPED_ONLY) do LOOPED_ONLY[name] = true end
 
