@@ -513,7 +513,8 @@ static inline void @PUB@_d_rnea_pre(@PUB@_tprim *T, const double *v, const doubl
   static const double Z[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
   double (*S)[6] = T->S, (*I)[10] = T->I, (*Ic)[10] = T->Ic, (*P)[6] = T->P;
   double V[@NB@][6], A[@NB@][6], vl[@NB@][6], vr[@NB@][6], H[@NB@][6], F[@NB@][6], Y[@NB@][6], Q[@NV@][3],
-    x[6], Vb[6], Ab[6], w[6], c[6], e[6], u[6], ue[6];
+    x[6], Vb[6], Ab[6], c[6], e[6], u[6], ue[6];
+  double w[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 }; /* 0 on the world; set (and read) below a parent */
   int k, b, i, m, r, n;
   for (i = 0; i < @NB@; ++i) {
     const int pa = P_tree.parent[i], v0 = P_tree.v0[i];
