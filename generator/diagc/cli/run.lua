@@ -198,17 +198,24 @@ end
 -- model with events that are not periodic: to a temporary file beside
 -- the CSV's side file (committed with the CSV), or beside the temporary
 -- CSV of --plot / --html.  The writer is the simulator's event hook.
+-- --html or --plot naming the firings' side file of --csv: a usage error,
+-- raised before anything else is checked or written
+local function check_firings_names(m, o)
+  local target = o["--csv"] and firings.wanted_desc(m.desc) and firings.path(o["--csv"])
+  if not target then return end
+  for _, a in ipairs({ "--html", "--plot" }) do
+    if o[a] == target then
+      errors.raise(nil, "%s: %s names '%s', where the CSV's event firings go (docs/viewer.md); choose another name",
+        CMD, a, cli.show(target))
+    end
+  end
+end
+
 open_firings = function(m, sim, o, inputs, t_end)
   if not firings.wanted_desc(m.desc) then return nil end
   local target = o["--csv"] and firings.path(o["--csv"])
   local real, tmp
   if target then
-    for _, a in ipairs({ "--html", "--plot" }) do
-      if o[a] == target then
-        errors.raise(nil, "%s: %s names '%s', where the CSV's event firings go (docs/viewer.md); choose another name",
-          CMD, a, cli.show(target))
-      end
-    end
     real = output.check_target(CMD, target, inputs) and output.real(target) or target
     local fh
     tmp, fh = output.temp_beside(real)
@@ -263,6 +270,7 @@ function M.command(args, cmd)
   local inputs = require("diagc.cli.generate").inputs(m.gen)
   -- the subplots (a bad --plot-signals name stops here, before the run)
   local panels = o["--plot"] and plot.panels(require("diagc.cli.info").loggers(m.gen), o["--plot-signals"], CMD)
+  check_firings_names(m, o)
   if o["--plot"] then output.check_target(CMD, o["--plot"], inputs) end
   if o["--html"] then
     output.check_target(CMD, o["--html"], inputs)
